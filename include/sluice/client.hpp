@@ -1,0 +1,58 @@
+#pragma once
+/// @file
+/// sluice::Client: owns one HTTP thread that runs every connection of this client.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "sluice/error.hpp"
+#include "sluice/request.hpp"
+#include "sluice/response.hpp"
+
+namespace sluice {
+
+struct ClientOptions {
+  /// PEM bundle to trust instead of the system store (--cacert).
+  std::string ca_file;
+  /// Skip certificate and host verification (-k). Never the default.
+  bool insecure = false;
+  /// Connections per origin (HTTP/1.1 runs one request per connection at a time).
+  std::size_t max_connections_per_origin = 6;
+  /// A pooled idle connection is closed after this long.
+  std::chrono::milliseconds pool_idle_timeout{60'000};
+  /// The release rule's threshold (bytes): copies larger than this are freed by the
+  /// thread that finished with them. 0 releases every copy; SIZE_MAX none.
+  std::size_t release_threshold = 512 * 1024;
+  /// Threads that run file jobs (reads of upload files, writes of downloads).
+  int file_threads = 2;
+  /// Sent unless a request sets its own User-Agent.
+  std::string user_agent = "sluice/0.1";
+};
+
+/// Thread-safe: send() from any thread. Destroying a Client cancels what is in
+/// flight and joins its threads; readers of bodies still alive then fail with
+/// category cancelled.
+class Client {
+ public:
+  /// Fails when an option is unusable (an unreadable CA file, ...).
+  static Result<Client> create(ClientOptions options = {});
+  Client(Client&&) noexcept;
+  Client& operator=(Client&&) noexcept;
+  ~Client();
+
+  /// Starts a request; never blocks on the network.
+  PendingResponse send(Request request);
+  /// send(request).wait().
+  Result<Response> fetch(Request request) { return send(std::move(request)).wait(); }
+
+  struct Impl;
+
+ private:
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

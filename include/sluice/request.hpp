@@ -1,0 +1,101 @@
+#pragma once
+/// @file
+/// sluice::Request: one version-neutral description of an HTTP request.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "sluice/body.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice {
+
+/// Which HTTP version to speak.
+enum class VersionPolicy {
+  automatic,   ///< ALPN picks over TLS (h2 preferred once supported), HTTP/1.1 over plain TCP
+  http1_only,  ///< HTTP/1.1 only (--http1.1)
+};
+
+/// Timeouts; zero means none. Each failure is an Error of category timeout that names
+/// which one expired.
+struct Timeouts {
+  std::chrono::milliseconds connect{30'000};  ///< DNS + TCP connect
+  std::chrono::milliseconds tls{30'000};      ///< TLS handshake
+  std::chrono::milliseconds first_byte{0};    ///< request sent -> response headers
+  std::chrono::milliseconds idle{0};          ///< no bytes from the server for this long
+  std::chrono::milliseconds total{0};         ///< whole exchange, body included
+};
+
+/// Redirect following. Off by default, as in curl; on with -L.
+struct RedirectPolicy {
+  bool follow = false;
+  int max_redirects = 20;
+  /// Following an https URL to an http one downgrades security; refused unless set.
+  bool allow_https_to_http = false;
+};
+
+/// Content decoding (gzip, deflate, br, zstd) and its limits.
+struct DecodePolicy {
+  /// Sends Accept-Encoding and decodes the response (--compressed).
+  bool enabled = false;
+  /// Decoded bytes allowed in all (0 = no limit).
+  std::uint64_t max_decoded_size = 0;
+  /// Decoded bytes per encoded byte allowed once past 1 MiB decoded (0 = no limit):
+  /// stops decompression bombs while letting well-compressed text through.
+  std::uint32_t max_ratio = 1000;
+};
+
+/// A request body the library owns: moved in, freed by the HTTP thread as soon as
+/// the transport has taken its last byte when it is large (the release rule).
+struct BytesBody {
+  std::string bytes;
+};
+
+/// A request body read from a file on the file pool, never on the HTTP thread.
+struct FileBody {
+  std::string path;
+};
+
+/// A request body produced while the request runs: write through the BodyWriter.
+/// With a length the request carries Content-Length, without it HTTP/1.1 chunked.
+struct StreamBody {
+  std::shared_ptr<BodyWriter> writer;  ///< make with BodyWriter::create()
+  std::optional<std::uint64_t> length;
+};
+
+using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody>;
+
+/// Everything that defines one request. Plain data: build it on any thread, then
+/// hand it to Client::send.
+struct Request {
+  std::string method = "GET";
+  std::string url;
+  Headers headers;
+  RequestBody body;
+
+  VersionPolicy version = VersionPolicy::automatic;
+  /// The staging high-water mark: bytes of this response held for a reader that
+  /// does not read. Above it the transport stops taking bytes for this stream.
+  std::size_t mark = 256 * 1024;
+  /// A response body larger than this is an error (too_large); 0 = no limit.
+  std::uint64_t max_body_size = 0;
+  /// Response header block size limit.
+  std::size_t max_header_bytes = 256 * 1024;
+  Timeouts timeouts;
+  RedirectPolicy redirects;
+  DecodePolicy decode;
+
+  /// Convenience: a GET request for a URL.
+  static Request get(std::string url) {
+    Request request;
+    request.url = std::move(url);
+    return request;
+  }
+};
+
+}  // namespace sluice

@@ -1,0 +1,12 @@
+#pragma once
+/// @file
+/// The umbrella header: everything a user of sluice needs.
+
+#include "sluice/body.hpp"
+#include "sluice/client.hpp"
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+#include "sluice/request.hpp"
+#include "sluice/response.hpp"
+#include "sluice/url.hpp"
+#include "sluice/version.hpp"

@@ -1,0 +1,47 @@
+#pragma once
+/// @file
+/// A strict absolute-URL parser for http and https, with relative resolution for
+/// redirects (RFC 3986 section 5).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+/// A parsed http(s) URL. Components are stored as they go on the wire: the host is
+/// lowercased (IPv6 literals without brackets), the path keeps its percent-encoding
+/// (invalid characters such as spaces are percent-encoded on parse).
+struct Url {
+  std::string scheme;    ///< "http" or "https"
+  std::string userinfo;  ///< "user:pass" (still percent-encoded), usually empty
+  std::string host;      ///< "example.org", "127.0.0.1", "::1" (no brackets)
+  std::uint16_t port = 0;  ///< always set: 80/443 when the URL gave none
+  std::string path;      ///< starts with '/', never empty
+  std::string query;     ///< without the '?', empty when absent
+  bool has_query = false;  ///< "?"-with-empty-query differs from no query
+  std::string fragment;  ///< without the '#'; never sent
+
+  /// Parses an absolute http or https URL. Errors (category usage) say what is wrong:
+  /// "URL: unsupported scheme 'ftp' (only http and https)".
+  static Result<Url> parse(std::string_view text);
+
+  /// Resolves a reference (a Location header value) against this URL.
+  Result<Url> resolve(std::string_view reference) const;
+
+  bool is_https() const noexcept { return scheme == "https"; }
+  bool is_ipv6_literal() const noexcept;
+  bool has_default_port() const noexcept;
+  /// The Host header value: host (bracketed if IPv6) plus ":port" unless default.
+  std::string authority() const;
+  /// Path plus "?query": what goes in an HTTP/1.1 request line.
+  std::string target() const;
+  /// "scheme://authority": equal origins share connections.
+  std::string origin() const;
+  /// The whole URL without the fragment.
+  std::string to_string() const;
+};
+
+}  // namespace sluice

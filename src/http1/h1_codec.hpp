@@ -1,0 +1,87 @@
+#pragma once
+// HTTP/1.1 framing, sans-IO: request heads and chunks are encoded into a ByteQueue;
+// response bytes are fed to H1ResponseParser (llhttp inside), which reports events.
+// Ownership: one parser per connection, HTTP thread only.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "io/byte_queue.hpp"
+#include "io/exchange.hpp"
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice {
+
+/// How a request body is framed on the wire.
+struct H1BodyFraming {
+  enum class Kind { none, content_length, chunked } kind = Kind::none;
+  std::uint64_t length = 0;  ///< for content_length
+};
+
+/// Everything of a request head that goes on the wire. Header names and values were
+/// validated before (validate_header); the encoder adds Host (from `authority`) unless
+/// present, and Content-Length or Transfer-Encoding from `framing`.
+struct H1RequestHead {
+  std::string_view method;
+  std::string_view target;     ///< origin-form: "/path?query"
+  std::string_view authority;  ///< Host value
+  const Headers* headers = nullptr;
+  H1BodyFraming framing;
+};
+
+void encode_request_head(const H1RequestHead& head, ByteQueue& out);
+/// One chunk of a chunked body ("<hex>\r\n<bytes>\r\n"); empty bytes write nothing.
+void encode_chunk(std::span<const std::byte> bytes, ByteQueue& out);
+/// The last chunk and the end of the (empty) trailer section.
+void encode_last_chunk(ByteQueue& out);
+
+/// Receives the parser's events, in order: head, body*, trailers?, complete.
+class H1ParserEvents {
+ public:
+  virtual ~H1ParserEvents() = default;
+  virtual void on_response_head(ResponseHead head) = 0;
+  virtual void on_body(std::span<const std::byte> bytes) = 0;
+  virtual void on_trailers(Headers trailers) = 0;
+  virtual void on_message_complete() = 0;
+};
+
+class H1ResponseParser {
+ public:
+  explicit H1ResponseParser(std::size_t max_header_bytes = 256 * 1024);
+  ~H1ResponseParser();
+  H1ResponseParser(const H1ResponseParser&) = delete;
+  H1ResponseParser& operator=(const H1ResponseParser&) = delete;
+
+  /// Prepares for the response to the request just sent. A HEAD request's response
+  /// has no body whatever its headers say.
+  void expect_response(bool head_request, std::size_t max_header_bytes);
+
+  /// Parses `bytes`, firing events. 1xx responses are skipped (101 is an error: we
+  /// never ask to upgrade). Returns the bytes consumed: all of them, or fewer when
+  /// the response completed inside `bytes` (what follows belongs to no request; the
+  /// connection must not be reused if any remains). Errors: protocol ("HTTP/1.1:
+  /// invalid chunk size from server"), too_large (header block over the limit).
+  Result<std::size_t> feed(std::span<const std::byte> bytes, H1ParserEvents& events);
+
+  /// The server closed the connection. Ends a close-delimited body (on_message_complete);
+  /// anything else unfinished is a protocol error that says what was cut short:
+  /// "HTTP/1.1: connection closed after 1000 of 5000 body bytes".
+  Result<void> finish(H1ParserEvents& events);
+
+  /// After on_message_complete: may the connection carry another request?
+  bool keep_alive() const noexcept;
+  /// Whether the current response's head has been parsed.
+  bool head_done() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sluice

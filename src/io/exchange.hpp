@@ -1,0 +1,39 @@
+#pragma once
+// The protocol seam: what src/client sees of every HTTP version. A protocol reports
+// an exchange's events to an ExchangeSink; src/client implements the sink.
+// Ownership: HTTP thread only. Events fire from inside the connection's event
+// handling; a sink may call back into its connection (resume, cancel) but must not
+// destroy it from inside an event.
+
+#include <cstdint>
+#include <span>
+
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice {
+
+/// The final (non-1xx) response head.
+struct ResponseHead {
+  int status = 0;
+  Headers headers;
+};
+
+class ExchangeSink {
+ public:
+  virtual ~ExchangeSink() = default;
+  virtual void on_response_head(ResponseHead head) = 0;
+  /// Body bytes as received (content-encoded). The sink always takes them (a
+  /// receive is bounded); it says through wants_body() whether more may come.
+  virtual void on_body(std::span<const std::byte> bytes) = 0;
+  virtual void on_trailers(Headers trailers) = 0;
+  /// The body ended completely.
+  virtual void on_complete() = 0;
+  /// The exchange failed; no other event follows.
+  virtual void on_error(Error error) = 0;
+  /// Read without locks by the transport after each receive: false pauses receiving
+  /// for this exchange until the sink asks its connection to resume.
+  virtual bool wants_body() const = 0;
+};
+
+}  // namespace sluice

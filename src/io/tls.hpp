@@ -1,0 +1,42 @@
+#pragma once
+// TLS over OpenSSL: a context per Client and a transport per connection.
+// TlsContext: created on any thread, then used on the HTTP thread only.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/transport.hpp"
+#include "sluice/error.hpp"
+
+typedef struct ssl_ctx_st SSL_CTX;
+
+namespace sluice {
+
+struct TlsOptions {
+  std::string ca_file;         ///< PEM bundle to trust instead of the system store
+  bool insecure = false;       ///< skip certificate and host verification (-k)
+};
+
+class TlsContext {
+ public:
+  /// Errors name the file or setting: "TLS: cannot read CA file /x.pem: ...".
+  static Result<std::shared_ptr<TlsContext>> create(const TlsOptions& options);
+  ~TlsContext();
+  TlsContext(const TlsContext&) = delete;
+  TlsContext& operator=(const TlsContext&) = delete;
+
+  /// A client TLS transport over a connected non-blocking socket (owns the fd).
+  /// `host` is used for SNI (not for IP literals) and hostname/IP verification.
+  /// `alpn` lists protocols to offer in order, e.g. {"h2", "http/1.1"}.
+  Result<std::unique_ptr<Transport>> connect(int fd, const std::string& host,
+                                             const std::vector<std::string>& alpn);
+  bool insecure() const noexcept { return insecure_; }
+
+ private:
+  TlsContext(SSL_CTX* ctx, bool insecure) : ctx_(ctx), insecure_(insecure) {}
+  SSL_CTX* ctx_;
+  bool insecure_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,46 @@
+#pragma once
+// Transport: a non-blocking byte stream over a connected socket, plain TCP or TLS.
+// The socket code of sluice: protocols never see a file descriptor; connections in
+// src/io move bytes between a Transport and a sans-IO protocol object.
+// Ownership: HTTP thread only.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+enum class IoStatus {
+  done,        ///< `bytes` moved (read: > 0)
+  want_read,   ///< nothing moved; retry when the fd is readable
+  want_write,  ///< nothing moved; retry when the fd is writable (TLS may need it)
+  eof,         ///< read only: the peer closed cleanly (TLS: close_notify or TCP FIN)
+};
+
+struct IoOutcome {
+  std::size_t bytes = 0;
+  IoStatus status = IoStatus::done;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int fd() const noexcept = 0;
+  /// Advances the handshake (a no-op returning done for plain TCP). `done` means
+  /// ready for read/write; want_read/want_write say which readiness to wait for.
+  virtual Result<IoStatus> handshake() = 0;
+  virtual Result<IoOutcome> read(std::span<std::byte> into) = 0;
+  virtual Result<IoOutcome> write(std::span<const std::byte> from) = 0;
+  /// The ALPN protocol the server selected ("h2", "http/1.1"), empty if none.
+  virtual std::string alpn() const = 0;
+  /// Whether the handshake completed and the peer is authenticated (or insecure).
+  virtual bool is_tls() const noexcept = 0;
+};
+
+/// Wraps a connected non-blocking socket; the transport owns and closes it.
+std::unique_ptr<Transport> make_plain_transport(int fd);
+
+}  // namespace sluice
