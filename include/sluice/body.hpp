@@ -51,6 +51,8 @@ class BodyReader {
 
   /// Trailer fields, available after the body ended.
   Headers trailers() const;
+  /// Decoded bytes received and waiting to be read (at most the mark plus one receive).
+  std::size_t buffered() const;
   /// Bytes handed to the reader so far (decoded).
   std::uint64_t bytes_read() const noexcept { return bytes_read_; }
   bool valid() const noexcept { return staging_ != nullptr; }

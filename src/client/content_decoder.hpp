@@ -48,6 +48,22 @@ class ContentDecoder {
   virtual std::size_t release_scratch() { return 0; }
 };
 
+// --- Shared by the per-coding decoders (gzip_decoder.cpp, brotli_decoder.cpp,
+// zstd_decoder.cpp); not for other callers. ---
+
+/// Room at the back of `out` where a decoder writes at most `limit` bytes in place:
+/// all of the queue's spare capacity, growing it by at most kDecodeOutputStep per call,
+/// so a call that may produce up to 256 KiB but produces 10 bytes does not allocate
+/// 256 KiB. The span is never longer than `limit`; commit what was written.
+inline constexpr std::size_t kDecodeOutputStep = 16 * 1024;
+std::span<std::byte> decode_output_room(ByteQueue& out, std::size_t limit);
+
+/// malloc/free that keep a running total of the bytes a compression library holds,
+/// so release_scratch() can report what it freed. `total` belongs to one decoder
+/// (HTTP thread only). counted_alloc returns nullptr on failure, like malloc.
+void* counted_alloc(std::size_t& total, std::size_t size) noexcept;
+void counted_free(std::size_t& total, void* block) noexcept;
+
 /// The Accept-Encoding value sluice sends when decoding is on.
 inline constexpr std::string_view kAcceptEncoding = "gzip, deflate, br, zstd";
 

@@ -70,22 +70,37 @@ class EventLoop {
       return when != other.when ? when > other.when : id > other.id;
     }
   };
+  // A registration; `generation` tells a stale event (queued for an fd that was
+  // unwatched, closed and reused during the same batch) from a current one.
+  struct Watch {
+    FdWatcher* watcher;
+    std::uint32_t generation;
+  };
+  void dispatch(const epoll_event& event);
   void run_due_timers();
-  void run_posted();
-  int next_timeout_ms() const;
+  bool run_posted();  // whether any task ran
+  bool stop_requested();
+  void drain_wake_fd();
+  void drop_cancelled_timers();
+  int next_timeout_ms();
 
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
-  bool stopping_ = false;  // HTTP thread
   TimePoint now_;
-  std::unordered_map<int, FdWatcher*> watchers_;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timer_heap_;
+  std::unordered_map<int, Watch> watchers_;
+  std::uint32_t next_generation_ = 1;
+  // A min-heap (std::push_heap with std::greater) so cancelled entries can be
+  // compacted away; a cancelled id stays in the heap until popped or compacted.
+  std::vector<Timer> timer_heap_;
   std::unordered_map<TimerId, Task> timer_tasks_;  // cancelled ids are erased
+  std::vector<TimerId> due_;  // scratch of run_due_timers, kept to avoid allocation
   TimerId next_timer_id_ = 1;
 
   std::mutex posted_mu_;
   std::vector<Task> posted_;  // guarded by posted_mu_
+  std::vector<Task> running_;  // HTTP thread: the batch run_posted() is running
   bool stop_requested_ = false;  // guarded by posted_mu_
+  bool wake_pending_ = false;    // guarded by posted_mu_: wake_fd_ already signalled
 };
 
 }  // namespace sluice

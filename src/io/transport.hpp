@@ -33,11 +33,18 @@ class Transport {
   /// ready for read/write; want_read/want_write say which readiness to wait for.
   virtual Result<IoStatus> handshake() = 0;
   virtual Result<IoOutcome> read(std::span<std::byte> into) = 0;
+  /// After want_write/want_read, call write() again with the same bytes first (they
+  /// may have moved in memory, and more may follow them): TLS has already encrypted
+  /// part of them into a record it must finish sending.
   virtual Result<IoOutcome> write(std::span<const std::byte> from) = 0;
   /// The ALPN protocol the server selected ("h2", "http/1.1"), empty if none.
   virtual std::string alpn() const = 0;
   /// Whether the handshake completed and the peer is authenticated (or insecure).
   virtual bool is_tls() const noexcept = 0;
+  /// Whether read() can return bytes without the fd becoming readable again (TLS
+  /// keeps the decrypted rest of a partly read record). A caller that paused reading
+  /// and resumes must read once instead of waiting for EPOLLIN when this is true.
+  virtual bool has_buffered_input() const noexcept { return false; }
 };
 
 /// Wraps a connected non-blocking socket; the transport owns and closes it.

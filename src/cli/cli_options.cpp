@@ -1,0 +1,419 @@
+#include "cli/cli_options.hpp"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "sluice/version.hpp"
+
+namespace sluice::cli {
+namespace {
+
+// One -d/--data-binary value: bytes already in memory, or a file to stream.
+// Like every type in this file, owned by parse_command_line's frame (main thread).
+struct DataItem {
+  std::string bytes;
+  std::string file;
+};
+
+// Parsing state: the options being filled and the data items joined at the end.
+struct ParseState {
+  CliOptions options;
+  std::vector<DataItem> data;
+};
+
+using Apply = Result<void> (*)(ParseState&, std::string_view value);
+
+struct OptionSpec {
+  char short_name;  // '\0' when the option has only a long name
+  std::string_view long_name;
+  bool takes_value;
+  Apply apply;
+};
+
+Error usage_error(std::string message) { return Error(ErrorCategory::usage, std::move(message)); }
+
+Result<std::string> read_whole_file(std::string_view option, const std::string& path) {
+  std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return Error(ErrorCategory::io, std::string(option) + ": cannot read '" + path +
+                                        "': " + std::strerror(errno));
+  }
+  std::string bytes;
+  char chunk[16384];
+  std::size_t got = 0;
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) bytes.append(chunk, got);
+  bool failed = std::ferror(file) != 0;
+  int saved_errno = errno;
+  if (file != stdin) std::fclose(file);
+  if (failed) {
+    return Error(ErrorCategory::io, std::string(option) + ": cannot read '" + path +
+                                        "': " + std::strerror(saved_errno));
+  }
+  return bytes;
+}
+
+Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::string_view text) {
+  double seconds = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(seconds) ||
+      seconds < 0 || seconds > 1e9) {
+    return usage_error(std::string(option) + ": '" + std::string(text) +
+                       "' is not a number of seconds (for example 2.5)");
+  }
+  // Round up so that a tiny positive value never becomes 0, which means "no limit".
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000.0)));
+}
+
+bool is_token_char(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+Result<void> apply_header(ParseState& state, std::string_view text) {
+  std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    // curl's "Name;" sends the header with an empty value.
+    if (text.size() > 1 && text.back() == ';' && trim(text) == text) {
+      std::string name(text.substr(0, text.size() - 1));
+      if (Result<void> valid = validate_header_name(name); !valid) {
+        return usage_error("-H '" + std::string(text) + "': " + valid.error().message());
+      }
+      state.options.headers.push_back({std::move(name), ""});
+      return {};
+    }
+    return usage_error("-H '" + std::string(text) + "': expected 'Name: value'");
+  }
+  std::string name(text.substr(0, colon));
+  std::string value(trim(text.substr(colon + 1)));
+  if (Result<void> valid = validate_header(name, value); !valid) {
+    return usage_error("-H '" + std::string(text) + "': " + valid.error().message());
+  }
+  if (value.empty()) {
+    state.options.removed_headers.push_back(std::move(name));
+  } else {
+    state.options.headers.push_back({std::move(name), std::move(value)});
+  }
+  return {};
+}
+
+Result<void> apply_method(ParseState& state, std::string_view text) {
+  bool valid = !text.empty();
+  for (char c : text) valid = valid && is_token_char(c);
+  if (!valid) {
+    return usage_error("-X '" + std::string(text) + "': a method is one token, like PUT or DELETE");
+  }
+  state.options.method = std::string(text);
+  return {};
+}
+
+// -d: "@FILE" reads the file with CR and LF removed, as curl does for form data.
+Result<void> apply_data(ParseState& state, std::string_view text) {
+  DataItem item;
+  if (!text.empty() && text.front() == '@') {
+    Result<std::string> bytes = read_whole_file("-d", std::string(text.substr(1)));
+    if (!bytes) return std::move(bytes).error();
+    for (char c : *bytes) {
+      if (c != '\r' && c != '\n') item.bytes += c;
+    }
+  } else {
+    item.bytes = std::string(text);
+  }
+  state.data.push_back(std::move(item));
+  return {};
+}
+
+// --data-binary: "@FILE" of a regular file streams it from the file pool; anything
+// else (stdin, a pipe) has no size to announce, so it is read into memory.
+Result<void> apply_data_binary(ParseState& state, std::string_view text) {
+  DataItem item;
+  if (text.empty() || text.front() != '@') {
+    item.bytes = std::string(text);
+  } else {
+    std::string path(text.substr(1));
+    struct stat info {};
+    if (path != "-" && ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+      if (std::FILE* probe = std::fopen(path.c_str(), "rb")) {
+        std::fclose(probe);
+        item.file = std::move(path);
+      } else {
+        return Error(ErrorCategory::io, "--data-binary: cannot read '" + path +
+                                            "': " + std::strerror(errno));
+      }
+    } else {
+      Result<std::string> bytes = read_whole_file("--data-binary", path);
+      if (!bytes) return std::move(bytes).error();
+      item.bytes = std::move(*bytes);
+    }
+  }
+  state.data.push_back(std::move(item));
+  return {};
+}
+
+Result<void> apply_max_redirs(ParseState& state, std::string_view text) {
+  int count = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (ec != std::errc() || end != text.data() + text.size() || count < -1) {
+    return usage_error("--max-redirs: '" + std::string(text) +
+                       "' is not a count (0 or more, -1 for no limit)");
+  }
+  state.options.max_redirects = count == -1 ? std::numeric_limits<int>::max() : count;
+  return {};
+}
+
+Result<void> apply_write_out(ParseState& state, std::string_view text) {
+  std::string format(text);
+  if (!text.empty() && text.front() == '@') {
+    Result<std::string> bytes = read_whole_file("-w", std::string(text.substr(1)));
+    if (!bytes) return std::move(bytes).error();
+    format = std::move(*bytes);
+  }
+  Result<WriteOutFormat> parsed = WriteOutFormat::parse(format);
+  if (!parsed) return std::move(parsed).error();
+  state.options.write_out = std::move(*parsed);
+  return {};
+}
+
+const std::array<OptionSpec, 21> kOptions = {{
+    {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.http1_only = true;
+       return {};
+     }},
+    {'H', "header", true, apply_header},
+    {'X', "request", true, apply_method},
+    {'d', "data", true, apply_data},
+    {'\0', "data-binary", true, apply_data_binary},
+    {'\0', "compressed", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.compressed = true;
+       return {};
+     }},
+    {'L', "location", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.follow_redirects = true;
+       return {};
+     }},
+    {'k', "insecure", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.insecure = true;
+       return {};
+     }},
+    {'\0', "cacert", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.ca_file = std::string(v);
+       return {};
+     }},
+    {'\0', "max-redirs", true, apply_max_redirs},
+    {'\0', "connect-timeout", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       Result<std::chrono::milliseconds> timeout = parse_seconds("--connect-timeout", v);
+       if (!timeout) return std::move(timeout).error();
+       s.options.connect_timeout = *timeout;
+       return {};
+     }},
+    {'m', "max-time", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       Result<std::chrono::milliseconds> timeout = parse_seconds("-m", v);
+       if (!timeout) return std::move(timeout).error();
+       s.options.max_time = *timeout;
+       return {};
+     }},
+    {'s', "silent", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.silent = true;
+       return {};
+     }},
+    {'S', "show-error", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.show_error = true;
+       return {};
+     }},
+    {'v', "verbose", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.verbose = true;
+       return {};
+     }},
+    {'f', "fail", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.fail_on_http_error = true;
+       return {};
+     }},
+    {'o', "output", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("-o: the file name is empty");
+       s.options.output_path = std::string(v);
+       return {};
+     }},
+    {'w', "write-out", true, apply_write_out},
+    {'A', "user-agent", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (Result<void> valid = validate_header_value(v); !valid) {
+         return usage_error("-A: " + valid.error().message());
+       }
+       s.options.user_agent = std::string(v);
+       return {};
+     }},
+    {'h', "help", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.show_help = true;
+       return {};
+     }},
+    {'V', "version", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.show_version = true;
+       return {};
+     }},
+}};
+
+const OptionSpec* find_long(std::string_view name) {
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.long_name == name) return &spec;
+  }
+  return nullptr;
+}
+
+const OptionSpec* find_short(char name) {
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.short_name != '\0' && spec.short_name == name) return &spec;
+  }
+  return nullptr;
+}
+
+Error unknown_option(std::string_view shown) {
+  return usage_error("unknown option '" + std::string(shown) + "' (try 'sluice --help')");
+}
+
+Error missing_value(std::string_view shown) {
+  return usage_error("option '" + std::string(shown) + "' needs a value (try 'sluice --help')");
+}
+
+// Walks argv once, left to right; next_ is the index of the next unread argument.
+class ArgumentWalker {
+ public:
+  ArgumentWalker(int argc, const char* const* argv) : argc_(argc), argv_(argv) {}
+
+  Result<CliOptions> run() {
+    while (next_ < argc_) {
+      std::string_view arg = argv_[next_++];
+      Result<void> step = only_urls_ || arg.size() < 2 || arg.front() != '-' ? take_url(arg)
+                          : arg == "--"                                   ? end_options()
+                          : arg.starts_with("--")                         ? take_long(arg)
+                                                                          : take_short(arg);
+      if (!step) return std::move(step).error();
+    }
+    if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
+    return std::move(state_.options);
+  }
+
+ private:
+  Result<void> end_options() {
+    only_urls_ = true;
+    return {};
+  }
+
+  Result<void> take_url(std::string_view arg) {
+    if (!state_.options.url.empty()) {
+      return usage_error("more than one URL given ('" + state_.options.url + "' and '" +
+                         std::string(arg) + "'); sluice fetches one URL per run");
+    }
+    state_.options.url = std::string(arg);
+    return {};
+  }
+
+  Result<void> take_long(std::string_view arg) {
+    const OptionSpec* spec = find_long(arg.substr(2));
+    if (spec == nullptr) return unknown_option(arg);
+    if (!spec->takes_value) return spec->apply(state_, {});
+    if (next_ >= argc_) return missing_value(arg);
+    return spec->apply(state_, argv_[next_++]);
+  }
+
+  // "-sSL" is three flags; "-XPUT" and "-X PUT" both give -X its value.
+  Result<void> take_short(std::string_view arg) {
+    for (std::size_t i = 1; i < arg.size(); ++i) {
+      const OptionSpec* spec = find_short(arg[i]);
+      if (spec == nullptr) return unknown_option(std::string("-") + arg[i]);
+      if (!spec->takes_value) {
+        if (Result<void> step = spec->apply(state_, {}); !step) return step;
+        continue;
+      }
+      if (i + 1 < arg.size()) return spec->apply(state_, arg.substr(i + 1));
+      if (next_ >= argc_) return missing_value(std::string("-") + arg[i]);
+      return spec->apply(state_, argv_[next_++]);
+    }
+    return {};
+  }
+
+  // curl joins several data values with '&'. A streamed file cannot be joined
+  // without reading it into memory, which --data-binary @FILE promises not to do.
+  Result<void> join_data() {
+    if (state_.data.empty()) return {};
+    if (state_.data.size() == 1 && !state_.data.front().file.empty()) {
+      state_.options.data_file = std::move(state_.data.front().file);
+      return {};
+    }
+    std::string joined;
+    for (const DataItem& item : state_.data) {
+      if (!item.file.empty()) {
+        return usage_error("--data-binary @" + item.file +
+                           " streams the file and cannot be combined with other "
+                           "-d/--data-binary values");
+      }
+      if (!joined.empty()) joined += '&';
+      joined += item.bytes;
+    }
+    state_.options.data = std::move(joined);
+    return {};
+  }
+
+  int argc_;
+  const char* const* argv_;
+  int next_ = 1;
+  bool only_urls_ = false;
+  ParseState state_;
+};
+
+}  // namespace
+
+Result<CliOptions> parse_command_line(int argc, const char* const* argv) {
+  return ArgumentWalker(argc, argv).run();
+}
+
+std::string usage_text() {
+  return "Usage: sluice [options] URL\n"
+         "Fetches one http:// or https:// URL and writes the body to stdout or a file.\n"
+         "\n"
+         "Options:\n"
+         "  -o, --output FILE          write the body to FILE instead of stdout\n"
+         "  -H, --header 'Name: value' add a request header ('Name:' drops one sluice adds)\n"
+         "  -X, --request METHOD       use METHOD instead of GET (or POST with data)\n"
+         "  -d, --data DATA            POST DATA as a form; @FILE reads FILE without newlines\n"
+         "      --data-binary DATA     POST DATA as is; @FILE streams FILE\n"
+         "  -A, --user-agent NAME      send User-Agent: NAME\n"
+         "      --compressed           ask for gzip, deflate, br or zstd and decode it\n"
+         "  -L, --location             follow redirects\n"
+         "      --max-redirs N         follow at most N redirects (default 50, -1: no limit)\n"
+         "  -k, --insecure             do not verify the server's certificate\n"
+         "      --cacert FILE          trust the CA certificates in PEM FILE\n"
+         "      --http1.1              speak HTTP/1.1 only\n"
+         "      --connect-timeout SEC  limit connecting (DNS, TCP, TLS) to SEC seconds\n"
+         "  -m, --max-time SEC         limit the whole transfer to SEC seconds\n"
+         "  -f, --fail                 exit 22 without output when the status is 400 or more\n"
+         "  -s, --silent               print no error messages\n"
+         "  -S, --show-error           print error messages even with -s\n"
+         "  -v, --verbose              print the request and response heads to stderr\n"
+         "  -w, --write-out FORMAT     print FORMAT after the transfer (@FILE reads it)\n"
+         "                             variables: %{http_code} %{http_version}\n"
+         "                             %{size_download} %{time_total} %{num_redirects}\n"
+         "                             %{url_effective} %{content_type} %{exitcode}\n"
+         "                             %{errormsg}; escapes: \\n \\t \\r \\\\ %%\n"
+         "  -h, --help                 print this help\n"
+         "  -V, --version              print the version and features\n";
+}
+
+std::string version_text() {
+  return std::string("sluice ") + kVersion + " (libsluice " + kVersion + ")\n" +
+         "Protocols: http https\n"
+         "Features: backpressure brotli deflate gzip HTTP1.1 TLS zstd\n";
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,69 @@
+#pragma once
+// The `sluice` command line, parsed into plain data before anything touches the
+// network. Parsing validates what it can (headers, numbers, -w variables, readable
+// data files) so that a typo fails with exit 2 and a message naming the option.
+// Ownership: CliOptions is a value owned by main's thread.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/write_out.hpp"
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice::cli {
+
+struct CliOptions {
+  bool show_help = false;
+  bool show_version = false;
+
+  std::string url;
+  std::string method;  ///< -X; empty: GET, or POST when there is data
+
+  /// -H fields in command-line order, already validated.
+  std::vector<Header> headers;
+  /// -H "Name:" (nothing after the colon): headers the command would add itself
+  /// (Content-Type for -d, Accept, User-Agent) are left out, as in curl.
+  std::vector<std::string> removed_headers;
+  std::optional<std::string> user_agent;  ///< -A
+
+  /// -d / --data-binary bodies joined with '&' (as curl does); read into memory.
+  std::optional<std::string> data;
+  /// --data-binary @FILE given alone: the body streams from the file pool.
+  std::string data_file;
+
+  bool http1_only = false;
+  bool compressed = false;
+  bool follow_redirects = false;
+  int max_redirects = 50;  ///< curl's default; -1 on the command line means no limit
+  bool insecure = false;
+  std::string ca_file;
+  std::optional<std::chrono::milliseconds> connect_timeout;  ///< unset: library default
+  std::chrono::milliseconds max_time{0};                     ///< 0: no limit
+
+  bool silent = false;
+  bool show_error = false;
+  bool verbose = false;
+  bool fail_on_http_error = false;
+
+  std::string output_path;  ///< empty or "-": stdout
+  std::optional<WriteOutFormat> write_out;
+
+  /// Errors go to stderr unless -s was given without -S.
+  bool errors_visible() const noexcept { return !silent || show_error; }
+  bool writes_to_stdout() const noexcept { return output_path.empty() || output_path == "-"; }
+};
+
+/// Parses argv[1..argc). Errors: category usage (exit 2) for a bad option or value,
+/// category io (exit 26) for an unreadable -d @FILE, --data-binary @FILE or -w @FILE.
+/// A missing URL is not an error here (--help and --version need none).
+Result<CliOptions> parse_command_line(int argc, const char* const* argv);
+
+/// The --help text.
+std::string usage_text();
+/// The --version text: version, protocols, features.
+std::string version_text();
+
+}  // namespace sluice::cli

@@ -1,0 +1,43 @@
+#pragma once
+// The `sluice` command's exit codes: curl's numbers where curl has one for the same
+// failure, so scripts written for curl keep working. docs/cli.md holds the table.
+// Ownership: constants and pure functions; any thread.
+
+#include "sluice/error.hpp"
+
+namespace sluice::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 2;         ///< bad option or argument
+inline constexpr int kExitBadUrl = 3;        ///< URL did not parse (checked before sending)
+inline constexpr int kExitDns = 6;           ///< could not resolve host
+inline constexpr int kExitConnect = 7;       ///< could not connect
+inline constexpr int kExitProtocol = 8;      ///< the server broke HTTP, body ended early
+inline constexpr int kExitHttpError = 22;    ///< -f and a status >= 400
+inline constexpr int kExitWriteError = 23;   ///< writing the output (or a library file job) failed
+inline constexpr int kExitReadError = 26;    ///< a local file for -d/--data-binary/-w is unreadable
+inline constexpr int kExitTimeout = 28;      ///< a timeout expired
+inline constexpr int kExitTls = 35;          ///< TLS handshake or certificate verification failed
+inline constexpr int kExitCancelled = 42;    ///< the transfer was cancelled
+inline constexpr int kExitDecode = 61;       ///< content decoding failed
+inline constexpr int kExitTooLarge = 63;     ///< a limit was exceeded (redirects, sizes)
+
+/// The exit code for a library error. The mapping is by category only: messages are
+/// for people and are never parsed, so a truncated body (protocol) is 8, not curl's 18.
+constexpr int exit_code_for(ErrorCategory category) noexcept {
+  switch (category) {
+    case ErrorCategory::dns: return kExitDns;
+    case ErrorCategory::connect: return kExitConnect;
+    case ErrorCategory::tls: return kExitTls;
+    case ErrorCategory::protocol: return kExitProtocol;
+    case ErrorCategory::timeout: return kExitTimeout;
+    case ErrorCategory::cancelled: return kExitCancelled;
+    case ErrorCategory::too_large: return kExitTooLarge;
+    case ErrorCategory::decode: return kExitDecode;
+    case ErrorCategory::io: return kExitWriteError;
+    case ErrorCategory::usage: return kExitUsage;
+  }
+  return kExitUsage;
+}
+
+}  // namespace sluice::cli

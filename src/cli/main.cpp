@@ -1,0 +1,33 @@
+// The `sluice` command: parse, then run one transfer. Main thread only.
+
+#include <csignal>
+#include <cstdio>
+
+#include "cli/cli_options.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/transfer.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sluice::cli;
+  // A closed pipe (sluice URL | head) must become a write error (exit 23), not a kill.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  sluice::Result<CliOptions> options = parse_command_line(argc, argv);
+  if (!options) {
+    print_error(options.error().message());
+    return options.error().category() == sluice::ErrorCategory::io ? kExitReadError : kExitUsage;
+  }
+  if (options->show_help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return kExitOk;
+  }
+  if (options->show_version) {
+    std::fputs(version_text().c_str(), stdout);
+    return kExitOk;
+  }
+  if (options->url.empty()) {
+    print_error("no URL given (usage: sluice [options] URL; try 'sluice --help')");
+    return kExitUsage;
+  }
+  return run_transfer(*options);
+}

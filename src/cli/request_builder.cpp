@@ -1,0 +1,78 @@
+#include "cli/request_builder.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace sluice::cli {
+namespace {
+
+bool named_in(const std::vector<std::string>& names, std::string_view name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& other) { return iequals(other, name); });
+}
+
+bool given_by_user(const CliOptions& options, std::string_view name) {
+  return std::any_of(options.headers.begin(), options.headers.end(),
+                     [&](const Header& header) { return iequals(header.name, name); });
+}
+
+// A header the command adds on its own, unless -H replaces it or drops it ("Name:").
+void add_own_header(Headers& headers, const CliOptions& options, std::string name,
+                    std::string value) {
+  if (given_by_user(options, name) || named_in(options.removed_headers, name)) return;
+  headers.add(std::move(name), std::move(value));
+}
+
+Headers build_headers(const CliOptions& options) {
+  Headers headers;
+  add_own_header(headers, options, "Accept", "*/*");
+  if (options.user_agent) add_own_header(headers, options, "User-Agent", *options.user_agent);
+  if (options.data || !options.data_file.empty()) {
+    add_own_header(headers, options, "Content-Type", "application/x-www-form-urlencoded");
+  }
+  for (const Header& header : options.headers) headers.add(header.name, header.value);
+  return headers;
+}
+
+RequestBody build_body(const CliOptions& options) {
+  if (!options.data_file.empty()) return FileBody{options.data_file};
+  if (options.data) return BytesBody{*options.data};
+  return std::monostate{};
+}
+
+std::string build_method(const CliOptions& options) {
+  if (!options.method.empty()) return options.method;
+  return options.data || !options.data_file.empty() ? "POST" : "GET";
+}
+
+}  // namespace
+
+Request build_request(const CliOptions& options) {
+  Request request;
+  request.method = build_method(options);
+  request.url = options.url;
+  request.headers = build_headers(options);
+  request.body = build_body(options);
+  request.version = options.http1_only ? VersionPolicy::http1_only : VersionPolicy::automatic;
+  // curl's --connect-timeout covers the whole connect phase, TLS handshake included.
+  if (options.connect_timeout) {
+    request.timeouts.connect = *options.connect_timeout;
+    request.timeouts.tls = *options.connect_timeout;
+  }
+  request.timeouts.total = options.max_time;
+  request.redirects.follow = options.follow_redirects;
+  request.redirects.max_redirects = options.max_redirects;
+  request.decode.enabled = options.compressed;
+  return request;
+}
+
+ClientOptions build_client_options(const CliOptions& options) {
+  ClientOptions client_options;
+  client_options.ca_file = options.ca_file;
+  client_options.insecure = options.insecure;
+  // One transfer runs at most one file job at a time (an upload's reads).
+  client_options.file_threads = 1;
+  return client_options;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,135 @@
+#include "cli/transfer.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cli/exit_codes.hpp"
+#include "cli/output_sink.hpp"
+#include "cli/request_builder.hpp"
+#include "cli/verbose.hpp"
+#include "cli/write_out.hpp"
+#include "sluice/client.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice::cli {
+namespace {
+
+constexpr std::size_t kReadSize = 256 * 1024;
+
+// Messages can carry server-supplied text; the one-line promise must hold anyway.
+std::string one_line(std::string_view message) {
+  std::string line(message);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return line;
+}
+
+// One transfer from start to exit code. Owned by run_transfer's frame, main thread.
+class Transfer {
+ public:
+  explicit Transfer(const CliOptions& options) : options_(options) {}
+
+  int run() {
+    report_.url_effective = options_.url;
+    start_ = std::chrono::steady_clock::now();
+    return finish(execute());
+  }
+
+ private:
+  int execute() {
+    Result<Url> url = Url::parse(options_.url);
+    if (!url) return fail(kExitBadUrl, url.error().message());
+    Request request = build_request(options_);
+    ClientOptions client_options = build_client_options(options_);
+    // The client outlives the response below: destroying it first would cancel the body.
+    Result<Client> client = Client::create(client_options);
+    if (!client) return fail_with(client.error());
+    if (options_.verbose) {
+      std::fputs(describe_request_head(request, *url, client_options).c_str(), stderr);
+    }
+    Result<Response> response = client->fetch(std::move(request));
+    if (!response) return fail_with(response.error());
+    return take_response(*response);
+  }
+
+  int take_response(Response& response) {
+    report_.http_code = response.status;
+    report_.version = response.version;
+    report_.num_redirects = response.redirects;
+    if (!response.effective_url.empty()) report_.url_effective = response.effective_url;
+    report_.content_type = std::string(response.headers.get("Content-Type").value_or(""));
+    if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
+    if (options_.fail_on_http_error && response.status >= 400) {
+      return fail(kExitHttpError,
+                  "The requested URL returned error: " + std::to_string(response.status));
+    }
+    return write_body(response.body);
+  }
+
+  int write_body(BodyReader& body) {
+    OutputSink sink(options_.output_path);
+    if (Result<void> opened = sink.open(); !opened) return fail_with(opened.error());
+    std::vector<std::byte> buffer(kReadSize);
+    for (;;) {
+      Result<std::size_t> got = body.read(buffer);
+      if (!got) return fail_incomplete(got.error(), sink);
+      if (*got == 0) break;
+      Result<void> wrote = sink.write_all(std::span(buffer.data(), *got));
+      report_.size_download = sink.bytes_written();
+      if (!wrote) return fail_incomplete(wrote.error(), sink);
+    }
+    if (Result<void> closed = sink.close(); !closed) return fail_incomplete(closed.error(), sink);
+    return kExitOk;
+  }
+
+  int fail_incomplete(const Error& error, const OutputSink& sink) {
+    std::string message = error.message();
+    if (sink.is_file()) {
+      message += " ('" + sink.path() + "' is incomplete: " +
+                 std::to_string(sink.bytes_written()) + " bytes written)";
+    }
+    return fail(exit_code_for(error.category()), std::move(message));
+  }
+
+  int fail_with(const Error& error) { return fail(exit_code_for(error.category()), error.message()); }
+
+  int fail(int exit_code, std::string message) {
+    report_.error_message = one_line(message);
+    if (options_.errors_visible()) print_error(report_.error_message);
+    return exit_code;
+  }
+
+  // -w is printed for failures too, so scripts can read %{exitcode} and %{errormsg}.
+  int finish(int exit_code) {
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+    report_.time_total = elapsed.count();
+    report_.exit_code = exit_code;
+    if (options_.write_out) {
+      std::string text = options_.write_out->expand(report_);
+      OutputSink out("");
+      if (Result<void> wrote = out.write_all(std::as_bytes(std::span(text))); !wrote) {
+        if (exit_code == kExitOk) return fail_with(wrote.error());
+      }
+    }
+    return exit_code;
+  }
+
+  const CliOptions& options_;
+  TransferReport report_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+int run_transfer(const CliOptions& options) { return Transfer(options).run(); }
+
+void print_error(std::string_view message) {
+  std::string line = "sluice: " + one_line(message) + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,75 @@
+#include "cli/verbose.hpp"
+
+#include <sys/stat.h>
+
+#include <optional>
+#include <type_traits>
+#include <variant>
+
+namespace sluice::cli {
+namespace {
+
+// The length the library announces for a body it knows the size of.
+std::optional<std::uint64_t> body_length(const RequestBody& body) {
+  return std::visit(
+      [](const auto& value) -> std::optional<std::uint64_t> {
+        using Body = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<Body, BytesBody>) {
+          return value.bytes.size();
+        } else if constexpr (std::is_same_v<Body, FileBody>) {
+          struct stat info {};
+          if (::stat(value.path.c_str(), &info) != 0) return std::nullopt;
+          return static_cast<std::uint64_t>(info.st_size);
+        } else if constexpr (std::is_same_v<Body, StreamBody>) {
+          return value.length;
+        } else {
+          return std::nullopt;
+        }
+      },
+      body);
+}
+
+void add_line(std::string& out, std::string_view prefix, std::string_view name,
+              std::string_view value) {
+  out.append(prefix).append(name).append(": ").append(value).append("\n");
+}
+
+}  // namespace
+
+std::string describe_request_head(const Request& request, const Url& url,
+                                  const ClientOptions& client_options) {
+  std::string out;
+  if (request.decode.enabled && !request.headers.contains("Accept-Encoding")) {
+    // The library chooses the Accept-Encoding value; say so rather than guess it.
+    out.append("* --compressed: sluice adds Accept-Encoding and decodes the body\n");
+  }
+  // HTTP/1.1 is the only version spoken so far; the response line shows the real one.
+  out.append("> ").append(request.method).append(" ").append(url.target()).append(
+      " HTTP/1.1\n");
+  if (!request.headers.contains("Host")) add_line(out, "> ", "Host", url.authority());
+  if (!request.headers.contains("User-Agent") && !client_options.user_agent.empty()) {
+    add_line(out, "> ", "User-Agent", client_options.user_agent);
+  }
+  for (const Header& header : request.headers) add_line(out, "> ", header.name, header.value);
+  if (std::optional<std::uint64_t> length = body_length(request.body)) {
+    add_line(out, "> ", "Content-Length", std::to_string(*length));
+  }
+  out.append(">\n");
+  return out;
+}
+
+std::string describe_response_head(const Response& response) {
+  std::string out;
+  if (response.redirects > 0) {
+    out.append("* followed ").append(std::to_string(response.redirects))
+        .append(response.redirects == 1 ? " redirect" : " redirects")
+        .append("; this response is from ").append(response.effective_url).append("\n");
+  }
+  out.append("< HTTP/").append(to_string(response.version)).append(" ")
+      .append(std::to_string(response.status)).append("\n");
+  for (const Header& header : response.headers) add_line(out, "< ", header.name, header.value);
+  out.append("<\n");
+  return out;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,24 @@
+#pragma once
+// -v: the request and response heads as curl prints them ("> " and "< " lines on
+// stderr), built from the Request sent and the Response received, not from the wire.
+// Ownership: pure functions returning text; the caller prints it (main thread).
+
+#include <string>
+
+#include "sluice/client.hpp"
+#include "sluice/request.hpp"
+#include "sluice/response.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice::cli {
+
+/// "> GET /path HTTP/1.1", "> Host: ...", the request's headers, the User-Agent and
+/// Content-Length the library adds, and a lone ">".
+std::string describe_request_head(const Request& request, const Url& url,
+                                  const ClientOptions& client_options);
+
+/// "* " lines about redirects followed, then "< HTTP/1.1 200", the response
+/// headers and a lone "<".
+std::string describe_response_head(const Response& response);
+
+}  // namespace sluice::cli

@@ -1,0 +1,123 @@
+#include "cli/write_out.hpp"
+
+#include <array>
+#include <cstdio>
+#include <utility>
+
+namespace sluice::cli {
+namespace {
+
+struct VariableName {
+  std::string_view name;
+  WriteOutVariable variable;
+};
+
+constexpr std::array<VariableName, 9> kVariables = {{
+    {"http_code", WriteOutVariable::http_code},
+    {"http_version", WriteOutVariable::http_version},
+    {"size_download", WriteOutVariable::size_download},
+    {"time_total", WriteOutVariable::time_total},
+    {"num_redirects", WriteOutVariable::num_redirects},
+    {"url_effective", WriteOutVariable::url_effective},
+    {"content_type", WriteOutVariable::content_type},
+    {"exitcode", WriteOutVariable::exitcode},
+    {"errormsg", WriteOutVariable::errormsg},
+}};
+
+std::optional<WriteOutVariable> find_variable(std::string_view name) {
+  for (const VariableName& entry : kVariables) {
+    if (entry.name == name) return entry.variable;
+  }
+  return std::nullopt;
+}
+
+// Unknown escapes stay as written (backslash included), as curl prints them.
+std::string_view unescape(char c) {
+  switch (c) {
+    case 'n': return "\n";
+    case 't': return "\t";
+    case 'r': return "\r";
+    case '\\': return "\\";
+    default: return {};
+  }
+}
+
+std::string format_int(long long value, const char* pattern) {
+  char text[32];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string expand_variable(WriteOutVariable variable, const TransferReport& report) {
+  switch (variable) {
+    case WriteOutVariable::http_code: return format_int(report.http_code, "%03lld");
+    case WriteOutVariable::http_version:
+      return report.version ? to_string(*report.version) : "0";
+    case WriteOutVariable::size_download:
+      return format_int(static_cast<long long>(report.size_download), "%lld");
+    case WriteOutVariable::time_total: {
+      char text[48];
+      std::snprintf(text, sizeof text, "%.6f", report.time_total);
+      return text;
+    }
+    case WriteOutVariable::num_redirects: return format_int(report.num_redirects, "%lld");
+    case WriteOutVariable::url_effective: return report.url_effective;
+    case WriteOutVariable::content_type: return report.content_type;
+    case WriteOutVariable::exitcode: return format_int(report.exit_code, "%lld");
+    case WriteOutVariable::errormsg: return report.error_message;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<WriteOutFormat> WriteOutFormat::parse(std::string_view format) {
+  WriteOutFormat parsed;
+  std::string literal;
+  auto flush_literal = [&] {
+    if (!literal.empty()) parsed.pieces_.emplace_back(std::exchange(literal, {}));
+  };
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    char c = format[i];
+    if (c == '\\' && i + 1 < format.size() && !unescape(format[i + 1]).empty()) {
+      literal += unescape(format[++i]);
+    } else if (c == '%' && i + 1 < format.size() && format[i + 1] == '%') {
+      literal += '%';
+      ++i;
+    } else if (c == '%' && i + 1 < format.size() && format[i + 1] == '{') {
+      std::size_t close = format.find('}', i + 2);
+      if (close == std::string_view::npos) {
+        return Error(ErrorCategory::usage,
+                     "-w: unterminated '%{' in the format (expected %{name})");
+      }
+      std::string_view name = format.substr(i + 2, close - i - 2);
+      std::optional<WriteOutVariable> variable = find_variable(name);
+      if (!variable) {
+        return Error(ErrorCategory::usage,
+                     "-w: unknown variable '%{" + std::string(name) +
+                         "}' (see 'sluice --help' for the list)");
+      }
+      flush_literal();
+      parsed.pieces_.emplace_back(*variable);
+      i = close;
+    } else {
+      literal += c;
+    }
+  }
+  flush_literal();
+  return parsed;
+}
+
+std::string WriteOutFormat::expand(const TransferReport& report) const {
+  std::string out;
+  for (const Piece& piece : pieces_) {
+    if (const auto* text = std::get_if<std::string>(&piece)) {
+      out += *text;
+    } else {
+      out += expand_variable(std::get<WriteOutVariable>(piece), report);
+    }
+  }
+  return out;
+}
+
+}  // namespace sluice::cli

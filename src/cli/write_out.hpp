@@ -1,0 +1,57 @@
+#pragma once
+// -w / --write-out: a format parsed once at startup (so an unknown %{variable} is a
+// usage error before any transfer) and expanded after the transfer from a report.
+// Ownership: plain values, owned by main's thread.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sluice/error.hpp"
+#include "sluice/response.hpp"
+
+namespace sluice::cli {
+
+/// What one transfer did, as the -w variables see it. Filled in even when the
+/// transfer failed (then http_code may be 0 and error_message is set).
+struct TransferReport {
+  int http_code = 0;                   ///< 0 before a response arrived
+  std::optional<HttpVersion> version;  ///< unset before a response arrived
+  std::uint64_t size_download = 0;     ///< body bytes written to the output
+  double time_total = 0.0;             ///< seconds from start to the end of the body
+  int num_redirects = 0;
+  std::string url_effective;  ///< the last URL requested
+  std::string content_type;   ///< empty when the response had none
+  int exit_code = 0;
+  std::string error_message;  ///< empty on success
+};
+
+enum class WriteOutVariable {
+  http_code,
+  http_version,
+  size_download,
+  time_total,
+  num_redirects,
+  url_effective,
+  content_type,
+  exitcode,
+  errormsg,
+};
+
+class WriteOutFormat {
+ public:
+  /// Parses a format: %{name} variables, \n \t \r \\ escapes, "%%" for a percent.
+  /// Error (usage) for an unknown variable or an unterminated %{.
+  static Result<WriteOutFormat> parse(std::string_view format);
+
+  std::string expand(const TransferReport& report) const;
+
+ private:
+  using Piece = std::variant<std::string, WriteOutVariable>;
+  std::vector<Piece> pieces_;
+};
+
+}  // namespace sluice::cli

@@ -1,0 +1,70 @@
+// The public BodyReader: a thin handle over the response's StagingBuffer.
+#include <algorithm>
+#include <vector>
+
+#include "client/staging_buffer.hpp"
+#include "sluice/body.hpp"
+
+namespace sluice {
+
+BodyReader::BodyReader(std::shared_ptr<StagingBuffer> staging) : staging_(std::move(staging)) {}
+
+BodyReader& BodyReader::operator=(BodyReader&& other) noexcept {
+  if (this != &other) {
+    if (staging_) staging_->close_reader();
+    staging_ = std::move(other.staging_);
+    bytes_read_ = other.bytes_read_;
+  }
+  return *this;
+}
+
+BodyReader::~BodyReader() {
+  if (staging_) staging_->close_reader();
+}
+
+Result<std::size_t> BodyReader::read(std::span<std::byte> into) {
+  if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
+  if (into.empty()) return std::size_t{0};
+  auto got = staging_->read(into, std::nullopt);
+  if (!got) return std::move(got).error();
+  bytes_read_ += **got;
+  return **got;
+}
+
+Result<std::optional<std::size_t>> BodyReader::read_for(std::span<std::byte> into,
+                                                        std::chrono::milliseconds timeout) {
+  if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
+  auto got = staging_->read(into, std::chrono::steady_clock::now() + timeout);
+  if (got && *got) bytes_read_ += **got;
+  return got;
+}
+
+Result<std::string> BodyReader::read_all(std::size_t limit) {
+  std::string all;
+  std::vector<std::byte> piece(64 * 1024);
+  for (;;) {
+    auto got = read(piece);
+    if (!got) return std::move(got).error();
+    if (*got == 0) return all;
+    if (all.size() + *got > limit) {
+      return Error(ErrorCategory::too_large,
+                   "response body exceeds the read_all limit of " + std::to_string(limit) + " bytes");
+    }
+    all.append(reinterpret_cast<const char*>(piece.data()), *got);
+  }
+}
+
+void BodyReader::on_data(DataCallback on_data, EndCallback on_end) {
+  if (!staging_) return;
+  staging_->set_callbacks(std::move(on_data), std::move(on_end));
+}
+
+void BodyReader::resume() {
+  if (staging_) staging_->resume_callbacks();
+}
+
+std::size_t BodyReader::buffered() const { return staging_ ? staging_->staged_bytes() : 0; }
+
+Headers BodyReader::trailers() const { return staging_ ? staging_->trailers() : Headers{}; }
+
+}  // namespace sluice

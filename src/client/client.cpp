@@ -1,0 +1,98 @@
+// The public Client: validates a request on the caller's thread and hands it to the
+// HTTP thread.
+#include "sluice/client.hpp"
+
+#include "client/client_core.hpp"
+#include "client/pending_state.hpp"
+#include "client/request_body.hpp"
+#include "client/transfer.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+struct Client::Impl {
+  std::unique_ptr<ClientCore> core;
+};
+
+namespace {
+
+Result<void> validate_request(const Request& request) {
+  if (request.method.empty()) return Error(ErrorCategory::usage, "request method is empty");
+  if (auto name = validate_header_name(request.method); !name) {
+    return Error(ErrorCategory::usage, "invalid request method '" + request.method + "'");
+  }
+  for (const auto& header : request.headers) {
+    if (auto valid = validate_header(header.name, header.value); !valid) return valid;
+    if (iequals(header.name, "content-length") || iequals(header.name, "transfer-encoding")) {
+      return Error(ErrorCategory::usage, "header '" + header.name +
+                                             "' is set by sluice from the request body; remove it");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Client> Client::create(ClientOptions options) {
+  TlsOptions tls_options{options.ca_file, options.insecure};
+  auto tls = TlsContext::create(tls_options);
+  if (!tls) return std::move(tls).error();
+  auto impl = std::make_unique<Impl>();
+  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls));
+  impl->core->start();
+  return Client(std::move(impl));
+}
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+
+Client::~Client() {
+  if (impl_ && impl_->core) impl_->core->shutdown();
+}
+
+PendingResponse Client::send(Request request) {
+  auto pending = std::make_shared<PendingState>();
+  PendingResponse handle(pending);
+  auto url = Url::parse(request.url);
+  if (!url) {
+    pending->decide(std::move(url).error());
+    return handle;
+  }
+  if (auto valid = validate_request(request); !valid) {
+    pending->decide(std::move(valid).error());
+    return handle;
+  }
+  ClientCore& core = *impl_->core;
+  auto poster = core.poster();
+  BodyEnvironment env{[poster](std::function<void()> task) { poster->post(std::move(task)); },
+                      &core.file_pool(), core.options().release_threshold};
+  auto body = make_body_source(request.body, env);
+  if (!body) {
+    pending->decide(std::move(body).error());
+    return handle;
+  }
+  auto transfer = std::make_shared<Transfer>(core, std::move(request), std::move(*url), pending,
+                                             std::move(*body));
+  std::weak_ptr<Transfer> weak = transfer;
+  pending->cancel = [poster, weak] {
+    poster->post([weak] {
+      if (auto self = weak.lock()) self->fail(Error(ErrorCategory::cancelled, "request cancelled"));
+    });
+  };
+  ClientCore* core_ptr = &core;
+  const bool posted = poster->post([core_ptr, transfer] { core_ptr->adopt(transfer); });
+  if (!posted) pending->decide(Error(ErrorCategory::cancelled, "the client is shutting down"));
+  return handle;
+}
+
+const char* to_string(HttpVersion version) noexcept {
+  switch (version) {
+    case HttpVersion::http1_1: return "1.1";
+    case HttpVersion::http2: return "2";
+    case HttpVersion::http3: return "3";
+  }
+  return "?";
+}
+
+}  // namespace sluice

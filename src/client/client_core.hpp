@@ -1,0 +1,76 @@
+#pragma once
+// ClientCore: what one Client runs on its HTTP thread: the event loop, the resolver,
+// the file pool, the TLS context, the connection pool and the transfers in flight.
+// Ownership: created and destroyed by Client (on the user's thread, with the HTTP
+// thread not running); between start() and shutdown() everything but poster() and
+// the constructor's inputs belongs to the HTTP thread.
+
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "client/connection_pool.hpp"
+#include "io/event_loop.hpp"
+#include "io/tcp_connect.hpp"
+#include "io/tls.hpp"
+#include "io/worker_pool.hpp"
+#include "sluice/client.hpp"
+
+namespace sluice {
+
+class Transfer;
+
+/// Posts tasks to the HTTP thread from any thread, and refuses once the Client is
+/// shutting down. Shared by everything that outlives a Client (body readers).
+class HttpPoster {
+ public:
+  explicit HttpPoster(EventLoop& loop) : loop_(&loop) {}
+  /// False when the HTTP thread is gone; the task is then dropped.
+  bool post(EventLoop::Task task);
+  void close();
+
+ private:
+  std::mutex mu_;
+  EventLoop* loop_;  // guarded by mu_; null after close()
+};
+
+class ClientCore {
+ public:
+  ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls);
+  ~ClientCore();
+
+  /// Starts the HTTP thread.
+  void start();
+  /// Cancels everything in flight, stops and joins the HTTP thread. Not from it.
+  void shutdown();
+
+  const ClientOptions& options() const noexcept { return options_; }
+  const std::shared_ptr<HttpPoster>& poster() const noexcept { return poster_; }
+  WorkerPool& file_pool() noexcept { return file_pool_; }
+
+  // --- HTTP thread ---
+  EventLoop& loop() noexcept { return loop_; }
+  Resolver& resolver() noexcept { return resolver_; }
+  TlsContext* tls() noexcept { return tls_.get(); }
+  ConnectionPool& pool() noexcept { return pool_; }
+  void adopt(std::shared_ptr<Transfer> transfer);
+  /// The transfer ended; it is destroyed after the current event.
+  void transfer_done(Transfer& transfer);
+
+ private:
+  void arm_sweep();
+  void cancel_everything();
+
+  const ClientOptions options_;
+  EventLoop loop_;
+  std::shared_ptr<HttpPoster> poster_;
+  WorkerPool file_pool_;
+  Resolver resolver_;
+  std::shared_ptr<TlsContext> tls_;
+  ConnectionPool pool_;
+  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
+  std::thread thread_;
+};
+
+}  // namespace sluice

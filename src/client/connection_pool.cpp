@@ -1,0 +1,198 @@
+#include "client/connection_pool.hpp"
+
+#include <algorithm>
+
+#include "client/client_core.hpp"
+#include "client/transfer.hpp"
+#include "http1/h1_connection.hpp"
+
+namespace sluice {
+
+namespace {
+std::string origin_key(const Url& url) { return url.origin(); }
+}  // namespace
+
+ConnectionPool::ConnectionPool(ClientCore& core) : core_(core) {}
+
+ConnectionPool::~ConnectionPool() = default;
+
+void ConnectionPool::submit(Transfer& transfer) {
+  const std::string key = origin_key(transfer.url());
+  origins_[key].waiting.push_back(&transfer);
+  dispatch(key);
+}
+
+void ConnectionPool::withdraw(Transfer& transfer) {
+  for (auto& [key, origin] : origins_) {
+    auto& waiting = origin.waiting;
+    waiting.erase(std::remove(waiting.begin(), waiting.end(), &transfer), waiting.end());
+  }
+}
+
+void ConnectionPool::dispatch(const std::string& key) {
+  if (closing_ || origins_.count(key) == 0) return;
+  // attach() may close a connection (and so edit the list): look again after each.
+  while (Connection* conn = idle_connection(key)) {
+    Origin& origin = origins_[key];
+    Transfer* transfer = origin.waiting.front();
+    origin.waiting.pop_front();
+    if (auto timer = idle_timers_.find(conn); timer != idle_timers_.end()) {
+      core_.loop().cancel_timer(timer->second);
+      idle_timers_.erase(timer);
+    }
+    transfer->attach(*conn);
+  }
+  // Open connections for transfers no connection can take, up to the origin's limit.
+  Origin& origin = origins_[key];
+  const std::size_t limit = std::max<std::size_t>(1, core_.options().max_connections_per_origin);
+  while (origin.waiting.size() > origin.connectors.size() &&
+         origin.conns.size() + origin.connectors.size() < limit) {
+    open_connection(key, *origin.waiting[origin.connectors.size()]);
+  }
+}
+
+Connection* ConnectionPool::idle_connection(const std::string& key) {
+  Origin& origin = origins_[key];
+  if (origin.waiting.empty()) return nullptr;
+  for (auto& conn : origin.conns) {
+    if (!conn->is_closed() && conn->available_streams() > 0) return conn.get();
+  }
+  return nullptr;
+}
+
+void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
+  Connector::Options options;
+  options.tls_timeout = first.tls_timeout();
+  options.alpn = {"http/1.1"};
+  auto& connectors = origins_[key].connectors;
+  connectors.push_back(nullptr);
+  auto* slot = &connectors.back();
+  // The connector reports through `key` and its own address; the pool outlives it.
+  auto connector = std::make_unique<Connector>(
+      core_.loop(), core_.resolver(), core_.tls(), first.url(), options, nullptr);
+  Connector* raw = connector.get();
+  *slot = std::move(connector);
+  raw->set_callback([this, key, raw](Result<std::unique_ptr<Transport>> transport) {
+    on_connected(key, raw, std::move(transport));
+  });
+}
+
+void ConnectionPool::on_connected(const std::string& key, Connector* connector,
+                                  Result<std::unique_ptr<Transport>> transport) {
+  Origin& origin = origins_[key];
+  auto& connectors = origin.connectors;
+  auto it = std::find_if(connectors.begin(), connectors.end(),
+                         [connector](const auto& c) { return c.get() == connector; });
+  if (it != connectors.end()) {
+    // Deleting the connector from inside its own callback: defer.
+    auto doomed = std::shared_ptr<Connector>(std::move(*it));
+    connectors.erase(it);
+    core_.loop().post([doomed] {});
+  }
+  if (!transport) {
+    // With nothing else on the way, everyone waiting for this origin gets the error.
+    const bool alone = origin.conns.empty() && origin.connectors.empty();
+    std::deque<Transfer*> failed;
+    if (alone) {
+      failed.swap(origin.waiting);
+    } else if (!origin.waiting.empty()) {
+      failed.push_back(origin.waiting.front());
+      origin.waiting.pop_front();
+    }
+    for (Transfer* transfer : failed) transfer->fail(transport.error());
+    return;
+  }
+  auto conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, next_conn_id_++);
+  conn_origin_[conn.get()] = key;
+  origin.conns.push_back(std::move(conn));
+  dispatch(key);
+  if (!origin.conns.empty() && origin.conns.back()->available_streams() > 0) {
+    arm_idle_close(*origin.conns.back());
+  }
+}
+
+ConnectionPool::Origin* ConnectionPool::origin_of(const Connection& conn, std::string* key) {
+  auto found = conn_origin_.find(&conn);
+  if (found == conn_origin_.end()) return nullptr;
+  if (key != nullptr) *key = found->second;
+  return &origins_[found->second];
+}
+
+void ConnectionPool::on_connection_idle(Connection& conn) {
+  std::string key;
+  if (origin_of(conn, &key) == nullptr) return;
+  dispatch(key);
+  if (conn.available_streams() > 0 && !conn.is_closed()) arm_idle_close(conn);
+}
+
+void ConnectionPool::arm_idle_close(Connection& conn) {
+  if (idle_timers_.count(&conn) != 0) return;
+  const auto idle = core_.options().pool_idle_timeout;
+  const Connection* target = &conn;
+  idle_timers_[target] = core_.loop().add_timer(core_.loop().now() + idle, [this, target] {
+    idle_timers_.erase(target);
+    std::string key;
+    Origin* origin = origin_of(*target, &key);
+    if (origin == nullptr) return;
+    for (auto& conn : origin->conns) {
+      if (conn.get() == target && conn->available_streams() > 0) {
+        conn->close(Error(ErrorCategory::cancelled, "idle connection closed by the pool"));
+        on_connection_closed(*conn);
+        return;
+      }
+    }
+  });
+}
+
+void ConnectionPool::on_connection_closed(Connection& conn) {
+  std::string key;
+  Origin* origin = origin_of(conn, &key);
+  if (origin == nullptr) return;
+  if (auto timer = idle_timers_.find(&conn); timer != idle_timers_.end()) {
+    core_.loop().cancel_timer(timer->second);
+    idle_timers_.erase(timer);
+  }
+  conn_origin_.erase(&conn);
+  auto& conns = origin->conns;
+  auto it = std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });
+  if (it != conns.end()) {
+    // Called from inside the connection's own event handling: delete it later.
+    auto doomed = std::shared_ptr<Connection>(std::move(*it));
+    conns.erase(it);
+    core_.loop().post([doomed] {});
+  }
+  dispatch(key);
+}
+
+void ConnectionPool::close_all() {
+  closing_ = true;
+  for (auto& [key, origin] : origins_) {
+    origin.connectors.clear();
+    origin.waiting.clear();
+    for (auto& conn : origin.conns) {
+      conn->close(Error(ErrorCategory::cancelled, "the client is shutting down"));
+    }
+    origin.conns.clear();
+  }
+  conn_origin_.clear();
+  for (auto& [conn, timer] : idle_timers_) core_.loop().cancel_timer(timer);
+  idle_timers_.clear();
+}
+
+std::size_t ConnectionPool::connection_count() const {
+  std::size_t count = 0;
+  for (const auto& [key, origin] : origins_) count += origin.conns.size();
+  return count;
+}
+
+std::size_t ConnectionPool::release_idle_scratch() {
+  std::size_t freed = 0;
+  for (auto& [key, origin] : origins_) {
+    for (auto& conn : origin.conns) {
+      if (conn->available_streams() > 0) freed += conn->release_scratch();
+    }
+  }
+  return freed;
+}
+
+}  // namespace sluice

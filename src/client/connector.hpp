@@ -1,0 +1,54 @@
+#pragma once
+// Connector: one attempt to open a connection to an origin: resolve, TCP connect,
+// and for https the TLS handshake with ALPN. Reports a ready Transport or an Error.
+// Ownership: HTTP thread only; destroying it cancels the attempt (no callback).
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "io/event_loop.hpp"
+#include "io/tcp_connect.hpp"
+#include "io/tls.hpp"
+#include "io/transport.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+class Connector : private FdWatcher {
+ public:
+  using Callback = std::function<void(Result<std::unique_ptr<Transport>>)>;
+  struct Options {
+    std::chrono::milliseconds tls_timeout{0};  ///< 0 = none
+    std::vector<std::string> alpn;             ///< for https
+  };
+
+  Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Url& origin,
+            Options options, Callback done);
+  ~Connector() override;
+  /// Sets (or replaces) the callback; for owners that create the connector first.
+  void set_callback(Callback done) { done_ = std::move(done); }
+
+ private:
+  void on_resolved(Result<std::vector<SocketAddress>> addresses);
+  void on_connected(Result<int> fd);
+  void on_fd_ready(std::uint32_t events) override;
+  void drive_handshake();
+  void finish(Result<std::unique_ptr<Transport>> result);
+
+  EventLoop& loop_;
+  TlsContext* tls_;
+  std::string host_;
+  std::uint16_t port_;
+  bool https_;
+  Options options_;
+  Callback done_;
+  std::unique_ptr<Resolver::Lookup> lookup_;
+  std::unique_ptr<TcpConnect> connect_;
+  std::unique_ptr<Transport> handshaking_;
+  bool watching_ = false;
+  EventLoop::TimerId tls_timer_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,80 @@
+#include "client/pending_state.hpp"
+
+namespace sluice {
+
+void PendingState::decide(Result<Response> result) {
+  std::unique_lock lock(mu);
+  if (outcome || taken) return;
+  if (then) {
+    auto callback = std::move(then);
+    taken = true;
+    lock.unlock();
+    callback(std::move(result));
+    return;
+  }
+  outcome.emplace(std::move(result));
+  lock.unlock();
+  decided_cv.notify_all();
+}
+
+PendingResponse::PendingResponse(std::shared_ptr<PendingState> state) : state_(std::move(state)) {}
+
+namespace {
+Error no_state() { return Error(ErrorCategory::usage, "this PendingResponse holds no request"); }
+Error taken_twice() {
+  return Error(ErrorCategory::usage, "the response was already taken (wait or then called twice)");
+}
+}  // namespace
+
+Result<Response> PendingResponse::wait() {
+  if (!state_) return no_state();
+  std::unique_lock lock(state_->mu);
+  state_->decided_cv.wait(lock, [this] { return state_->outcome.has_value() || state_->taken; });
+  if (!state_->outcome) return taken_twice();
+  state_->taken = true;
+  Result<Response> result = std::move(*state_->outcome);
+  state_->outcome.reset();
+  return result;
+}
+
+std::optional<Result<Response>> PendingResponse::wait_for(std::chrono::milliseconds timeout) {
+  if (!state_) return Result<Response>(no_state());
+  std::unique_lock lock(state_->mu);
+  if (!state_->decided_cv.wait_for(lock, timeout,
+                                   [this] { return state_->outcome.has_value() || state_->taken; })) {
+    return std::nullopt;
+  }
+  if (!state_->outcome) return Result<Response>(taken_twice());
+  state_->taken = true;
+  Result<Response> result = std::move(*state_->outcome);
+  state_->outcome.reset();
+  return result;
+}
+
+void PendingResponse::then(std::function<void(Result<Response>)> done) {
+  if (!state_) {
+    done(no_state());
+    return;
+  }
+  std::unique_lock lock(state_->mu);
+  if (state_->taken) {
+    lock.unlock();
+    done(taken_twice());
+    return;
+  }
+  if (state_->outcome) {
+    state_->taken = true;
+    Result<Response> result = std::move(*state_->outcome);
+    state_->outcome.reset();
+    lock.unlock();
+    done(std::move(result));
+    return;
+  }
+  state_->then = std::move(done);
+}
+
+void PendingResponse::cancel() {
+  if (state_ && state_->cancel) state_->cancel();
+}
+
+}  // namespace sluice

@@ -1,0 +1,34 @@
+#pragma once
+// Redirect rules, pure: which statuses redirect, how the method and body change,
+// which headers must not follow the request to another origin.
+// Any thread.
+
+#include <optional>
+#include <string>
+
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+#include "sluice/request.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+bool is_redirect_status(int status) noexcept;
+
+struct RedirectStep {
+  Url next;
+  std::string method;   ///< GET after 303 (and after 301/302 for POST), else unchanged
+  bool keep_body = false;  ///< 307/308 resend the body
+};
+
+/// Decides the next hop of a redirect, or fails with a clear error: the Location is
+/// missing or invalid, the limit is reached, or the hop would go from https to http.
+Result<RedirectStep> plan_redirect(const Url& current, const std::string& method, int status,
+                                   const Headers& response_headers, int redirects_so_far,
+                                   const RedirectPolicy& policy);
+
+/// Removes credentials (Authorization, Cookie, Proxy-Authorization) when the next hop
+/// leaves the origin, as curl and browsers do.
+void drop_credentials_across_origins(const Url& from, const Url& to, Headers& headers);
+
+}  // namespace sluice

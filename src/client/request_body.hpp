@@ -1,0 +1,33 @@
+#pragma once
+// RequestBodySource implementations for the three kinds of request body: owned
+// bytes, a file read on the file pool, and a stream written by a producer.
+// Ownership: created on the user's thread in Client::send, then HTTP thread only.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "io/connection.hpp"
+#include "sluice/request.hpp"
+
+namespace sluice {
+
+class WorkerPool;
+class SourceQueue;
+
+/// Runs a task on the HTTP thread (from any thread).
+using PostToHttpThread = std::function<void(std::function<void()>)>;
+
+struct BodyEnvironment {
+  PostToHttpThread post;
+  WorkerPool* file_pool = nullptr;
+  std::size_t release_threshold = 0;
+};
+
+/// Makes the source for a request's body; nullptr for no body. Opening a file happens
+/// here, on the caller's thread, so a missing file fails at once with category io.
+Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
+                                                            const BodyEnvironment& env);
+
+}  // namespace sluice

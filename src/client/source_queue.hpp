@@ -1,0 +1,66 @@
+#pragma once
+// SourceQueue: the request-body counterpart of StagingBuffer. A producer thread
+// writes; the HTTP thread takes bytes only as fast as the transport sends them. At
+// or above the mark the producer waits.
+// Thread-safety: any thread; everything below is guarded by mu_.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "io/byte_queue.hpp"
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+class SourceQueue {
+ public:
+  explicit SourceQueue(std::size_t mark) : mark_(mark == 0 ? 1 : mark) {}
+
+  // --- producer ---
+  /// Appends when below the mark, waiting until `deadline` otherwise. Returns false
+  /// on timeout.
+  Result<bool> write(std::span<const std::byte> bytes,
+                     std::optional<std::chrono::steady_clock::time_point> deadline);
+  void close();
+  void abort(std::string reason);
+  /// `ready` runs on the HTTP thread when the queue is below the mark.
+  void when_writable(std::function<void()> ready);
+
+  // --- HTTP thread ---
+  struct Taken {
+    std::size_t bytes = 0;
+    bool closed = false;                 ///< the producer closed and everything was taken
+    std::optional<Error> error;          ///< the producer aborted
+  };
+  /// Moves up to `max` bytes into `out`.
+  Taken take(ByteQueue& out, std::size_t max);
+  /// `wake` is called (from the producer's thread; it must post) when bytes or the
+  /// end arrive while the HTTP thread waits.
+  void set_consumer_waker(std::function<void()> wake);
+  /// `post` runs a task on the HTTP thread; needed for when_writable.
+  void set_poster(std::function<void(std::function<void()>)> post);
+  /// The request ended; writers fail from now on with `reason`.
+  void shut(Error reason);
+
+ private:
+  void wake_consumer_locked(std::unique_lock<std::mutex>& lock);
+
+  const std::size_t mark_;
+  std::mutex mu_;
+  std::condition_variable writable_;
+  ByteQueue queue_;
+  bool closed_ = false;
+  std::optional<std::string> aborted_;
+  std::optional<Error> shut_;
+  bool consumer_waiting_ = false;
+  std::function<void()> consumer_waker_;
+  std::function<void(std::function<void()>)> post_;
+  std::function<void()> writable_callback_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,176 @@
+#include "client/staging_buffer.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sluice {
+
+namespace {
+// A drained queue keeps its block for reuse unless the block outgrew twice the mark
+// (a burst); then it goes after the delivery that emptied it.
+constexpr std::size_t kRetainFactor = 2;
+// Callback mode hands bytes over in pieces no larger than this.
+constexpr std::size_t kCallbackPiece = 64 * 1024;
+}  // namespace
+
+StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread)
+    : mark_(std::max<std::size_t>(mark, 1)), notify_(std::move(notify_http_thread)) {}
+
+std::size_t StagingBuffer::room() const {
+  std::lock_guard lock(mu_);
+  return queue_.size() >= mark_ ? 0 : mark_ - queue_.size();
+}
+
+void StagingBuffer::append(std::span<const std::byte> bytes) {
+  {
+    std::lock_guard lock(mu_);
+    if (reader_gone_) return;  // nobody will read: count nothing, keep nothing
+    queue_.append(bytes);
+    if (queue_.size() >= mark_) signal_.store(Signal::paused, std::memory_order_release);
+  }
+  readable_.notify_one();
+}
+
+void StagingBuffer::finish(Headers trailers) {
+  {
+    std::lock_guard lock(mu_);
+    if (end_ != End::open) return;
+    end_ = End::done;
+    trailers_ = std::move(trailers);
+  }
+  readable_.notify_all();
+}
+
+void StagingBuffer::fail(Error error) {
+  {
+    std::lock_guard lock(mu_);
+    if (end_ != End::open) return;
+    end_ = End::failed;
+    error_ = std::move(error);
+  }
+  readable_.notify_all();
+}
+
+bool StagingBuffer::take_locked(std::size_t n) {
+  queue_.consume(n);
+  if (queue_.empty()) queue_.trim_if_empty(kRetainFactor * mark_);
+  if (queue_.size() < mark_ / 2 &&
+      signal_.load(std::memory_order_relaxed) == Signal::paused) {
+    signal_.store(Signal::flowing, std::memory_order_release);
+    return true;
+  }
+  return false;
+}
+
+Result<std::optional<std::size_t>> StagingBuffer::read(
+    std::span<std::byte> into, std::optional<std::chrono::steady_clock::time_point> deadline) {
+  std::unique_lock lock(mu_);
+  auto ready = [this] { return !queue_.empty() || end_ != End::open; };
+  if (deadline) {
+    if (!readable_.wait_until(lock, *deadline, ready)) return std::optional<std::size_t>{};
+  } else {
+    readable_.wait(lock, ready);
+  }
+  // Bytes that arrived before a failure are still the reader's.
+  if (!queue_.empty()) {
+    const std::size_t n = std::min(into.size(), queue_.size());
+    std::memcpy(into.data(), queue_.readable().data(), n);
+    const bool resume = take_locked(n);
+    lock.unlock();
+    if (resume) notify_();
+    return std::optional<std::size_t>{n};
+  }
+  if (end_ == End::failed) return *error_;
+  return std::optional<std::size_t>{0};
+}
+
+void StagingBuffer::set_callbacks(BodyReader::DataCallback on_data,
+                                  BodyReader::EndCallback on_end) {
+  {
+    std::lock_guard lock(mu_);
+    on_data_ = std::move(on_data);
+    on_end_ = std::move(on_end);
+  }
+  notify_();  // the HTTP thread delivers what is already staged
+}
+
+void StagingBuffer::resume_callbacks() {
+  {
+    std::lock_guard lock(mu_);
+    callbacks_paused_ = false;
+  }
+  notify_();
+}
+
+void StagingBuffer::deliver_callbacks() {
+  std::unique_lock lock(mu_);
+  if (!on_data_) return;
+  ByteQueue piece;
+  while (!callbacks_paused_ && !queue_.empty()) {
+    const std::size_t n = std::min(kCallbackPiece, queue_.size());
+    piece.clear();
+    piece.append(queue_.readable().first(n));
+    take_locked(n);  // the HTTP thread is the caller: no resume post needed
+    auto on_data = on_data_;
+    lock.unlock();
+    const bool more = on_data(piece.readable());
+    lock.lock();
+    if (!more) callbacks_paused_ = true;
+  }
+  if (queue_.empty() && end_ != End::open && !end_delivered_ && on_end_) {
+    end_delivered_ = true;
+    auto on_end = std::move(on_end_);
+    Result<void> status = end_ == End::failed ? Result<void>(*error_) : Result<void>();
+    lock.unlock();
+    on_end(std::move(status));
+  }
+}
+
+std::size_t StagingBuffer::release_empty_capacity() {
+  std::lock_guard lock(mu_);
+  return queue_.release_if_empty();
+}
+
+std::size_t StagingBuffer::staged_bytes() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
+std::size_t StagingBuffer::retained_capacity() const {
+  std::lock_guard lock(mu_);
+  return queue_.capacity();
+}
+
+bool StagingBuffer::reader_gone() const {
+  std::lock_guard lock(mu_);
+  return reader_gone_;
+}
+
+bool StagingBuffer::ended() const {
+  std::lock_guard lock(mu_);
+  return end_ != End::open;
+}
+
+std::size_t StagingBuffer::drop_staged() {
+  std::lock_guard lock(mu_);
+  const std::size_t dropped = queue_.size();
+  queue_.clear();
+  queue_.release_if_empty();
+  return dropped;
+}
+
+void StagingBuffer::close_reader() {
+  {
+    std::lock_guard lock(mu_);
+    if (reader_gone_) return;
+    reader_gone_ = true;
+  }
+  notify_();
+}
+
+Headers StagingBuffer::trailers() const {
+  std::lock_guard lock(mu_);
+  return trailers_;
+}
+
+}  // namespace sluice

@@ -1,0 +1,86 @@
+#pragma once
+// StagingBuffer: the one place decoded response bytes wait between the HTTP thread
+// and a consumer thread. Above its mark it signals Paused and the transport stops
+// taking bytes for the stream; a consumer that drains it below half the mark flips
+// it back to Flowing and posts one resume to the HTTP thread.
+// Thread-safety: any thread; the queue and end state are guarded by mu_. signal_ is
+// atomic so the HTTP thread can test it without the lock.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <span>
+
+#include "io/byte_queue.hpp"
+#include "sluice/body.hpp"
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice {
+
+class StagingBuffer {
+ public:
+  enum class Signal { flowing, paused };
+  /// Runs on the thread that caused it; it must only post to the HTTP thread.
+  using Notify = std::function<void()>;
+
+  StagingBuffer(std::size_t mark, Notify notify_http_thread);
+
+  std::size_t mark() const noexcept { return mark_; }
+  bool paused() const noexcept { return signal_.load(std::memory_order_acquire) == Signal::paused; }
+
+  // --- HTTP thread ---
+  /// Bytes that fit below the mark now (for output-bounded decoding).
+  std::size_t room() const;
+  /// Stages bytes (always takes all: a receive is bounded); at or above the mark the
+  /// signal turns Paused.
+  void append(std::span<const std::byte> bytes);
+  void finish(Headers trailers);
+  void fail(Error error);
+  /// Delivers staged bytes to callbacks, when the reader chose callback mode.
+  void deliver_callbacks();
+  /// The sweep: frees the queue's block if it is empty. Returns bytes freed.
+  std::size_t release_empty_capacity();
+  std::size_t staged_bytes() const;
+  std::size_t retained_capacity() const;
+  bool reader_gone() const;
+  bool ended() const;
+  /// After the reader went away: frees what was staged; returns how many bytes.
+  std::size_t drop_staged();
+
+  // --- consumer side (BodyReader) ---
+  /// Copies staged bytes out; waits until `deadline` (forever when nullopt).
+  /// Returns nullopt on timeout, 0 at the end.
+  Result<std::optional<std::size_t>> read(std::span<std::byte> into,
+                                          std::optional<std::chrono::steady_clock::time_point> deadline);
+  void set_callbacks(BodyReader::DataCallback on_data, BodyReader::EndCallback on_end);
+  void resume_callbacks();
+  void close_reader();
+  Headers trailers() const;
+
+ private:
+  enum class End { open, done, failed };
+  /// Under mu_: after taking bytes, flip to Flowing below half the mark.
+  bool take_locked(std::size_t n);
+
+  const std::size_t mark_;
+  const Notify notify_;
+  std::atomic<Signal> signal_{Signal::flowing};
+
+  mutable std::mutex mu_;
+  std::condition_variable readable_;
+  ByteQueue queue_;                    // guarded by mu_
+  End end_ = End::open;                // guarded by mu_
+  std::optional<Error> error_;         // guarded by mu_
+  Headers trailers_;                   // guarded by mu_
+  bool reader_gone_ = false;           // guarded by mu_
+  BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread
+  BodyReader::EndCallback on_end_;     // guarded by mu_
+  bool callbacks_paused_ = false;      // guarded by mu_
+  bool end_delivered_ = false;         // HTTP thread
+};
+
+}  // namespace sluice

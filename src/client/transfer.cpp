@@ -1,0 +1,388 @@
+#include "client/transfer.hpp"
+
+#include "client/client_core.hpp"
+#include "client/connection_pool.hpp"
+
+namespace sluice {
+
+namespace {
+
+// A redirect's own body is read and dropped up to this size so its connection can be
+// reused; a longer one closes the connection instead.
+constexpr std::uint64_t kRedirectDrainLimit = 64 * 1024;
+
+bool is_idempotent(const std::string& method) {
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
+         method == "OPTIONS" || method == "TRACE";
+}
+
+std::string millis(std::chrono::milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
+
+}  // namespace
+
+Transfer::Transfer(ClientCore& core, Request request, Url url,
+                   std::shared_ptr<PendingState> pending, std::unique_ptr<RequestBodySource> body)
+    : core_(core),
+      request_(std::move(request)),
+      url_(std::move(url)),
+      method_(request_.method),
+      pending_(std::move(pending)),
+      body_(std::move(body)) {}
+
+Transfer::~Transfer() = default;
+
+void Transfer::begin() {
+  std::weak_ptr<Transfer> weak = weak_from_this();
+  auto poster = core_.poster();
+  staging_ = std::make_shared<StagingBuffer>(request_.mark, [poster, weak] {
+    poster->post([weak] {
+      if (auto self = weak.lock()) self->on_consumer_activity();
+    });
+  });
+  if (request_.timeouts.total.count() > 0) {
+    arm_timer(total_timer_, request_.timeouts.total,
+              Error(ErrorCategory::timeout, "transfer did not complete within " +
+                                                millis(request_.timeouts.total) + " (total timeout)"));
+  }
+  queue_for_connection();
+}
+
+void Transfer::queue_for_connection() {
+  phase_ = Phase::waiting_connection;
+  if (request_.timeouts.connect.count() > 0) {
+    arm_timer(connect_timer_, request_.timeouts.connect,
+              Error(ErrorCategory::timeout, "connect: no connection to " + url_.authority() +
+                                                " within " + millis(request_.timeouts.connect)));
+  }
+  core_.pool().submit(*this);
+}
+
+ExchangeRequest Transfer::build_exchange() {
+  ExchangeRequest exchange;
+  exchange.method = method_;
+  exchange.scheme = url_.scheme;
+  exchange.authority = url_.authority();
+  exchange.target = url_.target();
+  exchange.headers = request_.headers;
+  if (!exchange.headers.contains("user-agent")) {
+    exchange.headers.add("User-Agent", core_.options().user_agent);
+  }
+  if (!exchange.headers.contains("accept")) exchange.headers.add("Accept", "*/*");
+  if (request_.decode.enabled && !exchange.headers.contains("accept-encoding")) {
+    exchange.headers.add("Accept-Encoding", std::string(kAcceptEncoding));
+  }
+  exchange.body = body_.get();
+  exchange.max_header_bytes = request_.max_header_bytes;
+  return exchange;
+}
+
+void Transfer::attach(Connection& conn) {
+  cancel_timer(connect_timer_);
+  conn_ = &conn;
+  conn_reused_ = conn.was_reused();
+  phase_ = Phase::waiting_head;
+  if (request_.timeouts.first_byte.count() > 0) {
+    arm_timer(first_byte_timer_, request_.timeouts.first_byte,
+              Error(ErrorCategory::timeout, "no response headers from " + url_.authority() +
+                                                " within " + millis(request_.timeouts.first_byte)));
+  }
+  conn.start(build_exchange(), *this);
+}
+
+void Transfer::on_response_head(ResponseHead head) {
+  cancel_timer(first_byte_timer_);
+  last_activity_ = core_.loop().now();
+  if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
+  if (phase_ == Phase::finished) return;
+  if (request_.decode.enabled) {
+    if (auto coding = head.headers.get("content-encoding")) {
+      auto decoder = ContentDecoder::create(
+          *coding, {request_.decode.max_decoded_size, request_.decode.max_ratio});
+      if (!decoder) {
+        fail(std::move(decoder).error());
+        return;
+      }
+      decoder_ = std::move(*decoder);
+    }
+  }
+  phase_ = Phase::body;
+  arm_idle_timer();
+  Response response;
+  response.status = head.status;
+  response.headers = std::move(head.headers);
+  response.version = conn_ != nullptr ? conn_->version() : HttpVersion::http1_1;
+  response.effective_url = url_.to_string();
+  response.redirects = redirects_;
+  response.body = BodyReader(staging_);
+  pending_->decide(std::move(response));
+}
+
+// Returns true when the response is a redirect to follow (or failed while planning).
+bool Transfer::start_redirect(const ResponseHead& head) {
+  auto step = plan_redirect(url_, method_, head.status, head.headers, redirects_, request_.redirects);
+  if (!step) {
+    fail(std::move(step).error());
+    return true;
+  }
+  if (step->keep_body && body_ && !body_->rewind()) {
+    fail(Error(ErrorCategory::usage,
+               "redirect: cannot resend the request body for the " + std::to_string(head.status) +
+                   " redirect (a streamed body, or a large body already freed after sending)"));
+    return true;
+  }
+  next_hop_ = std::move(*step);
+  redirect_body_bytes_ = 0;
+  phase_ = Phase::redirect_body;
+  return true;
+}
+
+void Transfer::follow_redirect() {
+  RedirectStep step = std::move(*next_hop_);
+  next_hop_.reset();
+  drop_credentials_across_origins(url_, step.next, request_.headers);
+  if (!step.keep_body && body_) {
+    body_.reset();
+    request_.headers.remove("content-type");
+  }
+  url_ = std::move(step.next);
+  method_ = std::move(step.method);
+  ++redirects_;
+  queue_for_connection();
+}
+
+void Transfer::on_body(std::span<const std::byte> bytes) {
+  last_activity_ = core_.loop().now();
+  if (phase_ == Phase::redirect_body) {
+    redirect_body_bytes_ += bytes.size();
+    if (redirect_body_bytes_ > kRedirectDrainLimit) {
+      abandon_exchange();
+      follow_redirect();
+    }
+    return;
+  }
+  if (phase_ != Phase::body) return;
+  received_ += bytes.size();
+  if (request_.max_body_size != 0 && received_ > request_.max_body_size) {
+    fail(Error(ErrorCategory::too_large, "response body exceeds the limit of " +
+                                             std::to_string(request_.max_body_size) + " bytes"));
+    return;
+  }
+  if (reader_dropped_) {
+    discarded_ += bytes.size();
+    if (discarded_ > request_.mark) {
+      abandon_exchange();
+      finished();
+    }
+    return;
+  }
+  deliver_body(bytes);
+}
+
+void Transfer::deliver_body(std::span<const std::byte> bytes) {
+  if (decoder_) {
+    compressed_body_.append(bytes);
+    pump_decoder();
+    return;
+  }
+  staging_->append(bytes);
+  staging_->deliver_callbacks();
+}
+
+// Decodes only as far as the staging buffer has room: a reader that stops reading
+// also stops decompression, so a small compressed input cannot inflate past the mark.
+void Transfer::pump_decoder() {
+  while (decoder_ && phase_ == Phase::body) {
+    const std::size_t room = staging_->room();
+    if (room == 0) break;
+    auto step = decoder_->decode(compressed_body_.readable(), decoded_body_, room);
+    if (!step) {
+      fail(std::move(step).error());
+      return;
+    }
+    compressed_body_.consume(step->consumed);
+    if (!decoded_body_.empty()) {
+      staging_->append(decoded_body_.readable());
+      decoded_body_.clear();
+    }
+    if (step->consumed == 0 && step->produced == 0) break;
+  }
+  if (phase_ != Phase::body) return;
+  staging_->deliver_callbacks();
+  if (complete_pending_ && compressed_body_.empty() && (!decoder_ || staging_->room() > 0)) {
+    finish_body();
+  }
+}
+
+void Transfer::finish_body() {
+  if (decoder_) {
+    auto done = decoder_->finish();
+    if (!done) {
+      fail(std::move(done).error());
+      return;
+    }
+  }
+  staging_->finish(std::move(trailers_));
+  staging_->deliver_callbacks();
+  finished();
+}
+
+void Transfer::on_trailers(Headers trailers) { trailers_ = std::move(trailers); }
+
+void Transfer::on_complete() {
+  conn_ = nullptr;
+  cancel_timer(first_byte_timer_);
+  cancel_timer(idle_timer_);
+  if (phase_ == Phase::redirect_body) {
+    follow_redirect();
+    return;
+  }
+  if (phase_ != Phase::body) return;
+  if (reader_dropped_) {
+    finished();
+    return;
+  }
+  complete_pending_ = true;
+  if (decoder_) {
+    pump_decoder();
+  } else {
+    finish_body();
+  }
+}
+
+bool Transfer::may_retry() const {
+  return phase_ == Phase::waiting_head && conn_reused_ && !retried_ && is_idempotent(method_);
+}
+
+void Transfer::on_error(Error error) {
+  conn_ = nullptr;
+  if (may_retry() && (!body_ || body_->rewind())) {
+    // A pooled connection the server had closed: the request never reached it.
+    retried_ = true;
+    cancel_timer(first_byte_timer_);
+    queue_for_connection();
+    return;
+  }
+  fail(std::move(error));
+}
+
+bool Transfer::wants_body() const {
+  if (phase_ != Phase::body || reader_dropped_) return true;
+  return compressed_body_.empty() && !staging_->paused();
+}
+
+bool Transfer::paused() const { return staging_ && staging_->paused(); }
+
+void Transfer::on_consumer_activity() {
+  if (phase_ != Phase::body) return;
+  if (!reader_dropped_ && staging_->reader_gone()) {
+    reader_dropped();
+    return;
+  }
+  if (decoder_) {
+    pump_decoder();
+  } else {
+    staging_->deliver_callbacks();
+  }
+  if (phase_ == Phase::body && conn_ != nullptr && wants_body()) conn_->resume(*this);
+}
+
+// The reader went away unread: a body that fits under the mark still completes (its
+// connection is reused); a longer one is abandoned.
+void Transfer::reader_dropped() {
+  reader_dropped_ = true;
+  discarded_ = staging_->drop_staged() + compressed_body_.size();
+  compressed_body_.clear();
+  decoder_.reset();
+  if (discarded_ >= request_.mark || staging_->paused()) {
+    abandon_exchange();
+    finished();
+    return;
+  }
+  if (conn_ != nullptr) conn_->resume(*this);
+}
+
+void Transfer::abandon_exchange() {
+  if (conn_ == nullptr) return;
+  Connection* conn = conn_;
+  conn_ = nullptr;
+  conn->cancel(*this);
+}
+
+void Transfer::fail(Error error) {
+  if (phase_ == Phase::finished) return;
+  if (conn_ != nullptr) {
+    abandon_exchange();
+  } else if (phase_ == Phase::waiting_connection) {
+    core_.pool().withdraw(*this);
+  }
+  if (phase_ == Phase::body) {
+    staging_->fail(std::move(error));
+    staging_->deliver_callbacks();
+  } else {
+    pending_->decide(std::move(error));
+  }
+  finished();
+}
+
+void Transfer::finished() {
+  if (phase_ == Phase::finished) return;
+  phase_ = Phase::finished;
+  cancel_timer(total_timer_);
+  cancel_timer(connect_timer_);
+  cancel_timer(first_byte_timer_);
+  cancel_timer(idle_timer_);
+  body_.reset();  // a source's memory goes now, on the HTTP thread
+  compressed_body_.release_if_empty();
+  decoded_body_.release_if_empty();
+  core_.transfer_done(*this);
+}
+
+std::size_t Transfer::sweep() {
+  if (phase_ != Phase::body || !staging_->paused()) return 0;
+  std::size_t freed = decoded_body_.release_if_empty() + compressed_body_.release_if_empty() +
+                      staging_->release_empty_capacity();
+  if (decoder_) freed += decoder_->release_scratch();
+  if (conn_ != nullptr) freed += conn_->release_scratch();
+  return freed;
+}
+
+void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error) {
+  cancel_timer(id);
+  std::weak_ptr<Transfer> weak = weak_from_this();
+  id = core_.loop().add_timer(core_.loop().now() + after, [weak, &id, error]() mutable {
+    if (auto self = weak.lock()) {
+      id = 0;
+      self->fail(std::move(error));
+    }
+  });
+}
+
+// The idle timeout counts only time the server is expected to send: while the reader
+// holds the stream paused, silence is ours, not the server's.
+void Transfer::arm_idle_timer() {
+  const auto idle = request_.timeouts.idle;
+  if (idle.count() <= 0) return;
+  cancel_timer(idle_timer_);
+  std::weak_ptr<Transfer> weak = weak_from_this();
+  idle_timer_ = core_.loop().add_timer(last_activity_ + idle, [weak, idle] {
+    auto self = weak.lock();
+    if (!self) return;
+    self->idle_timer_ = 0;
+    if (self->phase_ != Phase::body && self->phase_ != Phase::waiting_head) return;
+    const TimePoint now = self->core_.loop().now();
+    if (self->paused() || !self->compressed_body_.empty()) self->last_activity_ = now;
+    if (now - self->last_activity_ >= idle) {
+      self->fail(Error(ErrorCategory::timeout, "idle timeout: no data from " +
+                                                   self->url_.authority() + " for " + millis(idle)));
+      return;
+    }
+    self->arm_idle_timer();
+  });
+}
+
+void Transfer::cancel_timer(EventLoop::TimerId& id) {
+  if (id != 0) core_.loop().cancel_timer(id);
+  id = 0;
+}
+
+}  // namespace sluice

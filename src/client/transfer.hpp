@@ -1,0 +1,108 @@
+#pragma once
+// Transfer: one user request from send() to the end of its body, across redirects
+// and a retry. It is the ExchangeSink of its current exchange, owns the response's
+// decoding (compressed and decoded scratch) and its timers, and feeds the staging
+// buffer.
+// Ownership: created on the caller's thread, then HTTP thread only; owned by the
+// ClientCore (shared_ptr so posted tasks can hold weak references).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "client/content_decoder.hpp"
+#include "client/pending_state.hpp"
+#include "client/redirect.hpp"
+#include "client/staging_buffer.hpp"
+#include "io/byte_queue.hpp"
+#include "io/connection.hpp"
+#include "io/event_loop.hpp"
+#include "sluice/request.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+class ClientCore;
+
+class Transfer final : public ExchangeSink, public std::enable_shared_from_this<Transfer> {
+ public:
+  Transfer(ClientCore& core, Request request, Url url, std::shared_ptr<PendingState> pending,
+           std::unique_ptr<RequestBodySource> body);
+  ~Transfer() override;
+
+  /// Starts timers and asks the pool for a connection.
+  void begin();
+  const Url& url() const noexcept { return url_; }
+  VersionPolicy version_policy() const noexcept { return request_.version; }
+  std::chrono::milliseconds tls_timeout() const noexcept { return request_.timeouts.tls; }
+
+  /// The pool hands over a connection that can start an exchange now.
+  void attach(Connection& conn);
+  /// Ends the transfer with `error` (connect failure, timeout, cancel, shutdown).
+  void fail(Error error);
+  /// A consumer took bytes, dropped the reader, or chose callback mode.
+  void on_consumer_activity();
+  /// The sweep: while paused, frees empty scratch. Returns bytes freed.
+  std::size_t sweep();
+  bool paused() const;
+
+  // ExchangeSink
+  void on_response_head(ResponseHead head) override;
+  void on_body(std::span<const std::byte> bytes) override;
+  void on_trailers(Headers trailers) override;
+  void on_complete() override;
+  void on_error(Error error) override;
+  bool wants_body() const override;
+
+ private:
+  enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };
+
+  ExchangeRequest build_exchange();
+  void queue_for_connection();
+  bool start_redirect(const ResponseHead& head);
+  void follow_redirect();
+  bool may_retry() const;
+  void deliver_body(std::span<const std::byte> bytes);
+  void pump_decoder();
+  void finish_body();
+  void abandon_exchange();
+  void reader_dropped();
+  void finished();
+  void arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error);
+  void arm_idle_timer();
+  void cancel_timer(EventLoop::TimerId& id);
+
+  ClientCore& core_;
+  Request request_;
+  Url url_;
+  std::string method_;
+  std::shared_ptr<PendingState> pending_;
+  std::unique_ptr<RequestBodySource> body_;
+  std::shared_ptr<StagingBuffer> staging_;
+
+  Phase phase_ = Phase::waiting_connection;
+  Connection* conn_ = nullptr;
+  bool conn_reused_ = false;
+  bool retried_ = false;
+  int redirects_ = 0;
+  std::optional<RedirectStep> next_hop_;
+  std::uint64_t redirect_body_bytes_ = 0;
+
+  std::unique_ptr<ContentDecoder> decoder_;
+  ByteQueue compressed_body_;  // received, not yet decoded (waits for staging room)
+  ByteQueue decoded_body_;     // decoder output on its way to staging
+  bool complete_pending_ = false;  // the exchange ended; decoding still drains
+  Headers trailers_;
+  std::uint64_t received_ = 0;
+  bool reader_dropped_ = false;
+  std::uint64_t discarded_ = 0;
+
+  EventLoop::TimerId total_timer_ = 0;
+  EventLoop::TimerId connect_timer_ = 0;
+  EventLoop::TimerId first_byte_timer_ = 0;
+  EventLoop::TimerId idle_timer_ = 0;
+  TimePoint last_activity_{};
+};
+
+}  // namespace sluice

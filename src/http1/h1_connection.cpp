@@ -1,0 +1,279 @@
+#include "http1/h1_connection.hpp"
+
+#include <sys/epoll.h>
+
+#include <utility>
+
+namespace sluice {
+
+namespace {
+
+// One receive: the most a paused exchange can hold beyond its mark.
+constexpr std::size_t kReceiveSize = 64 * 1024;
+// The most of a request body taken from its source per write.
+constexpr std::size_t kBodyPiece = 64 * 1024;
+
+H1BodyFraming framing_for(const RequestBodySource* body) {
+  if (body == nullptr) return {};
+  if (auto length = body->length()) return {H1BodyFraming::Kind::content_length, *length};
+  return {H1BodyFraming::Kind::chunked, 0};
+}
+
+}  // namespace
+
+H1Connection::H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
+                           ConnectionOwner& owner, std::uint64_t id)
+    : loop_(loop), transport_(std::move(transport)), owner_(owner), id_(id) {
+  // Read while idle too: a server that closes a pooled connection is noticed at once.
+  if (loop_.watch(transport_->fd(), EPOLLIN, this)) {
+    watched_events_ = EPOLLIN;
+  } else {
+    state_ = State::closed;
+  }
+}
+
+H1Connection::~H1Connection() {
+  *alive_ = false;
+  if (state_ != State::closed) loop_.unwatch(transport_->fd());
+}
+
+std::size_t H1Connection::available_streams() const noexcept {
+  return state_ == State::idle ? 1 : 0;
+}
+
+void H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
+  if (state_ != State::idle) {
+    sink.on_error(Error(ErrorCategory::protocol, "HTTP/1.1: connection is not idle"));
+    return;
+  }
+  ++exchanges_;
+  state_ = State::busy;
+  owner_told_idle_ = false;
+  sink_ = &sink;
+  body_ = request.body;
+  body_sent_ = body_ == nullptr;
+  response_done_ = false;
+  waiting_for_body_ = false;
+  const H1BodyFraming framing = framing_for(body_);
+  chunked_body_ = framing.kind == H1BodyFraming::Kind::chunked;
+  encode_request_head({request.method, request.target, request.authority, &request.headers, framing},
+                      send_queue_);
+  parser_.expect_response(request.method == "HEAD", request.max_header_bytes);
+  if (body_ != nullptr) {
+    body_->set_waker([this, alive = std::weak_ptr<bool>(alive_)] {
+      auto still = alive.lock();
+      if (!still || !*still || state_ != State::busy) return;
+      waiting_for_body_ = false;
+      after_event();
+    });
+  }
+  after_event();
+}
+
+void H1Connection::resume(ExchangeSink& sink) {
+  if (sink_ != &sink || in_read_) return;  // inside read_ready, its loop re-checks
+  read_ready();
+  after_event();
+}
+
+void H1Connection::cancel(ExchangeSink& sink) {
+  if (sink_ != &sink) return;
+  sink_ = nullptr;
+  body_ = nullptr;
+  // HTTP/1.1 cannot abandon a response midway and keep the connection.
+  close_transport();
+  if (!in_read_) after_event();
+}
+
+std::size_t H1Connection::release_scratch() {
+  return recv_.release_if_empty() + send_queue_.release_if_empty();
+}
+
+void H1Connection::close(Error error) {
+  owner_told_closed_ = true;  // the owner asked; it needs no callback
+  fail(std::move(error));
+}
+
+void H1Connection::on_fd_ready(std::uint32_t events) {
+  if (events & EPOLLOUT) write_blocked_ = false;
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_ready();
+  after_event();
+}
+
+bool H1Connection::wants_read() const {
+  if (state_ == State::idle) return true;
+  if (state_ != State::busy) return false;
+  return sink_ == nullptr || sink_->wants_body();
+}
+
+void H1Connection::read_ready() {
+  in_read_ = true;
+  while (state_ != State::closed && wants_read()) {
+    auto room = recv_.prepare(kReceiveSize).first(kReceiveSize);
+    auto outcome = transport_->read(room);
+    if (!outcome) {
+      fail(std::move(outcome).error());
+      break;
+    }
+    if (outcome->status == IoStatus::eof) {
+      receive_eof();
+      break;
+    }
+    if (outcome->status != IoStatus::done) break;
+    recv_.commit(outcome->bytes);
+    if (state_ == State::idle) {
+      fail(Error(ErrorCategory::protocol, "HTTP/1.1: server sent data while no request was open"));
+      break;
+    }
+    auto fed = parser_.feed(recv_.readable(), *this);
+    const bool leftover = fed && *fed < recv_.size();
+    recv_.clear();
+    if (!fed) {
+      fail(std::move(fed).error());
+      break;
+    }
+    if (response_done_) finish_exchange(leftover);
+  }
+  in_read_ = false;
+}
+
+void H1Connection::receive_eof() {
+  if (state_ != State::busy) {
+    close_transport();  // a pooled connection the server closed: not an error
+    return;
+  }
+  if (sink_ == nullptr) {
+    close_transport();
+    return;
+  }
+  auto finished = parser_.finish(*this);
+  if (!finished) {
+    fail(std::move(finished).error());
+    return;
+  }
+  if (response_done_) finish_exchange(false);
+  close_transport();
+}
+
+void H1Connection::finish_exchange(bool leftover) {
+  ExchangeSink* sink = sink_;
+  const bool reusable = parser_.keep_alive() && body_sent_ && !leftover;
+  sink_ = nullptr;
+  body_ = nullptr;
+  response_done_ = false;
+  if (reusable) {
+    state_ = State::idle;
+  } else {
+    close_transport();
+  }
+  if (sink != nullptr) sink->on_complete();
+}
+
+void H1Connection::fail(Error error) {
+  ExchangeSink* sink = sink_;
+  sink_ = nullptr;
+  body_ = nullptr;
+  close_transport();
+  if (sink != nullptr) sink->on_error(std::move(error));
+}
+
+void H1Connection::close_transport() {
+  if (state_ == State::closed) return;
+  state_ = State::closed;
+  loop_.unwatch(transport_->fd());
+  transport_.reset();
+  recv_.release_if_empty();
+  send_queue_.clear();
+  send_queue_.release_if_empty();
+}
+
+Result<void> H1Connection::flush_output() {
+  while (state_ == State::busy) {
+    if (!send_queue_.empty()) {
+      auto written = transport_->write(send_queue_.readable());
+      if (!written) return std::move(written).error();
+      if (written->status != IoStatus::done) {
+        write_blocked_ = true;
+        return {};
+      }
+      send_queue_.consume(written->bytes);
+      continue;
+    }
+    if (body_sent_ || body_ == nullptr || waiting_for_body_) return {};
+    auto more = write_body();
+    if (!more) return std::move(more).error();
+    if (!*more) return {};
+  }
+  return {};
+}
+
+// Moves one piece of the request body toward the socket; false when it must wait.
+Result<bool> H1Connection::write_body() {
+  BodyChunk chunk = body_->peek(kBodyPiece);
+  switch (chunk.state) {
+    case BodyChunk::State::waiting:
+      waiting_for_body_ = true;
+      return false;
+    case BodyChunk::State::failed:
+      return *chunk.error;
+    case BodyChunk::State::end:
+      if (chunked_body_) encode_last_chunk(send_queue_);
+      body_sent_ = true;
+      return true;
+    case BodyChunk::State::data:
+      break;
+  }
+  if (chunked_body_) {
+    encode_chunk(chunk.bytes, send_queue_);
+    body_->consume(chunk.bytes.size());
+    return true;
+  }
+  // Content-Length framing: straight from the source's bytes, no copy.
+  auto written = transport_->write(chunk.bytes);
+  if (!written) return std::move(written).error();
+  if (written->status != IoStatus::done) {
+    write_blocked_ = true;
+    return false;
+  }
+  body_->consume(written->bytes);
+  return true;
+}
+
+void H1Connection::after_event() {
+  if (state_ == State::busy) {
+    auto flushed = flush_output();
+    if (!flushed) fail(std::move(flushed).error());
+  }
+  if (state_ == State::closed) {
+    if (!owner_told_closed_) {
+      owner_told_closed_ = true;
+      owner_.on_connection_closed(*this);
+    }
+    return;
+  }
+  std::uint32_t events = wants_read() ? EPOLLIN : 0;
+  if (write_blocked_) events |= EPOLLOUT;
+  if (events != watched_events_) {
+    if (loop_.modify(transport_->fd(), events)) watched_events_ = events;
+  }
+  if (state_ == State::idle && !owner_told_idle_) {
+    owner_told_idle_ = true;
+    owner_.on_connection_idle(*this);
+  }
+}
+
+void H1Connection::on_response_head(ResponseHead head) {
+  if (sink_ != nullptr) sink_->on_response_head(std::move(head));
+}
+
+void H1Connection::on_body(std::span<const std::byte> bytes) {
+  if (sink_ != nullptr) sink_->on_body(bytes);
+}
+
+void H1Connection::on_trailers(Headers trailers) {
+  if (sink_ != nullptr) sink_->on_trailers(std::move(trailers));
+}
+
+void H1Connection::on_message_complete() { response_done_ = true; }
+
+}  // namespace sluice

@@ -1,0 +1,84 @@
+#pragma once
+// H1Connection: one HTTP/1.1 connection, one exchange at a time. Moves bytes between
+// a Transport and the sans-IO H1 codec. Backpressure lives at the socket: when the
+// exchange's sink stops wanting body bytes, reads stop (EPOLLIN off) and the kernel's
+// TCP window holds the server back (llhttp 8.1 cannot pause inside on_body).
+// Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
+
+#include <cstdint>
+#include <memory>
+
+#include "http1/h1_codec.hpp"
+#include "io/byte_queue.hpp"
+#include "io/connection.hpp"
+#include "io/event_loop.hpp"
+#include "io/transport.hpp"
+
+namespace sluice {
+
+class H1Connection final : public Connection, private FdWatcher, private H1ParserEvents {
+ public:
+  /// `transport` has completed its handshake.
+  H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport, ConnectionOwner& owner,
+               std::uint64_t id);
+  ~H1Connection() override;
+
+  HttpVersion version() const noexcept override { return HttpVersion::http1_1; }
+  std::size_t available_streams() const noexcept override;
+  bool was_reused() const noexcept override { return exchanges_ > 0; }
+  bool is_closed() const noexcept override { return state_ == State::closed; }
+  void start(ExchangeRequest request, ExchangeSink& sink) override;
+  void resume(ExchangeSink& sink) override;
+  void cancel(ExchangeSink& sink) override;
+  std::size_t release_scratch() override;
+  void close(Error error) override;
+  std::uint64_t id() const noexcept override { return id_; }
+
+ private:
+  enum class State { idle, busy, closed };
+
+  // FdWatcher
+  void on_fd_ready(std::uint32_t events) override;
+  // H1ParserEvents
+  void on_response_head(ResponseHead head) override;
+  void on_body(std::span<const std::byte> bytes) override;
+  void on_trailers(Headers trailers) override;
+  void on_message_complete() override;
+
+  void read_ready();
+  Result<void> flush_output();
+  Result<bool> write_body();
+  void receive_eof();
+  void finish_exchange(bool leftover);
+  void fail(Error error);
+  void close_transport();
+  /// Every event ends here: flush output, re-arm epoll interest, tell the owner.
+  void after_event();
+  bool wants_read() const;
+
+  EventLoop& loop_;
+  std::unique_ptr<Transport> transport_;
+  ConnectionOwner& owner_;
+  std::uint64_t id_;
+  State state_ = State::idle;
+  std::uint64_t exchanges_ = 0;
+  std::uint32_t watched_events_ = 0;
+  bool write_blocked_ = false;
+  bool in_read_ = false;
+  bool owner_told_closed_ = false;
+  bool owner_told_idle_ = true;
+
+  H1ResponseParser parser_;
+  ByteQueue send_queue_;  // request head, chunk framing
+  ByteQueue recv_;        // one receive of scratch
+  // The current exchange (State::busy).
+  ExchangeSink* sink_ = nullptr;
+  RequestBodySource* body_ = nullptr;
+  bool chunked_body_ = false;
+  bool body_sent_ = false;
+  bool response_done_ = false;
+  bool waiting_for_body_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sluice

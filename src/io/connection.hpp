@@ -1,0 +1,99 @@
+#pragma once
+// The protocol seam, connection side: src/client starts exchanges on a Connection
+// without knowing its HTTP version. A request is described once, version-neutral
+// (ExchangeRequest); each protocol frames it its own way.
+// Ownership: HTTP thread only. A Connection is owned by its pool in src/client.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "io/exchange.hpp"
+#include "sluice/headers.hpp"
+#include "sluice/response.hpp"
+
+namespace sluice {
+
+/// What a request body source has for the transport right now.
+struct BodyChunk {
+  enum class State {
+    data,     ///< `bytes` are available (valid until consume or the next peek)
+    waiting,  ///< nothing now; the source calls its waker when it has more
+    end,      ///< every byte was taken
+    failed,   ///< the producer failed; `error` says why
+  } state = State::waiting;
+  std::span<const std::byte> bytes;
+  std::optional<Error> error;
+};
+
+/// A request body, pulled by the transport only as fast as the socket or the peer's
+/// flow-control window allows. HTTP thread only.
+class RequestBodySource {
+ public:
+  virtual ~RequestBodySource() = default;
+  /// Known length (Content-Length), or nullopt for a streamed body.
+  virtual std::optional<std::uint64_t> length() const = 0;
+  /// Up to `max` bytes, without copying.
+  virtual BodyChunk peek(std::size_t max) = 0;
+  /// The transport took `n` bytes of the last peek. After the last byte a large owned
+  /// copy is freed here, on the HTTP thread (the release rule).
+  virtual void consume(std::size_t n) = 0;
+  /// `wake` runs on the HTTP thread when a waiting source has more.
+  virtual void set_waker(std::function<void()> wake) = 0;
+  /// Starts over from the first byte (for retries and 307/308); false if impossible.
+  virtual bool rewind() = 0;
+};
+
+/// One request as every HTTP version needs it.
+struct ExchangeRequest {
+  std::string method;
+  std::string scheme;     ///< "http" / "https" (h2/h3 :scheme)
+  std::string authority;  ///< Host / :authority
+  std::string target;     ///< origin-form path and query
+  Headers headers;        ///< validated; no Host, no framing headers
+  RequestBodySource* body = nullptr;  ///< owned by the caller; outlives the exchange
+  std::size_t max_header_bytes = 256 * 1024;
+};
+
+class Connection;
+
+/// Told when a connection can take more work or is gone. HTTP thread only. The
+/// owner may destroy the connection from on_connection_closed only after the call
+/// returns (it is called from inside the connection's event handling): it must defer
+/// the deletion with EventLoop::post.
+class ConnectionOwner {
+ public:
+  virtual ~ConnectionOwner() = default;
+  virtual void on_connection_idle(Connection& conn) = 0;
+  virtual void on_connection_closed(Connection& conn) = 0;
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  virtual HttpVersion version() const noexcept = 0;
+  /// Exchanges this connection can start now (0 while busy or closing).
+  virtual std::size_t available_streams() const noexcept = 0;
+  /// Whether it carried an exchange already; asked before start() (a request that
+  /// fails on a reused connection before any response byte is retried once).
+  virtual bool was_reused() const noexcept = 0;
+  virtual bool is_closed() const noexcept = 0;
+  /// Starts an exchange; events go to `sink` until on_complete or on_error.
+  virtual void start(ExchangeRequest request, ExchangeSink& sink) = 0;
+  /// The sink has room again (it returned false from wants_body before).
+  virtual void resume(ExchangeSink& sink) = 0;
+  /// Ends the exchange without further events to `sink`. h1 closes the connection
+  /// unless the exchange already completed.
+  virtual void cancel(ExchangeSink& sink) = 0;
+  /// Frees empty receive/send scratch (the sweep); returns bytes freed.
+  virtual std::size_t release_scratch() = 0;
+  /// Closes now; in-flight exchanges get on_error(error).
+  virtual void close(Error error) = 0;
+  /// Connection id for tracing ("c12").
+  virtual std::uint64_t id() const noexcept = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,231 @@
+#include "io/event_loop.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace sluice {
+namespace {
+
+// Events taken per epoll_wait; more ready fds simply wait for the next turn
+// (level-triggered, so nothing is lost).
+constexpr int kMaxEvents = 64;
+
+// Generation 0 marks the wake eventfd; watches use generations from 1.
+constexpr std::uint32_t kWakeGeneration = 0;
+
+std::uint64_t pack(int fd, std::uint32_t generation) {
+  return (std::uint64_t{generation} << 32) | static_cast<std::uint32_t>(fd);
+}
+
+[[noreturn]] void die(const char* what, int err) {
+  // The loop cannot exist without epoll and an eventfd, and callers have no way to
+  // recover (the process is out of descriptors or the kernel refuses): say why.
+  std::fprintf(stderr, "sluice: event loop: %s failed: %s\n", what, std::strerror(err));
+  std::abort();
+}
+
+Error fd_error(const char* action, int fd, int err) {
+  return Error(ErrorCategory::io, std::string("event loop: cannot ") + action + " fd " +
+                                      std::to_string(fd) + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+EventLoop::EventLoop() : now_(Clock::now()) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) die("epoll_create1", errno);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) die("eventfd", errno);
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u64 = pack(wake_fd_, kWakeGeneration);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event) != 0) die("epoll_ctl", errno);
+}
+
+EventLoop::~EventLoop() {
+  close(wake_fd_);
+  close(epoll_fd_);
+}
+
+void EventLoop::run() {
+  std::array<epoll_event, kMaxEvents> events;
+  for (;;) {
+    now_ = Clock::now();
+    run_due_timers();
+    run_posted();
+    if (stop_requested()) break;
+    const int count = epoll_wait(epoll_fd_, events.data(), kMaxEvents, next_timeout_ms());
+    if (count < 0 && errno != EINTR) die("epoll_wait", errno);
+    now_ = Clock::now();
+    for (int i = 0; i < count; ++i) dispatch(events[static_cast<std::size_t>(i)]);
+  }
+  while (run_posted()) {
+  }
+  std::lock_guard lock(posted_mu_);
+  stop_requested_ = false;  // the loop may be run again
+}
+
+void EventLoop::stop() {
+  bool signal = false;
+  {
+    std::lock_guard lock(posted_mu_);
+    stop_requested_ = true;
+    signal = !wake_pending_;
+    wake_pending_ = true;
+  }
+  if (signal) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto written = write(wake_fd_, &one, sizeof one);
+  }
+}
+
+void EventLoop::post(Task task) {
+  bool signal = false;
+  {
+    std::lock_guard lock(posted_mu_);
+    posted_.push_back(std::move(task));
+    signal = !wake_pending_;
+    wake_pending_ = true;
+  }
+  // One write per sleep of the loop is enough; later posts find it pending.
+  if (signal) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto written = write(wake_fd_, &one, sizeof one);
+  }
+}
+
+bool EventLoop::stop_requested() {
+  std::lock_guard lock(posted_mu_);
+  return stop_requested_;
+}
+
+bool EventLoop::run_posted() {
+  {
+    std::lock_guard lock(posted_mu_);
+    running_.swap(posted_);
+    wake_pending_ = false;
+  }
+  // Tasks posted while these run land in posted_ and wake the next turn. The two
+  // vectors trade places each turn, so steady posting allocates nothing.
+  for (auto& task : running_) task();
+  const bool ran = !running_.empty();
+  running_.clear();
+  return ran;
+}
+
+void EventLoop::drain_wake_fd() {
+  std::uint64_t count = 0;
+  [[maybe_unused]] auto got = read(wake_fd_, &count, sizeof count);
+}
+
+void EventLoop::dispatch(const epoll_event& event) {
+  const auto generation = static_cast<std::uint32_t>(event.data.u64 >> 32);
+  const auto fd = static_cast<int>(static_cast<std::uint32_t>(event.data.u64));
+  if (generation == kWakeGeneration) {
+    drain_wake_fd();
+    return;
+  }
+  // Looked up afresh for every event: an earlier callback in this batch may have
+  // unwatched this fd (and deleted its watcher), or closed it and watched a new
+  // socket that got the same number.
+  const auto it = watchers_.find(fd);
+  if (it == watchers_.end() || it->second.generation != generation) return;
+  it->second.watcher->on_fd_ready(event.events);
+}
+
+Result<void> EventLoop::watch(int fd, std::uint32_t events, FdWatcher* watcher) {
+  if (watchers_.count(fd) != 0) return fd_error("watch", fd, EEXIST);
+  const std::uint32_t generation = next_generation_++;
+  if (next_generation_ == kWakeGeneration) next_generation_ = 1;
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = pack(fd, generation);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) return fd_error("watch", fd, errno);
+  watchers_.emplace(fd, Watch{watcher, generation});
+  return {};
+}
+
+Result<void> EventLoop::modify(int fd, std::uint32_t events) {
+  const auto it = watchers_.find(fd);
+  if (it == watchers_.end()) return fd_error("modify unwatched", fd, ENOENT);
+  epoll_event event{};
+  event.events = events;
+  event.data.u64 = pack(fd, it->second.generation);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &event) != 0) return fd_error("modify", fd, errno);
+  return {};
+}
+
+void EventLoop::unwatch(int fd) {
+  if (watchers_.erase(fd) == 0) return;
+  // Fails harmlessly (EBADF) when the owner closed the fd first: the kernel has
+  // already dropped it from the epoll set.
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+}
+
+EventLoop::TimerId EventLoop::add_timer(TimePoint when, Task task) {
+  const TimerId id = next_timer_id_++;
+  timer_tasks_.emplace(id, std::move(task));
+  timer_heap_.push_back(Timer{when, id});
+  std::push_heap(timer_heap_.begin(), timer_heap_.end(), std::greater<>{});
+  return id;
+}
+
+void EventLoop::cancel_timer(TimerId id) {
+  if (timer_tasks_.erase(id) == 0) return;
+  // Idle and request timeouts are re-armed far more often than they fire; without
+  // compaction their cancelled entries would pile up until their deadlines pass.
+  const std::size_t cancelled = timer_heap_.size() - timer_tasks_.size();
+  if (cancelled <= 64 || cancelled <= timer_tasks_.size()) return;
+  std::erase_if(timer_heap_, [this](const Timer& t) { return timer_tasks_.count(t.id) == 0; });
+  std::make_heap(timer_heap_.begin(), timer_heap_.end(), std::greater<>{});
+}
+
+void EventLoop::run_due_timers() {
+  // Collect first, run after: a task may add timers (they wait for the next turn,
+  // so a timer that re-arms itself at now() cannot starve the loop) or cancel ones
+  // collected here (looked up again just before running).
+  due_.clear();
+  while (!timer_heap_.empty() && timer_heap_.front().when <= now_) {
+    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), std::greater<>{});
+    const TimerId id = timer_heap_.back().id;
+    timer_heap_.pop_back();
+    if (timer_tasks_.count(id) != 0) due_.push_back(id);
+  }
+  for (std::size_t i = 0; i < due_.size(); ++i) {
+    const auto it = timer_tasks_.find(due_[i]);
+    if (it == timer_tasks_.end()) continue;
+    Task task = std::move(it->second);
+    timer_tasks_.erase(it);
+    task();
+  }
+}
+
+void EventLoop::drop_cancelled_timers() {
+  while (!timer_heap_.empty() && timer_tasks_.count(timer_heap_.front().id) == 0) {
+    std::pop_heap(timer_heap_.begin(), timer_heap_.end(), std::greater<>{});
+    timer_heap_.pop_back();
+  }
+}
+
+int EventLoop::next_timeout_ms() {
+  drop_cancelled_timers();
+  if (timer_heap_.empty()) return -1;
+  const auto left = timer_heap_.front().when - Clock::now();
+  if (left <= Clock::duration::zero()) return 0;
+  // Rounded up: waking a fraction of a millisecond early would spin a turn for
+  // nothing.
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+  return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
+}
+
+}  // namespace sluice

@@ -1,0 +1,70 @@
+// TlsContext: the OpenSSL client context shared by every TLS connection of a Client.
+// Ownership: created on any thread, then used on the HTTP thread only.
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "io/tls.hpp"
+#include "io/tls_diagnostics.hpp"
+#include "io/tls_transport.hpp"
+
+namespace sluice {
+namespace {
+
+Error tls_error(std::string message) {
+  Error error(ErrorCategory::tls, "TLS: " + std::move(message));
+  ERR_clear_error();
+  return error;
+}
+
+Result<void> load_ca_file(SSL_CTX* ctx, const std::string& path) {
+  // Checked by hand first: OpenSSL's own failure for a missing file is a generic
+  // "system lib" that does not say the file is absent or unreadable.
+  std::FILE* file = std::fopen(path.c_str(), "r");
+  if (file == nullptr) return tls_error("cannot read CA file " + path + ": " + std::strerror(errno));
+  std::fclose(file);
+  if (SSL_CTX_load_verify_locations(ctx, path.c_str(), nullptr) != 1) {
+    return tls_error("cannot read CA file " + path + ": " +
+                     openssl_error_text("no PEM certificates found") +
+                     " (expected PEM certificates)");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsOptions& options) {
+  ERR_clear_error();
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (ctx == nullptr)
+    return tls_error("cannot create an OpenSSL context: " + openssl_error_text("out of memory"));
+  std::shared_ptr<TlsContext> context(new TlsContext(ctx, options.insecure));
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  // Partial writes let a large body go out as the socket takes it; a moving
+  // buffer lets the caller's ByteQueue grow or compact between retries.
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+  // Each connection sets its own verify mode and callback (tls_transport.cpp).
+  SSL_CTX_set_verify(ctx, options.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
+  if (!options.ca_file.empty()) {
+    if (auto loaded = load_ca_file(ctx, options.ca_file); !loaded) return std::move(loaded).error();
+  } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+    return tls_error("cannot load the system trust store: " +
+                     openssl_error_text("unknown OpenSSL error") + "; use --cacert FILE");
+  }
+  ERR_clear_error();
+  return context;
+}
+
+TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }
+
+Result<std::unique_ptr<Transport>> TlsContext::connect(int fd, const std::string& host,
+                                                       const std::vector<std::string>& alpn) {
+  return make_tls_transport(ctx_, fd, host, alpn, insecure_);
+}
+
+}  // namespace sluice

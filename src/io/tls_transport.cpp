@@ -1,0 +1,259 @@
+// TlsTransport: a client TLS session (OpenSSL) over a connected non-blocking socket.
+// Ownership: HTTP thread only; owns its SSL and its fd.
+
+#include "io/tls_transport.hpp"
+
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "io/tls_diagnostics.hpp"
+#include "io/tls_socket_bio.hpp"
+
+namespace sluice {
+namespace {
+
+bool is_ip_literal(const std::string& host) {
+  unsigned char address[16];
+  return inet_pton(AF_INET, host.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), address) == 1;
+}
+
+// "[::1]" as written in a URL; the brackets are not part of the address.
+std::string bare_host(const std::string& host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    return host.substr(1, host.size() - 2);
+  return host;
+}
+
+// ALPN's wire format: each name prefixed by its length.
+Result<std::string> alpn_wire(const std::vector<std::string>& protocols) {
+  std::string wire;
+  for (const std::string& name : protocols) {
+    if (name.empty() || name.size() > 255)
+      return Error(ErrorCategory::usage, "TLS: invalid ALPN protocol name '" + name + "'");
+    wire += static_cast<char>(name.size());
+    wire += name;
+  }
+  return wire;
+}
+
+Error socket_error(int err) {
+  if (err == ECONNRESET) return Error(ErrorCategory::io, "connection reset by peer");
+  if (err == EPIPE) return Error(ErrorCategory::io, "connection closed by peer");
+  return Error(ErrorCategory::io, std::string("socket I/O failed: ") + std::strerror(err));
+}
+
+class TlsTransport final : public Transport {
+ public:
+  TlsTransport(SSL* ssl, int fd, std::string host, bool insecure)
+      : ssl_(ssl), fd_(fd), host_(std::move(host)), insecure_(insecure) {}
+  ~TlsTransport() override;
+  TlsTransport(const TlsTransport&) = delete;
+  TlsTransport& operator=(const TlsTransport&) = delete;
+
+  Result<void> configure(const std::string& alpn_wire);
+
+  int fd() const noexcept override { return fd_; }
+  Result<IoStatus> handshake() override;
+  Result<IoOutcome> read(std::span<std::byte> into) override;
+  Result<IoOutcome> write(std::span<const std::byte> from) override;
+  std::string alpn() const override;
+  bool is_tls() const noexcept override { return established_; }
+  bool has_buffered_input() const noexcept override { return SSL_has_pending(ssl_) == 1; }
+
+  static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;
+
+ private:
+  Error handshake_error(int ssl_error, int saved_errno);
+  std::string handshake_failure_reason(int ssl_error, int saved_errno) const;
+  Result<IoOutcome> io_failure(int rv, bool reading);
+
+  SSL* ssl_;
+  int fd_;
+  std::string host_;  // as given, without URL brackets: for SNI, checks, messages
+  bool insecure_;
+  bool established_ = false;
+  bool fatal_ = false;  // OpenSSL forbids SSL_shutdown after a fatal error
+  std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
+};
+
+TlsTransport::~TlsTransport() {
+  // Best effort close_notify, so a server can tell our close from a truncation.
+  // Never waits: the socket is non-blocking and its owner is leaving.
+  if (established_ && !fatal_) {
+    ERR_clear_error();
+    SSL_shutdown(ssl_);
+  }
+  ERR_clear_error();
+  SSL_free(ssl_);
+  close(fd_);
+}
+
+Result<void> TlsTransport::configure(const std::string& alpn_wire) {
+  BIO* bio = make_socket_bio(fd_);
+  if (bio == nullptr) return Error(ErrorCategory::tls, "TLS: out of memory creating a session");
+  SSL_set_bio(ssl_, bio, bio);  // one reference, consumed by the SSL
+  SSL_set_app_data(ssl_, this);
+  const bool ip = is_ip_literal(host_);
+  if (!ip && SSL_set_tlsext_host_name(ssl_, host_.c_str()) != 1)
+    return Error(ErrorCategory::usage, "TLS: invalid host name for SNI '" + host_ + "'");
+  if (!insecure_) {
+    SSL_set_verify(ssl_, SSL_VERIFY_PEER, verify_callback);
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    const int set = ip ? X509_VERIFY_PARAM_set1_ip_asc(param, host_.c_str())
+                       : X509_VERIFY_PARAM_set1_host(param, host_.c_str(), host_.size());
+    if (set != 1)
+      return Error(ErrorCategory::usage, "TLS: cannot verify against host '" + host_ + "'");
+  } else {
+    SSL_set_verify(ssl_, SSL_VERIFY_NONE, nullptr);
+  }
+  // SSL_set_alpn_protos returns 0 on success, unlike nearly all of OpenSSL.
+  if (!alpn_wire.empty() &&
+      SSL_set_alpn_protos(ssl_, reinterpret_cast<const unsigned char*>(alpn_wire.data()),
+                          static_cast<unsigned>(alpn_wire.size())) != 0)
+    return Error(ErrorCategory::tls, "TLS: cannot offer ALPN protocols");
+  SSL_set_connect_state(ssl_);
+  return {};
+}
+
+int TlsTransport::verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept {
+  if (preverify_ok == 1) return 1;
+  try {
+    auto* ssl = static_cast<SSL*>(
+        X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+    auto* self = ssl != nullptr ? static_cast<TlsTransport*>(SSL_get_app_data(ssl)) : nullptr;
+    if (self != nullptr && !self->verify_failure_) self->verify_failure_ = capture_verify_failure(store);
+  } catch (...) {
+    // Out of memory while describing: the rejection itself still stands.
+  }
+  return 0;
+}
+
+Result<IoStatus> TlsTransport::handshake() {
+  if (established_) return IoStatus::done;
+  ERR_clear_error();
+  const int rv = SSL_do_handshake(ssl_);
+  const int saved_errno = errno;
+  if (rv == 1) {
+    established_ = true;
+    return IoStatus::done;
+  }
+  const int ssl_error = SSL_get_error(ssl_, rv);
+  if (ssl_error == SSL_ERROR_WANT_READ) return IoStatus::want_read;
+  if (ssl_error == SSL_ERROR_WANT_WRITE) return IoStatus::want_write;
+  fatal_ = true;
+  Error error = handshake_error(ssl_error, saved_errno);
+  ERR_clear_error();
+  return error;
+}
+
+Error TlsTransport::handshake_error(int ssl_error, int saved_errno) {
+  if (verify_failure_) return describe_verify_failure(*verify_failure_, host_);
+  const long verify = SSL_get_verify_result(ssl_);
+  if (!insecure_ && verify != X509_V_OK) {
+    TlsVerifyFailure failure;
+    failure.code = verify;
+    return describe_verify_failure(failure, host_);
+  }
+  return Error(ErrorCategory::tls, "TLS: handshake with " + host_ + " failed: " +
+                                       handshake_failure_reason(ssl_error, saved_errno));
+}
+
+std::string TlsTransport::handshake_failure_reason(int ssl_error, int saved_errno) const {
+  const unsigned long code = ERR_peek_last_error();
+  const bool ssl_lib = code != 0 && ERR_GET_LIB(code) == ERR_LIB_SSL;
+  if (ssl_error == SSL_ERROR_ZERO_RETURN ||
+      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0) ||
+      (ssl_lib && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING))
+    return "connection closed by peer";
+  if (ssl_error == SSL_ERROR_SYSCALL && code == 0) {
+    if (saved_errno == ECONNRESET) return "connection reset by peer";
+    return std::strerror(saved_errno);
+  }
+  if (ssl_lib && ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
+    return "the server did not answer in TLS (wrong version number); is the port plain HTTP?";
+  return openssl_error_text("unknown OpenSSL error");
+}
+
+Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
+  if (into.empty()) return IoOutcome{};
+  ERR_clear_error();
+  std::size_t got = 0;
+  const int rv = SSL_read_ex(ssl_, into.data(), into.size(), &got);
+  if (rv == 1) return IoOutcome{got, IoStatus::done};
+  return io_failure(rv, true);
+}
+
+Result<IoOutcome> TlsTransport::write(std::span<const std::byte> from) {
+  if (from.empty()) return IoOutcome{};
+  ERR_clear_error();
+  std::size_t sent = 0;
+  const int rv = SSL_write_ex(ssl_, from.data(), from.size(), &sent);
+  if (rv == 1) return IoOutcome{sent, IoStatus::done};
+  return io_failure(rv, false);
+}
+
+Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
+  const int saved_errno = errno;
+  const int ssl_error = SSL_get_error(ssl_, rv);
+  if (ssl_error == SSL_ERROR_WANT_READ) return IoOutcome{0, IoStatus::want_read};
+  if (ssl_error == SSL_ERROR_WANT_WRITE) return IoOutcome{0, IoStatus::want_write};
+  const unsigned long code = ERR_peek_last_error();
+  // A close without close_notify reads as EOF too (SSL_OP_IGNORE_UNEXPECTED_EOF):
+  // many servers do it, and HTTP framing tells a truncated body from a complete one.
+  const bool closed = ssl_error == SSL_ERROR_ZERO_RETURN ||
+                      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0);
+  if (closed && reading) return IoOutcome{0, IoStatus::eof};
+  if (ssl_error != SSL_ERROR_ZERO_RETURN) fatal_ = true;
+  Error error = closed ? Error(ErrorCategory::io, "connection closed by peer")
+                : ssl_error == SSL_ERROR_SYSCALL && code == 0
+                    ? socket_error(saved_errno)
+                    : Error(ErrorCategory::tls, "TLS: connection with " + host_ + " failed: " +
+                                                    openssl_error_text("unknown OpenSSL error"));
+  ERR_clear_error();
+  return error;
+}
+
+std::string TlsTransport::alpn() const {
+  const unsigned char* name = nullptr;
+  unsigned int length = 0;
+  SSL_get0_alpn_selected(ssl_, &name, &length);
+  if (name == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(name), length);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Transport>> make_tls_transport(SSL_CTX* ctx, int fd,
+                                                      const std::string& host,
+                                                      const std::vector<std::string>& alpn,
+                                                      bool insecure) {
+  ERR_clear_error();
+  auto wire = alpn_wire(alpn);
+  SSL* ssl = wire ? SSL_new(ctx) : nullptr;
+  if (ssl == nullptr) {
+    close(fd);
+    if (!wire) return std::move(wire).error();
+    Error error(ErrorCategory::tls, "TLS: cannot create a session: " +
+                                        openssl_error_text("out of memory"));
+    ERR_clear_error();
+    return error;
+  }
+  // From here the transport owns both the SSL and the fd.
+  auto transport = std::make_unique<TlsTransport>(ssl, fd, bare_host(host), insecure);
+  if (auto configured = transport->configure(*wire); !configured) {
+    ERR_clear_error();
+    return std::move(configured).error();
+  }
+  return std::unique_ptr<Transport>(std::move(transport));
+}
+
+}  // namespace sluice

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# `sluice` command-line handling that needs no server: option errors, --help,
+# --version, and values refused before any connection is made.
+# Usage: cli_args.sh SLUICE_BINARY CASE
+SLUICE=$1
+. "$(dirname "$0")/lib.sh"
+
+# Nothing listens here; every case below must fail before connecting anyway.
+URL=http://127.0.0.1:9/never-contacted
+
+case_unknown_long_option_exits_2_naming_it() {
+  run_sluice --bogus-option "$URL"
+  expect_code 2
+  expect_one_error "'--bogus-option'"
+  expect_stdout ""
+}
+
+case_unknown_short_option_in_a_cluster_exits_2_naming_it() {
+  run_sluice -sZ "$URL"
+  expect_code 2
+  expect_one_error "'-Z'"
+}
+
+case_missing_url_exits_2_with_usage_hint() {
+  run_sluice -L -o "$SCRATCH/out"
+  expect_code 2
+  expect_one_error "no URL"
+  grep -qF -- "--help" "$ERR" || fail "the error does not point to --help"
+  [ ! -e "$SCRATCH/out" ] || fail "-o file created without a transfer"
+}
+
+case_option_without_value_exits_2() {
+  run_sluice "$URL" -o
+  expect_code 2
+  expect_one_error "'-o'"
+  run_sluice "$URL" --max-time
+  expect_code 2
+  expect_one_error "'--max-time'"
+}
+
+case_second_url_exits_2() {
+  run_sluice "$URL" http://127.0.0.1:9/other
+  expect_code 2
+  expect_one_error "more than one URL"
+}
+
+case_version_names_version_protocols_and_features() {
+  run_sluice --version
+  expect_code 0
+  expect_no_stderr
+  head -n 1 "$OUT" | grep -q '^sluice 0\.1\.0' || fail "first line is not 'sluice 0.1.0 ...'"
+  grep -qx 'Protocols: http https' "$OUT" || fail "no 'Protocols: http https' line"
+  grep -q '^Features: .*backpressure' "$OUT" || fail "no 'Features:' line"
+  run_sluice -V
+  expect_code 0
+  head -n 1 "$OUT" | grep -q '^sluice 0\.1\.0' || fail "-V differs from --version"
+}
+
+case_help_lists_every_option_and_variable() {
+  run_sluice --help
+  expect_code 0
+  expect_no_stderr
+  grep -q '^Usage: sluice \[options\] URL' "$OUT" || fail "no usage line"
+  local word
+  for word in --http1.1 --header --request --data --data-binary --compressed --location \
+      --insecure --cacert --max-redirs --connect-timeout --max-time --silent --show-error \
+      --verbose --fail --output --write-out --user-agent --help --version \
+      '%{http_code}' '%{http_version}' '%{size_download}' '%{time_total}' \
+      '%{num_redirects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}'; do
+    grep -qF -- "$word" "$OUT" || fail "--help does not mention $word"
+  done
+}
+
+case_help_needs_no_url_even_after_other_options() {
+  run_sluice -s -L --help
+  expect_code 0
+  grep -q '^Usage:' "$OUT" || fail "no usage text"
+}
+
+case_header_without_colon_is_refused() {
+  run_sluice -H "NoColonHere" "$URL"
+  expect_code 2
+  expect_one_error "NoColonHere"
+  grep -qF "Name: value" "$ERR" || fail "the error does not show the expected form"
+}
+
+case_header_with_bad_name_or_value_is_refused() {
+  run_sluice -H "Bad Name: x" "$URL"
+  expect_code 2
+  expect_one_error "Bad Name"
+  run_sluice -H $'X-Split: one\rtwo' "$URL"
+  expect_code 2
+  expect_one_error "X-Split"
+}
+
+case_bad_method_is_refused() {
+  run_sluice -X "GET /evil" "$URL"
+  expect_code 2
+  expect_one_error "-X"
+}
+
+case_unknown_write_out_variable_is_refused() {
+  run_sluice -w '%{http_code} %{nope}' "$URL"
+  expect_code 2
+  expect_one_error "%{nope}"
+  run_sluice -w 'x %{http_code' "$URL"
+  expect_code 2
+  expect_one_error "-w"
+}
+
+case_bad_numbers_are_refused() {
+  run_sluice --connect-timeout abc "$URL"
+  expect_code 2
+  expect_one_error "--connect-timeout"
+  run_sluice -m -1 "$URL"
+  expect_code 2
+  expect_one_error "-m"
+  run_sluice --max-redirs 2x "$URL"
+  expect_code 2
+  expect_one_error "--max-redirs"
+}
+
+case_malformed_url_exits_3() {
+  run_sluice -w '%{exitcode} %{http_code}' ftp://example.org/file
+  expect_code 3
+  expect_one_error "ftp"
+  expect_stdout "3 000"
+}
+
+case_unreadable_data_file_exits_26() {
+  run_sluice -d @"$SCRATCH/missing.txt" "$URL"
+  expect_code 26
+  expect_one_error "$SCRATCH/missing.txt"
+  run_sluice --data-binary @"$SCRATCH/missing.bin" "$URL"
+  expect_code 26
+  expect_one_error "$SCRATCH/missing.bin"
+}
+
+case_streamed_file_cannot_join_other_data() {
+  printf 'abc' > "$SCRATCH/body.bin"
+  run_sluice --data-binary @"$SCRATCH/body.bin" -d x=1 "$URL"
+  expect_code 2
+  expect_one_error "cannot be combined"
+}
+
+run_case "$2"

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# `sluice` against the real nginx of the real_servers fixture: downloads checked
+# with sha256sum, -w, -f, -o, -L, --compressed, uploads, and TLS trust.
+# Usage: cli_nginx.sh SLUICE_BINARY CASE   (SLUICE_TEST_ENV_FILE names the env file)
+SLUICE=$1
+. "$(dirname "$0")/lib.sh"
+load_servers
+HTTP=$SLUICE_NGINX_HTTP_URL
+HTTPS=$SLUICE_NGINX_HTTPS_URL
+
+case_downloads_to_stdout_match_sha256sums() {
+  local name
+  for name in empty.bin small.txt large.txt 1m.bin 64m.bin; do
+    run_sluice "$HTTP/$name"
+    expect_code 0
+    expect_no_stderr
+    [ "$(sha_of "$OUT")" = "$(expected_sha "$name")" ] || fail "$name differs on stdout"
+  done
+}
+
+case_downloads_to_output_file_match_sha256sums() {
+  local name
+  for name in empty.bin small.txt 1m.bin 64m.bin; do
+    run_sluice -o "$SCRATCH/$name" "$HTTP/$name"
+    expect_code 0
+    expect_no_stderr
+    expect_stdout ""
+    [ "$(sha_of "$SCRATCH/$name")" = "$(expected_sha "$name")" ] || fail "-o $name differs"
+  done
+}
+
+case_write_out_reports_the_transfer() {
+  local size
+  size=$(stat -c %s "$SLUICE_FILES_DIR/small.txt")
+  run_sluice -o /dev/null \
+    -w '%{http_code} %{http_version} %{size_download} %{num_redirects}\t%{content_type}|%{url_effective}|%{exitcode}|%{errormsg}|100%%\\\n' \
+    "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "200 1.1 $size 0"$'\t'"text/plain|$HTTP/small.txt|0||100%\\"$'\n'
+  run_sluice -o /dev/null -w '%{time_total}' "$HTTP/1m.bin"
+  expect_code 0
+  grep -Eqx '[0-9]+\.[0-9]{6}' "$OUT" || fail "time_total '$(cat "$OUT")' is not seconds with 6 decimals"
+}
+
+case_fail_on_404_exits_22_without_output() {
+  run_sluice -f -o "$SCRATCH/missing.out" -w '%{http_code} %{exitcode}' "$HTTP/no-such-file"
+  expect_code 22
+  expect_one_error "404"
+  expect_stdout "404 22"
+  [ ! -e "$SCRATCH/missing.out" ] || fail "-f created the output file for a 404"
+  run_sluice -f "$HTTP/no-such-file"
+  expect_code 22
+  expect_stdout ""
+}
+
+case_404_without_fail_is_a_success_with_the_error_page() {
+  run_sluice -w '\n%{http_code}' "$HTTP/no-such-file"
+  expect_code 0
+  expect_no_stderr
+  [ "$(tail -n 1 "$OUT")" = "404" ] || fail "http_code is not 404"
+  grep -q "404" <(head -n -1 "$OUT") || fail "the 404 page body was not written"
+}
+
+case_location_follows_one_redirect() {
+  run_sluice -L -o "$SCRATCH/small.txt" -w '%{http_code} %{num_redirects} %{url_effective}' \
+    "$HTTP/redirect"
+  expect_code 0
+  expect_stdout "200 1 $HTTP/small.txt"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "redirected body differs"
+}
+
+case_redirect_is_not_followed_without_location() {
+  run_sluice -o /dev/null -w '%{http_code} %{num_redirects}' "$HTTP/redirect"
+  expect_code 0
+  expect_stdout "302 0"
+}
+
+case_max_redirs_stops_a_longer_chain() {
+  run_sluice -L --max-redirs 3 -o /dev/null -w '%{num_redirects}' "$HTTP/redirect-chain/3"
+  expect_code 0
+  expect_stdout "3"
+  run_sluice -L --max-redirs 1 -o /dev/null -w '%{exitcode} %{num_redirects}' \
+    "$HTTP/redirect-chain/3"
+  expect_code 63
+  expect_one_error "redirect"
+  expect_stdout "63 0"
+}
+
+case_https_with_cacert_downloads() {
+  run_sluice --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/1m.bin" -w '%{http_code} %{http_version}' \
+    "$HTTPS/1m.bin"
+  expect_code 0
+  expect_no_stderr
+  expect_stdout "200 1.1"
+  [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "https body differs"
+}
+
+case_https_untrusted_certificate_exits_35() {
+  run_sluice -o "$SCRATCH/never.bin" "$HTTPS/small.txt"
+  expect_code 35
+  expect_one_error ""
+  [ ! -e "$SCRATCH/never.bin" ] || fail "a failed handshake created the output file"
+}
+
+case_insecure_skips_verification() {
+  run_sluice -k "$HTTPS/small.txt"
+  expect_code 0
+  [ "$(sha_of "$OUT")" = "$(expected_sha small.txt)" ] || fail "-k body differs"
+}
+
+case_compressed_decodes_gzip() {
+  local size
+  size=$(stat -c %s "$SLUICE_FILES_DIR/large.txt")
+  run_sluice --compressed -v -w '%{size_download}' -o "$SCRATCH/large.txt" "$HTTP/large.txt"
+  expect_code 0
+  expect_stdout "$size"
+  grep -qix '< Content-Encoding: gzip' "$ERR" || fail "nginx did not send gzip; nothing was decoded"
+  [ "$(sha_of "$SCRATCH/large.txt")" = "$(expected_sha large.txt)" ] || fail "decoded body differs"
+}
+
+case_upload_streams_a_file_with_data_binary() {
+  run_sluice -X PUT --data-binary @"$SLUICE_FILES_DIR/1m.bin" -o /dev/null -w '%{http_code}' \
+    "$HTTP/upload/cli-1m.bin"
+  expect_code 0
+  [ "$(cat "$OUT")" = 201 ] || [ "$(cat "$OUT")" = 204 ] || fail "PUT answered $(cat "$OUT")"
+  run_sluice "$HTTP/upload/cli-1m.bin"
+  expect_code 0
+  [ "$(sha_of "$OUT")" = "$(expected_sha 1m.bin)" ] || fail "the uploaded file differs"
+}
+
+case_data_file_is_sent_without_newlines() {
+  run_sluice -X PUT -d @"$SLUICE_FILES_DIR/small.txt" -d second=2 -o /dev/null -w '%{http_code}' \
+    "$HTTP/upload/cli-form.txt"
+  expect_code 0
+  run_sluice "$HTTP/upload/cli-form.txt"
+  expect_code 0
+  local expected
+  expected="$(tr -d '\r\n' < "$SLUICE_FILES_DIR/small.txt")&second=2"
+  [ "$(cat "$OUT")" = "$expected" ] || fail "the server stored '$(head -c 200 "$OUT")'"
+}
+
+case_closed_stdout_exits_23() {
+  "$SLUICE" "$HTTP/64m.bin" 2> "$ERR" | head -c 1000 > /dev/null
+  CODE=${PIPESTATUS[0]}
+  expect_code 23
+  expect_one_error "stdout"
+}
+
+# A reader that stalls must hold sluice back, not make it buffer the body: while
+# stdout is blocked for 2 s, 64 MiB could arrive over loopback many times over.
+case_stalled_stdout_keeps_memory_flat() {
+  python3 - "$SLUICE" "$HTTP/64m.bin" "$(expected_sha 64m.bin)" <<'PY' || fail "see above"
+import hashlib, resource, subprocess, sys, time
+binary, url, want = sys.argv[1:4]
+child = subprocess.Popen([binary, url], stdout=subprocess.PIPE)
+time.sleep(2)
+digest = hashlib.sha256()
+while True:
+    chunk = child.stdout.read(1 << 16)
+    if not chunk:
+        break
+    digest.update(chunk)
+status = child.wait()
+peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"sluice exit {status}, peak RSS {peak_kib} KiB")
+if status != 0 or digest.hexdigest() != want:
+    sys.exit("the download failed or differs")
+if peak_kib > 40 * 1024:
+    sys.exit(f"peak RSS {peak_kib} KiB for a 64 MiB body: the body was buffered")
+PY
+}
+
+run_case "$2"

@@ -1,0 +1,78 @@
+# Included by tests/CMakeLists.txt: tests of the `sluice` command, each a case of a
+# bash script in tests/cli run against the built binary. Names say the behaviour.
+#   cli.args.*   option handling, no network
+#   cli.local.*  local peers that misbehave on purpose (python3), no fixture
+#   cli.nginx.*  the real nginx of the real_servers fixture (tests/integration/servers.cmake)
+
+if(NOT TARGET sluice_cli)
+  return()
+endif()
+
+set(SLUICE_CLI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+# sluice_cli_tests(SCRIPT PREFIX CASE...): one ctest test per case.
+function(sluice_cli_tests script prefix)
+  foreach(case IN LISTS ARGN)
+    add_test(NAME cli.${prefix}.${case}
+      COMMAND bash ${SLUICE_CLI_TEST_DIR}/${script} $<TARGET_FILE:sluice_cli> ${case})
+    set_tests_properties(cli.${prefix}.${case} PROPERTIES TIMEOUT 120)
+  endforeach()
+endfunction()
+
+sluice_cli_tests(cli_args.sh args
+  unknown_long_option_exits_2_naming_it
+  unknown_short_option_in_a_cluster_exits_2_naming_it
+  missing_url_exits_2_with_usage_hint
+  option_without_value_exits_2
+  second_url_exits_2
+  version_names_version_protocols_and_features
+  help_lists_every_option_and_variable
+  help_needs_no_url_even_after_other_options
+  header_without_colon_is_refused
+  header_with_bad_name_or_value_is_refused
+  bad_method_is_refused
+  unknown_write_out_variable_is_refused
+  bad_numbers_are_refused
+  malformed_url_exits_3
+  unreadable_data_file_exits_26
+  streamed_file_cannot_join_other_data)
+
+sluice_cli_tests(cli_local.sh local
+  connection_refused_exits_7
+  silent_hides_errors_and_show_error_brings_them_back
+  max_time_expires_exits_28
+  truncated_body_exits_8_and_names_the_incomplete_file
+  truncated_body_to_stdout_is_an_error
+  full_disk_exits_23
+  unwritable_output_path_exits_23
+  output_file_and_write_out_after_the_body
+  verbose_prints_request_and_response_heads
+  data_makes_a_form_post_and_header_options_replace_or_drop)
+
+set(SLUICE_CLI_NGINX_CASES
+  downloads_to_stdout_match_sha256sums
+  downloads_to_output_file_match_sha256sums
+  write_out_reports_the_transfer
+  fail_on_404_exits_22_without_output
+  404_without_fail_is_a_success_with_the_error_page
+  location_follows_one_redirect
+  redirect_is_not_followed_without_location
+  max_redirs_stops_a_longer_chain
+  https_with_cacert_downloads
+  https_untrusted_certificate_exits_35
+  insecure_skips_verification
+  compressed_decodes_gzip
+  upload_streams_a_file_with_data_binary
+  data_file_is_sent_without_newlines
+  closed_stdout_exits_23)
+# Sanitizers inflate RSS by far more than the body, so the memory bound only holds
+# in ordinary builds.
+if(NOT SLUICE_SANITIZE)
+  list(APPEND SLUICE_CLI_NGINX_CASES stalled_stdout_keeps_memory_flat)
+endif()
+sluice_cli_tests(cli_nginx.sh nginx ${SLUICE_CLI_NGINX_CASES})
+foreach(case IN LISTS SLUICE_CLI_NGINX_CASES)
+  set_tests_properties(cli.nginx.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()

@@ -1,0 +1,104 @@
+# Shell helpers for the `sluice` command tests (tests/cli/*.sh). Source it after
+# setting SLUICE (the binary). Defines functions and a scratch directory, nothing else.
+#
+# run_sluice ARGS...     runs $SLUICE; stdout -> $OUT, stderr -> $ERR, status -> $CODE
+# expect_code N          $CODE is N
+# expect_one_error LINE  stderr is exactly one line starting "sluice: " and containing LINE
+# expect_no_stderr       stderr is empty
+# expect_stdout TEXT     stdout is exactly TEXT
+# load_servers           reads $SLUICE_TEST_ENV_FILE (the real_servers fixture's env)
+# expected_sha NAME      the sha256 of file NAME from $SLUICE_FILES_DIR/sha256sums
+# run_case NAME          runs the function case_NAME of the sourcing script, then "PASS"
+# free_port              a TCP port on 127.0.0.1 with nothing listening (bound, then freed)
+
+set -uo pipefail
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-cli-test.XXXXXX")
+BACKGROUND_PIDS=()
+cleanup() {
+  local pid
+  for pid in "${BACKGROUND_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+OUT=$SCRATCH/stdout
+ERR=$SCRATCH/stderr
+CODE=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  if [ -s "$ERR" ]; then
+    echo "--- sluice stderr:" >&2
+    head -c 4000 "$ERR" >&2
+  fi
+  exit 1
+}
+
+run_sluice() {
+  echo "+ sluice $*" >&2
+  "$SLUICE" "$@" > "$OUT" 2> "$ERR"
+  CODE=$?
+}
+
+expect_code() {
+  [ "$CODE" -eq "$1" ] || fail "expected exit status $1, got $CODE"
+}
+
+expect_one_error() {
+  local lines
+  lines=$(wc -l < "$ERR")
+  [ "$lines" -eq 1 ] || fail "expected exactly one line on stderr, got $lines"
+  grep -q '^sluice: ' "$ERR" || fail "the error line does not start with 'sluice: '"
+  grep -qF -- "$1" "$ERR" || fail "the error line does not mention '$1'"
+}
+
+expect_no_stderr() {
+  [ ! -s "$ERR" ] || fail "expected nothing on stderr"
+}
+
+expect_stdout() {
+  local actual
+  actual=$(cat "$OUT"; echo x)
+  actual=${actual%x}
+  [ "$actual" = "$1" ] || fail "expected stdout '$1', got '$actual'"
+}
+
+load_servers() {
+  local file=${SLUICE_TEST_ENV_FILE:-}
+  [ -n "$file" ] && [ -f "$file" ] \
+    || fail "no server env file '$file' (run with the real_servers ctest fixture)"
+  local key value
+  while IFS='=' read -r key value; do
+    case $key in
+      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR)
+        printf -v "$key" '%s' "$value" ;;
+    esac
+  done < "$file"
+  [ -n "${SLUICE_NGINX_HTTP_URL:-}" ] || fail "$file has no SLUICE_NGINX_HTTP_URL"
+  [ -n "${SLUICE_FILES_DIR:-}" ] || fail "$file has no SLUICE_FILES_DIR"
+}
+
+expected_sha() {
+  local sha
+  sha=$(awk -v name="$1" '$2 == name || $2 == "*" name { print $1 }' \
+    "$SLUICE_FILES_DIR/sha256sums")
+  [ -n "$sha" ] || fail "no sha256 for $1 in $SLUICE_FILES_DIR/sha256sums"
+  echo "$sha"
+}
+
+sha_of() {
+  sha256sum "$1" | cut -d' ' -f1
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+run_case() {
+  declare -F "case_$1" > /dev/null || fail "no test case '$1' in $0"
+  "case_$1"
+  echo "PASS: $1"
+}

@@ -1,0 +1,39 @@
+# Included by tests/CMakeLists.txt: the real servers as a ctest fixture, the layer
+# check and the installed-package check. Plain `ctest` runs all of it; `ctest -R X`
+# starts and stops the servers around X when X needs them.
+
+set(SLUICE_SERVERS_DIR ${PROJECT_SOURCE_DIR}/tests/support/servers)
+
+add_test(NAME servers.start COMMAND ${SLUICE_SERVERS_DIR}/start.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(servers.start PROPERTIES FIXTURES_SETUP real_servers TIMEOUT 120)
+add_test(NAME servers.stop COMMAND ${SLUICE_SERVERS_DIR}/stop.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(servers.stop PROPERTIES FIXTURES_CLEANUP real_servers TIMEOUT 60)
+
+# Every test of integration_tests needs the servers. Its tests are discovered after
+# the build (gtest_discover_tests), so the fixture is attached when ctest reads them:
+# gtest_discover_tests leaves their names in integration_tests_TESTS, and this file
+# is included after its include file.
+set(SLUICE_FIXTURE_HOOK ${CMAKE_CURRENT_BINARY_DIR}/real_servers_fixture.cmake)
+file(WRITE ${SLUICE_FIXTURE_HOOK} [=[
+if(integration_tests_TESTS)
+  set_tests_properties(${integration_tests_TESTS} PROPERTIES FIXTURES_REQUIRED real_servers)
+endif()
+]=])
+set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${SLUICE_FIXTURE_HOOK})
+
+add_test(NAME layers.check
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_layers.sh ${PROJECT_SOURCE_DIR})
+add_test(NAME layers.check_catches_violations
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_layers.sh --self-test)
+
+# Installs this build into a scratch prefix and builds examples/fetch against it,
+# once through find_package(sluice) and once through pkg-config.
+set(SLUICE_CONSUMER_FLAGS "")
+if(SLUICE_SANITIZE)
+  set(SLUICE_CONSUMER_FLAGS "-fsanitize=${SLUICE_SANITIZE}")
+endif()
+add_test(NAME examples.consumer
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_consumer.sh ${CMAKE_BINARY_DIR}
+    ${PROJECT_SOURCE_DIR}/examples/fetch ${CMAKE_COMMAND} ${CMAKE_CXX_COMPILER}
+    "${SLUICE_CONSUMER_FLAGS}")
+set_tests_properties(examples.consumer PROPERTIES TIMEOUT 600)

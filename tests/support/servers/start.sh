@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Starts the real servers for the integration tests (ctest fixture servers.start).
+# Usage: start.sh BUILD_DIR
+# State goes to BUILD_DIR/test-env: generated files, certificates, nginx.conf, logs,
+# and `env` (KEY=VALUE lines) that tests read through sluice::test::TestEnv.
+# The generated files are kept between runs; the certificates and ports are new.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+state=$build/test-env
+files=$state/files
+. "$(dirname "$0")/lib.sh"
+
+command -v nginx >/dev/null || servers_die "nginx not found: run ./dev deps (installs nginx-light)"
+mkdir -p "$state" "$files"
+rm -f "$state/env"
+
+# make_files DIR: the files nginx serves, with DIR/sha256sums. Random bytes for the
+# binaries (incompressible), repetitive text for gzip.
+make_files() {
+  local dir=$1
+  head -c 0 /dev/null > "$dir/empty.bin"
+  head -c 1048576 /dev/urandom > "$dir/1m.bin"
+  head -c 67108864 /dev/urandom > "$dir/64m.bin"
+  printf 'sluice: a gate that lets water through at the rate the channel below can take.\n' > "$dir/small.txt"
+  for _ in 1 2 3 4 5 6 7 8; do
+    printf 'Backpressure: a reader that stops reading stops the transport.\n'
+  done >> "$dir/small.txt"
+  awk 'BEGIN { for (i = 1; i <= 60000; i++)
+    printf "%08d the sluice lets water through at the rate the channel below can take\n", i }' \
+    > "$dir/large.txt"
+  (cd "$dir" && sha256sum empty.bin 1m.bin 64m.bin small.txt large.txt > sha256sums.tmp \
+    && mv sha256sums.tmp sha256sums)
+}
+
+if ! (cd "$files" && sha256sum --quiet --check sha256sums >/dev/null 2>&1); then
+  echo "servers: generating test files in $files"
+  make_files "$files"
+fi
+rm -rf "$files/upload"
+mkdir -p "$files/upload"
+
+make_certs "$state/certs"
+start_nginx "$state" "$files"
+
+cat > "$state/env.tmp" <<ENV
+SLUICE_NGINX_HTTP_URL=http://127.0.0.1:$NGINX_HTTP_PORT
+SLUICE_NGINX_HTTPS_URL=https://localhost:$NGINX_HTTPS_PORT
+SLUICE_TEST_CA=$state/certs/ca.pem
+SLUICE_FILES_DIR=$files
+ENV
+mv "$state/env.tmp" "$state/env"
+echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT and https://localhost:$NGINX_HTTPS_PORT (state $state)"

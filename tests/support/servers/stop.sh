@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Stops the real servers started by start.sh (ctest fixture servers.stop).
+# Usage: stop.sh BUILD_DIR
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+state=$(cd "$1" && pwd)/test-env
+. "$(dirname "$0")/lib.sh"
+
+[ -d "$state" ] || exit 0
+stop_nginx "$state"
+rm -f "$state/env"
+echo "servers: stopped (state $state)"

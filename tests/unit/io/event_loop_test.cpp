@@ -1,0 +1,332 @@
+#include "io/event_loop.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Ends a test's run() even if what it waits for never happens.
+void add_deadline(EventLoop& loop, bool& timed_out) {
+  loop.add_timer(Clock::now() + 2s, [&] {
+    timed_out = true;
+    loop.stop();
+  });
+}
+
+// A readable (count 1) or idle eventfd, closed at the end of the test.
+struct EventFd {
+  explicit EventFd(bool readable) : fd(eventfd(readable ? 1 : 0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+  ~EventFd() {
+    if (fd >= 0) close(fd);
+  }
+  int fd;
+};
+
+class CallbackWatcher final : public FdWatcher {
+ public:
+  explicit CallbackWatcher(std::function<void(std::uint32_t)> on_ready)
+      : on_ready_(std::move(on_ready)) {}
+  void on_fd_ready(std::uint32_t events) override { on_ready_(events); }
+
+ private:
+  std::function<void(std::uint32_t)> on_ready_;
+};
+
+TEST(EventLoop, TimersFireInDeadlineOrder) {
+  EventLoop loop;
+  std::vector<int> order;
+  const TimePoint start = Clock::now();
+  loop.add_timer(start + 30ms, [&] { order.push_back(3); });
+  loop.add_timer(start + 10ms, [&] { order.push_back(1); });
+  loop.add_timer(start + 20ms, [&] { order.push_back(2); });
+  loop.add_timer(start + 40ms, [&] { loop.stop(); });
+  loop.run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+  EXPECT_GE(loop.now(), start + 40ms);
+}
+
+TEST(EventLoop, TimersWithTheSameDeadlineFireInAddingOrder) {
+  EventLoop loop;
+  std::vector<int> order;
+  const TimePoint when = Clock::now() + 5ms;
+  for (int i = 0; i < 5; ++i) loop.add_timer(when, [&order, i] { order.push_back(i); });
+  loop.add_timer(when + 1ms, [&] { loop.stop(); });
+  loop.run();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(EventLoop, CancelledTimerNeverFires) {
+  EventLoop loop;
+  bool fired = false;
+  const auto id = loop.add_timer(Clock::now() + 5ms, [&] { fired = true; });
+  loop.add_timer(Clock::now() + 20ms, [&] { loop.stop(); });
+  loop.cancel_timer(id);
+  loop.cancel_timer(id);      // twice: a no-op
+  loop.cancel_timer(999999);  // unknown: a no-op
+  loop.run();
+  EXPECT_FALSE(fired);
+}
+
+TEST(EventLoop, TimerTaskMayCancelALaterDueTimerOfTheSameTurn) {
+  EventLoop loop;
+  bool second_fired = false;
+  const TimePoint when = Clock::now() + 5ms;
+  EventLoop::TimerId second = 0;
+  loop.add_timer(when, [&] { loop.cancel_timer(second); });
+  second = loop.add_timer(when, [&] { second_fired = true; });
+  loop.add_timer(when + 10ms, [&] { loop.stop(); });
+  loop.run();
+  EXPECT_FALSE(second_fired);
+}
+
+TEST(EventLoop, TimerTaskMayAddTimers) {
+  EventLoop loop;
+  int rounds = 0;
+  std::function<void()> again = [&] {
+    if (++rounds == 5) {
+      loop.stop();
+      return;
+    }
+    loop.add_timer(loop.now(), again);  // due at once: runs on a later turn
+  };
+  loop.add_timer(Clock::now(), again);
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  EXPECT_EQ(rounds, 5);
+  EXPECT_FALSE(timed_out);
+}
+
+TEST(EventLoop, ManyCancelledTimersDoNotDelayALiveOne) {
+  EventLoop loop;
+  for (int i = 0; i < 1000; ++i) loop.cancel_timer(loop.add_timer(Clock::now() + 1h, [] {}));
+  bool fired = false;
+  loop.add_timer(Clock::now() + 1ms, [&] {
+    fired = true;
+    loop.stop();
+  });
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  EXPECT_TRUE(fired);
+  EXPECT_FALSE(timed_out);
+}
+
+TEST(EventLoop, PostFromAnotherThreadRunsOnTheLoopThread) {
+  EventLoop loop;
+  std::thread::id loop_thread;
+  std::thread::id task_thread;
+  std::thread runner([&] {
+    loop_thread = std::this_thread::get_id();
+    loop.run();
+  });
+  loop.post([&] {
+    task_thread = std::this_thread::get_id();
+    loop.stop();
+  });
+  runner.join();
+  EXPECT_EQ(task_thread, loop_thread);
+  EXPECT_NE(task_thread, std::this_thread::get_id());
+}
+
+TEST(EventLoop, PostedTasksRunInPostingOrder) {
+  EventLoop loop;
+  std::vector<int> order;
+  std::thread runner([&] { loop.run(); });
+  for (int i = 0; i < 100; ++i) loop.post([&order, i] { order.push_back(i); });
+  loop.post([&] { loop.stop(); });
+  runner.join();
+  ASSERT_EQ(order.size(), 100u);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
+}
+
+TEST(EventLoop, StopFromAnotherThreadStillRunsTasksPostedBeforeIt) {
+  EventLoop loop;
+  std::atomic<bool> started{false};
+  std::thread runner([&] { loop.run(); });
+  loop.post([&] { started = true; });
+  while (!started) std::this_thread::yield();
+  int ran = 0;
+  loop.post([&] { ++ran; });
+  loop.post([&] { ++ran; });
+  loop.stop();
+  runner.join();
+  EXPECT_EQ(ran, 2);
+}
+
+TEST(EventLoop, RunsAgainAfterStop) {
+  EventLoop loop;
+  loop.post([&] { loop.stop(); });
+  loop.run();
+  bool second = false;
+  loop.add_timer(Clock::now() + 1ms, [&] {
+    second = true;
+    loop.stop();
+  });
+  loop.run();
+  EXPECT_TRUE(second);
+}
+
+TEST(EventLoop, ReadyFdReachesItsWatcherWithTheEvents) {
+  EventLoop loop;
+  EventFd ready(true);
+  std::uint32_t seen = 0;
+  CallbackWatcher watcher([&](std::uint32_t events) {
+    seen = events;
+    loop.unwatch(ready.fd);
+    loop.stop();
+  });
+  ASSERT_TRUE(loop.watch(ready.fd, EPOLLIN, &watcher));
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  EXPECT_TRUE(seen & EPOLLIN);
+  EXPECT_FALSE(timed_out);
+}
+
+TEST(EventLoop, ModifySwitchesTheEventsWatched) {
+  EventLoop loop;
+  EventFd idle(false);  // writable, not readable
+  int calls = 0;
+  CallbackWatcher watcher([&](std::uint32_t events) {
+    ++calls;
+    EXPECT_TRUE(events & EPOLLOUT);
+    loop.unwatch(idle.fd);
+    loop.stop();
+  });
+  ASSERT_TRUE(loop.watch(idle.fd, EPOLLIN, &watcher));
+  loop.add_timer(Clock::now() + 10ms, [&] {
+    EXPECT_EQ(calls, 0);  // not readable: nothing yet
+    ASSERT_TRUE(loop.modify(idle.fd, EPOLLOUT));
+  });
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(timed_out);
+}
+
+TEST(EventLoop, WatchingAnFdTwiceOrModifyingAnUnwatchedOneFails) {
+  EventLoop loop;
+  EventFd fd(false);
+  CallbackWatcher watcher([](std::uint32_t) {});
+  ASSERT_TRUE(loop.watch(fd.fd, EPOLLIN, &watcher));
+  EXPECT_FALSE(loop.watch(fd.fd, EPOLLIN, &watcher));
+  loop.unwatch(fd.fd);
+  auto modified = loop.modify(fd.fd, EPOLLOUT);
+  ASSERT_FALSE(modified);
+  EXPECT_NE(modified.error().message().find("fd"), std::string::npos);
+}
+
+// Both fds are ready in the same batch; whichever fires first unwatches both and
+// deletes the other's watcher. No second call may follow (ASan also catches a
+// call through the deleted watcher).
+TEST(EventLoop, UnwatchInsideABatchSuppressesTheOtherFdsPendingEvent) {
+  EventLoop loop;
+  EventFd a(true);
+  EventFd b(true);
+  int calls = 0;
+  CallbackWatcher* watcher_a = nullptr;
+  CallbackWatcher* watcher_b = nullptr;
+  auto on_ready = [&](CallbackWatcher*& other) {
+    if (++calls > 1) return;
+    loop.unwatch(a.fd);
+    loop.unwatch(b.fd);
+    delete other;
+    other = nullptr;
+    loop.add_timer(loop.now() + 10ms, [&loop] { loop.stop(); });
+  };
+  watcher_a = new CallbackWatcher([&](std::uint32_t) { on_ready(watcher_b); });
+  watcher_b = new CallbackWatcher([&](std::uint32_t) { on_ready(watcher_a); });
+  ASSERT_TRUE(loop.watch(a.fd, EPOLLIN, watcher_a));
+  ASSERT_TRUE(loop.watch(b.fd, EPOLLIN, watcher_b));
+  loop.run();
+  EXPECT_EQ(calls, 1);
+  delete watcher_a;
+  delete watcher_b;
+}
+
+TEST(EventLoop, WatcherMayUnwatchAndDeleteItself) {
+  EventLoop loop;
+  EventFd ready(true);
+  bool called = false;
+  struct SelfDeleting final : FdWatcher {
+    EventLoop* loop;
+    int fd;
+    bool* called;
+    void on_fd_ready(std::uint32_t) override {
+      *called = true;
+      loop->unwatch(fd);
+      delete this;
+    }
+  };
+  auto* watcher = new SelfDeleting;
+  watcher->loop = &loop;
+  watcher->fd = ready.fd;
+  watcher->called = &called;
+  ASSERT_TRUE(loop.watch(ready.fd, EPOLLIN, watcher));
+  loop.add_timer(Clock::now() + 20ms, [&] { loop.stop(); });
+  loop.run();
+  EXPECT_TRUE(called);
+}
+
+// A stale event for fd N (unwatched and closed earlier in the batch) must not reach
+// a new watcher of a new file that got the same number N.
+TEST(EventLoop, StaleEventOfAReusedFdNumberIsNotDelivered) {
+  EventLoop loop;
+  auto a = std::make_unique<EventFd>(true);
+  auto b = std::make_unique<EventFd>(true);
+  std::unique_ptr<EventFd> replacement;
+  int replacement_calls = 0;
+  bool swapped = false;
+  CallbackWatcher replacement_watcher([&](std::uint32_t) { ++replacement_calls; });
+  auto swap_out = [&](std::unique_ptr<EventFd>& victim) {
+    swapped = true;
+    const int number = victim->fd;
+    loop.unwatch(number);
+    victim.reset();
+    replacement = std::make_unique<EventFd>(false);  // not readable
+    ASSERT_EQ(replacement->fd, number);               // the kernel reuses the lowest free number
+    ASSERT_TRUE(loop.watch(replacement->fd, EPOLLIN, &replacement_watcher));
+  };
+  CallbackWatcher watcher_a([&](std::uint32_t) {
+    if (!swapped) swap_out(b);
+  });
+  CallbackWatcher watcher_b([&](std::uint32_t) {
+    if (!swapped) swap_out(a);
+  });
+  ASSERT_TRUE(loop.watch(a->fd, EPOLLIN, &watcher_a));
+  ASSERT_TRUE(loop.watch(b->fd, EPOLLIN, &watcher_b));
+  loop.add_timer(Clock::now() + 20ms, [&] { loop.stop(); });
+  loop.run();
+  EXPECT_TRUE(swapped);
+  EXPECT_EQ(replacement_calls, 0);
+  if (a) loop.unwatch(a->fd);
+  if (b) loop.unwatch(b->fd);
+  loop.unwatch(replacement->fd);
+}
+
+TEST(EventLoop, NowAdvancesFromTurnToTurn) {
+  EventLoop loop;
+  TimePoint first;
+  TimePoint second;
+  loop.add_timer(Clock::now(), [&] { first = loop.now(); });
+  loop.add_timer(Clock::now() + 15ms, [&] {
+    second = loop.now();
+    loop.stop();
+  });
+  loop.run();
+  EXPECT_GE(second - first, 10ms);
+}
+
+}  // namespace
+}  // namespace sluice
