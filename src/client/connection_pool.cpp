@@ -134,10 +134,10 @@ void ConnectionPool::arm_idle_close(Connection& conn) {
     std::string key;
     Origin* origin = origin_of(*target, &key);
     if (origin == nullptr) return;
-    for (auto& conn : origin->conns) {
-      if (conn.get() == target && conn->available_streams() > 0) {
-        conn->close(Error(ErrorCategory::cancelled, "idle connection closed by the pool"));
-        on_connection_closed(*conn);
+    for (auto& idle_conn : origin->conns) {
+      if (idle_conn.get() == target && idle_conn->available_streams() > 0) {
+        idle_conn->close(Error(ErrorCategory::cancelled, "idle connection closed by the pool"));
+        on_connection_closed(*idle_conn);
         return;
       }
     }

@@ -151,6 +151,8 @@ std::optional<Error> DecoderChain::check_limits() const {
   return std::nullopt;
 }
 
+// An empty encoded body finishes cleanly in every coding: a response with
+// Content-Encoding: gzip and no body bytes lost nothing, and browsers accept it.
 Result<void> DecoderChain::finish() {
   if (failed_) return *failed_;
   for (const ByteQueue& link : links_) {
@@ -165,6 +167,8 @@ Result<void> DecoderChain::finish() {
   return {};
 }
 
+// Stages free their library state only between streams (mid-stream it holds the
+// window that later back-references need); links go when they are empty.
 std::size_t DecoderChain::release_scratch() {
   std::size_t freed = 0;
   for (auto& stage : stages_) freed += stage->release_scratch();

@@ -132,6 +132,7 @@ void H1Connection::read_ready() {
       fail(std::move(fed).error());
       break;
     }
+    if (state_ == State::closed) break;  // the sink cancelled from inside an event
     if (response_done_) finish_exchange(leftover);
   }
   in_read_ = false;
@@ -156,6 +157,7 @@ void H1Connection::receive_eof() {
 }
 
 void H1Connection::finish_exchange(bool leftover) {
+  if (state_ == State::closed) return;
   ExchangeSink* sink = sink_;
   const bool reusable = parser_.keep_alive() && body_sent_ && !leftover;
   sink_ = nullptr;
@@ -251,7 +253,7 @@ void H1Connection::after_event() {
     }
     return;
   }
-  std::uint32_t events = wants_read() ? EPOLLIN : 0;
+  std::uint32_t events = wants_read() ? std::uint32_t{EPOLLIN} : 0u;
   if (write_blocked_) events |= EPOLLOUT;
   if (events != watched_events_) {
     if (loop_.modify(transport_->fd(), events)) watched_events_ = events;

@@ -3,6 +3,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -26,7 +27,10 @@ Result<void> load_ca_file(SSL_CTX* ctx, const std::string& path) {
   // "system lib" that does not say the file is absent or unreadable.
   std::FILE* file = std::fopen(path.c_str(), "r");
   if (file == nullptr) return tls_error("cannot read CA file " + path + ": " + std::strerror(errno));
+  struct stat info {};
+  const bool directory = fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode);
   std::fclose(file);
+  if (directory) return tls_error("cannot read CA file " + path + ": it is a directory");
   if (SSL_CTX_load_verify_locations(ctx, path.c_str(), nullptr) != 1) {
     return tls_error("cannot read CA file " + path + ": " +
                      openssl_error_text("no PEM certificates found") +

@@ -1,0 +1,46 @@
+#pragma once
+// The options every sluice-bench subcommand shares, parsed into plain data before
+// anything touches the network, and the Client and Request they describe. A typo
+// must fail with exit 2 and a message that names the option, never run a benchmark
+// that measures something other than what was asked.
+// Ownership: BenchOptions is a value owned by main's thread.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "sluice/client.hpp"
+#include "sluice/error.hpp"
+#include "sluice/request.hpp"
+
+namespace sluice::bench {
+
+enum class Subcommand { throughput, held };
+
+struct BenchOptions {
+  std::string url;
+  int runs = 3;  ///< throughput: downloads per contender
+  bool http1_only = false;
+  std::string ca_file;
+  bool insecure = false;
+  bool compressed = false;
+  std::size_t count = 0;            ///< held: responses held at once (required)
+  std::size_t mark = 256 * 1024;    ///< Request::mark, the staging high-water mark
+  bool reads_one_chunk = false;     ///< held: --reads 1
+  bool show_help = false;
+};
+
+/// Parses the options after the subcommand name (argv[0] is the first option).
+/// Errors have category usage and name the offending option.
+Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc,
+                                         const char* const* argv);
+
+/// The Client these options ask for (CA file, -k).
+ClientOptions client_options(const BenchOptions& options);
+/// A GET for options.url with the version, decoding and mark the options ask for.
+Request make_request(const BenchOptions& options);
+
+/// The text `sluice-bench help` prints.
+std::string usage_text();
+
+}  // namespace sluice::bench

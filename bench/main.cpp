@@ -1,0 +1,43 @@
+// sluice-bench: benchmarks that print figures, and ratios against curl.
+// Main thread only: parse, dispatch to one subcommand.
+
+#include <csignal>
+#include <cstdio>
+#include <string_view>
+
+#include "bench/bench_options.hpp"
+#include "bench/report.hpp"
+#include "bench/subcommands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sluice::bench;
+  // A peer or a reader that goes away must surface as an error value, not a kill.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::string_view name = argc > 1 ? argv[1] : "";
+  if (name == "help" || name == "--help" || name == "-h") {
+    std::fputs(usage_text().c_str(), stdout);
+    return kExitOk;
+  }
+  Subcommand subcommand;
+  if (name == "throughput") {
+    subcommand = Subcommand::throughput;
+  } else if (name == "held") {
+    subcommand = Subcommand::held;
+  } else {
+    print_note(name.empty() ? "no subcommand given (try 'sluice-bench help')"
+                            : "unknown subcommand '" + std::string(name) +
+                                  "' (try 'sluice-bench help')");
+    return kExitUsage;
+  }
+  sluice::Result<BenchOptions> options = parse_bench_options(subcommand, argc - 2, argv + 2);
+  if (!options) {
+    print_note(options.error().message());
+    return kExitUsage;
+  }
+  if (options->show_help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return kExitOk;
+  }
+  return subcommand == Subcommand::throughput ? run_throughput(*options) : run_held(*options);
+}

@@ -1,0 +1,21 @@
+#pragma once
+// How benchmarks report: `name value` lines on stdout (one figure per line, for
+// scripts) and free-form notes on stderr (for people). Main thread only.
+
+#include <string_view>
+#include <vector>
+
+namespace sluice::bench {
+
+/// The median of `values` (mean of the middle two for an even count); 0 when empty.
+/// The median, not the mean, because one run disturbed by a neighbour on a shared
+/// machine should not move the figure.
+double median(std::vector<double> values);
+
+/// Prints "name value" with `decimals` digits after the point.
+void print_figure(std::string_view name, double value, int decimals = 3);
+
+/// Prints "sluice-bench: message" on stderr.
+void print_note(std::string_view message);
+
+}  // namespace sluice::bench

@@ -1,0 +1,19 @@
+#pragma once
+// The benchmarks main() dispatches to. Each runs on the main thread, prints its
+// figures (see report.hpp) and returns the process exit status: 0 done, 1 a
+// download failed or its runs disagreed.
+
+#include "bench/bench_options.hpp"
+
+namespace sluice::bench {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+/// Median download speed and CPU cost, ours and curl's (throughput.cpp).
+int run_throughput(const BenchOptions& options);
+/// Resident memory per response held unread (held.cpp).
+int run_held(const BenchOptions& options);
+
+}  // namespace sluice::bench

@@ -1,0 +1,198 @@
+// `sluice-bench throughput`: download one URL several times with sluice and with
+// curl, interleaved, and report median speed and CPU cost. Main thread only; the
+// Client's threads exist only inside one run.
+
+#include <sys/resource.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bench/peer.hpp"
+#include "bench/report.hpp"
+#include "bench/subcommands.hpp"
+#include "sluice/client.hpp"
+
+namespace sluice::bench {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
+constexpr std::size_t kReadBuffer = 256 * 1024;
+
+// One download by one contender.
+struct RunFigures {
+  double wall_s = 0;
+  double cpu_s = 0;
+  std::uint64_t bytes = 0;
+
+  double mib_per_s() const { return wall_s > 0 ? static_cast<double>(bytes) / kMiB / wall_s : 0; }
+  double cpu_s_per_gib() const {
+    return bytes > 0 ? cpu_s / (static_cast<double>(bytes) / kGiB) : 0;
+  }
+};
+
+// User + system time of every thread of this process so far.
+double process_cpu_seconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+  return secs(usage.ru_utime) + secs(usage.ru_stime);
+}
+
+// The Content-Length the decoded body must match: none when the body is content-encoded
+// (the header then counts encoded bytes) or when the server sent none.
+std::optional<std::uint64_t> expected_length(const Response& response) {
+  if (response.headers.contains("Content-Encoding")) return std::nullopt;
+  std::optional<std::string_view> text = response.headers.get("Content-Length");
+  if (!text) return std::nullopt;
+  std::uint64_t length = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), length);
+  if (ec != std::errc() || end != text->data() + text->size()) return std::nullopt;
+  return length;
+}
+
+// Reads the body to its end into `buffer`, discarding; checks Content-Length.
+Result<std::uint64_t> drain_body(Response& response, std::span<std::byte> buffer) {
+  std::uint64_t bytes = 0;
+  for (;;) {
+    Result<std::size_t> n = response.body.read(buffer);
+    if (!n) return std::move(n).error();
+    if (*n == 0) break;
+    bytes += *n;
+  }
+  std::optional<std::uint64_t> length = expected_length(response);
+  if (length && *length != bytes) {
+    return Error(ErrorCategory::protocol, "body had " + std::to_string(bytes) +
+                                              " bytes but Content-Length said " +
+                                              std::to_string(*length));
+  }
+  return bytes;
+}
+
+// One fetch with a fresh Client, as curl starts fresh: connect, TLS, request, body.
+// The Client is destroyed (its threads joined) before the clocks stop, so all the
+// CPU time its threads used is in the figure.
+Result<RunFigures> run_ours(const BenchOptions& options, std::span<std::byte> buffer) {
+  double cpu_before = process_cpu_seconds();
+  auto start = std::chrono::steady_clock::now();
+  std::uint64_t bytes = 0;
+  {
+    Result<Client> client = Client::create(client_options(options));
+    if (!client) return std::move(client).error();
+    Result<Response> response = client->fetch(make_request(options));
+    if (!response) return std::move(response).error();
+    if (response->status < 200 || response->status > 299) {
+      return Error(ErrorCategory::protocol, "HTTP status " + std::to_string(response->status) +
+                                                " for " + options.url + " (expected 2xx)");
+    }
+    Result<std::uint64_t> drained = drain_body(*response, buffer);
+    if (!drained) return std::move(drained).error();
+    bytes = *drained;
+  }
+  RunFigures figures;
+  figures.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  figures.cpu_s = process_cpu_seconds() - cpu_before;
+  figures.bytes = bytes;
+  return figures;
+}
+
+void note_run(int run, const char* who, const RunFigures& figures) {
+  char line[160];
+  std::snprintf(line, sizeof line, "run %d %-6s %10.1f MiB/s %8.3f s CPU/GiB (%llu bytes)", run,
+                who, figures.mib_per_s(), figures.cpu_s_per_gib(),
+                static_cast<unsigned long long>(figures.bytes));
+  print_note(line);
+}
+
+// Every run of ours must deliver the same bytes; curl too, unless it counted
+// encoded bytes (--compressed), in which case its count is not comparable.
+Result<void> check_byte_counts(const BenchOptions& options, const std::vector<RunFigures>& ours,
+                               const std::vector<RunFigures>& curl) {
+  for (const RunFigures& run : ours) {
+    if (run.bytes != ours.front().bytes) {
+      return Error(ErrorCategory::protocol, "runs disagree: one read " +
+                                                std::to_string(ours.front().bytes) +
+                                                " bytes, another " + std::to_string(run.bytes));
+    }
+  }
+  if (options.compressed) return {};
+  for (const RunFigures& run : curl) {
+    if (run.bytes != ours.front().bytes) {
+      return Error(ErrorCategory::protocol, "curl read " + std::to_string(run.bytes) +
+                                                " bytes where sluice read " +
+                                                std::to_string(ours.front().bytes));
+    }
+  }
+  return {};
+}
+
+// curl's figures use our decoded byte count: with --compressed its own count is the
+// encoded size, and both delivered the same decoded body.
+RunFigures curl_figures(const CurlRun& run, std::uint64_t decoded_bytes) {
+  return RunFigures{run.wall_s, run.cpu_s, decoded_bytes};
+}
+
+void print_figures(const std::vector<RunFigures>& ours, const std::vector<RunFigures>& curl) {
+  std::vector<double> speed, cost, curl_speed, curl_cost;
+  for (const RunFigures& run : ours) {
+    speed.push_back(run.mib_per_s());
+    cost.push_back(run.cpu_s_per_gib());
+  }
+  for (const RunFigures& run : curl) {
+    curl_speed.push_back(run.mib_per_s());
+    curl_cost.push_back(run.cpu_s_per_gib());
+  }
+  print_figure("runs", static_cast<double>(ours.size()), 0);
+  print_figure("bytes_per_run", static_cast<double>(ours.front().bytes), 0);
+  print_figure("throughput_mib_s", median(speed), 1);
+  print_figure("cpu_s_per_gib", median(cost));
+  if (curl.empty()) return;
+  print_figure("curl_throughput_mib_s", median(curl_speed), 1);
+  print_figure("curl_cpu_s_per_gib", median(curl_cost));
+  double theirs = median(curl_speed);
+  print_figure("ratio_vs_curl", theirs > 0 ? median(speed) / theirs : 0);
+}
+
+}  // namespace
+
+int run_throughput(const BenchOptions& options) {
+  bool with_curl = on_path("curl");
+  if (!with_curl) print_note("curl is not on PATH: reporting sluice figures only");
+  std::vector<std::byte> buffer(kReadBuffer);
+  std::vector<RunFigures> ours;
+  std::vector<RunFigures> curl;
+  // Interleaved (ours, curl, ours, curl, ...) so that a noisy neighbour on a shared
+  // machine slows both contenders rather than one.
+  for (int run = 1; run <= options.runs; ++run) {
+    Result<RunFigures> mine = run_ours(options, buffer);
+    if (!mine) {
+      print_note("sluice run " + std::to_string(run) + " failed: " + mine.error().describe());
+      return kExitFailed;
+    }
+    note_run(run, "sluice", *mine);
+    ours.push_back(*mine);
+    if (!with_curl) continue;
+    Result<CurlRun> theirs = run_curl(options);
+    if (!theirs) {
+      print_note("curl run " + std::to_string(run) + " failed: " + theirs.error().message());
+      return kExitFailed;
+    }
+    RunFigures figures = curl_figures(*theirs, options.compressed ? mine->bytes : theirs->bytes);
+    note_run(run, "curl", figures);
+    curl.push_back(figures);
+  }
+  if (Result<void> counts = check_byte_counts(options, ours, curl); !counts) {
+    print_note(counts.error().message());
+    return kExitFailed;
+  }
+  print_figures(ours, curl);
+  return kExitOk;
+}
+
+}  // namespace sluice::bench

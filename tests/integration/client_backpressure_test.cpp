@@ -1,0 +1,145 @@
+// Backpressure end to end over HTTP/1.1: a reader that stops reading stops the
+// socket, so a held body costs the mark plus one receive, never the body.
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "sluice/sluice.hpp"
+#include "support/test_server.hpp"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+using test::ServerConnection;
+using test::TestServer;
+
+constexpr std::size_t kBodySize = 64u << 20;
+constexpr std::size_t kOneReceive = 64u << 10;
+
+struct BigBody {
+  std::string bytes = test::pseudo_random_bytes(kBodySize, 7);
+  std::string sha256 = test::sha256_hex(bytes);
+};
+
+const BigBody& big_body() {
+  static const BigBody body;
+  return body;
+}
+
+std::string read_to_end(BodyReader& reader, std::chrono::microseconds pause_per_read = {}) {
+  std::string all;
+  std::vector<std::byte> piece(256 * 1024);
+  for (;;) {
+    auto got = reader.read(piece);
+    EXPECT_TRUE(got.ok()) << (got.ok() ? "" : got.error().message());
+    if (!got.ok() || *got == 0) return all;
+    all.append(reinterpret_cast<const char*>(piece.data()), *got);
+    if (pause_per_read.count() > 0) std::this_thread::sleep_for(pause_per_read);
+  }
+}
+
+TEST(ClientBackpressure, HeldBodyStaysWithinTheMarkAndTheServerBlocks) {
+  std::atomic<std::size_t> written_while_held{0};
+  std::atomic<bool> held_measured{false};
+  TestServer server([&](ServerConnection& conn) {
+    ASSERT_TRUE(conn.read_request());
+    const std::string& body = big_body().bytes;
+    const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    conn.write(head);
+    // The client holds the body unread: the server's writes must block early.
+    const std::size_t sent = conn.write_until_blocked(body, 1s);
+    written_while_held = sent;
+    held_measured = true;
+    conn.write(std::string_view(body).substr(sent));
+  });
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/big"));
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  while (!held_measured) std::this_thread::sleep_for(10ms);
+
+  // Held: the staging buffer is at or below the mark plus one receive...
+  EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
+  EXPECT_GE(response->body.buffered(), request.mark / 2);
+  // ...and what the server got rid of is that plus the kernel's socket buffers, far
+  // below the body.
+  EXPECT_LT(written_while_held.load(), 16u << 20) << "the client kept reading while held";
+
+  const std::string all = read_to_end(response->body);
+  EXPECT_EQ(all.size(), kBodySize);
+  EXPECT_EQ(test::sha256_hex(all), big_body().sha256);
+}
+
+TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
+  TestServer server([&](ServerConnection& conn) {
+    ASSERT_TRUE(conn.read_request());
+    conn.write(test::http_response(200, std::string_view(big_body().bytes).substr(0, 8u << 20)));
+  });
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/slow"));
+  request.mark = 64 * 1024;
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  std::string all;
+  std::vector<std::byte> piece(16 * 1024);
+  std::size_t max_buffered = 0;
+  for (;;) {
+    max_buffered = std::max(max_buffered, response->body.buffered());
+    auto got = response->body.read(piece);
+    ASSERT_TRUE(got.ok()) << got.error().message();
+    if (*got == 0) break;
+    all.append(reinterpret_cast<const char*>(piece.data()), *got);
+    if (all.size() % (1u << 20) < piece.size()) std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_LE(max_buffered, request.mark + kOneReceive);
+  EXPECT_EQ(test::sha256_hex(all), test::sha256_hex(std::string_view(big_body().bytes).substr(0, 8u << 20)));
+}
+
+TEST(ClientBackpressure, DroppedSmallBodyCompletesAndKeepsTheConnection) {
+  TestServer server([](ServerConnection& conn) {
+    while (auto request = conn.read_request()) {
+      if (!conn.write(test::http_response(200, std::string(10 * 1024, 'x')))) return;
+    }
+  });
+  auto client = Client::create().value();
+  {
+    auto dropped = client.fetch(Request::get(server.url("/small")));
+    ASSERT_TRUE(dropped.ok());
+  }  // dropped unread
+  auto next = client.fetch(Request::get(server.url("/next")));
+  ASSERT_TRUE(next.ok()) << next.error().message();
+  EXPECT_EQ(next->body.read_all()->size(), 10u * 1024);
+  EXPECT_EQ(server.connections_accepted(), 1u);
+}
+
+TEST(ClientBackpressure, DroppedLargeBodyClosesTheConnection) {
+  std::atomic<bool> peer_closed{false};
+  TestServer server([&](ServerConnection& conn) {
+    auto request = conn.read_request();
+    if (!request) return;
+    if (request->target == "/large") {
+      conn.write("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kBodySize) + "\r\n\r\n");
+      conn.write_until_blocked(big_body().bytes, 500ms);
+      peer_closed = conn.wait_peer_closed(5s);
+      return;
+    }
+    conn.write(test::http_response(200, "fresh"));
+  });
+  auto client = Client::create().value();
+  {
+    auto dropped = client.fetch(Request::get(server.url("/large")));
+    ASSERT_TRUE(dropped.ok());
+    std::this_thread::sleep_for(100ms);
+  }
+  auto next = client.fetch(Request::get(server.url("/fresh")));
+  ASSERT_TRUE(next.ok()) << next.error().message();
+  EXPECT_EQ(*next->body.read_all(), "fresh");
+  for (int i = 0; i < 100 && !peer_closed; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(peer_closed) << "the abandoned connection stayed open";
+  EXPECT_EQ(server.connections_accepted(), 2u);
+}
+
+}  // namespace
+}  // namespace sluice

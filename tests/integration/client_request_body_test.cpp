@@ -1,0 +1,148 @@
+// Request bodies: owned bytes, files from the file pool, and producer streams that
+// wait above their mark.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "sluice/sluice.hpp"
+#include "support/test_server.hpp"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+using test::ServerConnection;
+using test::TestServer;
+using test::http_response;
+
+std::span<const std::byte> as_bytes_for_test(std::string_view text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+// Replies with the method, framing and SHA-256 of what it received.
+TestServer echo_digest_server() {
+  return TestServer([](ServerConnection& conn) {
+    while (auto request = conn.read_request(30s)) {
+      const std::string framing = request->chunked ? "chunked"
+                                  : std::string(request->headers.get("content-length").value_or("none"));
+      if (!conn.write(http_response(200, request->method + " " + framing + " " +
+                                             test::sha256_hex(request->body)))) {
+        return;
+      }
+    }
+  });
+}
+
+TEST(ClientRequestBody, OwnedBytesGoWithContentLength) {
+  auto server = echo_digest_server();
+  auto client = Client::create().value();
+  const std::string payload = test::pseudo_random_bytes(3 << 20, 3);
+  Request request = Request::get(server.url("/upload"));
+  request.method = "POST";
+  request.body = BytesBody{payload};
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(*response->body.read_all(),
+            "POST " + std::to_string(payload.size()) + " " + test::sha256_hex(payload));
+}
+
+TEST(ClientRequestBody, FileBodyIsStreamedFromTheFilePool) {
+  auto server = echo_digest_server();
+  auto client = Client::create().value();
+  const std::string payload = test::pseudo_random_bytes((5 << 20) + 123, 4);
+  const std::string path = ::testing::TempDir() + "/sluice_upload.bin";
+  { std::ofstream(path, std::ios::binary) << payload; }
+  Request request = Request::get(server.url("/file"));
+  request.method = "PUT";
+  request.body = FileBody{path};
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(*response->body.read_all(),
+            "PUT " + std::to_string(payload.size()) + " " + test::sha256_hex(payload));
+  std::remove(path.c_str());
+}
+
+TEST(ClientRequestBody, MissingFileFailsAtOnceWithItsName) {
+  auto client = Client::create().value();
+  Request request = Request::get("http://127.0.0.1:9/");
+  request.method = "PUT";
+  request.body = FileBody{"/nonexistent/upload.bin"};
+  auto response = client.fetch(request);
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::io);
+  EXPECT_NE(response.error().message().find("/nonexistent/upload.bin"), std::string::npos);
+}
+
+TEST(ClientRequestBody, StreamWithoutLengthIsChunked) {
+  auto server = echo_digest_server();
+  auto client = Client::create().value();
+  auto writer = BodyWriter::create(64 * 1024);
+  Request request = Request::get(server.url("/stream"));
+  request.method = "POST";
+  request.body = StreamBody{writer, std::nullopt};
+  auto pending = client.send(request);
+  std::string sent;
+  for (int i = 0; i < 100; ++i) {
+    const std::string piece = test::pseudo_random_bytes(10000 + i, i);
+    ASSERT_TRUE(writer->write(piece).ok());
+    sent += piece;
+  }
+  writer->close();
+  auto response = pending.wait();
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(*response->body.read_all(), "POST chunked " + test::sha256_hex(sent));
+}
+
+TEST(ClientRequestBody, StreamWithLengthUsesContentLength) {
+  auto server = echo_digest_server();
+  auto client = Client::create().value();
+  auto writer = BodyWriter::create();
+  Request request = Request::get(server.url("/stream"));
+  request.method = "PUT";
+  request.body = StreamBody{writer, 11};
+  auto pending = client.send(request);
+  ASSERT_TRUE(writer->write("hello ").ok());
+  ASSERT_TRUE(writer->write("world").ok());
+  writer->close();
+  auto response = pending.wait();
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(*response->body.read_all(), "PUT 11 " + test::sha256_hex("hello world"));
+}
+
+TEST(ClientRequestBody, FastProducerWaitsForASlowServer) {
+  std::atomic<bool> server_reading{false};
+  TestServer server([&](ServerConnection& conn) {
+    auto head = conn.read_request_head();
+    ASSERT_TRUE(head);
+    std::this_thread::sleep_for(700ms);  // a server that does not read yet
+    server_reading = true;
+    auto rest = conn.read_some(1 << 20, 5s);
+    (void)rest;
+    conn.write(http_response(200, "enough"));
+    conn.close();
+  });
+  auto client = Client::create().value();
+  auto writer = BodyWriter::create(64 * 1024);
+  Request request = Request::get(server.url("/slow-upload"));
+  request.method = "POST";
+  request.body = StreamBody{writer, std::nullopt};
+  auto pending = client.send(request);
+  // With the server not reading, the producer must be held back: far less than the
+  // 256 MiB it offers gets written before write_for times out.
+  const std::string piece(1 << 20, 'p');
+  std::size_t accepted = 0;
+  for (int i = 0; i < 256; ++i) {
+    auto wrote = writer->write_for(as_bytes_for_test(piece), 300ms);
+    if (!wrote.ok() || !*wrote) break;
+    accepted += piece.size();
+  }
+  EXPECT_FALSE(server_reading.load());
+  EXPECT_LT(accepted, std::size_t{64} << 20) << "the producer was never made to wait";
+  writer->abort("test done");
+  pending.cancel();
+}
+
+}  // namespace
+}  // namespace sluice
