@@ -79,10 +79,12 @@ endfunction()
 
 sluice_describe_dependencies()
 
+# The public headers need C++20 (std::span, ...): say so to every consumer.
+target_compile_features(sluice INTERFACE cxx_std_20)
+
 install(TARGETS sluice EXPORT sluiceTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sluice
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 if(TARGET sluice_cli)

@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "sluice/error.hpp"
 #include "sluice/request.hpp"
@@ -30,6 +32,10 @@ struct ClientOptions {
   int file_threads = 2;
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
+  /// Tracing: when set, called on the HTTP thread with one line per notable event
+  /// (connects, TLS, requests, pauses, redirects, closes), each naming its connection
+  /// ("c3 h1: ..."). It must return quickly and must not call into the Client.
+  std::function<void(std::string_view line)> trace;
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

@@ -25,6 +25,7 @@ void HttpPoster::close() {
 
 ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls)
     : options_(std::move(options)),
+      trace_(options_.trace),
       poster_(std::make_shared<HttpPoster>(loop_)),
       file_pool_(options_.file_threads),
       resolver_(loop_),

@@ -14,6 +14,7 @@
 #include "io/event_loop.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
+#include "io/trace.hpp"
 #include "io/worker_pool.hpp"
 #include "sluice/client.hpp"
 
@@ -54,6 +55,7 @@ class ClientCore {
   Resolver& resolver() noexcept { return resolver_; }
   TlsContext* tls() noexcept { return tls_.get(); }
   ConnectionPool& pool() noexcept { return pool_; }
+  const Trace& trace() const noexcept { return trace_; }
   void adopt(std::shared_ptr<Transfer> transfer);
   /// The transfer ended; it is destroyed after the current event.
   void transfer_done(Transfer& transfer);
@@ -63,6 +65,7 @@ class ClientCore {
   void cancel_everything();
 
   const ClientOptions options_;
+  const Trace trace_;
   EventLoop loop_;
   std::shared_ptr<HttpPoster> poster_;
   WorkerPool file_pool_;

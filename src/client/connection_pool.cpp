@@ -64,6 +64,8 @@ void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
   Connector::Options options;
   options.tls_timeout = first.tls_timeout();
   options.alpn = {"http/1.1"};
+  options.conn_id = next_conn_id_++;
+  options.trace = &core_.trace();
   auto& connectors = origins_[key].connectors;
   connectors.push_back(nullptr);
   auto* slot = &connectors.back();
@@ -72,12 +74,13 @@ void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
       core_.loop(), core_.resolver(), core_.tls(), first.url(), options, nullptr);
   Connector* raw = connector.get();
   *slot = std::move(connector);
-  raw->set_callback([this, key, raw](Result<std::unique_ptr<Transport>> transport) {
-    on_connected(key, raw, std::move(transport));
+  const std::uint64_t id = options.conn_id;
+  raw->set_callback([this, key, raw, id](Result<std::unique_ptr<Transport>> transport) {
+    on_connected(key, raw, id, std::move(transport));
   });
 }
 
-void ConnectionPool::on_connected(const std::string& key, Connector* connector,
+void ConnectionPool::on_connected(const std::string& key, Connector* connector, std::uint64_t id,
                                   Result<std::unique_ptr<Transport>> transport) {
   Origin& origin = origins_[key];
   auto& connectors = origin.connectors;
@@ -102,7 +105,8 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector,
     for (Transfer* transfer : failed) transfer->fail(transport.error());
     return;
   }
-  auto conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, next_conn_id_++);
+  auto conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, id,
+                                             core_.trace());
   conn_origin_[conn.get()] = key;
   origin.conns.push_back(std::move(conn));
   dispatch(key);

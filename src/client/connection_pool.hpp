@@ -48,7 +48,7 @@ class ConnectionPool final : public ConnectionOwner {
   void dispatch(const std::string& key);
   Connection* idle_connection(const std::string& key);
   void open_connection(const std::string& key, Transfer& first);
-  void on_connected(const std::string& key, Connector* connector,
+  void on_connected(const std::string& key, Connector* connector, std::uint64_t id,
                     Result<std::unique_ptr<Transport>> transport);
   void arm_idle_close(Connection& conn);
   Origin* origin_of(const Connection& conn, std::string* key = nullptr);

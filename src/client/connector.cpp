@@ -13,6 +13,9 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
       https_(origin.is_https()),
       options_(std::move(options)),
       done_(std::move(done)) {
+  if (options_.trace != nullptr && options_.trace->on()) {
+    trace("resolving " + host_ + " for " + origin.origin());
+  }
   lookup_ = resolver.resolve(host_, port_, [this](Result<std::vector<SocketAddress>> addresses) {
     on_resolved(std::move(addresses));
   });
@@ -27,6 +30,11 @@ void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
   if (!addresses) {
     finish(std::move(addresses).error());
     return;
+  }
+  if (options_.trace != nullptr && options_.trace->on()) {
+    std::string list;
+    for (const auto& address : *addresses) list += (list.empty() ? "" : ", ") + address.to_string();
+    trace("trying " + list);
   }
   connect_ = std::make_unique<TcpConnect>(loop_, std::move(*addresses),
                                           [this](Result<int> fd) { on_connected(std::move(fd)); });
@@ -67,6 +75,10 @@ void Connector::drive_handshake() {
     return;
   }
   if (*state == IoStatus::done) {
+    if (options_.trace != nullptr && options_.trace->on()) {
+      const std::string alpn = handshaking_->alpn();
+      trace("TLS handshake done with " + host_ + ", ALPN " + (alpn.empty() ? "none" : alpn));
+    }
     finish(std::move(handshaking_));
     return;
   }
@@ -78,6 +90,10 @@ void Connector::drive_handshake() {
     return;
   }
   watching_ = true;
+}
+
+void Connector::trace(const std::string& what) const {
+  options_.trace->emit("c" + std::to_string(options_.conn_id) + " connect: " + what);
 }
 
 void Connector::finish(Result<std::unique_ptr<Transport>> result) {

@@ -11,6 +11,7 @@
 #include "io/event_loop.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
+#include "io/trace.hpp"
 #include "io/transport.hpp"
 #include "sluice/url.hpp"
 
@@ -22,6 +23,8 @@ class Connector : private FdWatcher {
   struct Options {
     std::chrono::milliseconds tls_timeout{0};  ///< 0 = none
     std::vector<std::string> alpn;             ///< for https
+    std::uint64_t conn_id = 0;                 ///< the connection it will become
+    const Trace* trace = nullptr;
   };
 
   Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Url& origin,
@@ -36,6 +39,7 @@ class Connector : private FdWatcher {
   void on_fd_ready(std::uint32_t events) override;
   void drive_handshake();
   void finish(Result<std::unique_ptr<Transport>> result);
+  void trace(const std::string& what) const;
 
   EventLoop& loop_;
   TlsContext* tls_;

@@ -22,13 +22,17 @@ std::size_t StagingBuffer::room() const {
 }
 
 void StagingBuffer::append(std::span<const std::byte> bytes) {
+  bool wake = false;
   {
     std::lock_guard lock(mu_);
     if (reader_gone_) return;  // nobody will read: count nothing, keep nothing
     queue_.append(bytes);
     if (queue_.size() >= mark_) signal_.store(Signal::paused, std::memory_order_release);
+    wake = waiting_readers_ > 0;
   }
-  readable_.notify_one();
+  // A futex wake per receive is the HTTP thread's largest cost after the copies:
+  // skip it when no reader sleeps.
+  if (wake) readable_.notify_one();
 }
 
 void StagingBuffer::finish(Headers trailers) {
@@ -66,10 +70,16 @@ Result<std::optional<std::size_t>> StagingBuffer::read(
     std::span<std::byte> into, std::optional<std::chrono::steady_clock::time_point> deadline) {
   std::unique_lock lock(mu_);
   auto ready = [this] { return !queue_.empty() || end_ != End::open; };
-  if (deadline) {
-    if (!readable_.wait_until(lock, *deadline, ready)) return std::optional<std::size_t>{};
-  } else {
-    readable_.wait(lock, ready);
+  if (!ready()) {
+    ++waiting_readers_;
+    bool arrived = true;
+    if (deadline) {
+      arrived = readable_.wait_until(lock, *deadline, ready);
+    } else {
+      readable_.wait(lock, ready);
+    }
+    --waiting_readers_;
+    if (!arrived) return std::optional<std::size_t>{};
   }
   // Bytes that arrived before a failure are still the reader's.
   if (!queue_.empty()) {

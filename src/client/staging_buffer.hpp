@@ -77,6 +77,7 @@ class StagingBuffer {
   std::optional<Error> error_;         // guarded by mu_
   Headers trailers_;                   // guarded by mu_
   bool reader_gone_ = false;           // guarded by mu_
+  int waiting_readers_ = 0;            // guarded by mu_; appends wake only these
   BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread
   BodyReader::EndCallback on_end_;     // guarded by mu_
   bool callbacks_paused_ = false;      // guarded by mu_

@@ -144,6 +144,10 @@ void Transfer::follow_redirect() {
     body_.reset();
     request_.headers.remove("content-type");
   }
+  if (core_.trace().on()) {
+    core_.trace().emit("redirect " + std::to_string(redirects_ + 1) + ": " + method_ + " " +
+                       url_.to_string() + " -> " + step.method + " " + step.next.to_string());
+  }
   url_ = std::move(step.next);
   method_ = std::move(step.method);
   ++redirects_;
@@ -258,6 +262,10 @@ void Transfer::on_error(Error error) {
   if (may_retry() && (!body_ || body_->rewind())) {
     // A pooled connection the server had closed: the request never reached it.
     retried_ = true;
+    if (core_.trace().on()) {
+      core_.trace().emit("retrying " + method_ + " " + url_.to_string() +
+                         " on a new connection: " + error.message());
+    }
     cancel_timer(first_byte_timer_);
     queue_for_connection();
     return;

@@ -22,8 +22,8 @@ H1BodyFraming framing_for(const RequestBodySource* body) {
 }  // namespace
 
 H1Connection::H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
-                           ConnectionOwner& owner, std::uint64_t id)
-    : loop_(loop), transport_(std::move(transport)), owner_(owner), id_(id) {
+                           ConnectionOwner& owner, std::uint64_t id, const Trace& trace)
+    : loop_(loop), transport_(std::move(transport)), owner_(owner), id_(id), trace_(trace) {
   // Read while idle too: a server that closes a pooled connection is noticed at once.
   if (loop_.watch(transport_->fd(), EPOLLIN, this)) {
     watched_events_ = EPOLLIN;
@@ -59,6 +59,9 @@ void H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   encode_request_head({request.method, request.target, request.authority, &request.headers, framing},
                       send_queue_);
   parser_.expect_response(request.method == "HEAD", request.max_header_bytes);
+  if (trace_.on()) {
+    trace(request.method + " " + request.target + (exchanges_ > 1 ? " (reused connection)" : ""));
+  }
   if (body_ != nullptr) {
     body_->set_waker([this, alive = std::weak_ptr<bool>(alive_)] {
       auto still = alive.lock();
@@ -109,18 +112,15 @@ bool H1Connection::wants_read() const {
 void H1Connection::read_ready() {
   in_read_ = true;
   while (state_ != State::closed && wants_read()) {
-    auto room = recv_.prepare(kReceiveSize).first(kReceiveSize);
-    auto outcome = transport_->read(room);
-    if (!outcome) {
-      fail(std::move(outcome).error());
+    auto received = receive();
+    if (!received) {
+      fail(std::move(received).error());
       break;
     }
-    if (outcome->status == IoStatus::eof) {
-      receive_eof();
+    if (recv_.empty()) {
+      if (*received == IoStatus::eof) receive_eof();
       break;
     }
-    if (outcome->status != IoStatus::done) break;
-    recv_.commit(outcome->bytes);
     if (state_ == State::idle) {
       fail(Error(ErrorCategory::protocol, "HTTP/1.1: server sent data while no request was open"));
       break;
@@ -134,8 +134,27 @@ void H1Connection::read_ready() {
     }
     if (state_ == State::closed) break;  // the sink cancelled from inside an event
     if (response_done_) finish_exchange(leftover);
+    if (*received != IoStatus::done) {
+      if (*received == IoStatus::eof && state_ != State::closed) receive_eof();
+      break;
+    }
   }
   in_read_ = false;
+}
+
+// Fills recv_ with up to one receive (kReceiveSize): TLS hands out one 16 KiB record
+// per read, and gathering them means one parse and one hand-over per receive.
+// Returns done when the receive filled up (more may wait in the socket), otherwise
+// the status that stopped it.
+Result<IoStatus> H1Connection::receive() {
+  while (recv_.size() < kReceiveSize) {
+    auto room = recv_.prepare(kReceiveSize - recv_.size()).first(kReceiveSize - recv_.size());
+    auto outcome = transport_->read(room);
+    if (!outcome) return std::move(outcome).error();
+    if (outcome->status != IoStatus::done) return outcome->status;
+    recv_.commit(outcome->bytes);
+  }
+  return IoStatus::done;
 }
 
 void H1Connection::receive_eof() {
@@ -165,13 +184,20 @@ void H1Connection::finish_exchange(bool leftover) {
   response_done_ = false;
   if (reusable) {
     state_ = State::idle;
+    if (trace_.on()) trace("exchange complete; connection kept for reuse");
   } else {
+    if (trace_.on()) trace("exchange complete; connection closes (not reusable)");
     close_transport();
   }
   if (sink != nullptr) sink->on_complete();
 }
 
+void H1Connection::trace(const std::string& what) const {
+  trace_.emit("c" + std::to_string(id_) + " h1: " + what);
+}
+
 void H1Connection::fail(Error error) {
+  if (trace_.on()) trace("closed: " + error.message());
   ExchangeSink* sink = sink_;
   sink_ = nullptr;
   body_ = nullptr;
@@ -253,7 +279,12 @@ void H1Connection::after_event() {
     }
     return;
   }
-  std::uint32_t events = wants_read() ? std::uint32_t{EPOLLIN} : 0u;
+  const bool reading = wants_read();
+  if (trace_.on() && state_ == State::busy && reading == reading_paused_) {
+    trace(reading ? "resumed reading" : "paused reading: the reader is a mark behind");
+  }
+  reading_paused_ = !reading;
+  std::uint32_t events = reading ? std::uint32_t{EPOLLIN} : 0u;
   if (write_blocked_) events |= EPOLLOUT;
   if (events != watched_events_) {
     if (loop_.modify(transport_->fd(), events)) watched_events_ = events;
@@ -265,6 +296,7 @@ void H1Connection::after_event() {
 }
 
 void H1Connection::on_response_head(ResponseHead head) {
+  if (trace_.on()) trace("response " + std::to_string(head.status));
   if (sink_ != nullptr) sink_->on_response_head(std::move(head));
 }
 

@@ -12,6 +12,7 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "io/trace.hpp"
 #include "io/transport.hpp"
 
 namespace sluice {
@@ -20,7 +21,7 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
  public:
   /// `transport` has completed its handshake.
   H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport, ConnectionOwner& owner,
-               std::uint64_t id);
+               std::uint64_t id, const Trace& trace);
   ~H1Connection() override;
 
   HttpVersion version() const noexcept override { return HttpVersion::http1_1; }
@@ -46,6 +47,7 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   void on_message_complete() override;
 
   void read_ready();
+  Result<IoStatus> receive();
   Result<void> flush_output();
   Result<bool> write_body();
   void receive_eof();
@@ -55,11 +57,14 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   /// Every event ends here: flush output, re-arm epoll interest, tell the owner.
   void after_event();
   bool wants_read() const;
+  void trace(const std::string& what) const;
 
   EventLoop& loop_;
   std::unique_ptr<Transport> transport_;
   ConnectionOwner& owner_;
   std::uint64_t id_;
+  const Trace& trace_;
+  bool reading_paused_ = false;  // for tracing pause/resume transitions
   State state_ = State::idle;
   std::uint64_t exchanges_ = 0;
   std::uint32_t watched_events_ = 0;

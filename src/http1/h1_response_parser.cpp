@@ -1,6 +1,6 @@
-// H1ResponseParser: llhttp (HTTP_RESPONSE, strict) turned into ResponseHead, body
-// spans, trailers and completion, with the head size limit and errors a person can
-// read.
+// H1ResponseParser: llhttp (HTTP_RESPONSE, no lenient flags) turned into
+// ResponseHead, body spans, trailers and completion, with the head size limit and
+// errors a person can read.
 //
 // Ownership: one parser per connection, HTTP thread only. llhttp calls back into
 // State through noexcept trampolines; the events object is borrowed for the length
@@ -128,7 +128,8 @@ int State::guard(Body&& body) noexcept {
     if (result) return *result;
     error = std::move(result).error();
   } catch (const std::exception& e) {
-    error = Error(ErrorCategory::io, std::string("HTTP/1.1: cannot handle the response: ") + e.what());
+    error = Error(ErrorCategory::io,
+                  std::string("HTTP/1.1: cannot handle the response: ") + e.what());
   } catch (...) {
     error = Error(ErrorCategory::io, "HTTP/1.1: cannot handle the response");
   }
@@ -212,7 +213,8 @@ Result<int> State::on_headers_complete() {
     return protocol_error("server switched protocols (101) although no upgrade was requested");
   }
   if (status < 100) {
-    return protocol_error("invalid status line from server (status " + std::to_string(status) + ")");
+    return protocol_error("invalid status line from server (status " + std::to_string(status) +
+                          ")");
   }
   if (llhttp_get_http_major(&parser) != 1) {
     return protocol_error("invalid status line from server (HTTP version " +
@@ -369,10 +371,22 @@ std::string State::truncation_message() const {
 
 // ---- feed and finish ----------------------------------------------------------
 
+// Lends the events object to the callbacks for one feed() or finish() call.
+class LendEvents {
+ public:
+  LendEvents(State& state, H1ParserEvents& events) : state_(state) { state_.events = &events; }
+  ~LendEvents() { state_.events = nullptr; }
+  LendEvents(const LendEvents&) = delete;
+  LendEvents& operator=(const LendEvents&) = delete;
+
+ private:
+  State& state_;
+};
+
 Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents& sink) {
   if (phase == Phase::failed) return *error;
   if (phase == Phase::complete) return std::size_t{0};
-  events = &sink;
+  const LendEvents lend(*this, sink);
   std::size_t offset = 0;
   while (offset < bytes.size()) {
     // Until the final head is done, llhttp sees at most the bytes left under the
@@ -392,7 +406,6 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
     execute_end = start + n;
     const llhttp_errno_t rv = llhttp_execute(&parser, start, n);
     if (rv == HPE_PAUSED && phase == Phase::complete) {
-      events = nullptr;
       return offset + static_cast<std::size_t>(llhttp_get_error_pos(&parser) - start);
     }
     if (rv != HPE_OK) return fail(translate(rv));
@@ -400,7 +413,6 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
     offset += n;
     if (capped && !head_done) return fail(head_too_large());
   }
-  events = nullptr;
   return offset;
 }
 
@@ -411,10 +423,9 @@ Result<void> State::finish(H1ParserEvents& sink) {
     return fail(protocol_error(truncation_message()));
   }
   // A close-delimited body ends here; llhttp fires on_message_complete.
-  events = &sink;
+  const LendEvents lend(*this, sink);
   finishing = true;
   const llhttp_errno_t rv = llhttp_finish(&parser);
-  events = nullptr;
   if (rv != HPE_OK) return fail(translate(rv));
   if (phase != Phase::complete) return fail(protocol_error(truncation_message()));
   return {};

@@ -26,7 +26,8 @@ class TlsContext {
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;
 
-  /// A client TLS transport over a connected non-blocking socket (owns the fd).
+  /// A client TLS transport over a connected non-blocking socket. Takes the fd in
+  /// every case: the transport closes it, or this call does when it fails.
   /// `host` is used for SNI (not for IP literals) and hostname/IP verification.
   /// `alpn` lists protocols to offer in order, e.g. {"h2", "http/1.1"}.
   Result<std::unique_ptr<Transport>> connect(int fd, const std::string& host,

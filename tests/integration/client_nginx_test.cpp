@@ -110,7 +110,7 @@ TEST_P(ClientNginx, NotFoundIsAResponseNotAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndTls, ClientNginx, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "https" : "http"; });
+                         [](const auto& param_info) { return param_info.param ? "https" : "http"; });
 
 }  // namespace
 }  // namespace sluice

@@ -518,7 +518,8 @@ TEST(H1ResponseParser, BodySpansPointIntoTheInput) {
   Recorder events;
   ASSERT_TRUE(parser.feed(as_bytes(wire), events));
   ASSERT_EQ(events.body_spans.size(), 1u);
-  EXPECT_EQ(reinterpret_cast<const char*>(events.body_spans[0].data()), wire.data() + wire.find("0123456789"));
+  EXPECT_EQ(reinterpret_cast<const char*>(events.body_spans[0].data()),
+            wire.data() + wire.find("0123456789"));
   EXPECT_EQ(events.body_spans[0].size(), 10u);
 }
 

@@ -1,0 +1,155 @@
+// The staging buffer's state machine: Flowing -> Paused at the mark, back to Flowing
+// below half the mark with exactly one notification, end and error ordering.
+#include "client/staging_buffer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::span<const std::byte> bytes_of(const std::string& text) { return as_bytes(text); }
+
+struct Fixture {
+  std::atomic<int> notifications{0};
+  StagingBuffer staging{1000, [this] { ++notifications; }};
+
+  std::string read(std::size_t n) {
+    std::vector<std::byte> into(n);
+    auto got = staging.read(into, std::chrono::steady_clock::now() + 10ms);
+    EXPECT_TRUE(got.ok());
+    if (!got.ok() || !*got) return "<timeout>";
+    return std::string(reinterpret_cast<const char*>(into.data()), **got);
+  }
+};
+
+TEST(StagingBuffer, PausesAtTheMarkNotBefore) {
+  Fixture f;
+  f.staging.append(bytes_of(std::string(999, 'a')));
+  EXPECT_FALSE(f.staging.paused());
+  EXPECT_EQ(f.staging.room(), 1u);
+  f.staging.append(bytes_of("b"));
+  EXPECT_TRUE(f.staging.paused());
+  EXPECT_EQ(f.staging.room(), 0u);
+}
+
+TEST(StagingBuffer, ResumesBelowHalfTheMarkWithOneNotification) {
+  Fixture f;
+  f.staging.append(bytes_of(std::string(1200, 'a')));
+  ASSERT_TRUE(f.staging.paused());
+  f.read(600);  // 600 left: still at or above half
+  EXPECT_TRUE(f.staging.paused());
+  EXPECT_EQ(f.notifications, 0);
+  f.read(101);  // 499 left: below half
+  EXPECT_FALSE(f.staging.paused());
+  EXPECT_EQ(f.notifications, 1);
+  f.read(100);  // already flowing: no more posts
+  EXPECT_EQ(f.notifications, 1);
+}
+
+TEST(StagingBuffer, ReadTimesOutWhenNothingArrives) {
+  Fixture f;
+  EXPECT_EQ(f.read(10), "<timeout>");
+}
+
+TEST(StagingBuffer, BytesBeforeAnErrorAreStillDelivered) {
+  Fixture f;
+  f.staging.append(bytes_of("partial"));
+  f.staging.fail(Error(ErrorCategory::protocol, "cut short"));
+  EXPECT_EQ(f.read(100), "partial");
+  std::vector<std::byte> into(10);
+  auto after = f.staging.read(into, std::nullopt);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().message(), "cut short");
+}
+
+TEST(StagingBuffer, EndReadsAsZeroAfterTheBytes) {
+  Fixture f;
+  f.staging.append(bytes_of("all"));
+  f.staging.finish({});
+  EXPECT_EQ(f.read(100), "all");
+  std::vector<std::byte> into(10);
+  auto end = f.staging.read(into, std::nullopt);
+  ASSERT_TRUE(end.ok());
+  EXPECT_EQ(**end, 0u);
+}
+
+TEST(StagingBuffer, BlockedReaderWakesOnAppend) {
+  Fixture f;
+  std::string got;
+  std::thread reader([&] {
+    std::vector<std::byte> into(100);
+    auto n = f.staging.read(into, std::nullopt);
+    ASSERT_TRUE(n.ok());
+    got.assign(reinterpret_cast<const char*>(into.data()), **n);
+  });
+  std::this_thread::sleep_for(20ms);
+  f.staging.append(bytes_of("wake"));
+  reader.join();
+  EXPECT_EQ(got, "wake");
+}
+
+TEST(StagingBuffer, ClosedReaderStopsStagingAndNotifies) {
+  Fixture f;
+  f.staging.append(bytes_of("kept"));
+  f.staging.close_reader();
+  EXPECT_EQ(f.notifications, 1);
+  EXPECT_TRUE(f.staging.reader_gone());
+  f.staging.append(bytes_of("dropped"));
+  EXPECT_EQ(f.staging.drop_staged(), 4u);
+  EXPECT_EQ(f.staging.staged_bytes(), 0u);
+}
+
+TEST(StagingBuffer, SweepFreesOnlyAnEmptyQueue) {
+  Fixture f;
+  f.staging.append(bytes_of("waiting"));
+  EXPECT_EQ(f.staging.release_empty_capacity(), 0u);
+  f.read(100);
+  EXPECT_GT(f.staging.release_empty_capacity(), 0u);
+  EXPECT_EQ(f.staging.retained_capacity(), 0u);
+}
+
+TEST(StagingBuffer, CallbacksReceiveStagedBytesThenTheEnd) {
+  Fixture f;
+  f.staging.append(bytes_of("abc"));
+  std::string seen;
+  bool ended = false;
+  f.staging.set_callbacks(
+      [&](std::span<const std::byte> piece) {
+        seen.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+        return true;
+      },
+      [&](Result<void> status) { ended = status.ok(); });
+  EXPECT_EQ(f.notifications, 1);  // asks the HTTP thread to deliver
+  f.staging.deliver_callbacks();
+  EXPECT_EQ(seen, "abc");
+  f.staging.append(bytes_of("def"));
+  f.staging.finish({});
+  f.staging.deliver_callbacks();
+  EXPECT_EQ(seen, "abcdef");
+  EXPECT_TRUE(ended);
+}
+
+TEST(StagingBuffer, CallbackReturningFalsePausesDelivery) {
+  Fixture f;
+  f.staging.append(bytes_of("one"));
+  int calls = 0;
+  f.staging.set_callbacks([&](std::span<const std::byte>) { return ++calls > 1; },
+                          [](Result<void>) {});
+  f.staging.deliver_callbacks();
+  f.staging.append(bytes_of("two"));
+  f.staging.deliver_callbacks();
+  EXPECT_EQ(calls, 1);
+  f.staging.resume_callbacks();
+  f.staging.deliver_callbacks();
+  EXPECT_EQ(calls, 2);
+}
+
+}  // namespace
+}  // namespace sluice
