@@ -3,6 +3,7 @@
 /// An ordered, case-insensitive header list and the validation applied to every
 /// header that sluice sends.
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,6 +1,8 @@
 #include "cli/request_builder.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace sluice::cli {
@@ -72,6 +74,16 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.insecure = options.insecure;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;
+  if (options.verbose) {
+    // The library's trace lines, curl-style: "* c1 h1: ...". stderr is unbuffered
+    // and each line is one fwrite, so lines from the HTTP thread never interleave.
+    client_options.trace = [](std::string_view line) {
+      std::string out = "* ";
+      out.append(line);
+      out.push_back('\n');
+      std::fwrite(out.data(), 1, out.size(), stderr);
+    };
+  }
   return client_options;
 }
 

@@ -39,6 +39,7 @@ Result<Client> Client::create(ClientOptions options) {
   if (!tls) return std::move(tls).error();
   auto impl = std::make_unique<Impl>();
   impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls));
+  if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));
 }

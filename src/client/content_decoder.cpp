@@ -84,7 +84,7 @@ std::size_t DecoderChain::output_cap(std::size_t input_size,
         kRatioGrace, saturating_mul(limits_.max_ratio, saturating_add(encoded_, input_size)));
     allowed = std::min(allowed, by_ratio);
   }
-  return max_output;
+  if (allowed == kUnbounded) return max_output;
   const std::uint64_t room = saturating_add(allowed - std::min(allowed, decoded_), 1);
   return static_cast<std::size_t>(std::min<std::uint64_t>(room, max_output));
 }

@@ -27,12 +27,6 @@ std::uint64_t pack(int fd, std::uint32_t generation) {
   return (std::uint64_t{generation} << 32) | static_cast<std::uint32_t>(fd);
 }
 
-[[noreturn]] void die(const char* what, int err) {
-  // The loop cannot exist without epoll and an eventfd, and callers have no way to
-  // recover (the process is out of descriptors or the kernel refuses): say why.
-  std::fprintf(stderr, "sluice: event loop: %s failed: %s\n", what, std::strerror(err));
-  std::abort();
-}
 
 Error fd_error(const char* action, int fd, int err) {
   return Error(ErrorCategory::io, std::string("event loop: cannot ") + action + " fd " +
@@ -43,21 +37,35 @@ Error fd_error(const char* action, int fd, int err) {
 
 EventLoop::EventLoop() : now_(Clock::now()) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  if (epoll_fd_ < 0) die("epoll_create1", errno);
+  if (epoll_fd_ < 0) {
+    failure_ = fd_error("create", -1, errno);
+    return;
+  }
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) die("eventfd", errno);
+  if (wake_fd_ < 0) {
+    failure_ = fd_error("create an eventfd for", epoll_fd_, errno);
+    return;
+  }
   epoll_event event{};
   event.events = EPOLLIN;
   event.data.u64 = pack(wake_fd_, kWakeGeneration);
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event) != 0) die("epoll_ctl", errno);
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &event) != 0) {
+    failure_ = fd_error("watch", wake_fd_, errno);
+  }
 }
 
 EventLoop::~EventLoop() {
-  close(wake_fd_);
-  close(epoll_fd_);
+  if (wake_fd_ >= 0) close(wake_fd_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+Result<void> EventLoop::status() const {
+  if (failure_) return *failure_;
+  return {};
 }
 
 void EventLoop::run() {
+  if (failure_) return;  // the owner checked status() and reported it
   std::array<epoll_event, kMaxEvents> events;
   for (;;) {
     now_ = Clock::now();
@@ -65,7 +73,9 @@ void EventLoop::run() {
     run_posted();
     if (stop_requested()) break;
     const int count = epoll_wait(epoll_fd_, events.data(), kMaxEvents, next_timeout_ms());
-    if (count < 0 && errno != EINTR) die("epoll_wait", errno);
+    // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
+    // the loop could survive, and there is nobody to return an error to.
+    if (count < 0 && errno != EINTR) std::abort();
     now_ = Clock::now();
     for (int i = 0; i < count; ++i) dispatch(events[static_cast<std::size_t>(i)]);
   }

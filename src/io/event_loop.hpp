@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <vector>
@@ -36,8 +37,11 @@ class EventLoop {
   using TimerId = std::uint64_t;
   using Task = std::function<void()>;
 
-  EventLoop();  // aborts with a message if epoll/eventfd cannot be created
+  /// Check status() after construction: epoll or the eventfd may be refused (out of
+  /// descriptors); such a loop's run() returns at once.
+  EventLoop();
   ~EventLoop();
+  Result<void> status() const;
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
@@ -84,6 +88,7 @@ class EventLoop {
   void drop_cancelled_timers();
   int next_timeout_ms();
 
+  std::optional<Error> failure_;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   TimePoint now_;

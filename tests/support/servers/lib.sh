@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell functions shared by start.sh, stop.sh and `./dev demo`: certificates, free
 # loopback ports, and one nginx instance per state directory. Source it; it defines
 # functions only. Every file an instance uses lives in its state directory, so two

@@ -10,6 +10,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 state=$build/test-env
 files=$state/files
+# shellcheck source=tests/support/servers/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 command -v nginx >/dev/null || servers_die "nginx not found: run ./dev deps (installs nginx-light)"

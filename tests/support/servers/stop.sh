@@ -5,6 +5,7 @@ set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 state=$(cd "$1" && pwd)/test-env
+# shellcheck source=tests/support/servers/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$state" ] || exit 0

@@ -409,6 +409,8 @@ std::vector<BadCase> bad_cases() {
   cases.push_back({"ChunkDataFollowedByCrOnly", chunked_head + "3\r\nabc\rX0\r\n\r\n", {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
+  cases.push_back({"ChunkSizeLineWithoutLineFeed", chunked_head + "3\rXabc\r\n0\r\n\r\n", {},
+                   ErrorCategory::protocol, "HTTP/1.1: invalid ", true});
   cases.push_back({"ChunkSizeOverflow", chunked_head + "fffffffffffffffff\r\n", {},
                    ErrorCategory::protocol, "HTTP/1.1: invalid chunk size from server (", true});
   cases.push_back({"InvalidStatusCode", "HTTP/1.1 2x0 OK\r\n\r\n", {}, ErrorCategory::protocol,

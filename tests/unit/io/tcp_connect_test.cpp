@@ -29,7 +29,9 @@ class LoopbackSocket {
     EXPECT_GE(fd_, 0);
     auto address = SocketAddress::from_ip(family == AF_INET ? "127.0.0.1" : "::1", 0);
     EXPECT_EQ(bind(fd_, reinterpret_cast<const sockaddr*>(&address->storage), address->length), 0);
-    if (listening) EXPECT_EQ(listen(fd_, 8), 0);
+    if (listening) {
+      EXPECT_EQ(listen(fd_, 8), 0);
+    }
     sockaddr_storage bound{};
     socklen_t length = sizeof bound;
     getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &length);
