@@ -38,9 +38,22 @@ struct ClientOptions {
   std::function<void(std::string_view line)> trace;
 };
 
+/// What a Client holds right now; see Client::stats().
+struct ClientStats {
+  std::size_t in_flight = 0;           ///< requests not yet ended
+  std::size_t paused_receivers = 0;    ///< of those, held above their mark
+  std::size_t staged_bytes = 0;        ///< body bytes waiting for readers
+  std::size_t retained_scratch_bytes = 0;  ///< buffer capacity kept for reuse
+  std::size_t request_body_bytes_held = 0; ///< request body copies not yet freed
+  std::size_t connections = 0;         ///< open connections, busy or idle
+  std::uint64_t sweep_releases = 0;    ///< buffers freed by the 4 s sweep so far
+  std::uint64_t sweep_bytes_released = 0;
+};
+
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in
 /// flight and joins its threads; readers of bodies still alive then fail with
-/// category cancelled.
+/// category cancelled. Never destroy a Client inside one of its own callbacks
+/// (then, on_data, on_end, trace): they run on the thread it would have to join.
 class Client {
  public:
   /// Fails when an option is unusable (an unreadable CA file, ...).
@@ -53,6 +66,10 @@ class Client {
   PendingResponse send(Request request);
   /// send(request).wait().
   Result<Response> fetch(Request request) { return send(std::move(request)).wait(); }
+
+  /// A snapshot taken on the HTTP thread (this call waits for it; not from a
+  /// callback running on that thread).
+  ClientStats stats() const;
 
   struct Impl;
 

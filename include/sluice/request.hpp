@@ -17,8 +17,10 @@ namespace sluice {
 
 /// Which HTTP version to speak.
 enum class VersionPolicy {
-  automatic,   ///< ALPN picks over TLS (h2 preferred once supported), HTTP/1.1 over plain TCP
+  automatic,   ///< over TLS ALPN offers h2 and http/1.1 and the server picks; plain TCP speaks HTTP/1.1
   http1_only,  ///< HTTP/1.1 only (--http1.1)
+  http2,       ///< as automatic: HTTP/2 where the server agrees (--http2)
+  http2_prior_knowledge,  ///< HTTP/2 straight away, also over plain TCP (--http2-prior-knowledge)
 };
 
 /// Timeouts; zero means none. Each failure is an Error of category timeout that names

@@ -34,10 +34,17 @@ struct PendingState;  // internal
 /// A request in flight until its response headers arrive. Wait on it, give it a
 /// callback, or cancel it; any thread. Cancelling after the headers arrived also
 /// cancels the body (its reader then fails with category cancelled).
+/// Move-only, like a future: dropping it before wait() or then() took the response
+/// cancels the request (a response nobody can read would hold its connection).
 class PendingResponse {
  public:
   PendingResponse() = default;
   explicit PendingResponse(std::shared_ptr<PendingState> state);
+  PendingResponse(PendingResponse&&) noexcept = default;
+  PendingResponse& operator=(PendingResponse&& other) noexcept;
+  PendingResponse(const PendingResponse&) = delete;
+  PendingResponse& operator=(const PendingResponse&) = delete;
+  ~PendingResponse();
 
   /// Blocks until the response headers arrive or the request fails.
   Result<Response> wait();
@@ -50,6 +57,7 @@ class PendingResponse {
   void cancel();
 
  private:
+  void abandon() noexcept;
   std::shared_ptr<PendingState> state_;
 };
 

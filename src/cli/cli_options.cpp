@@ -187,9 +187,17 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 21> kOptions = {{
+const std::array<OptionSpec, 23> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
-       s.options.http1_only = true;
+       s.options.version = VersionPolicy::http1_only;
+       return {};
+     }},
+    {'\0', "http2", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.version = VersionPolicy::http2;
+       return {};
+     }},
+    {'\0', "http2-prior-knowledge", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.version = VersionPolicy::http2_prior_knowledge;
        return {};
      }},
     {'H', "header", true, apply_header},
@@ -395,6 +403,8 @@ std::string usage_text() {
          "  -k, --insecure             do not verify the server's certificate\n"
          "      --cacert FILE          trust the CA certificates in PEM FILE\n"
          "      --http1.1              speak HTTP/1.1 only\n"
+         "      --http2                HTTP/2 where the server agrees (ALPN; the default)\n"
+         "      --http2-prior-knowledge  HTTP/2 at once, also for http:// (h2c)\n"
          "      --connect-timeout SEC  limit connecting (DNS, TCP, TLS) to SEC seconds\n"
          "  -m, --max-time SEC         limit the whole transfer to SEC seconds\n"
          "  -f, --fail                 exit 22 without output when the status is 400 or more\n"

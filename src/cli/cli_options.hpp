@@ -12,6 +12,7 @@
 #include "cli/write_out.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
+#include "sluice/request.hpp"
 
 namespace sluice::cli {
 
@@ -34,7 +35,7 @@ struct CliOptions {
   /// --data-binary @FILE given alone: the body streams from the file pool.
   std::string data_file;
 
-  bool http1_only = false;
+  VersionPolicy version = VersionPolicy::automatic;  ///< --http1.1, --http2, --http2-prior-knowledge
   bool compressed = false;
   bool follow_redirects = false;
   int max_redirects = 50;  ///< curl's default; -1 on the command line means no limit

@@ -55,7 +55,7 @@ Request build_request(const CliOptions& options) {
   request.url = options.url;
   request.headers = build_headers(options);
   request.body = build_body(options);
-  request.version = options.http1_only ? VersionPolicy::http1_only : VersionPolicy::automatic;
+  request.version = options.version;
   // curl's --connect-timeout covers the whole connect phase, TLS handshake included.
   if (options.connect_timeout) {
     request.timeouts.connect = *options.connect_timeout;

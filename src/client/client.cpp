@@ -2,6 +2,10 @@
 // HTTP thread.
 #include "sluice/client.hpp"
 
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
 #include "client/client_core.hpp"
 #include "client/pending_state.hpp"
 #include "client/request_body.hpp"
@@ -85,6 +89,24 @@ PendingResponse Client::send(Request request) {
   const bool posted = poster->post([core_ptr, transfer] { core_ptr->adopt(transfer); });
   if (!posted) pending->decide(Error(ErrorCategory::cancelled, "the client is shutting down"));
   return handle;
+}
+
+ClientStats Client::stats() const {
+  ClientCore& core = *impl_->core;
+  if (core.on_http_thread()) return core.stats();  // from a callback: no round trip
+  std::mutex mu;
+  std::condition_variable done_cv;
+  std::optional<ClientStats> result;
+  const bool posted = core.poster()->post([&] {
+    ClientStats stats = core.stats();
+    std::lock_guard lock(mu);
+    result = stats;
+    done_cv.notify_all();
+  });
+  if (!posted) return {};
+  std::unique_lock lock(mu);
+  done_cv.wait(lock, [&] { return result.has_value(); });
+  return *result;
 }
 
 const char* to_string(HttpVersion version) noexcept {

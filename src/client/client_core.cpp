@@ -76,9 +76,31 @@ void ClientCore::transfer_done(Transfer& transfer) {
   loop_.post([doomed] {});
 }
 
+ClientStats ClientCore::stats() const {
+  ClientStats stats;
+  for (const auto& [raw, transfer] : transfers_) {
+    const TransferStats one = transfer->stats();
+    ++stats.in_flight;
+    if (one.paused) ++stats.paused_receivers;
+    stats.staged_bytes += one.staged_bytes;
+    stats.retained_scratch_bytes += one.scratch_bytes;
+    stats.request_body_bytes_held += one.request_body_bytes;
+  }
+  stats.connections = pool_.connection_count();
+  stats.sweep_releases = sweep_releases_;
+  stats.sweep_bytes_released = sweep_bytes_released_;
+  return stats;
+}
+
 void ClientCore::arm_sweep() {
   loop_.add_timer(loop_.now() + kSweepInterval, [this] {
-    for (auto& [raw, transfer] : transfers_) transfer->sweep();
+    for (auto& [raw, transfer] : transfers_) {
+      const std::size_t freed = transfer->sweep();
+      if (freed > 0) {
+        ++sweep_releases_;
+        sweep_bytes_released_ += freed;
+      }
+    }
     arm_sweep();
   });
 }

@@ -43,8 +43,10 @@ class ClientCore {
 
   /// Starts the HTTP thread.
   void start();
-  /// Cancels everything in flight, stops and joins the HTTP thread. Not from it.
+  /// Cancels everything in flight, stops and joins the HTTP thread. Not from it
+  /// (a Client may not be destroyed from its own callbacks).
   void shutdown();
+  bool on_http_thread() const noexcept { return std::this_thread::get_id() == thread_.get_id(); }
 
   const ClientOptions& options() const noexcept { return options_; }
   const std::shared_ptr<HttpPoster>& poster() const noexcept { return poster_; }
@@ -59,6 +61,7 @@ class ClientCore {
   void adopt(std::shared_ptr<Transfer> transfer);
   /// The transfer ended; it is destroyed after the current event.
   void transfer_done(Transfer& transfer);
+  ClientStats stats() const;
 
  private:
   void arm_sweep();
@@ -73,6 +76,8 @@ class ClientCore {
   std::shared_ptr<TlsContext> tls_;
   ConnectionPool pool_;
   std::unordered_map<Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
+  std::uint64_t sweep_releases_ = 0;        // HTTP thread
+  std::uint64_t sweep_bytes_released_ = 0;  // HTTP thread
   std::thread thread_;
 };
 

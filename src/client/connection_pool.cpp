@@ -1,15 +1,34 @@
 #include "client/connection_pool.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "client/client_core.hpp"
 #include "client/transfer.hpp"
 #include "http1/h1_connection.hpp"
+#include "http2/h2_connection.hpp"
 
 namespace sluice {
 
 namespace {
-std::string origin_key(const Url& url) { return url.origin(); }
+// Requests share connections only when they accept the same protocols.
+std::string origin_key(const Url& url, VersionPolicy policy) {
+  switch (policy) {
+    case VersionPolicy::http1_only: return url.origin() + " h1";
+    case VersionPolicy::http2_prior_knowledge: return url.origin() + " h2-prior";
+    case VersionPolicy::automatic: return url.origin() + " h1";
+    case VersionPolicy::http2: break;
+  }
+  return url.origin() + (url.is_https() ? " alpn" : " h1");
+}
+
+// HTTP/2 is offered only when asked for until its integration suite (issue 3) runs
+// against real servers; automatic mode then offers it first.
+std::vector<std::string> alpn_for(VersionPolicy policy) {
+  if (policy == VersionPolicy::http2) return {"h2", "http/1.1"};
+  if (policy == VersionPolicy::http2_prior_knowledge) return {"h2"};
+  return {"http/1.1"};
+}
 }  // namespace
 
 ConnectionPool::ConnectionPool(ClientCore& core) : core_(core) {}
@@ -17,15 +36,27 @@ ConnectionPool::ConnectionPool(ClientCore& core) : core_(core) {}
 ConnectionPool::~ConnectionPool() = default;
 
 void ConnectionPool::submit(Transfer& transfer) {
-  const std::string key = origin_key(transfer.url());
+  const std::string key = origin_key(transfer.url(), transfer.version_policy());
   origins_[key].waiting.push_back(&transfer);
   dispatch(key);
 }
 
 void ConnectionPool::withdraw(Transfer& transfer) {
-  for (auto& [key, origin] : origins_) {
-    auto& waiting = origin.waiting;
-    waiting.erase(std::remove(waiting.begin(), waiting.end(), &transfer), waiting.end());
+  const std::string key = origin_key(transfer.url(), transfer.version_policy());
+  auto found = origins_.find(key);
+  if (found == origins_.end()) return;
+  auto& waiting = found->second.waiting;
+  waiting.erase(std::remove(waiting.begin(), waiting.end(), &transfer), waiting.end());
+  forget_if_unused(key);
+}
+
+// A crawler meets millions of origins: an origin with nothing left goes.
+void ConnectionPool::forget_if_unused(const std::string& key) {
+  auto found = origins_.find(key);
+  if (found == origins_.end()) return;
+  const Origin& origin = found->second;
+  if (origin.conns.empty() && origin.connectors.empty() && origin.waiting.empty()) {
+    origins_.erase(found);
   }
 }
 
@@ -47,6 +78,9 @@ void ConnectionPool::dispatch(const std::string& key) {
   const std::size_t limit = std::max<std::size_t>(1, core_.options().max_connections_per_origin);
   while (origin.waiting.size() > origin.connectors.size() &&
          origin.conns.size() + origin.connectors.size() < limit) {
+    // One connection that may turn out to multiplex (h2) serves everyone waiting:
+    // open a second only once the first said HTTP/1.1, or is full.
+    if (may_multiplex(origin) && !origin.connectors.empty()) break;
     open_connection(key, *origin.waiting[origin.connectors.size()]);
   }
 }
@@ -63,7 +97,9 @@ Connection* ConnectionPool::idle_connection(const std::string& key) {
 void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
   Connector::Options options;
   options.tls_timeout = first.tls_timeout();
-  options.alpn = {"http/1.1"};
+  options.alpn = alpn_for(first.version_policy());
+  origins_[key].policy = first.version_policy();
+  origins_[key].https = first.url().is_https();
   options.conn_id = next_conn_id_++;
   options.trace = &core_.trace();
   auto& connectors = origins_[key].connectors;
@@ -103,16 +139,38 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
       origin.waiting.pop_front();
     }
     for (Transfer* transfer : failed) transfer->fail(transport.error());
+    forget_if_unused(key);
     return;
   }
-  auto conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, id,
-                                             core_.trace());
+  const bool h2 = (*transport)->alpn() == "h2" ||
+                  (origin.policy == VersionPolicy::http2_prior_knowledge && !(*transport)->is_tls());
+  origin.seen_version = h2 ? HttpVersion::http2 : HttpVersion::http1_1;
+  std::unique_ptr<Connection> conn;
+  if (h2) {
+    conn = std::make_unique<H2Connection>(core_.loop(), std::move(*transport), *this, id, core_.trace());
+  } else {
+    conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, id, core_.trace());
+  }
+  if (conn->is_closed()) {  // could not even be registered with epoll
+    for (Transfer* transfer : std::exchange(origin.waiting, {})) {
+      transfer->fail(Error(ErrorCategory::io, "cannot watch the connection to " + key));
+    }
+    forget_if_unused(key);
+    return;
+  }
   conn_origin_[conn.get()] = key;
   origin.conns.push_back(std::move(conn));
   dispatch(key);
   if (!origin.conns.empty() && origin.conns.back()->available_streams() > 0) {
     arm_idle_close(*origin.conns.back());
   }
+}
+
+bool ConnectionPool::may_multiplex(const Origin& origin) const {
+  if (origin.policy == VersionPolicy::http2_prior_knowledge) return true;
+  if (origin.policy != VersionPolicy::http2 || !origin.https) return false;
+  if (!origin.seen_version) return true;
+  return *origin.seen_version == HttpVersion::http2;
 }
 
 ConnectionPool::Origin* ConnectionPool::origin_of(const Connection& conn, std::string* key) {
@@ -166,6 +224,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
     core_.loop().post([doomed] {});
   }
   dispatch(key);
+  forget_if_unused(key);
 }
 
 void ConnectionPool::close_all() {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "client/connector.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "sluice/request.hpp"
 
 namespace sluice {
 
@@ -43,7 +45,12 @@ class ConnectionPool final : public ConnectionOwner {
     std::vector<std::unique_ptr<Connection>> conns;
     std::vector<std::unique_ptr<Connector>> connectors;
     std::deque<Transfer*> waiting;
+    VersionPolicy policy = VersionPolicy::automatic;
+    bool https = false;
+    std::optional<HttpVersion> seen_version;  // what the last connection spoke
   };
+  bool may_multiplex(const Origin& origin) const;
+  void forget_if_unused(const std::string& key);
 
   void dispatch(const std::string& key);
   Connection* idle_connection(const std::string& key);

@@ -19,6 +19,35 @@ void PendingState::decide(Result<Response> result) {
 
 PendingResponse::PendingResponse(std::shared_ptr<PendingState> state) : state_(std::move(state)) {}
 
+PendingResponse& PendingResponse::operator=(PendingResponse&& other) noexcept {
+  if (this != &other) {
+    abandon();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+PendingResponse::~PendingResponse() { abandon(); }
+
+// Nobody will take the response: drop a decided one (its reader closes, so its
+// connection is freed or reused) or cancel the request still in flight.
+void PendingResponse::abandon() noexcept {
+  if (!state_) return;
+  std::optional<Result<Response>> dropped;
+  bool cancel_it = false;
+  {
+    std::lock_guard lock(state_->mu);
+    if (!state_->taken && !state_->then) {
+      state_->taken = true;
+      dropped = std::move(state_->outcome);
+      state_->outcome.reset();
+      cancel_it = !dropped.has_value();
+    }
+  }
+  if (cancel_it && state_->cancel) state_->cancel();
+  state_.reset();
+}
+
 namespace {
 Error no_state() { return Error(ErrorCategory::usage, "this PendingResponse holds no request"); }
 Error taken_twice() {

@@ -44,6 +44,7 @@ class BytesSource final : public RequestBodySource {
     offset_ = 0;
     return true;
   }
+  std::size_t held_bytes() const override { return released_ ? 0 : bytes_.capacity(); }
 
  private:
   std::string bytes_;
@@ -93,6 +94,7 @@ class FileSource final : public RequestBodySource {
     piece_.clear();
     return true;
   }
+  std::size_t held_bytes() const override { return piece_.capacity(); }
 
  private:
   // Shared with the pool job, which may outlive this source (a cancelled request).
@@ -206,6 +208,7 @@ class StreamSource final : public RequestBodySource {
     queue_->set_consumer_waker([post, wake] { post(wake); });
   }
   bool rewind() override { return sent_ == 0; }
+  std::size_t held_bytes() const override { return taken_.capacity(); }
 
  private:
   std::shared_ptr<SourceQueue> queue_;

@@ -112,11 +112,13 @@ void StagingBuffer::resume_callbacks() {
   notify_();
 }
 
-void StagingBuffer::deliver_callbacks() {
+bool StagingBuffer::deliver_callbacks() {
   std::unique_lock lock(mu_);
-  if (!on_data_) return;
+  if (!on_data_) return false;
+  bool delivered = false;
   ByteQueue piece;
   while (!callbacks_paused_ && !queue_.empty()) {
+    delivered = true;
     const std::size_t n = std::min(kCallbackPiece, queue_.size());
     piece.clear();
     piece.append(queue_.readable().first(n));
@@ -134,6 +136,7 @@ void StagingBuffer::deliver_callbacks() {
     lock.unlock();
     on_end(std::move(status));
   }
+  return delivered;
 }
 
 std::size_t StagingBuffer::release_empty_capacity() {
@@ -172,7 +175,8 @@ std::size_t StagingBuffer::drop_staged() {
 void StagingBuffer::close_reader() {
   {
     std::lock_guard lock(mu_);
-    if (reader_gone_) return;
+    // In callback mode the callbacks own the stream: dropping the handle ends nothing.
+    if (reader_gone_ || on_data_) return;
     reader_gone_ = true;
   }
   notify_();

@@ -41,7 +41,8 @@ class StagingBuffer {
   void finish(Headers trailers);
   void fail(Error error);
   /// Delivers staged bytes to callbacks, when the reader chose callback mode.
-  void deliver_callbacks();
+  /// Returns whether it handed over any bytes (so there is room again).
+  bool deliver_callbacks();
   /// The sweep: frees the queue's block if it is empty. Returns bytes freed.
   std::size_t release_empty_capacity();
   std::size_t staged_bytes() const;

@@ -34,11 +34,19 @@ Transfer::~Transfer() = default;
 void Transfer::begin() {
   std::weak_ptr<Transfer> weak = weak_from_this();
   auto poster = core_.poster();
-  staging_ = std::make_shared<StagingBuffer>(request_.mark, [poster, weak] {
-    poster->post([weak] {
-      if (auto self = weak.lock()) self->on_consumer_activity();
+  // A reader may register callbacks after the transfer ended: the staging buffer then
+  // delivers on its own, through this cell filled once it exists.
+  auto staging_cell = std::make_shared<std::weak_ptr<StagingBuffer>>();
+  staging_ = std::make_shared<StagingBuffer>(request_.mark, [poster, weak, staging_cell] {
+    poster->post([weak, staging_cell] {
+      if (auto self = weak.lock(); self && self->phase_ == Phase::body) {
+        self->on_consumer_activity();
+      } else if (auto staging = staging_cell->lock()) {
+        staging->deliver_callbacks();
+      }
     });
   });
+  *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total,
               Error(ErrorCategory::timeout, "transfer did not complete within " +
@@ -73,6 +81,7 @@ ExchangeRequest Transfer::build_exchange() {
   }
   exchange.body = body_.get();
   exchange.max_header_bytes = request_.max_header_bytes;
+  exchange.mark = request_.mark;
   return exchange;
 }
 
@@ -124,12 +133,6 @@ bool Transfer::start_redirect(const ResponseHead& head) {
     fail(std::move(step).error());
     return true;
   }
-  if (step->keep_body && body_ && !body_->rewind()) {
-    fail(Error(ErrorCategory::usage,
-               "redirect: cannot resend the request body for the " + std::to_string(head.status) +
-                   " redirect (a streamed body, or a large body already freed after sending)"));
-    return true;
-  }
   next_hop_ = std::move(*step);
   redirect_body_bytes_ = 0;
   phase_ = Phase::redirect_body;
@@ -139,6 +142,14 @@ bool Transfer::start_redirect(const ResponseHead& head) {
 void Transfer::follow_redirect() {
   RedirectStep step = std::move(*next_hop_);
   next_hop_.reset();
+  // Rewound only now: until the exchange ended its connection may still be sending.
+  if (step.keep_body && body_ && !body_->rewind()) {
+    fail(Error(ErrorCategory::usage,
+               "redirect: cannot resend the request body for the redirect to " +
+                   step.next.to_string() +
+                   " (a streamed body, or a large body already freed after sending)"));
+    return;
+  }
   drop_credentials_across_origins(url_, step.next, request_.headers);
   if (!step.keep_body && body_) {
     body_.reset();
@@ -197,7 +208,11 @@ void Transfer::deliver_body(std::span<const std::byte> bytes) {
 void Transfer::pump_decoder() {
   while (decoder_ && phase_ == Phase::body) {
     const std::size_t room = staging_->room();
-    if (room == 0) break;
+    if (room == 0) {
+      // Callback mode drains on this thread: hand over, then decode on.
+      if (staging_->deliver_callbacks()) continue;
+      break;
+    }
     auto step = decoder_->decode(compressed_body_.readable(), decoded_body_, room);
     if (!step) {
       fail(std::move(step).error());
@@ -278,6 +293,11 @@ bool Transfer::wants_body() const {
   return compressed_body_.empty() && !staging_->paused();
 }
 
+std::size_t Transfer::held_bytes() const {
+  if (phase_ != Phase::body || reader_dropped_) return 0;
+  return staging_->staged_bytes() + compressed_body_.size();
+}
+
 bool Transfer::paused() const { return staging_ && staging_->paused(); }
 
 void Transfer::on_consumer_activity() {
@@ -352,6 +372,18 @@ std::size_t Transfer::sweep() {
   if (decoder_) freed += decoder_->release_scratch();
   if (conn_ != nullptr) freed += conn_->release_scratch();
   return freed;
+}
+
+TransferStats Transfer::stats() const {
+  TransferStats stats;
+  stats.paused = paused();
+  if (staging_) {
+    stats.staged_bytes = staging_->staged_bytes();
+    stats.scratch_bytes = staging_->retained_capacity() - stats.staged_bytes;
+  }
+  stats.scratch_bytes += compressed_body_.capacity() + decoded_body_.capacity();
+  if (body_) stats.request_body_bytes = body_->held_bytes();
+  return stats;
 }
 
 void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error) {

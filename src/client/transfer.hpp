@@ -25,6 +25,13 @@ namespace sluice {
 
 class ClientCore;
 
+struct TransferStats {
+  bool paused = false;
+  std::size_t staged_bytes = 0;
+  std::size_t scratch_bytes = 0;       ///< capacity of empty-or-not scratch buffers
+  std::size_t request_body_bytes = 0;
+};
+
 class Transfer final : public ExchangeSink, public std::enable_shared_from_this<Transfer> {
  public:
   Transfer(ClientCore& core, Request request, Url url, std::shared_ptr<PendingState> pending,
@@ -46,6 +53,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   /// The sweep: while paused, frees empty scratch. Returns bytes freed.
   std::size_t sweep();
   bool paused() const;
+  TransferStats stats() const;
 
   // ExchangeSink
   void on_response_head(ResponseHead head) override;
@@ -54,6 +62,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void on_complete() override;
   void on_error(Error error) override;
   bool wants_body() const override;
+  std::size_t held_bytes() const override;
 
  private:
   enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };

@@ -34,7 +34,7 @@ H1Connection::H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport
 
 H1Connection::~H1Connection() {
   *alive_ = false;
-  if (state_ != State::closed) loop_.unwatch(transport_->fd());
+  if (state_ != State::closed && !unwatched_) loop_.unwatch(transport_->fd());
 }
 
 std::size_t H1Connection::available_streams() const noexcept {
@@ -99,6 +99,14 @@ void H1Connection::close(Error error) {
 
 void H1Connection::on_fd_ready(std::uint32_t events) {
   if (events & EPOLLOUT) write_blocked_ = false;
+  if ((events & (EPOLLERR | EPOLLHUP)) && !wants_read() && !write_blocked_) {
+    // epoll reports these even with no interest, level-triggered: while the reader
+    // holds the stream paused, stop watching instead of spinning. resume() reads
+    // (and so meets the error) directly.
+    loop_.unwatch(transport_->fd());
+    unwatched_ = true;
+    return;
+  }
   if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_ready();
   after_event();
 }
@@ -208,7 +216,7 @@ void H1Connection::fail(Error error) {
 void H1Connection::close_transport() {
   if (state_ == State::closed) return;
   state_ = State::closed;
-  loop_.unwatch(transport_->fd());
+  if (!unwatched_) loop_.unwatch(transport_->fd());
   transport_.reset();
   recv_.release_if_empty();
   send_queue_.clear();
@@ -286,7 +294,12 @@ void H1Connection::after_event() {
   reading_paused_ = !reading;
   std::uint32_t events = reading ? std::uint32_t{EPOLLIN} : 0u;
   if (write_blocked_) events |= EPOLLOUT;
-  if (events != watched_events_) {
+  if (unwatched_) {
+    if (events != 0 && loop_.watch(transport_->fd(), events, this)) {
+      unwatched_ = false;
+      watched_events_ = events;
+    }
+  } else if (events != watched_events_) {
     if (loop_.modify(transport_->fd(), events)) watched_events_ = events;
   }
   if (state_ == State::idle && !owner_told_idle_) {

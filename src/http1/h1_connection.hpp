@@ -70,6 +70,7 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   std::uint32_t watched_events_ = 0;
   bool write_blocked_ = false;
   bool in_read_ = false;
+  bool unwatched_ = false;  // off epoll while paused after an error or hang-up
   bool owner_told_closed_ = false;
   bool owner_told_idle_ = true;
 

@@ -45,6 +45,8 @@ class RequestBodySource {
   virtual void set_waker(std::function<void()> wake) = 0;
   /// Starts over from the first byte (for retries and 307/308); false if impossible.
   virtual bool rewind() = 0;
+  /// Memory this source holds now (its copy of the body, or its read-ahead).
+  virtual std::size_t held_bytes() const = 0;
 };
 
 /// One request as every HTTP version needs it.
@@ -56,6 +58,8 @@ struct ExchangeRequest {
   Headers headers;        ///< validated; no Host, no framing headers
   RequestBodySource* body = nullptr;  ///< owned by the caller; outlives the exchange
   std::size_t max_header_bytes = 256 * 1024;
+  /// The response's staging mark: h2/h3 use it as the stream's receive window.
+  std::size_t mark = 256 * 1024;
 };
 
 class Connection;

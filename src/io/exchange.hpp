@@ -5,6 +5,7 @@
 // handling; a sink may call back into its connection (resume, cancel) but must not
 // destroy it from inside an event.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -34,6 +35,11 @@ class ExchangeSink {
   /// Read without locks by the transport after each receive: false pauses receiving
   /// for this exchange until the sink asks its connection to resume.
   virtual bool wants_body() const = 0;
+  /// Body bytes received for this exchange and not yet taken by its consumer
+  /// (staged, or waiting for the decoder). Flow-controlled protocols (h2, h3) give
+  /// credit back only for bytes received minus this: the peer may send at most the
+  /// mark beyond what the consumer took.
+  virtual std::size_t held_bytes() const = 0;
 };
 
 }  // namespace sluice

@@ -1,0 +1,313 @@
+// H2Connection: socket and timer side of an HTTP/2 connection (see h2_connection.hpp).
+//
+// Ownership: HTTP thread only.
+
+#include "http2/h2_connection.hpp"
+
+#include <sys/epoll.h>
+
+#include <cstdio>
+#include <utility>
+
+namespace sluice {
+namespace {
+
+// One receive: bytes fed to nghttp2 per feed() call.
+constexpr std::size_t kReceiveSize = 64 * 1024;
+// Receives per readiness event before yielding to other connections.
+constexpr int kReceivesPerEvent = 16;
+// Rounds of after_event before yielding (each nested event may add output).
+constexpr int kFlushRounds = 16;
+
+std::string seconds_text(std::chrono::milliseconds duration) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", static_cast<double>(duration.count()) / 1000.0);
+  return text;
+}
+
+}  // namespace
+
+H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
+                           ConnectionOwner& owner, std::uint64_t id, const Trace& trace,
+                           H2Timing timing)
+    : loop_(loop),
+      transport_(std::move(transport)),
+      owner_(owner),
+      id_(id),
+      trace_(trace),
+      timing_(timing),
+      session_([this] { event([] {}); }, trace, id),
+      last_input_(loop.now()) {
+  if (!session_.status() || !loop_.watch(transport_->fd(), EPOLLIN, this)) {
+    closed_ = true;
+    transport_.reset();
+    return;
+  }
+  watched_events_ = EPOLLIN;
+  // The connection preface and SETTINGS go out now; the owner hears nothing from a
+  // constructor (it checks is_closed()).
+  in_event_ = true;
+  flush();
+  if (!closed_) rearm();
+  in_event_ = false;
+}
+
+H2Connection::~H2Connection() {
+  *alive_ = false;
+  if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
+  if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
+  if (!closed_) loop_.unwatch(transport_->fd());
+}
+
+std::size_t H2Connection::available_streams() const noexcept {
+  return closed_ ? 0 : session_.available_streams();
+}
+
+template <class Work>
+void H2Connection::event(Work&& work) {
+  if (in_event_) {
+    work();
+    again_ = true;
+    return;
+  }
+  in_event_ = true;
+  work();
+  after_event();
+  in_event_ = false;
+  tell_owner();
+}
+
+void H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
+  if (available_streams() == 0) {
+    sink.on_error(Error(ErrorCategory::protocol,
+                        closed_ ? "HTTP/2: connection is closed"
+                                : "HTTP/2: connection takes no more streams now"));
+    return;
+  }
+  event([&] {
+    if (exchanges_++ == 0) peer_ = request.authority;
+    if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
+    owner_told_idle_ = false;
+    auto submitted = session_.submit(request, sink);
+    if (!submitted) sink.on_error(std::move(submitted).error());
+  });
+}
+
+void H2Connection::resume(ExchangeSink& sink) {
+  event([&] {
+    if (auto stream_id = session_.stream_of(sink)) session_.resume_stream(*stream_id);
+  });
+}
+
+void H2Connection::cancel(ExchangeSink& sink) {
+  event([&] {
+    if (auto stream_id = session_.stream_of(sink)) session_.cancel_stream(*stream_id);
+  });
+}
+
+std::size_t H2Connection::release_scratch() {
+  return recv_.release_if_empty() + send_queue_.release_if_empty();
+}
+
+void H2Connection::close(Error error) {
+  owner_told_closed_ = true;  // the owner asked; it needs no callback
+  if (closed_) return;
+  if (trace_.on()) trace("closed: " + error.message());
+  session_.fail_all(error);
+  // A polite GOAWAY if the socket takes it right away; nothing waits for it.
+  session_.terminate(NGHTTP2_NO_ERROR);
+  if (session_.drain_output(send_queue_) && !write_blocked_) {
+    (void)transport_->write(send_queue_.readable());
+  }
+  close_transport();
+}
+
+void H2Connection::on_fd_ready(std::uint32_t events) {
+  event([&] {
+    if (events & EPOLLOUT) write_blocked_ = false;
+    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_ready();
+  });
+}
+
+void H2Connection::read_ready() {
+  IoStatus last = IoStatus::want_read;
+  for (int round = 0; round < kReceivesPerEvent && !closed_; ++round) {
+    auto received = receive();
+    if (!received) {
+      fail(std::move(received).error());
+      return;
+    }
+    last = *received;
+    if (!recv_.empty()) {
+      last_input_ = loop_.now();
+      auto fed = session_.feed(recv_.readable());
+      recv_.clear();
+      if (!fed) {  // the session has failed its streams with the reason
+        if (trace_.on()) trace("closed: " + fed.error().message());
+        close_transport();
+        return;
+      }
+    }
+    if (last == IoStatus::eof) {
+      receive_eof();
+      return;
+    }
+    if (last != IoStatus::done) return;
+  }
+  // Yielded with bytes maybe still waiting. The socket's are re-reported by epoll;
+  // TLS's already-decrypted ones are not, so come back for them.
+  if (!closed_ && transport_->has_buffered_input()) {
+    loop_.post([this, alive = std::weak_ptr<bool>(alive_)] {
+      auto still = alive.lock();
+      if (still && *still && !closed_) event([this] { read_ready(); });
+    });
+  }
+}
+
+// Fills recv_ with up to one receive (kReceiveSize), gathering TLS records. Returns
+// done when the receive filled up (more may wait), otherwise the status that stopped it.
+Result<IoStatus> H2Connection::receive() {
+  while (recv_.size() < kReceiveSize) {
+    auto room = recv_.prepare(kReceiveSize - recv_.size()).first(kReceiveSize - recv_.size());
+    auto outcome = transport_->read(room);
+    if (!outcome) return std::move(outcome).error();
+    if (outcome->status != IoStatus::done) return outcome->status;
+    recv_.commit(outcome->bytes);
+  }
+  return IoStatus::done;
+}
+
+void H2Connection::receive_eof() {
+  if (session_.open_streams() > 0) {
+    fail(session_.peer_closed_error(peer_));
+    return;
+  }
+  if (trace_.on()) trace("closed by the server");
+  close_transport();  // an idle connection the server closed: not an error
+}
+
+void H2Connection::fail(Error error) {
+  if (trace_.on()) trace("closed: " + error.message());
+  session_.fail_all(error);
+  close_transport();
+}
+
+void H2Connection::close_transport() {
+  if (closed_) return;
+  closed_ = true;
+  loop_.unwatch(transport_->fd());
+  transport_.reset();
+  recv_.clear();
+  recv_.release_if_empty();
+  send_queue_.clear();
+  send_queue_.release_if_empty();
+  if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
+  if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
+  ping_timer_ = ping_timeout_timer_ = 0;
+}
+
+void H2Connection::flush() {
+  while (!closed_) {
+    if (!send_queue_.empty()) {
+      if (write_blocked_) return;
+      // After want_write the same bytes go first: they are still at the queue's front.
+      auto written = transport_->write(send_queue_.readable());
+      if (!written) {
+        fail(std::move(written).error());
+        return;
+      }
+      if (written->status != IoStatus::done) {
+        write_blocked_ = true;
+        return;
+      }
+      send_queue_.consume(written->bytes);
+      continue;
+    }
+    if (!session_.wants_write()) return;
+    auto drained = session_.drain_output(send_queue_);
+    if (!drained) {
+      if (trace_.on()) trace("closed: " + drained.error().message());
+      close_transport();
+      return;
+    }
+    if (send_queue_.empty()) return;  // e.g. only deferred request bodies
+  }
+}
+
+void H2Connection::after_event() {
+  for (int round = 0; round < kFlushRounds; ++round) {
+    again_ = false;
+    flush();
+    if (!again_ || closed_) break;
+  }
+  if (!closed_ && session_.finished() && send_queue_.empty()) {
+    if (trace_.on()) trace("closed: the session is over");
+    close_transport();
+  }
+  if (closed_) return;
+  rearm();
+  arm_ping_timer();
+}
+
+void H2Connection::rearm() {
+  std::uint32_t events = session_.wants_read() ? std::uint32_t{EPOLLIN} : 0u;
+  if (write_blocked_) events |= EPOLLOUT;
+  if (events != watched_events_ && loop_.modify(transport_->fd(), events)) watched_events_ = events;
+}
+
+void H2Connection::tell_owner() {
+  if (closed_) {
+    if (!owner_told_closed_) {
+      owner_told_closed_ = true;
+      owner_.on_connection_closed(*this);
+    }
+    return;
+  }
+  if (session_.open_streams() == 0 && !owner_told_idle_) {
+    owner_told_idle_ = true;
+    owner_.on_connection_idle(*this);
+  }
+}
+
+void H2Connection::arm_ping_timer() {
+  // While a PING is out, its timeout timer decides.
+  if (ping_timer_ != 0 || session_.open_streams() == 0 || session_.ping_outstanding()) return;
+  ping_timer_ = loop_.add_timer(last_input_ + timing_.ping_after, [this] {
+    ping_timer_ = 0;
+    on_ping_timer();
+  });
+}
+
+// Quiet with streams open: a server that stopped answering would otherwise hold
+// them forever (a held stream legitimately receives nothing, so silence alone is no
+// error).
+void H2Connection::on_ping_timer() {
+  event([this] {
+    if (closed_ || session_.open_streams() == 0 || session_.ping_outstanding()) return;
+    if (loop_.now() - last_input_ < timing_.ping_after) return;  // re-armed after the event
+    auto sent = session_.send_ping();
+    if (!sent) {
+      fail(std::move(sent).error());
+      return;
+    }
+    ping_timeout_timer_ = loop_.add_timer(loop_.now() + timing_.ping_timeout, [this] {
+      ping_timeout_timer_ = 0;
+      on_ping_timeout();
+    });
+  });
+}
+
+void H2Connection::on_ping_timeout() {
+  event([this] {
+    if (closed_ || !session_.ping_outstanding()) return;
+    fail(Error(ErrorCategory::timeout, "HTTP/2: connection to " + peer_ +
+                                           " did not answer a PING within " +
+                                           seconds_text(timing_.ping_timeout)));
+  });
+}
+
+void H2Connection::trace(const std::string& what) const {
+  trace_.emit("c" + std::to_string(id_) + " h2: " + what);
+}
+
+}  // namespace sluice

@@ -1,0 +1,188 @@
+#pragma once
+// H2Session: the sans-IO HTTP/2 client session over nghttp2. Bytes from the server go
+// in through feed(), bytes for the server come out of drain_output(), exchanges are
+// submitted with an ExchangeSink that receives their events. It never sees a socket
+// or a clock; H2Connection moves its bytes and keeps its timers.
+//
+// Flow control is the backpressure: each stream's receive window is its staging mark,
+// and window is given back (nghttp2_session_consume_stream) only for bytes the
+// stream's consumer has taken (received - consumed - sink.held_bytes()); once the
+// server has used half a stream's window, what was taken is announced at once (see
+// flush_credit). The connection window is given back at once for every byte, so a
+// held stream never stalls its siblings.
+//
+// Ownership: owned by H2Connection (or a test); HTTP thread only. Sink events fire
+// from inside feed(), drain_output(), cancel paths and fail_all(); a sink may call
+// resume_stream, cancel_stream or submit from inside an event, but must not destroy
+// the session.
+
+#include <nghttp2/nghttp2.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "http2/h2_stream.hpp"
+#include "io/byte_queue.hpp"
+#include "io/connection.hpp"
+#include "io/exchange.hpp"
+#include "io/trace.hpp"
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+struct H2SessionOptions {
+  /// SETTINGS_INITIAL_WINDOW_SIZE: every stream's receive window unless its
+  /// ExchangeRequest::mark differs (the default staging mark).
+  std::uint32_t stream_window = 256 * 1024;
+  /// The connection's receive window.
+  std::uint32_t connection_window = 16 * 1024 * 1024;
+  /// SETTINGS_MAX_HEADER_LIST_SIZE (each stream also enforces its own
+  /// ExchangeRequest::max_header_bytes).
+  std::uint32_t max_header_list = 256 * 1024;
+  /// Streams assumed allowed before the server's SETTINGS arrive.
+  std::uint32_t assumed_max_streams = 100;
+};
+
+class H2Session {
+ public:
+  /// `on_output_ready` runs on the HTTP thread when a deferred request body has more
+  /// bytes (its source's waker fired): the owner should call drain_output soon. It may
+  /// run from inside drain_output (a source that wakes synchronously).
+  /// `conn_id` names the connection in trace lines ("c3 s5 h2: ...").
+  H2Session(std::function<void()> on_output_ready, const Trace& trace, std::uint64_t conn_id,
+            H2SessionOptions options = {});
+  ~H2Session();
+  H2Session(const H2Session&) = delete;
+  H2Session& operator=(const H2Session&) = delete;
+
+  /// Whether nghttp2 could be set up (it may fail to allocate). A failed session
+  /// takes no streams and wants neither read nor write.
+  Result<void> status() const;
+
+  /// Server bytes in. On an Error every open stream has already received on_error
+  /// (with it), the session is dead and the connection should close.
+  Result<std::size_t> feed(std::span<const std::byte> bytes);
+  /// Frames for the server out, appended to `out` until nghttp2 has nothing more or
+  /// `out` holds 64 KiB (call again while wants_write()). Errors as for feed().
+  Result<void> drain_output(ByteQueue& out);
+  bool wants_read() const;
+  bool wants_write() const;
+  /// Neither: the session is over (GOAWAY exchanged and no streams left, or a fatal
+  /// error); the connection can close.
+  bool finished() const { return !wants_read() && !wants_write(); }
+
+  /// Queues a request; events go to `sink` until on_complete or on_error. The
+  /// request's body source (if any) must outlive the exchange. Errors leave `sink`
+  /// untouched (the caller reports them).
+  Result<std::int32_t> submit(ExchangeRequest& request, ExchangeSink& sink);
+  /// The stream's consumer took bytes: give the window back for what it took.
+  void resume_stream(std::int32_t stream_id);
+  /// RST_STREAM(CANCEL); no further events reach the stream's sink.
+  void cancel_stream(std::int32_t stream_id);
+  /// The stream a sink's exchange runs on, if it is still open.
+  std::optional<std::int32_t> stream_of(const ExchangeSink& sink) const;
+
+  /// Streams that can be submitted now: the server's SETTINGS_MAX_CONCURRENT_STREAMS
+  /// (assumed_max_streams before it arrives) minus the open ones; 0 after a GOAWAY
+  /// either way, after terminate() or fail_all().
+  std::size_t available_streams() const;
+  std::size_t open_streams() const noexcept { return streams_.size(); }
+  bool goaway_received() const noexcept { return goaway_received_; }
+
+  /// Sends GOAWAY with `error_code` (NGHTTP2_NO_ERROR to close politely). Open streams
+  /// finish; no new ones start.
+  void terminate(std::uint32_t error_code);
+  /// Every open stream gets on_error(error); the session takes no more streams.
+  void fail_all(const Error& error);
+  /// The error for streams cut off by the server closing the transport: names the
+  /// GOAWAY the server sent first, if any.
+  Error peer_closed_error(const std::string& peer) const;
+
+  /// Queues a PING; ping_outstanding() until its ACK arrives.
+  Result<void> send_ping();
+  bool ping_outstanding() const noexcept { return ping_outstanding_; }
+
+ private:
+  /// What a callback asks of nghttp2: carry on, or reset just this stream
+  /// (NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE). A fatal error is an Error.
+  enum class Verdict { proceed, reset_stream };
+  struct Trampolines;
+  friend struct Trampolines;
+
+  Result<void> setup();
+  void install_callbacks(nghttp2_session_callbacks* callbacks);
+  int verdict_code(Result<Verdict> result) noexcept;
+  void note_fatal(Error error) noexcept;
+  Error fatal_error(long rv, const char* operation);
+
+  // Receiving (h2_session_recv.cpp).
+  Result<Verdict> on_begin_headers(const nghttp2_frame& frame);
+  Result<Verdict> on_header(const nghttp2_frame& frame, std::string_view name,
+                            std::string_view value);
+  Result<Verdict> on_invalid_header(const nghttp2_frame& frame, std::string_view name);
+  Result<Verdict> on_frame_recv(const nghttp2_frame& frame);
+  Result<Verdict> on_headers_frame(const nghttp2_frame& frame);
+  Result<Verdict> on_data_chunk(std::int32_t stream_id, std::span<const std::byte> bytes);
+  Result<Verdict> on_stream_close(std::int32_t stream_id, std::uint32_t error_code);
+  Result<Verdict> on_invalid_frame(const nghttp2_frame& frame, int lib_error_code);
+  void on_goaway(const nghttp2_frame& frame);
+  void on_settings_ack();
+  void deliver_head(H2Stream& stream, int status);
+  void finish_stream(std::int32_t stream_id);
+
+  // Sending (h2_session_send.cpp).
+  Result<Verdict> on_frame_send(const nghttp2_frame& frame);
+  Result<Verdict> on_frame_not_send(const nghttp2_frame& frame, int lib_error_code);
+  Result<ssize_t> read_body(std::int32_t stream_id, std::span<std::uint8_t> into,
+                            std::uint32_t& data_flags);
+  void wake_body(std::int32_t stream_id);
+  void resume_woken_bodies();
+  void end_body(H2Stream& stream);
+  void apply_mark(const H2Stream& stream);
+  Error own_reset_error(const H2Stream& stream, std::uint32_t error_code) const;
+  Error goaway_error(std::int32_t stream_id) const;
+
+  // Streams.
+  H2Stream* find(std::int32_t stream_id);
+  void give_back_credit(H2Stream& stream);
+  void flush_credit(const H2Stream& stream, std::uint64_t held);
+  void note_pause(H2Stream& stream);
+  /// Removes the stream and returns its sink (nullptr if unknown); the body source
+  /// is detached first, since the caller may free it in the sink event.
+  ExchangeSink* detach(std::int32_t stream_id);
+  void fail_stream(std::int32_t stream_id, Error error);
+  void check_finished();
+
+  void trace_conn(const std::string& what) const;
+  void trace_stream(std::int32_t stream_id, const std::string& what) const;
+
+  std::function<void()> on_output_ready_;
+  const Trace& trace_;
+  std::uint64_t conn_id_;
+  H2SessionOptions options_;
+  nghttp2_session* session_ = nullptr;
+  std::optional<Error> setup_error_;
+
+  std::unordered_map<std::int32_t, H2Stream> streams_;
+  std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
+  std::optional<Error> terminal_error_;  // why nghttp2 ended the connection itself
+  bool settings_acked_ = false;
+  bool goaway_received_ = false;
+  std::int32_t goaway_last_stream_ = 0;
+  std::uint32_t goaway_code_ = 0;
+  std::string goaway_debug_;
+  bool closing_ = false;  // terminate() or fail_all(): no new streams
+  bool broken_ = false;   // feed or drain_output failed: nghttp2 must not be called again
+  bool in_library_ = false;  // inside mem_recv or mem_send (nghttp2 is not re-entrant)
+  bool ping_outstanding_ = false;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sluice

@@ -1,0 +1,236 @@
+// H2Session, receiving: the nghttp2 callbacks for frames from the server, turned into
+// ExchangeSink events (see h2_session.hpp).
+//
+// Ownership: HTTP thread only. Every sink call may re-enter the session (cancel,
+// resume, submit), so a stream is looked up again by id after each one.
+
+#include <charconv>
+#include <string>
+
+#include "http2/h2_headers.hpp"
+#include "http2/h2_session.hpp"
+
+namespace sluice {
+namespace {
+
+// Text from the wire shown in an error message: printable ASCII only, bounded.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 200)) {
+    out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> parse_content_length(const Headers& fields) {
+  auto text = fields.get("content-length");
+  if (!text) return std::nullopt;
+  std::uint64_t length = 0;
+  const auto parsed = std::from_chars(text->data(), text->data() + text->size(), length);
+  if (parsed.ec != std::errc() || parsed.ptr != text->data() + text->size()) return std::nullopt;
+  return length;
+}
+
+}  // namespace
+
+Result<H2Session::Verdict> H2Session::on_begin_headers(const nghttp2_frame& frame) {
+  if (frame.hd.type != NGHTTP2_HEADERS) return Verdict::proceed;
+  if (H2Stream* stream = find(frame.hd.stream_id)) stream->block.reset();
+  return Verdict::proceed;
+}
+
+Result<H2Session::Verdict> H2Session::on_header(const nghttp2_frame& frame, std::string_view name,
+                                                std::string_view value) {
+  if (frame.hd.type != NGHTTP2_HEADERS) return Verdict::proceed;
+  H2Stream* stream = find(frame.hd.stream_id);
+  if (stream == nullptr) return Verdict::proceed;
+  auto added = stream->block.add(name, value);
+  if (added) return Verdict::proceed;
+  if (!stream->failure) stream->failure = std::move(added).error();
+  return Verdict::reset_stream;  // nghttp2 resets the stream and skips the rest
+}
+
+Result<H2Session::Verdict> H2Session::on_invalid_header(const nghttp2_frame& frame,
+                                                        std::string_view name) {
+  H2Stream* stream = find(frame.hd.stream_id);
+  if (stream == nullptr) return Verdict::proceed;
+  if (!stream->failure) {
+    stream->failure = Error(ErrorCategory::protocol,
+                            "HTTP/2: invalid header field '" + printable(name) +
+                                "' from server on stream " + std::to_string(frame.hd.stream_id));
+  }
+  return Verdict::reset_stream;
+}
+
+Result<H2Session::Verdict> H2Session::on_frame_recv(const nghttp2_frame& frame) {
+  switch (frame.hd.type) {
+    case NGHTTP2_HEADERS:
+      return on_headers_frame(frame);
+    case NGHTTP2_DATA:
+      // nghttp2 calls this for END_STREAM only once the content-length check passed.
+      if (frame.hd.flags & NGHTTP2_FLAG_END_STREAM) finish_stream(frame.hd.stream_id);
+      return Verdict::proceed;
+    case NGHTTP2_RST_STREAM:
+      if (trace_.on()) {
+        trace_stream(frame.hd.stream_id,
+                     "RST_STREAM received (" + h2_error_name(frame.rst_stream.error_code) + ")");
+      }
+      return Verdict::proceed;
+    case NGHTTP2_GOAWAY:
+      on_goaway(frame);
+      return Verdict::proceed;
+    case NGHTTP2_PING:
+      if (frame.hd.flags & NGHTTP2_FLAG_ACK) ping_outstanding_ = false;
+      return Verdict::proceed;
+    case NGHTTP2_SETTINGS:
+      if (frame.hd.flags & NGHTTP2_FLAG_ACK) {
+        on_settings_ack();
+      } else if (trace_.on()) {
+        trace_conn("SETTINGS from server: max concurrent streams " +
+                   std::to_string(nghttp2_session_get_remote_settings(
+                       session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)) +
+                   ", initial window " +
+                   std::to_string(nghttp2_session_get_remote_settings(
+                       session_, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE)));
+      }
+      return Verdict::proceed;
+    default:
+      return Verdict::proceed;
+  }
+}
+
+Result<H2Session::Verdict> H2Session::on_headers_frame(const nghttp2_frame& frame) {
+  const std::int32_t stream_id = frame.hd.stream_id;
+  H2Stream* stream = find(stream_id);
+  if (stream == nullptr) return Verdict::proceed;
+  const bool end = (frame.hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+  if (!stream->got_head) {
+    const std::optional<int> status = stream->block.status();
+    if (!status) {
+      // nghttp2's messaging checks catch this first; kept so a head is never empty.
+      nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_PROTOCOL_ERROR);
+      fail_stream(stream_id, Error(ErrorCategory::protocol,
+                                   "HTTP/2: response without :status on stream " +
+                                       std::to_string(stream_id)));
+      return Verdict::proceed;
+    }
+    if (*status < 200) {
+      if (trace_.on()) trace_stream(stream_id, "interim response " + std::to_string(*status));
+      stream->block.reset();
+      return Verdict::proceed;
+    }
+    deliver_head(*stream, *status);
+  } else {
+    Headers trailers = stream->block.take_fields();
+    if (trace_.on()) trace_stream(stream_id, "trailers (" + std::to_string(trailers.size()) + " fields)");
+    stream->sink->on_trailers(std::move(trailers));
+  }
+  if (end) finish_stream(stream_id);
+  return Verdict::proceed;
+}
+
+void H2Session::deliver_head(H2Stream& stream, int status) {
+  stream.got_head = true;
+  Headers fields = stream.block.take_fields();
+  stream.content_length = parse_content_length(fields);
+  if (trace_.on()) trace_stream(stream.stream_id, "response " + std::to_string(status));
+  stream.sink->on_response_head(ResponseHead{status, std::move(fields)});
+}
+
+void H2Session::finish_stream(std::int32_t stream_id) {
+  H2Stream* stream = find(stream_id);
+  if (stream == nullptr) return;
+  // The response is complete while the request body is not: the exchange ends now,
+  // so the source (which the caller may free) must not be read any more.
+  const bool body_unfinished = stream->body != nullptr;
+  if (trace_.on()) {
+    trace_stream(stream_id, "complete (" + std::to_string(stream->received) + " body bytes)");
+  }
+  ExchangeSink* sink = detach(stream_id);
+  if (body_unfinished) {
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
+  }
+  sink->on_complete();
+}
+
+Result<H2Session::Verdict> H2Session::on_data_chunk(std::int32_t stream_id,
+                                                    std::span<const std::byte> bytes) {
+  // The connection window comes back at once, whoever holds the bytes: one held
+  // stream must not stall its siblings.
+  const int rv = nghttp2_session_consume_connection(session_, bytes.size());
+  if (rv != 0) return fatal_error(rv, "returning connection window");
+  H2Stream* stream = find(stream_id);
+  if (stream == nullptr) return Verdict::proceed;  // cancelled: the bytes go nowhere
+  stream->received += bytes.size();
+  stream->sink->on_body(bytes);
+  stream = find(stream_id);
+  if (stream != nullptr) {
+    note_pause(*stream);
+    give_back_credit(*stream);
+  }
+  return Verdict::proceed;
+}
+
+Result<H2Session::Verdict> H2Session::on_stream_close(std::int32_t stream_id,
+                                                      std::uint32_t error_code) {
+  H2Stream* stream = find(stream_id);
+  if (stream == nullptr) return Verdict::proceed;
+  std::optional<Error> error = std::move(stream->failure);
+  if (!error && error_code == NGHTTP2_NO_ERROR) {
+    error = Error(ErrorCategory::protocol, "HTTP/2: server closed stream " +
+                                               std::to_string(stream_id) +
+                                               " (NO_ERROR) before the response ended");
+  } else if (!error) {
+    error = Error(ErrorCategory::protocol, "HTTP/2: stream " + std::to_string(stream_id) +
+                                               " reset by server (" + h2_error_name(error_code) +
+                                               ")");
+  }
+  fail_stream(stream_id, std::move(*error));
+  return Verdict::proceed;
+}
+
+Result<H2Session::Verdict> H2Session::on_invalid_frame(const nghttp2_frame& frame,
+                                                       int lib_error_code) {
+  const std::string what = std::string(nghttp2_strerror(lib_error_code));
+  if (frame.hd.stream_id == 0) {
+    if (!terminal_error_) {
+      terminal_error_ = Error(ErrorCategory::protocol, "HTTP/2: invalid frame from server: " + what);
+    }
+    return Verdict::proceed;
+  }
+  H2Stream* stream = find(frame.hd.stream_id);
+  if (stream != nullptr && !stream->failure) {
+    stream->failure = Error(ErrorCategory::protocol,
+                            "HTTP/2: invalid response from server on stream " +
+                                std::to_string(frame.hd.stream_id) + ": " + what);
+  }
+  return Verdict::proceed;
+}
+
+// Streams above last_stream_id were never processed: they may be retried elsewhere.
+// nghttp2 closes them (REFUSED_STREAM) right after this callback; the ones below go
+// on, and the session takes no new streams.
+void H2Session::on_goaway(const nghttp2_frame& frame) {
+  goaway_received_ = true;
+  goaway_last_stream_ = frame.goaway.last_stream_id;
+  goaway_code_ = frame.goaway.error_code;
+  goaway_debug_ = printable(std::string_view(
+      reinterpret_cast<const char*>(frame.goaway.opaque_data), frame.goaway.opaque_data_len));
+  if (trace_.on()) {
+    trace_conn("GOAWAY received: last stream " + std::to_string(goaway_last_stream_) + " (" +
+               h2_error_name(goaway_code_) +
+               (goaway_debug_.empty() ? std::string() : ": " + goaway_debug_) + ")");
+  }
+  for (auto& [stream_id, stream] : streams_) {
+    if (stream_id > goaway_last_stream_ && !stream.failure) stream.failure = goaway_error(stream_id);
+  }
+}
+
+// nghttp2 applies our SETTINGS_INITIAL_WINDOW_SIZE to open streams when the server
+// acknowledges it; a stream with its own mark is set again after that.
+void H2Session::on_settings_ack() {
+  settings_acked_ = true;
+  for (const auto& entry : streams_) apply_mark(entry.second);
+}
+
+}  // namespace sluice

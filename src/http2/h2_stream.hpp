@@ -1,0 +1,49 @@
+#pragma once
+// H2Stream: the exchange state of one HTTP/2 stream, kept by H2Session in a map by
+// stream id (connection state and exchange state are separate types). It exists
+// from submit until the exchange's last event (on_complete or on_error) or a cancel.
+// Ownership: owned by H2Session; HTTP thread only.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "http2/h2_headers.hpp"
+#include "io/connection.hpp"
+#include "io/exchange.hpp"
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+struct H2Stream {
+  H2Stream(std::int32_t id, ExchangeSink& exchange_sink, const ExchangeRequest& request)
+      : stream_id(id),
+        sink(&exchange_sink),
+        body(request.body),
+        mark(request.mark),
+        block(request.max_header_bytes) {}
+
+  std::int32_t stream_id;
+  ExchangeSink* sink;
+  RequestBodySource* body;  ///< nullptr once the request body ended (or none)
+  std::size_t mark;         ///< the stream's receive window (the staging mark)
+
+  // Response side.
+  H2HeaderBlock block;      ///< the header block being received
+  bool got_head = false;    ///< the final (non-1xx) head was delivered
+  bool paused = false;      ///< the sink stopped wanting body (for tracing)
+  std::optional<std::uint64_t> content_length;  ///< from the final head
+  std::uint64_t received = 0;  ///< body bytes delivered to the sink
+  std::uint64_t consumed = 0;  ///< of those, stream window given back to the peer
+
+  // Request body side.
+  std::uint64_t body_sent = 0;  ///< bytes copied into DATA frames
+  bool body_deferred = false;   ///< nghttp2 holds the DATA item deferred
+  bool body_woken = false;      ///< the source's waker fired since the last peek
+
+  /// Why the stream ended badly, when we know better than its RST_STREAM code says
+  /// (a limit, an invalid field, a GOAWAY, the body source's own error).
+  std::optional<Error> failure;
+};
+
+}  // namespace sluice

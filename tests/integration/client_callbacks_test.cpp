@@ -1,0 +1,133 @@
+// Callback-mode bodies and dropped handles: the cases a review found stalling.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "sluice/sluice.hpp"
+#include "support/test_server.hpp"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+using test::ServerConnection;
+using test::TestServer;
+
+// Collects a callback-mode body and waits for its end.
+struct Collector {
+  std::mutex mu;
+  std::condition_variable ended_cv;
+  std::string bytes;
+  std::optional<Result<void>> end;
+
+  void attach(BodyReader& body) {
+    body.on_data(
+        [this](std::span<const std::byte> piece) {
+          std::lock_guard lock(mu);
+          bytes.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+          return true;
+        },
+        [this](Result<void> status) {
+          std::lock_guard lock(mu);
+          end.emplace(std::move(status));
+          ended_cv.notify_all();
+        });
+  }
+  bool wait_end() {
+    std::unique_lock lock(mu);
+    return ended_cv.wait_for(lock, 10s, [this] { return end.has_value(); });
+  }
+};
+
+std::string gzip(std::string_view input) {
+  z_stream stream{};
+  deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, input.size()) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+TEST(ClientCallbacks, CompressedBodyLargerThanTheMarkCompletes) {
+  const std::string text(8u << 20, 't');
+  const std::string encoded = gzip(text);
+  TestServer server([&encoded](ServerConnection& conn) {
+    if (conn.read_request()) conn.write(test::http_response(200, encoded, {{"Content-Encoding", "gzip"}}));
+  });
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/"));
+  request.decode.enabled = true;
+  request.mark = 16 * 1024;
+  request.decode.max_ratio = 0;  // 8 MiB of one letter is a 1000:1 "bomb" by design
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  Collector collector;
+  collector.attach(response->body);
+  ASSERT_TRUE(collector.wait_end()) << "stalled after " << collector.bytes.size() << " bytes";
+  EXPECT_TRUE(collector.end->ok());
+  EXPECT_EQ(collector.bytes.size(), text.size());
+}
+
+TEST(ClientCallbacks, CallbacksRegisteredAfterTheBodyEndedStillFire) {
+  TestServer server([](ServerConnection& conn) {
+    if (conn.read_request()) conn.write(test::http_response(200, "short"));
+  });
+  auto client = Client::create().value();
+  auto response = client.fetch(Request::get(server.url("/")));
+  ASSERT_TRUE(response.ok());
+  std::this_thread::sleep_for(200ms);  // the whole body has arrived and the transfer ended
+  Collector collector;
+  collector.attach(response->body);
+  ASSERT_TRUE(collector.wait_end());
+  EXPECT_TRUE(collector.end->ok());
+  EXPECT_EQ(collector.bytes, "short");
+}
+
+TEST(ClientCallbacks, DroppingTheReaderKeepsCallbacksRunning) {
+  const std::string payload = test::pseudo_random_bytes(2u << 20, 12);
+  TestServer server([&payload](ServerConnection& conn) {
+    if (conn.read_request()) conn.write_slowly(test::http_response(200, payload), 256 * 1024, 5ms);
+  });
+  auto client = Client::create().value();
+  Collector collector;
+  {
+    auto response = client.fetch(Request::get(server.url("/")));
+    ASSERT_TRUE(response.ok());
+    collector.attach(response->body);
+  }  // the Response and its BodyReader are gone; the callbacks own the stream
+  ASSERT_TRUE(collector.wait_end());
+  EXPECT_TRUE(collector.end->ok());
+  EXPECT_EQ(test::sha256_hex(collector.bytes), test::sha256_hex(payload));
+}
+
+TEST(ClientCallbacks, DroppedPendingResponseFreesItsConnection) {
+  TestServer server([](ServerConnection& conn) {
+    while (auto request = conn.read_request(5s)) {
+      const std::string body = request->target == "/big" ? std::string(4u << 20, 'b') : "small";
+      if (!conn.write(test::http_response(200, body))) return;
+    }
+  });
+  ClientOptions options;
+  options.max_connections_per_origin = 1;
+  auto client = Client::create(options).value();
+  for (int i = 0; i < 3; ++i) {
+    auto ignored = client.send(Request::get(server.url("/big")));
+    std::this_thread::sleep_for(50ms);
+  }  // each handle dropped: its response (or request) must not hold the only connection
+  auto pending = client.send(Request::get(server.url("/small")));
+  auto response = pending.wait_for(5s);
+  ASSERT_TRUE(response.has_value()) << "the connection stayed held by a dropped response";
+  ASSERT_TRUE(response->ok()) << response->error().message();
+  EXPECT_EQ(*(*response)->body.read_all(), "small");
+}
+
+}  // namespace
+}  // namespace sluice

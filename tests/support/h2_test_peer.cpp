@@ -1,0 +1,340 @@
+// H2TestPeer and the recording fakes (see h2_test_peer.hpp).
+
+#include "support/h2_test_peer.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "http2/h2_session.hpp"
+#include "io/byte_queue.hpp"
+
+namespace sluice::test {
+namespace {
+
+nghttp2_nv make_nv(const Header& field) {
+  return nghttp2_nv{reinterpret_cast<std::uint8_t*>(const_cast<char*>(field.name.data())),
+                    reinterpret_cast<std::uint8_t*>(const_cast<char*>(field.value.data())),
+                    field.name.size(), field.value.size(), NGHTTP2_NV_FLAG_NONE};
+}
+
+std::vector<nghttp2_nv> make_nva(const std::vector<Header>& fields) {
+  std::vector<nghttp2_nv> nva;
+  for (const Header& field : fields) nva.push_back(make_nv(field));
+  return nva;
+}
+
+std::vector<Header> with_status(int status, const Headers& headers) {
+  std::vector<Header> fields{{":status", std::to_string(status)}};
+  for (const Header& field : headers) fields.push_back(field);
+  return fields;
+}
+
+}  // namespace
+
+struct H2TestPeer::Callbacks {
+  static H2TestPeer& peer(void* user_data) { return *static_cast<H2TestPeer*>(user_data); }
+
+  static int begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+      self.requests_[frame->hd.stream_id].stream_id = frame->hd.stream_id;
+      self.order_.push_back(frame->hd.stream_id);
+    }
+    return 0;
+  }
+  static int header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+                    std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
+                    std::uint8_t, void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    auto found = self.requests_.find(frame->hd.stream_id);
+    if (found != self.requests_.end()) {
+      found->second.headers.add(std::string(reinterpret_cast<const char*>(name), namelen),
+                                std::string(reinterpret_cast<const char*>(value), valuelen));
+    }
+    return 0;
+  }
+  static int frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    auto found = self.requests_.find(frame->hd.stream_id);
+    if (frame->hd.type == NGHTTP2_PING && !(frame->hd.flags & NGHTTP2_FLAG_ACK)) ++self.pings_;
+    if (found == self.requests_.end()) return 0;
+    if (frame->hd.type == NGHTTP2_RST_STREAM) found->second.reset_code = frame->rst_stream.error_code;
+    if ((frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS) &&
+        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+      found->second.ended = true;
+    }
+    return 0;
+  }
+  static int data_chunk(nghttp2_session*, std::uint8_t, std::int32_t stream_id,
+                        const std::uint8_t* data, std::size_t len, void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    auto found = self.requests_.find(stream_id);
+    if (found != self.requests_.end()) {
+      found->second.body.append(reinterpret_cast<const char*>(data), len);
+    }
+    return 0;
+  }
+  static ssize_t padding(nghttp2_session*, const nghttp2_frame* frame, std::size_t max_payloadlen,
+                         void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    if (frame->hd.type != NGHTTP2_DATA) return static_cast<ssize_t>(frame->hd.length);
+    return static_cast<ssize_t>(
+        std::min(max_payloadlen, frame->hd.length + self.options_.data_padding));
+  }
+  static ssize_t body(nghttp2_session* session, std::int32_t stream_id, std::uint8_t* buf,
+                      std::size_t length, std::uint32_t* data_flags, nghttp2_data_source*,
+                      void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    Outgoing& out = self.outgoing_[stream_id];
+    const std::size_t n = std::min(length, out.pending.size());
+    std::memcpy(buf, out.pending.data(), n);
+    out.pending.erase(0, n);
+    if (out.pending.empty() && out.end) {
+      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+      if (out.trailers) {
+        *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+        std::vector<Header> fields(out.trailers->begin(), out.trailers->end());
+        auto nva = make_nva(fields);
+        if (nghttp2_submit_trailer(session, stream_id, nva.data(), nva.size()) != 0) {
+          self.note("submit_trailer failed");
+        }
+      }
+      return static_cast<ssize_t>(n);
+    }
+    if (n == 0) {
+      out.deferred = true;
+      return NGHTTP2_ERR_DEFERRED;
+    }
+    return static_cast<ssize_t>(n);
+  }
+};
+
+H2TestPeer::H2TestPeer(H2PeerOptions options) : options_(std::move(options)) {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  nghttp2_session_callbacks_new(&callbacks);
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, &Callbacks::begin_headers);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, &Callbacks::header);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Callbacks::frame_recv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Callbacks::data_chunk);
+  if (options_.data_padding > 0) {
+    nghttp2_session_callbacks_set_select_padding_callback(callbacks, &Callbacks::padding);
+  }
+  nghttp2_option* option = nullptr;
+  nghttp2_option_new(&option);
+  nghttp2_option_set_max_send_header_block_length(option, options_.max_send_header_block);
+  if (nghttp2_session_server_new2(&session_, callbacks, this, option) != 0) note("server_new failed");
+  nghttp2_option_del(option);
+  nghttp2_session_callbacks_del(callbacks);
+  if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, options_.settings.data(),
+                              options_.settings.size()) != 0) {
+    note("submit_settings failed");
+  }
+}
+
+H2TestPeer::~H2TestPeer() { nghttp2_session_del(session_); }
+
+void H2TestPeer::note(const std::string& what) {
+  if (error_.empty()) error_ = what;
+}
+
+void H2TestPeer::receive(std::span<const std::byte> bytes) {
+  const ssize_t rv = nghttp2_session_mem_recv(
+      session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  if (rv < 0) note(std::string("server mem_recv: ") + nghttp2_strerror(static_cast<int>(rv)));
+}
+
+std::string H2TestPeer::take_output() {
+  std::string out = std::move(raw_);
+  raw_.clear();
+  for (;;) {
+    const std::uint8_t* data = nullptr;
+    const ssize_t n = nghttp2_session_mem_send(session_, &data);
+    if (n < 0) {
+      note(std::string("server mem_send: ") + nghttp2_strerror(static_cast<int>(n)));
+      break;
+    }
+    if (n == 0) break;
+    out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+const H2TestPeer::Request* H2TestPeer::request(std::int32_t stream_id) const {
+  auto found = requests_.find(stream_id);
+  return found == requests_.end() ? nullptr : &found->second;
+}
+
+void H2TestPeer::submit_head(std::int32_t stream_id, int status, const Headers& headers,
+                             bool end_stream) {
+  const std::vector<Header> fields = with_status(status, headers);
+  const auto nva = make_nva(fields);
+  nghttp2_data_provider provider{};
+  provider.read_callback = &Callbacks::body;
+  outgoing_[stream_id];
+  if (nghttp2_submit_response(session_, stream_id, nva.data(), nva.size(),
+                              end_stream ? nullptr : &provider) != 0) {
+    note("submit_response failed");
+  }
+}
+
+void H2TestPeer::respond(std::int32_t stream_id, int status, Headers headers, bool end_stream) {
+  submit_head(stream_id, status, headers, end_stream);
+}
+
+void H2TestPeer::send_interim(std::int32_t stream_id, int status) {
+  const std::vector<Header> fields = with_status(status, {});
+  const auto nva = make_nva(fields);
+  if (nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream_id, nullptr, nva.data(),
+                             nva.size(), nullptr) < 0) {
+    note("submit_headers (interim) failed");
+  }
+}
+
+void H2TestPeer::resume(std::int32_t stream_id) {
+  Outgoing& out = outgoing_[stream_id];
+  if (!out.deferred) return;
+  out.deferred = false;
+  nghttp2_session_resume_data(session_, stream_id);
+}
+
+void H2TestPeer::send_body(std::int32_t stream_id, std::string_view bytes, bool end) {
+  Outgoing& out = outgoing_[stream_id];
+  out.pending.append(bytes);
+  out.end = out.end || end;
+  resume(stream_id);
+}
+
+void H2TestPeer::send_trailers(std::int32_t stream_id, Headers trailers) {
+  Outgoing& out = outgoing_[stream_id];
+  out.trailers = std::move(trailers);
+  out.end = true;
+  resume(stream_id);
+}
+
+void H2TestPeer::reset(std::int32_t stream_id, std::uint32_t error_code) {
+  if (nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, error_code) != 0) {
+    note("submit_rst_stream failed");
+  }
+}
+
+void H2TestPeer::goaway(std::int32_t last_stream_id, std::uint32_t error_code) {
+  if (nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, last_stream_id, error_code, nullptr, 0) !=
+      0) {
+    note("submit_goaway failed");
+  }
+}
+
+std::int32_t H2TestPeer::remote_window(std::int32_t stream_id) const {
+  return nghttp2_session_get_stream_remote_window_size(session_, stream_id);
+}
+
+std::size_t H2TestPeer::unsent_body(std::int32_t stream_id) const {
+  auto found = outgoing_.find(stream_id);
+  return found == outgoing_.end() ? 0 : found->second.pending.size();
+}
+
+std::optional<Error> pump(H2Session& client, H2TestPeer& peer) {
+  std::optional<Error> first;
+  // Bounded: a test that loops forever should fail, not hang.
+  for (int round = 0; round < 100000; ++round) {
+    ByteQueue out;
+    auto drained = client.drain_output(out);
+    if (!drained && !first) first = drained.error();
+    if (!out.empty()) peer.receive(out.readable());
+    const std::string back = peer.take_output();
+    if (!back.empty()) {
+      auto fed = client.feed(as_bytes(back));
+      if (!fed && !first) first = fed.error();
+    }
+    if (out.empty() && back.empty()) return first;
+  }
+  if (!first) first = Error(ErrorCategory::protocol, "pump: client and peer never went quiet");
+  return first;
+}
+
+std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream) {
+  std::string frame;
+  const std::size_t length = payload.size();
+  frame += static_cast<char>((length >> 16) & 0xff);
+  frame += static_cast<char>((length >> 8) & 0xff);
+  frame += static_cast<char>(length & 0xff);
+  frame += static_cast<char>(NGHTTP2_DATA);
+  frame += static_cast<char>(end_stream ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE);
+  frame += static_cast<char>((stream_id >> 24) & 0x7f);
+  frame += static_cast<char>((stream_id >> 16) & 0xff);
+  frame += static_cast<char>((stream_id >> 8) & 0xff);
+  frame += static_cast<char>(stream_id & 0xff);
+  frame.append(payload);
+  return frame;
+}
+
+void RecordingSink::check_open() {
+  if (completed || error) ++events_after_end;
+}
+
+void RecordingSink::on_response_head(ResponseHead response_head) {
+  check_open();
+  head = std::move(response_head);
+}
+
+void RecordingSink::on_body(std::span<const std::byte> bytes) {
+  check_open();
+  body.append(as_text(bytes));
+  if (held_bytes() >= mark_) paused_ = true;
+  if (after_body) after_body();
+}
+
+void RecordingSink::on_trailers(Headers fields) {
+  check_open();
+  trailers = std::move(fields);
+}
+
+void RecordingSink::on_complete() {
+  check_open();
+  completed = true;
+  if (on_end) on_end();
+}
+
+void RecordingSink::on_error(Error failure) {
+  check_open();
+  error = std::move(failure);
+  if (on_end) on_end();
+}
+
+bool RecordingSink::take(std::size_t n) {
+  taken_ += std::min(n, body.size() - taken_);
+  if (paused_ && held_bytes() < mark_ / 2) {
+    paused_ = false;
+    return true;
+  }
+  return false;
+}
+
+BodyChunk ScriptedBody::peek(std::size_t max) {
+  ++peeks_;
+  BodyChunk chunk;
+  if (offset_ < data_.size()) {
+    chunk.state = BodyChunk::State::data;
+    const std::size_t n = std::min(max, data_.size() - offset_);
+    chunk.bytes = as_bytes(std::string_view(data_).substr(offset_, n));
+  } else if (error_) {
+    chunk.state = BodyChunk::State::failed;
+    chunk.error = error_;
+  } else if (end_) {
+    chunk.state = BodyChunk::State::end;
+  }
+  return chunk;
+}
+
+void ScriptedBody::provide(std::string_view bytes, bool end) {
+  data_.append(bytes);
+  end_ = end_ || end;
+  if (waker_) waker_();
+}
+
+void ScriptedBody::fail(Error error) {
+  error_ = std::move(error);
+  if (waker_) waker_();
+}
+
+}  // namespace sluice::test

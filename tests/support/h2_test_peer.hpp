@@ -1,0 +1,187 @@
+#pragma once
+// H2TestPeer: an in-memory HTTP/2 server (an nghttp2 server session, sans-IO) for unit
+// tests of the client side. The test moves bytes: the client's output goes into
+// receive(), take_output() goes back to the client. No sockets, no threads.
+// Also here: a recording ExchangeSink whose consumer can hold bytes like the staging
+// buffer does, and a scripted RequestBodySource.
+
+#include <nghttp2/nghttp2.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/connection.hpp"
+#include "io/exchange.hpp"
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice {
+class H2Session;
+}
+
+namespace sluice::test {
+
+struct H2PeerOptions {
+  /// SETTINGS the server sends first (an empty SETTINGS frame when none).
+  std::vector<nghttp2_settings_entry> settings;
+  /// nghttp2 refuses to send larger header blocks (its default is 64 KiB).
+  std::size_t max_send_header_block = 64 * 1024;
+  /// Padding added to every DATA frame the server sends (0..255 bytes).
+  std::size_t data_padding = 0;
+};
+
+class H2TestPeer {
+ public:
+  struct Request {
+    std::int32_t stream_id = 0;
+    Headers headers;  ///< pseudo-headers included, in order
+    std::string body;
+    bool ended = false;                     ///< END_STREAM arrived
+    std::optional<std::uint32_t> reset_code;  ///< RST_STREAM from the client
+  };
+
+  explicit H2TestPeer(H2PeerOptions options = {});
+  ~H2TestPeer();
+  H2TestPeer(const H2TestPeer&) = delete;
+  H2TestPeer& operator=(const H2TestPeer&) = delete;
+
+  /// Client bytes in.
+  void receive(std::span<const std::byte> bytes);
+  /// Everything the server has to send now, raw bytes first.
+  std::string take_output();
+  /// Bytes sent as they are, ahead of the session's own frames (crafted frames).
+  void send_raw(std::string bytes) { raw_ += bytes; }
+
+  const Request* request(std::int32_t stream_id) const;
+  /// Stream ids of the requests received, in arrival order.
+  const std::vector<std::int32_t>& request_ids() const { return order_; }
+
+  /// Response head; the body follows with send_body unless `end_stream`.
+  void respond(std::int32_t stream_id, int status, Headers headers = {}, bool end_stream = false);
+  /// An interim (1xx) head.
+  void send_interim(std::int32_t stream_id, int status);
+  /// Queues body bytes for the stream; `end` ends it after them.
+  void send_body(std::int32_t stream_id, std::string_view bytes, bool end);
+  /// Ends the stream with trailers after the queued body.
+  void send_trailers(std::int32_t stream_id, Headers trailers);
+  void reset(std::int32_t stream_id, std::uint32_t error_code);
+  void goaway(std::int32_t last_stream_id, std::uint32_t error_code = NGHTTP2_NO_ERROR);
+
+  /// What the server may still send on the stream (its view of our window).
+  std::int32_t remote_window(std::int32_t stream_id) const;
+  /// Body bytes queued for the stream and not yet sent.
+  std::size_t unsent_body(std::int32_t stream_id) const;
+  int pings_received() const { return pings_; }
+  /// The first failure of the server session; empty while all is well.
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Outgoing {
+    std::string pending;
+    bool end = false;
+    std::optional<Headers> trailers;
+    bool deferred = false;
+  };
+  struct Callbacks;
+  friend struct Callbacks;
+
+  void submit_head(std::int32_t stream_id, int status, const Headers& headers, bool end_stream);
+  void resume(std::int32_t stream_id);
+  void note(const std::string& what);
+
+  nghttp2_session* session_ = nullptr;
+  H2PeerOptions options_;
+  std::map<std::int32_t, Request> requests_;
+  std::vector<std::int32_t> order_;
+  std::map<std::int32_t, Outgoing> outgoing_;
+  std::string raw_;
+  std::string error_;
+  int pings_ = 0;
+};
+
+/// Moves bytes between client and peer until neither has anything to send. Returns
+/// the first error the client's feed or drain_output returned.
+std::optional<Error> pump(H2Session& client, H2TestPeer& peer);
+
+/// A DATA frame as bytes, built by hand (for a peer that breaks the rules).
+std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream);
+
+/// An ExchangeSink that records every event. Its consumer holds body bytes when told
+/// to, like the staging buffer: Paused at or above `mark`, and take() reports the
+/// moment a Paused consumer drains below half the mark (when the real one posts a
+/// resume).
+class RecordingSink final : public ExchangeSink {
+ public:
+  explicit RecordingSink(std::size_t mark = 256 * 1024) : mark_(mark) {}
+
+  void on_response_head(ResponseHead head) override;
+  void on_body(std::span<const std::byte> bytes) override;
+  void on_trailers(Headers trailers) override;
+  void on_complete() override;
+  void on_error(Error error) override;
+  bool wants_body() const override { return !paused_; }
+  std::size_t held_bytes() const override { return hold_ ? body.size() - taken_ : 0; }
+
+  /// From now on body bytes stay held until take().
+  void hold() { hold_ = true; }
+  /// The consumer takes up to `n` held bytes; true if it should post a resume.
+  bool take(std::size_t n);
+
+  std::optional<ResponseHead> head;
+  std::string body;
+  std::optional<Headers> trailers;
+  bool completed = false;
+  std::optional<Error> error;
+  int events_after_end = 0;
+  /// Runs after each on_body (a test may cancel or resume from inside the event).
+  std::function<void()> after_body;
+  /// Runs after on_complete or on_error.
+  std::function<void()> on_end;
+
+ private:
+  void check_open();
+  std::size_t mark_;
+  bool hold_ = false;
+  bool paused_ = false;
+  std::size_t taken_ = 0;
+};
+
+/// A RequestBodySource fed by the test: bytes become available with provide().
+class ScriptedBody final : public RequestBodySource {
+ public:
+  explicit ScriptedBody(std::optional<std::uint64_t> length = std::nullopt) : length_(length) {}
+
+  std::optional<std::uint64_t> length() const override { return length_; }
+  BodyChunk peek(std::size_t max) override;
+  void consume(std::size_t n) override { offset_ += n; }
+  void set_waker(std::function<void()> wake) override { waker_ = std::move(wake); }
+  bool rewind() override {
+    offset_ = 0;
+    return true;
+  }
+  std::size_t held_bytes() const override { return data_.capacity(); }
+
+  /// More bytes from the producer (`end`: the last); wakes the transport.
+  void provide(std::string_view bytes, bool end);
+  /// The producer fails; wakes the transport.
+  void fail(Error error);
+  std::size_t taken() const { return offset_; }
+  int peeks() const { return peeks_; }
+
+ private:
+  std::optional<std::uint64_t> length_;
+  std::string data_;
+  std::size_t offset_ = 0;
+  bool end_ = false;
+  std::optional<Error> error_;
+  std::function<void()> waker_;
+  int peeks_ = 0;
+};
+
+}  // namespace sluice::test

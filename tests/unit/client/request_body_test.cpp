@@ -1,0 +1,128 @@
+// Request body sources: the release rule for owned bytes, files read on the pool,
+// and producer streams with a declared length.
+#include "client/request_body.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "client/source_queue.hpp"
+#include "io/memory_rules.hpp"
+#include "io/worker_pool.hpp"
+
+namespace sluice {
+namespace {
+
+// Stands in for the HTTP thread: tasks posted from the pool run when drained.
+struct FakeHttpThread {
+  std::mutex mu;
+  std::deque<std::function<void()>> tasks;
+  PostToHttpThread poster() {
+    return [this](std::function<void()> task) {
+      std::lock_guard lock(mu);
+      tasks.push_back(std::move(task));
+    };
+  }
+  bool run_one() {
+    std::function<void()> task;
+    {
+      std::lock_guard lock(mu);
+      if (tasks.empty()) return false;
+      task = std::move(tasks.front());
+      tasks.pop_front();
+    }
+    task();
+    return true;
+  }
+};
+
+std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
+  std::string all;
+  for (int spins = 0; spins < 100000; ++spins) {
+    BodyChunk chunk = source.peek(100000);
+    if (chunk.state == BodyChunk::State::end) return all;
+    if (chunk.state == BodyChunk::State::failed) return "<failed: " + chunk.error->message() + ">";
+    if (chunk.state == BodyChunk::State::waiting) {
+      if (http == nullptr || !http->run_one()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    all.append(reinterpret_cast<const char*>(chunk.bytes.data()), chunk.bytes.size());
+    source.consume(chunk.bytes.size());
+  }
+  return "<stuck>";
+}
+
+std::unique_ptr<RequestBodySource> make(RequestBody body, std::size_t threshold,
+                                        WorkerPool* pool = nullptr, PostToHttpThread post = {}) {
+  auto source = make_body_source(body, {std::move(post), pool, threshold});
+  EXPECT_TRUE(source.ok());
+  return std::move(*source);
+}
+
+TEST(RequestBody, LargeOwnedCopyIsFreedWhenItsLastByteIsTaken) {
+  const std::string payload(1 << 20, 'x');
+  auto source = make(BytesBody{payload}, kDefaultReleaseThreshold);
+  EXPECT_GE(source->held_bytes(), payload.size());
+  EXPECT_TRUE(drain(*source) == payload);
+  EXPECT_EQ(source->held_bytes(), 0u) << "a copy over 512 KiB must go after its last byte";
+  EXPECT_FALSE(source->rewind()) << "a released body cannot be sent again";
+}
+
+TEST(RequestBody, SmallOwnedCopyIsKeptForReuse) {
+  const std::string payload(100 * 1024, 'y');
+  auto source = make(BytesBody{payload}, kDefaultReleaseThreshold);
+  EXPECT_TRUE(drain(*source) == payload);
+  EXPECT_GE(source->held_bytes(), payload.size());
+  EXPECT_TRUE(source->rewind());
+  EXPECT_TRUE(drain(*source) == payload);
+}
+
+TEST(RequestBody, ThresholdZeroReleasesEveryCopy) {
+  auto source = make(BytesBody{std::string(100 * 1024, 'z')}, 0);
+  drain(*source);
+  EXPECT_EQ(source->held_bytes(), 0u);
+}
+
+TEST(RequestBody, FileIsReadOnThePoolInPieces) {
+  const std::string path = ::testing::TempDir() + "/sluice_body_source.bin";
+  std::string payload;
+  for (int i = 0; i < 700000; ++i) payload.push_back(static_cast<char>(i * 31));
+  { std::ofstream(path, std::ios::binary) << payload; }
+  FakeHttpThread http;
+  WorkerPool pool(1);
+  auto source = make(FileBody{path}, kDefaultReleaseThreshold, &pool, http.poster());
+  ASSERT_EQ(source->length(), payload.size());
+  const std::string sent = drain(*source, &http);
+  EXPECT_EQ(sent.size(), payload.size());
+  EXPECT_TRUE(sent == payload) << "the file's bytes arrived changed";
+  std::remove(path.c_str());
+}
+
+TEST(RequestBody, StreamClosedShortOfItsLengthFails) {
+  FakeHttpThread http;
+  auto writer = BodyWriter::create();
+  auto source = make(StreamBody{writer, 10}, kDefaultReleaseThreshold, nullptr, http.poster());
+  ASSERT_TRUE(writer->write("12345").ok());
+  writer->close();
+  const std::string result = drain(*source, &http);
+  EXPECT_NE(result.find("closed after 5 of the declared 10 bytes"), std::string::npos) << result;
+}
+
+TEST(RequestBody, WriterFailsOnceTheRequestEnded) {
+  FakeHttpThread http;
+  auto writer = BodyWriter::create();
+  {
+    auto source = make(StreamBody{writer, std::nullopt}, kDefaultReleaseThreshold, nullptr,
+                       http.poster());
+  }
+  auto late = writer->write("too late");
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().category(), ErrorCategory::cancelled);
+}
+
+}  // namespace
+}  // namespace sluice
