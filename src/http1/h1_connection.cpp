@@ -120,7 +120,7 @@ bool H1Connection::wants_read() const {
 void H1Connection::read_ready() {
   in_read_ = true;
   while (state_ != State::closed && wants_read()) {
-    auto received = receive();
+    auto received = receive_into(*transport_, recv_, kReceiveSize);
     if (!received) {
       fail(std::move(received).error());
       break;
@@ -150,20 +150,6 @@ void H1Connection::read_ready() {
   in_read_ = false;
 }
 
-// Fills recv_ with up to one receive (kReceiveSize): TLS hands out one 16 KiB record
-// per read, and gathering them means one parse and one hand-over per receive.
-// Returns done when the receive filled up (more may wait in the socket), otherwise
-// the status that stopped it.
-Result<IoStatus> H1Connection::receive() {
-  while (recv_.size() < kReceiveSize) {
-    auto room = recv_.prepare(kReceiveSize - recv_.size()).first(kReceiveSize - recv_.size());
-    auto outcome = transport_->read(room);
-    if (!outcome) return std::move(outcome).error();
-    if (outcome->status != IoStatus::done) return outcome->status;
-    recv_.commit(outcome->bytes);
-  }
-  return IoStatus::done;
-}
 
 void H1Connection::receive_eof() {
   if (state_ != State::busy) {

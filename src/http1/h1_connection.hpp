@@ -47,7 +47,6 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   void on_message_complete() override;
 
   void read_ready();
-  Result<IoStatus> receive();
   Result<void> flush_output();
   Result<bool> write_body();
   void receive_eof();

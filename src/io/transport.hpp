@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "io/byte_queue.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -49,5 +50,15 @@ class Transport {
 
 /// Wraps a connected non-blocking socket; the transport owns and closes it.
 std::unique_ptr<Transport> make_plain_transport(int fd);
+
+}  // namespace sluice
+
+namespace sluice {
+
+/// Reads from `transport` into `into` until it holds `limit` bytes or the transport
+/// has nothing more now. TLS hands out one 16 KiB record per read; gathering them
+/// means one parse and one hand-over per receive. Returns done when the receive
+/// filled up (more may wait), otherwise the status that stopped it.
+Result<IoStatus> receive_into(Transport& transport, ByteQueue& into, std::size_t limit);
 
 }  // namespace sluice
