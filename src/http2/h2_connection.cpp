@@ -132,7 +132,7 @@ void H2Connection::on_fd_ready(std::uint32_t events) {
 void H2Connection::read_ready() {
   IoStatus last = IoStatus::want_read;
   for (int round = 0; round < kReceivesPerEvent && !closed_; ++round) {
-    auto received = receive();
+    auto received = receive_into(*transport_, recv_, kReceiveSize);
     if (!received) {
       fail(std::move(received).error());
       return;
@@ -162,19 +162,6 @@ void H2Connection::read_ready() {
       if (still && *still && !closed_) event([this] { read_ready(); });
     });
   }
-}
-
-// Fills recv_ with up to one receive (kReceiveSize), gathering TLS records. Returns
-// done when the receive filled up (more may wait), otherwise the status that stopped it.
-Result<IoStatus> H2Connection::receive() {
-  while (recv_.size() < kReceiveSize) {
-    auto room = recv_.prepare(kReceiveSize - recv_.size()).first(kReceiveSize - recv_.size());
-    auto outcome = transport_->read(room);
-    if (!outcome) return std::move(outcome).error();
-    if (outcome->status != IoStatus::done) return outcome->status;
-    recv_.commit(outcome->bytes);
-  }
-  return IoStatus::done;
 }
 
 void H2Connection::receive_eof() {

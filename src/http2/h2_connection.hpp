@@ -67,7 +67,6 @@ class H2Connection final : public Connection, private FdWatcher {
   void after_event();
   void flush();
   void read_ready();
-  Result<IoStatus> receive();
   void receive_eof();
   void fail(Error error);
   void close_transport();

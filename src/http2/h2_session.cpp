@@ -240,7 +240,9 @@ Result<std::size_t> H2Session::feed(std::span<const std::byte> bytes) {
 
 Result<void> H2Session::drain_output(ByteQueue& out) {
   if (session_ == nullptr) return *setup_error_;
-  if (broken_) return {};  // nothing more goes out of a failed session
+  // Nothing more goes out of a failed session, nor from inside nghttp2's own callbacks
+  // (a sink closing the connection from an event): nghttp2 is not re-entrant.
+  if (broken_ || in_library_) return {};
   resume_woken_bodies();
   while (out.size() < kOutputHighWater) {
     const std::uint8_t* data = nullptr;
@@ -306,8 +308,8 @@ std::optional<std::int32_t> H2Session::stream_of(const ExchangeSink& sink) const
 
 void H2Session::cancel_stream(std::int32_t stream_id) {
   if (detach(stream_id) == nullptr || session_ == nullptr) return;
-  // Data already in flight for it is ignored by nghttp2 (and its connection window
-  // consumed there); our data callback also consumes for streams it no longer knows.
+  // nghttp2 ignores DATA for a stream with RST_STREAM queued and returns its
+  // connection window itself; on_data_chunk also does for streams it no longer knows.
   nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
 }
 

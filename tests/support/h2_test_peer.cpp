@@ -2,6 +2,8 @@
 
 #include "support/h2_test_peer.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -250,6 +252,45 @@ std::optional<Error> pump(H2Session& client, H2TestPeer& peer) {
   }
   if (!first) first = Error(ErrorCategory::protocol, "pump: client and peer never went quiet");
   return first;
+}
+
+H2ClientHarness::H2ClientHarness(H2PeerOptions options)
+    : trace([this](std::string_view line) { lines.emplace_back(line); }),
+      peer(std::move(options)),
+      session([this] { ++output_ready; }, trace, 1) {}
+
+ExchangeRequest H2ClientHarness::get(std::string target) {
+  ExchangeRequest request;
+  request.method = "GET";
+  request.scheme = "https";
+  request.authority = "example.test";
+  request.target = std::move(target);
+  return request;
+}
+
+ExchangeRequest H2ClientHarness::post(RequestBodySource& body) {
+  ExchangeRequest request = get("/upload");
+  request.method = "POST";
+  request.body = &body;
+  return request;
+}
+
+std::int32_t H2ClientHarness::submit(ExchangeRequest request, ExchangeSink& sink) {
+  auto stream_id = session.submit(request, sink);
+  EXPECT_TRUE(stream_id.ok()) << (stream_id.ok() ? "" : stream_id.error().message());
+  return stream_id.ok() ? *stream_id : 0;
+}
+
+void H2ClientHarness::pump() {
+  if (auto error = test::pump(session, peer)) pump_errors.push_back(*error);
+  EXPECT_EQ(peer.error(), "");
+}
+
+bool H2ClientHarness::traced(std::string_view part) const {
+  for (const auto& line : lines) {
+    if (line.find(part) != std::string::npos) return true;
+  }
+  return false;
 }
 
 std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream) {

@@ -16,14 +16,12 @@
 #include <string_view>
 #include <vector>
 
+#include "http2/h2_session.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/trace.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
-
-namespace sluice {
-class H2Session;
-}
 
 namespace sluice::test {
 
@@ -108,6 +106,28 @@ class H2TestPeer {
 /// Moves bytes between client and peer until neither has anything to send. Returns
 /// the first error the client's feed or drain_output returned.
 std::optional<Error> pump(H2Session& client, H2TestPeer& peer);
+
+/// A client H2Session (connection id 1) wired to an H2TestPeer, recording the trace
+/// lines the session emits. Test fixtures derive from it.
+class H2ClientHarness {
+ public:
+  explicit H2ClientHarness(H2PeerOptions options = {});
+
+  static ExchangeRequest get(std::string target = "/");
+  static ExchangeRequest post(RequestBodySource& body);
+  /// Submits on `session`; a refusal fails the test and returns 0.
+  std::int32_t submit(ExchangeRequest request, ExchangeSink& sink);
+  /// pump(session, peer); client errors go to pump_errors, a peer error fails the test.
+  void pump();
+  bool traced(std::string_view part) const;
+
+  std::vector<std::string> lines;
+  Trace trace;
+  H2TestPeer peer;
+  H2Session session;
+  int output_ready = 0;  ///< calls of the session's on_output_ready
+  std::vector<Error> pump_errors;
+};
 
 /// A DATA frame as bytes, built by hand (for a peer that breaks the rules).
 std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream);

@@ -1,0 +1,237 @@
+#include "http2/h2_session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/h2_test_peer.hpp"
+
+namespace sluice {
+namespace {
+
+using test::H2PeerOptions;
+using test::H2TestPeer;
+using test::RecordingSink;
+using test::ScriptedBody;
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = 1024 * 1024;
+
+std::string pattern(std::size_t size, char seed = 'a') {
+  std::string text(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>(seed + i % 23);
+  return text;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Flow control is the backpressure: windows follow what each consumer took.
+class H2FlowControlTest : public ::testing::Test, protected test::H2ClientHarness {
+ protected:
+  explicit H2FlowControlTest(H2PeerOptions options = {}) : H2ClientHarness(std::move(options)) {}
+};
+
+TEST_F(H2FlowControlTest, HeldStreamReceivesAtMostItsMarkWhileASiblingCompletes) {
+  RecordingSink held;
+  held.hold();
+  RecordingSink sibling;
+  const std::int32_t held_id = submit(get("/held"), held);
+  const std::int32_t sibling_id = submit(get("/sibling"), sibling);
+  pump();
+  const std::string held_body = pattern(1 * kMiB, 'h');
+  const std::string sibling_body = pattern(4 * kMiB, 's');
+  peer.respond(held_id, 200);
+  peer.respond(sibling_id, 200);
+  peer.send_body(held_id, held_body, true);
+  peer.send_body(sibling_id, sibling_body, true);
+  pump();
+
+  EXPECT_TRUE(sibling.completed);
+  EXPECT_EQ(sibling.body.size(), sibling_body.size());
+  EXPECT_EQ(held.body.size(), 256 * kKiB);  // exactly its mark
+  EXPECT_EQ(peer.remote_window(held_id), 0);
+  EXPECT_GT(peer.unsent_body(held_id), 0u);
+  EXPECT_FALSE(held.wants_body());
+  EXPECT_TRUE(traced("c1 s1 h2: paused"));
+
+  // The consumer takes everything it holds, a piece at a time, and posts a resume
+  // when it falls below half its mark.
+  for (int round = 0; round < 1000 && !held.completed; ++round) {
+    if (held.take(64 * kKiB)) session.resume_stream(held_id);
+    pump();
+  }
+  EXPECT_TRUE(held.completed);
+  EXPECT_EQ(held.body.size(), held_body.size());
+  EXPECT_TRUE(held.body == held_body);
+  EXPECT_TRUE(traced("c1 s1 h2: resumed"));
+  EXPECT_TRUE(traced("c1 s1 h2: window +"));
+}
+
+// A consumer that keeps up partly while bytes arrive (a quarter of them) and then
+// reads slowly: it stays below its mark, so the staging buffer never turns Paused and
+// never posts a resume. The window must not stay closed on it.
+TEST_F(H2FlowControlTest, SlowReaderBelowItsMarkNeverStalls) {
+  RecordingSink slow;
+  slow.hold();
+  const std::int32_t stream_id = submit(get("/slow"), slow);
+  pump();
+  std::size_t most_held = 0;
+  slow.after_body = [&] {
+    most_held = std::max(most_held, slow.held_bytes());
+    const std::size_t taken = slow.body.size() - slow.held_bytes();
+    if (slow.take(slow.body.size() / 4 - std::min(taken, slow.body.size() / 4))) {
+      session.resume_stream(stream_id);
+    }
+  };
+  const std::string body = pattern(2 * kMiB, 'q');
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, body, true);
+  for (int round = 0; round < 4000 && !slow.completed; ++round) {
+    pump();
+    if (slow.take(8 * kKiB)) session.resume_stream(stream_id);
+  }
+  EXPECT_TRUE(slow.completed) << "stalled at " << slow.body.size() << " bytes, holding "
+                              << slow.held_bytes();
+  EXPECT_EQ(slow.body.size(), body.size());
+  EXPECT_TRUE(slow.body == body);
+  EXPECT_LE(most_held, 256 * kKiB + 16 * kKiB);  // the mark plus one frame
+}
+
+// Takes a third of what it holds after every chunk: a steady slow reader.
+TEST_F(H2FlowControlTest, SteadySlowReaderCompletes) {
+  RecordingSink slow;
+  slow.hold();
+  const std::int32_t stream_id = submit(get("/steady"), slow);
+  pump();
+  slow.after_body = [&] {
+    if (slow.take(slow.held_bytes() / 3)) session.resume_stream(stream_id);
+  };
+  const std::string body = pattern(2 * kMiB, 'r');
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, body, true);
+  for (int round = 0; round < 4000 && !slow.completed; ++round) {
+    pump();
+    if (slow.take(8 * kKiB)) session.resume_stream(stream_id);
+  }
+  EXPECT_TRUE(slow.completed) << "stalled at " << slow.body.size() << " bytes";
+  EXPECT_EQ(slow.body.size(), body.size());
+  EXPECT_TRUE(slow.body == body);
+}
+
+TEST_F(H2FlowControlTest, LargerMarkOpensALargerStreamWindow) {
+  RecordingSink held(1 * kMiB);
+  held.hold();
+  ExchangeRequest request = get("/big");
+  request.mark = 1 * kMiB;
+  const std::int32_t stream_id = submit(std::move(request), held);
+  pump();
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, pattern(3 * kMiB), true);
+  pump();
+  EXPECT_EQ(held.body.size(), 1 * kMiB);
+  EXPECT_EQ(peer.remote_window(stream_id), 0);
+}
+
+TEST_F(H2FlowControlTest, PaddingIsNotDeliveredAsBody) {
+  H2PeerOptions options;
+  options.data_padding = 200;
+  test::H2ClientHarness padded(options);
+  RecordingSink sink;
+  const std::int32_t stream_id = padded.submit(get(), sink);
+  padded.pump();
+  const std::string body = pattern(600 * kKiB, 'p');
+  padded.peer.respond(stream_id, 200);
+  padded.peer.send_body(stream_id, body, true);
+  padded.pump();
+  EXPECT_TRUE(padded.pump_errors.empty());
+  EXPECT_TRUE(sink.completed);
+  EXPECT_EQ(sink.body.size(), body.size());
+  EXPECT_TRUE(sink.body == body);
+}
+
+TEST_F(H2FlowControlTest, PeerIgnoringTheWindowGetsAFlowControlError) {
+  RecordingSink held;
+  held.hold();
+  RecordingSink sibling;
+  const std::int32_t held_id = submit(get("/held"), held);
+  const std::int32_t sibling_id = submit(get("/sibling"), sibling);
+  pump();
+  peer.respond(held_id, 200);
+  peer.respond(sibling_id, 200);
+  pump();
+  // 17 frames of 16 KiB: one frame past the 256 KiB stream window, which nobody
+  // gave back.
+  std::string frames;
+  const std::string piece = pattern(16 * kKiB, 'x');
+  for (int i = 0; i < 17; ++i) frames += test::data_frame(held_id, piece, false);
+  peer.send_raw(frames);
+  pump();
+  ASSERT_TRUE(held.error.has_value());
+  EXPECT_TRUE(contains(held.error->message(), "flow-control window")) << held.error->message();
+  EXPECT_TRUE(contains(held.error->message(), "FLOW_CONTROL_ERROR"));
+  ASSERT_NE(peer.request(held_id), nullptr);
+  EXPECT_EQ(peer.request(held_id)->reset_code, NGHTTP2_FLOW_CONTROL_ERROR);
+
+  peer.send_body(sibling_id, "still fine", true);
+  pump();
+  EXPECT_TRUE(sibling.completed);
+  EXPECT_EQ(sibling.body, "still fine");
+}
+
+TEST_F(H2FlowControlTest, DataForCancelledStreamsStillReturnsConnectionWindow) {
+  // 80 streams of 256 KiB, each cancelled after its first bytes: 20 MiB in flight
+  // for cancelled streams, beyond the 16 MiB connection window.
+  std::vector<std::unique_ptr<RecordingSink>> sinks;
+  for (int i = 0; i < 80; ++i) {
+    sinks.push_back(std::make_unique<RecordingSink>());
+    RecordingSink& sink = *sinks.back();
+    const std::int32_t stream_id = submit(get("/c" + std::to_string(i)), sink);
+    sink.after_body = [this, stream_id] { session.cancel_stream(stream_id); };
+  }
+  pump();
+  for (std::int32_t stream_id : peer.request_ids()) {
+    peer.respond(stream_id, 200);
+    peer.send_body(stream_id, pattern(256 * kKiB), true);
+  }
+  pump();
+  RecordingSink last;
+  const std::int32_t last_id = submit(get("/last"), last);
+  pump();
+  peer.respond(last_id, 200);
+  peer.send_body(last_id, pattern(4 * kMiB), true);
+  pump();
+  EXPECT_TRUE(last.completed);
+  EXPECT_EQ(last.body.size(), 4 * kMiB);
+}
+
+class H2TinyWindowTest : public H2FlowControlTest {
+ protected:
+  H2TinyWindowTest()
+      : H2FlowControlTest(H2PeerOptions{.settings = {{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 1}}}) {}
+};
+
+TEST_F(H2TinyWindowTest, TinyPeerWindowStillUploadsTheBody) {
+  const std::string payload = pattern(100 * kKiB, 'u');
+  ScriptedBody body(payload.size());
+  body.provide(payload, true);
+  RecordingSink sink;
+  const std::int32_t stream_id = submit(post(body), sink);
+  pump();
+  const auto* request = peer.request(stream_id);
+  ASSERT_NE(request, nullptr);
+  EXPECT_EQ(request->body.size(), payload.size());
+  EXPECT_TRUE(request->body == payload);
+  EXPECT_TRUE(request->ended);
+  peer.respond(stream_id, 200, {}, true);
+  pump();
+  EXPECT_TRUE(sink.completed);
+}
+
+
+}  // namespace
+}  // namespace sluice
