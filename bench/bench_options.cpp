@@ -16,7 +16,23 @@ Error usage_error(std::string message) {
 }
 
 const char* subcommand_name(Subcommand subcommand) {
-  return subcommand == Subcommand::throughput ? "throughput" : "held";
+  switch (subcommand) {
+    case Subcommand::throughput: return "throughput";
+    case Subcommand::held: return "held";
+    case Subcommand::many: return "many";
+  }
+  return "?";
+}
+
+// A set of subcommands, for the options that apply to some only.
+constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
+
+// The version options: each names one VersionPolicy, and curl's option of that name.
+std::optional<VersionPolicy> version_option(std::string_view name) {
+  if (name == "--http1.1") return VersionPolicy::http1_only;
+  if (name == "--http2") return VersionPolicy::http2;
+  if (name == "--http2-prior-knowledge") return VersionPolicy::http2_prior_knowledge;
+  return std::nullopt;
 }
 
 // A whole decimal number in [min, max]; anything else names the option.
@@ -63,17 +79,20 @@ class Parser {
 
  private:
   Result<void> apply(std::string_view name, std::optional<std::string_view> inline_value);
+  Result<void> apply_version(std::string_view name, VersionPolicy version);
   Result<void> apply_valued(std::string_view name, std::string_view value);
+  Result<void> apply_counted(std::string_view name, std::string_view value);
   Result<std::string_view> take_value(std::string_view name,
                                       std::optional<std::string_view> inline_value);
-  Result<void> only_for(Subcommand wanted, std::string_view name) const;
-  Result<void> check_complete() const;
+  Result<void> only_for(unsigned wanted, std::string_view name) const;
+  Result<void> check_complete();
 
   Subcommand subcommand_;
   int argc_;
   const char* const* argv_;
   int index_ = 0;
   bool count_given_ = false;
+  std::string version_given_;  // the version option seen so far, for the conflict message
   BenchOptions options_;
 };
 
@@ -99,19 +118,32 @@ Result<BenchOptions> Parser::run() {
 }
 
 Result<void> Parser::apply(std::string_view name, std::optional<std::string_view> inline_value) {
+  std::optional<VersionPolicy> version = version_option(name);
   bool* flag = nullptr;
-  if (name == "--http1.1") flag = &options_.http1_only;
   if (name == "-k" || name == "--insecure") flag = &options_.insecure;
   if (name == "--compressed") flag = &options_.compressed;
   if (name == "-h" || name == "--help") flag = &options_.show_help;
-  if (flag != nullptr) {
+  if (flag != nullptr || version) {
     if (inline_value) return usage_error(std::string(name) + " takes no value");
+    if (version) return apply_version(name, *version);
     *flag = true;
     return {};
   }
   Result<std::string_view> value = take_value(name, inline_value);
   if (!value) return std::move(value).error();
   return apply_valued(name, *value);
+}
+
+// Unlike curl, where the last version option wins, two different ones are refused:
+// a benchmark must not quietly measure another protocol than the one asked for.
+Result<void> Parser::apply_version(std::string_view name, VersionPolicy version) {
+  if (!version_given_.empty() && version_given_ != name) {
+    return usage_error(std::string(name) + " conflicts with " + version_given_ +
+                       " (give at most one of --http1.1, --http2, --http2-prior-knowledge)");
+  }
+  version_given_ = std::string(name);
+  options_.version = version;
+  return {};
 }
 
 Result<void> Parser::apply_valued(std::string_view name, std::string_view value) {
@@ -132,26 +164,34 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
     options_.mark = *mark;
     return {};
   }
-  if (name == "--runs") {
-    if (Result<void> ok = only_for(Subcommand::throughput, name); !ok) return ok;
-    Result<std::uint64_t> runs = parse_number(name, value, 1, 1000);
-    if (!runs) return std::move(runs).error();
-    options_.runs = static_cast<int>(*runs);
-    return {};
-  }
-  if (name == "--count") {
-    if (Result<void> ok = only_for(Subcommand::held, name); !ok) return ok;
-    Result<std::uint64_t> count = parse_number(name, value, 1, 10000);
-    if (!count) return std::move(count).error();
-    options_.count = static_cast<std::size_t>(*count);
-    count_given_ = true;
-    return {};
-  }
-  if (name == "--reads") {
-    if (Result<void> ok = only_for(Subcommand::held, name); !ok) return ok;
-    Result<std::uint64_t> reads = parse_number(name, value, 0, 1);
-    if (!reads) return std::move(reads).error();
-    options_.reads_one_chunk = *reads == 1;
+  return apply_counted(name, value);
+}
+
+// The options that take a whole number, each valid for some subcommands only.
+Result<void> Parser::apply_counted(std::string_view name, std::string_view value) {
+  struct Counted {
+    std::string_view name;
+    unsigned subcommands;  // bits of bit()
+    std::uint64_t min, max;
+  };
+  static const Counted kCounted[] = {
+      {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many), 1, 1000},
+      {"--count", bit(Subcommand::held), 1, 10000},
+      {"--reads", bit(Subcommand::held), 0, 1},
+      {"--requests", bit(Subcommand::many), 1, 100'000'000},
+      {"--concurrency", bit(Subcommand::many), 1, 10000},
+  };
+  for (const Counted& counted : kCounted) {
+    if (counted.name != name) continue;
+    if (Result<void> ok = only_for(counted.subcommands, name); !ok) return ok;
+    Result<std::uint64_t> number = parse_number(name, value, counted.min, counted.max);
+    if (!number) return std::move(number).error();
+    if (name == "--runs") options_.runs = static_cast<int>(*number);
+    if (name == "--count") options_.count = static_cast<std::size_t>(*number);
+    if (name == "--reads") options_.reads_one_chunk = *number == 1;
+    if (name == "--requests") options_.requests = static_cast<std::size_t>(*number);
+    if (name == "--concurrency") options_.concurrency = static_cast<std::size_t>(*number);
+    count_given_ = count_given_ || name == "--count";
     return {};
   }
   return usage_error("unknown option '" + std::string(name) + "' (try 'sluice-bench help')");
@@ -159,8 +199,9 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
 
 Result<std::string_view> Parser::take_value(std::string_view name,
                                             std::optional<std::string_view> inline_value) {
-  static constexpr std::string_view kValued[] = {"--url",  "--cacert", "--mark",
-                                                 "--runs", "--count",  "--reads"};
+  static constexpr std::string_view kValued[] = {"--url",   "--cacert",   "--mark",
+                                                 "--runs",  "--count",    "--reads",
+                                                 "--requests", "--concurrency"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -171,19 +212,32 @@ Result<std::string_view> Parser::take_value(std::string_view name,
   return std::string_view(argv_[index_++]);
 }
 
-Result<void> Parser::only_for(Subcommand wanted, std::string_view name) const {
-  if (wanted == subcommand_) return {};
-  return usage_error(std::string(name) + " applies to '" + subcommand_name(wanted) +
-                     "' only, not '" + subcommand_name(subcommand_) + "'");
+Result<void> Parser::only_for(unsigned wanted, std::string_view name) const {
+  if ((wanted & bit(subcommand_)) != 0) return {};
+  std::string names;
+  for (Subcommand subcommand : {Subcommand::throughput, Subcommand::held, Subcommand::many}) {
+    if ((wanted & bit(subcommand)) == 0) continue;
+    names += names.empty() ? "'" : "', '";
+    names += subcommand_name(subcommand);
+  }
+  return usage_error(std::string(name) + " applies to " + names + "' only, not '" +
+                     subcommand_name(subcommand_) + "'");
 }
 
-Result<void> Parser::check_complete() const {
+Result<void> Parser::check_complete() {
   if (options_.url.empty()) {
     return usage_error(std::string(subcommand_name(subcommand_)) + ": --url URL is required");
   }
   if (subcommand_ == Subcommand::held && !count_given_) {
     return usage_error("held: --count N is required (how many responses to hold)");
   }
+  if (subcommand_ == Subcommand::many && options_.requests == 0) {
+    return usage_error("many: --requests N is required (how many requests in all)");
+  }
+  if (subcommand_ == Subcommand::many && options_.concurrency == 0) {
+    return usage_error("many: --concurrency C is required (how many requests in flight)");
+  }
+  if (options_.runs == 0) options_.runs = subcommand_ == Subcommand::many ? 1 : 3;
   return {};
 }
 
@@ -203,10 +257,20 @@ ClientOptions client_options(const BenchOptions& options) {
 
 Request make_request(const BenchOptions& options) {
   Request request = Request::get(options.url);
-  if (options.http1_only) request.version = VersionPolicy::http1_only;
+  request.version = options.version;
   request.decode.enabled = options.compressed;
   request.mark = options.mark;
   return request;
+}
+
+const char* curl_version_option(VersionPolicy version) {
+  switch (version) {
+    case VersionPolicy::automatic: return nullptr;
+    case VersionPolicy::http1_only: return "--http1.1";
+    case VersionPolicy::http2: return "--http2";
+    case VersionPolicy::http2_prior_knowledge: return "--http2-prior-knowledge";
+  }
+  return nullptr;
 }
 
 std::string usage_text() {
@@ -225,16 +289,27 @@ subcommands:
       Starts N requests at once, reads nothing (--reads 0, default) or one chunk
       of each body (--reads 1), waits 5 s so the 4 s sweep has run, and prints the
       resident memory each unread response holds.
+  many --url URL --requests N --concurrency C [--runs R]
+      Fetches URL N times through one Client with C requests in flight at once
+      (over h2: streams of one connection; over HTTP/1.1: C connections), R times
+      (default 1). Prints the median requests/s and CPU per 1000 requests. When
+      h2load is on PATH, runs it on the same URL interleaved with ours and prints
+      its requests/s and ratio_vs_h2load.
   help
       This text.
 
 options:
   --url URL        the URL to download (http or https)
-  --runs N         throughput: downloads per contender (1..1000, default 3)
+  --runs N         throughput, many: runs per contender (1..1000; default 3, many 1)
   --count N        held: responses held at once; also the connection limit
   --reads 0|1      held: read nothing, or one chunk of each body, before holding
+  --requests N     many: requests in all
+  --concurrency C  many: requests in flight at once
   --mark BYTES     staging high-water mark per response (default 256K; K/M suffix)
   --http1.1        HTTP/1.1 only (curl gets --http1.1 too)
+  --http2          HTTP/2 where TLS ALPN agrees (curl gets --http2 too)
+  --http2-prior-knowledge
+                   HTTP/2 at once, also h2c over http:// (curl gets it too)
   --cacert FILE    trust this PEM bundle (curl gets --cacert FILE too)
   -k, --insecure   skip certificate verification (curl gets -k too)
   --compressed     ask for and decode gzip/br/zstd (curl gets --compressed too)

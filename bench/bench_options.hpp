@@ -15,18 +15,21 @@
 
 namespace sluice::bench {
 
-enum class Subcommand { throughput, held };
+enum class Subcommand { throughput, held, many };
 
 struct BenchOptions {
   std::string url;
-  int runs = 3;  ///< throughput: downloads per contender
-  bool http1_only = false;
+  int runs = 0;  ///< throughput, many: runs per contender (0 until parsed: 3 and 1)
+  /// --http1.1, --http2, --http2-prior-knowledge (at most one); automatic otherwise.
+  VersionPolicy version = VersionPolicy::automatic;
   std::string ca_file;
   bool insecure = false;
   bool compressed = false;
   std::size_t count = 0;            ///< held: responses held at once (required)
   std::size_t mark = 256 * 1024;    ///< Request::mark, the staging high-water mark
   bool reads_one_chunk = false;     ///< held: --reads 1
+  std::size_t requests = 0;         ///< many: requests in all (required)
+  std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
   bool show_help = false;
 };
 
@@ -35,10 +38,15 @@ struct BenchOptions {
 Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc,
                                          const char* const* argv);
 
-/// The Client these options ask for (CA file, -k).
+/// The Client these options ask for (CA file, -k); the connection limit is the
+/// library's default, which a subcommand may change.
 ClientOptions client_options(const BenchOptions& options);
 /// A GET for options.url with the version, decoding and mark the options ask for.
 Request make_request(const BenchOptions& options);
+
+/// curl's option for `version` (--http1.1, --http2, --http2-prior-knowledge), or
+/// nullptr for automatic.
+const char* curl_version_option(VersionPolicy version);
 
 /// The text `sluice-bench help` prints.
 std::string usage_text();

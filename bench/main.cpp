@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
     subcommand = Subcommand::throughput;
   } else if (name == "held") {
     subcommand = Subcommand::held;
+  } else if (name == "many") {
+    subcommand = Subcommand::many;
   } else {
     print_note(name.empty() ? "no subcommand given (try 'sluice-bench help')"
                             : "unknown subcommand '" + std::string(name) +
@@ -39,5 +41,10 @@ int main(int argc, char** argv) {
     std::fputs(usage_text().c_str(), stdout);
     return kExitOk;
   }
-  return subcommand == Subcommand::throughput ? run_throughput(*options) : run_held(*options);
+  switch (subcommand) {
+    case Subcommand::throughput: return run_throughput(*options);
+    case Subcommand::held: return run_held(*options);
+    case Subcommand::many: return run_many(*options);
+  }
+  return kExitUsage;
 }

@@ -102,8 +102,8 @@ bool on_path(std::string_view program) {
 Result<CurlRun> run_curl(const BenchOptions& options) {
   // -S keeps curl's error message visible although -s hides the progress meter.
   std::vector<std::string> argv = {"curl", "-s", "-S", "-o", "/dev/null", "-w",
-                                   "%{http_code} %{size_download}"};
-  if (options.http1_only) argv.push_back("--http1.1");
+                                   "%{http_code} %{size_download} %{http_version}"};
+  if (const char* version = curl_version_option(options.version)) argv.push_back(version);
   if (!options.ca_file.empty()) argv.insert(argv.end(), {"--cacert", options.ca_file});
   if (options.insecure) argv.push_back("-k");
   if (options.compressed) argv.push_back("--compressed");
@@ -117,8 +117,8 @@ Result<CurlRun> run_curl(const BenchOptions& options) {
     return Error(ErrorCategory::protocol, "curl " + how + " downloading " + options.url);
   }
   int http_code = 0;
-  CurlRun curl{run->wall_s, run->cpu_s, 0};
-  std::istringstream(run->output) >> http_code >> curl.bytes;
+  CurlRun curl{run->wall_s, run->cpu_s, 0, ""};
+  std::istringstream(run->output) >> http_code >> curl.bytes >> curl.http_version;
   if (http_code < 200 || http_code > 299) {
     return Error(ErrorCategory::protocol, "curl got HTTP status " + std::to_string(http_code) +
                                               " for " + options.url + " (expected 2xx)");

@@ -1,5 +1,5 @@
 #pragma once
-// Peers: other programs (curl) run on the same URL so that a figure of ours comes
+// Peers: other programs (curl, h2load) run on the same URL so that a figure of ours comes
 // with the same figure for a well-known client measured on the same machine at the
 // same moment. Main thread only (it waits for its child).
 
@@ -35,11 +35,28 @@ struct CurlRun {
   double wall_s = 0;
   double cpu_s = 0;
   std::uint64_t bytes = 0;  ///< %{size_download}: bytes on the wire, before decoding
+  std::string http_version;  ///< %{http_version}: "1.1", "2"
 };
 
-/// Downloads options.url once with curl, mapping --http1.1, --cacert, -k and
-/// --compressed. Fails (category protocol) when curl fails or the status is not 2xx,
+/// Downloads options.url once with curl, mapping the version option, --cacert, -k
+/// and --compressed. Fails (category protocol) when curl fails or the status is not 2xx,
 /// with curl's exit code in the message.
 Result<CurlRun> run_curl(const BenchOptions& options);
+
+/// One `h2load` run of options.url: N requests with C in flight.
+struct H2loadRun {
+  double wall_s = 0;          ///< its "finished in" time: first connect to last response
+  double requests_per_s = 0;  ///< its "req/s" figure
+  std::uint64_t succeeded = 0;
+  double cpu_s = 0;           ///< the child's user + system time (wait4)
+  std::string protocol;       ///< its "Application protocol" line: h2, h2c, http/1.1
+};
+
+/// Runs `h2load -n N -c 1 -m C URL` (HTTP/2: C streams on one connection), or with
+/// `http1`, `h2load --h1 -n N -c C -m 1 URL` (C connections, one request each at a
+/// time). h2load does not verify certificates and has no --cacert. Fails (category
+/// protocol) when it cannot run, prints no result, or fewer than N requests
+/// succeeded (a non-2xx status counts as a failure), with its counts in the message.
+Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1);
 
 }  // namespace sluice::bench

@@ -19,6 +19,11 @@ void print_figure(std::string_view name, double value, int decimals) {
   std::printf("%.*s %.*f\n", static_cast<int>(name.size()), name.data(), decimals, value);
 }
 
+void print_text(std::string_view name, std::string_view text) {
+  std::printf("%.*s %.*s\n", static_cast<int>(name.size()), name.data(),
+              static_cast<int>(text.size()), text.data());
+}
+
 void print_note(std::string_view message) {
   std::fprintf(stderr, "sluice-bench: %.*s\n", static_cast<int>(message.size()),
                message.data());

@@ -15,6 +15,9 @@ double median(std::vector<double> values);
 /// Prints "name value" with `decimals` digits after the point.
 void print_figure(std::string_view name, double value, int decimals = 3);
 
+/// Prints "name text" for a figure that is a word, not a number (http_version 2).
+void print_text(std::string_view name, std::string_view text);
+
 /// Prints "sluice-bench: message" on stderr.
 void print_note(std::string_view message);
 

@@ -15,5 +15,7 @@ inline constexpr int kExitUsage = 2;
 int run_throughput(const BenchOptions& options);
 /// Resident memory per response held unread (held.cpp).
 int run_held(const BenchOptions& options);
+/// Requests per second with many in flight on one Client, ours and h2load's (many.cpp).
+int run_many(const BenchOptions& options);
 
 }  // namespace sluice::bench

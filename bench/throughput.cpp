@@ -2,9 +2,6 @@
 // curl, interleaved, and report median speed and CPU cost. Main thread only; the
 // Client's threads exist only inside one run.
 
-#include <sys/resource.h>
-
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/measure.hpp"
 #include "bench/peer.hpp"
 #include "bench/report.hpp"
 #include "bench/subcommands.hpp"
@@ -30,32 +28,13 @@ struct RunFigures {
   double wall_s = 0;
   double cpu_s = 0;
   std::uint64_t bytes = 0;
+  std::string http_version;  ///< "1.1", "2": what the run spoke (curl's %{http_version})
 
   double mib_per_s() const { return wall_s > 0 ? static_cast<double>(bytes) / kMiB / wall_s : 0; }
   double cpu_s_per_gib() const {
     return bytes > 0 ? cpu_s / (static_cast<double>(bytes) / kGiB) : 0;
   }
 };
-
-// User + system time of every thread of this process so far.
-double process_cpu_seconds() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
-  return secs(usage.ru_utime) + secs(usage.ru_stime);
-}
-
-// The Content-Length the decoded body must match: none when the body is content-encoded
-// (the header then counts encoded bytes) or when the server sent none.
-std::optional<std::uint64_t> expected_length(const Response& response) {
-  if (response.headers.contains("Content-Encoding")) return std::nullopt;
-  std::optional<std::string_view> text = response.headers.get("Content-Length");
-  if (!text) return std::nullopt;
-  std::uint64_t length = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), length);
-  if (ec != std::errc() || end != text->data() + text->size()) return std::nullopt;
-  return length;
-}
 
 // Reads the body to its end into `buffer`, discarding; checks Content-Length.
 Result<std::uint64_t> drain_body(Response& response, std::span<std::byte> buffer) {
@@ -67,11 +46,7 @@ Result<std::uint64_t> drain_body(Response& response, std::span<std::byte> buffer
     bytes += *n;
   }
   std::optional<std::uint64_t> length = expected_length(response);
-  if (length && *length != bytes) {
-    return Error(ErrorCategory::protocol, "body had " + std::to_string(bytes) +
-                                              " bytes but Content-Length said " +
-                                              std::to_string(*length));
-  }
+  if (length && *length != bytes) return length_mismatch(bytes, *length);
   return bytes;
 }
 
@@ -82,6 +57,7 @@ Result<RunFigures> run_ours(const BenchOptions& options, std::span<std::byte> bu
   double cpu_before = process_cpu_seconds();
   auto start = std::chrono::steady_clock::now();
   std::uint64_t bytes = 0;
+  HttpVersion version = HttpVersion::http1_1;
   {
     Result<Client> client = Client::create(client_options(options));
     if (!client) return std::move(client).error();
@@ -91,6 +67,7 @@ Result<RunFigures> run_ours(const BenchOptions& options, std::span<std::byte> bu
       return Error(ErrorCategory::protocol, "HTTP status " + std::to_string(response->status) +
                                                 " for " + options.url + " (expected 2xx)");
     }
+    version = response->version;
     Result<std::uint64_t> drained = drain_body(*response, buffer);
     if (!drained) return std::move(drained).error();
     bytes = *drained;
@@ -99,14 +76,16 @@ Result<RunFigures> run_ours(const BenchOptions& options, std::span<std::byte> bu
   figures.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   figures.cpu_s = process_cpu_seconds() - cpu_before;
   figures.bytes = bytes;
+  figures.http_version = to_string(version);
   return figures;
 }
 
 void note_run(int run, const char* who, const RunFigures& figures) {
   char line[160];
-  std::snprintf(line, sizeof line, "run %d %-6s %10.1f MiB/s %8.3f s CPU/GiB (%llu bytes)", run,
-                who, figures.mib_per_s(), figures.cpu_s_per_gib(),
-                static_cast<unsigned long long>(figures.bytes));
+  std::snprintf(line, sizeof line,
+                "run %d %-6s %10.1f MiB/s %8.3f s CPU/GiB (%llu bytes, HTTP/%s)", run, who,
+                figures.mib_per_s(), figures.cpu_s_per_gib(),
+                static_cast<unsigned long long>(figures.bytes), figures.http_version.c_str());
   print_note(line);
 }
 
@@ -135,7 +114,7 @@ Result<void> check_byte_counts(const BenchOptions& options, const std::vector<Ru
 // curl's figures use our decoded byte count: with --compressed its own count is the
 // encoded size, and both delivered the same decoded body.
 RunFigures curl_figures(const CurlRun& run, std::uint64_t decoded_bytes) {
-  return RunFigures{run.wall_s, run.cpu_s, decoded_bytes};
+  return RunFigures{run.wall_s, run.cpu_s, decoded_bytes, run.http_version};
 }
 
 void print_figures(const std::vector<RunFigures>& ours, const std::vector<RunFigures>& curl) {
@@ -149,10 +128,12 @@ void print_figures(const std::vector<RunFigures>& ours, const std::vector<RunFig
     curl_cost.push_back(run.cpu_s_per_gib());
   }
   print_figure("runs", static_cast<double>(ours.size()), 0);
+  print_text("http_version", ours.front().http_version);
   print_figure("bytes_per_run", static_cast<double>(ours.front().bytes), 0);
   print_figure("throughput_mib_s", median(speed), 1);
   print_figure("cpu_s_per_gib", median(cost));
   if (curl.empty()) return;
+  print_text("curl_http_version", curl.front().http_version);
   print_figure("curl_throughput_mib_s", median(curl_speed), 1);
   print_figure("curl_cpu_s_per_gib", median(curl_cost));
   double theirs = median(curl_speed);
@@ -186,6 +167,10 @@ int run_throughput(const BenchOptions& options) {
     RunFigures figures = curl_figures(*theirs, options.compressed ? mine->bytes : theirs->bytes);
     note_run(run, "curl", figures);
     curl.push_back(figures);
+  }
+  if (!curl.empty() && curl.front().http_version != ours.front().http_version) {
+    print_note("note: curl spoke HTTP/" + curl.front().http_version + ", sluice HTTP/" +
+               ours.front().http_version + ": ratio_vs_curl compares different protocols");
   }
   if (Result<void> counts = check_byte_counts(options, ours, curl); !counts) {
     print_note(counts.error().message());

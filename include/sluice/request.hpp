@@ -29,7 +29,10 @@ struct Timeouts {
   std::chrono::milliseconds connect{30'000};  ///< DNS + TCP connect
   std::chrono::milliseconds tls{30'000};      ///< TLS handshake
   std::chrono::milliseconds first_byte{0};    ///< request sent -> response headers
-  std::chrono::milliseconds idle{0};          ///< no bytes from the server for this long
+  /// Nothing moving for this long once the request is on a connection: no response
+  /// byte arrived and no request body byte was taken. Time a reader holds the body
+  /// paused does not count.
+  std::chrono::milliseconds idle{0};
   std::chrono::milliseconds total{0};         ///< whole exchange, body included
 };
 

@@ -1,7 +1,14 @@
 #pragma once
 /// @file
-/// Library version.
+/// Library version, and the versions of the libraries it runs on.
+
+#include <string>
 
 namespace sluice {
 inline constexpr const char* kVersion = "0.1.0";
+
+/// The libraries linked in, with the versions found at run time, for `--version`
+/// and bug reports: "nghttp2/1.52.0 OpenSSL/3.0.11 zlib/1.2.13 brotli/1.0.9
+/// zstd/1.5.4".
+std::string library_versions();
 }  // namespace sluice

@@ -423,7 +423,8 @@ std::string usage_text() {
 std::string version_text() {
   return std::string("sluice ") + kVersion + " (libsluice " + kVersion + ")\n" +
          "Protocols: http https\n"
-         "Features: backpressure brotli deflate gzip HTTP1.1 TLS zstd\n";
+         "Features: backpressure brotli deflate gzip HTTP1.1 HTTP2 TLS zstd\n"
+         "Libraries: " + library_versions() + "\n";
 }
 
 }  // namespace sluice::cli

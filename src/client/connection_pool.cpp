@@ -11,23 +11,23 @@
 namespace sluice {
 
 namespace {
-// Requests share connections only when they accept the same protocols.
+// Requests share connections only when they accept the same protocols: automatic and
+// http2 both offer h2 then http/1.1 over TLS. Over plain http:// only prior knowledge
+// speaks h2 (h2c by Upgrade is not offered).
 std::string origin_key(const Url& url, VersionPolicy policy) {
   switch (policy) {
     case VersionPolicy::http1_only: return url.origin() + " h1";
     case VersionPolicy::http2_prior_knowledge: return url.origin() + " h2-prior";
-    case VersionPolicy::automatic: return url.origin() + " h1";
+    case VersionPolicy::automatic:
     case VersionPolicy::http2: break;
   }
   return url.origin() + (url.is_https() ? " alpn" : " h1");
 }
 
-// HTTP/2 is offered only when asked for until its integration suite (issue 3) runs
-// against real servers; automatic mode then offers it first.
 std::vector<std::string> alpn_for(VersionPolicy policy) {
-  if (policy == VersionPolicy::http2) return {"h2", "http/1.1"};
+  if (policy == VersionPolicy::http1_only) return {"http/1.1"};
   if (policy == VersionPolicy::http2_prior_knowledge) return {"h2"};
-  return {"http/1.1"};
+  return {"h2", "http/1.1"};
 }
 }  // namespace
 
@@ -161,14 +161,12 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
   conn_origin_[conn.get()] = key;
   origin.conns.push_back(std::move(conn));
   dispatch(key);
-  if (!origin.conns.empty() && origin.conns.back()->available_streams() > 0) {
-    arm_idle_close(*origin.conns.back());
-  }
+  if (!origin.conns.empty() && origin.conns.back()->idle()) arm_idle_close(*origin.conns.back());
 }
 
 bool ConnectionPool::may_multiplex(const Origin& origin) const {
   if (origin.policy == VersionPolicy::http2_prior_knowledge) return true;
-  if (origin.policy != VersionPolicy::http2 || !origin.https) return false;
+  if (origin.policy == VersionPolicy::http1_only || !origin.https) return false;
   if (!origin.seen_version) return true;
   return *origin.seen_version == HttpVersion::http2;
 }
@@ -180,11 +178,11 @@ ConnectionPool::Origin* ConnectionPool::origin_of(const Connection& conn, std::s
   return &origins_[found->second];
 }
 
-void ConnectionPool::on_connection_idle(Connection& conn) {
+void ConnectionPool::on_connection_available(Connection& conn) {
   std::string key;
   if (origin_of(conn, &key) == nullptr) return;
   dispatch(key);
-  if (conn.available_streams() > 0 && !conn.is_closed()) arm_idle_close(conn);
+  if (conn.idle() && !conn.is_closed()) arm_idle_close(conn);
 }
 
 void ConnectionPool::arm_idle_close(Connection& conn) {
@@ -197,7 +195,7 @@ void ConnectionPool::arm_idle_close(Connection& conn) {
     Origin* origin = origin_of(*target, &key);
     if (origin == nullptr) return;
     for (auto& idle_conn : origin->conns) {
-      if (idle_conn.get() == target && idle_conn->available_streams() > 0) {
+      if (idle_conn.get() == target && idle_conn->idle()) {
         idle_conn->close(Error(ErrorCategory::cancelled, "idle connection closed by the pool"));
         on_connection_closed(*idle_conn);
         return;
@@ -252,7 +250,7 @@ std::size_t ConnectionPool::release_idle_scratch() {
   std::size_t freed = 0;
   for (auto& [key, origin] : origins_) {
     for (auto& conn : origin.conns) {
-      if (conn->available_streams() > 0) freed += conn->release_scratch();
+      if (conn->idle()) freed += conn->release_scratch();
     }
   }
   return freed;

@@ -37,7 +37,7 @@ class ConnectionPool final : public ConnectionOwner {
   std::size_t connection_count() const;
   std::size_t release_idle_scratch();
 
-  void on_connection_idle(Connection& conn) override;
+  void on_connection_available(Connection& conn) override;
   void on_connection_closed(Connection& conn) override;
 
  private:

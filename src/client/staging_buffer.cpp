@@ -21,18 +21,27 @@ std::size_t StagingBuffer::room() const {
   return queue_.size() >= mark_ ? 0 : mark_ - queue_.size();
 }
 
-void StagingBuffer::append(std::span<const std::byte> bytes) {
-  bool wake = false;
+void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
+  bool sleeper = false;
   {
     std::lock_guard lock(mu_);
     if (reader_gone_) return;  // nobody will read: count nothing, keep nothing
     queue_.append(bytes);
     if (queue_.size() >= mark_) signal_.store(Signal::paused, std::memory_order_release);
-    wake = waiting_readers_ > 0;
+    sleeper = waiting_readers_ > 0;
   }
   // A futex wake per receive is the HTTP thread's largest cost after the copies:
   // skip it when no reader sleeps.
-  if (wake) readable_.notify_one();
+  if (wake && sleeper) readable_.notify_one();
+}
+
+void StagingBuffer::wake_reader() {
+  bool sleeper = false;
+  {
+    std::lock_guard lock(mu_);
+    sleeper = waiting_readers_ > 0 && !queue_.empty();
+  }
+  if (sleeper) readable_.notify_one();
 }
 
 void StagingBuffer::finish(Headers trailers) {

@@ -36,8 +36,12 @@ class StagingBuffer {
   /// Bytes that fit below the mark now (for output-bounded decoding).
   std::size_t room() const;
   /// Stages bytes (always takes all: a receive is bounded); at or above the mark the
-  /// signal turns Paused.
-  void append(std::span<const std::byte> bytes);
+  /// signal turns Paused. With `wake` false a sleeping reader is not woken: the
+  /// caller promises wake_reader() soon (once for many appends of one turn, as an
+  /// h2 receive carries many DATA frames).
+  void append(std::span<const std::byte> bytes, bool wake = true);
+  /// Wakes a reader sleeping in read(), if any.
+  void wake_reader();
   void finish(Headers trailers);
   void fail(Error error);
   /// Delivers staged bytes to callbacks, when the reader chose callback mode.

@@ -2,6 +2,7 @@
 
 #include "client/client_core.hpp"
 #include "client/connection_pool.hpp"
+#include "client/progress_source.hpp"
 
 namespace sluice {
 
@@ -10,6 +11,10 @@ namespace {
 // A redirect's own body is read and dropped up to this size so its connection can be
 // reused; a longer one closes the connection instead.
 constexpr std::uint64_t kRedirectDrainLimit = 64 * 1024;
+
+// GOAWAY and REFUSED_STREAM say the server did not process a request. A server
+// shutting down can say it again on the next connection; past this it is an error.
+constexpr int kMaxUnprocessedRetries = 2;
 
 bool is_idempotent(const std::string& method) {
   return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
@@ -27,7 +32,9 @@ Transfer::Transfer(ClientCore& core, Request request, Url url,
       url_(std::move(url)),
       method_(request_.method),
       pending_(std::move(pending)),
-      body_(std::move(body)) {}
+      body_(body ? std::make_unique<ProgressSource>(std::move(body),
+                                                    [this] { last_activity_ = core_.loop().now(); })
+                 : nullptr) {}
 
 Transfer::~Transfer() = default;
 
@@ -95,6 +102,9 @@ void Transfer::attach(Connection& conn) {
               Error(ErrorCategory::timeout, "no response headers from " + url_.authority() +
                                                 " within " + millis(request_.timeouts.first_byte)));
   }
+  // Idle counts from here: an upload the server stops reading is as idle as silence.
+  last_activity_ = core_.loop().now();
+  arm_idle_timer();
   conn.start(build_exchange(), *this);
 }
 
@@ -199,8 +209,23 @@ void Transfer::deliver_body(std::span<const std::byte> bytes) {
     pump_decoder();
     return;
   }
-  staging_->append(bytes);
+  staging_->append(bytes, false);
+  wake_reader_at_turn_end();
   staging_->deliver_callbacks();
+}
+
+// One wake for everything this turn staged: an h2 receive carries many DATA frames
+// (nginx sends 8 KiB ones), and a wake per frame costs the reader a context switch
+// per frame.
+void Transfer::wake_reader_at_turn_end() {
+  if (reader_wake_scheduled_) return;
+  reader_wake_scheduled_ = true;
+  core_.loop().at_turn_end([weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->reader_wake_scheduled_ = false;
+      self->staging_->wake_reader();
+    }
+  });
 }
 
 // Decodes only as far as the staging buffer has room: a reader that stops reading
@@ -220,7 +245,8 @@ void Transfer::pump_decoder() {
     }
     compressed_body_.consume(step->consumed);
     if (!decoded_body_.empty()) {
-      staging_->append(decoded_body_.readable());
+      staging_->append(decoded_body_.readable(), false);
+      wake_reader_at_turn_end();
       decoded_body_.clear();
     }
     if (step->consumed == 0 && step->produced == 0) break;
@@ -273,19 +299,39 @@ bool Transfer::may_retry() const {
 }
 
 void Transfer::on_error(Error error) {
+  // A pooled connection the server had closed: the request never reached it. Only a
+  // connection that died counts; a stream the server reset (h2) may have been
+  // processed, and the server says when it was not (on_unprocessed).
+  const bool conn_died = conn_ != nullptr && conn_->is_closed();
   conn_ = nullptr;
-  if (may_retry() && (!body_ || body_->rewind())) {
-    // A pooled connection the server had closed: the request never reached it.
+  if (conn_died && may_retry() && retry(error)) {
     retried_ = true;
-    if (core_.trace().on()) {
-      core_.trace().emit("retrying " + method_ + " " + url_.to_string() +
-                         " on a new connection: " + error.message());
-    }
-    cancel_timer(first_byte_timer_);
-    queue_for_connection();
     return;
   }
   fail(std::move(error));
+}
+
+// The server said it did not process the request (h2 GOAWAY, REFUSED_STREAM): safe
+// to send again whatever the method, a bounded number of times.
+void Transfer::on_unprocessed(Error error) {
+  conn_ = nullptr;
+  if (phase_ == Phase::waiting_head && unprocessed_retries_ < kMaxUnprocessedRetries &&
+      retry(error)) {
+    ++unprocessed_retries_;
+    return;
+  }
+  fail(std::move(error));
+}
+
+// Queues the request again; false when its body cannot be sent again.
+bool Transfer::retry(const Error& cause) {
+  if (body_ && !body_->rewind()) return false;
+  if (core_.trace().on()) {
+    core_.trace().emit("retrying " + method_ + " " + url_.to_string() + ": " + cause.message());
+  }
+  cancel_timer(first_byte_timer_);
+  queue_for_connection();
+  return true;
 }
 
 bool Transfer::wants_body() const {
@@ -412,12 +458,24 @@ void Transfer::arm_idle_timer() {
     const TimePoint now = self->core_.loop().now();
     if (self->paused() || !self->compressed_body_.empty()) self->last_activity_ = now;
     if (now - self->last_activity_ >= idle) {
-      self->fail(Error(ErrorCategory::timeout, "idle timeout: no data from " +
-                                                   self->url_.authority() + " for " + millis(idle)));
+      self->fail(self->idle_error(idle));
       return;
     }
     self->arm_idle_timer();
   });
+}
+
+Error Transfer::idle_error(std::chrono::milliseconds idle) const {
+  const std::string host = url_.authority();
+  if (phase_ == Phase::waiting_head && body_) {
+    return Error(ErrorCategory::timeout, "idle timeout: " + host +
+                                             " neither read the request body nor answered for " +
+                                             millis(idle));
+  }
+  if (phase_ == Phase::waiting_head) {
+    return Error(ErrorCategory::timeout, "idle timeout: no response from " + host + " for " + millis(idle));
+  }
+  return Error(ErrorCategory::timeout, "idle timeout: no data from " + host + " for " + millis(idle));
 }
 
 void Transfer::cancel_timer(EventLoop::TimerId& id) {

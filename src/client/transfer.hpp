@@ -61,6 +61,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void on_trailers(Headers trailers) override;
   void on_complete() override;
   void on_error(Error error) override;
+  void on_unprocessed(Error error) override;
   bool wants_body() const override;
   std::size_t held_bytes() const override;
 
@@ -72,7 +73,9 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   bool start_redirect(const ResponseHead& head);
   void follow_redirect();
   bool may_retry() const;
+  bool retry(const Error& cause);
   void deliver_body(std::span<const std::byte> bytes);
+  void wake_reader_at_turn_end();
   void pump_decoder();
   void finish_body();
   void abandon_exchange();
@@ -80,6 +83,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void finished();
   void arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error);
   void arm_idle_timer();
+  Error idle_error(std::chrono::milliseconds idle) const;
   void cancel_timer(EventLoop::TimerId& id);
 
   ClientCore& core_;
@@ -93,7 +97,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   Phase phase_ = Phase::waiting_connection;
   Connection* conn_ = nullptr;
   bool conn_reused_ = false;
-  bool retried_ = false;
+  bool retried_ = false;           // the one retry after a dead pooled connection
+  int unprocessed_retries_ = 0;    // sends the server refused or never saw
   int redirects_ = 0;
   std::optional<RedirectStep> next_hop_;
   std::uint64_t redirect_body_bytes_ = 0;
@@ -105,6 +110,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   Headers trailers_;
   std::uint64_t received_ = 0;
   bool reader_dropped_ = false;
+  bool reader_wake_scheduled_ = false;  // an at_turn_end wake is pending
   std::uint64_t discarded_ = 0;
 
   EventLoop::TimerId total_timer_ = 0;

@@ -290,7 +290,7 @@ void H1Connection::after_event() {
   }
   if (state_ == State::idle && !owner_told_idle_) {
     owner_told_idle_ = true;
-    owner_.on_connection_idle(*this);
+    owner_.on_connection_available(*this);
   }
 }
 

@@ -26,6 +26,7 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
 
   HttpVersion version() const noexcept override { return HttpVersion::http1_1; }
   std::size_t available_streams() const noexcept override;
+  bool idle() const noexcept override { return state_ == State::idle; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return state_ == State::closed; }
   void start(ExchangeRequest request, ExchangeSink& sink) override;

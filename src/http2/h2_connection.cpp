@@ -79,17 +79,32 @@ void H2Connection::event(Work&& work) {
 
 void H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (available_streams() == 0) {
-    sink.on_error(Error(ErrorCategory::protocol,
+    sink.on_unprocessed(Error(ErrorCategory::protocol,
                         closed_ ? "HTTP/2: connection is closed"
                                 : "HTTP/2: connection takes no more streams now"));
     return;
   }
-  event([&] {
-    if (exchanges_++ == 0) peer_ = request.authority;
-    if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
-    owner_told_idle_ = false;
-    auto submitted = session_.submit(request, sink);
-    if (!submitted) sink.on_error(std::move(submitted).error());
+  if (exchanges_++ == 0) peer_ = request.authority;
+  if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
+  auto submitted = session_.submit(request, sink);  // no I/O, no callbacks
+  owner_told_available_ = std::min(owner_told_available_, available_streams());
+  if (!submitted) {
+    // Nothing was sent: after a GOAWAY or while closing, another connection may take it.
+    sink.on_unprocessed(std::move(submitted).error());
+    return;
+  }
+  flush_at_turn_end();
+}
+
+// The pool starts many exchanges in one turn: their HEADERS leave in one write.
+void H2Connection::flush_at_turn_end() {
+  if (flush_scheduled_) return;
+  flush_scheduled_ = true;
+  loop_.at_turn_end([this, alive = std::weak_ptr<bool>(alive_)] {
+    auto still = alive.lock();
+    if (!still || !*still) return;
+    flush_scheduled_ = false;
+    if (!closed_) event([] {});
   });
 }
 
@@ -175,8 +190,10 @@ void H2Connection::receive_eof() {
 
 void H2Connection::fail(Error error) {
   if (trace_.on()) trace("closed: " + error.message());
-  session_.fail_all(error);
+  // Closed first: a sink that hears the error sees a dead connection (and may retry
+  // on a new one), not a live one that reset its stream.
   close_transport();
+  session_.fail_all(error);
 }
 
 void H2Connection::close_transport() {
@@ -250,10 +267,11 @@ void H2Connection::tell_owner() {
     }
     return;
   }
-  if (session_.open_streams() == 0 && !owner_told_idle_) {
-    owner_told_idle_ = true;
-    owner_.on_connection_idle(*this);
-  }
+  // Set before the call: the owner may start exchanges from inside it.
+  const std::size_t available = available_streams();
+  const bool more = available > owner_told_available_;
+  owner_told_available_ = available;
+  if (more) owner_.on_connection_available(*this);
 }
 
 void H2Connection::arm_ping_timer() {

@@ -42,6 +42,7 @@ class H2Connection final : public Connection, private FdWatcher {
   HttpVersion version() const noexcept override { return HttpVersion::http2; }
   /// The server's stream limit minus open streams; 0 after GOAWAY or once closed.
   std::size_t available_streams() const noexcept override;
+  bool idle() const noexcept override { return closed_ || session_.open_streams() == 0; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return closed_; }
   void start(ExchangeRequest request, ExchangeSink& sink) override;
@@ -66,6 +67,7 @@ class H2Connection final : public Connection, private FdWatcher {
   /// owner about idle or closed.
   void after_event();
   void flush();
+  void flush_at_turn_end();
   void read_ready();
   void receive_eof();
   void fail(Error error);
@@ -90,10 +92,12 @@ class H2Connection final : public Connection, private FdWatcher {
   std::uint64_t exchanges_ = 0;
   std::uint32_t watched_events_ = 0;
   bool write_blocked_ = false;
+  bool flush_scheduled_ = false;  // an at_turn_end flush is pending
   bool in_event_ = false;
   bool again_ = false;  // a nested event asked after_event for another round
   bool owner_told_closed_ = false;
-  bool owner_told_idle_ = true;
+  // The owner hears again only when more streams are free than it was last told.
+  std::size_t owner_told_available_ = 0;
   TimePoint last_input_;
   EventLoop::TimerId ping_timer_ = 0;
   EventLoop::TimerId ping_timeout_timer_ = 0;

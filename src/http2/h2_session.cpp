@@ -270,9 +270,7 @@ bool H2Session::wants_read() const {
 bool H2Session::wants_write() const {
   if (session_ == nullptr || broken_) return false;
   // nghttp2 does not count deferred DATA; a woken body is output waiting to be made.
-  for (const auto& entry : streams_) {
-    if (entry.second.body_deferred && entry.second.body_woken) return true;
-  }
+  if (bodies_woken_) return true;
   return nghttp2_session_want_write(session_) != 0;
 }
 
@@ -329,6 +327,7 @@ std::size_t H2Session::available_streams() const {
   if (nghttp2_session_get_next_stream_id(session_) > static_cast<std::uint32_t>(INT32_MAX)) {
     return 0;
   }
+  // Before the server's SETTINGS arrive nghttp2 assumes 100 (RFC 9113's minimum).
   const std::uint32_t limit =
       nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
   return limit > streams_.size() ? limit - streams_.size() : 0;
@@ -445,7 +444,15 @@ void H2Session::fail_stream(std::int32_t stream_id, Error error) {
   if (trace_.on() && streams_.count(stream_id) != 0) {
     trace_stream(stream_id, "failed: " + error.message());
   }
-  if (ExchangeSink* sink = detach(stream_id)) sink->on_error(std::move(error));
+  H2Stream* stream = find(stream_id);
+  const bool unprocessed = stream != nullptr && stream->unprocessed;
+  ExchangeSink* sink = detach(stream_id);
+  if (sink == nullptr) return;
+  if (unprocessed) {
+    sink->on_unprocessed(std::move(error));
+  } else {
+    sink->on_error(std::move(error));
+  }
 }
 
 // nghttp2 stops wanting to read and write once it has sent a GOAWAY for a fatal error

@@ -38,9 +38,12 @@
 namespace sluice {
 
 struct H2SessionOptions {
-  /// SETTINGS_INITIAL_WINDOW_SIZE: every stream's receive window unless its
-  /// ExchangeRequest::mark differs (the default staging mark).
-  std::uint32_t stream_window = 256 * 1024;
+  /// SETTINGS_INITIAL_WINDOW_SIZE. Each stream's window is then set to its
+  /// ExchangeRequest::mark as its HEADERS leave. The protocol's own default keeps a
+  /// small mark honest: a server may send this much on a new stream before our
+  /// WINDOW_UPDATE or SETTINGS reach it, so it is the most a stream can overshoot
+  /// its mark (like one receive over HTTP/1.1).
+  std::uint32_t stream_window = NGHTTP2_INITIAL_WINDOW_SIZE;
   /// The connection's receive window.
   std::uint32_t connection_window = 16 * 1024 * 1024;
   /// SETTINGS_MAX_HEADER_LIST_SIZE (each stream also enforces its own
@@ -172,7 +175,9 @@ class H2Session {
 
   std::unordered_map<std::int32_t, H2Stream> streams_;
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
-  std::optional<Error> terminal_error_;  // why nghttp2 ended the connection itself
+  std::optional<Error> terminal_error_;
+  // A waker fired since the last resume_woken_bodies: wants_write() without a scan.
+  bool bodies_woken_ = false;  // why nghttp2 ended the connection itself
   bool settings_acked_ = false;
   bool goaway_received_ = false;
   std::int32_t goaway_last_stream_ = 0;

@@ -85,7 +85,9 @@ Result<H2Session::Verdict> H2Session::on_frame_recv(const nghttp2_frame& frame) 
     case NGHTTP2_SETTINGS:
       if (frame.hd.flags & NGHTTP2_FLAG_ACK) {
         on_settings_ack();
-      } else if (trace_.on()) {
+        return Verdict::proceed;
+      }
+      if (trace_.on()) {
         trace_conn("SETTINGS from server: max concurrent streams " +
                    std::to_string(nghttp2_session_get_remote_settings(
                        session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)) +
@@ -181,6 +183,8 @@ Result<H2Session::Verdict> H2Session::on_stream_close(std::int32_t stream_id,
                                                std::to_string(stream_id) +
                                                " (NO_ERROR) before the response ended");
   } else if (!error) {
+    // RFC 9113 8.7: REFUSED_STREAM means no application processing took place.
+    if (error_code == NGHTTP2_REFUSED_STREAM) stream->unprocessed = true;
     error = Error(ErrorCategory::protocol, "HTTP/2: stream " + std::to_string(stream_id) +
                                                " reset by server (" + h2_error_name(error_code) +
                                                ")");
@@ -222,7 +226,9 @@ void H2Session::on_goaway(const nghttp2_frame& frame) {
                (goaway_debug_.empty() ? std::string() : ": " + goaway_debug_) + ")");
   }
   for (auto& [stream_id, stream] : streams_) {
-    if (stream_id > goaway_last_stream_ && !stream.failure) stream.failure = goaway_error(stream_id);
+    if (stream_id <= goaway_last_stream_) continue;
+    stream.unprocessed = true;
+    if (!stream.failure) stream.failure = goaway_error(stream_id);
   }
 }
 

@@ -80,6 +80,8 @@ Result<H2Session::Verdict> H2Session::on_frame_not_send(const nghttp2_frame& fra
   const std::int32_t stream_id = frame.hd.stream_id;
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return Verdict::proceed;
+  // The request never left: whatever the reason, the server did not process it.
+  stream->unprocessed = true;
   Error error = stream->failure ? *stream->failure
                 : goaway_received_
                     ? goaway_error(stream_id)
@@ -127,9 +129,12 @@ Error H2Session::goaway_error(std::int32_t stream_id) const {
 
 // A stream whose mark differs from SETTINGS_INITIAL_WINDOW_SIZE gets its own window.
 // Lowering it takes effect as the server's earlier allowance is used up (nghttp2
-// withholds WINDOW_UPDATE for the difference).
+// withholds WINDOW_UPDATE for the difference). Until the server acknowledges our
+// SETTINGS it counts from the protocol default; when ours is the same, the stream's
+// window holds at once, otherwise only after the acknowledgement.
 void H2Session::apply_mark(const H2Stream& stream) {
-  if (!settings_acked_ || stream.mark == options_.stream_window) return;
+  if (!settings_acked_ && options_.stream_window != NGHTTP2_INITIAL_WINDOW_SIZE) return;
+  if (stream.mark == options_.stream_window) return;
   const auto window = static_cast<std::int32_t>(
       std::min<std::size_t>(stream.mark, static_cast<std::size_t>(INT32_MAX)));
   const int rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE,
@@ -204,6 +209,7 @@ void H2Session::wake_body(std::int32_t stream_id) {
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return;
   stream->body_woken = true;
+  bodies_woken_ = true;
   if (!in_library_) resume_woken_bodies();
   if (on_output_ready_) on_output_ready_();
 }
@@ -212,12 +218,14 @@ void H2Session::wake_body(std::int32_t stream_id) {
 // the DATA item is deferred, when resume_data would not find it deferred yet; then
 // the next drain_output resumes it (wants_write() says there is output).
 void H2Session::resume_woken_bodies() {
+  if (!bodies_woken_) return;
   for (auto& [stream_id, stream] : streams_) {
     if (!stream.body_deferred || !stream.body_woken) continue;
     stream.body_deferred = false;
     stream.body_woken = false;
     nghttp2_session_resume_data(session_, stream_id);
   }
+  bodies_woken_ = false;
 }
 
 }  // namespace sluice

@@ -44,6 +44,9 @@ struct H2Stream {
   /// Why the stream ended badly, when we know better than its RST_STREAM code says
   /// (a limit, an invalid field, a GOAWAY, the body source's own error).
   std::optional<Error> failure;
+  /// The server did not process the request (GOAWAY above its last stream id, or
+  /// REFUSED_STREAM): the sink hears on_unprocessed and may send it again.
+  bool unprocessed = false;
 };
 
 }  // namespace sluice

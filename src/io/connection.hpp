@@ -71,7 +71,9 @@ class Connection;
 class ConnectionOwner {
  public:
   virtual ~ConnectionOwner() = default;
-  virtual void on_connection_idle(Connection& conn) = 0;
+  /// It can start more exchanges than when last told: an exchange ended, the peer
+  /// raised its stream limit, or it just became usable.
+  virtual void on_connection_available(Connection& conn) = 0;
   virtual void on_connection_closed(Connection& conn) = 0;
 };
 
@@ -81,6 +83,8 @@ class Connection {
   virtual HttpVersion version() const noexcept = 0;
   /// Exchanges this connection can start now (0 while busy or closing).
   virtual std::size_t available_streams() const noexcept = 0;
+  /// No exchange in flight: the pool's idle timeout and scratch release apply.
+  virtual bool idle() const noexcept = 0;
   /// Whether it carried an exchange already; asked before start() (a request that
   /// fails on a reused connection before any response byte is retried once).
   virtual bool was_reused() const noexcept = 0;

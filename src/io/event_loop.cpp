@@ -70,7 +70,10 @@ void EventLoop::run() {
   for (;;) {
     now_ = Clock::now();
     run_due_timers();
-    run_posted();
+    // Turn-end tasks may post or add more turn-end tasks: all run before sleeping.
+    do {
+      run_posted();
+    } while (run_turn_end());
     if (stop_requested()) break;
     const int count = epoll_wait(epoll_fd_, events.data(), kMaxEvents, next_timeout_ms());
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
@@ -79,7 +82,7 @@ void EventLoop::run() {
     now_ = Clock::now();
     for (int i = 0; i < count; ++i) dispatch(events[static_cast<std::size_t>(i)]);
   }
-  while (run_posted()) {
+  while (run_posted() || run_turn_end()) {
   }
   std::lock_guard lock(posted_mu_);
   stop_requested_ = false;  // the loop may be run again
@@ -112,6 +115,16 @@ void EventLoop::post(Task task) {
     const std::uint64_t one = 1;
     [[maybe_unused]] auto written = write(wake_fd_, &one, sizeof one);
   }
+}
+
+void EventLoop::at_turn_end(Task task) { turn_end_.push_back(std::move(task)); }
+
+bool EventLoop::run_turn_end() {
+  turn_end_running_.swap(turn_end_);
+  for (auto& task : turn_end_running_) task();
+  const bool ran = !turn_end_running_.empty();
+  turn_end_running_.clear();
+  return ran;
 }
 
 bool EventLoop::stop_requested() {

@@ -51,6 +51,11 @@ class EventLoop {
   void stop();
   /// Any thread. `task` runs on the HTTP thread, in posting order.
   void post(Task task);
+  /// HTTP thread only. `task` runs at the end of this turn, once the turn's socket
+  /// events, timers and posted tasks have run and before the loop sleeps: work that
+  /// many events of one turn would each do (wake a reader, write a socket) is done
+  /// once for all of them.
+  void at_turn_end(Task task);
 
   /// Registers `fd` for `events` (EPOLLIN | EPOLLOUT ...); level-triggered.
   Result<void> watch(int fd, std::uint32_t events, FdWatcher* watcher);
@@ -83,6 +88,7 @@ class EventLoop {
   void dispatch(const epoll_event& event);
   void run_due_timers();
   bool run_posted();  // whether any task ran
+  bool run_turn_end();  // whether any task ran
   bool stop_requested();
   void drain_wake_fd();
   void drop_cancelled_timers();
@@ -104,6 +110,8 @@ class EventLoop {
   std::mutex posted_mu_;
   std::vector<Task> posted_;  // guarded by posted_mu_
   std::vector<Task> running_;  // HTTP thread: the batch run_posted() is running
+  std::vector<Task> turn_end_;      // HTTP thread: at_turn_end tasks of this turn
+  std::vector<Task> turn_end_running_;  // HTTP thread: the batch being run
   bool stop_requested_ = false;  // guarded by posted_mu_
   bool wake_pending_ = false;    // guarded by posted_mu_: wake_fd_ already signalled
 };

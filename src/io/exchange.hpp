@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
@@ -32,6 +33,10 @@ class ExchangeSink {
   virtual void on_complete() = 0;
   /// The exchange failed; no other event follows.
   virtual void on_error(Error error) = 0;
+  /// The exchange failed and the server did not process the request (h2 GOAWAY
+  /// above its last stream, REFUSED_STREAM, or never sent): it may be sent again on
+  /// another stream or connection whatever its method. No other event follows.
+  virtual void on_unprocessed(Error error) { on_error(std::move(error)); }
   /// Read without locks by the transport after each receive: false pauses receiving
   /// for this exchange until the sink asks its connection to resume.
   virtual bool wants_body() const = 0;

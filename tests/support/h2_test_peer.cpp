@@ -61,6 +61,9 @@ struct H2TestPeer::Callbacks {
     if (frame->hd.type == NGHTTP2_PING && !(frame->hd.flags & NGHTTP2_FLAG_ACK)) ++self.pings_;
     if (found == self.requests_.end()) return 0;
     if (frame->hd.type == NGHTTP2_RST_STREAM) found->second.reset_code = frame->rst_stream.error_code;
+    if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+      found->second.head_received = true;
+    }
     if ((frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS) &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
       found->second.ended = true;
@@ -222,6 +225,15 @@ void H2TestPeer::reset(std::int32_t stream_id, std::uint32_t error_code) {
 void H2TestPeer::goaway(std::int32_t last_stream_id, std::uint32_t error_code) {
   if (nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, last_stream_id, error_code, nullptr, 0) !=
       0) {
+    note("submit_goaway failed");
+  }
+}
+
+void H2TestPeer::goaway(std::int32_t last_stream_id, std::uint32_t error_code,
+                        std::string_view debug) {
+  if (nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, last_stream_id, error_code,
+                            reinterpret_cast<const std::uint8_t*>(debug.data()),
+                            debug.size()) != 0) {
     note("submit_goaway failed");
   }
 }

@@ -41,6 +41,7 @@ class H2TestPeer {
     Headers headers;  ///< pseudo-headers included, in order
     std::string body;
     bool ended = false;                     ///< END_STREAM arrived
+    bool head_received = false;             ///< the whole request header block arrived
     std::optional<std::uint32_t> reset_code;  ///< RST_STREAM from the client
   };
 
@@ -70,6 +71,8 @@ class H2TestPeer {
   void send_trailers(std::int32_t stream_id, Headers trailers);
   void reset(std::int32_t stream_id, std::uint32_t error_code);
   void goaway(std::int32_t last_stream_id, std::uint32_t error_code = NGHTTP2_NO_ERROR);
+  /// GOAWAY carrying debug data (opaque bytes a server adds to explain itself).
+  void goaway(std::int32_t last_stream_id, std::uint32_t error_code, std::string_view debug);
 
   /// What the server may still send on the stream (its view of our window).
   std::int32_t remote_window(std::int32_t stream_id) const;
@@ -145,6 +148,10 @@ class RecordingSink final : public ExchangeSink {
   void on_trailers(Headers trailers) override;
   void on_complete() override;
   void on_error(Error error) override;
+  void on_unprocessed(Error failure) override {
+    unprocessed = true;
+    on_error(std::move(failure));
+  }
   bool wants_body() const override { return !paused_; }
   std::size_t held_bytes() const override { return hold_ ? body.size() - taken_ : 0; }
 
@@ -158,6 +165,7 @@ class RecordingSink final : public ExchangeSink {
   std::optional<Headers> trailers;
   bool completed = false;
   std::optional<Error> error;
+  bool unprocessed = false;  ///< the error came through on_unprocessed
   int events_after_end = 0;
   /// Runs after each on_body (a test may cancel or resume from inside the event).
   std::function<void()> after_body;

@@ -1,17 +1,35 @@
 #pragma once
 // TestEnv: where the real servers of the integration tests are. The ctest fixture
-// servers.start (tests/support/servers/start.sh) starts nginx and writes
-// $SLUICE_TEST_ENV/env, one KEY=VALUE per line:
-//   SLUICE_NGINX_HTTP_URL   http://127.0.0.1:PORT   (HTTP/1.1)
-//   SLUICE_NGINX_HTTPS_URL  https://localhost:PORT  (HTTP/1.1 over TLS 1.2/1.3)
-//   SLUICE_TEST_CA          the CA that signed the server's certificate (PEM)
-//   SLUICE_FILES_DIR        what nginx serves at "/": empty.bin, 1m.bin, 64m.bin
+// servers.start (tests/support/servers/start.sh) starts nginx, nghttpd and caddy on
+// free loopback ports and writes $SLUICE_TEST_ENV/env, one KEY=VALUE per line:
+//   SLUICE_NGINX_HTTP_URL   http://127.0.0.1:PORT   nginx, HTTP/1.1
+//   SLUICE_NGINX_HTTPS_URL  https://localhost:PORT  nginx, HTTP/1.1 only over TLS 1.2/1.3
+//                           (ALPN offers http/1.1 alone)
+//   SLUICE_NGINX_H2_URL     https://localhost:PORT  nginx, TLS with ALPN h2 and
+//                           http/1.1: HTTP/2 when the client offers it. Same server
+//                           block as the two above: same files and paths.
+//   SLUICE_NGHTTPD_URL      https://localhost:PORT  nghttpd, HTTP/2 only (ALPN h2; a
+//                           client without h2 gets no answer)
+//   SLUICE_NGHTTPD_H2C_URL  http://127.0.0.1:PORT   nghttpd, HTTP/2 over plain TCP with
+//                           prior knowledge only (HTTP/1.1 and Upgrade: h2c get none)
+//   SLUICE_CADDY_URL        https://localhost:PORT  caddy: HTTP/1.1 and HTTP/2 over TLS
+//                           on TCP PORT, HTTP/3 on UDP PORT (Alt-Svc: h3=":PORT").
+//                           Only the host localhost is routed: https://127.0.0.1:PORT
+//                           gets an empty 200
+//   SLUICE_TEST_CA          the CA that signed every server's certificate (PEM; the
+//                           certificate is for localhost, 127.0.0.1 and ::1)
+//   SLUICE_FILES_DIR        what every server serves at "/": empty.bin, 1m.bin, 64m.bin
 //                           (random bytes), small.txt, large.txt (gzip-encoded on
-//                           request), and sha256sums of those five
-// Paths nginx also answers: /redirect (302 to /small.txt), /moved (301),
-// /redirect-relative (302 with "Location: /small.txt"), /redirect-chain/3 (three
-// 302s, then /small.txt), /redirect-loop (302 to itself), /upload/NAME (PUT stores
-// the body, GET returns it, DELETE removes it).
+//                           request by nginx only), and sha256sums of those five
+// Paths nginx also answers (on all three of its URLs): /redirect (302 to /small.txt),
+// /moved (301), /redirect-relative (302 with "Location: /small.txt"),
+// /redirect-chain/3 (three 302s, then /small.txt), /redirect-loop (302 to itself),
+// /upload/NAME (PUT stores the body, GET returns it, DELETE removes it).
+// nghttpd runs with --echo-upload: a POST or PUT to any path is answered, once the
+// whole request body has arrived (nghttpd keeps it in an unlinked temporary file),
+// with 200, "nghttpd-response: echo", a content-length and the request body itself;
+// other methods get the file at the path (404 when there is none). caddy serves the
+// files only (no redirects, no uploads).
 // Ownership: a TestEnv is a value owned by the test that made it; test thread only.
 
 #include <map>

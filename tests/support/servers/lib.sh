@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# Shell functions shared by start.sh, stop.sh and `./dev demo`: certificates, free
-# loopback ports, and one nginx instance per state directory. Source it; it defines
-# functions only. Every file an instance uses lives in its state directory, so two
-# instances (a test run and a demo) never share anything.
+# Shell functions shared by start.sh, stop.sh, peers.sh and `./dev demo`:
+# certificates, free loopback ports, background servers with pid files, and one nginx
+# instance per state directory. Source it; it defines functions only. Every file an
+# instance uses lives in its state directory, so two instances (a test run and a
+# demo) never share anything.
 
 SLUICE_SERVERS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -41,26 +42,35 @@ ipv6_loopback() {
   python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null
 }
 
-# free_ports N: prints N distinct TCP ports free on 127.0.0.1 (and on ::1 when it
-# exists, since "localhost" may resolve there). A port can still be taken before
-# nginx binds it; start_nginx retries with new ports when that happens.
+# free_ports N: prints N distinct ports free on 127.0.0.1 for both TCP and UDP (and
+# on ::1 when it exists, since "localhost" may resolve there). UDP too because caddy
+# serves HTTP/3 on the UDP port of the same number. A port can still be taken before
+# a server binds it; the start functions retry with new ports when that happens.
 free_ports() {
   python3 - "$1" <<'PY'
 import socket, sys
 want, found, held = int(sys.argv[1]), [], []
+families = [(socket.AF_INET, "127.0.0.1")]
+try:
+    socket.socket(socket.AF_INET6).bind(("::1", 0))
+    families.append((socket.AF_INET6, "::1"))
+except OSError:
+    pass  # no IPv6 loopback here
 while len(found) < want:
-    s4 = socket.socket(socket.AF_INET)
-    s4.bind(("127.0.0.1", 0))
-    port = s4.getsockname()[1]
-    held.append(s4)
+    first = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    first.bind(("127.0.0.1", 0))
+    port = first.getsockname()[1]
+    held.append(first)
     try:
-        s6 = socket.socket(socket.AF_INET6)
-        s6.bind(("::1", port))
-        held.append(s6)
-    except OSError as e:
-        if e.errno != 98:  # EADDRINUSE: try another; anything else: no IPv6 here
-            found.append(port)
-        continue
+        for family, host in families:
+            for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+                if (family, kind) == (socket.AF_INET, socket.SOCK_STREAM):
+                    continue
+                s = socket.socket(family, kind)
+                held.append(s)
+                s.bind((host, port))
+    except OSError:
+        continue  # taken for one of them: try another
     found.append(port)
 print(" ".join(map(str, found)))
 PY
@@ -71,14 +81,95 @@ port_open() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# write_nginx_conf STATE FILES HTTP_PORT HTTPS_PORT: STATE/nginx.conf from the
-# template, serving FILES on both ports with STATE/certs/server.{pem,key}.
+# pid_alive PID: succeeds when PID runs. A zombie does not count: a daemon's exited
+# process waits to be reaped by init, and `kill -0` succeeds on it meanwhile.
+pid_alive() {
+  local proc_state
+  proc_state=$(sed -e 's/^.*) //' -e 's/ .*//' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$proc_state" ] && [ "$proc_state" != Z ]
+}
+
+# ---- background servers without a pid file of their own (nghttpd, caddy) ----------
+# Each runs in its own session with stdin from /dev/null and output to a log, so ctest
+# (which waits for its fixture's pipes to close) and a terminal's Ctrl-C leave it
+# alone until stop.sh. STATE/NAME.pid holds its pid and STATE/NAME.cmdline its exact
+# argv, which daemon_stop checks so that a reused pid is never signalled.
+
+# daemon_start STATE NAME LOG PROGRAM ARGS...: starts PROGRAM in the background with
+# the caller's environment and writes STATE/NAME.pid and STATE/NAME.cmdline.
+daemon_start() {
+  local state=$1 name=$2 log=$3
+  shift 3
+  command -v "$1" >/dev/null || servers_die "$1 not found: run ./dev deps"
+  printf '%s\0' "$@" > "$state/$name.cmdline"
+  # Without job control the background child is no process group leader, so
+  # setsid(1) calls setsid() itself and execs PROGRAM without forking: $! is the
+  # pid PROGRAM will have.
+  (
+    set +m
+    setsid "$@" < /dev/null >> "$log" 2>&1 &
+    echo $! > "$state/$name.pid"
+  )
+}
+
+# daemon_running STATE NAME: succeeds when the process of STATE/NAME.pid runs with
+# the argv that daemon_start recorded.
+daemon_running() {
+  local state=$1 name=$2 pid
+  [ -f "$state/$name.pid" ] && [ -f "$state/$name.cmdline" ] || return 1
+  pid=$(cat "$state/$name.pid")
+  [ -n "$pid" ] && pid_alive "$pid" || return 1
+  # Not cmp -s: it trusts st_size, which is 0 for files under /proc.
+  [ "$(tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null)" \
+    = "$(tr '\0' '\n' < "$state/$name.cmdline")" ]
+}
+
+# daemon_stop STATE NAME: SIGTERM, then SIGKILL after 10 s, for the process of
+# STATE/NAME.pid if it is still the one daemon_start started; removes its files.
+daemon_stop() {
+  local state=$1 name=$2 pid
+  if daemon_running "$state" "$name"; then
+    pid=$(cat "$state/$name.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do
+      pid_alive "$pid" || break
+      sleep 0.1
+    done
+    if pid_alive "$pid"; then
+      echo "servers: $name ($pid) ignored SIGTERM for 10 s; sending SIGKILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -f "$state/$name.pid" "$state/$name.cmdline"
+}
+
+# daemon_wait_accepting STATE NAME PORT: waits up to 10 s until 127.0.0.1:PORT
+# accepts and the process is PROGRAM. Fails early when the process exits (a port
+# taken meanwhile, a bad option).
+daemon_wait_accepting() {
+  local state=$1 name=$2 port=$3 pid
+  pid=$(cat "$state/$name.pid")
+  for _ in $(seq 100); do
+    if port_open "$port"; then
+      daemon_running "$state" "$name"
+      return
+    fi
+    pid_alive "$pid" || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# write_nginx_conf STATE FILES HTTP_PORT HTTPS_PORT H2_PORT: STATE/nginx.conf from
+# the template, serving FILES on the three ports with STATE/certs/server.{pem,key}:
+# plain HTTP/1.1, TLS HTTP/1.1 only, and TLS with HTTP/2.
 write_nginx_conf() {
-  local state=$1 files=$2 http_port=$3 https_port=$4
-  local listen6_http="" listen6_https="" user_line=""
+  local state=$1 files=$2 http_port=$3 https_port=$4 h2_port=$5
+  local listen6_http="" listen6_https="" listen6_h2="" user_line=""
   if ipv6_loopback; then
     listen6_http="listen [::1]:$http_port;"
     listen6_https="listen [::1]:$https_port ssl;"
+    listen6_h2="listen [::1]:$h2_port ssl http2;"
   fi
   # As root, workers would run as nobody and could not read a private build tree.
   if [ "$(id -u)" = 0 ]; then
@@ -86,7 +177,9 @@ write_nginx_conf() {
   fi
   sed -e "s|@STATE@|$state|g" -e "s|@FILES@|$files|g" \
       -e "s|@HTTP_PORT@|$http_port|g" -e "s|@HTTPS_PORT@|$https_port|g" \
+      -e "s|@H2_PORT@|$h2_port|g" \
       -e "s|@LISTEN6_HTTP@|$listen6_http|g" -e "s|@LISTEN6_HTTPS@|$listen6_https|g" \
+      -e "s|@LISTEN6_H2@|$listen6_h2|g" \
       -e "s|@USER_LINE@|$user_line|g" \
       "$SLUICE_SERVERS_DIR/nginx.conf.in" > "$state/nginx.conf"
 }
@@ -100,10 +193,10 @@ stop_nginx() {
   if [ -n "$pid" ] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$state/nginx.conf"; then
     kill -TERM "$pid" 2>/dev/null || true
     for _ in $(seq 100); do
-      kill -0 "$pid" 2>/dev/null || break
+      pid_alive "$pid" || break
       sleep 0.1
     done
-    if kill -0 "$pid" 2>/dev/null; then
+    if pid_alive "$pid"; then
       echo "servers: nginx $pid ignored SIGTERM for 10 s; sending SIGKILL" >&2
       kill -KILL "$pid" 2>/dev/null || true
     fi
@@ -111,26 +204,26 @@ stop_nginx() {
   rm -f "$pid_file"
 }
 
-# start_nginx STATE FILES: starts nginx (daemon) on two new free ports serving FILES
-# and sets NGINX_HTTP_PORT and NGINX_HTTPS_PORT. Needs STATE/certs (make_certs).
+# start_nginx STATE FILES: starts nginx (daemon) on three new free ports serving FILES
+# and sets NGINX_HTTP_PORT, NGINX_HTTPS_PORT (TLS, HTTP/1.1 only) and NGINX_H2_PORT
+# (TLS, ALPN h2 and http/1.1). Needs STATE/certs (make_certs).
 start_nginx() {
-  local state=$1 files=$2 attempt ports
+  local state=$1 files=$2 attempt
   mkdir -p "$state/tmp"
   stop_nginx "$state"
   for attempt in 1 2 3; do
-    ports=$(free_ports 2)
-    NGINX_HTTP_PORT=${ports% *}
-    NGINX_HTTPS_PORT=${ports#* }
-    write_nginx_conf "$state" "$files" "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT"
+    read -r NGINX_HTTP_PORT NGINX_HTTPS_PORT NGINX_H2_PORT <<< "$(free_ports 3)"
+    write_nginx_conf "$state" "$files" "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2_PORT"
     if nginx -e "$state/error.log" -p "$state" -c "$state/nginx.conf"; then
       for _ in $(seq 100); do
-        if port_open "$NGINX_HTTP_PORT" && port_open "$NGINX_HTTPS_PORT"; then
+        if port_open "$NGINX_HTTP_PORT" && port_open "$NGINX_HTTPS_PORT" \
+            && port_open "$NGINX_H2_PORT"; then
           return 0
         fi
         sleep 0.1
       done
       stop_nginx "$state"
-      servers_die "nginx started but ports $NGINX_HTTP_PORT/$NGINX_HTTPS_PORT do not accept; see $state/error.log"
+      servers_die "nginx started but ports $NGINX_HTTP_PORT/$NGINX_HTTPS_PORT/$NGINX_H2_PORT do not accept; see $state/error.log"
     fi
     echo "servers: nginx failed to start (attempt $attempt); last lines of $state/error.log:" >&2
     tail -n 5 "$state/error.log" >&2 || true

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Starts the real servers for the integration tests (ctest fixture servers.start).
+# Starts the real servers for the integration tests (ctest fixture servers.start):
+# nginx (HTTP/1.1 plain and TLS, HTTP/2 over TLS), nghttpd (HTTP/2 over TLS and h2c)
+# and caddy (h1/h2 over TLS, h3 over UDP).
 # Usage: start.sh BUILD_DIR
-# State goes to BUILD_DIR/test-env: generated files, certificates, nginx.conf, logs,
-# and `env` (KEY=VALUE lines) that tests read through sluice::test::TestEnv.
+# State goes to BUILD_DIR/test-env: generated files, certificates, configs, pid
+# files, logs, and `env` (KEY=VALUE lines) that tests read through
+# sluice::test::TestEnv (tests/support/test_env.hpp documents every key).
 # The generated files are kept between runs; the certificates and ports are new.
+# Running it again restarts everything; stop.sh stops everything.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
@@ -12,12 +16,25 @@ state=$build/test-env
 files=$state/files
 # shellcheck source=tests/support/servers/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/support/servers/peers.sh
+. "$(dirname "$0")/peers.sh"
 
 command -v nginx >/dev/null || servers_die "nginx not found: run ./dev deps (installs nginx-light)"
+command -v nghttpd >/dev/null || servers_die "nghttpd not found: run ./dev deps (installs nghttp2-server)"
+command -v caddy >/dev/null || servers_die "caddy not found: run ./dev deps (installs caddy)"
 mkdir -p "$state" "$files"
 rm -f "$state/env"
+# A start that fails half way leaves nothing running.
+stop_all_on_failure() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    stop_peers "$state"
+    stop_nginx "$state"
+  fi
+}
+trap stop_all_on_failure EXIT
 
-# make_files DIR: the files nginx serves, with DIR/sha256sums. Random bytes for the
+# make_files DIR: the files every server serves, with DIR/sha256sums. Random bytes for the
 # binaries (incompressible), repetitive text for gzip.
 make_files() {
   local dir=$1
@@ -44,12 +61,24 @@ mkdir -p "$files/upload"
 
 make_certs "$state/certs"
 start_nginx "$state" "$files"
+start_nghttpd "$state" "$files" nghttpd-tls tls
+nghttpd_tls_port=$NGHTTPD_PORT
+start_nghttpd "$state" "$files" nghttpd-h2c h2c
+nghttpd_h2c_port=$NGHTTPD_PORT
+start_caddy "$state" "$files"
 
 cat > "$state/env.tmp" <<ENV
 SLUICE_NGINX_HTTP_URL=http://127.0.0.1:$NGINX_HTTP_PORT
 SLUICE_NGINX_HTTPS_URL=https://localhost:$NGINX_HTTPS_PORT
+SLUICE_NGINX_H2_URL=https://localhost:$NGINX_H2_PORT
+SLUICE_NGHTTPD_URL=https://localhost:$nghttpd_tls_port
+SLUICE_NGHTTPD_H2C_URL=http://127.0.0.1:$nghttpd_h2c_port
+SLUICE_CADDY_URL=https://localhost:$CADDY_PORT
 SLUICE_TEST_CA=$state/certs/ca.pem
 SLUICE_FILES_DIR=$files
 ENV
 mv "$state/env.tmp" "$state/env"
-echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT and https://localhost:$NGINX_HTTPS_PORT (state $state)"
+echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT, https://localhost:$NGINX_HTTPS_PORT (h1)" \
+  "and https://localhost:$NGINX_H2_PORT (h2)"
+echo "servers: nghttpd on https://localhost:$nghttpd_tls_port and h2c http://127.0.0.1:$nghttpd_h2c_port"
+echo "servers: caddy on https://localhost:$CADDY_PORT (h1/h2 TCP, h3 UDP); state $state"

@@ -7,8 +7,11 @@ set -euo pipefail
 state=$(cd "$1" && pwd)/test-env
 # shellcheck source=tests/support/servers/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/support/servers/peers.sh
+. "$(dirname "$0")/peers.sh"
 
 [ -d "$state" ] || exit 0
+stop_peers "$state"
 stop_nginx "$state"
 rm -f "$state/env"
 echo "servers: stopped (state $state)"

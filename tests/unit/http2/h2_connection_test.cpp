@@ -81,9 +81,13 @@ class SocketPeer final : public FdWatcher {
 
 class RecordingOwner final : public ConnectionOwner {
  public:
-  void on_connection_idle(Connection&) override { ++idle; }
+  void on_connection_available(Connection& conn) override {
+    ++available;
+    if (conn.idle()) ++idle;
+  }
   void on_connection_closed(Connection&) override { ++closed; }
-  int idle = 0;
+  int available = 0;
+  int idle = 0;  // of those calls, the ones with no exchange in flight
   int closed = 0;
 };
 

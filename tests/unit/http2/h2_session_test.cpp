@@ -144,8 +144,20 @@ TEST_F(H2SessionTest, ResetFromServerNamesTheCode) {
   ASSERT_TRUE(sink.error.has_value());
   EXPECT_EQ(sink.error->category(), ErrorCategory::protocol);
   EXPECT_EQ(sink.error->message(), "HTTP/2: stream 1 reset by server (REFUSED_STREAM)");
+  EXPECT_TRUE(sink.unprocessed) << "REFUSED_STREAM means the server did not process it";
   EXPECT_FALSE(sink.completed);
   EXPECT_TRUE(traced("RST_STREAM received (REFUSED_STREAM)"));
+}
+
+TEST_F(H2SessionTest, ResetOtherThanRefusedMayHaveBeenProcessed) {
+  RecordingSink sink;
+  const std::int32_t stream_id = submit(get(), sink);
+  pump();
+  peer.reset(stream_id, NGHTTP2_INTERNAL_ERROR);
+  pump();
+  ASSERT_TRUE(sink.error.has_value());
+  EXPECT_EQ(sink.error->message(), "HTTP/2: stream 1 reset by server (INTERNAL_ERROR)");
+  EXPECT_FALSE(sink.unprocessed) << "only REFUSED_STREAM and GOAWAY promise no processing";
 }
 
 TEST_F(H2SessionTest, GoawayFailsStreamsAboveLastAndLetsLowerOnesComplete) {
@@ -164,6 +176,7 @@ TEST_F(H2SessionTest, GoawayFailsStreamsAboveLastAndLetsLowerOnesComplete) {
   EXPECT_TRUE(starts_with(third.error->message(), "HTTP/2: GOAWAY")) << third.error->message();
   EXPECT_TRUE(contains(third.error->message(), "retry on a new connection"));
   EXPECT_EQ(third.error->category(), ErrorCategory::protocol);
+  EXPECT_TRUE(third.unprocessed);
 
   peer.respond(id1, 200);
   peer.send_body(id1, "one", true);
@@ -172,6 +185,7 @@ TEST_F(H2SessionTest, GoawayFailsStreamsAboveLastAndLetsLowerOnesComplete) {
   pump();
   EXPECT_TRUE(first.completed);
   EXPECT_EQ(first.body, "one");
+  EXPECT_FALSE(first.unprocessed);
   EXPECT_TRUE(second.completed);
   EXPECT_EQ(second.body, "three");
   EXPECT_TRUE(session.finished());
@@ -194,6 +208,7 @@ TEST_F(H2SessionTest, GoawayFailsRequestsNotYetSent) {
   pump();
   ASSERT_TRUE(queued.error.has_value());
   EXPECT_TRUE(starts_with(queued.error->message(), "HTTP/2: GOAWAY")) << queued.error->message();
+  EXPECT_TRUE(queued.unprocessed);
   EXPECT_FALSE(sent.error.has_value());
 }
 

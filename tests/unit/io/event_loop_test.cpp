@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -190,6 +191,41 @@ TEST(EventLoop, ReadyFdReachesItsWatcherWithTheEvents) {
   add_deadline(loop, timed_out);
   loop.run();
   EXPECT_TRUE(seen & EPOLLIN);
+  EXPECT_FALSE(timed_out);
+}
+
+TEST(EventLoop, TurnEndTasksRunOnceAfterEveryEventOfTheTurn) {
+  EventLoop loop;
+  EventFd first(true);
+  EventFd second(true);
+  std::vector<std::string> order;
+  bool scheduled = false;
+  // Both fds are ready in the same turn; each schedules the same turn-end work, which
+  // must run once, after both.
+  auto on_ready = [&](const char* name, int fd) {
+    order.push_back(name);
+    loop.unwatch(fd);
+    if (!scheduled) {
+      scheduled = true;
+      loop.at_turn_end([&] {
+        order.push_back("turn end");
+        loop.at_turn_end([&] {
+          order.push_back("nested");
+          loop.stop();
+        });
+      });
+    }
+  };
+  CallbackWatcher watch_first([&](std::uint32_t) { on_ready("first", first.fd); });
+  CallbackWatcher watch_second([&](std::uint32_t) { on_ready("second", second.fd); });
+  ASSERT_TRUE(loop.watch(first.fd, EPOLLIN, &watch_first));
+  ASSERT_TRUE(loop.watch(second.fd, EPOLLIN, &watch_second));
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[2], "turn end");
+  EXPECT_EQ(order[3], "nested") << "a turn-end task's own turn-end task runs before sleeping";
   EXPECT_FALSE(timed_out);
 }
 

@@ -1,0 +1,35 @@
+#pragma once
+// ProgressSource: a RequestBodySource that passes everything to the real one and
+// tells its transfer each time the transport takes bytes, so the idle timeout sees
+// an upload moving (a server reading a large body slowly sends nothing meanwhile).
+// Ownership: owned by its Transfer; HTTP thread only.
+
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "io/connection.hpp"
+
+namespace sluice {
+
+class ProgressSource final : public RequestBodySource {
+ public:
+  ProgressSource(std::unique_ptr<RequestBodySource> inner, std::function<void()> on_progress)
+      : inner_(std::move(inner)), on_progress_(std::move(on_progress)) {}
+
+  std::optional<std::uint64_t> length() const override { return inner_->length(); }
+  BodyChunk peek(std::size_t max) override { return inner_->peek(max); }
+  void consume(std::size_t n) override {
+    inner_->consume(n);
+    if (n > 0) on_progress_();
+  }
+  void set_waker(std::function<void()> wake) override { inner_->set_waker(std::move(wake)); }
+  bool rewind() override { return inner_->rewind(); }
+  std::size_t held_bytes() const override { return inner_->held_bytes(); }
+
+ private:
+  std::unique_ptr<RequestBodySource> inner_;
+  std::function<void()> on_progress_;
+};
+
+}  // namespace sluice
