@@ -7,6 +7,8 @@ SLUICE=$1
 load_servers
 HTTP=$SLUICE_NGINX_HTTP_URL
 HTTPS=$SLUICE_NGINX_HTTPS_URL
+H2=$SLUICE_NGINX_H2_URL
+H2C=$SLUICE_NGHTTPD_H2C_URL
 
 case_downloads_to_stdout_match_sha256sums() {
   local name
@@ -93,6 +95,25 @@ case_https_with_cacert_downloads() {
   expect_no_stderr
   expect_stdout "200 1.1"
   [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "https body differs"
+}
+
+case_http2_is_negotiated_and_reported() {
+  run_sluice --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/1m.bin" -w '%{http_code} %{http_version}' \
+    "$H2/1m.bin"
+  expect_code 0
+  expect_no_stderr
+  expect_stdout "200 2"
+  [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "h2 body differs"
+  run_sluice --http1.1 --cacert "$SLUICE_TEST_CA" -o /dev/null -w '%{http_version}' "$H2/1m.bin"
+  expect_code 0
+  expect_stdout "1.1"
+}
+
+case_http2_prior_knowledge_speaks_h2c() {
+  run_sluice --http2-prior-knowledge -o "$SCRATCH/small.txt" -w '%{http_version}' "$H2C/small.txt"
+  expect_code 0
+  expect_stdout "2"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "h2c body differs"
 }
 
 case_https_untrusted_certificate_exits_35() {

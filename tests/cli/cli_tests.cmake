@@ -60,6 +60,8 @@ set(SLUICE_CLI_NGINX_CASES
   max_redirs_stops_a_longer_chain
   https_with_cacert_downloads
   https_untrusted_certificate_exits_35
+  http2_is_negotiated_and_reported
+  http2_prior_knowledge_speaks_h2c
   insecure_skips_verification
   compressed_decodes_gzip
   upload_streams_a_file_with_data_binary

@@ -306,6 +306,8 @@ class ClientOverHttp2FaultsStreamLimit : public ::testing::Test {
   static H2TestServerOptions two_streams() {
     H2TestServerOptions options;
     options.peer.settings = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 2}};
+    // The client learns the limit only after it sent its first requests.
+    options.hold_output_until_request = true;
     return options;
   }
 

@@ -125,10 +125,11 @@ class PeerConnection final : public H2ServerConnection {
 };
 
 void PeerConnection::run() {
-  flush();  // the server's SETTINGS go first, unasked
+  const auto may_send = [this] { return !options_.hold_output_until_request || seen_ > 0; };
+  if (may_send()) flush();  // the server's SETTINGS go first, unasked
   while (!closing_ && !gone_ && receive()) {
     dispatch();
-    flush();
+    if (may_send()) flush();
   }
   if (closing_ && !gone_) linger();
 }

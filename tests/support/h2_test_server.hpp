@@ -88,6 +88,10 @@ struct H2TestServerOptions {
   /// Call the handler once a request's head arrived rather than once it ended, for
   /// upload cases where the body may never arrive in full.
   bool call_on_head = false;
+  /// Send nothing (not even SETTINGS) until the first request has been handed to the
+  /// handler: then everything queued so far leaves in one write, as from a server
+  /// slow to start. Makes "SETTINGS arrive together with the first answers" exact.
+  bool hold_output_until_request = false;
 };
 
 class H2TestServer {
