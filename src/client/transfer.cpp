@@ -66,7 +66,8 @@ void Transfer::queue_for_connection() {
   phase_ = Phase::waiting_connection;
   if (request_.timeouts.connect.count() > 0) {
     arm_timer(connect_timer_, request_.timeouts.connect,
-              Error(ErrorCategory::timeout, "connect: no connection to " + url_.authority() +
+              Error(ErrorCategory::timeout, "connect: no connection (or free HTTP/2 stream) to " +
+                                                url_.authority() +
                                                 " within " + millis(request_.timeouts.connect)));
   }
   core_.pool().submit(*this);
@@ -315,9 +316,14 @@ void Transfer::on_error(Error error) {
 // to send again whatever the method, a bounded number of times.
 void Transfer::on_unprocessed(Error error) {
   conn_ = nullptr;
-  if (phase_ == Phase::waiting_head && unprocessed_retries_ < kMaxUnprocessedRetries &&
-      retry(error)) {
-    ++unprocessed_retries_;
+  if (phase_ == Phase::waiting_head && unprocessed_retries_ < kMaxUnprocessedRetries) {
+    if (retry(error)) {
+      ++unprocessed_retries_;
+      return;
+    }
+    fail(Error(error.category(),
+               error.message() + "; sluice cannot resend the request body (a streamed body, "
+                                 "or a large body already freed after sending)"));
     return;
   }
   fail(std::move(error));

@@ -88,6 +88,7 @@ void H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
   auto submitted = session_.submit(request, sink);  // no I/O, no callbacks
   owner_told_available_ = std::min(owner_told_available_, available_streams());
+  owner_told_ended_ = session_.streams_ended();
   if (!submitted) {
     // Nothing was sent: after a GOAWAY or while closing, another connection may take it.
     sink.on_unprocessed(std::move(submitted).error());
@@ -267,10 +268,14 @@ void H2Connection::tell_owner() {
     }
     return;
   }
+  // A slot freed (a stream ended) or the server raised its limit. The count alone
+  // can mislead: one read may bring SETTINGS lowering the limit and streams ending.
   // Set before the call: the owner may start exchanges from inside it.
   const std::size_t available = available_streams();
-  const bool more = available > owner_told_available_;
+  const std::uint64_t ended = session_.streams_ended();
+  const bool more = available > 0 && (available > owner_told_available_ || ended != owner_told_ended_);
   owner_told_available_ = available;
+  owner_told_ended_ = ended;
   if (more) owner_.on_connection_available(*this);
 }
 

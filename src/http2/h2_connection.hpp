@@ -98,6 +98,7 @@ class H2Connection final : public Connection, private FdWatcher {
   bool owner_told_closed_ = false;
   // The owner hears again only when more streams are free than it was last told.
   std::size_t owner_told_available_ = 0;
+  std::uint64_t owner_told_ended_ = 0;
   TimePoint last_input_;
   EventLoop::TimerId ping_timer_ = 0;
   EventLoop::TimerId ping_timeout_timer_ = 0;

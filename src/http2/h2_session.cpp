@@ -432,6 +432,7 @@ void H2Session::note_pause(H2Stream& stream) {
 ExchangeSink* H2Session::detach(std::int32_t stream_id) {
   auto found = streams_.find(stream_id);
   if (found == streams_.end()) return nullptr;
+  ++streams_ended_;
   ExchangeSink* sink = found->second.sink;
   // A stale waker finds no stream; the no-op keeps the source from calling an empty
   // function, since it may be destroyed right after the sink's event.

@@ -97,6 +97,8 @@ class H2Session {
   /// either way, after terminate() or fail_all().
   std::size_t available_streams() const;
   std::size_t open_streams() const noexcept { return streams_.size(); }
+  /// Streams that ended so far (completed, failed or cancelled): a freed slot.
+  std::uint64_t streams_ended() const noexcept { return streams_ended_; }
   bool goaway_received() const noexcept { return goaway_received_; }
 
   /// Sends GOAWAY with `error_code` (NGHTTP2_NO_ERROR to close politely). Open streams
@@ -177,7 +179,8 @@ class H2Session {
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
   std::optional<Error> terminal_error_;
   // A waker fired since the last resume_woken_bodies: wants_write() without a scan.
-  bool bodies_woken_ = false;  // why nghttp2 ended the connection itself
+  bool bodies_woken_ = false;
+  std::uint64_t streams_ended_ = 0;  // why nghttp2 ended the connection itself
   bool settings_acked_ = false;
   bool goaway_received_ = false;
   std::int32_t goaway_last_stream_ = 0;

@@ -124,7 +124,7 @@ Error H2Session::own_reset_error(const H2Stream& stream, std::uint32_t error_cod
 Error H2Session::goaway_error(std::int32_t stream_id) const {
   return Error(ErrorCategory::protocol,
                "HTTP/2: GOAWAY: server sent GOAWAY before processing the request on " +
-                   stream_name(stream_id) + " (retry on a new connection)");
+                   stream_name(stream_id) + " (it was not processed: safe to send again)");
 }
 
 // A stream whose mark differs from SETTINGS_INITIAL_WINDOW_SIZE gets its own window.

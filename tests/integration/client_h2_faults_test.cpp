@@ -107,6 +107,27 @@ TEST(ClientOverHttp2Faults, GoawayBeforeAPostIsProcessedRetriesItWithTheBodyInta
   EXPECT_EQ(server.requests_per_connection(), (std::vector<std::size_t>{1, 1}));
 }
 
+// A body over the release threshold is freed as soon as its last byte was sent (the
+// release rule), so it cannot go again: one attempt, and an error that says why
+// rather than one that advises the retry that did not happen.
+TEST(ClientOverHttp2Faults, GoawayAfterALargeOwnedBodyWasReleasedFailsSayingItCannotBeResent) {
+  H2TestServer server([](H2ServerStream& stream) {
+    stream.conn().goaway(0, NGHTTP2_NO_ERROR);
+    stream.conn().close();
+  });
+  auto client = make_client();
+  Request request = h2_request(server, "/upload");
+  request.method = "POST";
+  request.body = BytesBody{std::string(1 << 20, 'p')};
+  auto response = client.fetch(std::move(request));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol);
+  EXPECT_TRUE(contains(response.error().message(), "GOAWAY")) << response.error().message();
+  EXPECT_TRUE(contains(response.error().message(), "cannot resend the request body"))
+      << response.error().message();
+  EXPECT_EQ(server.requests_seen(), 1u);
+}
+
 TEST(ClientOverHttp2Faults, RefusedStreamIsRetriedAndSucceeds) {
   H2TestServer server([](H2ServerStream& stream) {
     if (stream.conn().requests_seen() == 1) {
@@ -326,7 +347,11 @@ class ClientOverHttp2FaultsStreamLimit : public ::testing::Test {
     }
     std::vector<PendingResponse> pending;
     for (int i = 0; i < 10; ++i) {
-      pending.push_back(client.send(h2_request(server_, "/n" + std::to_string(i))));
+      Request request = h2_request(server_, "/n" + std::to_string(i));
+      // Waiting for a stream counts as waiting for a connection: a request nobody
+      // starts fails after this instead of the default 30 s.
+      request.timeouts.connect = 5s;
+      pending.push_back(client.send(std::move(request)));
     }
     for (int i = 0; i < 10; ++i) {
       EXPECT_EQ(fetch_body(std::move(pending[i])), "reply to /n" + std::to_string(i));

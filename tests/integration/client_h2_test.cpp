@@ -235,6 +235,32 @@ TEST_F(ClientHttp2, NghttpdOverTlsAndPriorKnowledge) {
   EXPECT_EQ(test::sha256_hex(read_to_end(plain->body)), env_.sha256_of("1m.bin"));
 }
 
+// A streamed request body over h2: DATA is deferred while the producer has nothing
+// and resumes when it writes; nghttpd echoes what arrived.
+TEST_F(ClientHttp2, StreamedUploadIsEchoedByNghttpd) {
+  auto client = make_client();
+  auto writer = BodyWriter::create(64 * 1024);
+  Request request = Request::get(env_.get("SLUICE_NGHTTPD_URL") + "/echo");
+  request.method = "POST";
+  request.body = StreamBody{writer, std::nullopt};
+  auto pending = client.send(request);
+  const std::string piece = test::pseudo_random_bytes(100 * 1024, 5);
+  std::string sent;
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(writer->write(piece).ok());
+    sent += piece;
+    if (i % 10 == 0) std::this_thread::sleep_for(20ms);  // the source runs dry: deferred
+  }
+  writer->close();
+  auto response = pending.wait();
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->version, HttpVersion::http2);
+  EXPECT_EQ(response->headers.get("nghttpd-response"), "echo");
+  const std::string echoed = read_to_end(response->body);
+  EXPECT_EQ(echoed.size(), sent.size());
+  EXPECT_EQ(test::sha256_hex(echoed), test::sha256_hex(sent));
+}
+
 TEST_F(ClientHttp2, NghttpdHeldStreamAndSibling) {
   auto client = make_client();
   const std::string base = env_.get("SLUICE_NGHTTPD_H2C_URL");

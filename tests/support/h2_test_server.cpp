@@ -105,6 +105,7 @@ class PeerConnection final : public H2ServerConnection {
 
  private:
   bool receive();
+  bool peer_failed();
   void dispatch();
   void call_handler(std::int32_t stream_id);
   void write_all(std::string_view bytes);
@@ -122,6 +123,7 @@ class PeerConnection final : public H2ServerConnection {
   bool reading_ = true;
   bool closing_ = false;
   bool gone_ = false;  // the client went away, the server is stopping, or writes stalled
+  bool failure_reported_ = false;
 };
 
 void PeerConnection::run() {
@@ -143,9 +145,15 @@ bool PeerConnection::receive() {
   if (n == 0) return false;
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
   peer_.receive(std::as_bytes(std::span<const char>(buffer, static_cast<std::size_t>(n))));
-  if (!peer_.error().empty()) {
+  return !peer_failed();
+}
+
+// The peer keeps its first failure; the test hears of it once.
+bool PeerConnection::peer_failed() {
+  if (peer_.error().empty()) return false;
+  if (!failure_reported_) {
+    failure_reported_ = true;
     ADD_FAILURE() << "H2TestServer connection " << index_ << ": " << peer_.error();
-    return false;
   }
   return true;
 }
@@ -182,7 +190,7 @@ void PeerConnection::call_handler(std::int32_t stream_id) {
 
 void PeerConnection::flush() {
   const std::string out = peer_.take_output();
-  if (!peer_.error().empty()) ADD_FAILURE() << "H2TestServer connection " << index_ << ": " << peer_.error();
+  if (peer_failed()) gone_ = true;
   write_all(out);
 }
 

@@ -174,7 +174,7 @@ TEST_F(H2SessionTest, GoawayFailsStreamsAboveLastAndLetsLowerOnesComplete) {
   EXPECT_EQ(session.available_streams(), 0u);
   ASSERT_TRUE(third.error.has_value());
   EXPECT_TRUE(starts_with(third.error->message(), "HTTP/2: GOAWAY")) << third.error->message();
-  EXPECT_TRUE(contains(third.error->message(), "retry on a new connection"));
+  EXPECT_TRUE(contains(third.error->message(), "it was not processed: safe to send again"));
   EXPECT_EQ(third.error->category(), ErrorCategory::protocol);
   EXPECT_TRUE(third.unprocessed);
 
