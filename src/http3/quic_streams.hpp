@@ -1,0 +1,101 @@
+#pragma once
+// The seam inside HTTP/3: QUIC (QuicConnection, over ngtcp2) moves stream bytes; an
+// application (H3Session, over nghttp3) gives them meaning. Each side sees the other
+// only through these two interfaces, so H3Session is tested against an in-memory
+// nghttp3 server without QUIC, and QuicConnection without HTTP/3.
+//
+// Flow control is the backpressure (../shared/DESIGN.md): the QUIC side returns
+// connection-level credit (MAX_DATA) as bytes arrive, so a held stream never stalls
+// its siblings; stream-level credit (MAX_STREAM_DATA) is returned only for bytes the
+// application says are gone: framing it consumed at once (on_stream_data's result)
+// and body bytes a consumer took later (QuicStreams::extend_stream).
+//
+// Ownership: HTTP thread only. Calls in both directions happen inside one event of
+// the connection; neither side may destroy the other from inside a call.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+/// One piece of stream data the application has for the wire. `base` stays valid
+/// until on_output_written or the next next_output call.
+struct QuicVec {
+  const std::uint8_t* base = nullptr;
+  std::size_t len = 0;
+};
+
+/// What the application wants sent next.
+struct QuicOutput {
+  std::int64_t stream_id = -1;  ///< -1: nothing to send now
+  bool fin = false;             ///< the stream's last byte is in `count` vecs
+  std::size_t count = 0;        ///< vecs filled
+};
+
+/// Implemented by QuicConnection (and by test harnesses): what the application may
+/// ask of the transport.
+class QuicStreams {
+ public:
+  virtual ~QuicStreams() = default;
+  /// Opens a client-initiated bidirectional stream (a request). Fails when the
+  /// server's stream limit is reached (see bidi_streams_left) or the connection closed.
+  virtual Result<std::int64_t> open_bidi_stream() = 0;
+  /// Opens a client unidirectional stream (HTTP/3 control, QPACK encoder/decoder).
+  virtual Result<std::int64_t> open_uni_stream() = 0;
+  /// Bidirectional streams the server allows us to open now.
+  virtual std::uint64_t bidi_streams_left() const = 0;
+  /// Returns `n` bytes of stream credit: a consumer took them.
+  virtual void extend_stream(std::int64_t stream_id, std::uint64_t n) = 0;
+  /// Sets how far past what the application consumed the peer may send on this
+  /// stream (the request's mark), before any credit is returned. Called once, right
+  /// after opening the stream; the transport's initial stream window is small
+  /// (64 KiB) so a small mark holds from the first byte.
+  virtual void set_stream_window(std::int64_t stream_id, std::uint64_t window) = 0;
+  /// Abandons a stream both ways (RESET_STREAM + STOP_SENDING with `app_error`).
+  virtual void shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) = 0;
+  /// The application has new output (a request, a woken body): the transport calls
+  /// next_output soon (at the end of this loop turn at the latest).
+  virtual void request_write() = 0;
+};
+
+/// Implemented by H3Session: what the transport tells the application.
+class QuicApplication {
+ public:
+  virtual ~QuicApplication() = default;
+  /// The handshake completed (ALPN h3): open and bind the control and QPACK streams.
+  virtual Result<void> on_handshake_completed(QuicStreams& streams) = 0;
+  /// In-order bytes of a stream; `fin` when they end it. Returns the bytes the
+  /// transport may credit at once (framing, or body of a cancelled request); body
+  /// bytes handed to a consumer are credited later through extend_stream. An error
+  /// closes the connection (an HTTP/3 protocol error, with its message).
+  virtual Result<std::size_t> on_stream_data(std::int64_t stream_id,
+                                             std::span<const std::uint8_t> data, bool fin) = 0;
+  /// The peer acknowledged `n` more bytes we sent on the stream (nghttp3 frees them).
+  virtual void on_stream_acked(std::int64_t stream_id, std::uint64_t n) = 0;
+  /// The stream is closed both ways; `app_error` when it ended by a reset.
+  virtual void on_stream_closed(std::int64_t stream_id, std::optional<std::uint64_t> app_error) = 0;
+  /// The peer reset its sending side (RESET_STREAM) with `app_error`.
+  virtual void on_stream_reset(std::int64_t stream_id, std::uint64_t app_error) = 0;
+  /// The peer asked us to stop sending (STOP_SENDING) with `app_error`.
+  virtual void on_stop_sending(std::int64_t stream_id, std::uint64_t app_error) = 0;
+  /// A stream blocked by the peer's flow control may send again.
+  virtual void on_stream_writable(std::int64_t stream_id) = 0;
+  /// The server raised its stream limit: requests may open streams again.
+  virtual void on_streams_available() = 0;
+  /// Fills `vecs` with the next stream data to send.
+  virtual Result<QuicOutput> next_output(std::span<QuicVec> vecs) = 0;
+  /// `n` bytes of the last next_output's stream went into packets (0 with fin alone).
+  virtual Result<void> on_output_written(std::int64_t stream_id, std::size_t n) = 0;
+  /// The last next_output's stream is blocked by flow control; skip it until
+  /// on_stream_writable.
+  virtual void on_stream_blocked(std::int64_t stream_id) = 0;
+  /// The connection is gone (peer close, idle timeout, handshake failure, stateless
+  /// reset, local close): fail every exchange with `error`. Nothing follows.
+  virtual void on_connection_closed(const Error& error) = 0;
+};
+
+}  // namespace sluice
