@@ -30,6 +30,12 @@ struct ClientOptions {
   std::size_t release_threshold = 512 * 1024;
   /// Threads that run file jobs (reads of upload files, writes of downloads).
   int file_threads = 2;
+  /// HTTP/3 attempts that may fall back (VersionPolicy::http3, or automatic mode for
+  /// an origin that announced h3 by Alt-Svc) give up on QUIC when its handshake has not
+  /// completed within this, and use TCP; the origin's h3 is then not tried again for
+  /// http3_broken_for.
+  std::chrono::milliseconds http3_fallback_after{1'000};
+  std::chrono::milliseconds http3_broken_for{300'000};
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
   /// Tracing: when set, called on the HTTP thread with one line per notable event

@@ -21,6 +21,12 @@ enum class VersionPolicy {
   http1_only,  ///< HTTP/1.1 only (--http1.1)
   http2,       ///< as automatic: HTTP/2 where the server agrees (--http2)
   http2_prior_knowledge,  ///< HTTP/2 straight away, also over plain TCP (--http2-prior-knowledge)
+  /// https only: HTTP/3 first; when QUIC fails or does not finish its handshake within
+  /// ClientOptions::http3_fallback_after, TCP as automatic (--http3). Automatic mode
+  /// does the same for an origin that announced h3 in Alt-Svc.
+  http3,
+  /// https only: HTTP/3 or a clear error, never TCP (--http3-only).
+  http3_only,
 };
 
 /// Timeouts; zero means none. Each failure is an Error of category timeout that names

@@ -8,7 +8,8 @@ namespace sluice {
 inline constexpr const char* kVersion = "0.1.0";
 
 /// The libraries linked in, with the versions found at run time, for `--version`
-/// and bug reports: "nghttp2/1.52.0 OpenSSL/3.0.11 zlib/1.2.13 brotli/1.0.9
+/// and bug reports: "nghttp2/1.52.0 ngtcp2/0.12.1
+/// nghttp3/0.8.0 GnuTLS/3.7.9 OpenSSL/3.0.11 zlib/1.2.13 brotli/1.0.9
 /// zstd/1.5.4".
 std::string library_versions();
 }  // namespace sluice

@@ -187,7 +187,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 23> kOptions = {{
+const std::array<OptionSpec, 25> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -198,6 +198,14 @@ const std::array<OptionSpec, 23> kOptions = {{
      }},
     {'\0', "http2-prior-knowledge", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http2_prior_knowledge;
+       return {};
+     }},
+    {'\0', "http3", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.version = VersionPolicy::http3;
+       return {};
+     }},
+    {'\0', "http3-only", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.version = VersionPolicy::http3_only;
        return {};
      }},
     {'H', "header", true, apply_header},
@@ -405,6 +413,8 @@ std::string usage_text() {
          "      --http1.1              speak HTTP/1.1 only\n"
          "      --http2                HTTP/2 where the server agrees (ALPN; the default)\n"
          "      --http2-prior-knowledge  HTTP/2 at once, also for http:// (h2c)\n"
+         "      --http3                HTTP/3 first (https), TCP if QUIC fails or is slow\n"
+         "      --http3-only           HTTP/3 or an error, never TCP\n"
          "      --connect-timeout SEC  limit connecting (DNS, TCP, TLS) to SEC seconds\n"
          "  -m, --max-time SEC         limit the whole transfer to SEC seconds\n"
          "  -f, --fail                 exit 22 without output when the status is 400 or more\n"
@@ -423,7 +433,7 @@ std::string usage_text() {
 std::string version_text() {
   return std::string("sluice ") + kVersion + " (libsluice " + kVersion + ")\n" +
          "Protocols: http https\n"
-         "Features: backpressure brotli deflate gzip HTTP1.1 HTTP2 TLS zstd\n"
+         "Features: alt-svc backpressure brotli deflate gzip HTTP1.1 HTTP2 HTTP3 TLS zstd\n"
          "Libraries: " + library_versions() + "\n";
 }
 

@@ -34,6 +34,15 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls)
 
 ClientCore::~ClientCore() { shutdown(); }
 
+Result<std::shared_ptr<const QuicTlsContext>> ClientCore::quic_tls() {
+  if (!quic_tls_) {
+    auto made = QuicTlsContext::create(options_.ca_file, options_.insecure);
+    if (!made) return std::move(made).error();
+    quic_tls_ = std::move(*made);
+  }
+  return quic_tls_;
+}
+
 void ClientCore::start() {
   thread_ = std::thread([this] {
     arm_sweep();

@@ -10,7 +10,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "client/alt_svc.hpp"
 #include "client/connection_pool.hpp"
+#include "http3/quic_tls.hpp"
 #include "io/event_loop.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
@@ -57,6 +59,9 @@ class ClientCore {
   Resolver& resolver() noexcept { return resolver_; }
   TlsContext* tls() noexcept { return tls_.get(); }
   ConnectionPool& pool() noexcept { return pool_; }
+  AltSvcCache& alt_svc() noexcept { return alt_svc_; }
+  /// The QUIC trust settings, made on first use (GnuTLS loads the store then).
+  Result<std::shared_ptr<const QuicTlsContext>> quic_tls();
   const Trace& trace() const noexcept { return trace_; }
   void adopt(std::shared_ptr<Transfer> transfer);
   /// The transfer ended; it is destroyed after the current event.
@@ -74,6 +79,8 @@ class ClientCore {
   WorkerPool file_pool_;
   Resolver resolver_;
   std::shared_ptr<TlsContext> tls_;
+  AltSvcCache alt_svc_;                               // HTTP thread
+  std::shared_ptr<const QuicTlsContext> quic_tls_;   // HTTP thread; made on first use
   ConnectionPool pool_;
   std::unordered_map<Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
   std::uint64_t sweep_releases_ = 0;        // HTTP thread

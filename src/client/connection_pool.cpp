@@ -11,15 +11,17 @@
 namespace sluice {
 
 namespace {
-// Requests share connections only when they accept the same protocols: automatic and
-// http2 both offer h2 then http/1.1 over TLS. Over plain http:// only prior knowledge
+// Requests share connections only when they accept the same protocols: automatic,
+// http2 and http3 all take h3 (when tried), h2 and http/1.1 over TLS. Over plain http:// only prior knowledge
 // speaks h2 (h2c by Upgrade is not offered).
 std::string origin_key(const Url& url, VersionPolicy policy) {
   switch (policy) {
     case VersionPolicy::http1_only: return url.origin() + " h1";
     case VersionPolicy::http2_prior_knowledge: return url.origin() + " h2-prior";
+    case VersionPolicy::http3_only: return url.origin() + " h3-only";
     case VersionPolicy::automatic:
-    case VersionPolicy::http2: break;
+    case VersionPolicy::http2:
+    case VersionPolicy::http3: break;
   }
   return url.origin() + (url.is_https() ? " alpn" : " h1");
 }
@@ -37,7 +39,14 @@ ConnectionPool::~ConnectionPool() = default;
 
 void ConnectionPool::submit(Transfer& transfer) {
   const std::string key = origin_key(transfer.url(), transfer.version_policy());
-  origins_[key].waiting.push_back(&transfer);
+  auto [found, created] = origins_.try_emplace(key);
+  Origin& origin = found->second;
+  if (created || (origin.conns.empty() && origin.connectors.empty() && !origin.h3)) {
+    origin.policy = transfer.version_policy();
+    origin.https = transfer.url().is_https();
+    origin.url = transfer.url();
+  }
+  origin.waiting.push_back(&transfer);
   dispatch(key);
 }
 
@@ -55,7 +64,7 @@ void ConnectionPool::forget_if_unused(const std::string& key) {
   auto found = origins_.find(key);
   if (found == origins_.end()) return;
   const Origin& origin = found->second;
-  if (origin.conns.empty() && origin.connectors.empty() && origin.waiting.empty()) {
+  if (origin.conns.empty() && origin.connectors.empty() && origin.waiting.empty() && !origin.h3) {
     origins_.erase(found);
   }
 }
@@ -63,8 +72,10 @@ void ConnectionPool::forget_if_unused(const std::string& key) {
 void ConnectionPool::dispatch(const std::string& key) {
   if (closing_ || origins_.count(key) == 0) return;
   // attach() may close a connection (and so edit the list): look again after each.
+  // attach() may also end the origin (a transfer that fails at once was its last):
+  // every step looks it up again instead of keeping a reference.
   while (Connection* conn = idle_connection(key)) {
-    Origin& origin = origins_[key];
+    Origin& origin = origins_.find(key)->second;
     Transfer* transfer = origin.waiting.front();
     origin.waiting.pop_front();
     if (auto timer = idle_timers_.find(conn); timer != idle_timers_.end()) {
@@ -74,10 +85,21 @@ void ConnectionPool::dispatch(const std::string& key) {
     transfer->attach(*conn);
   }
   // Open connections for transfers no connection can take, up to the origin's limit.
-  Origin& origin = origins_[key];
+  auto found = origins_.find(key);
+  if (found == origins_.end()) return;
+  Origin& origin = found->second;
   const std::size_t limit = std::max<std::size_t>(1, core_.options().max_connections_per_origin);
   while (origin.waiting.size() > origin.connectors.size() &&
          origin.conns.size() + origin.connectors.size() < limit) {
+    // A QUIC handshake in progress serves everyone waiting, or hands them to TCP.
+    if (origin.h3) break;
+    std::string why, host;
+    std::uint16_t port = 0;
+    if (should_try_h3(origin, &why, &host, &port)) {
+      open_h3(key, origin, std::move(why), std::move(host), port);
+      break;
+    }
+    if (origin.policy == VersionPolicy::http3_only) break;  // never TCP
     // One connection that may turn out to multiplex (h2) serves everyone waiting:
     // open a second only once the first said HTTP/1.1, or is full.
     if (may_multiplex(origin) && !origin.connectors.empty()) break;
@@ -86,9 +108,9 @@ void ConnectionPool::dispatch(const std::string& key) {
 }
 
 Connection* ConnectionPool::idle_connection(const std::string& key) {
-  Origin& origin = origins_[key];
-  if (origin.waiting.empty()) return nullptr;
-  for (auto& conn : origin.conns) {
+  auto found = origins_.find(key);
+  if (found == origins_.end() || found->second.waiting.empty()) return nullptr;
+  for (auto& conn : found->second.conns) {
     if (!conn->is_closed() && conn->available_streams() > 0) return conn.get();
   }
   return nullptr;
@@ -98,8 +120,6 @@ void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
   Connector::Options options;
   options.tls_timeout = first.tls_timeout();
   options.alpn = alpn_for(first.version_policy());
-  origins_[key].policy = first.version_policy();
-  origins_[key].https = first.url().is_https();
   options.conn_id = next_conn_id_++;
   options.trace = &core_.trace();
   auto& connectors = origins_[key].connectors;
@@ -159,16 +179,19 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
     return;
   }
   conn_origin_[conn.get()] = key;
+  Connection* added = conn.get();
   origin.conns.push_back(std::move(conn));
   dispatch(key);
-  if (!origin.conns.empty() && origin.conns.back()->idle()) arm_idle_close(*origin.conns.back());
+  // The dispatch may have ended the connection and even the origin: look again.
+  if (conn_origin_.count(added) != 0 && added->idle() && !added->is_closed()) arm_idle_close(*added);
 }
 
 bool ConnectionPool::may_multiplex(const Origin& origin) const {
   if (origin.policy == VersionPolicy::http2_prior_knowledge) return true;
+  if (origin.policy == VersionPolicy::http3_only) return true;
   if (origin.policy == VersionPolicy::http1_only || !origin.https) return false;
   if (!origin.seen_version) return true;
-  return *origin.seen_version == HttpVersion::http2;
+  return *origin.seen_version != HttpVersion::http1_1;
 }
 
 ConnectionPool::Origin* ConnectionPool::origin_of(const Connection& conn, std::string* key) {
@@ -180,7 +203,9 @@ ConnectionPool::Origin* ConnectionPool::origin_of(const Connection& conn, std::s
 
 void ConnectionPool::on_connection_available(Connection& conn) {
   std::string key;
-  if (origin_of(conn, &key) == nullptr) return;
+  Origin* origin = origin_of(conn, &key);
+  if (origin == nullptr) return;
+  if (origin->h3 && origin->h3->conn == &conn) h3_ready(key);
   dispatch(key);
   if (conn.idle() && !conn.is_closed()) arm_idle_close(conn);
 }
@@ -213,6 +238,13 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
     idle_timers_.erase(timer);
   }
   conn_origin_.erase(&conn);
+  // A QUIC attempt that ended before its handshake: the next address, or give up.
+  std::optional<Error> h3_error;
+  if (origin->h3 && origin->h3->conn == &conn) {
+    origin->h3->conn = nullptr;
+    const auto& reason = static_cast<H3Connection&>(conn).close_reason();
+    h3_error = reason ? *reason : Error(ErrorCategory::protocol, "HTTP/3: the connection closed");
+  }
   auto& conns = origin->conns;
   auto it = std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });
   if (it != conns.end()) {
@@ -221,6 +253,11 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
     conns.erase(it);
     core_.loop().post([doomed] {});
   }
+  if (h3_error) {
+    origin->h3->last_error = std::move(h3_error);
+    try_next_h3_address(key);
+    return;
+  }
   dispatch(key);
   forget_if_unused(key);
 }
@@ -228,6 +265,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
 void ConnectionPool::close_all() {
   closing_ = true;
   for (auto& [key, origin] : origins_) {
+    end_h3_attempt(origin);
     origin.connectors.clear();
     origin.waiting.clear();
     for (auto& conn : origin.conns) {

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "client/connector.hpp"
+#include "http3/h3_connection.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
 #include "sluice/request.hpp"
+#include "sluice/url.hpp"
 
 namespace sluice {
 
@@ -41,16 +43,42 @@ class ConnectionPool final : public ConnectionOwner {
   void on_connection_closed(Connection& conn) override;
 
  private:
+  // One QUIC attempt for an origin: resolving, then handshaking on one address
+  // after another until one completes, fails for good, or the fallback timer fires.
+  struct H3Attempt {
+    std::string host;   // where to connect (the Alt-Svc host, or the origin's)
+    std::uint16_t port = 0;
+    std::string why;    // "--http3", "Alt-Svc", for the trace
+    std::unique_ptr<Resolver::Lookup> lookup;
+    std::vector<SocketAddress> addresses;  // left to try
+    H3Connection* conn = nullptr;           // handshaking; owned by Origin::conns
+    EventLoop::TimerId fallback_timer = 0;
+    std::optional<Error> last_error;
+  };
   struct Origin {
     std::vector<std::unique_ptr<Connection>> conns;
     std::vector<std::unique_ptr<Connector>> connectors;
     std::deque<Transfer*> waiting;
     VersionPolicy policy = VersionPolicy::automatic;
     bool https = false;
+    Url url;  // the first transfer's, for the origin's host, port and Alt-Svc key
     std::optional<HttpVersion> seen_version;  // what the last connection spoke
+    std::unique_ptr<H3Attempt> h3;            // a QUIC attempt in progress
   };
   bool may_multiplex(const Origin& origin) const;
   void forget_if_unused(const std::string& key);
+
+  // HTTP/3 (connection_pool_h3.cpp).
+  bool should_try_h3(Origin& origin, std::string* why, std::string* host, std::uint16_t* port);
+  void open_h3(const std::string& key, Origin& origin, std::string why, std::string host,
+               std::uint16_t port);
+  void on_h3_resolved(const std::string& key, Result<std::vector<SocketAddress>> addresses);
+  void try_next_h3_address(const std::string& key);
+  void on_h3_fallback_timer(const std::string& key);
+  void h3_failed(const std::string& key, Error error);
+  void h3_ready(const std::string& key);
+  void end_h3_attempt(Origin& origin);
+  std::chrono::milliseconds h3_handshake_timeout(const Origin& origin) const;
 
   void dispatch(const std::string& key);
   Connection* idle_connection(const std::string& key);

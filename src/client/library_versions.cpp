@@ -2,7 +2,10 @@
 // asked of the libraries at run time, so they are the ones actually loaded.
 
 #include <brotli/decode.h>
+#include <gnutls/gnutls.h>
 #include <nghttp2/nghttp2.h>
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
 #include <openssl/crypto.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -33,7 +36,9 @@ std::string openssl_version() {
 }  // namespace
 
 std::string library_versions() {
-  return std::string("nghttp2/") + nghttp2_version(0)->version_str + " OpenSSL/" +
+  return std::string("nghttp2/") + nghttp2_version(0)->version_str + " ngtcp2/" +
+         ngtcp2_version(0)->version_str + " nghttp3/" + nghttp3_version(0)->version_str +
+         " GnuTLS/" + gnutls_check_version(nullptr) + " OpenSSL/" +
          openssl_version() + " zlib/" + zlibVersion() + " brotli/" + brotli_version() +
          " zstd/" + ZSTD_versionString();
 }

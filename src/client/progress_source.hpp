@@ -1,7 +1,9 @@
 #pragma once
 // ProgressSource: a RequestBodySource that passes everything to the real one and
 // tells its transfer each time the transport takes bytes, so the idle timeout sees
-// an upload moving (a server reading a large body slowly sends nothing meanwhile).
+// an upload moving (a server reading a large body slowly sends nothing meanwhile),
+// and remembers when the source itself had nothing (then the wait is not the
+// server's fault).
 // Ownership: owned by its Transfer; HTTP thread only.
 
 #include <functional>
@@ -18,11 +20,18 @@ class ProgressSource final : public RequestBodySource {
       : inner_(std::move(inner)), on_progress_(std::move(on_progress)) {}
 
   std::optional<std::uint64_t> length() const override { return inner_->length(); }
-  BodyChunk peek(std::size_t max) override { return inner_->peek(max); }
+  BodyChunk peek(std::size_t max) override {
+    BodyChunk chunk = inner_->peek(max);
+    waiting_for_producer_ = chunk.state == BodyChunk::State::waiting;
+    return chunk;
+  }
   void consume(std::size_t n) override {
     inner_->consume(n);
     if (n > 0) on_progress_();
   }
+  /// The transport last found nothing to send: our producer (or the file pool) is
+  /// behind, so silence is ours, not the server's.
+  bool waiting_for_producer() const noexcept { return waiting_for_producer_; }
   void set_waker(std::function<void()> wake) override { inner_->set_waker(std::move(wake)); }
   bool rewind() override { return inner_->rewind(); }
   std::size_t held_bytes() const override { return inner_->held_bytes(); }
@@ -30,6 +39,7 @@ class ProgressSource final : public RequestBodySource {
  private:
   std::unique_ptr<RequestBodySource> inner_;
   std::function<void()> on_progress_;
+  bool waiting_for_producer_ = false;
 };
 
 }  // namespace sluice

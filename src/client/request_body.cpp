@@ -88,10 +88,13 @@ class FileSource final : public RequestBodySource {
     if (piece_.empty()) piece_.release_if_empty();
   }
   void set_waker(std::function<void()> wake) override { waker_ = std::move(wake); }
+  // A read in flight is left to finish and its piece dropped (it belongs to the old
+  // pass); the next peek starts again from the first byte.
   bool rewind() override {
-    if (reading_) return false;
+    ++generation_;
     next_offset_ = 0;
     piece_.clear();
+    error_.reset();
     return true;
   }
   std::size_t held_bytes() const override { return piece_.capacity(); }
@@ -118,7 +121,8 @@ class FileSource final : public RequestBodySource {
     auto post = env_.post;
     auto self = this;
     auto alive = alive_;
-    env_.file_pool->submit([shared, offset, want, post, self, alive] {
+    const std::uint64_t generation = generation_;
+    env_.file_pool->submit([shared, offset, want, post, self, alive, generation] {
       auto piece = std::make_shared<ByteQueue>();
       std::optional<Error> error;
       {
@@ -137,15 +141,21 @@ class FileSource final : public RequestBodySource {
           piece->commit(want);
         }
       }
-      post([self, alive, piece, error]() mutable {
+      post([self, alive, piece, error, generation]() mutable {
         if (!*alive) return;
-        self->on_piece(std::move(*piece), std::move(error));
+        self->on_piece(generation, std::move(*piece), std::move(error));
       });
     });
   }
 
-  void on_piece(ByteQueue piece, std::optional<Error> error) {
+  void on_piece(std::uint64_t generation, ByteQueue piece, std::optional<Error> error) {
     reading_ = false;
+    if (generation != generation_) {
+      // Read before a rewind: not this pass's bytes. The waker makes the transport
+      // peek again, which reads from the new offset.
+      if (waker_) waker_();
+      return;
+    }
     if (error) {
       error_ = std::move(error);
     } else {
@@ -160,6 +170,7 @@ class FileSource final : public RequestBodySource {
   const std::uint64_t length_;
   BodyEnvironment env_;
   std::uint64_t next_offset_ = 0;
+  std::uint64_t generation_ = 0;  // bumped by rewind; reads of an older pass are dropped
   bool reading_ = false;
   ByteQueue piece_;
   std::optional<Error> error_;

@@ -114,6 +114,7 @@ void Transfer::on_response_head(ResponseHead head) {
   last_activity_ = core_.loop().now();
   if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
   if (phase_ == Phase::finished) return;
+  remember_alt_svc(head.headers);
   if (request_.decode.enabled) {
     if (auto coding = head.headers.get("content-encoding")) {
       auto decoder = ContentDecoder::create(
@@ -135,6 +136,14 @@ void Transfer::on_response_head(ResponseHead head) {
   response.redirects = redirects_;
   response.body = BodyReader(staging_);
   pending_->decide(std::move(response));
+}
+
+// An https origin that announces h3 is tried over QUIC next time (automatic mode).
+void Transfer::remember_alt_svc(const Headers& headers) {
+  if (!url_.is_https() || conn_ == nullptr || conn_->version() == HttpVersion::http3) return;
+  if (auto value = headers.get("alt-svc")) {
+    core_.alt_svc().update(url_.origin(), *value, core_.loop().now());
+  }
 }
 
 // Returns true when the response is a redirect to follow (or failed while planning).
@@ -460,9 +469,17 @@ void Transfer::arm_idle_timer() {
     auto self = weak.lock();
     if (!self) return;
     self->idle_timer_ = 0;
-    if (self->phase_ != Phase::body && self->phase_ != Phase::waiting_head) return;
+    if (self->phase_ != Phase::body && self->phase_ != Phase::waiting_head &&
+        self->phase_ != Phase::redirect_body) {
+      return;
+    }
     const TimePoint now = self->core_.loop().now();
-    if (self->paused() || !self->compressed_body_.empty()) self->last_activity_ = now;
+    // Waits that are ours: a reader holding the body, a decoder behind, a request
+    // body producer with nothing yet.
+    const bool our_wait = self->paused() || !self->compressed_body_.empty() ||
+                          (self->phase_ == Phase::waiting_head && self->body_ &&
+                           self->body_->waiting_for_producer());
+    if (our_wait) self->last_activity_ = now;
     if (now - self->last_activity_ >= idle) {
       self->fail(self->idle_error(idle));
       return;

@@ -13,6 +13,7 @@
 
 #include "client/content_decoder.hpp"
 #include "client/pending_state.hpp"
+#include "client/progress_source.hpp"
 #include "client/redirect.hpp"
 #include "client/staging_buffer.hpp"
 #include "io/byte_queue.hpp"
@@ -43,6 +44,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   const Url& url() const noexcept { return url_; }
   VersionPolicy version_policy() const noexcept { return request_.version; }
   std::chrono::milliseconds tls_timeout() const noexcept { return request_.timeouts.tls; }
+  std::chrono::milliseconds connect_timeout() const noexcept { return request_.timeouts.connect; }
 
   /// The pool hands over a connection that can start an exchange now.
   void attach(Connection& conn);
@@ -71,6 +73,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   ExchangeRequest build_exchange();
   void queue_for_connection();
   bool start_redirect(const ResponseHead& head);
+  void remember_alt_svc(const Headers& headers);
   void follow_redirect();
   bool may_retry() const;
   bool retry(const Error& cause);
@@ -91,7 +94,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   Url url_;
   std::string method_;
   std::shared_ptr<PendingState> pending_;
-  std::unique_ptr<RequestBodySource> body_;
+  std::unique_ptr<ProgressSource> body_;
   std::shared_ptr<StagingBuffer> staging_;
 
   Phase phase_ = Phase::waiting_connection;

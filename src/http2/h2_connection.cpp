@@ -84,7 +84,7 @@ void H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
                                 : "HTTP/2: connection takes no more streams now"));
     return;
   }
-  if (exchanges_++ == 0) peer_ = request.authority;
+  if (exchanges_ == 0) peer_ = request.authority;
   if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
   auto submitted = session_.submit(request, sink);  // no I/O, no callbacks
   owner_told_available_ = std::min(owner_told_available_, available_streams());
@@ -94,6 +94,7 @@ void H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
     sink.on_unprocessed(std::move(submitted).error());
     return;
   }
+  ++exchanges_;
   flush_at_turn_end();
 }
 

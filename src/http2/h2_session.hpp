@@ -177,10 +177,10 @@ class H2Session {
 
   std::unordered_map<std::int32_t, H2Stream> streams_;
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
-  std::optional<Error> terminal_error_;
+  std::optional<Error> terminal_error_;  // why nghttp2 ended the connection itself
   // A waker fired since the last resume_woken_bodies: wants_write() without a scan.
   bool bodies_woken_ = false;
-  std::uint64_t streams_ended_ = 0;  // why nghttp2 ended the connection itself
+  std::uint64_t streams_ended_ = 0;
   bool settings_acked_ = false;
   bool goaway_received_ = false;
   std::int32_t goaway_last_stream_ = 0;

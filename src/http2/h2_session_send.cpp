@@ -80,8 +80,12 @@ Result<H2Session::Verdict> H2Session::on_frame_not_send(const nghttp2_frame& fra
   const std::int32_t stream_id = frame.hd.stream_id;
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return Verdict::proceed;
-  // The request never left: whatever the reason, the server did not process it.
-  stream->unprocessed = true;
+  // The request never left because the connection is going away: another one may take
+  // it. A request nghttp2 refuses for itself (a header block too large) would fail
+  // again anywhere.
+  stream->unprocessed = lib_error_code == NGHTTP2_ERR_START_STREAM_NOT_ALLOWED ||
+                        lib_error_code == NGHTTP2_ERR_STREAM_CLOSING ||
+                        lib_error_code == NGHTTP2_ERR_SESSION_CLOSING || goaway_received_;
   Error error = stream->failure ? *stream->failure
                 : goaway_received_
                     ? goaway_error(stream_id)

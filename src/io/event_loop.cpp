@@ -19,6 +19,9 @@ namespace {
 // Events taken per epoll_wait; more ready fds simply wait for the next turn
 // (level-triggered, so nothing is lost).
 constexpr int kMaxEvents = 64;
+// Rounds of turn-end tasks adding turn-end tasks before the loop moves on (the rest
+// run next turn, which then does not sleep).
+constexpr int kTurnEndRounds = 4;
 
 // Generation 0 marks the wake eventfd; watches use generations from 1.
 constexpr std::uint32_t kWakeGeneration = 0;
@@ -70,10 +73,12 @@ void EventLoop::run() {
   for (;;) {
     now_ = Clock::now();
     run_due_timers();
-    // Turn-end tasks may post or add more turn-end tasks: all run before sleeping.
-    do {
-      run_posted();
-    } while (run_turn_end());
+    run_posted();
+    // A turn-end task may add another (run now, a few rounds at most); what one
+    // posts waits for the next turn, after epoll and the timers, so a task that keeps
+    // re-posting itself cannot starve them.
+    for (int round = 0; round < kTurnEndRounds && run_turn_end(); ++round) {
+    }
     if (stop_requested()) break;
     const int count = epoll_wait(epoll_fd_, events.data(), kMaxEvents, next_timeout_ms());
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
@@ -241,6 +246,7 @@ void EventLoop::drop_cancelled_timers() {
 }
 
 int EventLoop::next_timeout_ms() {
+  if (!turn_end_.empty()) return 0;
   drop_cancelled_timers();
   if (timer_heap_.empty()) return -1;
   const auto left = timer_heap_.front().when - Clock::now();

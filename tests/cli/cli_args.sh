@@ -62,7 +62,7 @@ case_help_lists_every_option_and_variable() {
   expect_no_stderr
   grep -q '^Usage: sluice \[options\] URL' "$OUT" || fail "no usage line"
   local word
-  for word in --http1.1 --header --request --data --data-binary --compressed --location \
+  for word in --http1.1 --http2 --http2-prior-knowledge --http3 --http3-only --header --request --data --data-binary --compressed --location \
       --insecure --cacert --max-redirs --connect-timeout --max-time --silent --show-error \
       --verbose --fail --output --write-out --user-agent --help --version \
       '%{http_code}' '%{http_version}' '%{size_download}' '%{time_total}' \

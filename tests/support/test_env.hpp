@@ -1,7 +1,7 @@
 #pragma once
 // TestEnv: where the real servers of the integration tests are. The ctest fixture
-// servers.start (tests/support/servers/start.sh) starts nginx, nghttpd and caddy on
-// free loopback ports and writes $SLUICE_TEST_ENV/env, one KEY=VALUE per line:
+// servers.start (tests/support/servers/start.sh) starts nginx, nghttpd, caddy and
+// gtlsserver on free loopback ports and writes $SLUICE_TEST_ENV/env, one KEY=VALUE per line:
 //   SLUICE_NGINX_HTTP_URL   http://127.0.0.1:PORT   nginx, HTTP/1.1
 //   SLUICE_NGINX_HTTPS_URL  https://localhost:PORT  nginx, HTTP/1.1 only over TLS 1.2/1.3
 //                           (ALPN offers http/1.1 alone)
@@ -13,9 +13,15 @@
 //   SLUICE_NGHTTPD_H2C_URL  http://127.0.0.1:PORT   nghttpd, HTTP/2 over plain TCP with
 //                           prior knowledge only (HTTP/1.1 and Upgrade: h2c get none)
 //   SLUICE_CADDY_URL        https://localhost:PORT  caddy: HTTP/1.1 and HTTP/2 over TLS
-//                           on TCP PORT, HTTP/3 on UDP PORT (Alt-Svc: h3=":PORT").
+//                           on TCP PORT, HTTP/3 on UDP PORT (over TCP it sends
+//                           Alt-Svc: h3=":PORT"; ma=2592000,h3=":PORT"; ma=2592000).
 //                           Only the host localhost is routed: https://127.0.0.1:PORT
 //                           gets an empty 200
+//   SLUICE_GTLSSERVER_URL   https://localhost:PORT  gtlsserver (ngtcp2's example
+//                           server): HTTP/3 only on UDP PORT of 127.0.0.1 (and ::1
+//                           where it exists); nothing listens on TCP PORT, and no
+//                           Alt-Svc is sent. Serves the files; a missing path gets a
+//                           404 with an HTML body
 //   SLUICE_TEST_CA          the CA that signed every server's certificate (PEM; the
 //                           certificate is for localhost, 127.0.0.1 and ::1)
 //   SLUICE_FILES_DIR        what every server serves at "/": empty.bin, 1m.bin, 64m.bin
@@ -28,8 +34,8 @@
 // nghttpd runs with --echo-upload: a POST or PUT to any path is answered, once the
 // whole request body has arrived (nghttpd keeps it in an unlinked temporary file),
 // with 200, "nghttpd-response: echo", a content-length and the request body itself;
-// other methods get the file at the path (404 when there is none). caddy serves the
-// files only (no redirects, no uploads).
+// other methods get the file at the path (404 when there is none). caddy and
+// gtlsserver serve the files only (no redirects, no uploads).
 // Ownership: a TestEnv is a value owned by the test that made it; test thread only.
 
 #include <map>

@@ -37,9 +37,18 @@ EXT
   rm -f "$dir/server.csr" "$dir/ca.srl"
 }
 
-# ipv6_loopback: succeeds when ::1 can be bound here (containers may lack it).
+# ipv6_loopback: succeeds when ::1 can be bound here (containers may lack it). The
+# answer is kept in SLUICE_IPV6_LOOPBACK: a python start costs a second or more on a
+# busy sandbox, and every server asks.
 ipv6_loopback() {
-  python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null
+  if [ -z "${SLUICE_IPV6_LOOPBACK:-}" ]; then
+    if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+      SLUICE_IPV6_LOOPBACK=yes
+    else
+      SLUICE_IPV6_LOOPBACK=no
+    fi
+  fi
+  [ "$SLUICE_IPV6_LOOPBACK" = yes ]
 }
 
 # free_ports N: prints N distinct ports free on 127.0.0.1 for both TCP and UDP (and
@@ -76,6 +85,19 @@ print(" ".join(map(str, found)))
 PY
 }
 
+# take_free_port VAR: sets VAR to a port from free_ports, which is asked for eight at
+# a time (SLUICE_PORT_POOL holds the rest) so that starting every server costs one
+# python run, not one per server. Call it in the current shell, not in $(...), or the
+# pool is lost with the subshell.
+take_free_port() {
+  local -n taken=$1
+  if [ -z "${SLUICE_PORT_POOL:-}" ]; then
+    SLUICE_PORT_POOL=$(free_ports 8)
+  fi
+  # shellcheck disable=SC2034 # taken is the caller's variable, through the nameref
+  read -r taken SLUICE_PORT_POOL <<< "$SLUICE_PORT_POOL"
+}
+
 # port_open PORT: succeeds when 127.0.0.1:PORT accepts a connection.
 port_open() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
@@ -89,7 +111,7 @@ pid_alive() {
   [ -n "$proc_state" ] && [ "$proc_state" != Z ]
 }
 
-# ---- background servers without a pid file of their own (nghttpd, caddy) ----------
+# ---- background servers without a pid file of their own (nghttpd, caddy, gtlsserver)
 # Each runs in its own session with stdin from /dev/null and output to a log, so ctest
 # (which waits for its fixture's pipes to close) and a terminal's Ctrl-C leave it
 # alone until stop.sh. STATE/NAME.pid holds its pid and STATE/NAME.cmdline its exact
@@ -160,6 +182,43 @@ daemon_wait_accepting() {
   return 1
 }
 
+# udp_bound_by PID ADDR PORT: succeeds when process PID holds a UDP socket bound to
+# ADDR (127.0.0.1 or ::1) and PORT. A UDP server accepts no connection to probe, and
+# a socket of another process on that port must not count: the socket's inode from
+# /proc/net/udp{,6} has to be one of PID's open files.
+udp_bound_by() {
+  local pid=$1 addr=$2 port=$3 table hex_addr hex_port inode
+  case $addr in
+    127.0.0.1) table=/proc/net/udp hex_addr=0100007F ;;
+    ::1) table=/proc/net/udp6 hex_addr=00000000000000000000000001000000 ;;
+    *) servers_die "udp_bound_by: unsupported address $addr" ;;
+  esac
+  hex_port=$(printf '%04X' "$port")
+  while read -r inode; do
+    if find "/proc/$pid/fd" -maxdepth 1 -lname "socket:\[$inode\]" 2>/dev/null | grep -q .; then
+      return 0
+    fi
+  done < <(awk -v local="$hex_addr:$hex_port" '$2 == local { print $10 }' "$table" 2>/dev/null)
+  return 1
+}
+
+# daemon_wait_udp STATE NAME ADDR PORT: waits up to 10 s until the process of
+# STATE/NAME.pid has bound UDP ADDR:PORT. Fails early when the process exits (a port
+# taken meanwhile, a bad option).
+daemon_wait_udp() {
+  local state=$1 name=$2 addr=$3 port=$4 pid
+  pid=$(cat "$state/$name.pid")
+  for _ in $(seq 100); do
+    if udp_bound_by "$pid" "$addr" "$port"; then
+      daemon_running "$state" "$name"
+      return
+    fi
+    pid_alive "$pid" || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
 # write_nginx_conf STATE FILES HTTP_PORT HTTPS_PORT H2_PORT: STATE/nginx.conf from
 # the template, serving FILES on the three ports with STATE/certs/server.{pem,key}:
 # plain HTTP/1.1, TLS HTTP/1.1 only, and TLS with HTTP/2.
@@ -212,7 +271,9 @@ start_nginx() {
   mkdir -p "$state/tmp"
   stop_nginx "$state"
   for attempt in 1 2 3; do
-    read -r NGINX_HTTP_PORT NGINX_HTTPS_PORT NGINX_H2_PORT <<< "$(free_ports 3)"
+    take_free_port NGINX_HTTP_PORT
+    take_free_port NGINX_HTTPS_PORT
+    take_free_port NGINX_H2_PORT
     write_nginx_conf "$state" "$files" "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2_PORT"
     if nginx -e "$state/error.log" -p "$state" -c "$state/nginx.conf"; then
       for _ in $(seq 100); do

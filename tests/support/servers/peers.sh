@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# The HTTP/2 and HTTP/3 peers of the integration tests: nghttpd (TLS and h2c) and
-# caddy (h1 + h2 over TLS and h3 over UDP, one port number). Source it after lib.sh;
+# The HTTP/2 and HTTP/3 peers of the integration tests: nghttpd (TLS and h2c), caddy
+# (h1 + h2 over TLS and h3 over UDP, one port number) and gtlsserver (ngtcp2's
+# example server: h3 over UDP only). Source it after lib.sh;
 # it defines functions only. Each keeps its pid, argv and log in the state
 # directory (lib.sh's daemon_* functions) and needs STATE/certs (make_certs).
 
@@ -13,7 +14,7 @@ start_nghttpd() {
   local log=$state/$name.log
   daemon_stop "$state" "$name"
   for attempt in 1 2 3; do
-    NGHTTPD_PORT=$(free_ports 1)
+    take_free_port NGHTTPD_PORT
     if [ "$tls" = tls ]; then
       daemon_start "$state" "$name" "$log" nghttpd -a localhost --echo-upload \
         -d "$files" "$NGHTTPD_PORT" "$state/certs/server.key" "$state/certs/server.pem"
@@ -58,7 +59,7 @@ start_caddy() {
   daemon_stop "$state" caddy
   mkdir -p "$state/caddy/home" "$state/caddy/data" "$state/caddy/config"
   for attempt in 1 2 3; do
-    CADDY_PORT=$(free_ports 1)
+    take_free_port CADDY_PORT
     write_caddyfile "$state" "$files" "$CADDY_PORT"
     : > "$log"
     HOME=$state/caddy/home XDG_DATA_HOME=$state/caddy/data \
@@ -79,10 +80,52 @@ start_caddy() {
   servers_die "caddy would not start; config $state/Caddyfile, log $state/caddy.log"
 }
 
-# stop_peers STATE: stops nghttpd and caddy of STATE, whichever run.
+# gtlsserver_launch STATE FILES NAME ADDR PORT: one gtlsserver on UDP ADDR:PORT; fails
+# when it does not bind within 10 s (then it is stopped). -q: without it the server
+# dumps every frame to its log.
+gtlsserver_launch() {
+  local state=$1 files=$2 name=$3 addr=$4 port=$5
+  : > "$state/$name.log"
+  daemon_start "$state" "$name" "$state/$name.log" gtlsserver -q -d "$files" \
+    "$addr" "$port" "$state/certs/server.key" "$state/certs/server.pem"
+  daemon_wait_udp "$state" "$name" "$addr" "$port" && return 0
+  echo "servers: $name failed to bind UDP $addr:$port; last lines of $state/$name.log:" >&2
+  tail -n 5 "$state/$name.log" >&2 || true
+  daemon_stop "$state" "$name"
+  return 1
+}
+
+# start_gtlsserver STATE FILES: starts gtlsserver (HTTP/3 only, no TCP) on a new free
+# UDP port of 127.0.0.1 serving FILES with STATE/certs, and sets GTLSSERVER_PORT.
+# Where ::1 exists a second instance (gtlsserver6) serves the same port there, since
+# "localhost" may resolve to it, as caddy listens on both.
+start_gtlsserver() {
+  local state=$1 files=$2 attempt
+  stop_gtlsserver "$state"
+  for attempt in 1 2 3; do
+    take_free_port GTLSSERVER_PORT
+    if gtlsserver_launch "$state" "$files" gtlsserver 127.0.0.1 "$GTLSSERVER_PORT"; then
+      if ! ipv6_loopback \
+          || gtlsserver_launch "$state" "$files" gtlsserver6 ::1 "$GTLSSERVER_PORT"; then
+        return 0
+      fi
+    fi
+    echo "servers: gtlsserver failed to start on UDP port $GTLSSERVER_PORT (attempt $attempt)" >&2
+    stop_gtlsserver "$state"
+  done
+  servers_die "gtlsserver would not start; logs $state/gtlsserver.log and $state/gtlsserver6.log"
+}
+
+stop_gtlsserver() {
+  daemon_stop "$1" gtlsserver
+  daemon_stop "$1" gtlsserver6
+}
+
+# stop_peers STATE: stops nghttpd, caddy and gtlsserver of STATE, whichever run.
 stop_peers() {
   local state=$1
   daemon_stop "$state" nghttpd-tls
   daemon_stop "$state" nghttpd-h2c
   daemon_stop "$state" caddy
+  stop_gtlsserver "$state"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the real servers for the integration tests (ctest fixture servers.start):
-# nginx (HTTP/1.1 plain and TLS, HTTP/2 over TLS), nghttpd (HTTP/2 over TLS and h2c)
-# and caddy (h1/h2 over TLS, h3 over UDP).
+# nginx (HTTP/1.1 plain and TLS, HTTP/2 over TLS), nghttpd (HTTP/2 over TLS and h2c),
+# caddy (h1/h2 over TLS, h3 over UDP) and gtlsserver (h3 over UDP only).
 # Usage: start.sh BUILD_DIR
 # State goes to BUILD_DIR/test-env: generated files, certificates, configs, pid
 # files, logs, and `env` (KEY=VALUE lines) that tests read through
@@ -22,6 +22,8 @@ files=$state/files
 command -v nginx >/dev/null || servers_die "nginx not found: run ./dev deps (installs nginx-light)"
 command -v nghttpd >/dev/null || servers_die "nghttpd not found: run ./dev deps (installs nghttp2-server)"
 command -v caddy >/dev/null || servers_die "caddy not found: run ./dev deps (installs caddy)"
+command -v gtlsserver >/dev/null \
+  || servers_die "gtlsserver not found: run ./dev deps (installs ngtcp2-server)"
 mkdir -p "$state" "$files"
 rm -f "$state/env"
 # A start that fails half way leaves nothing running.
@@ -66,6 +68,7 @@ nghttpd_tls_port=$NGHTTPD_PORT
 start_nghttpd "$state" "$files" nghttpd-h2c h2c
 nghttpd_h2c_port=$NGHTTPD_PORT
 start_caddy "$state" "$files"
+start_gtlsserver "$state" "$files"
 
 cat > "$state/env.tmp" <<ENV
 SLUICE_NGINX_HTTP_URL=http://127.0.0.1:$NGINX_HTTP_PORT
@@ -74,6 +77,7 @@ SLUICE_NGINX_H2_URL=https://localhost:$NGINX_H2_PORT
 SLUICE_NGHTTPD_URL=https://localhost:$nghttpd_tls_port
 SLUICE_NGHTTPD_H2C_URL=http://127.0.0.1:$nghttpd_h2c_port
 SLUICE_CADDY_URL=https://localhost:$CADDY_PORT
+SLUICE_GTLSSERVER_URL=https://localhost:$GTLSSERVER_PORT
 SLUICE_TEST_CA=$state/certs/ca.pem
 SLUICE_FILES_DIR=$files
 ENV
@@ -81,4 +85,5 @@ mv "$state/env.tmp" "$state/env"
 echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT, https://localhost:$NGINX_HTTPS_PORT (h1)" \
   "and https://localhost:$NGINX_H2_PORT (h2)"
 echo "servers: nghttpd on https://localhost:$nghttpd_tls_port and h2c http://127.0.0.1:$nghttpd_h2c_port"
-echo "servers: caddy on https://localhost:$CADDY_PORT (h1/h2 TCP, h3 UDP); state $state"
+echo "servers: caddy on https://localhost:$CADDY_PORT (h1/h2 TCP, h3 UDP)"
+echo "servers: gtlsserver on https://localhost:$GTLSSERVER_PORT (h3 UDP only); state $state"

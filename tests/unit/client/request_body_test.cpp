@@ -102,6 +102,32 @@ TEST(RequestBody, FileIsReadOnThePoolInPieces) {
   std::remove(path.c_str());
 }
 
+// A GOAWAY can make a file upload start over while a pool read is in flight: the
+// old pass's piece is dropped and the second pass sends the file from its start.
+TEST(RequestBody, FileRewindsWhileAReadIsInFlight) {
+  const std::string path = ::testing::TempDir() + "/sluice_body_rewind.bin";
+  std::string payload;
+  for (int i = 0; i < 600000; ++i) payload.push_back(static_cast<char>(i * 7 + 3));
+  { std::ofstream(path, std::ios::binary) << payload; }
+  FakeHttpThread http;
+  WorkerPool pool(1);
+  auto source = make(FileBody{path}, kDefaultReleaseThreshold, &pool, http.poster());
+  // Take the first piece, then start the second read and rewind before it lands.
+  BodyChunk first = source->peek(1 << 20);
+  while (first.state == BodyChunk::State::waiting) {
+    if (!http.run_one()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    first = source->peek(1 << 20);
+  }
+  ASSERT_EQ(first.state, BodyChunk::State::data);
+  source->consume(first.bytes.size());
+  ASSERT_EQ(source->peek(1 << 20).state, BodyChunk::State::waiting);  // second read out
+  ASSERT_TRUE(source->rewind()) << "a file can always be read again";
+  const std::string sent = drain(*source, &http);
+  EXPECT_EQ(sent.size(), payload.size());
+  EXPECT_TRUE(sent == payload) << "the second pass must start at byte 0";
+  std::remove(path.c_str());
+}
+
 TEST(RequestBody, StreamClosedShortOfItsLengthFails) {
   FakeHttpThread http;
   auto writer = BodyWriter::create();

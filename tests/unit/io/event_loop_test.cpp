@@ -229,6 +229,30 @@ TEST(EventLoop, TurnEndTasksRunOnceAfterEveryEventOfTheTurn) {
   EXPECT_FALSE(timed_out);
 }
 
+// A posted task that re-posts itself and schedules turn-end work (as a connection
+// streaming a fast body does) must not keep the loop from its timers.
+TEST(EventLoop, TurnEndWorkDoesNotStarveTimers) {
+  EventLoop loop;
+  int reposts = 0;
+  int reposts_when_timer_fired = -1;
+  std::function<void()> busy = [&] {
+    ++reposts;
+    loop.at_turn_end([] {});
+    if (reposts_when_timer_fired < 0 && reposts < 100000) loop.post(busy);
+  };
+  loop.add_timer(Clock::now(), [&] {
+    reposts_when_timer_fired = reposts;
+    loop.stop();
+  });
+  loop.post(busy);
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  EXPECT_GE(reposts_when_timer_fired, 0);
+  EXPECT_LE(reposts_when_timer_fired, 3) << "the timer waited for the busy task";
+  EXPECT_FALSE(timed_out);
+}
+
 TEST(EventLoop, ModifySwitchesTheEventsWatched) {
   EventLoop loop;
   EventFd idle(false);  // writable, not readable

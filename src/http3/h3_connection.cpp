@@ -1,0 +1,104 @@
+#include "http3/h3_connection.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace sluice {
+
+Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, QuicOptions options,
+                                                             ConnectionOwner& owner,
+                                                             std::uint64_t id, const Trace& trace) {
+  std::unique_ptr<H3Connection> conn(new H3Connection(owner, id, trace));
+  auto quic = QuicConnection::connect(loop, std::move(options), *conn, trace, id);
+  if (!quic) return std::move(quic).error();
+  conn->quic_ = std::move(*quic);
+  return conn;
+}
+
+H3Connection::H3Connection(ConnectionOwner& owner, std::uint64_t id, const Trace& trace)
+    : owner_(owner), id_(id), trace_(trace), session_(trace, id, {}, [this] { tell_owner(); }) {}
+
+// The QuicConnection goes first: it may still call into the session while it dies.
+H3Connection::~H3Connection() { quic_.reset(); }
+
+std::size_t H3Connection::available_streams() const noexcept {
+  if (!handshake_done_ || is_closed()) return 0;
+  return session_.available_streams();
+}
+
+void H3Connection::start(ExchangeRequest request, ExchangeSink& sink) {
+  if (available_streams() == 0) {
+    // Nothing was sent: another connection may take it.
+    sink.on_unprocessed(Error(ErrorCategory::protocol,
+                              is_closed() ? "HTTP/3: connection is closed"
+                                          : "HTTP/3: connection takes no more streams now"));
+    return;
+  }
+  ++exchanges_;
+  auto submitted = session_.submit(request, sink);
+  owner_told_available_ = std::min(owner_told_available_, available_streams());
+  owner_told_ended_ = session_.streams_ended();
+  if (!submitted) {
+    sink.on_unprocessed(std::move(submitted).error());
+    return;
+  }
+  quic_->request_write();
+}
+
+void H3Connection::resume(ExchangeSink& sink) {
+  if (auto stream_id = session_.stream_of(sink)) session_.resume_stream(*stream_id);
+}
+
+void H3Connection::cancel(ExchangeSink& sink) {
+  if (auto stream_id = session_.stream_of(sink)) session_.cancel_stream(*stream_id);
+}
+
+std::size_t H3Connection::release_scratch() {
+  std::size_t freed = session_.release_scratch();
+  if (quic_) freed += quic_->release_scratch();
+  return freed;
+}
+
+void H3Connection::close(Error error) {
+  owner_told_closed_ = true;  // the owner asked; it needs no callback
+  if (is_closed()) return;
+  if (!close_reason_) close_reason_ = error;
+  session_.fail_all(error);
+  quic_->close(std::move(error));
+}
+
+Result<void> H3Connection::on_handshake_completed(QuicStreams& streams) {
+  auto ready = session_.on_handshake_completed(streams);
+  if (!ready) return ready;
+  handshake_done_ = true;
+  tell_owner();  // the session's own change report came before handshake_done_
+  return ready;
+}
+
+void H3Connection::on_connection_closed(const Error& error) {
+  if (!close_reason_) close_reason_ = error;
+  session_.on_connection_closed(error);
+  tell_owner();
+}
+
+// A stream slot freed, the server raised its limit, the handshake completed, or the
+// connection ended. Counts alone can mislead (streams end while a limit drops), so
+// the owner also hears whenever a stream ended.
+void H3Connection::tell_owner() {
+  if (close_reason_ || is_closed()) {
+    if (!owner_told_closed_) {
+      owner_told_closed_ = true;
+      owner_.on_connection_closed(*this);
+    }
+    return;
+  }
+  const std::size_t available = available_streams();
+  const std::uint64_t ended = session_.streams_ended();
+  const bool more =
+      available > 0 && (available > owner_told_available_ || ended != owner_told_ended_);
+  owner_told_available_ = available;
+  owner_told_ended_ = ended;
+  if (more) owner_.on_connection_available(*this);
+}
+
+}  // namespace sluice

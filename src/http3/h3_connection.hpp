@@ -1,0 +1,100 @@
+#pragma once
+// H3Connection: one HTTP/3 connection behind the protocol seam (io/connection.hpp):
+// a QuicConnection (ngtcp2, the UDP socket, timers) carrying an H3Session (nghttp3,
+// the exchanges). It stands between the two as the QuicApplication so that it sees
+// the handshake complete (the pool may start exchanges) and the connection end (with
+// its reason, which a pool falling back to TCP, or failing an --http3-only request,
+// needs), and passes everything else to the session.
+// Until the handshake completes available_streams() is 0: the pool waits, or falls
+// back to TCP, and never starts an exchange on a connection that may never be.
+// Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "http3/h3_session.hpp"
+#include "http3/quic_connection.hpp"
+#include "io/connection.hpp"
+#include "io/event_loop.hpp"
+#include "io/trace.hpp"
+
+namespace sluice {
+
+class H3Connection final : public Connection, private QuicApplication {
+ public:
+  /// Starts the QUIC handshake. A local failure (no socket, bad CA file) is returned;
+  /// everything later reaches the owner: on_connection_available once the handshake
+  /// completed, on_connection_closed when it ends (close_reason() says why).
+  static Result<std::unique_ptr<H3Connection>> connect(EventLoop& loop, QuicOptions options,
+                                                       ConnectionOwner& owner, std::uint64_t id,
+                                                       const Trace& trace);
+  ~H3Connection() override;
+  H3Connection(const H3Connection&) = delete;
+  H3Connection& operator=(const H3Connection&) = delete;
+
+  HttpVersion version() const noexcept override { return HttpVersion::http3; }
+  std::size_t available_streams() const noexcept override;
+  bool idle() const noexcept override { return session_.open_streams() == 0; }
+  bool was_reused() const noexcept override { return exchanges_ > 0; }
+  bool is_closed() const noexcept override { return quic_ == nullptr || quic_->is_closed(); }
+  void start(ExchangeRequest request, ExchangeSink& sink) override;
+  void resume(ExchangeSink& sink) override;
+  /// Resets that stream (H3_REQUEST_CANCELLED); the connection stays up.
+  void cancel(ExchangeSink& sink) override;
+  std::size_t release_scratch() override;
+  void close(Error error) override;
+  std::uint64_t id() const noexcept override { return id_; }
+
+  bool handshake_completed() const noexcept { return handshake_done_; }
+  /// Why the connection ended (peer close, handshake failure or timeout, idle timeout,
+  /// stateless reset, local close); empty while it is up.
+  const std::optional<Error>& close_reason() const noexcept { return close_reason_; }
+
+ private:
+  H3Connection(ConnectionOwner& owner, std::uint64_t id, const Trace& trace);
+
+  // QuicApplication: the session's, with the two events the connection itself needs.
+  Result<void> on_handshake_completed(QuicStreams& streams) override;
+  Result<std::size_t> on_stream_data(std::int64_t stream_id, std::span<const std::uint8_t> data,
+                                     bool fin) override {
+    return session_.on_stream_data(stream_id, data, fin);
+  }
+  void on_stream_acked(std::int64_t stream_id, std::uint64_t n) override {
+    session_.on_stream_acked(stream_id, n);
+  }
+  void on_stream_closed(std::int64_t stream_id, std::optional<std::uint64_t> app_error) override {
+    session_.on_stream_closed(stream_id, app_error);
+  }
+  void on_stream_reset(std::int64_t stream_id, std::uint64_t app_error) override {
+    session_.on_stream_reset(stream_id, app_error);
+  }
+  void on_stop_sending(std::int64_t stream_id, std::uint64_t app_error) override {
+    session_.on_stop_sending(stream_id, app_error);
+  }
+  void on_stream_writable(std::int64_t stream_id) override { session_.on_stream_writable(stream_id); }
+  void on_streams_available() override { session_.on_streams_available(); }
+  Result<QuicOutput> next_output(std::span<QuicVec> vecs) override { return session_.next_output(vecs); }
+  Result<void> on_output_written(std::int64_t stream_id, std::size_t n) override {
+    return session_.on_output_written(stream_id, n);
+  }
+  void on_stream_blocked(std::int64_t stream_id) override { session_.on_stream_blocked(stream_id); }
+  void on_connection_closed(const Error& error) override;
+
+  /// After every session change: tell the owner about freed streams or the end.
+  void tell_owner();
+
+  ConnectionOwner& owner_;
+  std::uint64_t id_;
+  const Trace& trace_;
+  H3Session session_;
+  std::unique_ptr<QuicConnection> quic_;
+  bool handshake_done_ = false;
+  std::optional<Error> close_reason_;
+  std::uint64_t exchanges_ = 0;
+  bool owner_told_closed_ = false;
+  std::size_t owner_told_available_ = 0;
+  std::uint64_t owner_told_ended_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,145 @@
+// H3Session, streams: looking them up, ending exchanges, resetting streams, and the
+// per-stream credit that is the backpressure (see h3_session.hpp).
+//
+// Ownership: HTTP thread only.
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "http3/h3_error_names.hpp"
+#include "http3/h3_session.hpp"
+
+namespace sluice {
+
+std::optional<std::int64_t> H3Session::stream_of(const ExchangeSink& sink) const {
+  for (const auto& [stream_id, stream] : stream_map_) {
+    if (stream.sink == &sink) return stream_id;
+  }
+  return std::nullopt;
+}
+
+void H3Session::resume_stream(std::int64_t stream_id) {
+  Entry entry(*this);
+  H3Stream* stream = find(stream_id);
+  if (stream == nullptr || stream->sink == nullptr) return;
+  if (stream->paused && stream->sink->wants_body()) {
+    stream->paused = false;
+    if (trace_.on()) trace_stream(stream_id, "resumed: the reader caught up");
+  }
+  give_back_credit(*stream, true);
+}
+
+void H3Session::cancel_stream(std::int64_t stream_id) {
+  Entry entry(*this);
+  H3Stream* stream = find(stream_id);
+  if (stream == nullptr || stream->sink == nullptr) return;
+  if (trace_.on()) trace_stream(stream_id, "cancelled");
+  detach(*stream);
+  abandon_stream(*stream, NGHTTP3_H3_REQUEST_CANCELLED);
+}
+
+std::size_t H3Session::available_streams() const {
+  if (!ready() || closed_ || closing_ || goaway_received_ || streams_ == nullptr) return 0;
+  const std::uint64_t left = streams_->bidi_streams_left();
+  return static_cast<std::size_t>(
+      std::min<std::uint64_t>(left, std::numeric_limits<std::size_t>::max()));
+}
+
+H3Stream* H3Session::find(std::int64_t stream_id) {
+  auto found = stream_map_.find(stream_id);
+  return found == stream_map_.end() ? nullptr : &found->second;
+}
+
+// Credit goes back only for bytes the consumer took: the server can then have at
+// most the stream's window (its mark) unconsumed, so a held stream costs its mark.
+// While the server has more than half its window left, what was taken waits and
+// goes out in one larger step; once it has used half, everything taken goes at
+// once. So a consumer below its mark (never Paused, so never posting a resume)
+// cannot stall: a server out of window means at least half a window of received
+// bytes, all of which the consumer either holds (Paused at the mark, resumed later)
+// or took (credited here). A paused or resuming stream credits what it can at once.
+void H3Session::give_back_credit(H3Stream& stream, bool force) {
+  if (streams_ == nullptr || closed_ || stream.shut) return;
+  const std::uint64_t outstanding = stream.received - stream.credited;
+  const std::uint64_t held = stream.sink->held_bytes();
+  if (outstanding <= held) return;
+  const std::uint64_t takeable = outstanding - held;
+  const bool half_used = outstanding * 2 >= stream.mark;
+  if (!force && !half_used && stream.sink->wants_body()) return;
+  streams_->extend_stream(stream.stream_id, takeable);
+  stream.credited += takeable;
+  if (trace_.on()) trace_stream(stream.stream_id, "credit +" + std::to_string(takeable));
+}
+
+void H3Session::note_pause(H3Stream& stream) {
+  if (stream.paused || stream.sink->wants_body()) return;
+  stream.paused = true;
+  if (trace_.on()) {
+    trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
+                                       std::to_string(stream.sink->held_bytes()) + " bytes held)");
+  }
+}
+
+ExchangeSink* H3Session::detach(H3Stream& stream) {
+  ExchangeSink* sink = stream.sink;
+  if (sink == nullptr) return nullptr;
+  stream.sink = nullptr;
+  stream.paused = false;
+  // A stale waker finds no body; the no-op keeps the source from calling an empty
+  // function, since it may be destroyed right after the sink's event.
+  if (stream.body != nullptr) {
+    stream.body->set_waker([] {});
+    stream.body = nullptr;
+  }
+  --active_;
+  ++streams_ended_;
+  changed_ = true;
+  return sink;
+}
+
+void H3Session::fail_stream(std::int64_t stream_id, Error error, bool abandon) {
+  H3Stream* stream = find(stream_id);
+  if (stream == nullptr || stream->sink == nullptr) return;
+  if (trace_.on()) trace_stream(stream_id, "failed: " + error.message());
+  const bool unprocessed = stream->unprocessed;
+  ExchangeSink* sink = detach(*stream);
+  if (abandon) abandon_stream(*stream, NGHTTP3_H3_REQUEST_CANCELLED);
+  if (unprocessed) {
+    sink->on_unprocessed(std::move(error));
+  } else {
+    sink->on_error(std::move(error));
+  }
+}
+
+void H3Session::abandon_stream(H3Stream& stream, std::uint64_t app_error) {
+  if (stream.shut) return;
+  stream.shut = true;
+  if (stream.body != nullptr) end_body(stream);
+  stream.pending_request.reset();
+  if (closed_ || streams_ == nullptr) return;
+  if (trace_.on()) trace_stream(stream.stream_id, "reset (" + h3_error_name(app_error) + ")");
+  streams_->shutdown_stream(stream.stream_id, app_error);
+  if (stream.submitted) queue_op(PendingOp::Kind::shut, stream.stream_id);
+}
+
+void H3Session::fail_exchanges(const Error& error) {
+  std::vector<std::int64_t> ids;
+  for (const auto& [stream_id, stream] : stream_map_) {
+    if (stream.sink != nullptr) ids.push_back(stream_id);
+  }
+  std::sort(ids.begin(), ids.end());
+  // One at a time: a sink may cancel another stream from inside its event.
+  for (std::int64_t stream_id : ids) fail_stream(stream_id, error, false);
+}
+
+void H3Session::trace_conn(const std::string& what) const {
+  trace_.emit("c" + std::to_string(conn_id_) + " h3: " + what);
+}
+
+void H3Session::trace_stream(std::int64_t stream_id, const std::string& what) const {
+  trace_.emit("c" + std::to_string(conn_id_) + " s" + std::to_string(stream_id) + " h3: " + what);
+}
+
+}  // namespace sluice

@@ -1,0 +1,406 @@
+// QuicConnection: setup, the stream calls of the seam, events, the expiry timer and
+// closing (see quic_connection.hpp). Reading and writing packets live in
+// quic_connection_io.cpp, ngtcp2's callbacks in quic_callbacks.cpp.
+//
+// Ownership: HTTP thread only.
+
+#include "http3/quic_connection.hpp"
+
+#include <arpa/inet.h>
+#include <gnutls/crypto.h>
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "http3/quic_clock.hpp"
+#include "http3/quic_errors.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+namespace sluice {
+namespace {
+void dbg_log(void*, const char* fmt, ...) { va_list ap; va_start(ap, fmt); std::vfprintf(stderr, fmt, ap); std::fputc('\n', stderr); va_end(ap); }
+
+// Rounds of after_event before yielding the loop (each may add output).
+constexpr int kEventRounds = 8;
+constexpr std::size_t kSourceCidLength = 16;
+constexpr std::size_t kDestinationCidLength = 18;
+
+std::uint16_t port_of(const SocketAddress& address) {
+  if (address.storage.ss_family == AF_INET6)
+    return ntohs(reinterpret_cast<const sockaddr_in6&>(address.storage).sin6_port);
+  return ntohs(reinterpret_cast<const sockaddr_in&>(address.storage).sin_port);
+}
+
+Result<ngtcp2_cid> random_cid(std::size_t length) {
+  ngtcp2_cid cid{};
+  cid.datalen = length;
+  if (gnutls_rnd(GNUTLS_RND_RANDOM, cid.data, length) != 0)
+    return Error(ErrorCategory::io, "QUIC: no random bytes for a connection ID");
+  return cid;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<QuicConnection>> QuicConnection::connect(EventLoop& loop,
+                                                                QuicOptions options,
+                                                                QuicApplication& app,
+                                                                const Trace& trace,
+                                                                std::uint64_t conn_id) {
+  if (!options.tls_context) {
+    auto context = QuicTlsContext::create(options.ca_file, options.insecure);
+    if (!context) return std::move(context).error();
+    options.tls_context = std::move(context).value();
+  }
+  auto socket = UdpSocket::connect(options.remote, "QUIC");
+  if (!socket) return std::move(socket).error();
+  auto tls = QuicTls::create(options.tls_context, options.host);
+  if (!tls) return std::move(tls).error();
+  std::unique_ptr<QuicConnection> conn(new QuicConnection(
+      loop, std::move(options), app, trace, conn_id, std::move(socket).value(),
+      std::move(tls).value()));
+  auto started = conn->start();
+  if (!started) return std::move(started).error();
+  return conn;
+}
+
+QuicConnection::QuicConnection(EventLoop& loop, QuicOptions options, QuicApplication& app,
+                               const Trace& trace, std::uint64_t conn_id, UdpSocket socket,
+                               std::unique_ptr<QuicTls> tls)
+    : loop_(loop),
+      options_(std::move(options)),
+      app_(app),
+      trace_(trace),
+      id_(conn_id),
+      peer_(options_.host + ":" + std::to_string(port_of(options_.remote))),
+      socket_(std::move(socket)),
+      tls_(std::move(tls)) {}
+
+QuicConnection::~QuicConnection() {
+  *alive_ = false;
+  teardown();
+  if (conn_ != nullptr) ngtcp2_conn_del(conn_);  // before the TLS session it points to
+  tls_.reset();
+}
+
+ngtcp2_path QuicConnection::path() noexcept {
+  ngtcp2_path path{};
+  auto& local = const_cast<SocketAddress&>(socket_->local());
+  auto& remote = const_cast<SocketAddress&>(socket_->remote());
+  path.local.addr = reinterpret_cast<ngtcp2_sockaddr*>(&local.storage);
+  path.local.addrlen = local.length;
+  path.remote.addr = reinterpret_cast<ngtcp2_sockaddr*>(&remote.storage);
+  path.remote.addrlen = remote.length;
+  return path;
+}
+
+Result<void> QuicConnection::start() {
+  auto scid = random_cid(kSourceCidLength);
+  if (!scid) return std::move(scid).error();
+  auto dcid = random_cid(kDestinationCidLength);
+  if (!dcid) return std::move(dcid).error();
+
+  ngtcp2_settings settings;
+  ngtcp2_settings_default(&settings);
+  settings.initial_ts = quic_timestamp();
+  settings.handshake_timeout = options_.handshake_timeout.count() > 0
+                                   ? quic_duration(options_.handshake_timeout)
+                                   : UINT64_MAX;  // none
+  // No window auto-tuning: credit grows only when the application returns it.
+  settings.max_window = 0;
+  settings.max_stream_window = 0;
+  if (std::getenv("SLUICE_NGTCP2_LOG")) settings.log_printf = dbg_log;
+
+  ngtcp2_transport_params params;
+  ngtcp2_transport_params_default(&params);
+  params.initial_max_stream_data_bidi_local = options_.stream_window;
+  params.initial_max_stream_data_bidi_remote = 0;  // HTTP/3 servers open no bidi streams
+  params.initial_max_stream_data_uni = options_.uni_stream_window;
+  params.initial_max_data = options_.connection_window;
+  params.initial_max_streams_bidi = 0;
+  params.initial_max_streams_uni = options_.max_uni_streams;
+  params.max_idle_timeout = quic_duration(options_.idle_timeout);
+  params.max_udp_payload_size = UdpSocket::kMaxDatagram;
+
+  const ngtcp2_path start_path = path();
+  const int rv = ngtcp2_conn_client_new(&conn_, &dcid.value(), &scid.value(), &start_path,
+                                        NGTCP2_PROTO_VER_V1, &callbacks(), &settings,
+                                        &params, nullptr, this);
+  if (rv != 0) {
+    conn_ = nullptr;
+    return Error(ErrorCategory::io,
+                 std::string("QUIC: cannot create a connection: ") + ngtcp2_strerror(rv));
+  }
+  tls_->attach(conn_);
+  if (options_.keep_alive.count() > 0)
+    ngtcp2_conn_set_keep_alive_timeout(conn_, quic_duration(options_.keep_alive));
+  auto watched = loop_.watch(socket_->fd(), EPOLLIN, this);
+  if (!watched) return std::move(watched).error();
+  if (trace_.on()) {
+    trace("connecting to " + peer_ + " (" + socket_->remote().to_string() + " over UDP" +
+          (socket_->gso_enabled() ? ", GSO" : "") + ")");
+  }
+  schedule_write();  // the Initial packet leaves at the end of this turn
+  return {};
+}
+
+// ---- QuicStreams ------------------------------------------------------------
+
+Result<std::int64_t> QuicConnection::open_bidi_stream() {
+  if (state_ != State::open)
+    return Error(ErrorCategory::protocol, "QUIC: connection to " + peer_ + " is not open");
+  std::int64_t stream_id = -1;
+  const int rv = ngtcp2_conn_open_bidi_stream(conn_, &stream_id, nullptr);
+  if (rv == NGTCP2_ERR_STREAM_ID_BLOCKED)
+    return Error(ErrorCategory::protocol, "QUIC: " + options_.host + " allows no more streams now");
+  if (rv != 0) {
+    return Error(ErrorCategory::protocol, "QUIC: cannot open a stream to " + options_.host + ": " +
+                                              ngtcp2_strerror(rv));
+  }
+  return stream_id;
+}
+
+Result<std::int64_t> QuicConnection::open_uni_stream() {
+  if (state_ != State::open)
+    return Error(ErrorCategory::protocol, "QUIC: connection to " + peer_ + " is not open");
+  std::int64_t stream_id = -1;
+  const int rv = ngtcp2_conn_open_uni_stream(conn_, &stream_id, nullptr);
+  if (rv != 0) {
+    return Error(ErrorCategory::protocol, "QUIC: cannot open a unidirectional stream to " +
+                                              options_.host + ": " + ngtcp2_strerror(rv));
+  }
+  return stream_id;
+}
+
+std::uint64_t QuicConnection::bidi_streams_left() const {
+  if (state_ != State::open) return 0;
+  return ngtcp2_conn_get_streams_bidi_left(conn_);
+}
+
+void QuicConnection::extend_stream(std::int64_t stream_id, std::uint64_t n) {
+  if (state_ == State::closed || n == 0) return;
+  if (coalescing_) {
+    deferred_.push_back({DeferredCall::Kind::extend, stream_id, n});
+    return;
+  }
+  extend_credit(stream_id, n);
+  request_write();
+}
+
+void QuicConnection::extend_credit(std::int64_t stream_id, std::uint64_t n) {
+  // Fails only for lack of memory; the peer then just waits for credit.
+  (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, n);
+  if (!handshake_written_ &&
+      std::find(requeue_.begin(), requeue_.end(), stream_id) == requeue_.end())
+    requeue_.push_back(stream_id);
+}
+
+// Credit of 0 queues the stream's pending MAX_STREAM_DATA again.
+void QuicConnection::requeue_after_handshake() {
+  if (!handshake_written_ || requeue_.empty()) return;
+  if (std::getenv("SLUICE_NGTCP2_LOG")) std::fprintf(stderr, "REQUEUE %zu\n", requeue_.size());
+  for (const std::int64_t stream_id : requeue_)
+    (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, 0);
+  requeue_.clear();
+  again_ = true;
+}
+
+void QuicConnection::set_stream_window(std::int64_t stream_id, std::uint64_t window) {
+  // A window below the initial one cannot shrink what the peer was already given.
+  if (window > options_.stream_window) extend_stream(stream_id, window - options_.stream_window);
+}
+
+void QuicConnection::shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) {
+  if (state_ == State::closed) return;
+  if (coalescing_) {
+    deferred_.push_back({DeferredCall::Kind::shutdown, stream_id, app_error});
+    return;
+  }
+  (void)ngtcp2_conn_shutdown_stream(conn_, stream_id, app_error);
+  request_write();
+}
+
+void QuicConnection::request_write() {
+  if (state_ == State::closed) return;
+  if (in_event_) {
+    again_ = true;  // this event's after_event writes
+    return;
+  }
+  schedule_write();
+}
+
+void QuicConnection::apply_deferred() {
+  if (deferred_.empty() || state_ == State::closed) return;
+  std::vector<DeferredCall> calls;
+  calls.swap(deferred_);
+  for (const DeferredCall& call : calls) {
+    if (call.kind == DeferredCall::Kind::extend)
+      extend_credit(call.stream_id, call.value);
+    else
+      (void)ngtcp2_conn_shutdown_stream(conn_, call.stream_id, call.value);
+  }
+  again_ = true;
+}
+
+// ---- events -----------------------------------------------------------------
+
+template <class Work>
+void QuicConnection::event(Work&& work) {
+  if (in_event_) {
+    work();
+    again_ = true;
+    return;
+  }
+  in_event_ = true;
+  work();
+  after_event();
+  in_event_ = false;
+}
+
+// Every event ends here: act on a failure raised where it could not be, flush
+// output, re-arm the expiry timer.
+void QuicConnection::after_event() {
+  for (int round = 0; round < kEventRounds; ++round) {
+    again_ = false;
+    if (failure_) {
+      Failure failure = std::move(*failure_);
+      failure_.reset();
+      terminate(std::move(failure));
+    }
+    if (state_ == State::closed) return;
+    write_packets();
+    if (!again_ && !failure_) break;
+  }
+  if (again_ && state_ != State::closed) schedule_write();  // more next turn
+  if (state_ != State::closed) arm_timer();
+}
+
+void QuicConnection::schedule_write() {
+  if (write_scheduled_ || state_ == State::closed) return;
+  write_scheduled_ = true;
+  loop_.at_turn_end([this, alive = std::weak_ptr<bool>(alive_)] {
+    const auto still = alive.lock();
+    if (!still || !*still) return;
+    write_scheduled_ = false;
+    if (state_ != State::closed) event([] {});
+  });
+}
+
+void QuicConnection::on_fd_ready(std::uint32_t events) {
+  event([&] {
+    if ((events & EPOLLOUT) != 0) (void)flush_pending();
+    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0 && state_ != State::closed) read_ready();
+  });
+}
+
+void QuicConnection::arm_timer() {
+  const ngtcp2_tstamp expiry = ngtcp2_conn_get_expiry(conn_);
+  if (timer_ != 0 && expiry == timer_expiry_) return;
+  if (timer_ != 0) loop_.cancel_timer(timer_);
+  timer_ = 0;
+  timer_expiry_ = expiry;
+  if (expiry == UINT64_MAX) return;
+  timer_ = loop_.add_timer(quic_time_point(expiry), [this, alive = std::weak_ptr<bool>(alive_)] {
+    const auto still = alive.lock();
+    if (!still || !*still) return;
+    timer_ = 0;
+    timer_expiry_ = UINT64_MAX;
+    on_timer();
+  });
+}
+
+void QuicConnection::on_timer() {
+  event([&] {
+    if (state_ == State::closed) return;
+    int rv = 0;
+    ++ngtcp2_depth_;
+    rv = ngtcp2_conn_handle_expiry(conn_, quic_timestamp());
+    --ngtcp2_depth_;
+    if (rv != 0) terminate(expiry_failure(rv));
+  });
+}
+
+// ---- closing ----------------------------------------------------------------
+
+void QuicConnection::close(Error error, std::uint64_t app_error) {
+  if (state_ == State::closed) return;
+  terminate(Failure{std::move(error), quic_application_close(app_error)});
+}
+
+void QuicConnection::fail_from_application(Error error, std::uint64_t app_error) {
+  terminate(Failure{std::move(error), quic_application_close(app_error)});
+}
+
+void QuicConnection::terminate(Failure failure) {
+  if (state_ == State::closed) return;
+  if (ngtcp2_depth_ > 0) {
+    // Inside ngtcp2: its callback returns failure and the caller of ngtcp2 ends
+    // the connection once the call is over.
+    if (!failure_) failure_ = std::move(failure);
+    return;
+  }
+  state_ = State::closed;
+  failure_.reset();
+  if (failure.close) send_connection_close(*failure.close);
+  if (trace_.on()) trace("closed: " + failure.error.message());
+  teardown();
+  app_.on_connection_closed(failure.error);
+}
+
+void QuicConnection::teardown() {
+  if (timer_ != 0) loop_.cancel_timer(timer_);
+  timer_ = 0;
+  if (socket_) {
+    loop_.unwatch(socket_->fd());
+    socket_.reset();
+  }
+  pending_.clear();
+  deferred_.clear();
+}
+
+// One CONNECTION_CLOSE, sent at once and never repeated: nothing waits for the
+// peer to acknowledge it (the closing period of RFC 9000 is left to the peer).
+void QuicConnection::send_connection_close(const ngtcp2_connection_close_error& close) {
+  if (!socket_ || conn_ == nullptr) return;
+  if (ngtcp2_conn_is_in_closing_period(conn_) || ngtcp2_conn_is_in_draining_period(conn_)) return;
+  std::vector<std::uint8_t> packet(
+      std::max<std::size_t>(ngtcp2_conn_get_max_tx_udp_payload_size(conn_),
+                            NGTCP2_MAX_UDP_PAYLOAD_SIZE));
+  ngtcp2_pkt_info info{};
+  const ngtcp2_ssize size = ngtcp2_conn_write_connection_close(
+      conn_, nullptr, &info, packet.data(), packet.size(), &close, quic_timestamp());
+  if (size <= 0) return;
+  const std::span<const std::uint8_t> bytes(packet.data(), static_cast<std::size_t>(size));
+  (void)socket_->send_batch(bytes, bytes.size());  // best effort: the connection is over
+}
+
+// ---- the rest ---------------------------------------------------------------
+
+std::string QuicConnection::alpn() const { return tls_ ? tls_->selected_alpn() : std::string(); }
+
+std::size_t QuicConnection::release_scratch() {
+  std::size_t freed = socket_ ? socket_->release_scratch() : 0;
+  if (pending_.empty() && send_buffer_.capacity() > 0) {
+    freed += send_buffer_.capacity();
+    send_buffer_ = std::vector<std::uint8_t>();
+  }
+  return freed;
+}
+
+std::chrono::milliseconds QuicConnection::effective_idle_timeout() const {
+  std::chrono::milliseconds idle = options_.idle_timeout;
+  const ngtcp2_transport_params* remote = ngtcp2_conn_get_remote_transport_params(conn_);
+  if (remote != nullptr && remote->max_idle_timeout != 0) {
+    const auto theirs = std::chrono::milliseconds(remote->max_idle_timeout / NGTCP2_MILLISECONDS);
+    if (idle.count() == 0 || theirs < idle) idle = theirs;
+  }
+  return idle;
+}
+
+void QuicConnection::trace(const std::string& what) const {
+  trace_.emit("c" + std::to_string(id_) + " h3: " + what);
+}
+
+}  // namespace sluice

@@ -1,0 +1,214 @@
+#pragma once
+// QuicConnection: the QUIC transport of one HTTP/3 connection, over ngtcp2 0.12 and
+// a connected UDP socket. It moves stream bytes for a QuicApplication (H3Session)
+// through the QuicStreams seam (quic_streams.hpp), drives ngtcp2 from the EventLoop
+// (the socket, one timer following ngtcp2_conn_get_expiry, writes coalesced at the
+// turn end) and turns every way a connection ends into one Error.
+//
+// Flow control is the backpressure (../shared/DESIGN.md): connection credit
+// (MAX_DATA) is returned as stream bytes arrive, so a held stream never stalls its
+// siblings; stream credit (MAX_STREAM_DATA) only for what the application says is
+// gone (on_stream_data's result, extend_stream, set_stream_window). ngtcp2 0.12
+// extends nothing by itself while settings.max_stream_window is 0, as here.
+//
+// ngtcp2 0.12 has no callback for a STOP_SENDING the peer sent: it resets the
+// stream's sending side, and the transport learns it when a write of that stream
+// fails (NGTCP2_ERR_STREAM_SHUT_WR). It then calls on_stop_sending(stream_id,
+// H3_NO_ERROR), the real code being unknown; the reset's own outcome, if any,
+// arrives on the receiving side (on_stream_reset).
+//
+// Ownership: HTTP thread only. Owned by the glue that owns its application (the
+// lead's H3Connection); neither may destroy the other from inside a call of the
+// seam. Every application callback runs inside one event of this connection.
+
+#include <ngtcp2/ngtcp2.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "http3/quic_streams.hpp"
+#include "http3/quic_tls.hpp"
+#include "io/event_loop.hpp"
+#include "io/tcp_connect.hpp"
+#include "io/trace.hpp"
+#include "io/udp_socket.hpp"
+
+namespace sluice {
+
+struct QuicOptions {
+  SocketAddress remote;  ///< the server's resolved address (the caller resolves)
+  std::string host;      ///< SNI and certificate name; messages name it
+  std::string ca_file;   ///< PEM CA to trust instead of the system store
+  bool insecure = false; ///< no certificate or host name verification at all
+  /// Trust shared between connections; when null it is built from ca_file/insecure.
+  std::shared_ptr<const QuicTlsContext> tls_context;
+  /// The handshake fails with a timeout error when not complete by then.
+  std::chrono::milliseconds handshake_timeout{10'000};
+  /// QUIC max_idle_timeout (the peer's may be shorter; the lower one applies).
+  std::chrono::milliseconds idle_timeout{30'000};
+  /// PINGs after this much quiet keep an idle connection alive; 0: none.
+  std::chrono::milliseconds keep_alive{0};
+  /// Initial receive window of each request stream; set_stream_window raises it.
+  std::uint64_t stream_window = 64 * 1024;
+  /// Receive window of the server's unidirectional streams (control, QPACK).
+  std::uint64_t uni_stream_window = 64 * 1024;
+  /// Connection receive window: what may be in flight over all streams at once.
+  std::uint64_t connection_window = 16 * 1024 * 1024;
+  /// Unidirectional streams the server may open (HTTP/3 needs 3).
+  std::uint64_t max_uni_streams = 16;
+};
+
+class QuicConnection final : public QuicStreams, private FdWatcher {
+ public:
+  /// Creates the socket, the TLS session and the ngtcp2 connection; the first
+  /// packets leave at the end of this loop turn. An Error here is local (no
+  /// socket, unreadable CA file, unreachable address family) and the application
+  /// hears nothing; every later failure, the handshake's included, reaches it as
+  /// on_connection_closed. `app` and `trace` outlive the connection.
+  static Result<std::unique_ptr<QuicConnection>> connect(EventLoop& loop, QuicOptions options,
+                                                         QuicApplication& app, const Trace& trace,
+                                                         std::uint64_t conn_id);
+  /// Silent: no CONNECTION_CLOSE, no callback. Call close() first for a polite end.
+  ~QuicConnection() override;
+  QuicConnection(const QuicConnection&) = delete;
+  QuicConnection& operator=(const QuicConnection&) = delete;
+
+  // QuicStreams. Stream calls on a closed connection fail or do nothing.
+  Result<std::int64_t> open_bidi_stream() override;
+  Result<std::int64_t> open_uni_stream() override;
+  std::uint64_t bidi_streams_left() const override;
+  void extend_stream(std::int64_t stream_id, std::uint64_t n) override;
+  void set_stream_window(std::int64_t stream_id, std::uint64_t window) override;
+  void shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) override;
+  void request_write() override;
+
+  /// Ends the connection: one CONNECTION_CLOSE (application error `app_error`,
+  /// H3_NO_ERROR by default) is sent, then the application hears
+  /// on_connection_closed(error). Nothing after the first close or failure. Safe
+  /// from inside application callbacks (then it takes effect when ngtcp2 returns).
+  void close(Error error, std::uint64_t app_error = kH3NoError);
+
+  bool is_closed() const noexcept { return state_ == State::closed; }
+  bool handshake_completed() const noexcept { return handshake_done_; }
+  std::uint64_t id() const noexcept { return id_; }
+  /// "localhost:4433": the host and port the messages name.
+  const std::string& peer() const noexcept { return peer_; }
+  /// The protocol TLS negotiated ("h3" once the handshake completed).
+  std::string alpn() const;
+  /// Frees the receive scratch and an idle send buffer; returns the bytes freed.
+  std::size_t release_scratch();
+  /// Whether sends go out as UDP GSO runs (false once closed).
+  bool uses_gso() const noexcept { return socket_ && socket_->gso_enabled(); }
+
+  static constexpr std::uint64_t kH3NoError = 0x100;
+  static constexpr std::uint64_t kH3GeneralProtocolError = 0x101;
+  static constexpr std::uint64_t kH3InternalError = 0x102;
+
+ private:
+  friend struct QuicCallbacks;
+  /// ngtcp2's callback table (quic_callbacks.cpp); user_data is the QuicConnection.
+  static const ngtcp2_callbacks& callbacks();
+  enum class State { handshaking, open, closed };
+  /// How a connection ends: the error the application hears and the
+  /// CONNECTION_CLOSE to send, if any.
+  struct Failure {
+    Error error;
+    std::optional<ngtcp2_connection_close_error> close;
+  };
+  /// A stream call made while ngtcp2 is building a packet (between WRITE_MORE
+  /// results), where ngtcp2 allows no other call; applied once the packet is done.
+  struct DeferredCall {
+    enum class Kind { extend, shutdown } kind;
+    std::int64_t stream_id;
+    std::uint64_t value;
+  };
+  /// Part of the send buffer the socket has not taken yet.
+  struct PendingRun {
+    std::size_t offset;
+    std::size_t length;
+    std::size_t segment;
+  };
+
+  QuicConnection(EventLoop& loop, QuicOptions options, QuicApplication& app, const Trace& trace,
+                 std::uint64_t conn_id, UdpSocket socket, std::unique_ptr<QuicTls> tls);
+  Result<void> start();
+  ngtcp2_path path() noexcept;
+
+  // Events (quic_connection.cpp).
+  void on_fd_ready(std::uint32_t events) override;
+  template <class Work>
+  void event(Work&& work);
+  void after_event();
+  void schedule_write();
+  void arm_timer();
+  void on_timer();
+  void terminate(Failure failure);
+  void teardown();
+  void send_connection_close(const ngtcp2_connection_close_error& close);
+  void trace(const std::string& what) const;
+
+  // Reading and writing (quic_connection_io.cpp).
+  void read_ready();
+  bool feed(std::span<const std::uint8_t> datagram);
+  Failure read_failure(int liberr);
+  Failure expiry_failure(int liberr);
+  void write_packets();
+  std::optional<std::size_t> write_one(std::uint8_t* dest, std::size_t size, ngtcp2_tstamp ts);
+  std::optional<std::size_t> after_write_error(ngtcp2_ssize rv, std::int64_t stream_id,
+                                               ngtcp2_ssize datalen);
+  bool output_written(std::int64_t stream_id, ngtcp2_ssize datalen);
+  void send_run(std::size_t offset, std::size_t length, std::size_t segment);
+  bool flush_pending();
+  void apply_deferred();
+  void extend_credit(std::int64_t stream_id, std::uint64_t n);
+  void requeue_after_handshake();
+
+  // From ngtcp2's callbacks (quic_callbacks.cpp); non-zero: NGTCP2_ERR_CALLBACK_FAILURE.
+  int handle_handshake_completed();
+  int handle_stream_data(std::uint32_t flags, std::int64_t stream_id,
+                         std::span<const std::uint8_t> data);
+  void start_application();
+  void fail_from_application(Error error, std::uint64_t app_error);
+
+  std::chrono::milliseconds effective_idle_timeout() const;
+
+  EventLoop& loop_;
+  QuicOptions options_;
+  QuicApplication& app_;
+  const Trace& trace_;
+  std::uint64_t id_;
+  std::string peer_;  // "host:port"
+  std::optional<UdpSocket> socket_;  // reset once closed
+  std::unique_ptr<QuicTls> tls_;
+  ngtcp2_conn* conn_ = nullptr;
+
+  State state_ = State::handshaking;
+  bool handshake_done_ = false;
+  bool app_started_ = false;       // on_handshake_completed was delivered
+  bool stateless_reset_ = false;   // seen in this read: the draining is not a close
+  std::optional<Failure> failure_;  // raised where it cannot be acted on yet
+  int ngtcp2_depth_ = 0;           // > 0 inside an ngtcp2 call (its callbacks run)
+  bool coalescing_ = false;        // ngtcp2 holds a packet open (WRITE_MORE)
+  std::vector<DeferredCall> deferred_;
+  // Streams given credit before ngtcp2 wrote its first packet after the handshake:
+  // that write drops them from its queue of MAX_STREAM_DATA to send (ngtcp2 0.12,
+  // conn_retry_early_payloadlen), so they are queued again once it is done.
+  std::vector<std::int64_t> requeue_;
+  bool handshake_written_ = false;  // ngtcp2 wrote since the handshake completed
+  bool in_event_ = false;
+  bool again_ = false;             // a nested request asks after_event for a round more
+  bool write_scheduled_ = false;   // an at_turn_end write is pending
+
+  EventLoop::TimerId timer_ = 0;
+  ngtcp2_tstamp timer_expiry_ = UINT64_MAX;
+
+  std::vector<std::uint8_t> send_buffer_;
+  std::vector<PendingRun> pending_;  // unsent runs of send_buffer_, in order
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace sluice

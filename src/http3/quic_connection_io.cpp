@@ -1,0 +1,264 @@
+// QuicConnection: reading datagrams into ngtcp2 and writing its packets out in
+// batches (see quic_connection.hpp).
+//
+// Ownership: HTTP thread only.
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <array>
+
+#include "http3/quic_clock.hpp"
+#include "http3/quic_connection.hpp"
+#include "http3/quic_errors.hpp"
+
+namespace sluice {
+namespace {
+
+// Receive batches per readiness event before other connections get a turn.
+constexpr int kReceiveRounds = 4;
+// Stream data pieces taken from the application per packet.
+constexpr std::size_t kMaxVecs = 16;
+// ngtcp2 calls per write before yielding; bounds the loop should an application
+// keep offering a stream that cannot be written.
+constexpr int kMaxWriteCalls = 1024;
+
+}  // namespace
+
+// ---- reading ----------------------------------------------------------------
+
+void QuicConnection::read_ready() {
+  for (int round = 0; round < kReceiveRounds; ++round) {
+    auto batch = socket_->receive_batch();
+    if (!batch) {
+      terminate(Failure{std::move(batch).error(), std::nullopt});  // the socket is dead
+      return;
+    }
+    const std::span<const UdpDatagram> datagrams = *batch;
+    for (const UdpDatagram& datagram : datagrams) {
+      if (!feed(datagram.bytes)) return;  // closed: the batch's memory may be gone
+    }
+    if (datagrams.size() < UdpSocket::kMaxBatch) return;
+  }
+}
+
+// Returns false once the connection is closed.
+bool QuicConnection::feed(std::span<const std::uint8_t> datagram) {
+  const ngtcp2_path read_path = path();
+  ngtcp2_pkt_info info{};
+  stateless_reset_ = false;
+  ++ngtcp2_depth_;
+  const int rv = ngtcp2_conn_read_pkt(conn_, &read_path, &info, datagram.data(), datagram.size(),
+                                      quic_timestamp());
+  --ngtcp2_depth_;
+  if (rv == 0 && !failure_) return state_ != State::closed;
+  terminate(read_failure(rv));
+  return false;
+}
+
+QuicConnection::Failure QuicConnection::read_failure(int liberr) {
+  if (failure_) {
+    Failure failure = std::move(*failure_);
+    failure_.reset();
+    return failure;
+  }
+  switch (liberr) {
+    case NGTCP2_ERR_DRAINING: {
+      // The peer closed (or reset) the connection: nothing may be sent any more.
+      if (stateless_reset_) return {quic_stateless_reset_error(options_.host), std::nullopt};
+      ngtcp2_connection_close_error close;
+      ngtcp2_conn_get_connection_close_error(conn_, &close);
+      return {quic_peer_close_error(close, options_.host, handshake_done_), std::nullopt};
+    }
+    case NGTCP2_ERR_CRYPTO: {
+      const std::uint8_t alert = ngtcp2_conn_get_tls_alert(conn_);
+      return {tls_->handshake_error(alert), quic_tls_alert_close(alert)};
+    }
+    case NGTCP2_ERR_IDLE_CLOSE:
+      return {quic_idle_timeout_error(peer_, effective_idle_timeout(), handshake_done_),
+              std::nullopt};
+    case NGTCP2_ERR_RECV_VERSION_NEGOTIATION:
+    case NGTCP2_ERR_DROP_CONN:
+    case NGTCP2_ERR_CLOSING:
+      return {quic_library_error(liberr, options_.host), std::nullopt};
+    default:
+      return {quic_library_error(liberr, options_.host), quic_library_close(liberr)};
+  }
+}
+
+QuicConnection::Failure QuicConnection::expiry_failure(int liberr) {
+  if (failure_) {
+    Failure failure = std::move(*failure_);
+    failure_.reset();
+    return failure;
+  }
+  // An idle connection goes silently (RFC 9000 section 10.1).
+  if (liberr == NGTCP2_ERR_IDLE_CLOSE)
+    return {quic_idle_timeout_error(peer_, effective_idle_timeout(), handshake_done_), std::nullopt};
+  if (liberr == NGTCP2_ERR_HANDSHAKE_TIMEOUT)
+    return {quic_handshake_timeout_error(peer_, options_.handshake_timeout), quic_library_close(liberr)};
+  return {quic_library_error(liberr, options_.host), quic_library_close(liberr)};
+}
+
+// ---- writing ----------------------------------------------------------------
+
+// Packets go out in runs of equal size (the last of a run may be shorter), one
+// send per run (UDP GSO or sendmmsg), at most a send quantum per call; ngtcp2's
+// pacing then wakes the expiry timer for the next.
+void QuicConnection::write_packets() {
+  if (state_ == State::closed || !pending_.empty()) return;
+  const ngtcp2_tstamp ts = quic_timestamp();
+  const std::size_t max_size = ngtcp2_conn_get_max_tx_udp_payload_size(conn_);
+  const std::size_t max_packets = std::clamp<std::size_t>(
+      ngtcp2_conn_get_send_quantum(conn_) / max_size, 1, UdpSocket::kMaxBatch);
+  if (send_buffer_.size() < max_packets * max_size) send_buffer_.resize(max_packets * max_size);
+  std::size_t used = 0;
+  std::size_t run_start = 0;
+  std::size_t segment = 0;
+  std::size_t packets = 0;
+  for (int calls = 0; calls < kMaxWriteCalls && packets < max_packets && pending_.empty();
+       ++calls) {
+    const std::optional<std::size_t> written = write_one(send_buffer_.data() + used, max_size, ts);
+    if (state_ == State::closed) return;
+    if (!written) continue;
+    const std::size_t size = *written;
+    if (size == 0) break;
+    if (used > run_start && size > segment) {  // a longer packet cannot join the run
+      send_run(run_start, used - run_start, segment);
+      run_start = used;
+    }
+    if (used == run_start) segment = size;
+    used += size;
+    ++packets;
+    if (size < segment) {  // a shorter packet ends the run
+      send_run(run_start, used - run_start, segment);
+      run_start = used;
+    }
+  }
+  if (state_ != State::closed && used > run_start) send_run(run_start, used - run_start, segment);
+  if (state_ == State::closed) return;
+  ngtcp2_conn_update_pkt_tx_time(conn_, ts);
+  if (!coalescing_) requeue_after_handshake();
+}
+
+// One ngtcp2 write with the application's next stream data: the size of the packet
+// written at `dest` (0: nothing to send now), or nullopt to be called again (a
+// stream was blocked, shut or partly written into a packet still open). A fatal
+// error closes the connection.
+std::optional<std::size_t> QuicConnection::write_one(std::uint8_t* dest, std::size_t size,
+                                                      ngtcp2_tstamp ts) {
+  std::array<QuicVec, kMaxVecs> vecs{};
+  QuicOutput output;
+  if (app_started_ && ngtcp2_conn_get_max_data_left(conn_) > 0) {
+    auto next = app_.next_output(vecs);
+    if (state_ == State::closed) return std::nullopt;
+    if (!next) {
+      fail_from_application(std::move(next).error(), kH3InternalError);
+      return std::nullopt;
+    }
+    output = *next;
+  }
+  std::array<ngtcp2_vec, kMaxVecs> data{};
+  const std::size_t count = output.stream_id >= 0 ? std::min(output.count, kMaxVecs) : 0;
+  for (std::size_t i = 0; i < count; ++i)
+    data[i] = {const_cast<std::uint8_t*>(vecs[i].base), vecs[i].len};
+  std::uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+  if (output.stream_id >= 0 && output.fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+  ngtcp2_ssize datalen = -1;
+  ngtcp2_pkt_info info{};
+  ++ngtcp2_depth_;
+  const ngtcp2_ssize rv = ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest, size, &datalen,
+                                                    flags, output.stream_id, data.data(), count, ts);
+  --ngtcp2_depth_;
+  // The first write after the handshake moved ngtcp2 past it (see requeue_).
+  if (handshake_done_) handshake_written_ = true;
+  if (rv < 0) return after_write_error(rv, output.stream_id, datalen);
+  coalescing_ = false;
+  if (output.stream_id >= 0 && datalen >= 0 && !output_written(output.stream_id, datalen))
+    return std::nullopt;
+  apply_deferred();
+  return static_cast<std::size_t>(rv);
+}
+
+std::optional<std::size_t> QuicConnection::after_write_error(ngtcp2_ssize rv,
+                                                             std::int64_t stream_id,
+                                                             ngtcp2_ssize datalen) {
+  switch (rv) {
+    case NGTCP2_ERR_WRITE_MORE:
+      coalescing_ = true;
+      (void)output_written(stream_id, datalen);
+      return std::nullopt;
+    case NGTCP2_ERR_STREAM_DATA_BLOCKED:
+      coalescing_ = true;
+      app_.on_stream_blocked(stream_id);
+      return std::nullopt;
+    case NGTCP2_ERR_STREAM_SHUT_WR:
+      // The peer's STOP_SENDING reset it (ngtcp2 0.12 reports nothing else), or we
+      // did: either way the application must stop offering it.
+      coalescing_ = true;
+      app_.on_stop_sending(stream_id, kH3NoError);
+      return std::nullopt;
+    case NGTCP2_ERR_STREAM_NOT_FOUND:
+      coalescing_ = true;
+      app_.on_stream_blocked(stream_id);  // gone already: skip it from now on
+      return std::nullopt;
+    default:
+      coalescing_ = false;
+      if (failure_) {
+        Failure failure = std::move(*failure_);
+        failure_.reset();
+        terminate(std::move(failure));
+      } else {
+        terminate(Failure{quic_library_error(static_cast<int>(rv), options_.host),
+                          quic_library_close(static_cast<int>(rv))});
+      }
+      return std::nullopt;
+  }
+}
+
+// Returns false once the connection is closed.
+bool QuicConnection::output_written(std::int64_t stream_id, ngtcp2_ssize datalen) {
+  auto done = app_.on_output_written(stream_id, static_cast<std::size_t>(datalen));
+  if (state_ == State::closed) return false;
+  if (!done) {
+    fail_from_application(std::move(done).error(), kH3InternalError);
+    return false;
+  }
+  return true;
+}
+
+void QuicConnection::send_run(std::size_t offset, std::size_t length, std::size_t segment) {
+  if (!pending_.empty()) {  // keep the order: behind what waits already
+    pending_.push_back({offset, length, segment});
+    return;
+  }
+  auto sent = socket_->send_batch({send_buffer_.data() + offset, length}, segment);
+  if (!sent) {
+    terminate(Failure{std::move(sent).error(), std::nullopt});
+    return;
+  }
+  if (*sent < length) {
+    pending_.push_back({offset + *sent, length - *sent, segment});
+    (void)loop_.modify(socket_->fd(), EPOLLIN | EPOLLOUT);
+  }
+}
+
+// Sends what the socket refused before; true once nothing waits.
+bool QuicConnection::flush_pending() {
+  while (!pending_.empty() && socket_) {
+    PendingRun& run = pending_.front();
+    auto sent = socket_->send_batch({send_buffer_.data() + run.offset, run.length}, run.segment);
+    if (!sent) {
+      terminate(Failure{std::move(sent).error(), std::nullopt});
+      return false;
+    }
+    run.offset += *sent;
+    run.length -= *sent;
+    if (run.length > 0) return false;
+    pending_.erase(pending_.begin());
+  }
+  if (socket_) (void)loop_.modify(socket_->fd(), EPOLLIN);
+  return socket_.has_value();
+}
+
+}  // namespace sluice

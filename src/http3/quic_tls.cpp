@@ -1,0 +1,280 @@
+// QuicTlsContext and QuicTls: GnuTLS client sessions for QUIC (see quic_tls.hpp).
+//
+// Ownership: HTTP thread only.
+
+#include "http3/quic_tls.hpp"
+
+#include <arpa/inet.h>
+#include <gnutls/x509.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+
+#include <cstring>
+#include <ctime>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+namespace {
+
+// QUIC needs TLS 1.3 and the AEADs ngtcp2_crypto can protect packets with; no
+// middlebox compatibility mode (QUIC has no ChangeCipherSpec).
+constexpr const char* kPriority =
+    "%DISABLE_TLS13_COMPAT_MODE:NORMAL:-VERS-ALL:+VERS-TLS1.3:"
+    "-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-CCM:"
+    "-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:+GROUP-SECP521R1";
+
+constexpr unsigned char kAlpnH3[] = {'h', '3'};
+
+// Enough names to recognise a certificate; a CDN cert can carry hundreds.
+constexpr std::size_t kMaxNamesShown = 4;
+
+Error tls_error(std::string message) { return Error(ErrorCategory::tls, "TLS: " + message); }
+
+std::string gnutls_text(int rv) { return gnutls_strerror(rv); }
+
+std::string bare_host(const std::string& host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    return host.substr(1, host.size() - 2);
+  return host;
+}
+
+bool is_ip_literal(const std::string& host) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return inet_pton(AF_INET, host.c_str(), buffer) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), buffer) == 1;
+}
+
+std::string time_text(time_t when) {
+  if (when == static_cast<time_t>(-1)) return {};
+  std::tm parts{};
+  if (gmtime_r(&when, &parts) == nullptr) return {};
+  char text[32];
+  if (std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &parts) == 0) return {};
+  return text;
+}
+
+std::string ip_text(const char* bytes, std::size_t size) {
+  char text[INET6_ADDRSTRLEN] = {};
+  const int family = size == 4 ? AF_INET : size == 16 ? AF_INET6 : AF_UNSPEC;
+  if (family == AF_UNSPEC || inet_ntop(family, bytes, text, sizeof text) == nullptr) return {};
+  return text;
+}
+
+std::vector<std::string> certificate_names(gnutls_x509_crt_t cert) {
+  std::vector<std::string> names;
+  for (unsigned index = 0;; ++index) {
+    char buffer[512];
+    std::size_t size = sizeof buffer;
+    const int type = gnutls_x509_crt_get_subject_alt_name(cert, index, buffer, &size, nullptr);
+    if (type == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE) break;
+    if (type == GNUTLS_SAN_DNSNAME) names.emplace_back(buffer, size);
+    if (type == GNUTLS_SAN_IPADDRESS) {
+      std::string ip = ip_text(buffer, size);
+      if (!ip.empty()) names.push_back(std::move(ip));
+    }
+    // Other types, and names too long for the buffer, are skipped.
+  }
+  if (names.empty()) {
+    char buffer[512];
+    std::size_t size = sizeof buffer;
+    if (gnutls_x509_crt_get_dn_by_oid(cert, GNUTLS_OID_X520_COMMON_NAME, 0, 0, buffer, &size) == 0)
+      names.emplace_back(buffer, size);
+  }
+  return names;
+}
+
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string joined;
+  for (std::size_t i = 0; i < names.size() && i < kMaxNamesShown; ++i) {
+    if (i > 0) joined += ", ";
+    joined += names[i];
+  }
+  if (names.size() > kMaxNamesShown)
+    joined += " and " + std::to_string(names.size() - kMaxNamesShown) + " more";
+  return joined;
+}
+
+// The server's own certificate, for the message: its names and validity.
+void describe_leaf(gnutls_session_t session, QuicTlsVerifyFailure& failure) {
+  unsigned count = 0;
+  const gnutls_datum_t* chain = gnutls_certificate_get_peers(session, &count);
+  if (chain == nullptr || count == 0) return;
+  gnutls_x509_crt_t cert = nullptr;
+  if (gnutls_x509_crt_init(&cert) != 0) return;
+  if (gnutls_x509_crt_import(cert, &chain[0], GNUTLS_X509_FMT_DER) == 0) {
+    failure.leaf_names = joined_names(certificate_names(cert));
+    const time_t activation = gnutls_x509_crt_get_activation_time(cert);
+    const time_t expiration = gnutls_x509_crt_get_expiration_time(cert);
+    const time_t now = std::time(nullptr);
+    failure.not_before = time_text(activation);
+    failure.not_after = time_text(expiration);
+    failure.leaf_expired = expiration != static_cast<time_t>(-1) && expiration < now;
+    failure.leaf_not_yet_valid = activation != static_cast<time_t>(-1) && activation > now;
+  }
+  gnutls_x509_crt_deinit(cert);
+}
+
+std::string status_text(unsigned status) {
+  gnutls_datum_t text{};
+  if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &text, 0) != 0)
+    return "verification status " + std::to_string(status);
+  std::string result(reinterpret_cast<const char*>(text.data), text.size);
+  gnutls_free(text.data);
+  return result;
+}
+
+}  // namespace
+
+std::string tls_alert_text(std::uint8_t alert) {
+  const char* name = gnutls_alert_get_name(static_cast<gnutls_alert_description_t>(alert));
+  std::string text = name != nullptr ? name : "unknown alert";
+  return text + " (TLS alert " + std::to_string(alert) + ")";
+}
+
+// ---- QuicTlsContext ---------------------------------------------------------
+
+Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const std::string& ca_file,
+                                                                     bool insecure) {
+  std::shared_ptr<QuicTlsContext> context(new QuicTlsContext());
+  context->insecure_ = insecure;
+  context->ca_file_ = ca_file;
+  const int rv = gnutls_certificate_allocate_credentials(&context->credentials_);
+  if (rv != 0) return tls_error("cannot set up GnuTLS credentials: " + gnutls_text(rv));
+  if (insecure) return std::shared_ptr<const QuicTlsContext>(std::move(context));
+  if (!ca_file.empty()) {
+    const int loaded = gnutls_certificate_set_x509_trust_file(context->credentials_,
+                                                              ca_file.c_str(), GNUTLS_X509_FMT_PEM);
+    if (loaded < 0) return tls_error("cannot load CA file '" + ca_file + "': " + gnutls_text(loaded));
+    if (loaded == 0) return tls_error("CA file '" + ca_file + "' holds no PEM certificate");
+  } else {
+    const int loaded = gnutls_certificate_set_x509_system_trust(context->credentials_);
+    if (loaded < 0) return tls_error("cannot load the system trust store: " + gnutls_text(loaded));
+  }
+  return std::shared_ptr<const QuicTlsContext>(std::move(context));
+}
+
+QuicTlsContext::~QuicTlsContext() {
+  if (credentials_ != nullptr) gnutls_certificate_free_credentials(credentials_);
+}
+
+// ---- verification messages --------------------------------------------------
+
+Error describe_quic_verify_failure(const QuicTlsVerifyFailure& failure, const std::string& host) {
+  if (!failure.problem.empty())
+    return tls_error("cannot verify the certificate of " + host + ": " + failure.problem);
+  const unsigned status = failure.status;
+  if ((status & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNER_NOT_CA)) != 0) {
+    return tls_error("certificate for " + host +
+                     " is not signed by a trusted CA (self-signed or unknown issuer); "
+                     "use --cacert FILE to trust its CA");
+  }
+  if ((status & GNUTLS_CERT_UNEXPECTED_OWNER) != 0) {
+    if (failure.leaf_names.empty()) return tls_error("certificate does not match host " + host);
+    return tls_error("certificate for " + failure.leaf_names + " does not match host " + host);
+  }
+  if ((status & GNUTLS_CERT_EXPIRED) != 0) {
+    if (failure.leaf_expired && !failure.not_after.empty())
+      return tls_error("certificate for " + host + " expired on " + failure.not_after);
+    return tls_error("a certificate in the chain for " + host + " has expired");
+  }
+  if ((status & GNUTLS_CERT_NOT_ACTIVATED) != 0) {
+    if (failure.leaf_not_yet_valid && !failure.not_before.empty())
+      return tls_error("certificate for " + host + " is not valid until " + failure.not_before +
+                       " (is this computer's clock right?)");
+    return tls_error("a certificate in the chain for " + host +
+                     " is not valid yet (is this computer's clock right?)");
+  }
+  if ((status & GNUTLS_CERT_REVOKED) != 0)
+    return tls_error("certificate for " + host + " was revoked");
+  return tls_error("certificate for " + host + " was rejected: " + status_text(status));
+}
+
+// ---- QuicTls ----------------------------------------------------------------
+
+QuicTls::QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host)
+    : context_(std::move(context)), host_(std::move(host)) {
+  conn_ref_.get_conn = &QuicTls::get_conn;
+  conn_ref_.user_data = this;
+}
+
+QuicTls::~QuicTls() {
+  if (session_ != nullptr) gnutls_deinit(session_);
+}
+
+Result<std::unique_ptr<QuicTls>> QuicTls::create(std::shared_ptr<const QuicTlsContext> context,
+                                                 const std::string& host) {
+  std::unique_ptr<QuicTls> tls(new QuicTls(std::move(context), bare_host(host)));
+  auto configured = tls->configure();
+  if (!configured) return std::move(configured).error();
+  return tls;
+}
+
+Result<void> QuicTls::configure() {
+  int rv = gnutls_init(&session_, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+  if (rv != 0) return tls_error("cannot create a GnuTLS session: " + gnutls_text(rv));
+  rv = gnutls_priority_set_direct(session_, kPriority, nullptr);
+  if (rv != 0) return tls_error("GnuTLS rejected the QUIC cipher settings: " + gnutls_text(rv));
+  if (ngtcp2_crypto_gnutls_configure_client_session(session_) != 0)
+    return tls_error("cannot prepare a GnuTLS session for QUIC");
+  gnutls_session_set_ptr(session_, &conn_ref_);
+  rv = gnutls_credentials_set(session_, GNUTLS_CRD_CERTIFICATE, context_->credentials());
+  if (rv != 0) return tls_error("cannot attach certificates to the session: " + gnutls_text(rv));
+  gnutls_datum_t alpn{const_cast<unsigned char*>(kAlpnH3), sizeof kAlpnH3};
+  rv = gnutls_alpn_set_protocols(session_, &alpn, 1, GNUTLS_ALPN_MANDATORY);
+  if (rv != 0) return tls_error("cannot offer ALPN h3: " + gnutls_text(rv));
+  // RFC 6066: no SNI for an address.
+  if (!is_ip_literal(host_)) {
+    rv = gnutls_server_name_set(session_, GNUTLS_NAME_DNS, host_.data(), host_.size());
+    if (rv != 0) return tls_error("cannot set the server name " + host_ + ": " + gnutls_text(rv));
+  }
+  if (!context_->insecure()) gnutls_session_set_verify_function(session_, &QuicTls::verify_trampoline);
+  return {};
+}
+
+void QuicTls::attach(ngtcp2_conn* conn) noexcept {
+  conn_ = conn;
+  ngtcp2_conn_set_tls_native_handle(conn, session_);
+}
+
+ngtcp2_conn* QuicTls::get_conn(ngtcp2_crypto_conn_ref* ref) noexcept {
+  return static_cast<QuicTls*>(ref->user_data)->conn_;
+}
+
+int QuicTls::verify_trampoline(gnutls_session_t session) noexcept {
+  auto* ref = static_cast<ngtcp2_crypto_conn_ref*>(gnutls_session_get_ptr(session));
+  auto* self = static_cast<QuicTls*>(ref->user_data);
+  try {
+    return self->verify_peer() ? 0 : -1;
+  } catch (...) {
+    return -1;  // out of memory while describing: reject, never let it unwind GnuTLS
+  }
+}
+
+bool QuicTls::verify_peer() {
+  unsigned status = 0;
+  const int rv = gnutls_certificate_verify_peers3(session_, host_.c_str(), &status);
+  if (rv == 0 && status == 0) return true;
+  QuicTlsVerifyFailure failure;
+  if (rv < 0) {
+    failure.problem = gnutls_text(rv);
+  } else {
+    failure.status = status;
+    describe_leaf(session_, failure);
+  }
+  verify_failure_ = std::move(failure);
+  return false;
+}
+
+std::string QuicTls::selected_alpn() const {
+  gnutls_datum_t selected{};
+  if (gnutls_alpn_get_selected_protocol(session_, &selected) != 0) return {};
+  return std::string(reinterpret_cast<const char*>(selected.data), selected.size);
+}
+
+Error QuicTls::handshake_error(std::uint8_t alert) const {
+  if (verify_failure_) return describe_quic_verify_failure(*verify_failure_, host_);
+  if (alert != 0) return tls_error("QUIC handshake with " + host_ + " failed: " + tls_alert_text(alert));
+  return tls_error("QUIC handshake with " + host_ + " failed");
+}
+
+}  // namespace sluice

@@ -1,0 +1,102 @@
+#pragma once
+// The TLS side of a QUIC client connection, over GnuTLS (Debian's ngtcp2 0.12 has
+// no OpenSSL backend). QuicTlsContext holds the trust (system store, a CA file, or
+// none with insecure) and may be shared by many connections; QuicTls is one
+// connection's session: ALPN "h3", SNI, and certificate plus host name checks whose
+// failures read like the TCP ones of src/io ("TLS: certificate for wrong.example
+// does not match host localhost").
+// Ownership: a QuicTlsContext is shared (std::shared_ptr) by the connections that
+// use it; a QuicTls is owned by one QuicConnection. HTTP thread only.
+
+#include <gnutls/gnutls.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+class QuicTlsContext {
+ public:
+  /// Trust for server certificates: `ca_file` (PEM) when set, else the system store.
+  /// With `insecure` nothing is verified (the store is not even loaded).
+  /// Error (category tls): "TLS: cannot load CA file 'x.pem': ...".
+  static Result<std::shared_ptr<const QuicTlsContext>> create(const std::string& ca_file,
+                                                              bool insecure);
+  ~QuicTlsContext();
+  QuicTlsContext(const QuicTlsContext&) = delete;
+  QuicTlsContext& operator=(const QuicTlsContext&) = delete;
+
+  gnutls_certificate_credentials_t credentials() const noexcept { return credentials_; }
+  bool insecure() const noexcept { return insecure_; }
+  const std::string& ca_file() const noexcept { return ca_file_; }
+
+ private:
+  QuicTlsContext() = default;
+  gnutls_certificate_credentials_t credentials_ = nullptr;
+  bool insecure_ = false;
+  std::string ca_file_;
+};
+
+/// What certificate verification rejected, captured inside GnuTLS's verify callback
+/// (the only moment the details are at hand).
+struct QuicTlsVerifyFailure {
+  unsigned status = 0;      ///< gnutls_certificate_status_t bits
+  std::string leaf_names;   ///< "localhost, 127.0.0.1": the server certificate's names
+  std::string not_before;   ///< the server certificate's validity, "2024-05-01 12:00:00 UTC"
+  std::string not_after;
+  bool leaf_expired = false;
+  bool leaf_not_yet_valid = false;
+  std::string problem;      ///< set when verification could not even run
+};
+
+/// "TLS: certificate for wrong.example does not match host localhost", "TLS:
+/// certificate for localhost is not signed by a trusted CA (...); use --cacert FILE
+/// to trust its CA", ... Pure; any thread.
+Error describe_quic_verify_failure(const QuicTlsVerifyFailure& failure, const std::string& host);
+
+class QuicTls {
+ public:
+  /// A client session for `host` (a name or an IP literal; brackets allowed): SNI
+  /// for a name, verification against `host` unless the context is insecure, ALPN
+  /// "h3" required.
+  static Result<std::unique_ptr<QuicTls>> create(std::shared_ptr<const QuicTlsContext> context,
+                                                 const std::string& host);
+  ~QuicTls();
+  QuicTls(const QuicTls&) = delete;
+  QuicTls& operator=(const QuicTls&) = delete;
+
+  /// Joins the session to its ngtcp2 connection (ngtcp2_crypto finds the connection
+  /// through the session) and the connection to the session.
+  void attach(ngtcp2_conn* conn) noexcept;
+  gnutls_session_t session() const noexcept { return session_; }
+  /// The protocol the server selected, "" if none.
+  std::string selected_alpn() const;
+  /// Why the handshake failed on our side, given the TLS alert ngtcp2 recorded (0 if
+  /// none): the verification failure when one was captured, else the alert.
+  Error handshake_error(std::uint8_t alert) const;
+
+ private:
+  QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host);
+  Result<void> configure();
+  static int verify_trampoline(gnutls_session_t session) noexcept;
+  static ngtcp2_conn* get_conn(ngtcp2_crypto_conn_ref* ref) noexcept;
+  bool verify_peer();
+
+  std::shared_ptr<const QuicTlsContext> context_;
+  std::string host_;  // without brackets
+  gnutls_session_t session_ = nullptr;
+  ngtcp2_crypto_conn_ref conn_ref_{};
+  ngtcp2_conn* conn_ = nullptr;
+  std::optional<QuicTlsVerifyFailure> verify_failure_;
+};
+
+/// "Certificate is bad (TLS alert 42)": GnuTLS's description of a TLS alert.
+std::string tls_alert_text(std::uint8_t alert);
+
+}  // namespace sluice

@@ -1,0 +1,234 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "http3/h3_session.hpp"
+#include "support/h2_test_peer.hpp"
+#include "support/h3_test_peer.hpp"
+
+namespace sluice {
+namespace {
+
+using test::H3PeerOptions;
+using test::RecordingSink;
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = 1024 * 1024;
+
+std::string pattern(std::size_t size, char seed = 'a') {
+  std::string text(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>(seed + i % 23);
+  return text;
+}
+
+// Flow control is the backpressure: stream credit follows what each consumer took.
+// The peer counts the credit the client returned per stream; it also fails the test
+// (peer.error()) if the client ever credits more than it received.
+class H3FlowControlTest : public ::testing::Test, protected test::H3ClientHarness {
+ protected:
+  explicit H3FlowControlTest(H3PeerOptions options = {}) : H3ClientHarness(options) {}
+
+  int credit_lines(const std::string& stream) const {
+    return static_cast<int>(std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
+      return line.find("c1 " + stream + " h3: credit +") != std::string::npos;
+    }));
+  }
+};
+
+TEST_F(H3FlowControlTest, HeldStreamStaysAtItsMarkWhileASiblingCompletes) {
+  RecordingSink held;
+  held.hold();
+  RecordingSink sibling;
+  const std::int64_t held_id = submit(get("/held"), held);
+  const std::int64_t sibling_id = submit(get("/sibling"), sibling);
+  pump();
+  EXPECT_EQ(peer.client_window(held_id), 256 * kKiB);  // the mark
+  const std::string held_body = pattern(1 * kMiB, 'h');
+  const std::string sibling_body = pattern(4 * kMiB, 's');
+  peer.respond(held_id, 200);
+  peer.respond(sibling_id, 200);
+  peer.send_body(held_id, held_body, true);
+  peer.send_body(sibling_id, sibling_body, true);
+  pump();
+
+  EXPECT_TRUE(sibling.completed);
+  EXPECT_TRUE(sibling.body == sibling_body);
+  // Exactly the mark: framing was credited at once, body not at all.
+  EXPECT_EQ(held.body.size(), 256 * kKiB);
+  EXPECT_EQ(peer.delivered(held_id) - peer.credited(held_id), 256 * kKiB);
+  EXPECT_EQ(peer.send_room(held_id), 0u);
+  EXPECT_FALSE(held.wants_body());
+  EXPECT_EQ(credit_lines("s0"), 0);
+  EXPECT_TRUE(traced("c1 s0 h3: paused"));
+
+  // The consumer takes everything it holds, a piece at a time, and posts a resume
+  // when it falls below half its mark.
+  for (int round = 0; round < 1000 && !held.completed; ++round) {
+    if (held.take(64 * kKiB)) session.resume_stream(held_id);
+    pump();
+  }
+  EXPECT_TRUE(held.completed);
+  EXPECT_TRUE(held.body == held_body);
+  EXPECT_TRUE(traced("c1 s0 h3: resumed"));
+  EXPECT_GT(credit_lines("s0"), 0);
+}
+
+// A consumer that keeps up partly while bytes arrive (a quarter of them) and then
+// reads slowly: it stays below its mark, so the staging buffer never turns Paused and
+// never posts a resume. The stream must not stay without credit.
+TEST_F(H3FlowControlTest, SlowReaderBelowItsMarkNeverStalls) {
+  RecordingSink slow;
+  slow.hold();
+  const std::int64_t stream_id = submit(get("/slow"), slow);
+  pump();
+  std::size_t most_held = 0;
+  slow.after_body = [&] {
+    most_held = std::max(most_held, slow.held_bytes());
+    const std::size_t taken = slow.body.size() - slow.held_bytes();
+    if (slow.take(slow.body.size() / 4 - std::min(taken, slow.body.size() / 4))) {
+      session.resume_stream(stream_id);
+    }
+  };
+  const std::string body = pattern(2 * kMiB, 'q');
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, body, true);
+  for (int round = 0; round < 4000 && !slow.completed; ++round) {
+    pump();
+    if (slow.take(8 * kKiB)) session.resume_stream(stream_id);
+  }
+  EXPECT_TRUE(slow.completed) << "stalled at " << slow.body.size() << " bytes, holding "
+                              << slow.held_bytes();
+  EXPECT_TRUE(slow.body == body);
+  EXPECT_LE(most_held, 256 * kKiB);  // never above the mark
+}
+
+// Takes a third of what it holds after every delivery: a steady slow reader.
+TEST_F(H3FlowControlTest, SteadySlowReaderCompletes) {
+  RecordingSink slow;
+  slow.hold();
+  const std::int64_t stream_id = submit(get("/steady"), slow);
+  pump();
+  slow.after_body = [&] {
+    if (slow.take(slow.held_bytes() / 3)) session.resume_stream(stream_id);
+  };
+  const std::string body = pattern(2 * kMiB, 'r');
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, body, true);
+  for (int round = 0; round < 4000 && !slow.completed; ++round) {
+    pump();
+    if (slow.take(8 * kKiB)) session.resume_stream(stream_id);
+  }
+  EXPECT_TRUE(slow.completed) << "stalled at " << slow.body.size() << " bytes";
+  EXPECT_TRUE(slow.body == body);
+}
+
+// A prompt reader holds nothing: credit goes back in steps of about half the window,
+// not once per packet.
+TEST_F(H3FlowControlTest, PromptReaderIsCreditedInHalfWindowSteps) {
+  RecordingSink prompt;
+  const std::int64_t stream_id = submit(get("/prompt"), prompt);
+  pump();
+  const std::string body = pattern(2 * kMiB, 'p');
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, body, true);
+  pump();
+  EXPECT_TRUE(prompt.completed);
+  EXPECT_TRUE(prompt.body == body);
+  const int steps = credit_lines("s0");
+  EXPECT_GE(steps, 2 * static_cast<int>(kMiB / (256 * kKiB)) - 1);
+  EXPECT_LE(steps, 2 * static_cast<int>(kMiB / (128 * kKiB)) + 2);
+  EXPECT_LT(peer.delivered(stream_id) - peer.credited(stream_id), 128 * kKiB);
+}
+
+TEST_F(H3FlowControlTest, LargerMarkOpensALargerStreamWindow) {
+  RecordingSink held(1 * kMiB);
+  held.hold();
+  ExchangeRequest request = get("/big");
+  request.mark = 1 * kMiB;
+  const std::int64_t stream_id = submit(std::move(request), held);
+  pump();
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, pattern(3 * kMiB), true);
+  pump();
+  EXPECT_EQ(held.body.size(), 1 * kMiB);
+  EXPECT_EQ(peer.send_room(stream_id), 0u);
+}
+
+// A mark below the transport's initial stream window holds from the first byte.
+TEST_F(H3FlowControlTest, SmallMarkHoldsFromTheFirstByte) {
+  RecordingSink held(16 * kKiB);
+  held.hold();
+  ExchangeRequest request = get("/small");
+  request.mark = 16 * kKiB;
+  const std::int64_t stream_id = submit(std::move(request), held);
+  pump();
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, pattern(200 * kKiB), true);
+  pump();
+  EXPECT_EQ(held.body.size(), 16 * kKiB);
+  EXPECT_EQ(peer.delivered(stream_id) - peer.credited(stream_id), 16 * kKiB);
+}
+
+// Framing is credited at once even on a held stream: headers and trailers never
+// count against the consumer's mark.
+TEST_F(H3FlowControlTest, HeadersAndTrailersAreCreditedAtOnce) {
+  RecordingSink held;
+  held.hold();
+  const std::int64_t stream_id = submit(get(), held);
+  pump();
+  Headers fields;
+  for (int i = 0; i < 16; ++i) fields.add("x-field-" + std::to_string(i), pattern(512));
+  peer.respond(stream_id, 200, fields);
+  peer.send_body(stream_id, "body", false);
+  peer.send_trailers(stream_id, fields);
+  pump();
+  EXPECT_TRUE(held.completed);
+  EXPECT_EQ(held.body, "body");
+  EXPECT_EQ(peer.delivered(stream_id) - peer.credited(stream_id), 4u);
+}
+
+// Body bytes that arrive for a stream whose exchange already failed go nowhere and
+// are credited at once, so the server is never stuck on them.
+TEST_F(H3FlowControlTest, BytesOfAFailedExchangeAreCreditedAtOnce) {
+  RecordingSink sink;
+  sink.hold();
+  ExchangeRequest request = get();
+  request.max_header_bytes = 1024;
+  const std::int64_t stream_id = submit(std::move(request), sink);
+  pump();
+  peer.respond(stream_id, 200, {{"x-big", pattern(2048)}});
+  peer.send_body(stream_id, pattern(64 * kKiB), true);
+  pump();
+  ASSERT_TRUE(sink.error.has_value());
+  EXPECT_EQ(sink.body, "");
+  EXPECT_EQ(peer.delivered(stream_id), peer.credited(stream_id));
+  EXPECT_TRUE(peer.closed(stream_id));
+}
+
+// The server's encoder may use the dynamic table we allow; a response whose head
+// depends on encoder-stream instructions still arriving waits for them (QPACK
+// blocked) and is decoded, and credited, once they come.
+TEST_F(H3FlowControlTest, DynamicTableHeadersDecodeAcrossStreams) {
+  RecordingSink first;
+  RecordingSink second;
+  const std::int64_t first_id = submit(get("/1"), first);
+  const std::int64_t second_id = submit(get("/2"), second);
+  pump();
+  // nghttp3's encoder indexes known field names (not custom ones).
+  const Headers fields{{"content-type", "application/x-sluice-test"}, {"server", "h3-test-peer"}};
+  peer.respond(first_id, 200, fields, true);
+  peer.respond(second_id, 200, fields, true);
+  pump();
+  ASSERT_TRUE(first.head.has_value());
+  ASSERT_TRUE(second.head.has_value());
+  EXPECT_EQ(first.head->headers.get("content-type"), "application/x-sluice-test");
+  EXPECT_EQ(second.head->headers.get("server"), "h3-test-peer");
+  EXPECT_TRUE(first.completed);
+  EXPECT_TRUE(second.completed);
+  EXPECT_EQ(peer.delivered(first_id), peer.credited(first_id));
+  EXPECT_EQ(peer.delivered(second_id), peer.credited(second_id));
+}
+
+}  // namespace
+}  // namespace sluice
