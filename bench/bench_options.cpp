@@ -32,6 +32,8 @@ std::optional<VersionPolicy> version_option(std::string_view name) {
   if (name == "--http1.1") return VersionPolicy::http1_only;
   if (name == "--http2") return VersionPolicy::http2;
   if (name == "--http2-prior-knowledge") return VersionPolicy::http2_prior_knowledge;
+  if (name == "--http3") return VersionPolicy::http3;
+  if (name == "--http3-only") return VersionPolicy::http3_only;
   return std::nullopt;
 }
 
@@ -139,7 +141,7 @@ Result<void> Parser::apply(std::string_view name, std::optional<std::string_view
 Result<void> Parser::apply_version(std::string_view name, VersionPolicy version) {
   if (!version_given_.empty() && version_given_ != name) {
     return usage_error(std::string(name) + " conflicts with " + version_given_ +
-                       " (give at most one of --http1.1, --http2, --http2-prior-knowledge)");
+                       " (give at most one of --http1.1, --http2, --http2-prior-knowledge, --http3, --http3-only)");
   }
   version_given_ = std::string(name);
   options_.version = version;
@@ -269,6 +271,8 @@ const char* curl_version_option(VersionPolicy version) {
     case VersionPolicy::http1_only: return "--http1.1";
     case VersionPolicy::http2: return "--http2";
     case VersionPolicy::http2_prior_knowledge: return "--http2-prior-knowledge";
+    case VersionPolicy::http3: return "--http3";
+    case VersionPolicy::http3_only: return "--http3-only";
   }
   return nullptr;
 }
@@ -310,6 +314,9 @@ options:
   --http2          HTTP/2 where TLS ALPN agrees (curl gets --http2 too)
   --http2-prior-knowledge
                    HTTP/2 at once, also h2c over http:// (curl gets it too)
+  --http3, --http3-only
+                   HTTP/3 (throughput: the peer is gtlsclient, and an HTTP/2 run
+                   of sluice on the same URL is interleaved for comparison)
   --cacert FILE    trust this PEM bundle (curl gets --cacert FILE too)
   -k, --insecure   skip certificate verification (curl gets -k too)
   --compressed     ask for and decode gzip/br/zstd (curl gets --compressed too)

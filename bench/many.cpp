@@ -265,6 +265,11 @@ int run_many(const BenchOptions& options) {
     note_ours(index, options, *mine);
     ours.push_back(*mine);
     if (!with_h2load) continue;
+    if (mine->version == HttpVersion::http3) {
+      // Debian's h2load (nghttp2 1.52) is built without HTTP/3: no same-protocol peer.
+      if (index == 1) print_note("h2load here has no HTTP/3: reporting sluice figures only");
+      continue;
+    }
     // h2load speaks what we spoke, so the ratio compares one protocol.
     Result<H2loadRun> peer = run_h2load(options, mine->version == HttpVersion::http1_1);
     if (!peer) {

@@ -59,4 +59,11 @@ struct H2loadRun {
 /// succeeded (a non-2xx status counts as a failure), with its counts in the message.
 Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1);
 
+/// One gtlsclient download of options.url (HTTP/3), body discarded. gtlsclient
+/// reports nothing useful on failure, so check once with verify_gtlsclient.
+Result<PeerRun> run_gtlsclient(const BenchOptions& options);
+/// Downloads options.url once with gtlsclient into a scratch directory and checks the
+/// file has `expected_bytes`; the scratch is removed.
+Result<void> verify_gtlsclient(const BenchOptions& options, std::uint64_t expected_bytes);
+
 }  // namespace sluice::bench

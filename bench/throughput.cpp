@@ -140,12 +140,82 @@ void print_figures(const std::vector<RunFigures>& ours, const std::vector<RunFig
   print_figure("ratio_vs_curl", theirs > 0 ? median(speed) / theirs : 0);
 }
 
+bool is_http3(VersionPolicy version) {
+  return version == VersionPolicy::http3 || version == VersionPolicy::http3_only;
+}
+
+void print_peer_figures(const std::string& name, const std::vector<RunFigures>& ours,
+                        const std::vector<RunFigures>& theirs) {
+  if (theirs.empty()) return;
+  std::vector<double> speed, their_speed, their_cost;
+  for (const RunFigures& run : ours) speed.push_back(run.mib_per_s());
+  for (const RunFigures& run : theirs) {
+    their_speed.push_back(run.mib_per_s());
+    their_cost.push_back(run.cpu_s_per_gib());
+  }
+  print_figure(name + "_throughput_mib_s", median(their_speed), 1);
+  print_figure(name + "_cpu_s_per_gib", median(their_cost));
+  const double peer = median(their_speed);
+  print_figure("ratio_vs_" + name, peer > 0 ? median(speed) / peer : 0);
+}
+
+// HTTP/3: curl in Debian 12 has none, so the peer is gtlsclient; and sluice over
+// HTTP/2 from the same server is interleaved too (h3 beside h2, same run).
+int run_throughput_h3(const BenchOptions& options, std::vector<std::byte>& buffer) {
+  const bool with_gtls = on_path("gtlsclient");
+  if (!with_gtls) print_note("gtlsclient is not on PATH (package ngtcp2-client): no peer figures");
+  BenchOptions over_h2 = options;
+  over_h2.version = VersionPolicy::http2;
+  std::vector<RunFigures> ours, ours_h2, gtls;
+  for (int run = 1; run <= options.runs; ++run) {
+    Result<RunFigures> mine = run_ours(options, buffer);
+    if (!mine) {
+      print_note("sluice run " + std::to_string(run) + " failed: " + mine.error().describe());
+      return kExitFailed;
+    }
+    note_run(run, "sluice", *mine);
+    ours.push_back(*mine);
+    Result<RunFigures> mine_h2 = run_ours(over_h2, buffer);
+    if (!mine_h2) {
+      print_note("sluice h2 run " + std::to_string(run) + " failed: " + mine_h2.error().describe());
+      return kExitFailed;
+    }
+    note_run(run, "sl-h2", *mine_h2);
+    ours_h2.push_back(*mine_h2);
+    if (!with_gtls) continue;
+    if (run == 1) {
+      if (Result<void> checked = verify_gtlsclient(options, mine->bytes); !checked) {
+        print_note(checked.error().message());
+        return kExitFailed;
+      }
+    }
+    Result<PeerRun> theirs = run_gtlsclient(options);
+    if (!theirs) {
+      print_note("gtlsclient run " + std::to_string(run) + " failed: " + theirs.error().message());
+      return kExitFailed;
+    }
+    RunFigures figures{theirs->wall_s, theirs->cpu_s, mine->bytes, "3"};
+    note_run(run, "gtls", figures);
+    gtls.push_back(figures);
+  }
+  if (Result<void> counts = check_byte_counts(options, ours, ours_h2); !counts) {
+    print_note(counts.error().message());
+    return kExitFailed;
+  }
+  print_figures(ours, {});
+  print_text("h2_http_version", ours_h2.front().http_version);
+  print_peer_figures("h2", ours, ours_h2);
+  print_peer_figures("gtlsclient", ours, gtls);
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_throughput(const BenchOptions& options) {
+  std::vector<std::byte> buffer(kReadBuffer);
+  if (is_http3(options.version)) return run_throughput_h3(options, buffer);
   bool with_curl = on_path("curl");
   if (!with_curl) print_note("curl is not on PATH: reporting sluice figures only");
-  std::vector<std::byte> buffer(kReadBuffer);
   std::vector<RunFigures> ours;
   std::vector<RunFigures> curl;
   // Interleaved (ours, curl, ours, curl, ...) so that a noisy neighbour on a shared

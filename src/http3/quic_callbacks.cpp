@@ -57,6 +57,14 @@ struct QuicCallbacks {
     return guarded(user_data, [](QuicConnection& self) { return self.handle_handshake_completed(); });
   }
 
+  static int handshake_confirmed(ngtcp2_conn*, void* user_data) noexcept {
+    return guarded(user_data, [](QuicConnection& self) {
+      self.handshake_confirmed_ = true;
+      self.again_ = true;  // a write round follows, which queues requeue_ again
+      return 0;
+    });
+  }
+
   static int recv_stream_data(ngtcp2_conn*, std::uint32_t flags, std::int64_t stream_id,
                               std::uint64_t /*offset*/, const std::uint8_t* data,
                               std::size_t datalen, void* user_data,
@@ -151,6 +159,7 @@ struct QuicCallbacks {
     table.version_negotiation = ngtcp2_crypto_version_negotiation_cb;
     // The connection and its streams.
     table.handshake_completed = handshake_completed;
+    table.handshake_confirmed = handshake_confirmed;
     table.recv_stream_data = recv_stream_data;
     table.acked_stream_data_offset = acked_stream_data_offset;
     table.stream_close = stream_close;

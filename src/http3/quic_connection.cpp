@@ -16,12 +16,8 @@
 #include "http3/quic_clock.hpp"
 #include "http3/quic_errors.hpp"
 
-#include <cstdarg>
-#include <cstdio>
-#include <cstdlib>
 namespace sluice {
 namespace {
-void dbg_log(void*, const char* fmt, ...) { va_list ap; va_start(ap, fmt); std::vfprintf(stderr, fmt, ap); std::fputc('\n', stderr); va_end(ap); }
 
 // Rounds of after_event before yielding the loop (each may add output).
 constexpr int kEventRounds = 8;
@@ -40,6 +36,21 @@ Result<ngtcp2_cid> random_cid(std::size_t length) {
   if (gnutls_rnd(GNUTLS_RND_RANDOM, cid.data, length) != 0)
     return Error(ErrorCategory::io, "QUIC: no random bytes for a connection ID");
   return cid;
+}
+
+// What we tell the server it may send: the windows and limits of the options.
+ngtcp2_transport_params transport_params(const QuicOptions& options) {
+  ngtcp2_transport_params params;
+  ngtcp2_transport_params_default(&params);
+  params.initial_max_stream_data_bidi_local = options.stream_window;
+  params.initial_max_stream_data_bidi_remote = 0;  // HTTP/3 servers open no bidi streams
+  params.initial_max_stream_data_uni = options.uni_stream_window;
+  params.initial_max_data = options.connection_window;
+  params.initial_max_streams_bidi = 0;
+  params.initial_max_streams_uni = options.max_uni_streams;
+  params.max_idle_timeout = quic_duration(options.idle_timeout);
+  params.max_udp_payload_size = UdpSocket::kMaxDatagram;
+  return params;
 }
 
 }  // namespace
@@ -111,19 +122,8 @@ Result<void> QuicConnection::start() {
   // No window auto-tuning: credit grows only when the application returns it.
   settings.max_window = 0;
   settings.max_stream_window = 0;
-  if (std::getenv("SLUICE_NGTCP2_LOG")) settings.log_printf = dbg_log;
 
-  ngtcp2_transport_params params;
-  ngtcp2_transport_params_default(&params);
-  params.initial_max_stream_data_bidi_local = options_.stream_window;
-  params.initial_max_stream_data_bidi_remote = 0;  // HTTP/3 servers open no bidi streams
-  params.initial_max_stream_data_uni = options_.uni_stream_window;
-  params.initial_max_data = options_.connection_window;
-  params.initial_max_streams_bidi = 0;
-  params.initial_max_streams_uni = options_.max_uni_streams;
-  params.max_idle_timeout = quic_duration(options_.idle_timeout);
-  params.max_udp_payload_size = UdpSocket::kMaxDatagram;
-
+  const ngtcp2_transport_params params = transport_params(options_);
   const ngtcp2_path start_path = path();
   const int rv = ngtcp2_conn_client_new(&conn_, &dcid.value(), &scid.value(), &start_path,
                                         NGTCP2_PROTO_VER_V1, &callbacks(), &settings,
@@ -192,15 +192,14 @@ void QuicConnection::extend_stream(std::int64_t stream_id, std::uint64_t n) {
 void QuicConnection::extend_credit(std::int64_t stream_id, std::uint64_t n) {
   // Fails only for lack of memory; the peer then just waits for credit.
   (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, n);
-  if (!handshake_written_ &&
+  if (!handshake_confirmed_ &&
       std::find(requeue_.begin(), requeue_.end(), stream_id) == requeue_.end())
     requeue_.push_back(stream_id);
 }
 
 // Credit of 0 queues the stream's pending MAX_STREAM_DATA again.
 void QuicConnection::requeue_after_handshake() {
-  if (!handshake_written_ || requeue_.empty()) return;
-  if (std::getenv("SLUICE_NGTCP2_LOG")) std::fprintf(stderr, "REQUEUE %zu\n", requeue_.size());
+  if (!handshake_confirmed_ || requeue_.empty()) return;
   for (const std::int64_t stream_id : requeue_)
     (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, 0);
   requeue_.clear();

@@ -194,11 +194,14 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   int ngtcp2_depth_ = 0;           // > 0 inside an ngtcp2 call (its callbacks run)
   bool coalescing_ = false;        // ngtcp2 holds a packet open (WRITE_MORE)
   std::vector<DeferredCall> deferred_;
-  // Streams given credit before ngtcp2 wrote its first packet after the handshake:
-  // that write drops them from its queue of MAX_STREAM_DATA to send (ngtcp2 0.12,
-  // conn_retry_early_payloadlen), so they are queued again once it is done.
+  // Streams given credit before the handshake was confirmed. ngtcp2 0.12 drops
+  // them from its queue of MAX_STREAM_DATA to send when it writes stream data
+  // while it still counts itself in the handshake (conn_retry_early_payloadlen
+  // pops every stream without data to retransmit), and that state can outlast
+  // handshake_completed by a paced write or more; once the handshake is confirmed
+  // it is over for certain, and they are queued again.
   std::vector<std::int64_t> requeue_;
-  bool handshake_written_ = false;  // ngtcp2 wrote since the handshake completed
+  bool handshake_confirmed_ = false;
   bool in_event_ = false;
   bool again_ = false;             // a nested request asks after_event for a round more
   bool write_scheduled_ = false;   // an at_turn_end write is pending

@@ -170,8 +170,6 @@ std::optional<std::size_t> QuicConnection::write_one(std::uint8_t* dest, std::si
   const ngtcp2_ssize rv = ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest, size, &datalen,
                                                     flags, output.stream_id, data.data(), count, ts);
   --ngtcp2_depth_;
-  // The first write after the handshake moved ngtcp2 past it (see requeue_).
-  if (handshake_done_) handshake_written_ = true;
   if (rv < 0) return after_write_error(rv, output.stream_id, datalen);
   coalescing_ = false;
   if (output.stream_id >= 0 && datalen >= 0 && !output_written(output.stream_id, datalen))

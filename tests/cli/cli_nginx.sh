@@ -9,6 +9,7 @@ HTTP=$SLUICE_NGINX_HTTP_URL
 HTTPS=$SLUICE_NGINX_HTTPS_URL
 H2=$SLUICE_NGINX_H2_URL
 H2C=$SLUICE_NGHTTPD_H2C_URL
+CADDY=$SLUICE_CADDY_URL
 
 case_downloads_to_stdout_match_sha256sums() {
   local name
@@ -114,6 +115,26 @@ case_http2_prior_knowledge_speaks_h2c() {
   expect_code 0
   expect_stdout "2"
   [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "h2c body differs"
+}
+
+case_http3_only_speaks_h3_to_caddy() {
+  run_sluice --http3-only --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/1m.bin" -w '%{http_version}' \
+    "$CADDY/1m.bin"
+  expect_code 0
+  expect_no_stderr
+  expect_stdout "3"
+  [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "h3 body differs"
+}
+
+# nginx has no UDP listener: QUIC is refused at once, --http3 falls back to TCP and
+# --http3-only fails with exit 7 (connect) or 28 (timeout) and says QUIC or HTTP/3.
+case_http3_falls_back_and_http3_only_fails_without_quic() {
+  run_sluice --http3 --cacert "$SLUICE_TEST_CA" -o /dev/null -w '%{http_version}' "$H2/small.txt"
+  expect_code 0
+  expect_stdout "2"
+  run_sluice --http3-only --connect-timeout 3 --cacert "$SLUICE_TEST_CA" -o /dev/null "$H2/small.txt"
+  case $CODE in 7|28|35|56) ;; *) fail "--http3-only without QUIC exited $CODE" ;; esac
+  grep -qE "QUIC|HTTP/3" "$ERR" || fail "the error does not name QUIC or HTTP/3: $(cat "$ERR")"
 }
 
 case_https_untrusted_certificate_exits_35() {

@@ -62,6 +62,8 @@ set(SLUICE_CLI_NGINX_CASES
   https_untrusted_certificate_exits_35
   http2_is_negotiated_and_reported
   http2_prior_knowledge_speaks_h2c
+  http3_only_speaks_h3_to_caddy
+  http3_falls_back_and_http3_only_fails_without_quic
   insecure_skips_verification
   compressed_decodes_gzip
   upload_streams_a_file_with_data_binary

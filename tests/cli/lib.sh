@@ -73,7 +73,7 @@ load_servers() {
   local key value
   while IFS='=' read -r key value; do
     case $key in
-      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGHTTPD_H2C_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR)
+      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR)
         printf -v "$key" '%s' "$value" ;;
     esac
   done < "$file"

@@ -107,8 +107,13 @@ class Gtlsserver {
 void append_varint(std::vector<std::uint8_t>& out, std::uint64_t value) {
   if (value < 64) {
     out.push_back(static_cast<std::uint8_t>(value));
-  } else {
+  } else if (value < 16384) {
     out.push_back(static_cast<std::uint8_t>(0x40 | (value >> 8)));
+    out.push_back(static_cast<std::uint8_t>(value & 0xff));
+  } else {
+    out.push_back(static_cast<std::uint8_t>(0x80 | (value >> 24)));
+    out.push_back(static_cast<std::uint8_t>((value >> 16) & 0xff));
+    out.push_back(static_cast<std::uint8_t>((value >> 8) & 0xff));
     out.push_back(static_cast<std::uint8_t>(value & 0xff));
   }
 }
@@ -121,10 +126,11 @@ void append_literal(std::vector<std::uint8_t>& out, std::uint8_t static_index,
   out.insert(out.end(), value.begin(), value.end());
 }
 
-// HEADERS of "GET https://authority/path", static table only.
-std::vector<std::uint8_t> get_request(const std::string& authority, const std::string& path) {
+// HEADERS of "GET (or POST) https://authority/path", static table only.
+std::vector<std::uint8_t> get_request(const std::string& authority, const std::string& path,
+                                      bool post = false) {
   std::vector<std::uint8_t> block = {0x00, 0x00};  // no dynamic table references
-  block.push_back(0xC0 | 17);                       // :method GET
+  block.push_back(0xC0 | (post ? 20 : 17));         // :method POST or GET
   block.push_back(0xC0 | 23);                       // :scheme https
   append_literal(block, 0, authority);              // :authority
   append_literal(block, 1, path);                   // :path
@@ -189,6 +195,7 @@ struct OutStream {
   bool fin = false;
   bool fin_written = false;
   bool blocked = false;
+  std::uint64_t acked = 0;
 };
 
 // The application: records what the transport reports; sends what the test queues.
@@ -228,7 +235,9 @@ class RecordingApp final : public QuicApplication {
     stream.credited += data.size();
     return data.size();
   }
-  void on_stream_acked(std::int64_t, std::uint64_t) override {}
+  void on_stream_acked(std::int64_t stream_id, std::uint64_t n) override {
+    out[stream_id].acked += n;
+  }
   void on_stream_closed(std::int64_t, std::optional<std::uint64_t>) override {}
   void on_stream_reset(std::int64_t, std::uint64_t) override {}
   void on_stop_sending(std::int64_t stream_id, std::uint64_t) override {
@@ -398,6 +407,63 @@ TEST_F(QuicConnectionTest, DownloadsAFileOverAHandEncodedRequest) {
   EXPECT_TRUE(app_.in[request].frames.saw_headers());
   EXPECT_EQ(app_.in[request].frames.data_bytes(), kFileSize);
   EXPECT_TRUE(app_.out[request].fin_written);
+}
+
+TEST_F(QuicConnectionTest, DownloadsAFileFromCaddy) {
+  test::TestEnv env;
+  const std::string url = env.get("SLUICE_CADDY_URL");
+  ASSERT_FALSE(url.empty());
+  QuicOptions options = options_for(port_of_url(url));
+  options.ca_file = env.get("SLUICE_TEST_CA");
+  std::int64_t request = -1;
+  app_.on_ready = [&](QuicStreams& streams) {
+    auto control = streams.open_uni_stream();
+    ASSERT_TRUE(control);
+    app_.send(*control, {0x00, 0x04, 0x00}, false);
+    request = *streams.open_bidi_stream();
+    app_.send(request, get_request("localhost", "/1m.bin"), true);
+    streams.request_write();
+  };
+  auto conn = connect(std::move(options));
+  ASSERT_TRUE(conn);
+
+  ASSERT_TRUE(run_until(loop_, [&] { return app_.closed || (request >= 0 && app_.in[request].fin); }));
+
+  ASSERT_FALSE(app_.closed) << app_.closed->message();
+  EXPECT_EQ(app_.in[request].frames.data_bytes(), kFileSize);
+}
+
+TEST_F(QuicConnectionTest, UploadsABodyLargerThanThePeersWindowsUntilAllIsAcknowledged) {
+  const auto& certs = test::test_certs();
+  Gtlsserver server(certs.server_cert, certs.server_key, htdocs());
+  // Far beyond the server's initial windows (256 KiB a stream, 1 MiB in all).
+  constexpr std::size_t kBodySize = 4 * 1024 * 1024;
+  std::int64_t request = -1;
+  std::size_t total = 0;
+  app_.on_ready = [&](QuicStreams& streams) {
+    auto control = streams.open_uni_stream();
+    ASSERT_TRUE(control);
+    app_.send(*control, {0x00, 0x04, 0x00}, false);
+    request = *streams.open_bidi_stream();
+    std::vector<std::uint8_t> bytes = get_request("localhost", "/1m.bin", true);
+    bytes.push_back(0x00);  // DATA
+    append_varint(bytes, kBodySize);
+    bytes.resize(bytes.size() + kBodySize, 0x5a);
+    total = bytes.size();
+    app_.send(request, std::move(bytes), true);
+    streams.request_write();
+  };
+  auto conn = connect(options_for(server.port()));
+  ASSERT_TRUE(conn);
+
+  ASSERT_TRUE(run_until(loop_, [&] {
+    return app_.closed || (request >= 0 && app_.out[request].acked >= total && app_.in[request].fin);
+  })) << "acked " << app_.out[request].acked << " of " << total;
+
+  ASSERT_FALSE(app_.closed) << app_.closed->message();
+  EXPECT_EQ(app_.out[request].acked, total);
+  EXPECT_TRUE(app_.out[request].fin_written);
+  EXPECT_TRUE(app_.in[request].frames.saw_headers());
 }
 
 TEST_F(QuicConnectionTest, AHeldStreamStopsAtItsWindowWhileASiblingCompletes) {
