@@ -197,13 +197,15 @@ void QuicConnection::extend_credit(std::int64_t stream_id, std::uint64_t n) {
     requeue_.push_back(stream_id);
 }
 
-// Credit of 0 queues the stream's pending MAX_STREAM_DATA again.
-void QuicConnection::requeue_after_handshake() {
-  if (!handshake_confirmed_ || requeue_.empty()) return;
+// Credit of 0 puts a stream's pending MAX_STREAM_DATA back in ngtcp2's queue (see
+// requeue_). Called after every complete packet until the handshake is confirmed.
+void QuicConnection::requeue_credit() {
+  if (requeue_.empty()) return;
   for (const std::int64_t stream_id : requeue_)
     (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, 0);
+  if (!handshake_confirmed_) return;
   requeue_.clear();
-  again_ = true;
+  again_ = true;  // a write round for what was queued
 }
 
 void QuicConnection::set_stream_window(std::int64_t stream_id, std::uint64_t window) {
@@ -342,8 +344,9 @@ void QuicConnection::terminate(Failure failure) {
   }
   state_ = State::closed;
   failure_.reset();
-  if (failure.close) send_connection_close(*failure.close);
-  if (trace_.on()) trace("closed: " + failure.error.message());
+  const bool sent = failure.close && send_connection_close(*failure.close);
+  // The reason is the application's to trace: it hears it next.
+  if (trace_.on()) trace(sent ? "QUIC closed (CONNECTION_CLOSE sent)" : "QUIC closed");
   teardown();
   app_.on_connection_closed(failure.error);
 }
@@ -361,18 +364,21 @@ void QuicConnection::teardown() {
 
 // One CONNECTION_CLOSE, sent at once and never repeated: nothing waits for the
 // peer to acknowledge it (the closing period of RFC 9000 is left to the peer).
-void QuicConnection::send_connection_close(const ngtcp2_connection_close_error& close) {
-  if (!socket_ || conn_ == nullptr) return;
-  if (ngtcp2_conn_is_in_closing_period(conn_) || ngtcp2_conn_is_in_draining_period(conn_)) return;
+bool QuicConnection::send_connection_close(const ngtcp2_connection_close_error& close) {
+  if (!socket_ || conn_ == nullptr) return false;
+  if (ngtcp2_conn_is_in_closing_period(conn_) || ngtcp2_conn_is_in_draining_period(conn_))
+    return false;
   std::vector<std::uint8_t> packet(
       std::max<std::size_t>(ngtcp2_conn_get_max_tx_udp_payload_size(conn_),
                             NGTCP2_MAX_UDP_PAYLOAD_SIZE));
   ngtcp2_pkt_info info{};
   const ngtcp2_ssize size = ngtcp2_conn_write_connection_close(
       conn_, nullptr, &info, packet.data(), packet.size(), &close, quic_timestamp());
-  if (size <= 0) return;
+  if (size <= 0) return false;
   const std::span<const std::uint8_t> bytes(packet.data(), static_cast<std::size_t>(size));
-  (void)socket_->send_batch(bytes, bytes.size());  // best effort: the connection is over
+  // Best effort: the connection is over whatever the socket says.
+  auto sent = socket_->send_batch(bytes, bytes.size());
+  return sent && *sent == bytes.size();
 }
 
 // ---- the rest ---------------------------------------------------------------

@@ -52,8 +52,11 @@ struct QuicOptions {
   std::chrono::milliseconds idle_timeout{30'000};
   /// PINGs after this much quiet keep an idle connection alive; 0: none.
   std::chrono::milliseconds keep_alive{0};
-  /// Initial receive window of each request stream; set_stream_window raises it.
-  std::uint64_t stream_window = 64 * 1024;
+  /// Initial receive window of each request stream; set_stream_window raises it
+  /// to the request's mark. 0 by default: ngtcp2 0.12 sends MAX_STREAM_DATA only
+  /// once the unsent credit exceeds half of this window, so with a larger one a
+  /// last small credit could wait forever while the server waits for it.
+  std::uint64_t stream_window = 0;
   /// Receive window of the server's unidirectional streams (control, QPACK).
   std::uint64_t uni_stream_window = 64 * 1024;
   /// Connection receive window: what may be in flight over all streams at once.
@@ -148,7 +151,7 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   void on_timer();
   void terminate(Failure failure);
   void teardown();
-  void send_connection_close(const ngtcp2_connection_close_error& close);
+  bool send_connection_close(const ngtcp2_connection_close_error& close);
   void trace(const std::string& what) const;
 
   // Reading and writing (quic_connection_io.cpp).
@@ -165,7 +168,7 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   bool flush_pending();
   void apply_deferred();
   void extend_credit(std::int64_t stream_id, std::uint64_t n);
-  void requeue_after_handshake();
+  void requeue_credit();
 
   // From ngtcp2's callbacks (quic_callbacks.cpp); non-zero: NGTCP2_ERR_CALLBACK_FAILURE.
   int handle_handshake_completed();
@@ -194,12 +197,12 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   int ngtcp2_depth_ = 0;           // > 0 inside an ngtcp2 call (its callbacks run)
   bool coalescing_ = false;        // ngtcp2 holds a packet open (WRITE_MORE)
   std::vector<DeferredCall> deferred_;
-  // Streams given credit before the handshake was confirmed. ngtcp2 0.12 drops
-  // them from its queue of MAX_STREAM_DATA to send when it writes stream data
-  // while it still counts itself in the handshake (conn_retry_early_payloadlen
-  // pops every stream without data to retransmit), and that state can outlast
-  // handshake_completed by a paced write or more; once the handshake is confirmed
-  // it is over for certain, and they are queued again.
+  // Streams given credit before the handshake was confirmed. While ngtcp2 0.12
+  // still counts itself in the handshake (until the write that sends our Finished,
+  // which a paced write can put off), each write of stream data drops from its
+  // queue every stream that only has a MAX_STREAM_DATA to send
+  // (conn_retry_early_payloadlen). So they are queued again after every packet
+  // until the handshake is confirmed, when it is over for certain.
   std::vector<std::int64_t> requeue_;
   bool handshake_confirmed_ = false;
   bool in_event_ = false;

@@ -138,7 +138,6 @@ void QuicConnection::write_packets() {
   if (state_ != State::closed && used > run_start) send_run(run_start, used - run_start, segment);
   if (state_ == State::closed) return;
   ngtcp2_conn_update_pkt_tx_time(conn_, ts);
-  if (!coalescing_) requeue_after_handshake();
 }
 
 // One ngtcp2 write with the application's next stream data: the size of the packet
@@ -175,6 +174,7 @@ std::optional<std::size_t> QuicConnection::write_one(std::uint8_t* dest, std::si
   if (output.stream_id >= 0 && datalen >= 0 && !output_written(output.stream_id, datalen))
     return std::nullopt;
   apply_deferred();
+  requeue_credit();
   return static_cast<std::size_t>(rv);
 }
 

@@ -22,8 +22,9 @@
 
 namespace sluice {
 
-/// One piece of stream data the application has for the wire. `base` stays valid
-/// until on_output_written or the next next_output call.
+/// One piece of stream data the application has for the wire. QUIC may resend it
+/// from this memory: `base` stays valid until on_stream_acked covers it or the stream
+/// closes.
 struct QuicVec {
   const std::uint8_t* base = nullptr;
   std::size_t len = 0;
@@ -80,7 +81,8 @@ class QuicApplication {
   virtual void on_stream_closed(std::int64_t stream_id, std::optional<std::uint64_t> app_error) = 0;
   /// The peer reset its sending side (RESET_STREAM) with `app_error`.
   virtual void on_stream_reset(std::int64_t stream_id, std::uint64_t app_error) = 0;
-  /// The peer asked us to stop sending (STOP_SENDING) with `app_error`.
+  /// The peer asked us to stop sending (STOP_SENDING) with `app_error`; ngtcp2 0.12
+  /// does not report the code, so it may be H3_NO_ERROR when the real one is unknown.
   virtual void on_stop_sending(std::int64_t stream_id, std::uint64_t app_error) = 0;
   /// A stream blocked by the peer's flow control may send again.
   virtual void on_stream_writable(std::int64_t stream_id) = 0;
