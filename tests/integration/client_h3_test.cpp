@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/test_certs.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 #include "support/udp_proxy.hpp"
@@ -39,6 +40,12 @@ class TraceLog {
       if (line.find(part) != std::string::npos) return true;
     }
     return false;
+  }
+  int count(std::string_view part) const {
+    std::lock_guard lock(mutex_);
+    int n = 0;
+    for (const auto& line : lines_) n += line.find(part) != std::string::npos ? 1 : 0;
+    return n;
   }
 
  private:
@@ -172,6 +179,46 @@ TEST_F(ClientHttp3, BlockedUdpFallsBackToTcpWithHttp3AndFailsWithHttp3Only) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().category(), ErrorCategory::timeout) << failed.error().message();
   EXPECT_NE(failed.error().message().find("QUIC"), std::string::npos) << failed.error().message();
+}
+
+// A server announces h3 on a UDP port a firewall drops: automatic mode tries it once,
+// falls back to TCP within http3_fallback_after, and then leaves it alone.
+TEST(ClientHttp3Fallback, AutomaticModeFallsBackWhenTheAltSvcPortIsBlocked) {
+  test::UdpProxy black_hole("127.0.0.1", 9);  // relays nowhere: black-holed below
+  black_hole.set_black_hole(true);
+  const std::string alt_svc = "h3=\":" + std::to_string(black_hole.port()) + "\"; ma=3600";
+  test::TestServerOptions tls;
+  tls.tls = true;
+  tls.cert_file = test::test_certs().server_cert;
+  tls.key_file = test::test_certs().server_key;
+  test::TestServer server(
+      [&](test::ServerConnection& conn) {
+        while (conn.read_request()) {
+          if (!conn.write(test::http_response(200, "over tcp", {{"Alt-Svc", alt_svc}}))) return;
+        }
+      },
+      tls);
+  TraceLog trace;
+  ClientOptions options;
+  options.ca_file = test::test_certs().ca_file;
+  options.trace = trace.sink();
+  options.http3_fallback_after = 300ms;
+  options.pool_idle_timeout = 20ms;  // each request opens a new connection
+  auto client = Client::create(options).value();
+  const std::string url = "https://localhost:" + std::to_string(server.port()) + "/";
+  for (int i = 0; i < 3; ++i) {
+    auto response = client.fetch(Request::get(url));
+    ASSERT_TRUE(response.ok()) << i << ": " << response.error().message();
+    EXPECT_EQ(response->version, HttpVersion::http1_1) << i;
+    EXPECT_EQ(read_to_end(response->body), "over tcp") << i;
+    for (int wait = 0; wait < 100 && client.stats().connections != 0; ++wait) {
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  EXPECT_EQ(trace.count("(Alt-Svc)"), 1) << "h3 must be tried once, then marked broken";
+  EXPECT_TRUE(trace.any_contains("HTTP/3 failed, using TCP"));
+  EXPECT_GT(black_hole.counters().dropped, 0u) << "no QUIC packet reached the blocked port";
+  EXPECT_EQ(server.connections_accepted(), 3u);
 }
 
 TEST_F(ClientHttp3, DownloadThroughTwoPercentLossMatches) {
