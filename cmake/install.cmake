@@ -60,7 +60,15 @@ function(sluice_describe_dependencies)
       endif()
       list(APPEND config "find_dependency(PkgConfig)"
         "_sluice_pkg_dependency(${prefix} ${module})")
-      list(APPEND requires ${module})
+      # The shared library itself, not Requires.private: `pkg-config --static` would
+      # also pull that library's own private dependencies (gnutls's need
+      # libunistring-dev, which Debian's libgnutls28-dev does not install).
+      foreach(dir IN LISTS ${prefix}_LIBRARY_DIRS)
+        list(APPEND libs "-L${dir}")
+      endforeach()
+      foreach(lib IN LISTS ${prefix}_LIBRARIES)
+        list(APPEND libs "-l${lib}")
+      endforeach()
     else()
       message(FATAL_ERROR "cmake/install.cmake: the sluice library links ${dep}; "
         "say in sluice_describe_dependencies how its consumers find it")

@@ -65,10 +65,12 @@ void Transfer::begin() {
 void Transfer::queue_for_connection() {
   phase_ = Phase::waiting_connection;
   if (request_.timeouts.connect.count() > 0) {
+    const char* what = request_.version == VersionPolicy::http3_only
+                           ? "connect: no HTTP/3 (QUIC) connection to "
+                           : "connect: no connection (or free stream) to ";
     arm_timer(connect_timer_, request_.timeouts.connect,
-              Error(ErrorCategory::timeout, "connect: no connection (or free HTTP/2 stream) to " +
-                                                url_.authority() +
-                                                " within " + millis(request_.timeouts.connect)));
+              Error(ErrorCategory::timeout, what + url_.authority() + " within " +
+                                                millis(request_.timeouts.connect)));
   }
   core_.pool().submit(*this);
 }

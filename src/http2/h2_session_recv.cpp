@@ -22,15 +22,6 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-std::optional<std::uint64_t> parse_content_length(const Headers& fields) {
-  auto text = fields.get("content-length");
-  if (!text) return std::nullopt;
-  std::uint64_t length = 0;
-  const auto parsed = std::from_chars(text->data(), text->data() + text->size(), length);
-  if (parsed.ec != std::errc() || parsed.ptr != text->data() + text->size()) return std::nullopt;
-  return length;
-}
-
 }  // namespace
 
 Result<H2Session::Verdict> H2Session::on_begin_headers(const nghttp2_frame& frame) {
@@ -134,7 +125,7 @@ Result<H2Session::Verdict> H2Session::on_headers_frame(const nghttp2_frame& fram
 void H2Session::deliver_head(H2Stream& stream, int status) {
   stream.got_head = true;
   Headers fields = stream.block.take_fields();
-  stream.content_length = parse_content_length(fields);
+  stream.content_length = content_length_of(fields);
   if (trace_.on()) trace_stream(stream.stream_id, "response " + std::to_string(status));
   stream.sink->on_response_head(ResponseHead{status, std::move(fields)});
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/connection.hpp"
+#include "io/multiplexed_fields.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 
@@ -35,46 +36,16 @@ class H3RequestHeaders {
   const std::vector<Header>& fields() const noexcept { return fields_; }
 
  private:
-  void add(std::string name, std::string value);
-
   std::vector<Header> fields_;
   std::vector<nghttp3_nv> nv_;
 };
 
-/// Whether an HTTP/1-style field must not appear in an HTTP/3 request.
-bool is_h3_connection_specific_field(std::string_view lowercase_name,
-                                     std::string_view value) noexcept;
-
-/// Collects one received field section (a response head, an interim 1xx head or
-/// trailers) field by field and enforces the caller's size limit. nghttp3 0.8 only
-/// announces SETTINGS_MAX_FIELD_SECTION_SIZE and never enforces it, so this is the
-/// limit; nghttp3's own HTTP messaging checks run before a field reaches it.
-class H3HeaderBlock {
+/// One received field section; see ResponseFieldBlock (io/multiplexed_fields.hpp).
+class H3HeaderBlock : public ResponseFieldBlock {
  public:
-  explicit H3HeaderBlock(std::size_t max_bytes = 256 * 1024) : max_bytes_(max_bytes) {}
-
-  /// Starts a new section.
-  void reset() noexcept;
-  /// One field as nghttp3 decoded it. Errors: the section grew past the limit
-  /// (too_large), or a pseudo-header other than a valid :status (protocol).
-  Result<void> add(std::string_view name, std::string_view value);
-
-  /// The :status of the section, when it had one.
-  std::optional<int> status() const noexcept { return status_; }
-  const Headers& fields() const noexcept { return fields_; }
-  Headers take_fields() { return std::move(fields_); }
-  /// Size as HTTP/3 counts it (RFC 9114 section 4.2.2: name + value + 32 per field).
-  std::size_t size() const noexcept { return size_; }
-  std::size_t max_bytes() const noexcept { return max_bytes_; }
-
- private:
-  std::size_t max_bytes_;
-  std::size_t size_ = 0;
-  std::optional<int> status_;
-  Headers fields_;
+  explicit H3HeaderBlock(std::size_t max_bytes = 256 * 1024)
+      : ResponseFieldBlock("HTTP/3", max_bytes) {}
 };
 
-/// The content-length of a response head, when it has one that parses.
-std::optional<std::uint64_t> h3_content_length(const Headers& fields);
 
 }  // namespace sluice

@@ -89,7 +89,7 @@ void H3Session::on_end_headers(std::int64_t stream_id) {
 void H3Session::deliver_head(H3Stream& stream, int status) {
   stream.got_head = true;
   Headers fields = stream.block.take_fields();
-  stream.content_length = h3_content_length(fields);
+  stream.content_length = content_length_of(fields);
   if (trace_.on()) trace_stream(stream.stream_id, "response " + std::to_string(status));
   stream.sink->on_response_head(ResponseHead{status, std::move(fields)});
 }

@@ -117,9 +117,9 @@ TEST(H3HeaderBlock, RefusesInvalidStatusAndRequestPseudoHeaders) {
 }
 
 TEST(H3HeaderBlock, ContentLengthParsesOnlyDigits) {
-  EXPECT_EQ(h3_content_length(Headers{{"content-length", "1234"}}), 1234u);
-  EXPECT_FALSE(h3_content_length(Headers{{"content-length", "12a"}}).has_value());
-  EXPECT_FALSE(h3_content_length(Headers{}).has_value());
+  EXPECT_EQ(content_length_of(Headers{{"content-length", "1234"}}), 1234u);
+  EXPECT_FALSE(content_length_of(Headers{{"content-length", "12a"}}).has_value());
+  EXPECT_FALSE(content_length_of(Headers{}).has_value());
 }
 
 }  // namespace
