@@ -20,12 +20,26 @@ const char* subcommand_name(Subcommand subcommand) {
     case Subcommand::throughput: return "throughput";
     case Subcommand::held: return "held";
     case Subcommand::many: return "many";
+    case Subcommand::upload_burst: return "upload-burst";
+    case Subcommand::file_burst: return "file-burst";
+    case Subcommand::append_growth: return "append-growth";
   }
   return "?";
 }
 
+constexpr Subcommand kAllSubcommands[] = {Subcommand::throughput, Subcommand::held,
+                                          Subcommand::many,       Subcommand::upload_burst,
+                                          Subcommand::file_burst, Subcommand::append_growth};
+
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
+
+// The subcommands that talk HTTP: the others (file-burst, append-growth) measure
+// the library locally, and a network option given to them is a mistake.
+constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
+                                         bit(Subcommand::many) | bit(Subcommand::upload_burst);
+constexpr unsigned kSizedSubcommands =
+    bit(Subcommand::upload_burst) | bit(Subcommand::file_burst) | bit(Subcommand::append_growth);
 
 // The version options: each names one VersionPolicy, and curl's option of that name.
 std::optional<VersionPolicy> version_option(std::string_view name) {
@@ -35,6 +49,11 @@ std::optional<VersionPolicy> version_option(std::string_view name) {
   if (name == "--http3") return VersionPolicy::http3;
   if (name == "--http3-only") return VersionPolicy::http3_only;
   return std::nullopt;
+}
+
+bool is_network_option(std::string_view name) {
+  return name == "--url" || name == "--cacert" || name == "-k" || name == "--insecure" ||
+         name == "--compressed" || name == "--mark" || version_option(name).has_value();
 }
 
 // A whole decimal number in [min, max]; anything else names the option.
@@ -88,6 +107,7 @@ class Parser {
                                       std::optional<std::string_view> inline_value);
   Result<void> only_for(unsigned wanted, std::string_view name) const;
   Result<void> check_complete();
+  void set_burst_defaults();
 
   Subcommand subcommand_;
   int argc_;
@@ -120,11 +140,18 @@ Result<BenchOptions> Parser::run() {
 }
 
 Result<void> Parser::apply(std::string_view name, std::optional<std::string_view> inline_value) {
+  if (is_network_option(name)) {
+    if (Result<void> ok = only_for(kNetworkSubcommands, name); !ok) return ok;
+  }
   std::optional<VersionPolicy> version = version_option(name);
   bool* flag = nullptr;
   if (name == "-k" || name == "--insecure") flag = &options_.insecure;
   if (name == "--compressed") flag = &options_.compressed;
   if (name == "-h" || name == "--help") flag = &options_.show_help;
+  if (name == "--no-sweep") {
+    if (Result<void> ok = only_for(bit(Subcommand::held), name); !ok) return ok;
+    flag = &options_.no_sweep;
+  }
   if (flag != nullptr || version) {
     if (inline_value) return usage_error(std::string(name) + " takes no value");
     if (version) return apply_version(name, *version);
@@ -166,6 +193,13 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
     options_.mark = *mark;
     return {};
   }
+  if (name == "--size") {
+    if (Result<void> ok = only_for(kSizedSubcommands, name); !ok) return ok;
+    Result<std::size_t> size = parse_bytes(name, value);
+    if (!size) return std::move(size).error();
+    options_.size = *size;
+    return {};
+  }
   return apply_counted(name, value);
 }
 
@@ -178,7 +212,9 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
   };
   static const Counted kCounted[] = {
       {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many), 1, 1000},
-      {"--count", bit(Subcommand::held), 1, 10000},
+      {"--count",
+       bit(Subcommand::held) | bit(Subcommand::upload_burst) | bit(Subcommand::file_burst), 1,
+       10000},
       {"--reads", bit(Subcommand::held), 0, 1},
       {"--requests", bit(Subcommand::many), 1, 100'000'000},
       {"--concurrency", bit(Subcommand::many), 1, 10000},
@@ -201,9 +237,9 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
 
 Result<std::string_view> Parser::take_value(std::string_view name,
                                             std::optional<std::string_view> inline_value) {
-  static constexpr std::string_view kValued[] = {"--url",   "--cacert",   "--mark",
-                                                 "--runs",  "--count",    "--reads",
-                                                 "--requests", "--concurrency"};
+  static constexpr std::string_view kValued[] = {
+      "--url",   "--cacert", "--mark",     "--runs",        "--count",
+      "--reads", "--size",   "--requests", "--concurrency"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -217,7 +253,7 @@ Result<std::string_view> Parser::take_value(std::string_view name,
 Result<void> Parser::only_for(unsigned wanted, std::string_view name) const {
   if ((wanted & bit(subcommand_)) != 0) return {};
   std::string names;
-  for (Subcommand subcommand : {Subcommand::throughput, Subcommand::held, Subcommand::many}) {
+  for (Subcommand subcommand : kAllSubcommands) {
     if ((wanted & bit(subcommand)) == 0) continue;
     names += names.empty() ? "'" : "', '";
     names += subcommand_name(subcommand);
@@ -227,7 +263,8 @@ Result<void> Parser::only_for(unsigned wanted, std::string_view name) const {
 }
 
 Result<void> Parser::check_complete() {
-  if (options_.url.empty()) {
+  if (options_.url.empty() && (bit(subcommand_) & kNetworkSubcommands) != 0 &&
+      subcommand_ != Subcommand::upload_burst) {
     return usage_error(std::string(subcommand_name(subcommand_)) + ": --url URL is required");
   }
   if (subcommand_ == Subcommand::held && !count_given_) {
@@ -240,7 +277,16 @@ Result<void> Parser::check_complete() {
     return usage_error("many: --concurrency C is required (how many requests in flight)");
   }
   if (options_.runs == 0) options_.runs = subcommand_ == Subcommand::many ? 1 : 3;
+  set_burst_defaults();
   return {};
+}
+
+void Parser::set_burst_defaults() {
+  constexpr std::size_t kMiB = 1024 * 1024;
+  bool burst = subcommand_ == Subcommand::upload_burst || subcommand_ == Subcommand::file_burst;
+  if (burst && options_.count == 0) options_.count = 300;
+  if (burst && options_.size == 0) options_.size = kMiB;
+  if (subcommand_ == Subcommand::append_growth && options_.size == 0) options_.size = 64 * kMiB;
 }
 
 }  // namespace
@@ -289,7 +335,7 @@ subcommands:
       discarding. Prints the median MiB/s and CPU seconds per GiB. When curl is
       on PATH, runs `curl -s -o /dev/null` on the same URL interleaved with ours
       and prints its figures and ratio_vs_curl.
-  held --url URL --count N [--reads 0|1]
+  held --url URL --count N [--reads 0|1] [--no-sweep]
       Starts N requests at once, reads nothing (--reads 0, default) or one chunk
       of each body (--reads 1), waits 5 s so the 4 s sweep has run, and prints the
       resident memory each unread response holds.
@@ -299,13 +345,32 @@ subcommands:
       (default 1). Prints the median requests/s and CPU per 1000 requests. When
       h2load is on PATH, runs it on the same URL interleaved with ours and prints
       its requests/s and ratio_vs_h2load.
+  upload-burst [--count N] [--size BYTES] [--url URL]
+      Starts N uploads (PUT) of owned bodies of BYTES each at once (default 300
+      of 1 MiB) to a server that reads slowly (one on loopback, unless --url),
+      once with the release rule and once without it, each in a child process,
+      and prints both peak resident sizes and their ratio.
+  file-burst [--count N] [--size BYTES]
+      Submits N positional file writes of owned chunks of BYTES each (default
+      300 of 1 MiB) to a file pool of 2 threads, collecting the completions only
+      after submitting all, with the release rule and without it (each in a
+      child process); prints both peaks and their ratio.
+  append-growth [--size BYTES]
+      Writes BYTES (default 64 MiB) then one byte to a BodyWriter nothing drains,
+      and the same to a std::vector, each in a child process; prints each peak's
+      growth over the payload and how long the one-byte write took.
   help
       This text.
 
 options:
-  --url URL        the URL to download (http or https)
+  --url URL        the URL to download (http or https); upload-burst: where to
+                   PUT (optional)
   --runs N         throughput, many: runs per contender (1..1000; default 3, many 1)
-  --count N        held: responses held at once; also the connection limit
+  --count N        held: responses held at once; also the connection limit;
+                   upload-burst, file-burst: bodies or chunks (default 300)
+  --size BYTES     upload-burst, file-burst: bytes each (default 1M);
+                   append-growth: the payload (default 64M); K/M suffix
+  --no-sweep       held: turn the library's sweep off (to see what it saves)
   --reads 0|1      held: read nothing, or one chunk of each body, before holding
   --requests N     many: requests in all
   --concurrency C  many: requests in flight at once
@@ -321,7 +386,8 @@ options:
   -k, --insecure   skip certificate verification (curl gets -k too)
   --compressed     ask for and decode gzip/br/zstd (curl gets --compressed too)
 
-exit status: 0 done, 1 a download failed or runs disagreed, 2 bad options.
+exit status: 0 done, 1 a download, upload or write failed or runs disagreed,
+2 bad options.
 )";
 }
 

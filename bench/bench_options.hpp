@@ -15,19 +15,25 @@
 
 namespace sluice::bench {
 
-enum class Subcommand { throughput, held, many };
+enum class Subcommand { throughput, held, many, upload_burst, file_burst, append_growth };
 
 struct BenchOptions {
-  std::string url;
+  std::string url;  ///< required, except upload-burst (optional) and the local benchmarks
   int runs = 0;  ///< throughput, many: runs per contender (0 until parsed: 3 and 1)
   /// --http1.1, --http2, --http2-prior-knowledge (at most one); automatic otherwise.
   VersionPolicy version = VersionPolicy::automatic;
   std::string ca_file;
   bool insecure = false;
   bool compressed = false;
-  std::size_t count = 0;            ///< held: responses held at once (required)
+  /// held: responses held at once (required); upload-burst, file-burst: bodies or
+  /// chunks in the burst (default 300).
+  std::size_t count = 0;
+  /// upload-burst, file-burst: bytes per body or chunk (default 1 MiB); append-growth:
+  /// the payload (default 64 MiB). 0 until parsed.
+  std::size_t size = 0;
   std::size_t mark = 256 * 1024;    ///< Request::mark, the staging high-water mark
   bool reads_one_chunk = false;     ///< held: --reads 1
+  bool no_sweep = false;            ///< held: --no-sweep (memory rule 3 off, for comparison)
   std::size_t requests = 0;         ///< many: requests in all (required)
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
   bool show_help = false;

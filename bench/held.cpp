@@ -20,9 +20,19 @@ namespace sluice::bench {
 namespace {
 
 constexpr std::size_t kReadBuffer = 256 * 1024;
-// Longer than the library's 4 s sweep period, so every paused response has been
-// swept at least once before memory is measured.
-constexpr std::chrono::seconds kSettle{5};
+// The library's sweep runs every 4 s and takes receivers paused for at least 1 s, so
+// once every response is paused, this long is enough for each to have been swept.
+constexpr std::chrono::milliseconds kSettle{5'500};
+// How long the responses may take to reach their marks (slow handshakes, refills).
+constexpr std::chrono::seconds kPauseDeadline{20};
+
+// Waits until every response is paused at its mark, or the deadline passed.
+void wait_until_all_paused(const Client& client, std::size_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + kPauseDeadline;
+  while (client.stats().paused_receivers < count && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
 
 // Starts every request before waiting for any, so all N are in flight together.
 Result<std::vector<Response>> start_all(Client& client, const BenchOptions& options) {
@@ -75,6 +85,8 @@ void print_held_figures(const std::vector<Response>& responses, const MemoryStat
 int run_held(const BenchOptions& options) {
   ClientOptions client_opts = client_options(options);
   client_opts.max_connections_per_origin = options.count;
+  // Off means a sweep so rare that it never runs within the benchmark.
+  if (options.no_sweep) client_opts.sweep_interval = std::chrono::hours(24);
   Result<Client> client = Client::create(client_opts);
   if (!client) {
     print_note(client.error().describe());
@@ -98,8 +110,10 @@ int run_held(const BenchOptions& options) {
       return kExitFailed;
     }
   }
-  print_note("holding " + std::to_string(options.count) + " responses for " +
-             std::to_string(kSettle.count()) + " s");
+  wait_until_all_paused(*client, options.count);
+  const std::size_t paused = client->stats().paused_receivers;
+  print_note("holding " + std::to_string(options.count) + " responses (" + std::to_string(paused) +
+             " paused at their marks) for 5.5 s more");
   std::this_thread::sleep_for(kSettle);
   Result<MemoryStatus> now = read_memory_status();
   if (!now) {
@@ -107,6 +121,9 @@ int run_held(const BenchOptions& options) {
     return kExitFailed;
   }
   print_held_figures(*responses, *before, *now);
+  const ClientStats stats = client->stats();
+  print_figure("sweep_releases", static_cast<double>(stats.sweep_releases), 0);
+  print_figure("sweep_kib_released", static_cast<double>(stats.sweep_bytes_released) / 1024.0, 1);
   return kExitOk;  // responses, then the Client, are dropped on the way out
 }
 

@@ -26,6 +26,12 @@ int main(int argc, char** argv) {
     subcommand = Subcommand::held;
   } else if (name == "many") {
     subcommand = Subcommand::many;
+  } else if (name == "upload-burst") {
+    subcommand = Subcommand::upload_burst;
+  } else if (name == "file-burst") {
+    subcommand = Subcommand::file_burst;
+  } else if (name == "append-growth") {
+    subcommand = Subcommand::append_growth;
   } else {
     print_note(name.empty() ? "no subcommand given (try 'sluice-bench help')"
                             : "unknown subcommand '" + std::string(name) +
@@ -45,6 +51,9 @@ int main(int argc, char** argv) {
     case Subcommand::throughput: return run_throughput(*options);
     case Subcommand::held: return run_held(*options);
     case Subcommand::many: return run_many(*options);
+    case Subcommand::upload_burst: return run_upload_burst(*options);
+    case Subcommand::file_burst: return run_file_burst(*options);
+    case Subcommand::append_growth: return run_append_growth(*options);
   }
   return kExitUsage;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The benchmarks main() dispatches to. Each runs on the main thread, prints its
 // figures (see report.hpp) and returns the process exit status: 0 done, 1 a
-// download failed or its runs disagreed.
+// download, upload or write failed or its runs disagreed.
 
 #include "bench/bench_options.hpp"
 
@@ -17,5 +17,13 @@ int run_throughput(const BenchOptions& options);
 int run_held(const BenchOptions& options);
 /// Requests per second with many in flight on one Client, ours and h2load's (many.cpp).
 int run_many(const BenchOptions& options);
+/// Peak memory of a burst of owned uploads to a slow server, release rule on and off
+/// (upload_burst.cpp).
+int run_upload_burst(const BenchOptions& options);
+/// Peak memory of a burst of file-pool writes, release rule on and off (file_burst.cpp).
+int run_file_burst(const BenchOptions& options);
+/// Peak memory and time of a large write then one byte, BodyWriter and std::vector
+/// (append_growth.cpp).
+int run_append_growth(const BenchOptions& options);
 
 }  // namespace sluice::bench

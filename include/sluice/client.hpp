@@ -28,6 +28,18 @@ struct ClientOptions {
   /// The release rule's threshold (bytes): copies larger than this are freed by the
   /// thread that finished with them. 0 releases every copy; SIZE_MAX none.
   std::size_t release_threshold = 512 * 1024;
+  /// A bound on body bytes staged for readers across every response of this Client
+  /// (0: none, the default). Above it the HTTP thread stops receiving for every
+  /// response whose reader still has bytes waiting, until readers bring the total
+  /// under it; a reader that has nothing keeps receiving, so reading always makes
+  /// progress. Over HTTP/1.1 the total stays within the budget plus one receive per
+  /// connection; over HTTP/2 and HTTP/3 no credit is given back while above it, but
+  /// a stream may still receive what it was granted already (at most its mark).
+  std::size_t staged_bytes_budget = 0;
+  /// The sweep (memory rule 3): this often, the HTTP thread frees the empty scratch
+  /// buffers of responses whose readers have held them paused for at least
+  /// min(1 s, sweep_interval); a reader paused only for a moment keeps its buffers.
+  std::chrono::milliseconds sweep_interval{4'000};
   /// Threads that run file jobs (reads of upload files, writes of downloads).
   int file_threads = 2;
   /// HTTP/3 attempts that may fall back (VersionPolicy::http3, or automatic mode for
@@ -49,11 +61,12 @@ struct ClientStats {
   std::size_t in_flight = 0;           ///< requests not yet ended
   std::size_t paused_receivers = 0;    ///< of those, held above their mark
   std::size_t staged_bytes = 0;        ///< body bytes waiting for readers
-  std::size_t retained_scratch_bytes = 0;  ///< buffer capacity kept for reuse
+  std::size_t retained_scratch_bytes = 0;  ///< empty buffers kept for reuse (bytes)
   std::size_t request_body_bytes_held = 0; ///< request body copies not yet freed
   std::size_t connections = 0;         ///< open connections, busy or idle
-  std::uint64_t sweep_releases = 0;    ///< buffers freed by the 4 s sweep so far
+  std::uint64_t sweep_releases = 0;    ///< receivers and connections the sweep freed scratch of
   std::uint64_t sweep_bytes_released = 0;
+  std::uint64_t budget_waits = 0;      ///< times staged_bytes_budget held streams back
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

@@ -18,6 +18,8 @@ namespace sluice::cli {
 namespace {
 
 constexpr std::size_t kReadSize = 256 * 1024;
+// -v prints what the Client holds this often during a long body, and at its end.
+constexpr std::chrono::seconds kStatsEvery{5};
 
 // Messages can carry server-supplied text; the one-line promise must hold anyway.
 std::string one_line(std::string_view message) {
@@ -53,7 +55,11 @@ class Transfer {
     }
     Result<Response> response = client->fetch(std::move(request));
     if (!response) return fail_with(response.error());
-    return take_response(*response);
+    client_ = &*client;
+    const int exit_code = take_response(*response);
+    if (options_.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
+    client_ = nullptr;
+    return exit_code;
   }
 
   int take_response(Response& response) {
@@ -74,7 +80,12 @@ class Transfer {
     OutputSink sink(options_.output_path);
     if (Result<void> opened = sink.open(); !opened) return fail_with(opened.error());
     std::vector<std::byte> buffer(kReadSize);
+    auto next_stats = std::chrono::steady_clock::now() + kStatsEvery;
     for (;;) {
+      if (options_.verbose && std::chrono::steady_clock::now() >= next_stats) {
+        std::fputs(describe_client_stats(client_->stats()).c_str(), stderr);
+        next_stats = std::chrono::steady_clock::now() + kStatsEvery;
+      }
       Result<std::size_t> got = body.read(buffer);
       if (!got) return fail_incomplete(got.error(), sink);
       if (*got == 0) break;
@@ -119,6 +130,7 @@ class Transfer {
   }
 
   const CliOptions& options_;
+  const Client* client_ = nullptr;  // while a body is read, for -v's memory lines
   TransferReport report_;
   std::chrono::steady_clock::time_point start_;
 };

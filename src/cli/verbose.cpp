@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <optional>
 #include <type_traits>
 #include <variant>
@@ -70,6 +71,32 @@ std::string describe_response_head(const Response& response) {
   for (const Header& header : response.headers) add_line(out, "< ", header.name, header.value);
   out.append("<\n");
   return out;
+}
+
+namespace {
+// Bytes as a person reads them: "0 B", "812 B", "64.0 KiB", "1.5 MiB".
+std::string human_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  const char* unit = "KiB";
+  double value = static_cast<double>(bytes) / 1024.0;
+  if (value >= 1024.0) {
+    value /= 1024.0;
+    unit = "MiB";
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, unit);
+  return text;
+}
+}  // namespace
+
+std::string describe_client_stats(const ClientStats& stats) {
+  return "* memory: " + std::to_string(stats.in_flight) + " in flight, " +
+         std::to_string(stats.paused_receivers) + " paused, " + human_bytes(stats.staged_bytes) +
+         " staged, " + human_bytes(stats.retained_scratch_bytes) + " scratch kept, " +
+         human_bytes(stats.request_body_bytes_held) + " of request bodies held, " +
+         std::to_string(stats.connections) + " connection" + (stats.connections == 1 ? "" : "s") +
+         ", sweep freed " + std::to_string(stats.sweep_releases) + " (" +
+         human_bytes(stats.sweep_bytes_released) + ")\n";
 }
 
 }  // namespace sluice::cli

@@ -1,6 +1,7 @@
 #pragma once
 // -v: the request and response heads as curl prints them ("> " and "< " lines on
-// stderr), built from the Request sent and the Response received, not from the wire.
+// stderr), built from the Request sent and the Response received, not from the wire;
+// and "* memory:" lines with what the Client holds.
 // Ownership: pure functions returning text; the caller prints it (main thread).
 
 #include <string>
@@ -20,5 +21,10 @@ std::string describe_request_head(const Request& request, const Url& url,
 /// "* " lines about redirects followed, then "< HTTP/1.1 200", the response
 /// headers and a lone "<".
 std::string describe_response_head(const Response& response);
+
+/// "* memory: ..." one line from Client::stats(): requests in flight, paused
+/// receivers, bytes staged for readers, empty scratch kept, request body copies
+/// held, connections, and what the sweep freed so far.
+std::string describe_client_stats(const ClientStats& stats);
 
 }  // namespace sluice::cli

@@ -1,5 +1,6 @@
 #include "client/client_core.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "client/transfer.hpp"
@@ -7,8 +8,10 @@
 namespace sluice {
 
 namespace {
-// DESIGN.md: every 4 s the HTTP thread frees empty scratch of paused receivers.
-constexpr std::chrono::seconds kSweepInterval{4};
+// A receiver is swept only once its reader has held it paused this long (or one
+// sweep interval, if that is shorter): a prompt reader that happens to be a mark
+// behind at the moment of the sweep keeps its buffers.
+constexpr std::chrono::milliseconds kSweepMinPause{1'000};
 }  // namespace
 
 bool HttpPoster::post(EventLoop::Task task) {
@@ -27,6 +30,10 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls)
     : options_(std::move(options)),
       trace_(options_.trace),
       poster_(std::make_shared<HttpPoster>(loop_)),
+      staged_budget_(std::make_shared<StagedBudget>(
+          options_.staged_bytes_budget,
+          // Posted through the poster: a reader may take bytes after the Client is gone.
+          [poster = poster_, this] { poster->post([this] { resume_under_budget(); }); })),
       file_pool_(options_.file_threads),
       resolver_(loop_),
       tls_(std::move(tls)),
@@ -82,36 +89,61 @@ void ClientCore::transfer_done(Transfer& transfer) {
   // Usually called from inside the transfer's own events: destroy it afterwards.
   auto doomed = std::move(found->second);
   transfers_.erase(found);
+  budget_held_.erase(&transfer);
   loop_.post([doomed] {});
 }
 
 ClientStats ClientCore::stats() const {
   ClientStats stats;
+  // Bodies that ended but are not read yet are staged too: the budget's total.
+  stats.staged_bytes = staged_budget_->staged();
   for (const auto& [raw, transfer] : transfers_) {
     const TransferStats one = transfer->stats();
     ++stats.in_flight;
     if (one.paused) ++stats.paused_receivers;
-    stats.staged_bytes += one.staged_bytes;
     stats.retained_scratch_bytes += one.scratch_bytes;
     stats.request_body_bytes_held += one.request_body_bytes;
   }
+  stats.retained_scratch_bytes += pool_.scratch_bytes();
   stats.connections = pool_.connection_count();
+  stats.budget_waits = staged_budget_->waits();
   stats.sweep_releases = sweep_releases_;
   stats.sweep_bytes_released = sweep_bytes_released_;
   return stats;
 }
 
 void ClientCore::arm_sweep() {
-  loop_.add_timer(loop_.now() + kSweepInterval, [this] {
-    for (auto& [raw, transfer] : transfers_) {
-      const std::size_t freed = transfer->sweep();
-      if (freed > 0) {
-        ++sweep_releases_;
-        sweep_bytes_released_ += freed;
-      }
-    }
+  const auto interval = std::max(options_.sweep_interval, std::chrono::milliseconds(1));
+  loop_.add_timer(loop_.now() + interval, [this] {
+    sweep();
     arm_sweep();
   });
+}
+
+// DESIGN.md rule 3: frees the empty scratch of receivers held paused, and of idle
+// pooled connections.
+void ClientCore::sweep() {
+  const auto min_pause = std::min(kSweepMinPause, options_.sweep_interval);
+  const auto paused_before = std::chrono::steady_clock::now() - min_pause;
+  auto count = [this](std::size_t freed) {
+    if (freed == 0) return;
+    ++sweep_releases_;
+    sweep_bytes_released_ += freed;
+  };
+  for (auto& [raw, transfer] : transfers_) count(transfer->sweep(paused_before));
+  count(pool_.release_idle_scratch());
+}
+
+void ClientCore::resume_under_budget() {
+  std::vector<std::shared_ptr<Transfer>> held;
+  held.reserve(budget_held_.size());
+  for (const Transfer* raw : budget_held_) {
+    if (auto found = transfers_.find(raw); found != transfers_.end()) held.push_back(found->second);
+  }
+  budget_held_.clear();
+  // One at a time, by owning pointer: a resumed transfer may finish and leave the map
+  // (and one the budget holds again goes back into the set).
+  for (auto& transfer : held) transfer->on_consumer_activity();
 }
 
 }  // namespace sluice

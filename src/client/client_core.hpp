@@ -9,9 +9,11 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "client/alt_svc.hpp"
 #include "client/connection_pool.hpp"
+#include "client/staged_budget.hpp"
 #include "http3/quic_tls.hpp"
 #include "io/event_loop.hpp"
 #include "io/tcp_connect.hpp"
@@ -60,29 +62,39 @@ class ClientCore {
   TlsContext* tls() noexcept { return tls_.get(); }
   ConnectionPool& pool() noexcept { return pool_; }
   AltSvcCache& alt_svc() noexcept { return alt_svc_; }
+  /// The Client's staged-bytes total and budget, shared with every staging buffer.
+  const std::shared_ptr<StagedBudget>& staged_budget() const noexcept { return staged_budget_; }
   /// The QUIC trust settings, made on first use (GnuTLS loads the store then).
   Result<std::shared_ptr<const QuicTlsContext>> quic_tls();
   const Trace& trace() const noexcept { return trace_; }
   void adopt(std::shared_ptr<Transfer> transfer);
   /// The transfer ended; it is destroyed after the current event.
   void transfer_done(Transfer& transfer);
+  /// The staged-bytes budget holds `transfer` back; it resumes when readers bring the
+  /// total under the budget.
+  void note_budget_held(const Transfer& transfer) { budget_held_.insert(&transfer); }
   ClientStats stats() const;
 
  private:
   void arm_sweep();
+  void sweep();
+  /// Readers brought the staged total under the budget: streams held back resume.
+  void resume_under_budget();
   void cancel_everything();
 
   const ClientOptions options_;
   const Trace trace_;
   EventLoop loop_;
   std::shared_ptr<HttpPoster> poster_;
+  std::shared_ptr<StagedBudget> staged_budget_;
   WorkerPool file_pool_;
   Resolver resolver_;
   std::shared_ptr<TlsContext> tls_;
   AltSvcCache alt_svc_;                               // HTTP thread
   std::shared_ptr<const QuicTlsContext> quic_tls_;   // HTTP thread; made on first use
   ConnectionPool pool_;
-  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
+  std::unordered_map<const Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
+  std::unordered_set<const Transfer*> budget_held_;  // HTTP thread; held back by the budget
   std::uint64_t sweep_releases_ = 0;        // HTTP thread
   std::uint64_t sweep_bytes_released_ = 0;  // HTTP thread
   std::thread thread_;

@@ -284,11 +284,19 @@ std::size_t ConnectionPool::connection_count() const {
   return count;
 }
 
+std::size_t ConnectionPool::scratch_bytes() const {
+  std::size_t kept = 0;
+  for (const auto& [key, origin] : origins_) {
+    for (const auto& conn : origin.conns) kept += conn->scratch_bytes();
+  }
+  return kept;
+}
+
 std::size_t ConnectionPool::release_idle_scratch() {
   std::size_t freed = 0;
   for (auto& [key, origin] : origins_) {
     for (auto& conn : origin.conns) {
-      if (conn->idle()) freed += conn->release_scratch();
+      if (conn->idle()) freed += conn->release_scratch(std::chrono::steady_clock::now());
     }
   }
   return freed;

@@ -38,6 +38,8 @@ class ConnectionPool final : public ConnectionOwner {
 
   std::size_t connection_count() const;
   std::size_t release_idle_scratch();
+  /// Empty scratch every open connection keeps for reuse (stats).
+  std::size_t scratch_bytes() const;
 
   void on_connection_available(Connection& conn) override;
   void on_connection_closed(Connection& conn) override;

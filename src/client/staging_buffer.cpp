@@ -7,14 +7,25 @@ namespace sluice {
 
 namespace {
 // A drained queue keeps its block for reuse unless the block outgrew twice the mark
-// (a burst); then it goes after the delivery that emptied it.
+// (a burst); then it goes after the delivery that emptied it. Not the Client's
+// release threshold: a reader drains its staging buffer on nearly every read, and a
+// large mark (several MiB) would then cost a fresh block per mark of body.
 constexpr std::size_t kRetainFactor = 2;
 // Callback mode hands bytes over in pieces no larger than this.
 constexpr std::size_t kCallbackPiece = 64 * 1024;
 }  // namespace
 
-StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread)
-    : mark_(std::max<std::size_t>(mark, 1)), notify_(std::move(notify_http_thread)) {}
+StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread,
+                             std::shared_ptr<StagedBudget> budget)
+    : mark_(std::max<std::size_t>(mark, 1)),
+      notify_(std::move(notify_http_thread)),
+      budget_(std::move(budget)) {
+  queue_.set_release_threshold(kRetainFactor * mark_);
+}
+
+StagingBuffer::~StagingBuffer() {
+  if (budget_) budget_->remove(queue_.size());
+}
 
 std::size_t StagingBuffer::room() const {
   std::lock_guard lock(mu_);
@@ -27,7 +38,11 @@ void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
     std::lock_guard lock(mu_);
     if (reader_gone_) return;  // nobody will read: count nothing, keep nothing
     queue_.append(bytes);
-    if (queue_.size() >= mark_) signal_.store(Signal::paused, std::memory_order_release);
+    if (budget_) budget_->add(bytes.size());
+    if (queue_.size() >= mark_ && !paused()) {
+      paused_since_ = std::chrono::steady_clock::now();
+      signal_.store(Signal::paused, std::memory_order_release);
+    }
     sleeper = waiting_readers_ > 0;
   }
   // A futex wake per receive is the HTTP thread's largest cost after the copies:
@@ -66,13 +81,18 @@ void StagingBuffer::fail(Error error) {
 
 bool StagingBuffer::take_locked(std::size_t n) {
   queue_.consume(n);
-  if (queue_.empty()) queue_.trim_if_empty(kRetainFactor * mark_);
+  if (budget_) budget_->remove(n);
+  bool resume = false;
+  if (queue_.empty() && budget_held_) {
+    budget_held_ = false;
+    resume = true;  // the reader has nothing: its stream may receive again
+  }
   if (queue_.size() < mark_ / 2 &&
       signal_.load(std::memory_order_relaxed) == Signal::paused) {
     signal_.store(Signal::flowing, std::memory_order_release);
-    return true;
+    resume = true;
   }
-  return false;
+  return resume;
 }
 
 Result<std::optional<std::size_t>> StagingBuffer::read(
@@ -173,9 +193,16 @@ bool StagingBuffer::ended() const {
   return end_ != End::open;
 }
 
+bool StagingBuffer::hold_for_budget() {
+  std::lock_guard lock(mu_);
+  budget_held_ = !queue_.empty();
+  return budget_held_;
+}
+
 std::size_t StagingBuffer::drop_staged() {
   std::lock_guard lock(mu_);
   const std::size_t dropped = queue_.size();
+  if (budget_) budget_->remove(dropped);
   queue_.clear();
   queue_.release_if_empty();
   return dropped;

@@ -10,10 +10,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 
+#include "client/staged_budget.hpp"
 #include "io/byte_queue.hpp"
 #include "sluice/body.hpp"
 #include "sluice/error.hpp"
@@ -27,7 +29,11 @@ class StagingBuffer {
   /// Runs on the thread that caused it; it must only post to the HTTP thread.
   using Notify = std::function<void()>;
 
-  StagingBuffer(std::size_t mark, Notify notify_http_thread);
+  /// `budget`: the Client's staged-bytes total, which this buffer adds to and takes
+  /// from; null for none.
+  StagingBuffer(std::size_t mark, Notify notify_http_thread,
+                std::shared_ptr<StagedBudget> budget = nullptr);
+  ~StagingBuffer();
 
   std::size_t mark() const noexcept { return mark_; }
   bool paused() const noexcept { return signal_.load(std::memory_order_acquire) == Signal::paused; }
@@ -40,6 +46,12 @@ class StagingBuffer {
   /// caller promises wake_reader() soon (once for many appends of one turn, as an
   /// h2 receive carries many DATA frames).
   void append(std::span<const std::byte> bytes, bool wake = true);
+  /// When the signal last turned Paused (meaningful while paused()).
+  std::chrono::steady_clock::time_point paused_since() const noexcept { return paused_since_; }
+  /// The Client's budget holds this stream back: true (and the reader's next take
+  /// that empties the buffer posts a resume) unless the buffer is already empty, in
+  /// which case the stream may receive.
+  bool hold_for_budget();
   /// Wakes a reader sleeping in read(), if any.
   void wake_reader();
   void finish(Headers trailers);
@@ -73,7 +85,9 @@ class StagingBuffer {
 
   const std::size_t mark_;
   const Notify notify_;
+  const std::shared_ptr<StagedBudget> budget_;
   std::atomic<Signal> signal_{Signal::flowing};
+  std::chrono::steady_clock::time_point paused_since_{};  // HTTP thread (only it pauses)
 
   mutable std::mutex mu_;
   std::condition_variable readable_;
@@ -86,6 +100,7 @@ class StagingBuffer {
   BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread
   BodyReader::EndCallback on_end_;     // guarded by mu_
   bool callbacks_paused_ = false;      // guarded by mu_
+  bool budget_held_ = false;           // guarded by mu_
   bool end_delivered_ = false;         // HTTP thread
 };
 

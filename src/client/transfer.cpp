@@ -12,6 +12,10 @@ namespace {
 // reused; a longer one closes the connection instead.
 constexpr std::uint64_t kRedirectDrainLimit = 64 * 1024;
 
+// Past the Client's staged-bytes budget a decoder whose reader has nothing waiting
+// still produces this much per step (a receive's worth, as a socket read would).
+constexpr std::size_t kBudgetStep = 64 * 1024;
+
 // GOAWAY and REFUSED_STREAM say the server did not process a request. A server
 // shutting down can say it again on the next connection; past this it is an error.
 constexpr int kMaxUnprocessedRetries = 2;
@@ -34,7 +38,9 @@ Transfer::Transfer(ClientCore& core, Request request, Url url,
       pending_(std::move(pending)),
       body_(body ? std::make_unique<ProgressSource>(std::move(body),
                                                     [this] { last_activity_ = core_.loop().now(); })
-                 : nullptr) {}
+                 : nullptr) {
+  compressed_body_.set_release_threshold(core_.options().release_threshold);
+}
 
 Transfer::~Transfer() = default;
 
@@ -52,7 +58,7 @@ void Transfer::begin() {
         staging->deliver_callbacks();
       }
     });
-  });
+  }, core_.staged_budget());
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total,
@@ -244,7 +250,11 @@ void Transfer::wake_reader_at_turn_end() {
 // also stops decompression, so a small compressed input cannot inflate past the mark.
 void Transfer::pump_decoder() {
   while (decoder_ && phase_ == Phase::body) {
-    const std::size_t room = staging_->room();
+    // Decoded bytes count against the Client's budget like received ones: a reader
+    // with nothing waiting gets at most one receive's worth past it, as over h1.
+    if (held_by_budget()) break;
+    const std::size_t room =
+        std::min(staging_->room(), std::max(core_.staged_budget()->left(), kBudgetStep));
     if (room == 0) {
       // Callback mode drains on this thread: hand over, then decode on.
       if (staging_->deliver_callbacks()) continue;
@@ -353,7 +363,19 @@ bool Transfer::retry(const Error& cause) {
 
 bool Transfer::wants_body() const {
   if (phase_ != Phase::body || reader_dropped_) return true;
-  return compressed_body_.empty() && !staging_->paused();
+  return compressed_body_.empty() && !staging_->paused() && !held_by_budget();
+}
+
+bool Transfer::may_extend_window() const { return !held_by_budget(); }
+
+// Asks the staging buffer last, since holding arms its resume: a reader that
+// empties it then posts one.
+bool Transfer::held_by_budget() const {
+  if (phase_ != Phase::body || reader_dropped_) return false;
+  StagedBudget& budget = *core_.staged_budget();
+  if (!budget.limited() || !budget.exhausted() || !staging_->hold_for_budget()) return false;
+  core_.note_budget_held(*this);
+  return true;
 }
 
 std::size_t Transfer::held_bytes() const {
@@ -428,12 +450,14 @@ void Transfer::finished() {
   core_.transfer_done(*this);
 }
 
-std::size_t Transfer::sweep() {
-  if (phase_ != Phase::body || !staging_->paused()) return 0;
+std::size_t Transfer::sweep(std::chrono::steady_clock::time_point paused_before) {
+  if (phase_ != Phase::body || !staging_->paused() || staging_->paused_since() > paused_before) {
+    return 0;
+  }
   std::size_t freed = decoded_body_.release_if_empty() + compressed_body_.release_if_empty() +
                       staging_->release_empty_capacity();
   if (decoder_) freed += decoder_->release_scratch();
-  if (conn_ != nullptr) freed += conn_->release_scratch();
+  if (conn_ != nullptr) freed += conn_->release_scratch(paused_before);
   return freed;
 }
 
@@ -442,9 +466,10 @@ TransferStats Transfer::stats() const {
   stats.paused = paused();
   if (staging_) {
     stats.staged_bytes = staging_->staged_bytes();
-    stats.scratch_bytes = staging_->retained_capacity() - stats.staged_bytes;
+    if (stats.staged_bytes == 0) stats.scratch_bytes = staging_->retained_capacity();
   }
-  stats.scratch_bytes += compressed_body_.capacity() + decoded_body_.capacity();
+  if (compressed_body_.empty()) stats.scratch_bytes += compressed_body_.capacity();
+  stats.scratch_bytes += decoded_body_.capacity();  // emptied after every delivery
   if (body_) stats.request_body_bytes = body_->held_bytes();
   return stats;
 }

@@ -29,7 +29,7 @@ class ClientCore;
 struct TransferStats {
   bool paused = false;
   std::size_t staged_bytes = 0;
-  std::size_t scratch_bytes = 0;       ///< capacity of empty-or-not scratch buffers
+  std::size_t scratch_bytes = 0;       ///< capacity of empty buffers kept for reuse
   std::size_t request_body_bytes = 0;
 };
 
@@ -52,8 +52,10 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void fail(Error error);
   /// A consumer took bytes, dropped the reader, or chose callback mode.
   void on_consumer_activity();
-  /// The sweep: while paused, frees empty scratch. Returns bytes freed.
-  std::size_t sweep();
+  /// The sweep: when its reader has held it paused since before `paused_before`,
+  /// frees empty scratch (its own, the staging buffer's, and its connection's when
+  /// nothing else on it receives). Returns bytes freed.
+  std::size_t sweep(std::chrono::steady_clock::time_point paused_before);
   bool paused() const;
   TransferStats stats() const;
 
@@ -66,6 +68,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void on_unprocessed(Error error) override;
   bool wants_body() const override;
   std::size_t held_bytes() const override;
+  bool may_extend_window() const override;
 
  private:
   enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };
@@ -79,6 +82,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   bool retry(const Error& cause);
   void deliver_body(std::span<const std::byte> bytes);
   void wake_reader_at_turn_end();
+  /// The Client's staged-bytes budget is spent and this reader still has bytes.
+  bool held_by_budget() const;
   void pump_decoder();
   void finish_body();
   void abandon_exchange();

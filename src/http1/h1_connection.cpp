@@ -88,8 +88,14 @@ void H1Connection::cancel(ExchangeSink& sink) {
   if (!in_read_) after_event();
 }
 
-std::size_t H1Connection::release_scratch() {
+// One exchange at a time: the sweep asks only for a paused one's (or an idle
+// connection's) scratch.
+std::size_t H1Connection::release_scratch(std::chrono::steady_clock::time_point /*paused_before*/) {
   return recv_.release_if_empty() + send_queue_.release_if_empty();
+}
+
+std::size_t H1Connection::scratch_bytes() const noexcept {
+  return (recv_.empty() ? recv_.capacity() : 0) + (send_queue_.empty() ? send_queue_.capacity() : 0);
 }
 
 void H1Connection::close(Error error) {

@@ -32,7 +32,8 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   void start(ExchangeRequest request, ExchangeSink& sink) override;
   void resume(ExchangeSink& sink) override;
   void cancel(ExchangeSink& sink) override;
-  std::size_t release_scratch() override;
+  std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) override;
+  std::size_t scratch_bytes() const noexcept override;
   void close(Error error) override;
   std::uint64_t id() const noexcept override { return id_; }
 

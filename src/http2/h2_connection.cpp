@@ -122,8 +122,13 @@ void H2Connection::cancel(ExchangeSink& sink) {
   });
 }
 
-std::size_t H2Connection::release_scratch() {
+std::size_t H2Connection::release_scratch(std::chrono::steady_clock::time_point paused_before) {
+  if (session_.receiving_since(paused_before)) return 0;
   return recv_.release_if_empty() + send_queue_.release_if_empty();
+}
+
+std::size_t H2Connection::scratch_bytes() const noexcept {
+  return (recv_.empty() ? recv_.capacity() : 0) + (send_queue_.empty() ? send_queue_.capacity() : 0);
 }
 
 void H2Connection::close(Error error) {

@@ -50,7 +50,8 @@ class H2Connection final : public Connection, private FdWatcher {
   void resume(ExchangeSink& sink) override;
   /// RST_STREAM(CANCEL) for that exchange only; the connection stays up.
   void cancel(ExchangeSink& sink) override;
-  std::size_t release_scratch() override;
+  std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) override;
+  std::size_t scratch_bytes() const noexcept override;
   /// Every open exchange gets on_error(error); the owner is not called.
   void close(Error error) override;
   std::uint64_t id() const noexcept override { return id_; }

@@ -333,6 +333,13 @@ std::size_t H2Session::available_streams() const {
   return limit > streams_.size() ? limit - streams_.size() : 0;
 }
 
+bool H2Session::receiving_since(std::chrono::steady_clock::time_point paused_before) const {
+  for (const auto& entry : streams_) {
+    if (!entry.second.paused || entry.second.paused_at > paused_before) return true;
+  }
+  return false;
+}
+
 void H2Session::terminate(std::uint32_t error_code) {
   closing_ = true;
   if (session_ == nullptr) return;
@@ -377,7 +384,7 @@ H2Stream* H2Session::find(std::int32_t stream_id) {
 // plus one frame. nghttp2 sends the WINDOW_UPDATE itself once half the window is
 // consumed; see flush_credit for when that is not enough.
 void H2Session::give_back_credit(H2Stream& stream) {
-  if (session_ == nullptr) return;
+  if (session_ == nullptr || !stream.sink->may_extend_window()) return;
   const std::uint64_t outstanding = stream.received - stream.consumed;
   const std::uint64_t held = stream.sink->held_bytes();
   if (outstanding > held) {
@@ -423,6 +430,7 @@ void H2Session::flush_credit(const H2Stream& stream, std::uint64_t held) {
 void H2Session::note_pause(H2Stream& stream) {
   if (stream.paused || stream.sink->wants_body()) return;
   stream.paused = true;
+  stream.paused_at = std::chrono::steady_clock::now();
   if (trace_.on()) {
     trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");

@@ -96,6 +96,9 @@ class H2Session {
   /// (assumed_max_streams before it arrives) minus the open ones; 0 after a GOAWAY
   /// either way, after terminate() or fail_all().
   std::size_t available_streams() const;
+  /// Some stream is not paused (waiting for its head, or taking body bytes), or
+  /// paused only after `paused_before`.
+  bool receiving_since(std::chrono::steady_clock::time_point paused_before) const;
   std::size_t open_streams() const noexcept { return streams_.size(); }
   /// Streams that ended so far (completed, failed or cancelled): a freed slot.
   std::uint64_t streams_ended() const noexcept { return streams_ended_; }

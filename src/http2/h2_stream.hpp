@@ -4,6 +4,7 @@
 // from submit until the exchange's last event (on_complete or on_error) or a cancel.
 // Ownership: owned by H2Session; HTTP thread only.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,7 +32,8 @@ struct H2Stream {
   // Response side.
   H2HeaderBlock block;      ///< the header block being received
   bool got_head = false;    ///< the final (non-1xx) head was delivered
-  bool paused = false;      ///< the sink stopped wanting body (for tracing)
+  bool paused = false;      ///< the sink stopped wanting body (tracing, the sweep)
+  std::chrono::steady_clock::time_point paused_at{};  ///< when `paused` last turned true
   std::optional<std::uint64_t> content_length;  ///< from the final head
   std::uint64_t received = 0;  ///< body bytes delivered to the sink
   std::uint64_t consumed = 0;  ///< of those, stream window given back to the peer

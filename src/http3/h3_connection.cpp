@@ -53,10 +53,15 @@ void H3Connection::cancel(ExchangeSink& sink) {
   if (auto stream_id = session_.stream_of(sink)) session_.cancel_stream(*stream_id);
 }
 
-std::size_t H3Connection::release_scratch() {
+std::size_t H3Connection::release_scratch(std::chrono::steady_clock::time_point paused_before) {
+  if (session_.receiving_since(paused_before)) return 0;
   std::size_t freed = session_.release_scratch();
   if (quic_) freed += quic_->release_scratch();
   return freed;
+}
+
+std::size_t H3Connection::scratch_bytes() const noexcept {
+  return session_.scratch_bytes() + (quic_ ? quic_->scratch_bytes() : 0);
 }
 
 void H3Connection::close(Error error) {

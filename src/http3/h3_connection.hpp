@@ -42,7 +42,8 @@ class H3Connection final : public Connection, private QuicApplication {
   void resume(ExchangeSink& sink) override;
   /// Resets that stream (H3_REQUEST_CANCELLED); the connection stays up.
   void cancel(ExchangeSink& sink) override;
-  std::size_t release_scratch() override;
+  std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) override;
+  std::size_t scratch_bytes() const noexcept override;
   void close(Error error) override;
   std::uint64_t id() const noexcept override { return id_; }
 

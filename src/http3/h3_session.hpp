@@ -131,6 +131,11 @@ class H3Session final : public QuicApplication {
   std::size_t unacked_body_bytes() const noexcept;
   /// Frees spare body blocks kept for reuse (the sweep); returns bytes freed.
   std::size_t release_scratch();
+  /// Spare body blocks kept for reuse (what release_scratch() would free).
+  std::size_t scratch_bytes() const noexcept;
+  /// Some exchange is not paused (waiting for its head, or taking body bytes), or
+  /// paused only after `paused_before`.
+  bool receiving_since(std::chrono::steady_clock::time_point paused_before) const;
 
  private:
   struct Trampolines;

@@ -234,6 +234,20 @@ std::size_t H3Session::unacked_body_bytes() const noexcept {
   return total;
 }
 
+std::size_t H3Session::scratch_bytes() const noexcept {
+  std::size_t kept = 0;
+  for (const ByteQueue& block : spare_blocks_) kept += block.capacity();
+  return kept;
+}
+
+bool H3Session::receiving_since(std::chrono::steady_clock::time_point paused_before) const {
+  for (const auto& entry : stream_map_) {
+    const H3Stream& stream = entry.second;
+    if (stream.sink != nullptr && (!stream.paused || stream.paused_at > paused_before)) return true;
+  }
+  return false;
+}
+
 std::size_t H3Session::release_scratch() {
   std::size_t freed = 0;
   for (const ByteQueue& block : spare_blocks_) freed += block.capacity();

@@ -61,7 +61,7 @@ H3Stream* H3Session::find(std::int64_t stream_id) {
 // bytes, all of which the consumer either holds (Paused at the mark, resumed later)
 // or took (credited here). A paused or resuming stream credits what it can at once.
 void H3Session::give_back_credit(H3Stream& stream, bool force) {
-  if (streams_ == nullptr || closed_ || stream.shut) return;
+  if (streams_ == nullptr || closed_ || stream.shut || !stream.sink->may_extend_window()) return;
   const std::uint64_t outstanding = stream.received - stream.credited;
   const std::uint64_t held = stream.sink->held_bytes();
   if (outstanding <= held) return;
@@ -76,6 +76,7 @@ void H3Session::give_back_credit(H3Stream& stream, bool force) {
 void H3Session::note_pause(H3Stream& stream) {
   if (stream.paused || stream.sink->wants_body()) return;
   stream.paused = true;
+  stream.paused_at = std::chrono::steady_clock::now();
   if (trace_.on()) {
     trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");

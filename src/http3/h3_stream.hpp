@@ -10,6 +10,7 @@
 //
 // Ownership: owned by H3Session; HTTP thread only.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -46,7 +47,8 @@ struct H3Stream {
   // Response side.
   H3HeaderBlock block;    ///< the field section being received
   bool got_head = false;  ///< the final (non-1xx) head was delivered
-  bool paused = false;    ///< the sink stopped wanting body (for tracing)
+  bool paused = false;    ///< the sink stopped wanting body (tracing, the sweep)
+  std::chrono::steady_clock::time_point paused_at{};  ///< when `paused` last turned true
   std::optional<std::uint64_t> content_length;  ///< from the final head
   std::uint64_t received = 0;  ///< body bytes delivered to the sink
   std::uint64_t credited = 0;  ///< of those, stream credit returned to the server

@@ -394,6 +394,11 @@ std::size_t QuicConnection::release_scratch() {
   return freed;
 }
 
+std::size_t QuicConnection::scratch_bytes() const noexcept {
+  return (socket_ ? socket_->scratch_bytes() : 0) +
+         (pending_.empty() ? send_buffer_.capacity() : 0);
+}
+
 std::chrono::milliseconds QuicConnection::effective_idle_timeout() const {
   std::chrono::milliseconds idle = options_.idle_timeout;
   const ngtcp2_transport_params* remote = ngtcp2_conn_get_remote_transport_params(conn_);

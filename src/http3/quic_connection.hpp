@@ -104,6 +104,7 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   std::string alpn() const;
   /// Frees the receive scratch and an idle send buffer; returns the bytes freed.
   std::size_t release_scratch();
+  std::size_t scratch_bytes() const noexcept;
   /// Whether sends go out as UDP GSO runs (false once closed).
   bool uses_gso() const noexcept { return socket_ && socket_->gso_enabled(); }
 

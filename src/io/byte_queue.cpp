@@ -1,5 +1,6 @@
 #include "io/byte_queue.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -11,7 +12,9 @@ ByteQueue::ByteQueue(ByteQueue&& other) noexcept
     : block_(std::move(other.block_)),
       capacity_(std::exchange(other.capacity_, 0)),
       head_(std::exchange(other.head_, 0)),
-      tail_(std::exchange(other.tail_, 0)) {}
+      tail_(std::exchange(other.tail_, 0)),
+      touched_(std::exchange(other.touched_, 0)),
+      release_threshold_(other.release_threshold_) {}
 
 ByteQueue& ByteQueue::operator=(ByteQueue&& other) noexcept {
   if (this != &other) {
@@ -19,16 +22,23 @@ ByteQueue& ByteQueue::operator=(ByteQueue&& other) noexcept {
     capacity_ = std::exchange(other.capacity_, 0);
     head_ = std::exchange(other.head_, 0);
     tail_ = std::exchange(other.tail_, 0);
+    touched_ = std::exchange(other.touched_, 0);
+    release_threshold_ = other.release_threshold_;
   }
   return *this;
 }
 
 void ByteQueue::make_room(std::size_t extra) {
   const std::size_t live = size();
-  if (capacity_ - tail_ >= extra) return;
-  // Sliding the live bytes to the front is cheaper than growing when the consumed
-  // prefix alone makes room; a queue that is read as fast as it is written never grows.
-  if (capacity_ - live >= extra && head_ >= live) {
+  // Sliding the live bytes to the front copies no more than was consumed before
+  // them. It beats growing when the consumed prefix alone makes room, and it beats
+  // appending past what the block ever held: untouched pages cost nothing until
+  // written, so a queue whose reader lags by a little stays as resident as its
+  // longest fill, not as its whole block. A queue read as fast as it is written
+  // neither grows nor spreads.
+  const bool can_slide = head_ > 0 && head_ >= live && capacity_ - live >= extra;
+  if (capacity_ - tail_ >= extra && (tail_ + extra <= touched_ || !can_slide)) return;
+  if (can_slide) {
     std::memmove(block_.get(), block_.get() + head_, live);
     head_ = 0;
     tail_ = live;
@@ -43,6 +53,7 @@ void ByteQueue::make_room(std::size_t extra) {
     if (live != 0) std::memcpy(grown.get(), block_.get() + head_, live);
     block_ = std::move(grown);
     capacity_ = new_capacity;
+    touched_ = live;
   }
   head_ = 0;
   tail_ = live;
@@ -53,6 +64,7 @@ void ByteQueue::append(std::span<const std::byte> bytes) {
   make_room(bytes.size());
   std::memcpy(block_.get() + tail_, bytes.data(), bytes.size());
   tail_ += bytes.size();
+  touched_ = std::max(touched_, tail_);
 }
 
 void ByteQueue::append(std::string_view text) { append(as_bytes(text)); }
@@ -62,18 +74,26 @@ std::span<std::byte> ByteQueue::prepare(std::size_t n) {
   return {block_.get() + tail_, capacity_ - tail_};
 }
 
-void ByteQueue::commit(std::size_t n) noexcept { tail_ += n; }
+void ByteQueue::commit(std::size_t n) noexcept {
+  tail_ += n;
+  touched_ = std::max(touched_, tail_);
+}
 
 void ByteQueue::consume(std::size_t n) noexcept {
   head_ += n;
-  if (head_ == tail_) head_ = tail_ = 0;
+  if (head_ != tail_) return;
+  head_ = tail_ = 0;
+  if (releases_off_owner(capacity_, release_threshold_)) {
+    block_.reset();
+    capacity_ = touched_ = 0;
+  }
 }
 
 std::size_t ByteQueue::release_if_empty() noexcept {
   if (!empty() || !block_) return 0;
   const std::size_t freed = capacity_;
   block_.reset();
-  capacity_ = head_ = tail_ = 0;
+  capacity_ = head_ = tail_ = touched_ = 0;
   return freed;
 }
 

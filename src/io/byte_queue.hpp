@@ -9,6 +9,8 @@
 #include <span>
 #include <string_view>
 
+#include "io/memory_rules.hpp"
+
 namespace sluice {
 
 class ByteQueue {
@@ -35,8 +37,14 @@ class ByteQueue {
   std::span<std::byte> prepare(std::size_t n);
   void commit(std::size_t n) noexcept;
 
-  /// Drops `n` bytes from the front (n <= size()).
+  /// Drops `n` bytes from the front (n <= size()). A queue this drains keeps its
+  /// block for the next bytes unless the block is larger than the release threshold:
+  /// a long-lived queue (a connection's, a request source's) does not hold a burst's
+  /// block until it is destroyed.
   void consume(std::size_t n) noexcept;
+  /// The release threshold consume() applies (kDefaultReleaseThreshold unless set;
+  /// SIZE_MAX keeps every block).
+  void set_release_threshold(std::size_t threshold) noexcept { release_threshold_ = threshold; }
   /// Drops every byte, keeps the block for reuse.
   void clear() noexcept { head_ = tail_ = 0; }
   /// Frees the block if nothing is waiting in it; returns the bytes freed.
@@ -51,6 +59,8 @@ class ByteQueue {
   std::size_t capacity_ = 0;
   std::size_t head_ = 0;
   std::size_t tail_ = 0;
+  std::size_t touched_ = 0;  // the block's prefix ever written (resident pages)
+  std::size_t release_threshold_ = kDefaultReleaseThreshold;
 };
 
 inline std::span<const std::byte> as_bytes(std::string_view text) noexcept {

@@ -4,6 +4,7 @@
 // (ExchangeRequest); each protocol frames it its own way.
 // Ownership: HTTP thread only. A Connection is owned by its pool in src/client.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -96,8 +97,12 @@ class Connection {
   /// Ends the exchange without further events to `sink`. h1 closes the connection
   /// unless the exchange already completed.
   virtual void cancel(ExchangeSink& sink) = 0;
-  /// Frees empty receive/send scratch (the sweep); returns bytes freed.
-  virtual std::size_t release_scratch() = 0;
+  /// The sweep: frees empty receive/send scratch unless an exchange on it is still
+  /// receiving or paused only since `paused_before` (a held stream's prompt sibling
+  /// keeps the connection's scratch); returns bytes freed.
+  virtual std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) = 0;
+  /// Empty scratch kept for reuse: what release_scratch() could free (stats).
+  virtual std::size_t scratch_bytes() const noexcept = 0;
   /// Closes now; in-flight exchanges get on_error(error).
   virtual void close(Error error) = 0;
   /// Connection id for tracing ("c12").

@@ -45,6 +45,10 @@ class ExchangeSink {
   /// credit back only for bytes received minus this: the peer may send at most the
   /// mark beyond what the consumer took.
   virtual std::size_t held_bytes() const = 0;
+  /// False while a limit outside this exchange holds it back (the Client's budget
+  /// for staged bytes): flow-controlled protocols then give no credit at all, even
+  /// for bytes the consumer took, until the sink asks its connection to resume.
+  virtual bool may_extend_window() const { return true; }
 };
 
 }  // namespace sluice

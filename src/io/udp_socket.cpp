@@ -156,9 +156,10 @@ Error UdpSocket::error(const char* action, int err) const {
 
 std::size_t UdpSocket::release_scratch() noexcept {
   if (!scratch_) return 0;
+  const std::size_t freed = scratch_bytes();
   scratch_.reset();
   received_.reset();
-  return kMaxBatch * (kMaxDatagram + sizeof(UdpDatagram));
+  return freed;
 }
 
 Result<std::span<const UdpDatagram>> UdpSocket::receive_batch() {

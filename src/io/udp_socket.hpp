@@ -66,6 +66,10 @@ class UdpSocket {
   /// Frees the receive scratch block (it is allocated again on the next receive);
   /// returns the bytes freed.
   std::size_t release_scratch() noexcept;
+  /// The receive scratch currently allocated (what release_scratch() would free).
+  std::size_t scratch_bytes() const noexcept {
+    return scratch_ ? kMaxBatch * (kMaxDatagram + sizeof(UdpDatagram)) : 0;
+  }
 
  private:
   UdpSocket(int fd, SocketAddress local, SocketAddress remote, std::string label);

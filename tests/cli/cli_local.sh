@@ -142,6 +142,9 @@ case_verbose_prints_request_and_response_heads() {
       "> X-Extra: yes" "< HTTP/1.1 200" "< Content-Type: text/plain" "< Content-Length: 20"; do
     grep -qxF -- "$line" "$ERR" || fail "-v output lacks the line '$line'"
   done
+  # What the Client holds once the body is read: nothing in flight, nothing staged.
+  grep -qE '^\* memory: 0 in flight, 0 paused, 0 B staged, .* scratch kept, 0 B of request bodies held, 1 connection, sweep freed [0-9]+ ' "$ERR" \
+    || fail "-v output lacks the '* memory:' line: $(grep -F memory "$ERR")"
 }
 
 case_data_makes_a_form_post_and_header_options_replace_or_drop() {

@@ -50,7 +50,12 @@ make_files() {
   awk 'BEGIN { for (i = 1; i <= 60000; i++)
     printf "%08d the sluice lets water through at the rate the channel below can take\n", i }' \
     > "$dir/large.txt"
-  (cd "$dir" && sha256sum empty.bin 1m.bin 64m.bin small.txt large.txt > sha256sums.tmp \
+  # 64 MiB of text: what a held gzip body is measured with (sluice-bench held).
+  awk 'BEGIN { for (i = 1; i <= 900000; i++)
+    printf "%08d a reader that stops reading stops the transport, however long the body\n", i }' \
+    > "$dir/64m.txt"
+  truncate -s 67108864 "$dir/64m.txt"
+  (cd "$dir" && sha256sum empty.bin 1m.bin 64m.bin small.txt large.txt 64m.txt > sha256sums.tmp \
     && mv sha256sums.tmp sha256sums)
 }
 

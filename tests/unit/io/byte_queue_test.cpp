@@ -72,6 +72,22 @@ TEST(ByteQueue, ReadAsFastAsWrittenNeverGrows) {
   EXPECT_EQ(queue.size(), chunk.size());
 }
 
+// A reader one read behind must not make the queue write into pages of its block it
+// never used: the live bytes slide to the front instead (a staging buffer held at
+// its mark stays as resident as the mark plus one receive, not as its whole block).
+TEST(ByteQueue, LaggingReaderKeepsWritesWithinTheTouchedPrefix) {
+  ByteQueue queue;
+  const std::string receive(64 * 1024, 'r');
+  for (int i = 0; i < 5; ++i) queue.append(receive);  // 320 KiB live in a 512 KiB block
+  ASSERT_GT(queue.capacity(), 5 * receive.size());
+  const auto* front = queue.readable().data();
+  queue.consume(4 * receive.size());
+  queue.append(receive);  // would land past 320 KiB: slides instead
+  EXPECT_EQ(queue.readable().data(), front);
+  EXPECT_EQ(queue.size(), 2 * receive.size());
+  EXPECT_EQ(as_text(queue.readable()), receive + receive);
+}
+
 TEST(ByteQueue, PrepareCommitAppendsInPlace) {
   ByteQueue queue;
   auto room = queue.prepare(16);
@@ -90,6 +106,41 @@ TEST(ByteQueue, ReleaseIfEmptyKeepsWaitingBytes) {
   queue.consume(7);
   EXPECT_GT(queue.release_if_empty(), 0u);
   EXPECT_EQ(queue.capacity(), 0u);
+}
+
+TEST(ByteQueue, DrainedBlockAboveTheReleaseThresholdIsFreed) {
+  ByteQueue queue;
+  queue.append(std::string(kDefaultReleaseThreshold + 1, 'b'));
+  queue.consume(kDefaultReleaseThreshold);
+  EXPECT_GT(queue.capacity(), kDefaultReleaseThreshold) << "bytes still wait: the block stays";
+  queue.consume(1);
+  EXPECT_EQ(queue.capacity(), 0u);
+}
+
+TEST(ByteQueue, DrainedBlockAtOrBelowTheReleaseThresholdIsKept) {
+  ByteQueue queue;
+  queue.append(std::string(kDefaultReleaseThreshold, 'b'));
+  const std::size_t capacity = queue.capacity();
+  queue.consume(kDefaultReleaseThreshold);
+  EXPECT_EQ(queue.capacity(), capacity);
+}
+
+TEST(ByteQueue, ReleaseThresholdIsPerQueue) {
+  ByteQueue keeps;
+  keeps.set_release_threshold(SIZE_MAX);
+  keeps.append(std::string(2 << 20, 'k'));
+  keeps.consume(2 << 20);
+  EXPECT_GE(keeps.capacity(), std::size_t{2} << 20);
+
+  ByteQueue frees;
+  frees.set_release_threshold(0);
+  frees.append("tiny");
+  frees.consume(4);
+  EXPECT_EQ(frees.capacity(), 0u);
+  ByteQueue moved = std::move(frees);
+  moved.append("again");
+  moved.consume(5);
+  EXPECT_EQ(moved.capacity(), 0u) << "a move keeps the queue's threshold";
 }
 
 }  // namespace
