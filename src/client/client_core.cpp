@@ -1,6 +1,9 @@
 #include "client/client_core.hpp"
 
 #include <algorithm>
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
 #include <vector>
 
 #include "client/transfer.hpp"
@@ -130,8 +133,16 @@ void ClientCore::sweep() {
     ++sweep_releases_;
     sweep_bytes_released_ += freed;
   };
+  const std::uint64_t before = sweep_bytes_released_;
   for (auto& [raw, transfer] : transfers_) count(transfer->sweep(paused_before));
   count(pool_.release_idle_scratch());
+#ifdef __GLIBC__
+  // Freed blocks below glibc's mmap threshold stay in the process's heap, resident,
+  // until something reuses them: give their whole pages back, so that what the
+  // sweep frees leaves the process (and a held response costs its mark, not its
+  // mark plus the holes its scratch left).
+  if (sweep_bytes_released_ != before) malloc_trim(0);
+#endif
 }
 
 void ClientCore::resume_under_budget() {

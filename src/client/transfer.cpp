@@ -12,9 +12,10 @@ namespace {
 // reused; a longer one closes the connection instead.
 constexpr std::uint64_t kRedirectDrainLimit = 64 * 1024;
 
-// Past the Client's staged-bytes budget a decoder whose reader has nothing waiting
-// still produces this much per step (a receive's worth, as a socket read would).
-constexpr std::size_t kBudgetStep = 64 * 1024;
+// A decoder step produces at most this much: the decoded scratch stays one
+// receive's size however large the mark, and past the Client's staged-bytes budget
+// a reader with nothing waiting gets this much more per step, as a socket read would.
+constexpr std::size_t kDecodeStep = 64 * 1024;
 
 // GOAWAY and REFUSED_STREAM say the server did not process a request. A server
 // shutting down can say it again on the next connection; past this it is an error.
@@ -253,8 +254,8 @@ void Transfer::pump_decoder() {
     // Decoded bytes count against the Client's budget like received ones: a reader
     // with nothing waiting gets at most one receive's worth past it, as over h1.
     if (held_by_budget()) break;
-    const std::size_t room =
-        std::min(staging_->room(), std::max(core_.staged_budget()->left(), kBudgetStep));
+    const std::size_t room = std::min(
+        {staging_->room(), kDecodeStep, std::max(core_.staged_budget()->left(), kDecodeStep)});
     if (room == 0) {
       // Callback mode drains on this thread: hand over, then decode on.
       if (staging_->deliver_callbacks()) continue;
