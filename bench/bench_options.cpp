@@ -23,13 +23,14 @@ const char* subcommand_name(Subcommand subcommand) {
     case Subcommand::upload_burst: return "upload-burst";
     case Subcommand::file_burst: return "file-burst";
     case Subcommand::append_growth: return "append-growth";
+    case Subcommand::download: return "download";
   }
   return "?";
 }
 
-constexpr Subcommand kAllSubcommands[] = {Subcommand::throughput, Subcommand::held,
-                                          Subcommand::many,       Subcommand::upload_burst,
-                                          Subcommand::file_burst, Subcommand::append_growth};
+constexpr Subcommand kAllSubcommands[] = {
+    Subcommand::throughput, Subcommand::held,          Subcommand::many,    Subcommand::upload_burst,
+    Subcommand::file_burst, Subcommand::append_growth, Subcommand::download};
 
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
@@ -37,7 +38,8 @@ constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigne
 // The subcommands that talk HTTP: the others (file-burst, append-growth) measure
 // the library locally, and a network option given to them is a mistake.
 constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
-                                         bit(Subcommand::many) | bit(Subcommand::upload_burst);
+                                         bit(Subcommand::many) | bit(Subcommand::upload_burst) |
+                                         bit(Subcommand::download);
 constexpr unsigned kSizedSubcommands =
     bit(Subcommand::upload_burst) | bit(Subcommand::file_burst) | bit(Subcommand::append_growth);
 
@@ -152,6 +154,11 @@ Result<void> Parser::apply(std::string_view name, std::optional<std::string_view
     if (Result<void> ok = only_for(bit(Subcommand::held), name); !ok) return ok;
     flag = &options_.no_sweep;
   }
+  // A download stores the body as the server sent it; decoding would make the peers'
+  // files (curl, wget and aria2c store it encoded) a different size.
+  if (name == "--compressed" && subcommand_ == Subcommand::download) {
+    return usage_error("--compressed does not apply to 'download' (files are stored as sent)");
+  }
   if (flag != nullptr || version) {
     if (inline_value) return usage_error(std::string(name) + " takes no value");
     if (version) return apply_version(name, *version);
@@ -187,6 +194,12 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
     options_.ca_file = std::string(value);
     return {};
   }
+  if (name == "--dir") {
+    if (Result<void> ok = only_for(bit(Subcommand::download), name); !ok) return ok;
+    if (value.empty()) return usage_error("--dir: expected a directory");
+    options_.dir = std::string(value);
+    return {};
+  }
   if (name == "--mark") {
     Result<std::size_t> mark = parse_bytes(name, value);
     if (!mark) return std::move(mark).error();
@@ -211,7 +224,9 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
     std::uint64_t min, max;
   };
   static const Counted kCounted[] = {
-      {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many), 1, 1000},
+      {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download), 1,
+       1000},
+      {"--split", bit(Subcommand::download), 1, 16},
       {"--count",
        bit(Subcommand::held) | bit(Subcommand::upload_burst) | bit(Subcommand::file_burst), 1,
        10000},
@@ -229,6 +244,7 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
     if (name == "--reads") options_.reads_one_chunk = *number == 1;
     if (name == "--requests") options_.requests = static_cast<std::size_t>(*number);
     if (name == "--concurrency") options_.concurrency = static_cast<std::size_t>(*number);
+    if (name == "--split") options_.split = static_cast<unsigned>(*number);
     count_given_ = count_given_ || name == "--count";
     return {};
   }
@@ -238,8 +254,8 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
 Result<std::string_view> Parser::take_value(std::string_view name,
                                             std::optional<std::string_view> inline_value) {
   static constexpr std::string_view kValued[] = {
-      "--url",   "--cacert", "--mark",     "--runs",        "--count",
-      "--reads", "--size",   "--requests", "--concurrency"};
+      "--url",  "--cacert",   "--mark",        "--runs",  "--count", "--reads",
+      "--size", "--requests", "--concurrency", "--split", "--dir"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -359,13 +375,25 @@ subcommands:
       Writes BYTES (default 64 MiB) then one byte to a BodyWriter nothing drains,
       and the same to a std::vector, each in a child process; prints each peak's
       growth over the payload and how long the one-byte write took.
+  download --url URL [--split N] [--runs R] [--dir DIR]
+      Downloads URL into a file in a scratch directory under DIR with
+      sluice::download() in N ranges (default 1), R times (default 3), each
+      run in a child process; interleaved with `curl -o`, `wget -O` and
+      `aria2c -x N -s N` (those on PATH) on the same URL. Every file must have
+      the same size; each is deleted after its run. Prints the median MiB/s,
+      peak resident MiB and CPU per GiB of each, and ratio_vs_PEER.
   help
       This text.
 
 options:
   --url URL        the URL to download (http or https); upload-burst: where to
                    PUT (optional)
-  --runs N         throughput, many: runs per contender (1..1000; default 3, many 1)
+  --runs N         throughput, many, download: runs per contender (1..1000;
+                   default 3, many 1)
+  --split N        download: byte ranges fetched at once (1..16; default 1);
+                   aria2c gets -x N -s N
+  --dir DIR        download: where the scratch directory goes (default $TMPDIR
+                   or /tmp); use a disk, not a tmpfs, for a 1 GiB file
   --count N        held: responses held at once; also the connection limit;
                    upload-burst, file-burst: bodies or chunks (default 300)
   --size BYTES     upload-burst, file-burst: bytes each (default 1M);
@@ -382,8 +410,10 @@ options:
   --http3, --http3-only
                    HTTP/3 (throughput: the peer is gtlsclient, and an HTTP/2 run
                    of sluice on the same URL is interleaved for comparison)
-  --cacert FILE    trust this PEM bundle (curl gets --cacert FILE too)
-  -k, --insecure   skip certificate verification (curl gets -k too)
+  --cacert FILE    trust this PEM bundle (curl gets --cacert FILE too; download:
+                   wget and aria2c get --ca-certificate=FILE)
+  -k, --insecure   skip certificate verification (curl gets -k too; download:
+                   wget --no-check-certificate, aria2c --check-certificate=false)
   --compressed     ask for and decode gzip/br/zstd (curl gets --compressed too)
 
 exit status: 0 done, 1 a download, upload or write failed or runs disagreed,

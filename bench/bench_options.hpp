@@ -15,11 +15,19 @@
 
 namespace sluice::bench {
 
-enum class Subcommand { throughput, held, many, upload_burst, file_burst, append_growth };
+enum class Subcommand {
+  throughput,
+  held,
+  many,
+  upload_burst,
+  file_burst,
+  append_growth,
+  download,
+};
 
 struct BenchOptions {
   std::string url;  ///< required, except upload-burst (optional) and the local benchmarks
-  int runs = 0;  ///< throughput, many: runs per contender (0 until parsed: 3 and 1)
+  int runs = 0;  ///< throughput, many, download: runs per contender (0 until parsed: 3, 1, 3)
   /// --http1.1, --http2, --http2-prior-knowledge (at most one); automatic otherwise.
   VersionPolicy version = VersionPolicy::automatic;
   std::string ca_file;
@@ -36,6 +44,8 @@ struct BenchOptions {
   bool no_sweep = false;            ///< held: --no-sweep (memory rule 3 off, for comparison)
   std::size_t requests = 0;         ///< many: requests in all (required)
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
+  unsigned split = 1;               ///< download: DownloadOptions::ranges (--split N)
+  std::string dir;                  ///< download: where files go (--dir; empty: $TMPDIR or /tmp)
   bool show_help = false;
 };
 

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
     subcommand = Subcommand::file_burst;
   } else if (name == "append-growth") {
     subcommand = Subcommand::append_growth;
+  } else if (name == "download") {
+    subcommand = Subcommand::download;
   } else {
     print_note(name.empty() ? "no subcommand given (try 'sluice-bench help')"
                             : "unknown subcommand '" + std::string(name) +
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
     case Subcommand::upload_burst: return run_upload_burst(*options);
     case Subcommand::file_burst: return run_file_burst(*options);
     case Subcommand::append_growth: return run_append_growth(*options);
+    case Subcommand::download: return run_download(*options);
   }
   return kExitUsage;
 }

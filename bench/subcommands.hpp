@@ -25,5 +25,8 @@ int run_file_burst(const BenchOptions& options);
 /// Peak memory and time of a large write then one byte, BodyWriter and std::vector
 /// (append_growth.cpp).
 int run_append_growth(const BenchOptions& options);
+/// Median download speed, peak memory and CPU of sluice::download() into a file, and of
+/// curl, wget and aria2c on the same URL (download.cpp).
+int run_download(const BenchOptions& options);
 
 }  // namespace sluice::bench

@@ -23,6 +23,7 @@ enum class ErrorCategory {
   decode,     ///< content decoding failed (corrupt gzip, br, zstd)
   io,         ///< local I/O failed (file read or write)
   usage,      ///< the caller asked for something invalid (bad URL, bad header)
+  http,       ///< an error status (4xx, 5xx) where success was needed (download())
 };
 
 /// A short lowercase name for a category ("tls", "timeout", ...).
@@ -59,6 +60,7 @@ class [[nodiscard]] Result {
   const T& value() const& { assert(ok()); return std::get<0>(state_); }
   T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
   T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }

@@ -11,34 +11,10 @@
 #include <limits>
 #include <string_view>
 
+#include "cli/option_spec.hpp"
 #include "sluice/version.hpp"
 
 namespace sluice::cli {
-namespace {
-
-// One -d/--data-binary value: bytes already in memory, or a file to stream.
-// Like every type in this file, owned by parse_command_line's frame (main thread).
-struct DataItem {
-  std::string bytes;
-  std::string file;
-};
-
-// Parsing state: the options being filled and the data items joined at the end.
-struct ParseState {
-  CliOptions options;
-  std::vector<DataItem> data;
-};
-
-using Apply = Result<void> (*)(ParseState&, std::string_view value);
-
-struct OptionSpec {
-  char short_name;  // '\0' when the option has only a long name
-  std::string_view long_name;
-  bool takes_value;
-  Apply apply;
-};
-
-Error usage_error(std::string message) { return Error(ErrorCategory::usage, std::move(message)); }
 
 Result<std::string> read_whole_file(std::string_view option, const std::string& path) {
   std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
@@ -71,6 +47,8 @@ Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::st
   // Round up so that a tiny positive value never becomes 0, which means "no limit".
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000.0)));
 }
+
+namespace {
 
 bool is_token_char(char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
@@ -281,15 +259,19 @@ const std::array<OptionSpec, 25> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (const OptionSpec& spec : kOptions) {
-    if (spec.long_name == name) return &spec;
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), download_option_specs()}) {
+    for (const OptionSpec& spec : table) {
+      if (spec.long_name == name) return &spec;
+    }
   }
   return nullptr;
 }
 
 const OptionSpec* find_short(char name) {
-  for (const OptionSpec& spec : kOptions) {
-    if (spec.short_name != '\0' && spec.short_name == name) return &spec;
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), download_option_specs()}) {
+    for (const OptionSpec& spec : table) {
+      if (spec.short_name != '\0' && spec.short_name == name) return &spec;
+    }
   }
   return nullptr;
 }
@@ -327,15 +309,20 @@ class ArgumentWalker {
   }
 
   Result<void> take_url(std::string_view arg) {
-    if (!state_.options.url.empty()) {
-      return usage_error("more than one URL given ('" + state_.options.url + "' and '" +
-                         std::string(arg) + "'); sluice fetches one URL per run");
-    }
-    state_.options.url = std::string(arg);
+    state_.options.urls.emplace_back(arg);
     return {};
   }
 
+  // "--name=value" gives a value too (--progress=line).
   Result<void> take_long(std::string_view arg) {
+    if (std::size_t equals = arg.find('='); equals != std::string_view::npos) {
+      const OptionSpec* spec = find_long(arg.substr(2, equals - 2));
+      if (spec == nullptr) return unknown_option(arg.substr(0, equals));
+      if (!spec->takes_value) {
+        return usage_error("option '" + std::string(arg.substr(0, equals)) + "' takes no value");
+      }
+      return spec->apply(state_, arg.substr(equals + 1));
+    }
     const OptionSpec* spec = find_long(arg.substr(2));
     if (spec == nullptr) return unknown_option(arg);
     if (!spec->takes_value) return spec->apply(state_, {});
@@ -392,42 +379,6 @@ class ArgumentWalker {
 
 Result<CliOptions> parse_command_line(int argc, const char* const* argv) {
   return ArgumentWalker(argc, argv).run();
-}
-
-std::string usage_text() {
-  return "Usage: sluice [options] URL\n"
-         "Fetches one http:// or https:// URL and writes the body to stdout or a file.\n"
-         "\n"
-         "Options:\n"
-         "  -o, --output FILE          write the body to FILE instead of stdout\n"
-         "  -H, --header 'Name: value' add a request header ('Name:' drops one sluice adds)\n"
-         "  -X, --request METHOD       use METHOD instead of GET (or POST with data)\n"
-         "  -d, --data DATA            POST DATA as a form; @FILE reads FILE without newlines\n"
-         "      --data-binary DATA     POST DATA as is; @FILE streams FILE\n"
-         "  -A, --user-agent NAME      send User-Agent: NAME\n"
-         "      --compressed           ask for gzip, deflate, br or zstd and decode it\n"
-         "  -L, --location             follow redirects\n"
-         "      --max-redirs N         follow at most N redirects (default 50, -1: no limit)\n"
-         "  -k, --insecure             do not verify the server's certificate\n"
-         "      --cacert FILE          trust the CA certificates in PEM FILE\n"
-         "      --http1.1              speak HTTP/1.1 only\n"
-         "      --http2                HTTP/2 where the server agrees (ALPN; the default)\n"
-         "      --http2-prior-knowledge  HTTP/2 at once, also for http:// (h2c)\n"
-         "      --http3                HTTP/3 first (https), TCP if QUIC fails or is slow\n"
-         "      --http3-only           HTTP/3 or an error, never TCP\n"
-         "      --connect-timeout SEC  limit connecting (DNS, TCP, TLS) to SEC seconds\n"
-         "  -m, --max-time SEC         limit the whole transfer to SEC seconds\n"
-         "  -f, --fail                 exit 22 without output when the status is 400 or more\n"
-         "  -s, --silent               print no error messages\n"
-         "  -S, --show-error           print error messages even with -s\n"
-         "  -v, --verbose              print the request and response heads to stderr\n"
-         "  -w, --write-out FORMAT     print FORMAT after the transfer (@FILE reads it)\n"
-         "                             variables: %{http_code} %{http_version}\n"
-         "                             %{size_download} %{time_total} %{num_redirects}\n"
-         "                             %{url_effective} %{content_type} %{exitcode}\n"
-         "                             %{errormsg}; escapes: \\n \\t \\r \\\\ %%\n"
-         "  -h, --help                 print this help\n"
-         "  -V, --version              print the version and features\n";
 }
 
 std::string version_text() {

@@ -5,6 +5,7 @@
 // Ownership: CliOptions is a value owned by main's thread.
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,11 +17,38 @@
 
 namespace sluice::cli {
 
+/// --progress=MODE as given; automatic picks bar on a terminal, none elsewhere.
+enum class ProgressChoice { automatic, bar, line, none };
+
+/// The downloader's options (download_options.cpp).
+struct DownloadCliOptions {
+  bool remote_name = false;          ///< -O: name each file from its URL
+  bool remote_header_name = false;   ///< -J: prefer Content-Disposition's name (with -O)
+  std::string output_dir;            ///< --output-dir
+  bool create_dirs = false;          ///< --create-dirs
+  std::vector<std::string> url_lists;  ///< -i FILE ("-": stdin), one URL per line
+  bool parallel = false;             ///< -Z
+  unsigned parallel_max = 5;         ///< --parallel-max
+  bool resume = false;               ///< -C -
+  unsigned split = 1;                ///< --split N
+  std::optional<std::string> sha256; ///< --checksum sha256=HEX (lowercase)
+  std::uint64_t limit_rate = 0;      ///< --limit-rate, bytes per second (0: none)
+  int retries = 0;                   ///< --retry
+  std::chrono::milliseconds retry_delay{0};  ///< --retry-delay
+  bool retry_all_errors = false;     ///< --retry-all-errors
+  unsigned max_host_connections = 6; ///< --max-host-connections
+  ProgressChoice progress = ProgressChoice::automatic;  ///< --progress=MODE, --no-progress
+  bool json = false;                 ///< --json: one summary object per transfer on stdout
+  /// Any option above that only the downloader has: such a run downloads to files.
+  bool asked = false;
+};
+
 struct CliOptions {
   bool show_help = false;
   bool show_version = false;
 
-  std::string url;
+  /// The URLs in command-line order (and, after load_url_lists(), those of -i).
+  std::vector<std::string> urls;
   std::string method;  ///< -X; empty: GET, or POST when there is data
 
   /// -H fields in command-line order, already validated.
@@ -51,6 +79,8 @@ struct CliOptions {
 
   std::string output_path;  ///< empty or "-": stdout
   std::optional<WriteOutFormat> write_out;
+
+  DownloadCliOptions download;
 
   /// Errors go to stderr unless -s was given without -S.
   bool errors_visible() const noexcept { return !silent || show_error; }

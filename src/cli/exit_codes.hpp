@@ -1,6 +1,7 @@
 #pragma once
 // The `sluice` command's exit codes: curl's numbers where curl has one for the same
-// failure, so scripts written for curl keep working. docs/cli.md holds the table.
+// failure, so scripts written for curl keep working. README.md ("Errors and exit
+// codes") holds the table.
 // Ownership: constants and pure functions; any thread.
 
 #include "sluice/error.hpp"
@@ -36,6 +37,7 @@ constexpr int exit_code_for(ErrorCategory category) noexcept {
     case ErrorCategory::decode: return kExitDecode;
     case ErrorCategory::io: return kExitWriteError;
     case ErrorCategory::usage: return kExitUsage;
+    case ErrorCategory::http: return kExitHttpError;
   }
   return kExitUsage;
 }

@@ -1,9 +1,11 @@
-// The `sluice` command: parse, then run one transfer. Main thread only.
+// The `sluice` command: parse, then run one transfer (curl's way: to stdout or -o) or
+// downloads (to files, resumable, several at once). Main thread only.
 
 #include <csignal>
 #include <cstdio>
 
 #include "cli/cli_options.hpp"
+#include "cli/downloads.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/transfer.hpp"
 
@@ -25,8 +27,10 @@ int main(int argc, char** argv) {
     std::fputs(version_text().c_str(), stdout);
     return kExitOk;
   }
-  if (options->url.empty()) {
-    print_error("no URL given (usage: sluice [options] URL; try 'sluice --help')");
+  // Several URLs, or any downloader option: files through sluice::download().
+  if (options->download.asked || options->urls.size() > 1) return run_downloads(*options);
+  if (options->urls.empty()) {
+    print_error("no URL given (usage: sluice [options] URL...; try 'sluice --help')");
     return kExitUsage;
   }
   return run_transfer(*options);

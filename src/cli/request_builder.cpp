@@ -52,7 +52,7 @@ std::string build_method(const CliOptions& options) {
 Request build_request(const CliOptions& options) {
   Request request;
   request.method = build_method(options);
-  request.url = options.url;
+  request.url = options.urls.empty() ? std::string() : options.urls.front();
   request.headers = build_headers(options);
   request.body = build_body(options);
   request.version = options.version;

@@ -36,14 +36,14 @@ class Transfer {
   explicit Transfer(const CliOptions& options) : options_(options) {}
 
   int run() {
-    report_.url_effective = options_.url;
+    report_.url_effective = options_.urls.front();
     start_ = std::chrono::steady_clock::now();
     return finish(execute());
   }
 
  private:
   int execute() {
-    Result<Url> url = Url::parse(options_.url);
+    Result<Url> url = Url::parse(options_.urls.front());
     if (!url) return fail(kExitBadUrl, url.error().message());
     Request request = build_request(options_);
     ClientOptions client_options = build_client_options(options_);

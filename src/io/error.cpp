@@ -14,6 +14,7 @@ const char* to_string(ErrorCategory category) noexcept {
     case ErrorCategory::decode: return "decode";
     case ErrorCategory::io: return "io";
     case ErrorCategory::usage: return "usage";
+    case ErrorCategory::http: return "http";
   }
   return "unknown";
 }

@@ -16,9 +16,9 @@ case_unknown_long_option_exits_2_naming_it() {
 }
 
 case_unknown_short_option_in_a_cluster_exits_2_naming_it() {
-  run_sluice -sZ "$URL"
+  run_sluice -sQ "$URL"
   expect_code 2
-  expect_one_error "'-Z'"
+  expect_one_error "'-Q'"
 }
 
 case_missing_url_exits_2_with_usage_hint() {
@@ -38,10 +38,31 @@ case_option_without_value_exits_2() {
   expect_one_error "'--max-time'"
 }
 
-case_second_url_exits_2() {
-  run_sluice "$URL" http://127.0.0.1:9/other
+case_one_output_file_for_two_urls_exits_2() {
+  run_sluice -o one.bin "$URL" http://127.0.0.1:9/other
   expect_code 2
-  expect_one_error "more than one URL"
+  expect_one_error "-o names one file, but 2 URLs were given"
+}
+
+case_download_options_check_their_values() {
+  run_sluice --split 17 "$URL"
+  expect_code 2
+  expect_one_error "--split: '17' is not a number from 1 to 16"
+  run_sluice --checksum md5=abc "$URL"
+  expect_code 2
+  expect_one_error "is not sha256=HEX"
+  run_sluice --limit-rate 5X "$URL"
+  expect_code 2
+  expect_one_error "--limit-rate: '5X' is not a rate"
+  run_sluice -C 100 "$URL"
+  expect_code 2
+  expect_one_error "only '-C -'"
+  run_sluice --progress=fancy "$URL"
+  expect_code 2
+  expect_one_error "is not bar, line, none or auto"
+  run_sluice -O -d a=1 "$URL"
+  expect_code 2
+  expect_one_error "downloads are GET requests"
 }
 
 case_version_names_version_protocols_and_features() {
@@ -65,6 +86,9 @@ case_help_lists_every_option_and_variable() {
   for word in --http1.1 --http2 --http2-prior-knowledge --http3 --http3-only --header --request --data --data-binary --compressed --location \
       --insecure --cacert --max-redirs --connect-timeout --max-time --silent --show-error \
       --verbose --fail --output --write-out --user-agent --help --version \
+      --remote-name --remote-header-name --output-dir --create-dirs --input-file --parallel \
+      --parallel-max --continue-at --split --max-host-connections --checksum --limit-rate \
+      --retry --retry-delay --retry-all-errors --progress --no-progress --json 'Exit status' \
       '%{http_code}' '%{http_version}' '%{size_download}' '%{time_total}' \
       '%{num_redirects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}'; do
     grep -qF -- "$word" "$OUT" || fail "--help does not mention $word"

@@ -54,12 +54,7 @@ while True:
     threading.Thread(target=serve, args=(conn,), daemon=True).start()
 PY
   BACKGROUND_PIDS+=($!)
-  local _
-  for _ in $(seq 100); do
-    [ -s "$port_file" ] && break
-    sleep 0.05
-  done
-  [ -s "$port_file" ] || fail "the $1 peer did not start"
+  wait_for_port_file "$port_file" "$1"
   PEER_URL=http://127.0.0.1:$(cat "$port_file")
 }
 

@@ -24,7 +24,8 @@ sluice_cli_tests(cli_args.sh args
   unknown_short_option_in_a_cluster_exits_2_naming_it
   missing_url_exits_2_with_usage_hint
   option_without_value_exits_2
-  second_url_exits_2
+  one_output_file_for_two_urls_exits_2
+  download_options_check_their_values
   version_names_version_protocols_and_features
   help_lists_every_option_and_variable
   help_needs_no_url_even_after_other_options
@@ -77,6 +78,27 @@ endif()
 sluice_cli_tests(cli_nginx.sh nginx ${SLUICE_CLI_NGINX_CASES})
 foreach(case IN LISTS SLUICE_CLI_NGINX_CASES)
   set_tests_properties(cli.nginx.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# The downloader: real nginx (ranges), local python peers (no ranges, a hostile
+# Content-Disposition), a pseudo-terminal for the bar (script(1)).
+set(SLUICE_CLI_DOWNLOAD_CASES
+  segmented_download_matches
+  killed_segmented_download_resumes
+  continue_a_truncated_file
+  server_without_ranges_gets_one_connection
+  checksum_mismatch_is_an_error_and_the_file_is_not_complete
+  limit_rate_is_accurate
+  remote_header_name_is_used_safely
+  parallel_list_json_and_create_dirs
+  failed_download_in_a_list_sets_the_exit_code
+  progress_bar_on_a_terminal_ends_on_a_clean_line
+  no_progress_when_not_a_terminal_unless_asked)
+sluice_cli_tests(cli_download.sh download ${SLUICE_CLI_DOWNLOAD_CASES})
+foreach(case IN LISTS SLUICE_CLI_DOWNLOAD_CASES)
+  set_tests_properties(cli.download.${case} PROPERTIES
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()

@@ -10,6 +10,7 @@
 # expected_sha NAME      the sha256 of file NAME from $SLUICE_FILES_DIR/sha256sums
 # run_case NAME          runs the function case_NAME of the sourcing script, then "PASS"
 # free_port              a TCP port on 127.0.0.1 with nothing listening (bound, then freed)
+# wait_for_port_file F N waits for background peer N to write its port into file F
 
 set -uo pipefail
 
@@ -95,6 +96,17 @@ sha_of() {
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_for_port_file FILE NAME: waits (up to 5 s) for a background peer to write its
+# port into FILE; fails naming the peer otherwise.
+wait_for_port_file() {
+  local _
+  for _ in $(seq 100); do
+    [ -s "$1" ] && return
+    sleep 0.05
+  done
+  fail "the $2 peer did not start"
 }
 
 run_case() {

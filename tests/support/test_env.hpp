@@ -24,10 +24,10 @@
 //                           404 with an HTML body
 //   SLUICE_TEST_CA          the CA that signed every server's certificate (PEM; the
 //                           certificate is for localhost, 127.0.0.1 and ::1)
-//   SLUICE_FILES_DIR        what every server serves at "/": empty.bin, 1m.bin, 64m.bin
-//                           (random bytes), small.txt, large.txt and 64m.txt (text,
-//                           gzip-encoded on request by nginx only), and sha256sums
-//                           of those six
+//   SLUICE_FILES_DIR        what every server serves at "/": empty.bin, 1m.bin, 64m.bin,
+//                           256m.bin (random bytes), small.txt, large.txt and 64m.txt
+//                           (text, gzip-encoded on request by nginx only), and
+//                           sha256sums of those seven
 // Paths nginx also answers (on all three of its URLs): /redirect (302 to /small.txt),
 // /moved (301), /redirect-relative (302 with "Location: /small.txt"),
 // /redirect-chain/3 (three 302s, then /small.txt), /redirect-loop (302 to itself),

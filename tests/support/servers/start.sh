@@ -43,6 +43,8 @@ make_files() {
   head -c 0 /dev/null > "$dir/empty.bin"
   head -c 1048576 /dev/urandom > "$dir/1m.bin"
   head -c 67108864 /dev/urandom > "$dir/64m.bin"
+  # What a segmented download is checked with (sluice --split).
+  head -c 268435456 /dev/urandom > "$dir/256m.bin"
   printf 'sluice: a gate that lets water through at the rate the channel below can take.\n' > "$dir/small.txt"
   for _ in 1 2 3 4 5 6 7 8; do
     printf 'Backpressure: a reader that stops reading stops the transport.\n'
@@ -55,7 +57,7 @@ make_files() {
     printf "%08d a reader that stops reading stops the transport, however long the body\n", i }' \
     > "$dir/64m.txt"
   truncate -s 67108864 "$dir/64m.txt"
-  (cd "$dir" && sha256sum empty.bin 1m.bin 64m.bin small.txt large.txt 64m.txt > sha256sums.tmp \
+  (cd "$dir" && sha256sum empty.bin 1m.bin 64m.bin 256m.bin small.txt large.txt 64m.txt > sha256sums.tmp \
     && mv sha256sums.tmp sha256sums)
 }
 

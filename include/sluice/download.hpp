@@ -1,0 +1,122 @@
+#pragma once
+/// @file
+/// sluice::download(): a URL into a file, the way a downloader does it: resumable,
+/// optionally as N byte ranges fetched at once, rate-limited through backpressure,
+/// retried from the bytes already written, verified. Bytes reach the disk through
+/// the Client's file pool, never on the HTTP thread.
+///
+/// While a download is incomplete its file has a control file beside it,
+/// PATH.sluice (the URL, the size, the validator and how far each range got). A
+/// file without one is complete: every byte arrived (its size matches) and, when a
+/// checksum was given, it matched. A failed or killed download keeps both, and
+/// `resume` continues it.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sluice/client.hpp"
+#include "sluice/error.hpp"
+#include "sluice/request.hpp"
+#include "sluice/response.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+/// Where the file goes.
+struct DownloadTarget {
+  /// The file to write. Empty: `directory` joined with a name chosen from the
+  /// response (see file_name_for()).
+  std::string path;
+  /// For a chosen name; empty means the current directory.
+  std::string directory;
+  /// With an empty path, prefer the name in Content-Disposition (curl's -J).
+  bool name_from_content_disposition = false;
+  /// Create missing directories of the path (curl's --create-dirs).
+  bool create_directories = false;
+};
+
+/// A snapshot of a download in flight, for progress displays.
+struct DownloadProgress {
+  std::string path;                    ///< empty until the name is chosen
+  std::uint64_t bytes_done = 0;        ///< bytes of the file on disk (all ranges, resumed ones included)
+  std::optional<std::uint64_t> total;  ///< the file's size, once known
+  std::uint64_t resumed_from = 0;      ///< bytes that were on disk when this run began
+  double bytes_per_second = 0;         ///< over the last few seconds
+  unsigned active_ranges = 0;          ///< ranges being fetched now
+  bool finished = false;               ///< the last report (success or failure)
+};
+
+struct DownloadOptions {
+  /// The GET to make: URL, headers, version, timeouts, redirects, mark. Its method
+  /// must be GET and it must have no body.
+  Request request;
+  DownloadTarget target;
+  /// Continue a partial file (curl's -C -): from its control file when there is
+  /// one, else from the file's size. A server that ignores the range, or whose
+  /// validator (ETag, Last-Modified) changed since, restarts the file from byte 0,
+  /// and the result says so.
+  bool resume = false;
+  /// Fetch the file as this many byte ranges at once (1 to 16): N connections over
+  /// HTTP/1.1, N streams over HTTP/2 and HTTP/3. Needs a server that answers ranges
+  /// and a known size; otherwise one range, and the result says why.
+  unsigned ranges = 1;
+  /// Ranges smaller than this are not split further.
+  std::uint64_t min_range_size = 1u << 20;
+  /// Lowercase hex SHA-256 the complete file must have (--checksum sha256=HEX).
+  std::optional<std::string> sha256;
+  /// Bytes per second over all ranges; 0 = no limit. Enforced by reading slower,
+  /// so the transports hold the rest back.
+  std::uint64_t max_bytes_per_second = 0;
+  /// Attempts after the first on a transient failure (connect, timeout, protocol,
+  /// 408, 429, 5xx), each resuming from the bytes already written.
+  int retries = 0;
+  /// Wait before a retry; 0 = 1 s doubling per attempt up to 60 s (or Retry-After).
+  std::chrono::milliseconds retry_delay{0};
+  /// Retry on every error, not only transient ones (curl's --retry-all-errors).
+  bool retry_all_errors = false;
+  /// How often on_progress is called while bytes arrive (and once at the end).
+  std::chrono::milliseconds progress_interval{200};
+  /// Called on the thread that called download().
+  std::function<void(const DownloadProgress&)> on_progress;
+  /// When set, storing true (from any thread, a signal handler included) stops the
+  /// download within a fraction of a second: it fails with category cancelled and
+  /// keeps the file and its control file, so `resume` continues it. It must outlive
+  /// the download() call.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct DownloadResult {
+  std::string path;
+  int status = 0;               ///< of the last response (200 or 206)
+  HttpVersion version = HttpVersion::http1_1;
+  std::string effective_url;    ///< after redirects
+  std::uint64_t size = 0;       ///< bytes in the complete file
+  std::uint64_t transferred = 0;  ///< body bytes received by this run
+  std::uint64_t resumed_from = 0; ///< bytes already on disk that were kept
+  unsigned ranges = 1;          ///< ranges fetched at once
+  int retries = 0;              ///< retries used
+  double seconds = 0;
+  /// What a person should know: "the server ignored the range; restarted from byte
+  /// 0", "the server does not answer ranges: one connection", ...
+  std::vector<std::string> notes;
+};
+
+/// Downloads on the calling thread (it blocks; run several on several threads for
+/// parallel downloads). Errors carry the usual categories; a checksum mismatch is
+/// category protocol and leaves the bytes in PATH.sluice-bad, never at PATH.
+Result<DownloadResult> download(Client& client, DownloadOptions options);
+
+/// The file name a download of `url` with response `headers` would take: the
+/// Content-Disposition filename (filename* preferred) when `use_content_disposition`,
+/// else the URL path's last segment, else "index.html". Only a final path component
+/// is used; a name that is empty, ".", "..", starts with a dot or contains control
+/// characters falls back to the next source.
+std::string file_name_for(const Url& url, const Headers& headers, bool use_content_disposition);
+
+}  // namespace sluice

@@ -1,0 +1,82 @@
+#include "cli/download_jobs.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "cli/option_spec.hpp"
+#include "cli/request_builder.hpp"
+
+namespace sluice::cli {
+namespace {
+
+void add_list(const std::string& text, std::vector<std::string>& urls) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+      line.pop_back();
+    }
+    std::size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    urls.push_back(line.substr(start));
+  }
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> collect_urls(const CliOptions& options) {
+  std::vector<std::string> urls = options.urls;
+  for (const std::string& list : options.download.url_lists) {
+    Result<std::string> text = read_whole_file("-i", list);
+    if (!text) return std::move(text).error();
+    add_list(*text, urls);
+  }
+  if (urls.empty()) {
+    return usage_error("no URL given (usage: sluice [options] URL...; try 'sluice --help')");
+  }
+  return urls;
+}
+
+Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
+                                                const std::vector<std::string>& urls) {
+  if (options.data || !options.data_file.empty() ||
+      (!options.method.empty() && options.method != "GET")) {
+    return usage_error("downloads are GET requests: -d, --data-binary and -X cannot be combined "
+                       "with -O, -J, -C, -Z, -i, --split, --checksum, --retry or several URLs");
+  }
+  const bool to_stdout = options.output_path == "-";
+  if (to_stdout) return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");
+  if (!options.output_path.empty() && urls.size() > 1) {
+    return usage_error("-o names one file, but " + std::to_string(urls.size()) +
+                       " URLs were given (use -O or --output-dir to name each from its URL)");
+  }
+  if (options.download.sha256 && urls.size() > 1) {
+    return usage_error("--checksum gives one file's SHA-256, but " + std::to_string(urls.size()) +
+                       " URLs were given");
+  }
+  std::vector<DownloadJob> jobs;
+  jobs.reserve(urls.size());
+  for (const std::string& url : urls) {
+    CliOptions one = options;
+    one.urls = {url};
+    DownloadJob job{url, {}};
+    DownloadOptions& download = job.options;
+    download.request = build_request(one);
+    download.target.path = options.output_path;
+    download.target.directory = options.download.output_dir;
+    download.target.name_from_content_disposition = options.download.remote_header_name;
+    download.target.create_directories = options.download.create_dirs;
+    download.resume = options.download.resume;
+    download.ranges = options.download.split;
+    download.sha256 = options.download.sha256;
+    download.max_bytes_per_second = options.download.limit_rate;
+    download.retries = options.download.retries;
+    download.retry_delay = options.download.retry_delay;
+    download.retry_all_errors = options.download.retry_all_errors;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,147 @@
+#include "cli/downloads.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "cli/download_jobs.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/json_summary.hpp"
+#include "cli/progress.hpp"
+#include "cli/request_builder.hpp"
+#include "cli/terminal.hpp"
+#include "cli/transfer.hpp"
+#include "cli/write_out.hpp"
+#include "sluice/client.hpp"
+#include "sluice/download.hpp"
+
+namespace sluice::cli {
+namespace {
+
+// What every download of one run shares. Owned by run_downloads' frame; the
+// download threads use it through the mutex (output lines) and the display (its
+// own lock).
+class DownloadRun {
+ public:
+  DownloadRun(const CliOptions& options, Client& client, ProgressDisplay& display)
+      : options_(options), client_(client), display_(display) {}
+
+  // Runs one job; returns its exit code. Any thread.
+  int run(DownloadJob& job) {
+    const std::size_t slot = display_.add(job.url);
+    job.options.on_progress = [this, slot](const DownloadProgress& progress) {
+      display_.update(slot, progress);
+    };
+    Result<DownloadResult> result = download(client_, std::move(job.options));
+    const int code = result ? kExitOk : exit_code_for(result.error().category());
+    display_.end(slot, result.ok());
+    report(job.url, result, code);
+    return code;
+  }
+
+ private:
+  void report(const std::string& url, const Result<DownloadResult>& result, int code) {
+    std::lock_guard lock(output_mu_);
+    if (result && !options_.silent) {
+      for (const std::string& note : result->notes) display_.print("sluice: " + url + ": " + note);
+    }
+    if (!result && options_.errors_visible()) {
+      display_.print("sluice: " + url + ": " + result.error().message());
+    }
+    std::string out;
+    if (options_.download.json) out += json_summary(url, result, code);
+    if (options_.write_out) out += options_.write_out->expand(write_out_report(url, result, code));
+    if (!out.empty()) {
+      std::fputs(out.c_str(), stdout);
+      std::fflush(stdout);
+    }
+  }
+
+  static TransferReport write_out_report(const std::string& url, const Result<DownloadResult>& result,
+                                         int code) {
+    TransferReport report;
+    report.url_effective = url;
+    report.exit_code = code;
+    if (result) {
+      report.http_code = result->status;
+      report.version = result->version;
+      report.size_download = result->transferred;
+      report.time_total = result->seconds;
+      if (!result->effective_url.empty()) report.url_effective = result->effective_url;
+    } else {
+      report.error_message = result.error().message();
+    }
+    return report;
+  }
+
+  const CliOptions& options_;
+  Client& client_;
+  ProgressDisplay& display_;
+  std::mutex output_mu_;
+};
+
+ProgressMode effective_mode(const CliOptions& options) {
+  if (options.silent) return ProgressMode::none;
+  switch (options.download.progress) {
+    case ProgressChoice::bar: return ProgressMode::bar;
+    case ProgressChoice::line: return ProgressMode::line;
+    case ProgressChoice::none: return ProgressMode::none;
+    case ProgressChoice::automatic: break;
+  }
+  return default_progress_mode(is_terminal(2));
+}
+
+// Runs every job, up to `at_once` at a time; returns the first failure's code.
+int run_all(std::vector<DownloadJob>& jobs, DownloadRun& run, std::size_t at_once) {
+  std::vector<int> codes(jobs.size(), kExitOk);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) codes[i] = run.run(jobs[i]);
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < std::min(at_once, jobs.size()); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& thread : threads) thread.join();
+  for (int code : codes) {
+    if (code != kExitOk) return code;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_downloads(const CliOptions& options) {
+  Result<std::vector<std::string>> urls = collect_urls(options);
+  if (!urls) {
+    print_error(urls.error().message());
+    return urls.error().category() == ErrorCategory::io ? kExitReadError : kExitUsage;
+  }
+  Result<std::vector<DownloadJob>> jobs = plan_downloads(options, *urls);
+  if (!jobs) {
+    print_error(jobs.error().message());
+    return kExitUsage;
+  }
+  ClientOptions client_options = build_client_options(options);
+  // --split N means N connections over HTTP/1.1: the cap never undoes it.
+  client_options.max_connections_per_origin =
+      std::max<std::size_t>(options.download.max_host_connections, options.download.split);
+  Result<Client> client = Client::create(client_options);
+  if (!client) {
+    print_error(client.error().message());
+    return exit_code_for(client.error().category());
+  }
+  ProgressDisplayOptions display_options;
+  display_options.mode = effective_mode(options);
+  ProgressDisplay display(std::move(display_options));
+  display.start();
+  DownloadRun run(options, *client, display);
+  const std::size_t at_once = options.download.parallel ? options.download.parallel_max : 1;
+  const int code = run_all(*jobs, run, at_once);
+  display.finish();
+  return code;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,24 @@
+#pragma once
+// --json: one JSON object per download, on one line of stdout, written when the
+// download ends (success or failure), so a script can read a line per transfer.
+// Ownership: pure functions returning text; the caller prints it.
+
+#include <string>
+
+#include "sluice/download.hpp"
+#include "sluice/error.hpp"
+
+namespace sluice::cli {
+
+/// {"url":..., "ok":true, "path":..., "status":200, "http_version":"2", "size":...,
+///  "transferred":..., "resumed_from":..., "ranges":..., "retries":..., "seconds":...,
+///  "bytes_per_second":..., "exit_code":0, "error":null, "notes":[...]} and a newline.
+/// On failure "ok" is false, "error" the message and the figures are those known.
+std::string json_summary(const std::string& url, const Result<DownloadResult>& result,
+                         int exit_code);
+
+/// `text` as a JSON string literal (quotes, backslashes and control characters escaped;
+/// other bytes, UTF-8 included, as they are).
+std::string json_string(std::string_view text);
+
+}  // namespace sluice::cli

@@ -1,0 +1,52 @@
+#pragma once
+// The tables the command-line parser walks: one OptionSpec per option, applied to a
+// ParseState. The transfer options live in cli_options.cpp, the downloader's in
+// download_options.cpp; the parser searches both.
+// Ownership: ParseState is owned by parse_command_line's frame (main thread); the
+// tables are constants.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/cli_options.hpp"
+#include "sluice/error.hpp"
+
+namespace sluice::cli {
+
+// One -d/--data-binary value: bytes already in memory, or a file to stream.
+struct DataItem {
+  std::string bytes;
+  std::string file;
+};
+
+// Parsing state: the options being filled and the data items joined at the end.
+struct ParseState {
+  CliOptions options;
+  std::vector<DataItem> data;
+};
+
+using Apply = Result<void> (*)(ParseState&, std::string_view value);
+
+struct OptionSpec {
+  char short_name;  // '\0' when the option has only a long name
+  std::string_view long_name;
+  bool takes_value;
+  Apply apply;
+};
+
+inline Error usage_error(std::string message) {
+  return Error(ErrorCategory::usage, std::move(message));
+}
+
+/// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
+std::span<const OptionSpec> download_option_specs();
+
+/// Reads a whole file ("-" for stdin); errors have category io and name `option`.
+Result<std::string> read_whole_file(std::string_view option, const std::string& path);
+
+/// A number of seconds ("2.5"), rounded up to milliseconds; errors name `option`.
+Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::string_view text);
+
+}  // namespace sluice::cli

@@ -1,0 +1,55 @@
+#pragma once
+// The file side of a download: opening, sizing, renaming and removing files and
+// directories, with errors (category io) that name the path and the reason.
+// Functions: any thread. OutputFile: owned by one download; its fd is used by the
+// file pool's jobs, so it must outlive every write submitted on it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "sluice/error.hpp"
+
+namespace sluice {
+
+/// "No such file or directory" for an errno value.
+std::string errno_text(int error);
+
+/// mkdir -p of the directory that holds `path`.
+Result<void> create_parent_directories(const std::string& path);
+/// The size of `path`, std::nullopt when it does not exist.
+Result<std::optional<std::uint64_t>> existing_file_size(const std::string& path);
+/// Reads a small file whole; std::nullopt when it does not exist.
+Result<std::optional<std::string>> read_small_file(const std::string& path, std::size_t limit);
+/// Writes `content` to `path` + ".tmp", then renames it over `path`.
+Result<void> replace_file(const std::string& path, const std::string& content);
+Result<void> rename_file(const std::string& from, const std::string& to);
+/// A missing file is not an error.
+Result<void> remove_file(const std::string& path);
+
+/// The file a download writes, open for reading and writing.
+class OutputFile {
+ public:
+  /// Opens (creating) `path`, keeping what it holds.
+  static Result<OutputFile> open(const std::string& path);
+  OutputFile(OutputFile&& other) noexcept;
+  OutputFile& operator=(OutputFile&&) = delete;
+  OutputFile(const OutputFile&) = delete;
+  ~OutputFile();
+
+  int fd() const noexcept { return fd_; }
+  const std::string& path() const noexcept { return path_; }
+  /// ftruncate: cuts the file or pre-sizes it (sparse) to `size`.
+  Result<void> resize(std::uint64_t size);
+  Result<std::uint64_t> size() const;
+  /// Reads up to `length` bytes at `offset` (fewer at the end of the file).
+  Result<std::size_t> read_at(char* into, std::size_t length, std::uint64_t offset) const;
+
+ private:
+  OutputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace sluice

@@ -1,0 +1,47 @@
+#pragma once
+// Byte ranges of a download: planning a file into ranges, the Range header a range
+// asks with, and the Content-Range a server answers with. Plain values and pure
+// functions: any thread.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice {
+
+/// One range of the file: bytes [start, end), `end` unknown while the file's size
+/// is (then the range runs to the end of the body). `done` counts the bytes from
+/// `start` whose writes completed, contiguously.
+struct RangeSpec {
+  std::uint64_t start = 0;
+  std::optional<std::uint64_t> end;
+  std::uint64_t done = 0;
+
+  std::uint64_t next() const noexcept { return start + done; }
+  bool complete() const noexcept { return end && start + done >= *end; }
+  bool operator==(const RangeSpec&) const = default;
+};
+
+/// [from, total) cut into at most `count` ranges of at least `min_size` bytes each
+/// (one range when it is smaller), the remainder spread over the first ones.
+std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsigned count,
+                                   std::uint64_t min_size);
+
+/// The Range header value that asks for the rest of `range`: "bytes=N-" or "bytes=N-M".
+std::string range_header_value(const RangeSpec& range);
+
+/// A Content-Range value: "bytes F-L/T", "bytes F-L/*" or "bytes */T" (416).
+struct ContentRange {
+  std::optional<std::uint64_t> first;  ///< absent for "*/T"
+  std::optional<std::uint64_t> last;   ///< inclusive
+  std::optional<std::uint64_t> total;  ///< absent for "/*"
+};
+std::optional<ContentRange> parse_content_range(std::string_view value);
+
+/// A whole unsigned decimal number ("0", "1048576"), or nullopt (empty, signs,
+/// spaces, other characters, overflow).
+std::optional<std::uint64_t> parse_decimal(std::string_view text);
+
+}  // namespace sluice

@@ -1,0 +1,41 @@
+#pragma once
+// RateLimiter: a token bucket shared by the readers of one download, so that all of
+// its ranges together read at most `bytes_per_second`. Readers that run out sleep;
+// while they sleep the staging buffers fill and the transports hold the rest back
+// (backpressure), so the limit costs no memory.
+// Thread-safe: any reader thread; guarded by mu_.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+namespace sluice {
+
+class RateLimiter {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit RateLimiter(std::uint64_t bytes_per_second);
+
+  /// Takes up to `want` bytes' worth of tokens (at most a tenth of a second's worth,
+  /// so readers share the rate) and returns how many. When the bucket is in debt
+  /// the caller must first wait until the returned `ready_at`.
+  struct Grant {
+    std::size_t bytes = 0;
+    Clock::time_point ready_at;
+  };
+  Grant take(std::size_t want);
+  /// Gives back tokens a read did not use.
+  void refund(std::size_t unused);
+
+ private:
+  void refill(Clock::time_point now);
+
+  const double rate_;   // bytes per second
+  const double burst_;  // most tokens the bucket holds, and most one take() gets
+  std::mutex mu_;
+  double tokens_ = 0;       // guarded by mu_; negative: debt being slept off
+  Clock::time_point last_;  // guarded by mu_
+};
+
+}  // namespace sluice
