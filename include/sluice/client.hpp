@@ -93,6 +93,7 @@ class Client {
   struct Impl;
 
  private:
+  friend struct ClientAccess;  // the library's own parts (download()) reach the core
   explicit Client(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,12 @@
 namespace sluice::cli {
 namespace {
 
+// Ctrl-C or a TERM: every download stops within moments, keeping its file and control
+// file, so the same command with -C - continues it. Set from the signal handler.
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int) { interrupted.store(true); }
+
 // What every download of one run shares. Owned by run_downloads' frame; the
 // download threads use it through the mutex (output lines) and the display (its
 // own lock).
@@ -32,6 +39,7 @@ class DownloadRun {
   // Runs one job; returns its exit code. Any thread.
   int run(DownloadJob& job) {
     const std::size_t slot = display_.add(job.url);
+    job.options.cancel = &interrupted;
     job.options.on_progress = [this, slot](const DownloadProgress& progress) {
       display_.update(slot, progress);
     };
@@ -133,6 +141,8 @@ int run_downloads(const CliOptions& options) {
     print_error(client.error().message());
     return exit_code_for(client.error().category());
   }
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   ProgressDisplayOptions display_options;
   display_options.mode = effective_mode(options);
   ProgressDisplay display(std::move(display_options));

@@ -35,6 +35,7 @@ std::string usage_text() {
          "      --retry N              retry transient failures N times, resuming each time\n"
          "      --retry-delay SEC      wait SEC seconds between retries (default 1 s, doubling)\n"
          "      --retry-all-errors     retry every failure, not only transient ones\n"
+         "                             (Ctrl-C stops downloads resumably: rerun with -C -)\n"
          "\n"
          "Progress and reports:\n"
          "      --progress=MODE        bar (default on a terminal), line (plain lines), none\n"

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "client/client_access.hpp"
 #include "client/client_core.hpp"
 #include "client/pending_state.hpp"
 #include "client/request_body.hpp"
@@ -17,6 +18,8 @@ namespace sluice {
 struct Client::Impl {
   std::unique_ptr<ClientCore> core;
 };
+
+ClientCore& ClientAccess::core(Client& client) { return *client.impl_->core; }
 
 namespace {
 

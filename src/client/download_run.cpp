@@ -11,14 +11,11 @@
 #include "client/file_writer.hpp"
 #include "client/rate_limiter.hpp"
 #include "io/memory_rules.hpp"
-#include "io/worker_pool.hpp"
+#include "client/client_access.hpp"
+#include "client/client_core.hpp"
 
 namespace sluice {
 namespace {
-
-// The Client's file pool is private to client.cpp (Client::Impl); until it is
-// reachable from here, each download runs its file jobs on a pool of its own.
-constexpr int kFileThreads = 2;
 
 }  // namespace
 
@@ -27,8 +24,9 @@ Result<void> DownloadSession::run_ranges() {
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     slots_.push_back(std::make_unique<RangeSlot>(static_cast<unsigned>(i), plan_[i]));
   }
-  WorkerPool pool(kFileThreads);
-  FileWriter writer(pool, file_->fd(), kDefaultReleaseThreshold);
+  // The Client's file pool and release threshold: downloads of one Client share them.
+  ClientCore& core = ClientAccess::core(client_);
+  FileWriter writer(core.file_pool(), file_->fd(), core.options().release_threshold);
   FetchShared shared(client_, options_, writer);
   shared.request = options_.request;
   if (!result_.effective_url.empty()) shared.request.url = result_.effective_url;
