@@ -318,11 +318,19 @@ Result<std::size_t> H3Session::on_stream_data(std::int64_t stream_id,
   }
   reading_stream_ = stream_id;
   reading_credit_ = 0;
+  const H3Stream* before = find(stream_id);
+  const std::uint64_t credited_before = before != nullptr ? before->credited : 0;
   const nghttp3_ssize rv = in_library([&] {
     return nghttp3_conn_read_stream(conn_, stream_id, data.data(), data.size(), fin ? 1 : 0);
   });
   reading_stream_ = -1;
-  if (rv < 0) return read_failed(stream_id, rv, data.size());
+  if (rv < 0) {
+    const H3Stream* after = find(stream_id);
+    const std::uint64_t credited_during =
+        after != nullptr && after->credited > credited_before ? after->credited - credited_before
+                                                              : 0;
+    return read_failed(stream_id, rv, data.size(), credited_during);
+  }
   return static_cast<std::size_t>(rv) + reading_credit_;
 }
 

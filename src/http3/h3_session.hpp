@@ -165,7 +165,10 @@ class H3Session final : public QuicApplication {
   Result<QuicOutput> write_next(std::span<QuicVec> vecs);
 
   // Receiving (h3_session_recv.cpp).
-  Result<std::size_t> read_failed(std::int64_t stream_id, long rv, std::size_t size);
+  // `credited_during`: stream credit this read already gave back (body bytes a
+  // prompt consumer took before nghttp3 found the message malformed).
+  Result<std::size_t> read_failed(std::int64_t stream_id, long rv, std::size_t size,
+                                  std::uint64_t credited_during);
   void on_begin_headers(std::int64_t stream_id);
   void on_header(std::int64_t stream_id, std::string_view name, std::string_view value);
   void on_end_headers(std::int64_t stream_id);

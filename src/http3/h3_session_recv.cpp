@@ -25,7 +25,8 @@ std::string stream_name(std::int64_t stream_id) { return "stream " + std::to_str
 // (QPACK state lives in header blocks, not in DATA), so only that stream is reset,
 // with H3_MESSAGE_ERROR as RFC 9114 section 4.1.2 asks. Everything else ends the
 // connection.
-Result<std::size_t> H3Session::read_failed(std::int64_t stream_id, long rv, std::size_t size) {
+Result<std::size_t> H3Session::read_failed(std::int64_t stream_id, long rv, std::size_t size,
+                                           std::uint64_t credited_during) {
   H3Stream* stream = find(stream_id);
   if (rv != NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING || stream == nullptr || callback_error_) {
     return fail_connection(fatal_error(rv, "reading from the server"), rv);
@@ -44,8 +45,10 @@ Result<std::size_t> H3Session::read_failed(std::int64_t stream_id, long rv, std:
   if (trace_.on()) trace_stream(stream_id, "malformed response: " + error.message());
   abandon_stream(*stream, NGHTTP3_H3_MESSAGE_ERROR);
   fail_stream(stream_id, std::move(error), false);
-  // The stream is gone: whatever it carried is credited at once.
-  return size;
+  // The stream is gone: what this read carried is credited at once, less the body
+  // bytes of it a consumer already took and extend_stream credited (crediting
+  // those twice would let the server send past the window we meant to hold).
+  return size - static_cast<std::size_t>(std::min<std::uint64_t>(size, credited_during));
 }
 
 void H3Session::on_begin_headers(std::int64_t stream_id) {
