@@ -4,12 +4,14 @@
 // kept-alive connection.
 // Input: one flags byte (bit 0: the request was HEAD; bit 1: the server closes the
 // connection after the bytes, so finish() runs; bits 2-4: the header limit, 2^(8+n)
-// bytes), then the split header of fuzz_input.hpp, then the server's bytes. After a
+// bytes; bit 5: that close came over TLS without close_notify, so a close-delimited
+// body must fail), then the split header of fuzz_input.hpp, then the server's bytes. After a
 // response completes on a kept-alive connection, the parser is reused for the next
 // request, as H1Connection does, with the bytes that follow.
 // Invariants checked: events come in order (head, body*, trailers?, complete), a
 // HEAD response has no body, feed() consumes all it is given unless a response
-// completed inside it, and nothing is fed after an error.
+// completed inside it, nothing is fed after an error, and a close without
+// close_notify never completes a response whose end only the close marks.
 
 #include <cstddef>
 #include <cstdint>
@@ -69,6 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t flags = input.byte();
   const bool head_request = (flags & 1) != 0;
   const bool server_closes = (flags & 2) != 0;
+  const auto close = (flags & 32) != 0 ? sluice::H1ResponseParser::Close::unauthenticated
+                                       : sluice::H1ResponseParser::Close::authenticated;
   const std::size_t max_header_bytes = std::size_t{1} << (8 + ((flags >> 2) & 7));
   const std::vector<std::string_view> pieces = sluice::fuzz::split_pieces(input);
 
@@ -95,7 +99,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   if (server_closes) {
-    auto finished = parser.finish(*events);
+    const bool complete_before = events->complete();
+    auto finished = parser.finish(*events, close);
+    check(complete_before || !finished ||
+              close == sluice::H1ResponseParser::Close::authenticated || !events->complete(),
+          "a close without close_notify does not complete a response");
     if (!finished && sluice::fuzz::debug_on()) {
       std::fprintf(stderr, "fuzz: finish: %s\n", finished.error().message().c_str());
     }

@@ -22,6 +22,9 @@ struct ClientOptions {
   /// Skip certificate and host verification (-k). Never the default.
   bool insecure = false;
   /// Connections per origin (HTTP/1.1 runs one request per connection at a time).
+  /// An HTTP/2 or HTTP/3 connection draining after the server's GOAWAY does not
+  /// count, so new requests need not wait for it to end; at most this many draining
+  /// ones stay open besides (a hard ceiling of twice the limit).
   std::size_t max_connections_per_origin = 6;
   /// A pooled idle connection is closed after this long.
   std::chrono::milliseconds pool_idle_timeout{60'000};

@@ -23,10 +23,30 @@ ClientCore& ClientAccess::core(Client& client) { return *client.impl_->core; }
 
 namespace {
 
+// The method as it may appear in a message: a CR, LF or NUL the caller put in it
+// must not reach a log or a terminal raw.
+std::string printable_method(const std::string& method) {
+  std::string out;
+  for (const char ch : method) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x21 && c < 0x7F) {
+      out += ch;
+    } else {
+      static const char kHex[] = "0123456789ABCDEF";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    }
+  }
+  return out;
+}
+
 Result<void> validate_request(const Request& request) {
   if (request.method.empty()) return Error(ErrorCategory::usage, "request method is empty");
   if (auto name = validate_header_name(request.method); !name) {
-    return Error(ErrorCategory::usage, "invalid request method '" + request.method + "'");
+    return Error(ErrorCategory::usage,
+                 "invalid request method '" + printable_method(request.method) +
+                     "': a method is a token (letters, digits, !#$%&'*+-.^_`|~)");
   }
   for (const auto& header : request.headers) {
     if (auto valid = validate_header(header.name, header.value); !valid) return valid;
@@ -41,6 +61,16 @@ Result<void> validate_request(const Request& request) {
 }  // namespace
 
 Result<Client> Client::create(ClientOptions options) {
+  // Sent in every request that sets none of its own: a control byte (CR, LF, NUL)
+  // would split the request head, so it is refused here, never sent.
+  for (const char ch : options.user_agent) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7F) {
+      return Error(ErrorCategory::usage,
+                   "ClientOptions::user_agent contains a control byte (CR, LF and NUL are "
+                   "refused in anything sent on the wire)");
+    }
+  }
   TlsOptions tls_options{options.ca_file, options.insecure};
   auto tls = TlsContext::create(tls_options);
   if (!tls) return std::move(tls).error();

@@ -4,6 +4,7 @@
 #if __has_include(<malloc.h>)
 #include <malloc.h>
 #endif
+#include <pthread.h>
 #include <vector>
 
 #include "client/transfer.hpp"
@@ -55,6 +56,9 @@ Result<std::shared_ptr<const QuicTlsContext>> ClientCore::quic_tls() {
 
 void ClientCore::start() {
   thread_ = std::thread([this] {
+    // A name shows in top and gdb, and lets the failure-injection tests
+    // (tests/fault_injection) fail system calls of this thread only.
+    pthread_setname_np(pthread_self(), "sluice-http");
     arm_sweep();
     loop_.run();
   });

@@ -89,8 +89,12 @@ void ConnectionPool::dispatch(const std::string& key) {
   if (found == origins_.end()) return;
   Origin& origin = found->second;
   const std::size_t limit = std::max<std::size_t>(1, core_.options().max_connections_per_origin);
+  // A connection draining after GOAWAY leaves its slot to a new one, but at most
+  // `limit` of them stay open beside the limit: a server that sends GOAWAY after
+  // every request must not make us hold one socket per transfer in flight.
   while (origin.waiting.size() > origin.connectors.size() &&
-         origin.conns.size() + origin.connectors.size() < limit) {
+         counted_connections(origin) + origin.connectors.size() < limit &&
+         origin.conns.size() + origin.connectors.size() < 2 * limit) {
     // A QUIC handshake in progress serves everyone waiting, or hands them to TCP.
     if (origin.h3) break;
     std::string why, host;
@@ -184,6 +188,14 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
   dispatch(key);
   // The dispatch may have ended the connection and even the origin: look again.
   if (conn_origin_.count(added) != 0 && added->idle() && !added->is_closed()) arm_idle_close(*added);
+}
+
+std::size_t ConnectionPool::counted_connections(const Origin& origin) {
+  std::size_t counted = 0;
+  for (const auto& conn : origin.conns) {
+    if (!conn->draining()) ++counted;
+  }
+  return counted;
 }
 
 bool ConnectionPool::may_multiplex(const Origin& origin) const {

@@ -68,6 +68,10 @@ class ConnectionPool final : public ConnectionOwner {
     std::unique_ptr<H3Attempt> h3;            // a QUIC attempt in progress
   };
   bool may_multiplex(const Origin& origin) const;
+  /// Connections that count toward max_connections_per_origin: all but those
+  /// draining after a GOAWAY, which take no new request and may take long to end
+  /// (at most max_connections_per_origin of them are open at once beside it).
+  static std::size_t counted_connections(const Origin& origin);
   void forget_if_unused(const std::string& key);
 
   // HTTP/3 (connection_pool_h3.cpp).

@@ -137,6 +137,7 @@ void StagingBuffer::resume_callbacks() {
   {
     std::lock_guard lock(mu_);
     callbacks_paused_ = false;
+    ++callback_resumes_;
   }
   notify_();
 }
@@ -153,10 +154,14 @@ bool StagingBuffer::deliver_callbacks() {
     piece.append(queue_.readable().first(n));
     take_locked(n);  // the HTTP thread is the caller: no resume post needed
     auto on_data = on_data_;
+    const std::uint64_t resumes_before = callback_resumes_;
     lock.unlock();
     const bool more = on_data(piece.readable());
     lock.lock();
-    if (!more) callbacks_paused_ = true;
+    // The reader may learn of the pause inside on_data and call resume() on its own
+    // thread before this lock is taken again: that resume cancels this pause, or
+    // delivery would wait for a resume that already came.
+    if (!more && callback_resumes_ == resumes_before) callbacks_paused_ = true;
   }
   if (queue_.empty() && end_ != End::open && !end_delivered_ && on_end_) {
     end_delivered_ = true;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -100,6 +101,9 @@ class StagingBuffer {
   BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread
   BodyReader::EndCallback on_end_;     // guarded by mu_
   bool callbacks_paused_ = false;      // guarded by mu_
+  // Counts resume_callbacks() calls, so that a resume arriving while on_data runs
+  // (after it decided to return false, before the pause is recorded) is not lost.
+  std::uint64_t callback_resumes_ = 0;  // guarded by mu_
   bool budget_held_ = false;           // guarded by mu_
   bool end_delivered_ = false;         // HTTP thread
 };

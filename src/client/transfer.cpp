@@ -327,6 +327,13 @@ void Transfer::on_error(Error error) {
   // processed, and the server says when it was not (on_unprocessed).
   const bool conn_died = conn_ != nullptr && conn_->is_closed();
   conn_ = nullptr;
+  // The body of a redirect is read only to keep the connection usable and then
+  // dropped: however it ended (cut, reset, a TLS close without close_notify), the
+  // redirect stands.
+  if (phase_ == Phase::redirect_body) {
+    follow_redirect();
+    return;
+  }
   if (conn_died && may_retry() && retry(error)) {
     retried_ = true;
     return;
@@ -386,6 +393,15 @@ std::size_t Transfer::held_bytes() const {
 
 bool Transfer::paused() const { return staging_ && staging_->paused(); }
 
+// Like held_by_budget(), without arming anything: readers holding bytes while the
+// Client's budget is spent keep this stream from receiving, however far below its
+// mark it is, so the silence is ours.
+bool Transfer::waits_for_budget() const {
+  if (phase_ != Phase::body || reader_dropped_ || !staging_) return false;
+  const StagedBudget& budget = *core_.staged_budget();
+  return budget.limited() && budget.left() == 0 && staging_->staged_bytes() > 0;
+}
+
 void Transfer::on_consumer_activity() {
   if (phase_ != Phase::body) return;
   if (!reader_dropped_ && staging_->reader_gone()) {
@@ -397,17 +413,24 @@ void Transfer::on_consumer_activity() {
   } else {
     staging_->deliver_callbacks();
   }
-  if (phase_ == Phase::body && conn_ != nullptr && wants_body()) conn_->resume(*this);
+  if (phase_ == Phase::body && conn_ != nullptr && wants_body()) {
+    // The wait was ours (a reader at its mark, the budget): the server's silence
+    // counts from now, when it may send again, not from the idle timer's last look.
+    last_activity_ = core_.loop().now();
+    conn_->resume(*this);
+  }
 }
 
 // The reader went away unread: a body that fits under the mark still completes (its
-// connection is reused); a longer one is abandoned.
+// connection is reused); a longer one is abandoned. When the exchange has already
+// ended (a decoder was waiting for staging room), nothing more will arrive to
+// complete it: it ends now.
 void Transfer::reader_dropped() {
   reader_dropped_ = true;
   discarded_ = staging_->drop_staged() + compressed_body_.size();
   compressed_body_.clear();
   decoder_.reset();
-  if (discarded_ >= request_.mark || staging_->paused()) {
+  if (complete_pending_ || discarded_ >= request_.mark || staging_->paused()) {
     abandon_exchange();
     finished();
     return;
@@ -504,7 +527,8 @@ void Transfer::arm_idle_timer() {
     const TimePoint now = self->core_.loop().now();
     // Waits that are ours: a reader holding the body, a decoder behind, a request
     // body producer with nothing yet.
-    const bool our_wait = self->paused() || !self->compressed_body_.empty() ||
+    const bool our_wait = self->paused() || self->waits_for_budget() ||
+                          !self->compressed_body_.empty() ||
                           (self->phase_ == Phase::waiting_head && self->body_ &&
                            self->body_->waiting_for_producer());
     if (our_wait) self->last_activity_ = now;

@@ -84,6 +84,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void wake_reader_at_turn_end();
   /// The Client's staged-bytes budget is spent and this reader still has bytes.
   bool held_by_budget() const;
+  /// The same question for the idle timer: no side effects.
+  bool waits_for_budget() const;
   void pump_decoder();
   void finish_body();
   void abandon_exchange();

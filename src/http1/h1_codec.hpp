@@ -69,15 +69,25 @@ class H1ResponseParser {
   /// invalid chunk size from server"), too_large (header block over the limit).
   Result<std::size_t> feed(std::span<const std::byte> bytes, H1ParserEvents& events);
 
-  /// The server closed the connection. Ends a close-delimited body (on_message_complete);
-  /// anything else unfinished is a protocol error that says what was cut short:
+  /// How the server closed: `authenticated` unless TLS saw a TCP close without
+  /// close_notify, which an attacker on the path can forge.
+  enum class Close { authenticated, unauthenticated };
+
+  /// The server closed the connection. Ends a close-delimited body (on_message_complete)
+  /// when the close is authenticated; an unauthenticated one cannot vouch that the
+  /// body is whole, so it is a protocol error. Anything else unfinished is a protocol
+  /// error that says what was cut short:
   /// "HTTP/1.1: connection closed after 1000 of 5000 body bytes".
-  Result<void> finish(H1ParserEvents& events);
+  Result<void> finish(H1ParserEvents& events, Close close = Close::authenticated);
 
   /// After on_message_complete: may the connection carry another request?
   bool keep_alive() const noexcept;
   /// Whether the current response's head has been parsed.
   bool head_done() const noexcept;
+  /// Where the current response stands, for error messages: "before the response
+  /// headers", "after 1000 of 5000 body bytes", "inside a chunked body after 7 bytes",
+  /// "after 12 body bytes" (a body that ends at the close).
+  std::string progress() const;
 
  private:
   struct State;

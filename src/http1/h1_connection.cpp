@@ -128,7 +128,7 @@ void H1Connection::read_ready() {
   while (state_ != State::closed && wants_read()) {
     auto received = receive_into(*transport_, recv_, kReceiveSize);
     if (!received) {
-      fail(std::move(received).error());
+      fail(with_progress(std::move(received).error()));
       break;
     }
     if (recv_.empty()) {
@@ -157,6 +157,13 @@ void H1Connection::read_ready() {
 }
 
 
+// A socket failure says what broke ("connection reset by peer"); the person reading
+// it also needs to know how much of the response had arrived.
+Error H1Connection::with_progress(Error error) const {
+  if (state_ != State::busy || sink_ == nullptr) return error;
+  return Error(error.category(), "HTTP/1.1: " + error.message() + " " + parser_.progress());
+}
+
 void H1Connection::receive_eof() {
   if (state_ != State::busy) {
     close_transport();  // a pooled connection the server closed: not an error
@@ -166,7 +173,11 @@ void H1Connection::receive_eof() {
     close_transport();
     return;
   }
-  auto finished = parser_.finish(*this);
+  // Over TLS, only close_notify proves a close-delimited body whole.
+  const auto close = transport_->ended_without_close_notify()
+                         ? H1ResponseParser::Close::unauthenticated
+                         : H1ResponseParser::Close::authenticated;
+  auto finished = parser_.finish(*this, close);
   if (!finished) {
     fail(std::move(finished).error());
     return;

@@ -52,6 +52,7 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   Result<void> flush_output();
   Result<bool> write_body();
   void receive_eof();
+  Error with_progress(Error error) const;
   void finish_exchange(bool leftover);
   void fail(Error error);
   void close_transport();

@@ -39,7 +39,7 @@ struct ResponseCore {
 
   void reset(bool head);
   Result<std::size_t> feed(std::span<const std::byte> bytes, H1ParserEvents& events);
-  Result<void> finish(H1ParserEvents& events);
+  Result<void> finish(H1ParserEvents& events, H1ResponseParser::Close close);
 
   // llhttp callbacks, each returning the code llhttp expects.
   Result<int> on_message_begin();
@@ -61,6 +61,7 @@ struct ResponseCore {
   Error translate(llhttp_errno_t rv) const;
   Result<int> check_trailer_size() const;
   Result<int> check_chunk_crlf(const char* p, const char* end);
+  std::string progress() const;
   std::string truncation_message() const;
   Error head_too_large() const;
 
@@ -360,14 +361,19 @@ Error State::translate(llhttp_errno_t rv) const {
   return protocol_error(std::move(message));
 }
 
-std::string State::truncation_message() const {
-  if (!head_done) return "connection closed before the response headers";
+std::string State::progress() const {
+  if (!head_done) return "before the response headers";
   if (body_kind == BodyKind::chunked) {
-    return "connection closed inside a chunked body after " + format_u64(body_bytes) + " bytes";
+    return "inside a chunked body after " + format_u64(body_bytes) + " bytes";
   }
-  return "connection closed after " + format_u64(body_bytes) + " of " +
-         format_u64(expected_length) + " body bytes";
+  if (body_kind == BodyKind::length) {
+    return "after " + format_u64(body_bytes) + " of " + format_u64(expected_length) +
+           " body bytes";
+  }
+  return "after " + format_u64(body_bytes) + " body bytes";
 }
+
+std::string State::truncation_message() const { return "connection closed " + progress(); }
 
 // ---- feed and finish ----------------------------------------------------------
 
@@ -416,11 +422,17 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
   return offset;
 }
 
-Result<void> State::finish(H1ParserEvents& sink) {
+Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) {
   if (phase == Phase::failed) return *error;
   if (phase == Phase::complete) return {};
   if (phase != Phase::body || body_kind != BodyKind::until_close) {
     return fail(protocol_error(truncation_message()));
+  }
+  if (close == H1ResponseParser::Close::unauthenticated) {
+    return fail(protocol_error(
+        "the TLS connection ended without close_notify after " + format_u64(body_bytes) +
+        " body bytes; the body has no length and ends only at the close, so it may be "
+        "truncated"));
   }
   // A close-delimited body ends here; llhttp fires on_message_complete.
   const LendEvents lend(*this, sink);
@@ -454,12 +466,16 @@ Result<std::size_t> H1ResponseParser::feed(std::span<const std::byte> bytes,
   return state_->feed(bytes, events);
 }
 
-Result<void> H1ResponseParser::finish(H1ParserEvents& events) { return state_->finish(events); }
+Result<void> H1ResponseParser::finish(H1ParserEvents& events, Close close) {
+  return state_->finish(events, close);
+}
 
 bool H1ResponseParser::keep_alive() const noexcept {
   return state_->phase == Phase::complete && state_->keep_alive;
 }
 
 bool H1ResponseParser::head_done() const noexcept { return state_->head_done; }
+
+std::string H1ResponseParser::progress() const { return state_->progress(); }
 
 }  // namespace sluice

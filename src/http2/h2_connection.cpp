@@ -156,7 +156,7 @@ void H2Connection::read_ready() {
   for (int round = 0; round < kReceivesPerEvent && !closed_; ++round) {
     auto received = receive_into(*transport_, recv_, kReceiveSize);
     if (!received) {
-      fail(std::move(received).error());
+      fail(lost_error(std::move(received).error()));
       return;
     }
     last = *received;
@@ -195,6 +195,15 @@ void H2Connection::receive_eof() {
   close_transport();  // an idle connection the server closed: not an error
 }
 
+// The transport's own words ("connection reset by peer") say what broke, not where
+// nor what it cost: the streams' responses were cut off.
+Error H2Connection::lost_error(Error transport_error) const {
+  return Error(transport_error.category(),
+               "HTTP/2: connection to " + peer_ + " lost" +
+                   (session_.open_streams() > 0 ? " before the response ended" : "") + ": " +
+                   transport_error.message());
+}
+
 void H2Connection::fail(Error error) {
   if (trace_.on()) trace("closed: " + error.message());
   // Closed first: a sink that hears the error sees a dead connection (and may retry
@@ -224,7 +233,7 @@ void H2Connection::flush() {
       // After want_write the same bytes go first: they are still at the queue's front.
       auto written = transport_->write(send_queue_.readable());
       if (!written) {
-        fail(std::move(written).error());
+        fail(lost_error(std::move(written).error()));
         return;
       }
       if (written->status != IoStatus::done) {
@@ -272,6 +281,13 @@ void H2Connection::tell_owner() {
       owner_told_closed_ = true;
       owner_.on_connection_closed(*this);
     }
+    return;
+  }
+  // A GOAWAY frees the connection's place in the pool's per-origin limit: the owner
+  // may open another for the requests waiting.
+  if (draining() && !owner_told_draining_) {
+    owner_told_draining_ = true;
+    owner_.on_connection_available(*this);
     return;
   }
   // A slot freed (a stream ended) or the server raised its limit. The count alone

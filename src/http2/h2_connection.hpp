@@ -45,6 +45,9 @@ class H2Connection final : public Connection, private FdWatcher {
   bool idle() const noexcept override { return closed_ || session_.open_streams() == 0; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return closed_; }
+  /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
+  /// The pool does not count a draining connection toward its per-origin limit.
+  bool draining() const noexcept override { return !closed_ && session_.goaway_received(); }
   void start(ExchangeRequest request, ExchangeSink& sink) override;
   /// Gives the stream's window back for the bytes its consumer took.
   void resume(ExchangeSink& sink) override;
@@ -72,6 +75,7 @@ class H2Connection final : public Connection, private FdWatcher {
   void read_ready();
   void receive_eof();
   void fail(Error error);
+  Error lost_error(Error transport_error) const;
   void close_transport();
   void rearm();
   void arm_ping_timer();
@@ -97,6 +101,7 @@ class H2Connection final : public Connection, private FdWatcher {
   bool in_event_ = false;
   bool again_ = false;  // a nested event asked after_event for another round
   bool owner_told_closed_ = false;
+  bool owner_told_draining_ = false;  // the owner heard of the GOAWAY
   // The owner hears again only when more streams are free than it was last told.
   std::size_t owner_told_available_ = 0;
   std::uint64_t owner_told_ended_ = 0;

@@ -20,6 +20,10 @@ namespace {
 constexpr std::size_t kOutputHighWater = 64 * 1024;
 // SETTINGS_MAX_FRAME_SIZE: we keep the default, so no frame from the server is larger.
 constexpr std::size_t kMaxFrame = 16 * 1024;
+// SETTINGS and PING acknowledgements nghttp2 may hold unsent; past this the
+// connection is closed (nghttp2's default, stated). They pile up when the server does
+// not read, or sends more in one read than this (one feed() answers nothing).
+constexpr std::size_t kMaxUnsentAcks = 1000;
 
 std::string_view view(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
@@ -165,6 +169,7 @@ Result<void> H2Session::setup() {
   // A header block as large as SETTINGS_MAX_HEADER_LIST_SIZE must fit in 16 KiB frames
   // (nghttp2 allows 8 CONTINUATIONs by default, ~144 KiB); past that it is a flood.
   nghttp2_option_set_max_continuations(option, options_.max_header_list / kMaxFrame + 1);
+  nghttp2_option_set_max_outbound_ack(option, kMaxUnsentAcks);
   const int rv = nghttp2_session_client_new2(&session_, callbacks, this, option);
   nghttp2_option_del(option);
   nghttp2_session_callbacks_del(callbacks);
@@ -212,8 +217,10 @@ Error H2Session::fatal_error(long rv, const char* operation) {
                        " bytes (too many CONTINUATION frames); the connection was closed");
     case NGHTTP2_ERR_FLOODED:
       return Error(ErrorCategory::protocol,
-                   "HTTP/2: server flooded the connection with frames that need answers; the "
-                   "connection was closed");
+                   "HTTP/2: server flooded the connection with frames that need answers (over " +
+                       std::to_string(kMaxUnsentAcks) +
+                       " SETTINGS or PING acknowledgements waiting to be sent); the connection "
+                       "was closed");
     default:
       break;
   }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <string>
 
+#include "http2/h2_frame_errors.hpp"
 #include "http2/h2_headers.hpp"
 #include "http2/h2_session.hpp"
 
@@ -184,20 +185,46 @@ Result<H2Session::Verdict> H2Session::on_stream_close(std::int32_t stream_id,
   return Verdict::proceed;
 }
 
+// nghttp2 ends the connection (frames on stream 0) or resets the stream after this
+// callback; the error says which frame was wrong and how, and the code it ends with.
 Result<H2Session::Verdict> H2Session::on_invalid_frame(const nghttp2_frame& frame,
                                                        int lib_error_code) {
-  const std::string what = std::string(nghttp2_strerror(lib_error_code));
-  if (frame.hd.stream_id == 0) {
+  const std::string code = h2_error_name(h2_code_for_library_error(lib_error_code));
+  const std::string type = h2_frame_type_name(frame.hd.type);
+  // These end the connection whatever stream they name: SETTINGS, PING and GOAWAY
+  // belong on stream 0, and a PUSH_PROMISE names the stream it would push beside.
+  const bool connection_frame = frame.hd.stream_id == 0 || frame.hd.type == NGHTTP2_SETTINGS ||
+                                frame.hd.type == NGHTTP2_PING || frame.hd.type == NGHTTP2_GOAWAY ||
+                                frame.hd.type == NGHTTP2_PUSH_PROMISE;
+  if (connection_frame) {
+    std::string what;
+    if (frame.hd.type == NGHTTP2_PUSH_PROMISE) {
+      what = "server push on stream " + std::to_string(frame.hd.stream_id) +
+             ", which sluice turned off (SETTINGS_ENABLE_PUSH 0)";
+    } else if (frame.hd.stream_id != 0) {
+      what = "sent on stream " + std::to_string(frame.hd.stream_id) + "; it must be on stream 0";
+    } else {
+      what = describe_invalid_frame(frame, lib_error_code);
+    }
     if (!terminal_error_) {
-      terminal_error_ = Error(ErrorCategory::protocol, "HTTP/2: invalid frame from server: " + what);
+      terminal_error_ = Error(ErrorCategory::protocol, "HTTP/2: server sent an invalid " + type +
+                                                           " frame: " + what + " (" + code +
+                                                           "); the connection was closed");
     }
     return Verdict::proceed;
   }
   H2Stream* stream = find(frame.hd.stream_id);
-  if (stream != nullptr && !stream->failure) {
+  if (stream == nullptr || stream->failure) return Verdict::proceed;
+  const std::string on_stream = " on stream " + std::to_string(frame.hd.stream_id);
+  if (frame.hd.type == NGHTTP2_HEADERS || frame.hd.type == NGHTTP2_DATA) {
+    stream->failure = Error(ErrorCategory::protocol, "HTTP/2: invalid response from server" +
+                                                         on_stream + ": " +
+                                                         nghttp2_strerror(lib_error_code));
+  } else {
     stream->failure = Error(ErrorCategory::protocol,
-                            "HTTP/2: invalid response from server on stream " +
-                                std::to_string(frame.hd.stream_id) + ": " + what);
+                            "HTTP/2: server sent an invalid " + type + " frame" + on_stream +
+                                ": " + describe_invalid_frame(frame, lib_error_code) + " (" +
+                                code + "); the stream was reset");
   }
   return Verdict::proceed;
 }

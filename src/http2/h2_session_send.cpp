@@ -27,6 +27,8 @@ std::string connection_error_meaning(std::uint32_t error_code) {
       return "the server sent a frame larger than allowed";
     case NGHTTP2_PROTOCOL_ERROR:
       return "the server broke the HTTP/2 protocol";
+    case NGHTTP2_ENHANCE_YOUR_CALM:
+      return "the server sent more than sluice accepts";
     default:
       return "the connection failed";
   }

@@ -97,6 +97,13 @@ void H3Connection::tell_owner() {
     }
     return;
   }
+  // A GOAWAY frees the connection's place in the pool's per-origin limit: the owner
+  // may open another for the requests waiting.
+  if (draining() && !owner_told_draining_) {
+    owner_told_draining_ = true;
+    owner_.on_connection_available(*this);
+    return;
+  }
   const std::size_t available = available_streams();
   const std::uint64_t ended = session_.streams_ended();
   const bool more =

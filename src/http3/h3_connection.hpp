@@ -38,6 +38,9 @@ class H3Connection final : public Connection, private QuicApplication {
   bool idle() const noexcept override { return session_.open_streams() == 0; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return quic_ == nullptr || quic_->is_closed(); }
+  /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
+  /// The pool does not count a draining connection toward its per-origin limit.
+  bool draining() const noexcept override { return !is_closed() && session_.goaway_received(); }
   void start(ExchangeRequest request, ExchangeSink& sink) override;
   void resume(ExchangeSink& sink) override;
   /// Resets that stream (H3_REQUEST_CANCELLED); the connection stays up.
@@ -94,6 +97,7 @@ class H3Connection final : public Connection, private QuicApplication {
   std::optional<Error> close_reason_;
   std::uint64_t exchanges_ = 0;
   bool owner_told_closed_ = false;
+  bool owner_told_draining_ = false;  // the owner heard of the GOAWAY
   std::size_t owner_told_available_ = 0;
   std::uint64_t owner_told_ended_ = 0;
 };

@@ -73,7 +73,9 @@ class ConnectionOwner {
  public:
   virtual ~ConnectionOwner() = default;
   /// It can start more exchanges than when last told: an exchange ended, the peer
-  /// raised its stream limit, or it just became usable.
+  /// raised its stream limit, or it just became usable. Also called once when the
+  /// peer's GOAWAY starts it draining: it stops counting toward the origin's limit,
+  /// so requests waiting for a slot may get a new connection now.
   virtual void on_connection_available(Connection& conn) = 0;
   virtual void on_connection_closed(Connection& conn) = 0;
 };
@@ -90,6 +92,10 @@ class Connection {
   /// fails on a reused connection before any response byte is retried once).
   virtual bool was_reused() const noexcept = 0;
   virtual bool is_closed() const noexcept = 0;
+  /// The peer sent GOAWAY: exchanges it kept finish, no new one starts here, and
+  /// the pool does not count it toward max_connections_per_origin. HTTP/1.1 has no
+  /// GOAWAY (a Connection: close response just closes).
+  virtual bool draining() const noexcept { return false; }
   /// Starts an exchange; events go to `sink` until on_complete or on_error.
   virtual void start(ExchangeRequest request, ExchangeSink& sink) = 0;
   /// The sink has room again (it returned false from wants_body before).

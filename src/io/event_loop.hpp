@@ -72,6 +72,7 @@ class EventLoop {
   TimePoint now() const noexcept { return now_; }
 
  private:
+  void wake();  // any thread: makes a sleeping run() return from epoll_wait
   struct Timer {
     TimePoint when;
     TimerId id;

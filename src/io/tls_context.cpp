@@ -51,7 +51,9 @@ Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsOptions& options
   // Partial writes let a large body go out as the socket takes it; a moving
   // buffer lets the caller's ByteQueue grow or compact between retries.
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+  // No SSL_OP_IGNORE_UNEXPECTED_EOF: it makes a TCP close look like close_notify,
+  // and a close-delimited HTTP/1.1 body needs to tell the two apart (truncation
+  // attack). TlsTransport reads either as eof and remembers which it was.
   // Each connection sets its own verify mode and callback (tls_transport.cpp).
   SSL_CTX_set_verify(ctx, options.insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
   if (!options.ca_file.empty()) {

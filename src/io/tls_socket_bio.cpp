@@ -30,8 +30,8 @@ int socket_bio_read(BIO* bio, char* data, int size) noexcept {
     const ssize_t got = recv(fd_of(bio), data, static_cast<std::size_t>(size), 0);
     if (got > 0) return static_cast<int>(got);
     if (got == 0) {
-      // libssl asks BIO_eof() to tell a closed stream from a failed read; with
-      // SSL_OP_IGNORE_UNEXPECTED_EOF that turns a missing close_notify into EOF.
+      // libssl asks BIO_eof() to tell a closed stream from a failed read: a close
+      // without close_notify then reads as SSL_R_UNEXPECTED_EOF_WHILE_READING.
       if (size > 0) BIO_set_flags(bio, BIO_FLAGS_IN_EOF);
       return 0;
     }

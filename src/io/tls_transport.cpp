@@ -67,6 +67,7 @@ class TlsTransport final : public Transport {
   std::string alpn() const override;
   bool is_tls() const noexcept override { return established_; }
   bool has_buffered_input() const noexcept override { return SSL_has_pending(ssl_) == 1; }
+  bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
 
   static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;
 
@@ -82,6 +83,7 @@ class TlsTransport final : public Transport {
   bool established_ = false;
   bool fatal_ = false;  // OpenSSL forbids SSL_shutdown after a fatal error
   std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
+  bool unauthenticated_eof_ = false;  // read() met a TCP close without close_notify
 };
 
 TlsTransport::~TlsTransport() {
@@ -185,6 +187,8 @@ std::string TlsTransport::handshake_failure_reason(int ssl_error, int saved_errn
 
 Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
   if (into.empty()) return IoOutcome{};
+  // OpenSSL has failed the session at an unexpected EOF; reading again stays eof.
+  if (unauthenticated_eof_) return IoOutcome{0, IoStatus::eof};
   ERR_clear_error();
   std::size_t got = 0;
   const int rv = SSL_read_ex(ssl_, into.data(), into.size(), &got);
@@ -207,11 +211,22 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
   if (ssl_error == SSL_ERROR_WANT_READ) return IoOutcome{0, IoStatus::want_read};
   if (ssl_error == SSL_ERROR_WANT_WRITE) return IoOutcome{0, IoStatus::want_write};
   const unsigned long code = ERR_peek_last_error();
-  // A close without close_notify reads as EOF too (SSL_OP_IGNORE_UNEXPECTED_EOF):
-  // many servers do it, and HTTP framing tells a truncated body from a complete one.
-  const bool closed = ssl_error == SSL_ERROR_ZERO_RETURN ||
-                      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0);
-  if (closed && reading) return IoOutcome{0, IoStatus::eof};
+  // A close without close_notify reads as eof too: many servers do it, and HTTP
+  // framing (Content-Length, chunked) tells a truncated body from a complete one.
+  // Only a close-delimited body cannot, so the kind of close is kept for the caller.
+  const bool unauthenticated =
+      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0) ||
+      (ssl_error == SSL_ERROR_SSL && ERR_GET_LIB(code) == ERR_LIB_SSL &&
+       ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING);
+  const bool closed = ssl_error == SSL_ERROR_ZERO_RETURN || unauthenticated;
+  if (closed && reading) {
+    if (unauthenticated) {
+      unauthenticated_eof_ = true;
+      fatal_ = true;  // OpenSSL has marked the session failed
+    }
+    ERR_clear_error();
+    return IoOutcome{0, IoStatus::eof};
+  }
   if (ssl_error != SSL_ERROR_ZERO_RETURN) fatal_ = true;
   Error error = closed ? Error(ErrorCategory::io, "connection closed by peer")
                 : ssl_error == SSL_ERROR_SYSCALL && code == 0

@@ -46,6 +46,11 @@ class Transport {
   /// keeps the decrypted rest of a partly read record). A caller that paused reading
   /// and resumes must read once instead of waiting for EPOLLIN when this is true.
   virtual bool has_buffered_input() const noexcept { return false; }
+  /// Whether the last read() returned eof because a TLS peer closed TCP without
+  /// close_notify: that eof is not authenticated, so data whose end only the close
+  /// marks (an HTTP/1.1 close-delimited body) may have been cut by an attacker.
+  /// Always false for plain TCP, which has no way to tell.
+  virtual bool ended_without_close_notify() const noexcept { return false; }
 };
 
 /// Wraps a connected non-blocking socket; the transport owns and closes it.

@@ -1,10 +1,19 @@
 #include "io/worker_pool.hpp"
 
+#include <pthread.h>
+
 namespace sluice {
 
 WorkerPool::WorkerPool(int threads) {
   if (threads < 1) threads = 1;
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      // Visible in top and gdb; the failure-injection tests leave threads of
+      // this name alone and target only the HTTP thread.
+      pthread_setname_np(pthread_self(), "sluice-pool");
+      work();
+    });
+  }
 }
 
 WorkerPool::~WorkerPool() {

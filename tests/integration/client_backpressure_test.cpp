@@ -2,6 +2,7 @@
 // socket, so a held body costs the mark plus one receive, never the body.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -139,6 +140,45 @@ TEST(ClientBackpressure, DroppedLargeBodyClosesTheConnection) {
   for (int i = 0; i < 100 && !peer_closed; ++i) std::this_thread::sleep_for(50ms);
   EXPECT_TRUE(peer_closed) << "the abandoned connection stayed open";
   EXPECT_EQ(server.connections_accepted(), 2u);
+}
+
+// The idle timeout counts the server's silence only while the server may send. A
+// reader holding the body past a check of the idle timer (which then restarts the
+// clock) and reading just before the next check must give the server a whole idle
+// period from the moment it may send again: here the server answers 0.5 s after the
+// reader resumed, well inside the 2 s idle timeout, right across the timer's check
+// at 4 s. Were the clock left at the 2 s check, the transfer would fail at 4 s.
+TEST(ClientBackpressure, IdleTimeoutRestartsWhenAHeldReaderResumes) {
+  constexpr std::size_t kMark = 64 * 1024;
+  const std::string first(kMark, 'a');
+  const std::string rest(kMark, 'b');
+  std::promise<void> reader_resumed;
+  std::shared_future<void> resumed = reader_resumed.get_future().share();
+  TestServer server([&](ServerConnection& conn) {
+    if (!conn.read_request()) return;
+    conn.write("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(2 * kMark) + "\r\n\r\n" +
+               first);
+    resumed.wait();
+    std::this_thread::sleep_for(500ms);
+    conn.write(rest);
+  });
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/held-then-read"));
+  request.mark = kMark;
+  request.timeouts.idle = 2s;
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  std::this_thread::sleep_for(3900ms);  // paused the whole time: the first mark is staged
+  std::vector<std::byte> piece(2 * kMark);
+  auto got = response->body.read(piece);
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  EXPECT_EQ(*got, kMark);
+  reader_resumed.set_value();
+  std::string all(reinterpret_cast<const char*>(piece.data()), *got);
+  auto remaining = response->body.read_all();
+  ASSERT_TRUE(remaining.ok()) << remaining.error().message();
+  all += *remaining;
+  EXPECT_TRUE(all == first + rest);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "sluice/sluice.hpp"
@@ -127,6 +129,62 @@ TEST(ClientCallbacks, DroppedPendingResponseFreesItsConnection) {
   ASSERT_TRUE(response.has_value()) << "the connection stayed held by a dropped response";
   ASSERT_TRUE(response->ok()) << response->error().message();
   EXPECT_EQ(*(*response)->body.read_all(), "small");
+}
+
+// The reader learns of a pause inside on_data and resumes from its own thread; that
+// resume can land before the HTTP thread has recorded the pause (on_data has decided
+// to return false but not returned yet). It must not be lost: delivery goes on.
+TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
+  const std::string payload = test::pseudo_random_bytes(1u << 20, 21);
+  // Declared before the Client: its callbacks may still run while it shuts down.
+  std::mutex mu;
+  std::condition_variable changed;
+  bool pause_decided = false;
+  bool resumed = false;
+  std::string bytes;
+  std::optional<Result<void>> end;
+  TestServer server([&payload](ServerConnection& conn) {
+    if (conn.read_request()) conn.write(test::http_response(200, payload));
+  });
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/"));
+  request.mark = 64 * 1024;
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+
+  std::thread resumer([&] {
+    std::unique_lock lock(mu);
+    if (!changed.wait_for(lock, 10s, [&] { return pause_decided; })) return;
+    lock.unlock();
+    response->body.resume();  // the reader's own thread, while on_data still runs
+    lock.lock();
+    resumed = true;
+    changed.notify_all();
+  });
+  response->body.on_data(
+      [&](std::span<const std::byte> piece) {
+        std::unique_lock lock(mu);
+        bytes.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+        if (pause_decided) return true;
+        // The first piece pauses; on_data returns only after the resume went out.
+        pause_decided = true;
+        changed.notify_all();
+        changed.wait_for(lock, 10s, [&] { return resumed; });
+        return false;
+      },
+      [&](Result<void> status) {
+        std::lock_guard lock(mu);
+        end.emplace(std::move(status));
+        changed.notify_all();
+      });
+  std::unique_lock lock(mu);
+  const bool ended = changed.wait_for(lock, 10s, [&] { return end.has_value(); });
+  const std::size_t got = bytes.size();
+  lock.unlock();
+  resumer.join();
+  ASSERT_TRUE(ended) << "delivery stalled after " << got << " bytes: the resume was lost";
+  EXPECT_TRUE(end->ok());
+  EXPECT_EQ(test::sha256_hex(bytes), test::sha256_hex(payload));
 }
 
 }  // namespace

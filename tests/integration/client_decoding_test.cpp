@@ -1,8 +1,9 @@
 // Content decoding through the client: codings, limits, and decoding that stops
 // when the reader stops.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
+#include <future>
+#include <optional>
 #include <thread>
 
 #include "sluice/sluice.hpp"
@@ -15,24 +16,10 @@ using namespace std::chrono_literals;
 using test::ServerConnection;
 using test::TestServer;
 
-std::string gzip(std::string_view input) {
-  z_stream stream{};
-  EXPECT_EQ(deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&stream, input.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
-  stream.avail_in = static_cast<uInt>(input.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
-
 // `mib` MiB of zeros as a multi-member gzip stream: compressing 1 MiB once and
 // repeating the member is as good a bomb as compressing it all, and far quicker.
 std::string gzip_zeros(std::size_t mib) {
-  const std::string member = gzip(std::string(1u << 20, '\0'));
+  const std::string member = test::gzip(std::string(1u << 20, '\0'));
   std::string out;
   out.reserve(member.size() * mib);
   for (std::size_t i = 0; i < mib; ++i) out += member;
@@ -50,7 +37,7 @@ TestServer serve_encoded(std::string body, std::string coding) {
 
 TEST(ClientDecoding, GzipBodyIsDecodedWhenAsked) {
   const std::string text = test::pseudo_random_bytes(1 << 20, 5) + std::string(1 << 20, 'z');
-  auto server = serve_encoded(gzip(text), "gzip");
+  auto server = serve_encoded(test::gzip(text), "gzip");
   auto client = Client::create().value();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
@@ -63,7 +50,7 @@ TEST(ClientDecoding, GzipBodyIsDecodedWhenAsked) {
 }
 
 TEST(ClientDecoding, BodyIsLeftEncodedWhenNotAsked) {
-  const std::string encoded = gzip("plain text");
+  const std::string encoded = test::gzip("plain text");
   auto server = serve_encoded(encoded, "gzip");
   auto client = Client::create().value();
   auto response = client.fetch(Request::get(server.url("/")));
@@ -111,6 +98,52 @@ TEST(ClientDecoding, HeldReaderStopsDecompressionAtTheMark) {
   auto body = response->body.read_all(128u << 20);
   ASSERT_TRUE(body.ok()) << body.error().message();
   EXPECT_EQ(body->size(), 64u << 20);
+}
+
+// The exchange ended while the decoder still had compressed bytes waiting for
+// staging room; the reader then took what was staged and dropped the body before the
+// HTTP thread saw its read. Nothing more will arrive, so the transfer must end rather
+// than wait for the rest of a body that already came (found by the soak: it stayed in
+// flight until its total timeout). A then() callback holds the HTTP thread so that
+// the read and the drop both land before it runs again.
+TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
+  auto server = serve_encoded(gzip_zeros(4), "gzip");  // about 4 KiB on the wire
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/"));
+  request.decode.enabled = true;
+  request.decode.max_ratio = 0;
+  request.mark = 64 * 1024;
+  auto fetched = client.fetch(request);
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  std::optional<Response> response(std::move(*fetched));
+  // All of it arrived in one receive: staged up to the mark, the rest still compressed.
+  for (int i = 0; i < 500 && response->body.buffered() < request.mark; ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(response->body.buffered(), request.mark);
+
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  client.send(Request::get(server.url("/other"))).then([&entered, released](Result<Response>) {
+    entered.set_value();
+    released.wait();
+  });
+  entered.get_future().wait();
+  std::vector<std::byte> all(request.mark);
+  auto got = response->body.read(all);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, request.mark);
+  response.reset();  // drops the reader, with the decoder's input still unread
+  release.set_value();
+
+  ClientStats stats = client.stats();
+  for (int i = 0; i < 500 && stats.in_flight != 0; ++i) {
+    std::this_thread::sleep_for(10ms);
+    stats = client.stats();
+  }
+  EXPECT_EQ(stats.in_flight, 0u);
+  EXPECT_EQ(stats.staged_bytes, 0u);
 }
 
 TEST(ClientDecoding, UnsupportedCodingIsAClearError) {

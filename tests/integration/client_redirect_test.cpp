@@ -171,5 +171,26 @@ TEST(ClientRedirect, LargeRedirectBodyIsNotDrained) {
   EXPECT_EQ(server.connections_accepted(), 2u);
 }
 
+// The redirect's own body is dropped anyway: a server that cuts it (here a reset
+// after 5 of 100 bytes; a TLS close without close_notify is the common case) does
+// not undo the redirect.
+TEST(ClientRedirect, RedirectWhoseBodyIsCutIsStillFollowed) {
+  TestServer server([](ServerConnection& conn) {
+    auto request = conn.read_request();
+    if (!request) return;
+    if (request->target == "/cut-redirect") {
+      conn.write("HTTP/1.1 302 Found\r\nLocation: /done\r\nContent-Length: 100\r\n\r\nmoved");
+      conn.reset();
+      return;
+    }
+    conn.write(http_response(200, "done"));
+  });
+  auto client = Client::create().value();
+  auto response = client.fetch(followed(server.url("/cut-redirect")));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(*response->body.read_all(), "done");
+  EXPECT_EQ(response->redirects, 1);
+}
+
 }  // namespace
 }  // namespace sluice

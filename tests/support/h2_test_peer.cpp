@@ -305,20 +305,56 @@ bool H2ClientHarness::traced(std::string_view part) const {
   return false;
 }
 
-std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream) {
+std::string h2_frame(std::uint8_t type, std::uint8_t flags, std::int32_t stream_id,
+                     std::string_view payload) {
   std::string frame;
   const std::size_t length = payload.size();
   frame += static_cast<char>((length >> 16) & 0xff);
   frame += static_cast<char>((length >> 8) & 0xff);
   frame += static_cast<char>(length & 0xff);
-  frame += static_cast<char>(NGHTTP2_DATA);
-  frame += static_cast<char>(end_stream ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE);
-  frame += static_cast<char>((stream_id >> 24) & 0x7f);
-  frame += static_cast<char>((stream_id >> 16) & 0xff);
-  frame += static_cast<char>((stream_id >> 8) & 0xff);
-  frame += static_cast<char>(stream_id & 0xff);
+  frame += static_cast<char>(type);
+  frame += static_cast<char>(flags);
+  frame += h2_uint32(static_cast<std::uint32_t>(stream_id) & 0x7fffffffu);
   frame.append(payload);
   return frame;
+}
+
+std::string h2_uint32(std::uint32_t value) {
+  std::string out;
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((value >> shift) & 0xff);
+  return out;
+}
+
+std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream) {
+  return h2_frame(NGHTTP2_DATA, end_stream ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE,
+                  stream_id, payload);
+}
+
+std::string settings_frame(const std::vector<nghttp2_settings_entry>& entries) {
+  std::string payload;
+  for (const nghttp2_settings_entry& entry : entries) {
+    payload += static_cast<char>((entry.settings_id >> 8) & 0xff);
+    payload += static_cast<char>(entry.settings_id & 0xff);
+    payload += h2_uint32(entry.value);
+  }
+  return h2_frame(NGHTTP2_SETTINGS, NGHTTP2_FLAG_NONE, 0, payload);
+}
+
+std::string window_update_frame(std::int32_t stream_id, std::uint32_t increment) {
+  return h2_frame(NGHTTP2_WINDOW_UPDATE, NGHTTP2_FLAG_NONE, stream_id,
+                  h2_uint32(increment & 0x7fffffffu));
+}
+
+std::string goaway_frame(std::int32_t last_stream_id, std::uint32_t error_code,
+                         std::string_view debug) {
+  std::string payload = h2_uint32(static_cast<std::uint32_t>(last_stream_id) & 0x7fffffffu);
+  payload += h2_uint32(error_code);
+  payload.append(debug);
+  return h2_frame(NGHTTP2_GOAWAY, NGHTTP2_FLAG_NONE, 0, payload);
+}
+
+std::string rst_stream_frame(std::int32_t stream_id, std::uint32_t error_code) {
+  return h2_frame(NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, stream_id, h2_uint32(error_code));
 }
 
 void RecordingSink::check_open() {

@@ -134,6 +134,20 @@ class H2ClientHarness {
 
 /// A DATA frame as bytes, built by hand (for a peer that breaks the rules).
 std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream);
+/// Any frame as bytes: the 9-byte header (length, type, flags, stream id) and payload.
+std::string h2_frame(std::uint8_t type, std::uint8_t flags, std::int32_t stream_id,
+                     std::string_view payload);
+/// A 32-bit value in network byte order, for crafted frame payloads.
+std::string h2_uint32(std::uint32_t value);
+/// A SETTINGS frame (not an ACK) carrying `entries`.
+std::string settings_frame(const std::vector<nghttp2_settings_entry>& entries);
+/// WINDOW_UPDATE for a stream (0: the connection) by `increment` (31 bits sent).
+std::string window_update_frame(std::int32_t stream_id, std::uint32_t increment);
+/// GOAWAY with last stream id, error code and debug data.
+std::string goaway_frame(std::int32_t last_stream_id, std::uint32_t error_code,
+                         std::string_view debug = {});
+/// RST_STREAM with an error code.
+std::string rst_stream_frame(std::int32_t stream_id, std::uint32_t error_code);
 
 /// An ExchangeSink that records every event. Its consumer holds body bytes when told
 /// to, like the staging buffer: Paused at or above `mark`, and take() reports the

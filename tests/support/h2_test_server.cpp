@@ -84,7 +84,9 @@ class PeerConnection final : public H2ServerConnection {
     int one = 1;  // frames leave when written, not when the last one was acked
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
-  ~PeerConnection() override { ::close(fd_); }
+  ~PeerConnection() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
   PeerConnection(const PeerConnection&) = delete;
   PeerConnection& operator=(const PeerConnection&) = delete;
 
@@ -102,6 +104,12 @@ class PeerConnection final : public H2ServerConnection {
   void stop_reading() override { reading_ = false; }
   void close() override { closing_ = true; }
   void flush() override;
+  void send_raw(std::string bytes) override {
+    peer_.send_raw(std::move(bytes));
+    flush();
+  }
+  void discard_input() override { discarding_ = true; }
+  void reset_connection() override;
 
  private:
   bool receive();
@@ -121,6 +129,7 @@ class PeerConnection final : public H2ServerConnection {
   std::set<std::int32_t> handled_;
   std::size_t seen_ = 0;
   bool reading_ = true;
+  bool discarding_ = false;
   bool closing_ = false;
   bool gone_ = false;  // the client went away, the server is stopping, or writes stalled
   bool failure_reported_ = false;
@@ -144,6 +153,7 @@ bool PeerConnection::receive() {
   const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
   if (n == 0) return false;
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  if (discarding_) return true;
   peer_.receive(std::as_bytes(std::span<const char>(buffer, static_cast<std::size_t>(n))));
   return !peer_failed();
 }
@@ -205,6 +215,15 @@ void PeerConnection::write_all(std::string_view bytes) {
       gone_ = true;  // the client closed: what it missed is its test's business
     }
   }
+}
+
+void PeerConnection::reset_connection() {
+  if (fd_ < 0) return;
+  struct linger hard_close {1, 0};  // close() sends RST instead of FIN
+  ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &hard_close, sizeof hard_close);
+  ::close(fd_);
+  fd_ = -1;
+  gone_ = true;
 }
 
 void PeerConnection::linger() {

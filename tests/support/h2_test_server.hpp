@@ -53,6 +53,15 @@ class H2ServerConnection {
   virtual void close() = 0;
   /// Writes what the session has to send now. Every action above already does.
   virtual void flush() = 0;
+  /// Frames built by hand (see h2_frame), written at once ahead of the session's own.
+  virtual void send_raw(std::string bytes) = 0;
+  /// From now on what the client sends is read and dropped, never given to the
+  /// server session: after crafted frames (a SETTINGS the session did not send) the
+  /// client's answers (its ACK) would break the session's own view.
+  virtual void discard_input() = 0;
+  /// Ends the connection with a TCP RST (SO_LINGER 0) right now: the client's next
+  /// read fails with ECONNRESET. Nothing more is sent or read.
+  virtual void reset_connection() = 0;
 };
 
 /// One request (stream) of a connection, as a handler sees it.

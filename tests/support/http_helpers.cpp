@@ -2,6 +2,7 @@
 // the body generator and digest that large-body tests compare with.
 
 #include <openssl/evp.h>
+#include <zlib.h>
 
 #include <charconv>
 #include <cstring>
@@ -180,4 +181,21 @@ std::optional<std::uint64_t> content_length_of(const ReceivedRequest& request) {
 }
 
 }  // namespace detail
+std::string gzip(std::string_view input) {
+  z_stream stream{};
+  if (deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::runtime_error("gzip: deflateInit2 failed");
+  }
+  std::string out(deflateBound(&stream, input.size()) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int finished = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (finished != Z_STREAM_END) throw std::runtime_error("gzip: deflate did not finish");
+  return out;
+}
+
 }  // namespace sluice::test

@@ -90,5 +90,7 @@ std::string http_response(int status, std::string_view body,
 std::string pseudo_random_bytes(std::size_t size, std::uint32_t seed = 1);
 /// Lowercase hex SHA-256 (OpenSSL EVP).
 std::string sha256_hex(std::string_view bytes);
+/// `input` as one gzip member (zlib, level 9), for Content-Encoding: gzip bodies.
+std::string gzip(std::string_view input);
 
 }  // namespace sluice::test
