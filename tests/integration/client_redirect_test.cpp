@@ -171,16 +171,17 @@ TEST(ClientRedirect, LargeRedirectBodyIsNotDrained) {
   EXPECT_EQ(server.connections_accepted(), 2u);
 }
 
-// The redirect's own body is dropped anyway: a server that cuts it (here a reset
+// The redirect's own body is dropped anyway: a server that cuts it (here a close
 // after 5 of 100 bytes; a TLS close without close_notify is the common case) does
-// not undo the redirect.
+// not undo the redirect. (A reset would race the head: Linux drops received bytes
+// not yet read when the RST arrives.)
 TEST(ClientRedirect, RedirectWhoseBodyIsCutIsStillFollowed) {
   TestServer server([](ServerConnection& conn) {
     auto request = conn.read_request();
     if (!request) return;
     if (request->target == "/cut-redirect") {
       conn.write("HTTP/1.1 302 Found\r\nLocation: /done\r\nContent-Length: 100\r\n\r\nmoved");
-      conn.reset();
+      conn.close();
       return;
     }
     conn.write(http_response(200, "done"));
