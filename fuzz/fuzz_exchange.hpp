@@ -7,6 +7,7 @@
 // the session under test borrows the sinks and bodies for the run.
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -19,9 +20,21 @@
 #include "fuzz_input.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/time_source.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice::fuzz {
+
+/// The sessions' time: it moves only when an input's action says, so a run is
+/// deterministic and quiet periods (the window policy's timer) still happen.
+class FuzzClock final : public TimeSource {
+ public:
+  TimePoint now() const noexcept override { return now_; }
+  void advance(std::chrono::milliseconds by) { now_ += by; }
+
+ private:
+  TimePoint now_{std::chrono::hours(1)};
+};
 
 /// Checks every event against the seam's contract (ResponseHead once, then body,
 /// then trailers at most once, then exactly one end, and nothing at all once the

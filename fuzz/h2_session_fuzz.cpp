@@ -48,7 +48,7 @@ struct Exchange {
 class Run {
  public:
   Run(std::uint8_t config, const sluice::Trace& trace)
-      : session_([] {}, trace, 1, options_for(config)), mark_(kMarks[(config >> 3) & 3]) {}
+      : session_([] {}, trace, 1, clock_, options_for(config)), mark_(kMarks[(config >> 3) & 3]) {}
 
   bool start(std::uint8_t config) {
     if (!session_.status()) return false;
@@ -125,6 +125,7 @@ class Run {
   }
 
   // Declared before the session, so the session goes first.
+  sluice::fuzz::FuzzClock clock_;
   sluice::fuzz::FixedBody body_{70000};
   std::deque<Exchange> exchanges_;
   sluice::H2Session session_;
@@ -151,7 +152,11 @@ bool Run::act(const ConsumerAction& action) {
         session_.cancel_stream(exchange.stream_id);
       }
       break;
-    case Kind::extra: (void)session_.send_ping(); break;
+    case Kind::extra:  // a PING, and time passing: streams gone quiet give credit back
+      (void)session_.send_ping();
+      clock_.advance(std::chrono::milliseconds(5));
+      session_.on_timer();
+      break;
     case Kind::submit:
       if (exchanges_.size() < kMaxExchanges && session_.available_streams() > 0) submit(false);
       break;

@@ -90,6 +90,13 @@ class FakeQuic final : public sluice::QuicStreams {
     stream.pending.clear();
   }
   void request_write() override {}
+  // Windows never grow here (the session's policy has no max_window), so every
+  // credit is for bytes received, which credit() checks.
+  void grow_stream_window(std::int64_t stream_id, std::uint64_t by) override {
+    streams_[stream_id].window += by;
+  }
+  void extend_connection_window(std::uint64_t) override {}
+  std::chrono::nanoseconds path_rtt() const override { return std::chrono::nanoseconds::zero(); }
 
   void credit(std::int64_t stream_id, std::uint64_t n) {
     Stream& stream = streams_[stream_id];
@@ -131,7 +138,7 @@ struct Exchange {
 class Run {
  public:
   Run(std::uint8_t config, const sluice::Trace& trace)
-      : session_(trace, 1), mark_(kMarks[(config >> 3) & 3]) {}
+      : session_(trace, 1, clock_), mark_(kMarks[(config >> 3) & 3]) {}
   ~Run() {
     if (!closed_) close("fuzz: run over");
   }
@@ -163,6 +170,7 @@ class Run {
     return false;
   }
 
+  sluice::fuzz::FuzzClock clock_;
   sluice::fuzz::FixedBody body_{70000};
   std::deque<Exchange> exchanges_;
   FakeQuic quic_;
@@ -328,7 +336,11 @@ bool Run::act(const ConsumerAction& action) {
         session_.cancel_stream(exchange.stream_id);
       }
       break;
-    case Kind::extra: (void)session_.release_scratch(); break;  // the sweep
+    case Kind::extra:  // the sweep, and time passing: quiet streams give credit back
+      (void)session_.release_scratch();
+      clock_.advance(std::chrono::milliseconds(5));
+      session_.on_timer();
+      break;
     case Kind::submit:
       if (exchanges_.size() < kMaxExchanges && session_.available_streams() > 0) submit(false);
       break;

@@ -39,6 +39,14 @@ struct ClientOptions {
   /// connection; over HTTP/2 and HTTP/3 no credit is given back while above it, but
   /// a stream may still receive what it was granted already (at most its mark).
   std::size_t staged_bytes_budget = 0;
+  /// The largest receive window an HTTP/2 or HTTP/3 stream may grow to (bytes). A
+  /// stream starts with its Request::mark as window; while its reader keeps up and
+  /// the window, not the reader, limits the rate (the reader took a whole window in
+  /// about one round trip), the window grows, up to this. A reader that leaves bytes
+  /// waiting never grows its window, and a stream whose reader stops holds at most
+  /// the window it had then. 0 keeps every window at its mark. With a
+  /// staged_bytes_budget, the windows of all streams together stay within it too.
+  std::size_t max_stream_window = 16 * 1024 * 1024;
   /// The sweep (memory rule 3): this often, the HTTP thread frees the empty scratch
   /// buffers of responses whose readers have held them paused for at least
   /// min(1 s, sweep_interval); a reader paused only for a moment keeps its buffers.
@@ -70,6 +78,9 @@ struct ClientStats {
   std::uint64_t sweep_releases = 0;    ///< receivers and connections the sweep freed scratch of
   std::uint64_t sweep_bytes_released = 0;
   std::uint64_t budget_waits = 0;      ///< times staged_bytes_budget held streams back
+  /// The receive windows granted to open HTTP/2 and HTTP/3 streams, summed: what
+  /// their servers may send beyond what readers took (see max_stream_window).
+  std::size_t stream_window_bytes = 0;
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

@@ -41,6 +41,9 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls)
       file_pool_(options_.file_threads),
       resolver_(loop_),
       tls_(std::move(tls)),
+      // The staged-bytes budget caps the windows granted too: no stream grows past it.
+      window_ledger_(options_.staged_bytes_budget),
+      window_policy_{options_.max_stream_window, std::chrono::milliseconds(1), &window_ledger_},
       pool_(*this) {}
 
 ClientCore::~ClientCore() { shutdown(); }
@@ -116,6 +119,7 @@ ClientStats ClientCore::stats() const {
   stats.budget_waits = staged_budget_->waits();
   stats.sweep_releases = sweep_releases_;
   stats.sweep_bytes_released = sweep_bytes_released_;
+  stats.stream_window_bytes = static_cast<std::size_t>(window_ledger_.granted());
   return stats;
 }
 

@@ -16,6 +16,7 @@
 #include "client/staged_budget.hpp"
 #include "http3/quic_tls.hpp"
 #include "io/event_loop.hpp"
+#include "io/stream_credit.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
 #include "io/trace.hpp"
@@ -64,6 +65,9 @@ class ClientCore {
   AltSvcCache& alt_svc() noexcept { return alt_svc_; }
   /// The Client's staged-bytes total and budget, shared with every staging buffer.
   const std::shared_ptr<StagedBudget>& staged_budget() const noexcept { return staged_budget_; }
+  /// The window policy every HTTP/2 and HTTP/3 session of this Client uses; its
+  /// ledger sums their streams' windows (ClientStats::stream_window_bytes).
+  const WindowPolicy& window_policy() const noexcept { return window_policy_; }
   /// The QUIC trust settings, made on first use (GnuTLS loads the store then).
   Result<std::shared_ptr<const QuicTlsContext>> quic_tls();
   const Trace& trace() const noexcept { return trace_; }
@@ -90,6 +94,8 @@ class ClientCore {
   WorkerPool file_pool_;
   Resolver resolver_;
   std::shared_ptr<TlsContext> tls_;
+  WindowLedger window_ledger_;                        // HTTP thread
+  WindowPolicy window_policy_;                        // points at window_ledger_
   AltSvcCache alt_svc_;                               // HTTP thread
   std::shared_ptr<const QuicTlsContext> quic_tls_;   // HTTP thread; made on first use
   ConnectionPool pool_;

@@ -171,7 +171,10 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
   origin.seen_version = h2 ? HttpVersion::http2 : HttpVersion::http1_1;
   std::unique_ptr<Connection> conn;
   if (h2) {
-    conn = std::make_unique<H2Connection>(core_.loop(), std::move(*transport), *this, id, core_.trace());
+    H2SessionOptions session;
+    session.window = core_.window_policy();
+    conn = std::make_unique<H2Connection>(core_.loop(), std::move(*transport), *this, id,
+                                          core_.trace(), H2Timing{}, std::move(session));
   } else {
     conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, id, core_.trace());
   }

@@ -116,7 +116,10 @@ void ConnectionPool::try_next_h3_address(const std::string& key) {
   options.tls_context = std::move(*tls);
   options.handshake_timeout = h3_handshake_timeout(origin);
   const std::uint64_t id = next_conn_id_++;
-  auto conn = H3Connection::connect(core_.loop(), std::move(options), *this, id, core_.trace());
+  H3SessionOptions session;
+  session.window = core_.window_policy();
+  auto conn = H3Connection::connect(core_.loop(), std::move(options), *this, id, core_.trace(),
+                                    std::move(session));
   if (!conn) {
     attempt.last_error = std::move(conn).error();
     try_next_h3_address(key);

@@ -82,7 +82,12 @@ void StagingBuffer::fail(Error error) {
 bool StagingBuffer::take_locked(std::size_t n) {
   queue_.consume(n);
   if (budget_) budget_->remove(n);
+  taken_ += n;
   bool resume = false;
+  if (report_at_ != 0 && taken_ >= report_at_) {
+    report_at_ = 0;
+    resume = true;  // the transport asked to hear of this much taken
+  }
   if (queue_.empty() && budget_held_) {
     budget_held_ = false;
     resume = true;  // the reader has nothing: its stream may receive again
@@ -196,6 +201,21 @@ bool StagingBuffer::reader_gone() const {
 bool StagingBuffer::ended() const {
   std::lock_guard lock(mu_);
   return end_ != End::open;
+}
+
+StagingBuffer::Held StagingBuffer::held() const {
+  std::lock_guard lock(mu_);
+  return Held{queue_.size(), taken_};
+}
+
+void StagingBuffer::report_when_taken(std::uint64_t taken) {
+  bool reached = false;
+  {
+    std::lock_guard lock(mu_);
+    reached = taken != 0 && taken_ >= taken && !reader_gone_;
+    report_at_ = reached ? 0 : taken;
+  }
+  if (reached) notify_();
 }
 
 bool StagingBuffer::hold_for_budget() {

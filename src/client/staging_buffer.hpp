@@ -2,7 +2,10 @@
 // StagingBuffer: the one place decoded response bytes wait between the HTTP thread
 // and a consumer thread. Above its mark it signals Paused and the transport stops
 // taking bytes for the stream; a consumer that drains it below half the mark flips
-// it back to Flowing and posts one resume to the HTTP thread.
+// it back to Flowing and posts one resume to the HTTP thread. The transport may also
+// ask to hear once readers took some amount (report_when_taken): flow-controlled
+// protocols give credit back for what was taken, and a reader below its mark would
+// otherwise never be heard of. Either way, at most one post per reader wake-up.
 // Thread-safety: any thread; the queue and end state are guarded by mu_. signal_ is
 // atomic so the HTTP thread can test it without the lock.
 
@@ -47,6 +50,16 @@ class StagingBuffer {
   /// caller promises wake_reader() soon (once for many appends of one turn, as an
   /// h2 receive carries many DATA frames).
   void append(std::span<const std::byte> bytes, bool wake = true);
+  /// Staged bytes and every byte readers took so far, read together.
+  struct Held {
+    std::size_t staged = 0;
+    std::uint64_t taken = 0;
+  };
+  Held held() const;
+  /// Posts one notify once readers have taken `taken` bytes in all (a Held::taken
+  /// plus what the transport wants taken before it hears again); at once if they
+  /// already have. A later call replaces it; 0 cancels.
+  void report_when_taken(std::uint64_t taken);
   /// When the signal last turned Paused (meaningful while paused()).
   std::chrono::steady_clock::time_point paused_since() const noexcept { return paused_since_; }
   /// The Client's budget holds this stream back: true (and the reader's next take
@@ -105,6 +118,8 @@ class StagingBuffer {
   // (after it decided to return false, before the pause is recorded) is not lost.
   std::uint64_t callback_resumes_ = 0;  // guarded by mu_
   bool budget_held_ = false;           // guarded by mu_
+  std::uint64_t taken_ = 0;            // guarded by mu_: bytes readers took, ever
+  std::uint64_t report_at_ = 0;        // guarded by mu_: notify once taken_ reaches it
   bool end_delivered_ = false;         // HTTP thread
 };
 

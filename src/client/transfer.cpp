@@ -388,7 +388,14 @@ bool Transfer::held_by_budget() const {
 
 std::size_t Transfer::held_bytes() const {
   if (phase_ != Phase::body || reader_dropped_) return 0;
-  return staging_->staged_bytes() + compressed_body_.size();
+  const StagingBuffer::Held held = staging_->held();
+  held_taken_ = held.taken;
+  return held.staged + compressed_body_.size();
+}
+
+void Transfer::report_taken_after(std::size_t bytes) {
+  if (phase_ != Phase::body || reader_dropped_) return;
+  staging_->report_when_taken(bytes == 0 ? 0 : held_taken_ + bytes);
 }
 
 bool Transfer::paused() const { return staging_ && staging_->paused(); }

@@ -68,6 +68,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void on_unprocessed(Error error) override;
   bool wants_body() const override;
   std::size_t held_bytes() const override;
+  void report_taken_after(std::size_t bytes) override;
   bool may_extend_window() const override;
 
  private:
@@ -121,6 +122,9 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   std::uint64_t received_ = 0;
   bool reader_dropped_ = false;
   bool reader_wake_scheduled_ = false;  // an at_turn_end wake is pending
+  // What readers had taken when held_bytes() last looked: report_taken_after counts
+  // from there, so bytes taken in between are not counted twice.
+  mutable std::uint64_t held_taken_ = 0;
   std::uint64_t discarded_ = 0;
 
   EventLoop::TimerId total_timer_ = 0;

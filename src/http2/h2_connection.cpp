@@ -29,14 +29,14 @@ std::string seconds_text(std::chrono::milliseconds duration) {
 
 H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
                            ConnectionOwner& owner, std::uint64_t id, const Trace& trace,
-                           H2Timing timing)
+                           H2Timing timing, H2SessionOptions session_options)
     : loop_(loop),
       transport_(std::move(transport)),
       owner_(owner),
       id_(id),
       trace_(trace),
       timing_(timing),
-      session_([this] { event([] {}); }, trace, id),
+      session_([this] { event([] {}); }, trace, id, loop, std::move(session_options)),
       last_input_(loop.now()) {
   if (!session_.status() || !loop_.watch(transport_->fd(), EPOLLIN, this)) {
     closed_ = true;
@@ -56,6 +56,7 @@ H2Connection::~H2Connection() {
   *alive_ = false;
   if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
   if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
+  if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
   if (!closed_) loop_.unwatch(transport_->fd());
 }
 
@@ -122,7 +123,7 @@ void H2Connection::cancel(ExchangeSink& sink) {
   });
 }
 
-std::size_t H2Connection::release_scratch(std::chrono::steady_clock::time_point paused_before) {
+std::size_t H2Connection::release_scratch(TimePoint paused_before) {
   if (session_.receiving_since(paused_before)) return 0;
   return recv_.release_if_empty() + send_queue_.release_if_empty();
 }
@@ -223,7 +224,8 @@ void H2Connection::close_transport() {
   send_queue_.release_if_empty();
   if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
   if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
-  ping_timer_ = ping_timeout_timer_ = 0;
+  if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
+  ping_timer_ = ping_timeout_timer_ = session_timer_ = 0;
 }
 
 void H2Connection::flush() {
@@ -267,6 +269,7 @@ void H2Connection::after_event() {
   if (closed_) return;
   rearm();
   arm_ping_timer();
+  arm_session_timer();
 }
 
 void H2Connection::rearm() {
@@ -307,6 +310,22 @@ void H2Connection::arm_ping_timer() {
   ping_timer_ = loop_.add_timer(last_input_ + timing_.ping_after, [this] {
     ping_timer_ = 0;
     on_ping_timer();
+  });
+}
+
+// One timer follows the session's next deadline; a deadline that moved later leaves
+// the timer as it is (it fires early and is re-armed), one that moved earlier
+// replaces it.
+void H2Connection::arm_session_timer() {
+  const std::optional<TimePoint> due = session_.next_deadline();
+  if (!due || (session_timer_ != 0 && session_timer_at_ <= *due)) return;
+  if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
+  session_timer_at_ = *due;
+  session_timer_ = loop_.add_timer(*due, [this] {
+    session_timer_ = 0;
+    event([this] {
+      if (!closed_) session_.on_timer();
+    });
   });
 }
 

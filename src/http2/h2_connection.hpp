@@ -1,7 +1,8 @@
 #pragma once
 // H2Connection: one HTTP/2 connection carrying many exchanges at once. Moves bytes
 // between a Transport and the sans-IO H2Session, keeps the PING timers, and tells its
-// owner when it became idle or closed. The socket is always read: backpressure is
+// owner when it became idle or closed, and runs the session's own timer (streams
+// gone quiet with credit owed). The socket is always read: backpressure is
 // HTTP/2 flow control (a held stream's window stays closed), never EPOLLIN off,
 // so a paused stream does not stall its siblings.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
@@ -34,7 +35,8 @@ class H2Connection final : public Connection, private FdWatcher {
   /// connection preface and SETTINGS are written at once. If the session or the
   /// socket fails here, is_closed() is true and the owner is not called.
   H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport, ConnectionOwner& owner,
-               std::uint64_t id, const Trace& trace, H2Timing timing = {});
+               std::uint64_t id, const Trace& trace, H2Timing timing = {},
+               H2SessionOptions session_options = {});
   ~H2Connection() override;
   H2Connection(const H2Connection&) = delete;
   H2Connection& operator=(const H2Connection&) = delete;
@@ -53,7 +55,7 @@ class H2Connection final : public Connection, private FdWatcher {
   void resume(ExchangeSink& sink) override;
   /// RST_STREAM(CANCEL) for that exchange only; the connection stays up.
   void cancel(ExchangeSink& sink) override;
-  std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) override;
+  std::size_t release_scratch(TimePoint paused_before) override;
   std::size_t scratch_bytes() const noexcept override;
   /// Every open exchange gets on_error(error); the owner is not called.
   void close(Error error) override;
@@ -79,6 +81,7 @@ class H2Connection final : public Connection, private FdWatcher {
   void close_transport();
   void rearm();
   void arm_ping_timer();
+  void arm_session_timer();
   void on_ping_timer();
   void on_ping_timeout();
   void tell_owner();
@@ -108,6 +111,8 @@ class H2Connection final : public Connection, private FdWatcher {
   TimePoint last_input_;
   EventLoop::TimerId ping_timer_ = 0;
   EventLoop::TimerId ping_timeout_timer_ = 0;
+  EventLoop::TimerId session_timer_ = 0;  // the session's next_deadline (quiet streams)
+  TimePoint session_timer_at_{};
 
   ByteQueue send_queue_;  // frames waiting for the socket
   ByteQueue recv_;        // one receive of scratch

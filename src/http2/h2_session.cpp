@@ -118,10 +118,11 @@ struct H2Session::Trampolines {
 };
 
 H2Session::H2Session(std::function<void()> on_output_ready, const Trace& trace,
-                     std::uint64_t conn_id, H2SessionOptions options)
+                     std::uint64_t conn_id, const TimeSource& time, H2SessionOptions options)
     : on_output_ready_(std::move(on_output_ready)),
       trace_(trace),
       conn_id_(conn_id),
+      time_(time),
       options_(options) {
   auto ready = setup();
   if (!ready) {
@@ -184,12 +185,16 @@ Result<void> H2Session::setup() {
   };
   int submitted = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings,
                                           sizeof settings / sizeof settings[0]);
+  connection_window_ = static_cast<std::int32_t>(
+      std::min<std::uint32_t>(options_.connection_window, INT32_MAX));
   if (submitted == 0) {
-    submitted = nghttp2_session_set_local_window_size(
-        session_, NGHTTP2_FLAG_NONE, 0, static_cast<std::int32_t>(options_.connection_window));
+    submitted = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
+                                                      connection_window_);
   }
   if (submitted != 0) return fatal_error(submitted, "sending SETTINGS");
-  return {};
+  // The window policy needs the round-trip time before the first body byte: the
+  // server answers this PING in the same flight as its SETTINGS.
+  return submit_ping(false);
 }
 
 int H2Session::verdict_code(Result<Verdict> result) noexcept {
@@ -293,7 +298,8 @@ Result<std::int32_t> H2Session::submit(ExchangeRequest& request, ExchangeSink& s
       nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
                              request.body != nullptr ? &provider : nullptr, nullptr);
   if (stream_id < 0) return fatal_error(stream_id, "submitting a request");
-  H2Stream& stream = streams_.try_emplace(stream_id, stream_id, sink, request).first->second;
+  H2Stream& stream =
+      streams_.try_emplace(stream_id, stream_id, sink, request, options_.window).first->second;
   if (stream.body != nullptr) {
     stream.body->set_waker([this, alive = std::weak_ptr<bool>(alive_), stream_id] {
       auto still = alive.lock();
@@ -321,11 +327,10 @@ void H2Session::cancel_stream(std::int32_t stream_id) {
 void H2Session::resume_stream(std::int32_t stream_id) {
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return;
-  if (stream->paused && stream->sink->wants_body()) {
-    stream->paused = false;
-    if (trace_.on()) trace_stream(stream_id, "resumed: the reader caught up");
+  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), time_.now()) && trace_.on()) {
+    trace_stream(stream_id, "resumed: the reader caught up");
   }
-  give_back_credit(*stream);
+  give_back_credit(*stream, CreditTrigger::reader);
 }
 
 std::size_t H2Session::available_streams() const {
@@ -340,9 +345,10 @@ std::size_t H2Session::available_streams() const {
   return limit > streams_.size() ? limit - streams_.size() : 0;
 }
 
-bool H2Session::receiving_since(std::chrono::steady_clock::time_point paused_before) const {
+bool H2Session::receiving_since(TimePoint paused_before) const {
   for (const auto& entry : streams_) {
-    if (!entry.second.paused || entry.second.paused_at > paused_before) return true;
+    const StreamCredit& credit = entry.second.credit;
+    if (!credit.paused() || credit.paused_at() > paused_before) return true;
   }
   return false;
 }
@@ -375,73 +381,12 @@ Error H2Session::peer_closed_error(const std::string& peer) const {
 
 Result<void> H2Session::send_ping() {
   if (session_ == nullptr) return *setup_error_;
-  const int rv = nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr);
-  if (rv != 0) return fatal_error(rv, "sending PING");
-  ping_outstanding_ = true;
-  return {};
+  return submit_ping(true);
 }
 
 H2Stream* H2Session::find(std::int32_t stream_id) {
   auto found = streams_.find(stream_id);
   return found == streams_.end() ? nullptr : &found->second;
-}
-
-// Window goes back only for bytes the consumer took: the server can then have at
-// most the stream's window (its mark) unconsumed, so a held stream costs its mark
-// plus one frame. nghttp2 sends the WINDOW_UPDATE itself once half the window is
-// consumed; see flush_credit for when that is not enough.
-void H2Session::give_back_credit(H2Stream& stream) {
-  if (session_ == nullptr || !stream.sink->may_extend_window()) return;
-  const std::uint64_t outstanding = stream.received - stream.consumed;
-  const std::uint64_t held = stream.sink->held_bytes();
-  if (outstanding > held) {
-    const std::uint64_t takeable = outstanding - held;
-    const int rv = nghttp2_session_consume_stream(session_, stream.stream_id,
-                                                  static_cast<std::size_t>(takeable));
-    if (rv != 0) {
-      if (trace_.on()) trace_stream(stream.stream_id, std::string("consume: ") + nghttp2_strerror(rv));
-      return;
-    }
-    stream.consumed += takeable;
-    if (trace_.on()) trace_stream(stream.stream_id, "window +" + std::to_string(takeable));
-  }
-  flush_credit(stream, held);
-}
-
-// nghttp2 announces consumed bytes only once they reach half the window. A consumer
-// that took some bytes but stays below its mark never turns its staging buffer
-// Paused, so no resume ever comes: with the server out of window and the announcement
-// still pending, the stream would stall for good. So once the server has used half
-// its window, everything the consumer took (plus padding) is announced at once.
-// nghttp2_submit_window_update with an increment no larger than the unannounced
-// received bytes lowers nghttp2's own pending count by the same amount, so its
-// bookkeeping stays exact. Afterwards the server may send until we hold the mark:
-// a blocked server always means a Paused consumer, whose resume reopens the window.
-void H2Session::flush_credit(const H2Stream& stream, std::uint64_t held) {
-  const std::int32_t unannounced =
-      nghttp2_session_get_stream_effective_recv_data_length(session_, stream.stream_id);
-  const std::int32_t window =
-      nghttp2_session_get_stream_effective_local_window_size(session_, stream.stream_id);
-  if (unannounced <= 0 || window <= 0 || unannounced < window / 2) return;
-  if (static_cast<std::uint64_t>(unannounced) <= held) return;
-  const auto increment = static_cast<std::int32_t>(unannounced - static_cast<std::int32_t>(held));
-  const int rv = nghttp2_submit_window_update(session_, NGHTTP2_FLAG_NONE, stream.stream_id,
-                                              increment);
-  if (trace_.on()) {
-    trace_stream(stream.stream_id, rv == 0 ? "window update +" + std::to_string(increment) +
-                                                 " (the server used half its window)"
-                                           : std::string("window update: ") + nghttp2_strerror(rv));
-  }
-}
-
-void H2Session::note_pause(H2Stream& stream) {
-  if (stream.paused || stream.sink->wants_body()) return;
-  stream.paused = true;
-  stream.paused_at = std::chrono::steady_clock::now();
-  if (trace_.on()) {
-    trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
-                                       std::to_string(stream.sink->held_bytes()) + " bytes held)");
-  }
 }
 
 ExchangeSink* H2Session::detach(std::int32_t stream_id) {

@@ -1,15 +1,17 @@
 #pragma once
 // H2Session: the sans-IO HTTP/2 client session over nghttp2. Bytes from the server go
 // in through feed(), bytes for the server come out of drain_output(), exchanges are
-// submitted with an ExchangeSink that receives their events. It never sees a socket
-// or a clock; H2Connection moves its bytes and keeps its timers.
+// submitted with an ExchangeSink that receives their events. It never sees a socket;
+// it reads the time from the TimeSource it is given (the loop, or a test's manual
+// clock) and tells its owner when it wants on_timer() (next_deadline()).
 //
-// Flow control is the backpressure: each stream's receive window is its staging mark,
-// and window is given back (nghttp2_session_consume_stream) only for bytes the
-// stream's consumer has taken (received - consumed - sink.held_bytes()); once the
-// server has used half a stream's window, what was taken is announced at once (see
-// flush_credit). The connection window is given back at once for every byte, so a
-// held stream never stalls its siblings.
+// Flow control is the backpressure: each stream's credit follows what its consumer
+// takes and its window adapts to the path, by the one policy both HTTP/2 and HTTP/3
+// use (io/stream_credit.hpp). The session measures the round-trip time that policy
+// needs: a PING goes out with the first SETTINGS and again now and then while body
+// bytes arrive. The connection window is given back at once for every byte, so a
+// held stream never stalls its siblings, and it grows to twice the streams' windows
+// together so that it never limits them.
 //
 // Ownership: owned by H2Connection (or a test); HTTP thread only. Sink events fire
 // from inside feed(), drain_output(), cancel paths and fail_all(); a sink may call
@@ -32,6 +34,9 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/rtt_estimate.hpp"
+#include "io/stream_credit.hpp"
+#include "io/time_source.hpp"
 #include "io/trace.hpp"
 #include "sluice/error.hpp"
 
@@ -51,6 +56,14 @@ struct H2SessionOptions {
   std::uint32_t max_header_list = 256 * 1024;
   /// Streams assumed allowed before the server's SETTINGS arrive.
   std::uint32_t assumed_max_streams = 100;
+  /// How stream windows grow and when credit goes back (io/stream_credit.hpp).
+  WindowPolicy window;
+  /// PINGs measure the round-trip time: the first goes out with SETTINGS; while
+  /// body bytes arrive, more follow at once until there are this many samples (the
+  /// first can be far above the path's delay while the server sets up), then one
+  /// every rtt_probe_interval.
+  std::size_t early_rtt_samples = 3;
+  std::chrono::milliseconds rtt_probe_interval{10'000};
 };
 
 class H2Session {
@@ -59,8 +72,9 @@ class H2Session {
   /// bytes (its source's waker fired): the owner should call drain_output soon. It may
   /// run from inside drain_output (a source that wakes synchronously).
   /// `conn_id` names the connection in trace lines ("c3 s5 h2: ...").
+  /// `time` outlives the session.
   H2Session(std::function<void()> on_output_ready, const Trace& trace, std::uint64_t conn_id,
-            H2SessionOptions options = {});
+            const TimeSource& time, H2SessionOptions options = {});
   ~H2Session();
   H2Session(const H2Session&) = delete;
   H2Session& operator=(const H2Session&) = delete;
@@ -85,7 +99,8 @@ class H2Session {
   /// request's body source (if any) must outlive the exchange. Errors leave `sink`
   /// untouched (the caller reports them).
   Result<std::int32_t> submit(ExchangeRequest& request, ExchangeSink& sink);
-  /// The stream's consumer took bytes: give the window back for what it took.
+  /// The stream's consumer took bytes (it reported, or left Paused): give the
+  /// window back for what it took.
   void resume_stream(std::int32_t stream_id);
   /// RST_STREAM(CANCEL); no further events reach the stream's sink.
   void cancel_stream(std::int32_t stream_id);
@@ -98,7 +113,7 @@ class H2Session {
   std::size_t available_streams() const;
   /// Some stream is not paused (waiting for its head, or taking body bytes), or
   /// paused only after `paused_before`.
-  bool receiving_since(std::chrono::steady_clock::time_point paused_before) const;
+  bool receiving_since(TimePoint paused_before) const;
   std::size_t open_streams() const noexcept { return streams_.size(); }
   /// Streams that ended so far (completed, failed or cancelled): a freed slot.
   std::uint64_t streams_ended() const noexcept { return streams_ended_; }
@@ -113,9 +128,15 @@ class H2Session {
   /// GOAWAY the server sent first, if any.
   Error peer_closed_error(const std::string& peer) const;
 
-  /// Queues a PING; ping_outstanding() until its ACK arrives.
+  /// Queues a liveness PING; ping_outstanding() until its ACK arrives.
   Result<void> send_ping();
-  bool ping_outstanding() const noexcept { return ping_outstanding_; }
+  bool ping_outstanding() const noexcept { return liveness_ping_ != 0; }
+  /// When on_timer() wants to run: a stream gone quiet with credit owed.
+  std::optional<TimePoint> next_deadline() const;
+  /// Gives back what quiet streams' consumers took (see StreamCredit).
+  void on_timer();
+  /// Round-trip times measured so far (PING and SETTINGS acknowledgements).
+  const RttEstimate& rtt() const noexcept { return rtt_; }
 
  private:
   /// What a callback asks of nghttp2: carry on, or reset just this stream
@@ -157,11 +178,17 @@ class H2Session {
   Error own_reset_error(const H2Stream& stream, std::uint32_t error_code) const;
   Error goaway_error(std::int32_t stream_id) const;
 
+  // Credit and round trips (h2_session_credit.cpp).
+  void give_back_credit(H2Stream& stream, CreditTrigger why);
+  void announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t owed_before);
+  void follow_connection_window();
+  void note_pause(H2Stream& stream);
+  Result<void> submit_ping(bool liveness);
+  void on_ping_ack(const nghttp2_frame& frame);
+  void maybe_probe_rtt();
+
   // Streams.
   H2Stream* find(std::int32_t stream_id);
-  void give_back_credit(H2Stream& stream);
-  void flush_credit(const H2Stream& stream, std::uint64_t held);
-  void note_pause(H2Stream& stream);
   /// Removes the stream and returns its sink (nullptr if unknown); the body source
   /// is detached first, since the caller may free it in the sink event.
   ExchangeSink* detach(std::int32_t stream_id);
@@ -174,6 +201,7 @@ class H2Session {
   std::function<void()> on_output_ready_;
   const Trace& trace_;
   std::uint64_t conn_id_;
+  const TimeSource& time_;
   H2SessionOptions options_;
   nghttp2_session* session_ = nullptr;
   std::optional<Error> setup_error_;
@@ -192,7 +220,14 @@ class H2Session {
   bool closing_ = false;  // terminate() or fail_all(): no new streams
   bool broken_ = false;   // feed or drain_output failed: nghttp2 must not be called again
   bool in_library_ = false;  // inside mem_recv or mem_send (nghttp2 is not re-entrant)
-  bool ping_outstanding_ = false;
+  // PINGs carry a sequence number; an acknowledgement's is matched to its send time.
+  std::uint64_t pings_sent_ = 0;
+  std::uint64_t liveness_ping_ = 0;  // the liveness PING awaiting its ACK (0: none)
+  std::uint64_t probe_ping_ = 0;     // the RTT probe awaiting its ACK (0: none)
+  TimePoint probe_sent_at_{};
+  TimePoint liveness_sent_at_{};
+  RttEstimate rtt_;
+  std::int32_t connection_window_ = 0;  // the connection's receive window as set
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

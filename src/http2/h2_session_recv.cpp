@@ -72,7 +72,7 @@ Result<H2Session::Verdict> H2Session::on_frame_recv(const nghttp2_frame& frame) 
       on_goaway(frame);
       return Verdict::proceed;
     case NGHTTP2_PING:
-      if (frame.hd.flags & NGHTTP2_FLAG_ACK) ping_outstanding_ = false;
+      if (frame.hd.flags & NGHTTP2_FLAG_ACK) on_ping_ack(frame);
       return Verdict::proceed;
     case NGHTTP2_SETTINGS:
       if (frame.hd.flags & NGHTTP2_FLAG_ACK) {
@@ -138,7 +138,8 @@ void H2Session::finish_stream(std::int32_t stream_id) {
   // so the source (which the caller may free) must not be read any more.
   const bool body_unfinished = stream->body != nullptr;
   if (trace_.on()) {
-    trace_stream(stream_id, "complete (" + std::to_string(stream->received) + " body bytes)");
+    trace_stream(stream_id,
+                 "complete (" + std::to_string(stream->credit.received()) + " body bytes)");
   }
   ExchangeSink* sink = detach(stream_id);
   if (body_unfinished) {
@@ -155,13 +156,14 @@ Result<H2Session::Verdict> H2Session::on_data_chunk(std::int32_t stream_id,
   if (rv != 0) return fatal_error(rv, "returning connection window");
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return Verdict::proceed;  // cancelled: the bytes go nowhere
-  stream->received += bytes.size();
+  stream->credit.on_received(bytes.size(), time_.now());
   stream->sink->on_body(bytes);
   stream = find(stream_id);
   if (stream != nullptr) {
     note_pause(*stream);
-    give_back_credit(*stream);
+    give_back_credit(*stream, CreditTrigger::arrival);
   }
+  maybe_probe_rtt();
   return Verdict::proceed;
 }
 

@@ -113,7 +113,7 @@ Error H2Session::own_reset_error(const H2Stream& stream, std::uint32_t error_cod
         return Error(ErrorCategory::protocol,
                      "HTTP/2: response body on " + name + " does not match its content-length (" +
                          std::to_string(*declared) + " bytes declared, " +
-                         std::to_string(stream.received) +
+                         std::to_string(stream.credit.received()) +
                          " received before the server ended or overran it); the stream was reset");
       }
       return Error(ErrorCategory::protocol, "HTTP/2: server broke HTTP messaging rules on " + name +
@@ -140,9 +140,9 @@ Error H2Session::goaway_error(std::int32_t stream_id) const {
 // window holds at once, otherwise only after the acknowledgement.
 void H2Session::apply_mark(const H2Stream& stream) {
   if (!settings_acked_ && options_.stream_window != NGHTTP2_INITIAL_WINDOW_SIZE) return;
-  if (stream.mark == options_.stream_window) return;
+  if (stream.credit.window() == options_.stream_window) return;
   const auto window = static_cast<std::int32_t>(
-      std::min<std::size_t>(stream.mark, static_cast<std::size_t>(INT32_MAX)));
+      std::min<std::uint64_t>(stream.credit.window(), static_cast<std::uint64_t>(INT32_MAX)));
   const int rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE,
                                                        stream.stream_id, window);
   if (trace_.on()) {

@@ -4,7 +4,6 @@
 // from submit until the exchange's last event (on_complete or on_error) or a cancel.
 // Ownership: owned by H2Session; HTTP thread only.
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -12,31 +11,31 @@
 #include "http2/h2_headers.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/stream_credit.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
 struct H2Stream {
-  H2Stream(std::int32_t id, ExchangeSink& exchange_sink, const ExchangeRequest& request)
+  H2Stream(std::int32_t id, ExchangeSink& exchange_sink, const ExchangeRequest& request,
+           const WindowPolicy& policy)
       : stream_id(id),
         sink(&exchange_sink),
         body(request.body),
-        mark(request.mark),
+        credit(request.mark, policy),
         block(request.max_header_bytes) {}
 
   std::int32_t stream_id;
   ExchangeSink* sink;
   RequestBodySource* body;  ///< nullptr once the request body ended (or none)
-  std::size_t mark;         ///< the stream's receive window (the staging mark)
+  /// The receive window (it starts at the staging mark), what was received and
+  /// credited, and whether the sink holds the stream Paused.
+  StreamCredit credit;
 
   // Response side.
   H2HeaderBlock block;      ///< the header block being received
   bool got_head = false;    ///< the final (non-1xx) head was delivered
-  bool paused = false;      ///< the sink stopped wanting body (tracing, the sweep)
-  std::chrono::steady_clock::time_point paused_at{};  ///< when `paused` last turned true
   std::optional<std::uint64_t> content_length;  ///< from the final head
-  std::uint64_t received = 0;  ///< body bytes delivered to the sink
-  std::uint64_t consumed = 0;  ///< of those, stream window given back to the peer
 
   // Request body side.
   std::uint64_t body_sent = 0;  ///< bytes copied into DATA frames

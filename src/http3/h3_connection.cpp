@@ -7,16 +7,22 @@ namespace sluice {
 
 Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, QuicOptions options,
                                                              ConnectionOwner& owner,
-                                                             std::uint64_t id, const Trace& trace) {
-  std::unique_ptr<H3Connection> conn(new H3Connection(owner, id, trace));
+                                                             std::uint64_t id, const Trace& trace,
+                                                             H3SessionOptions session_options) {
+  std::unique_ptr<H3Connection> conn(
+      new H3Connection(loop, owner, id, trace, std::move(session_options)));
   auto quic = QuicConnection::connect(loop, std::move(options), *conn, trace, id);
   if (!quic) return std::move(quic).error();
   conn->quic_ = std::move(*quic);
   return conn;
 }
 
-H3Connection::H3Connection(ConnectionOwner& owner, std::uint64_t id, const Trace& trace)
-    : owner_(owner), id_(id), trace_(trace), session_(trace, id, {}, [this] { tell_owner(); }) {}
+H3Connection::H3Connection(EventLoop& loop, ConnectionOwner& owner, std::uint64_t id,
+                           const Trace& trace, H3SessionOptions session_options)
+    : owner_(owner),
+      id_(id),
+      trace_(trace),
+      session_(trace, id, loop, std::move(session_options), [this] { tell_owner(); }) {}
 
 // The QuicConnection goes first: it may still call into the session while it dies.
 H3Connection::~H3Connection() { quic_.reset(); }
@@ -53,7 +59,7 @@ void H3Connection::cancel(ExchangeSink& sink) {
   if (auto stream_id = session_.stream_of(sink)) session_.cancel_stream(*stream_id);
 }
 
-std::size_t H3Connection::release_scratch(std::chrono::steady_clock::time_point paused_before) {
+std::size_t H3Connection::release_scratch(TimePoint paused_before) {
   if (session_.receiving_since(paused_before)) return 0;
   std::size_t freed = session_.release_scratch();
   if (quic_) freed += quic_->release_scratch();

@@ -28,7 +28,8 @@ class H3Connection final : public Connection, private QuicApplication {
   /// completed, on_connection_closed when it ends (close_reason() says why).
   static Result<std::unique_ptr<H3Connection>> connect(EventLoop& loop, QuicOptions options,
                                                        ConnectionOwner& owner, std::uint64_t id,
-                                                       const Trace& trace);
+                                                       const Trace& trace,
+                                                       H3SessionOptions session_options = {});
   ~H3Connection() override;
   H3Connection(const H3Connection&) = delete;
   H3Connection& operator=(const H3Connection&) = delete;
@@ -45,7 +46,7 @@ class H3Connection final : public Connection, private QuicApplication {
   void resume(ExchangeSink& sink) override;
   /// Resets that stream (H3_REQUEST_CANCELLED); the connection stays up.
   void cancel(ExchangeSink& sink) override;
-  std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) override;
+  std::size_t release_scratch(TimePoint paused_before) override;
   std::size_t scratch_bytes() const noexcept override;
   void close(Error error) override;
   std::uint64_t id() const noexcept override { return id_; }
@@ -56,7 +57,8 @@ class H3Connection final : public Connection, private QuicApplication {
   const std::optional<Error>& close_reason() const noexcept { return close_reason_; }
 
  private:
-  H3Connection(ConnectionOwner& owner, std::uint64_t id, const Trace& trace);
+  H3Connection(EventLoop& loop, ConnectionOwner& owner, std::uint64_t id, const Trace& trace,
+               H3SessionOptions session_options);
 
   // QuicApplication: the session's, with the two events the connection itself needs.
   Result<void> on_handshake_completed(QuicStreams& streams) override;
@@ -84,6 +86,8 @@ class H3Connection final : public Connection, private QuicApplication {
   }
   void on_stream_blocked(std::int64_t stream_id) override { session_.on_stream_blocked(stream_id); }
   void on_connection_closed(const Error& error) override;
+  std::optional<TimePoint> next_deadline() const override { return session_.next_deadline(); }
+  void on_timer() override { session_.on_timer(); }
 
   /// After every session change: tell the owner about freed streams or the end.
   void tell_owner();

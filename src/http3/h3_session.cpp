@@ -140,9 +140,13 @@ const nghttp3_data_reader& H3Session::body_reader() noexcept {
   return reader;
 }
 
-H3Session::H3Session(const Trace& trace, std::uint64_t conn_id, H3SessionOptions options,
-                     std::function<void()> on_change)
-    : trace_(trace), conn_id_(conn_id), options_(options), on_change_(std::move(on_change)) {}
+H3Session::H3Session(const Trace& trace, std::uint64_t conn_id, const TimeSource& time,
+                     H3SessionOptions options, std::function<void()> on_change)
+    : trace_(trace),
+      conn_id_(conn_id),
+      time_(time),
+      options_(options),
+      on_change_(std::move(on_change)) {}
 
 H3Session::~H3Session() {
   *alive_ = false;
@@ -319,7 +323,7 @@ Result<std::size_t> H3Session::on_stream_data(std::int64_t stream_id,
   reading_stream_ = stream_id;
   reading_credit_ = 0;
   const H3Stream* before = find(stream_id);
-  const std::uint64_t credited_before = before != nullptr ? before->credited : 0;
+  const std::uint64_t credited_before = before != nullptr ? before->credit.credited() : 0;
   const nghttp3_ssize rv = in_library([&] {
     return nghttp3_conn_read_stream(conn_, stream_id, data.data(), data.size(), fin ? 1 : 0);
   });
@@ -327,8 +331,9 @@ Result<std::size_t> H3Session::on_stream_data(std::int64_t stream_id,
   if (rv < 0) {
     const H3Stream* after = find(stream_id);
     const std::uint64_t credited_during =
-        after != nullptr && after->credited > credited_before ? after->credited - credited_before
-                                                              : 0;
+        after != nullptr && after->credit.credited() > credited_before
+            ? after->credit.credited() - credited_before
+            : 0;
     return read_failed(stream_id, rv, data.size(), credited_during);
   }
   return static_cast<std::size_t>(rv) + reading_credit_;

@@ -2,17 +2,18 @@
 // H3Session: the HTTP/3 client session over nghttp3, the sibling of H2Session. It is
 // the QuicApplication of one QUIC connection: the transport (QuicConnection, over
 // ngtcp2) hands it stream bytes and asks it for stream bytes to send; exchanges are
-// submitted with an ExchangeSink that receives their events. It never sees a socket,
-// a packet or a clock.
+// submitted with an ExchangeSink that receives their events. It never sees a socket
+// or a packet; it reads the time from the TimeSource it is given.
 //
-// Flow control is the backpressure: each request stream's receive window is its
-// staging mark (QuicStreams::set_stream_window), framing is credited at once
-// (on_stream_data's result), and body bytes are credited (QuicStreams::extend_stream)
-// only once the stream's consumer took them: received - credited - sink.held_bytes().
-// What was taken is announced once the server has used half the stream's window, or
-// at once while the stream is paused or being resumed, so a reader that stays below
-// its mark never stalls. The transport credits the connection for every byte at
-// once, so a held stream never stalls its siblings.
+// Flow control is the backpressure: framing is credited at once (on_stream_data's
+// result), body bytes by the one window policy HTTP/2 uses too
+// (io/stream_credit.hpp): a stream's window starts at its staging mark
+// (QuicStreams::set_stream_window), credit follows what its consumer took
+// (QuicStreams::extend_stream), and the window grows while the reader keeps up and
+// the window limits the rate, with the transport's RTT (QuicStreams::path_rtt). The
+// transport credits the connection for every byte at once, so a held stream never
+// stalls its siblings; the session raises the connection window as stream windows
+// grow (QuicStreams::extend_connection_window).
 //
 // Request bodies are pulled through nghttp3's data reader and copied, one piece per
 // read, into blocks kept until the server acknowledges them (nghttp3 sends from the
@@ -44,12 +45,16 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/stream_credit.hpp"
+#include "io/time_source.hpp"
 #include "io/trace.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
 struct H3SessionOptions {
+  /// How stream windows grow and when credit goes back (io/stream_credit.hpp).
+  WindowPolicy window;
   /// SETTINGS_MAX_FIELD_SECTION_SIZE announced to the server (each stream also
   /// enforces its own ExchangeRequest::max_header_bytes).
   std::uint64_t max_field_section_size = 256 * 1024;
@@ -69,8 +74,9 @@ class H3Session final : public QuicApplication {
   /// arrived, the handshake completed or the connection failed: the owner may start
   /// exchanges from it (available_streams()), or close a finished() connection, but
   /// must not destroy the session inside it (defer that, as ConnectionOwner says).
-  H3Session(const Trace& trace, std::uint64_t conn_id, H3SessionOptions options = {},
-            std::function<void()> on_change = {});
+  /// `time` outlives the session.
+  H3Session(const Trace& trace, std::uint64_t conn_id, const TimeSource& time,
+            H3SessionOptions options = {}, std::function<void()> on_change = {});
   ~H3Session() override;
   H3Session(const H3Session&) = delete;
   H3Session& operator=(const H3Session&) = delete;
@@ -91,6 +97,9 @@ class H3Session final : public QuicApplication {
   Result<void> on_output_written(std::int64_t stream_id, std::size_t n) override;
   void on_stream_blocked(std::int64_t stream_id) override;
   void on_connection_closed(const Error& error) override;
+  /// A stream gone quiet with credit owed (see StreamCredit).
+  std::optional<TimePoint> next_deadline() const override;
+  void on_timer() override;
 
   // --- Exchanges (called by the connection glue) ---
   /// The handshake completed and nghttp3 is set up: requests can be submitted.
@@ -135,7 +144,7 @@ class H3Session final : public QuicApplication {
   std::size_t scratch_bytes() const noexcept;
   /// Some exchange is not paused (waiting for its head, or taking body bytes), or
   /// paused only after `paused_before`.
-  bool receiving_since(std::chrono::steady_clock::time_point paused_before) const;
+  bool receiving_since(TimePoint paused_before) const;
 
  private:
   struct Trampolines;
@@ -200,7 +209,8 @@ class H3Session final : public QuicApplication {
 
   // Streams (h3_session_streams.cpp).
   H3Stream* find(std::int64_t stream_id);
-  void give_back_credit(H3Stream& stream, bool force);
+  void give_back_credit(H3Stream& stream, CreditTrigger why);
+  void announce_credit(H3Stream& stream, const CreditGrant& grant);
   void note_pause(H3Stream& stream);
   /// Ends the exchange (the record stays until the QUIC stream closes) and returns
   /// its sink; the body source is detached first, since the caller may free it in
@@ -219,6 +229,7 @@ class H3Session final : public QuicApplication {
 
   const Trace& trace_;
   std::uint64_t conn_id_;
+  const TimeSource& time_;
   H3SessionOptions options_;
   std::function<void()> on_change_;
   QuicStreams* streams_ = nullptr;  // set by on_handshake_completed

@@ -39,7 +39,7 @@ Result<std::size_t> H3Session::read_failed(std::int64_t stream_id, long rv, std:
                   "HTTP/3: response body on " + stream_name(stream_id) +
                       " does not match its content-length (" +
                       std::to_string(*stream->content_length) + " bytes declared, " +
-                      std::to_string(stream->received) +
+                      std::to_string(stream->credit.received()) +
                       " received before the server ended or overran it); the stream was reset");
   }
   if (trace_.on()) trace_stream(stream_id, "malformed response: " + error.message());
@@ -113,12 +113,12 @@ void H3Session::on_data(std::int64_t stream_id, std::span<const std::byte> bytes
     credit_now(stream_id, bytes.size());  // nobody takes them: the server may go on
     return;
   }
-  stream->received += bytes.size();
+  stream->credit.on_received(bytes.size(), time_.now());
   stream->sink->on_body(bytes);
   stream = find(stream_id);
   if (stream != nullptr && stream->sink != nullptr) {
     note_pause(*stream);
-    give_back_credit(*stream, false);
+    give_back_credit(*stream, CreditTrigger::arrival);
   }
 }
 
@@ -141,7 +141,7 @@ void H3Session::on_end_stream(std::int64_t stream_id) {
   // so the source (which the caller may free) must not be read any more.
   const bool body_unfinished = stream->body != nullptr;
   if (trace_.on()) {
-    trace_stream(stream_id, "complete (" + std::to_string(stream->received) + " body bytes)");
+    trace_stream(stream_id, "complete (" + std::to_string(stream->credit.received()) + " body bytes)");
   }
   ExchangeSink* sink = detach(*stream);
   if (body_unfinished) abandon_stream(*stream, NGHTTP3_H3_REQUEST_CANCELLED);

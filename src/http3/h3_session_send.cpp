@@ -41,7 +41,8 @@ Result<std::int64_t> H3Session::submit(ExchangeRequest& request, ExchangeSink& s
   if (!opened) return std::move(opened).error();
   const std::int64_t stream_id = *opened;
   streams_->set_stream_window(stream_id, request.mark);
-  H3Stream& stream = stream_map_.try_emplace(stream_id, stream_id, sink, request).first->second;
+  H3Stream& stream =
+      stream_map_.try_emplace(stream_id, stream_id, sink, request, options_.window).first->second;
   stream.pending_request = std::make_unique<H3RequestHeaders>(request);
   if (in_library_) {
     queue_op(PendingOp::Kind::submit, stream_id);
@@ -240,10 +241,11 @@ std::size_t H3Session::scratch_bytes() const noexcept {
   return kept;
 }
 
-bool H3Session::receiving_since(std::chrono::steady_clock::time_point paused_before) const {
+bool H3Session::receiving_since(TimePoint paused_before) const {
   for (const auto& entry : stream_map_) {
     const H3Stream& stream = entry.second;
-    if (stream.sink != nullptr && (!stream.paused || stream.paused_at > paused_before)) return true;
+    if (stream.sink == nullptr) continue;
+    if (!stream.credit.paused() || stream.credit.paused_at() > paused_before) return true;
   }
   return false;
 }

@@ -24,11 +24,10 @@ void H3Session::resume_stream(std::int64_t stream_id) {
   Entry entry(*this);
   H3Stream* stream = find(stream_id);
   if (stream == nullptr || stream->sink == nullptr) return;
-  if (stream->paused && stream->sink->wants_body()) {
-    stream->paused = false;
-    if (trace_.on()) trace_stream(stream_id, "resumed: the reader caught up");
+  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), time_.now()) && trace_.on()) {
+    trace_stream(stream_id, "resumed: the reader caught up");
   }
-  give_back_credit(*stream, true);
+  give_back_credit(*stream, CreditTrigger::reader);
 }
 
 void H3Session::cancel_stream(std::int64_t stream_id) {
@@ -52,34 +51,66 @@ H3Stream* H3Session::find(std::int64_t stream_id) {
   return found == stream_map_.end() ? nullptr : &found->second;
 }
 
-// Credit goes back only for bytes the consumer took: the server can then have at
-// most the stream's window (its mark) unconsumed, so a held stream costs its mark.
-// While the server has more than half its window left, what was taken waits and
-// goes out in one larger step; once it has used half, everything taken goes at
-// once. So a consumer below its mark (never Paused, so never posting a resume)
-// cannot stall: a server out of window means at least half a window of received
-// bytes, all of which the consumer either holds (Paused at the mark, resumed later)
-// or took (credited here). A paused or resuming stream credits what it can at once.
-void H3Session::give_back_credit(H3Stream& stream, bool force) {
-  if (streams_ == nullptr || closed_ || stream.shut || !stream.sink->may_extend_window()) return;
-  const std::uint64_t outstanding = stream.received - stream.credited;
+void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why) {
+  if (streams_ == nullptr || closed_ || stream.shut) return;
   const std::uint64_t held = stream.sink->held_bytes();
-  if (outstanding <= held) return;
-  const std::uint64_t takeable = outstanding - held;
-  const bool half_used = outstanding * 2 >= stream.mark;
-  if (!force && !half_used && stream.sink->wants_body()) return;
-  streams_->extend_stream(stream.stream_id, takeable);
-  stream.credited += takeable;
-  if (trace_.on()) trace_stream(stream.stream_id, "credit +" + std::to_string(takeable));
+  const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
+                                                   time_.now(), streams_->path_rtt());
+  if (grant.bytes > 0) announce_credit(stream, grant);
+  stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
+}
+
+void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant) {
+  const std::uint64_t growth = grant.grown_to - grant.grown_from;
+  const std::uint64_t taken = grant.bytes - growth;
+  if (taken > 0) streams_->extend_stream(stream.stream_id, taken);
+  if (growth == 0) {
+    if (trace_.on()) trace_stream(stream.stream_id, "credit +" + std::to_string(taken));
+    return;
+  }
+  streams_->grow_stream_window(stream.stream_id, growth);
+  if (trace_.on()) {
+    trace_stream(stream.stream_id, "window " + window_text(grant.grown_from) + " -> " +
+                                       window_text(grant.grown_to) + " (rtt " +
+                                       rtt_text(streams_->path_rtt()) + ")");
+  }
+  // Connection credit comes back on arrival, so the connection window only bounds
+  // what is in flight: it grows with the streams' windows, twice over, as over h2.
+  streams_->extend_connection_window(2 * growth);
 }
 
 void H3Session::note_pause(H3Stream& stream) {
-  if (stream.paused || stream.sink->wants_body()) return;
-  stream.paused = true;
-  stream.paused_at = std::chrono::steady_clock::now();
+  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), time_.now())) return;
   if (trace_.on()) {
     trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");
+  }
+}
+
+std::optional<TimePoint> H3Session::next_deadline() const {
+  std::optional<TimePoint> earliest;
+  for (const auto& entry : stream_map_) {
+    if (entry.second.sink == nullptr) continue;
+    const std::optional<TimePoint> due = entry.second.credit.quiet_deadline();
+    if (due && (!earliest || *due < *earliest)) earliest = due;
+  }
+  return earliest;
+}
+
+void H3Session::on_timer() {
+  Entry entry(*this);
+  if (streams_ == nullptr || closed_ || broken_) return;
+  const TimePoint now = time_.now();
+  std::vector<std::int64_t> quiet;
+  for (const auto& [stream_id, stream] : stream_map_) {
+    if (stream.sink == nullptr) continue;
+    const std::optional<TimePoint> due = stream.credit.quiet_deadline();
+    if (due && *due <= now) quiet.push_back(stream_id);
+  }
+  // By id: a sink may cancel another stream from inside report_taken_after.
+  for (const std::int64_t stream_id : quiet) {
+    H3Stream* stream = find(stream_id);
+    if (stream != nullptr && stream->sink != nullptr) give_back_credit(*stream, CreditTrigger::quiet);
   }
 }
 
@@ -87,7 +118,7 @@ ExchangeSink* H3Session::detach(H3Stream& stream) {
   ExchangeSink* sink = stream.sink;
   if (sink == nullptr) return nullptr;
   stream.sink = nullptr;
-  stream.paused = false;
+  stream.credit.retire();
   // A stale waker finds no body; the no-op keeps the source from calling an empty
   // function, since it may be destroyed right after the sink's event.
   if (stream.body != nullptr) {

@@ -10,7 +10,6 @@
 //
 // Ownership: owned by H3Session; HTTP thread only.
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -21,22 +20,26 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/stream_credit.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
 struct H3Stream {
-  H3Stream(std::int64_t id, ExchangeSink& exchange_sink, const ExchangeRequest& request)
+  H3Stream(std::int64_t id, ExchangeSink& exchange_sink, const ExchangeRequest& request,
+           const WindowPolicy& policy)
       : stream_id(id),
         sink(&exchange_sink),
         body(request.body),
-        mark(request.mark),
+        credit(request.mark, policy),
         block(request.max_header_bytes) {}
 
   std::int64_t stream_id;
   ExchangeSink* sink;       ///< nullptr once the exchange ended
   RequestBodySource* body;  ///< nullptr once the request body ended (or none)
-  std::size_t mark;         ///< the stream's receive window (the staging mark)
+  /// The receive window (it starts at the staging mark), body bytes received and
+  /// credited, and whether the sink holds the stream Paused.
+  StreamCredit credit;
 
   /// The request's fields while nghttp3_conn_submit_request waits (a submit from
   /// inside an nghttp3 callback is deferred until the library returns).
@@ -47,11 +50,7 @@ struct H3Stream {
   // Response side.
   H3HeaderBlock block;    ///< the field section being received
   bool got_head = false;  ///< the final (non-1xx) head was delivered
-  bool paused = false;    ///< the sink stopped wanting body (tracing, the sweep)
-  std::chrono::steady_clock::time_point paused_at{};  ///< when `paused` last turned true
   std::optional<std::uint64_t> content_length;  ///< from the final head
-  std::uint64_t received = 0;  ///< body bytes delivered to the sink
-  std::uint64_t credited = 0;  ///< of those, stream credit returned to the server
 
   // Request body side. nghttp3 sends body bytes from buffers the application keeps
   // until they are acknowledged; a RequestBodySource's bytes are valid only until

@@ -18,6 +18,12 @@ inline ngtcp2_tstamp quic_timestamp() noexcept {
           .count());
 }
 
+/// A loop time point as an ngtcp2 timestamp.
+inline ngtcp2_tstamp quic_timestamp_of(TimePoint when) noexcept {
+  return static_cast<ngtcp2_tstamp>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch()).count());
+}
+
 /// An ngtcp2 timestamp (not UINT64_MAX) as a loop time point.
 inline TimePoint quic_time_point(ngtcp2_tstamp ts) noexcept {
   return TimePoint(std::chrono::duration_cast<Clock::duration>(

@@ -213,6 +213,22 @@ void QuicConnection::set_stream_window(std::int64_t stream_id, std::uint64_t win
   if (window > options_.stream_window) extend_stream(stream_id, window - options_.stream_window);
 }
 
+void QuicConnection::extend_connection_window(std::uint64_t n) {
+  if (state_ == State::closed || n == 0) return;
+  // Only raises the limit ngtcp2 will announce (MAX_DATA, in its half-window steps):
+  // safe even while a packet is being built.
+  ngtcp2_conn_extend_max_offset(conn_, n);
+  request_write();
+}
+
+std::chrono::nanoseconds QuicConnection::path_rtt() const {
+  if (conn_ == nullptr) return std::chrono::nanoseconds::zero();
+  ngtcp2_conn_stat stat;
+  ngtcp2_conn_get_conn_stat(conn_, &stat);
+  if (stat.min_rtt == UINT64_MAX) return std::chrono::nanoseconds::zero();
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(stat.min_rtt));
+}
+
 void QuicConnection::shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) {
   if (state_ == State::closed) return;
   if (coalescing_) {
@@ -296,8 +312,14 @@ void QuicConnection::on_fd_ready(std::uint32_t events) {
   });
 }
 
-void QuicConnection::arm_timer() {
+ngtcp2_tstamp QuicConnection::next_expiry() const {
   const ngtcp2_tstamp expiry = ngtcp2_conn_get_expiry(conn_);
+  const std::optional<TimePoint> app = app_started_ ? app_.next_deadline() : std::nullopt;
+  return app ? std::min(expiry, quic_timestamp_of(*app)) : expiry;
+}
+
+void QuicConnection::arm_timer() {
+  const ngtcp2_tstamp expiry = next_expiry();
   if (timer_ != 0 && expiry == timer_expiry_) return;
   if (timer_ != 0) loop_.cancel_timer(timer_);
   timer_ = 0;
@@ -315,11 +337,19 @@ void QuicConnection::arm_timer() {
 void QuicConnection::on_timer() {
   event([&] {
     if (state_ == State::closed) return;
-    int rv = 0;
-    ++ngtcp2_depth_;
-    rv = ngtcp2_conn_handle_expiry(conn_, quic_timestamp());
-    --ngtcp2_depth_;
-    if (rv != 0) terminate(expiry_failure(rv));
+    const ngtcp2_tstamp now = quic_timestamp();
+    if (ngtcp2_conn_get_expiry(conn_) <= now) {
+      ++ngtcp2_depth_;
+      const int rv = ngtcp2_conn_handle_expiry(conn_, now);
+      --ngtcp2_depth_;
+      if (rv != 0) {
+        terminate(expiry_failure(rv));
+        return;
+      }
+    }
+    if (!app_started_) return;
+    const std::optional<TimePoint> due = app_.next_deadline();
+    if (due && quic_timestamp_of(*due) <= now) app_.on_timer();
   });
 }
 

@@ -3,7 +3,8 @@
 // a connected UDP socket. It moves stream bytes for a QuicApplication (H3Session)
 // through the QuicStreams seam (quic_streams.hpp), drives ngtcp2 from the EventLoop
 // (the socket, one timer following ngtcp2_conn_get_expiry, writes coalesced at the
-// turn end) and turns every way a connection ends into one Error.
+// turn end; the one timer also serves the application's deadline) and turns every
+// way a connection ends into one Error.
 //
 // Flow control is the backpressure (../shared/DESIGN.md): connection credit
 // (MAX_DATA) is returned as stream bytes arrive, so a held stream never stalls its
@@ -86,6 +87,13 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   std::uint64_t bidi_streams_left() const override;
   void extend_stream(std::int64_t stream_id, std::uint64_t n) override;
   void set_stream_window(std::int64_t stream_id, std::uint64_t window) override;
+  /// Both are ngtcp2 stream offset extensions; only the application tells them apart.
+  void grow_stream_window(std::int64_t stream_id, std::uint64_t by) override {
+    extend_stream(stream_id, by);
+  }
+  void extend_connection_window(std::uint64_t n) override;
+  /// ngtcp2's smallest RTT sample (zero before the first).
+  std::chrono::nanoseconds path_rtt() const override;
   void shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) override;
   void request_write() override;
 
@@ -149,6 +157,8 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   void after_event();
   void schedule_write();
   void arm_timer();
+  /// The earlier of ngtcp2's expiry and the application's deadline (UINT64_MAX: none).
+  ngtcp2_tstamp next_expiry() const;
   void on_timer();
   void terminate(Failure failure);
   void teardown();

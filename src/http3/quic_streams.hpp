@@ -13,11 +13,13 @@
 // Ownership: HTTP thread only. Calls in both directions happen inside one event of
 // the connection; neither side may destroy the other from inside a call.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 
+#include "io/time_source.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -49,13 +51,23 @@ class QuicStreams {
   virtual Result<std::int64_t> open_uni_stream() = 0;
   /// Bidirectional streams the server allows us to open now.
   virtual std::uint64_t bidi_streams_left() const = 0;
-  /// Returns `n` bytes of stream credit: a consumer took them.
+  /// Returns `n` bytes of stream credit: a consumer took them, or the stream's
+  /// window grew.
   virtual void extend_stream(std::int64_t stream_id, std::uint64_t n) = 0;
+  /// Raises the connection's receive window by `n` (connection credit itself comes
+  /// back on arrival): stream windows grew and it must stay ahead of their sum.
+  virtual void extend_connection_window(std::uint64_t n) = 0;
+  /// The path's round-trip time as measured so far (the smallest sample); zero
+  /// while unknown.
+  virtual std::chrono::nanoseconds path_rtt() const = 0;
   /// Sets how far past what the application consumed the peer may send on this
   /// stream (the request's mark), before any credit is returned. Called once, right
   /// after opening the stream; the transport's initial stream window is small
   /// (64 KiB) so a small mark holds from the first byte.
   virtual void set_stream_window(std::int64_t stream_id, std::uint64_t window) = 0;
+  /// The stream's window grew by `by`: the peer may send that much more beyond
+  /// what the application consumed (credit for bytes is extend_stream's).
+  virtual void grow_stream_window(std::int64_t stream_id, std::uint64_t by) = 0;
   /// Abandons a stream both ways (RESET_STREAM + STOP_SENDING with `app_error`).
   virtual void shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) = 0;
   /// The application has new output (a request, a woken body): the transport calls
@@ -98,6 +110,10 @@ class QuicApplication {
   /// The connection is gone (peer close, idle timeout, handshake failure, stateless
   /// reset, local close): fail every exchange with `error`. Nothing follows.
   virtual void on_connection_closed(const Error& error) = 0;
+  /// When the application wants on_timer() (the transport arms it beside its own).
+  virtual std::optional<TimePoint> next_deadline() const { return std::nullopt; }
+  /// next_deadline() passed; runs inside an event of the transport.
+  virtual void on_timer() {}
 };
 
 }  // namespace sluice

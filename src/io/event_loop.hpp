@@ -15,12 +15,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "io/time_source.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
-using Clock = std::chrono::steady_clock;
-using TimePoint = Clock::time_point;
 
 /// Receives readiness for one file descriptor. Fires on the HTTP thread from run();
 /// it may call any EventLoop method, including unwatch() of its own fd and deleting
@@ -32,7 +31,7 @@ class FdWatcher {
   virtual void on_fd_ready(std::uint32_t events) = 0;
 };
 
-class EventLoop {
+class EventLoop final : public TimeSource {
  public:
   using TimerId = std::uint64_t;
   using Task = std::function<void()>;
@@ -69,7 +68,7 @@ class EventLoop {
   void cancel_timer(TimerId id);
 
   /// The time at the start of this turn of the loop (cheap; no syscall).
-  TimePoint now() const noexcept { return now_; }
+  TimePoint now() const noexcept override { return now_; }
 
  private:
   void wake();  // any thread: makes a sleeping run() return from epoll_wait

@@ -45,6 +45,12 @@ class ExchangeSink {
   /// credit back only for bytes received minus this: the peer may send at most the
   /// mark beyond what the consumer took.
   virtual std::size_t held_bytes() const = 0;
+  /// Flow-controlled protocols (h2, h3) want to hear, through Connection::resume,
+  /// once the consumer has taken `bytes` more than it had when held_bytes() was last
+  /// asked (0: no report wanted). One report per call at most: the transport asks
+  /// again after each look at the stream. Without it a consumer that stays below
+  /// its mark would never tell the transport that credit is owed.
+  virtual void report_taken_after(std::size_t bytes) { (void)bytes; }
   /// False while a limit outside this exchange holds it back (the Client's budget
   /// for staged bytes): flow-controlled protocols then give no credit at all, even
   /// for bytes the consumer took, until the sink asks its connection to resume.

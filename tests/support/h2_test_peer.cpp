@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
+#include <utility>
 
 #include "http2/h2_session.hpp"
 #include "io/byte_queue.hpp"
@@ -59,6 +59,12 @@ struct H2TestPeer::Callbacks {
     H2TestPeer& self = peer(user_data);
     auto found = self.requests_.find(frame->hd.stream_id);
     if (frame->hd.type == NGHTTP2_PING && !(frame->hd.flags & NGHTTP2_FLAG_ACK)) ++self.pings_;
+    // nghttp2 has applied the new window (or SETTINGS_INITIAL_WINDOW_SIZE) by now; a
+    // body the send policy deferred may go. nghttp2 itself resumes only what it
+    // deferred for a closed window, never what the read callback deferred.
+    if (frame->hd.type == NGHTTP2_WINDOW_UPDATE || frame->hd.type == NGHTTP2_SETTINGS) {
+      self.resume_waiting_for_window();
+    }
     if (found == self.requests_.end()) return 0;
     if (frame->hd.type == NGHTTP2_RST_STREAM) found->second.reset_code = frame->rst_stream.error_code;
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
@@ -86,31 +92,10 @@ struct H2TestPeer::Callbacks {
     return static_cast<ssize_t>(
         std::min(max_payloadlen, frame->hd.length + self.options_.data_padding));
   }
-  static ssize_t body(nghttp2_session* session, std::int32_t stream_id, std::uint8_t* buf,
+  static ssize_t body(nghttp2_session*, std::int32_t stream_id, std::uint8_t* buf,
                       std::size_t length, std::uint32_t* data_flags, nghttp2_data_source*,
                       void* user_data) {
-    H2TestPeer& self = peer(user_data);
-    Outgoing& out = self.outgoing_[stream_id];
-    const std::size_t n = std::min(length, out.pending.size());
-    std::memcpy(buf, out.pending.data(), n);
-    out.pending.erase(0, n);
-    if (out.pending.empty() && out.end) {
-      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
-      if (out.trailers) {
-        *data_flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
-        std::vector<Header> fields(out.trailers->begin(), out.trailers->end());
-        auto nva = make_nva(fields);
-        if (nghttp2_submit_trailer(session, stream_id, nva.data(), nva.size()) != 0) {
-          self.note("submit_trailer failed");
-        }
-      }
-      return static_cast<ssize_t>(n);
-    }
-    if (n == 0) {
-      out.deferred = true;
-      return NGHTTP2_ERR_DEFERRED;
-    }
-    return static_cast<ssize_t>(n);
+    return peer(user_data).read_body(stream_id, {buf, length}, *data_flags);
   }
 };
 
@@ -195,16 +180,93 @@ void H2TestPeer::send_interim(std::int32_t stream_id, int status) {
   }
 }
 
+// nghttp2's read callback for response bodies. `buf` is already no longer than the
+// windows and the frame size allow; the send policy may allow less, or nothing yet.
+ssize_t H2TestPeer::read_body(std::int32_t stream_id, std::span<std::uint8_t> buf,
+                              std::uint32_t& flags) {
+  Outgoing& out = outgoing_[stream_id];
+  if (out.pending.empty() && !out.end) {
+    out.wait = Wait::body;
+    return NGHTTP2_ERR_DEFERRED;
+  }
+  if (has_send_policy() && out.reserved == 0 && !out.pending.empty()) {
+    const Reservation reservation = reserve(stream_id, out);
+    if (reservation.wait != Wait::none) {
+      out.wait = reservation.wait;
+      return NGHTTP2_ERR_DEFERRED;
+    }
+    out.reserved = reservation.bytes;
+  }
+  std::size_t n = buf.size();
+  if (has_send_policy()) n = static_cast<std::size_t>(std::min<std::uint64_t>(n, out.reserved));
+  n = out.pending.read(std::as_writable_bytes(buf.first(n)));
+  if (has_send_policy()) out.reserved -= n;
+  out.sent += n;
+  if (out.pending.empty() && out.end) end_body(stream_id, out, flags);
+  return static_cast<ssize_t>(n);
+}
+
+// The last DATA frame: END_STREAM, or trailers after it.
+void H2TestPeer::end_body(std::int32_t stream_id, const Outgoing& out, std::uint32_t& flags) {
+  flags |= NGHTTP2_DATA_FLAG_EOF;
+  if (!out.trailers) return;
+  flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+  const std::vector<Header> fields(out.trailers->begin(), out.trailers->end());
+  const auto nva = make_nva(fields);
+  if (nghttp2_submit_trailer(session_, stream_id, nva.data(), nva.size()) != 0) {
+    note("submit_trailer failed");
+  }
+}
+
+// Whether a unit (data_unit) or a burst (min_send_window alone) may begin now, and
+// how many bytes it commits to. Only called with body bytes queued.
+H2TestPeer::Reservation H2TestPeer::reserve(std::int32_t stream_id, const Outgoing& out) const {
+  const std::uint64_t window = send_window(stream_id);
+  const std::uint64_t left = out.pending.size();
+  // With the end queued, `left` is the whole rest of the body: no need to wait for
+  // more window than it takes.
+  const std::uint64_t gate =
+      out.end ? std::min<std::uint64_t>(options_.min_send_window, left) : options_.min_send_window;
+  if (options_.data_unit > 0) {
+    if (left < options_.data_unit && !out.end) return {0, Wait::body};
+    const std::uint64_t unit = std::min<std::uint64_t>(options_.data_unit, left);
+    if (window < std::max(unit, gate)) return {0, Wait::window};
+    return {unit, Wait::none};
+  }
+  if (window < gate) return {0, Wait::window};
+  return {window, Wait::none};
+}
+
+std::uint64_t H2TestPeer::send_window(std::int32_t stream_id) const {
+  const std::int32_t stream = nghttp2_session_get_stream_remote_window_size(session_, stream_id);
+  const std::int32_t conn = nghttp2_session_get_remote_window_size(session_);
+  return static_cast<std::uint64_t>(std::max(0, std::min(stream, conn)));
+}
+
 void H2TestPeer::resume(std::int32_t stream_id) {
   Outgoing& out = outgoing_[stream_id];
-  if (!out.deferred) return;
-  out.deferred = false;
+  if (out.wait == Wait::none) return;
+  out.wait = Wait::none;
   nghttp2_session_resume_data(session_, stream_id);
+}
+
+void H2TestPeer::resume_waiting_for_window() {
+  for (auto& [stream_id, out] : outgoing_) {
+    if (out.wait == Wait::window) resume(stream_id);
+  }
 }
 
 void H2TestPeer::send_body(std::int32_t stream_id, std::string_view bytes, bool end) {
   Outgoing& out = outgoing_[stream_id];
-  out.pending.append(bytes);
+  out.pending.push(std::string(bytes));
+  out.end = out.end || end;
+  resume(stream_id);
+}
+
+void H2TestPeer::send_body_generated(std::int32_t stream_id, std::uint64_t size,
+                                     std::uint64_t seed, bool end) {
+  Outgoing& out = outgoing_[stream_id];
+  out.pending.push_generated(size, seed);
   out.end = out.end || end;
   resume(stream_id);
 }
@@ -239,12 +301,18 @@ void H2TestPeer::goaway(std::int32_t last_stream_id, std::uint32_t error_code,
 }
 
 std::int32_t H2TestPeer::remote_window(std::int32_t stream_id) const {
+  if (stream_id == 0) return nghttp2_session_get_remote_window_size(session_);
   return nghttp2_session_get_stream_remote_window_size(session_, stream_id);
 }
 
 std::size_t H2TestPeer::unsent_body(std::int32_t stream_id) const {
   auto found = outgoing_.find(stream_id);
-  return found == outgoing_.end() ? 0 : found->second.pending.size();
+  return found == outgoing_.end() ? 0 : static_cast<std::size_t>(found->second.pending.size());
+}
+
+std::uint64_t H2TestPeer::body_sent(std::int32_t stream_id) const {
+  auto found = outgoing_.find(stream_id);
+  return found == outgoing_.end() ? 0 : found->second.sent;
 }
 
 std::optional<Error> pump(H2Session& client, H2TestPeer& peer) {
@@ -266,10 +334,10 @@ std::optional<Error> pump(H2Session& client, H2TestPeer& peer) {
   return first;
 }
 
-H2ClientHarness::H2ClientHarness(H2PeerOptions options)
+H2ClientHarness::H2ClientHarness(H2PeerOptions options, H2SessionOptions session_options)
     : trace([this](std::string_view line) { lines.emplace_back(line); }),
       peer(std::move(options)),
-      session([this] { ++output_ready; }, trace, 1) {}
+      session([this] { ++output_ready; }, trace, 1, clock, std::move(session_options)) {}
 
 ExchangeRequest H2ClientHarness::get(std::string target) {
   ExchangeRequest request;
@@ -291,6 +359,17 @@ std::int32_t H2ClientHarness::submit(ExchangeRequest request, ExchangeSink& sink
   auto stream_id = session.submit(request, sink);
   EXPECT_TRUE(stream_id.ok()) << (stream_id.ok() ? "" : stream_id.error().message());
   return stream_id.ok() ? *stream_id : 0;
+}
+
+void H2ClientHarness::round_trip(std::chrono::nanoseconds delay) {
+  ByteQueue out;
+  if (auto drained = session.drain_output(out); !drained) pump_errors.push_back(drained.error());
+  if (!out.empty()) peer.receive(out.readable());
+  clock.advance(delay);
+  const std::string back = peer.take_output();
+  if (back.empty()) return;
+  auto fed = session.feed(std::as_bytes(std::span<const char>(back.data(), back.size())));
+  if (!fed) pump_errors.push_back(fed.error());
 }
 
 void H2ClientHarness::pump() {
@@ -357,6 +436,49 @@ std::string rst_stream_frame(std::int32_t stream_id, std::uint32_t error_code) {
   return h2_frame(NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, stream_id, h2_uint32(error_code));
 }
 
+std::string h2_client_opening(const std::vector<nghttp2_settings_entry>& settings,
+                              std::string_view path) {
+  // A HPACK literal field with a name from the static table (RFC 7541 6.2.2,
+  // "without indexing"), values shorter than 127 bytes.
+  const auto literal = [](std::uint8_t name_index, std::string_view value) {
+    std::string field;
+    field += static_cast<char>(name_index);
+    field += static_cast<char>(value.size());
+    field.append(value);
+    return field;
+  };
+  std::string block;
+  block += static_cast<char>(0x82);  // :method GET (static table entry 2)
+  block += static_cast<char>(0x86);  // :scheme http (entry 6)
+  block += literal(4, path);         // :path
+  block += literal(1, "example.test");  // :authority
+  std::string out(NGHTTP2_CLIENT_MAGIC, NGHTTP2_CLIENT_MAGIC_LEN);
+  out += settings_frame(settings);
+  out += h2_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS | NGHTTP2_FLAG_END_STREAM, 1, block);
+  return out;
+}
+
+std::vector<H2Frame> take_h2_frames(std::string& bytes) {
+  std::vector<H2Frame> frames;
+  std::size_t at = 0;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(bytes[at + i]); };
+  while (bytes.size() - at >= 9) {
+    const std::size_t length = (std::size_t{byte(0)} << 16) | (std::size_t{byte(1)} << 8) | byte(2);
+    if (bytes.size() - at < 9 + length) break;
+    H2Frame frame;
+    frame.type = byte(3);
+    frame.flags = byte(4);
+    frame.stream_id = static_cast<std::int32_t>(
+        ((std::uint32_t{byte(5)} << 24) | (std::uint32_t{byte(6)} << 16) |
+         (std::uint32_t{byte(7)} << 8) | byte(8)) & 0x7fffffffu);
+    frame.payload = bytes.substr(at + 9, length);
+    frames.push_back(std::move(frame));
+    at += 9 + length;
+  }
+  bytes.erase(0, at);
+  return frames;
+}
+
 void RecordingSink::check_open() {
   if (completed || error) ++events_after_end;
 }
@@ -390,13 +512,25 @@ void RecordingSink::on_error(Error failure) {
   if (on_end) on_end();
 }
 
+void RecordingSink::report_taken_after(std::size_t bytes) {
+  report_at_ = bytes == 0 ? 0 : taken_at_look_ + bytes;
+  report_due_ = report_at_ != 0 && taken_ >= report_at_;
+  if (report_due_) report_at_ = 0;
+}
+
 bool RecordingSink::take(std::size_t n) {
   taken_ += std::min(n, body.size() - taken_);
-  if (paused_ && held_bytes() < mark_ / 2) {
-    paused_ = false;
-    return true;
+  bool post = std::exchange(report_due_, false);
+  if (report_at_ != 0 && taken_ >= report_at_) {
+    report_at_ = 0;
+    post = true;
   }
-  return false;
+  const std::size_t held = hold_ ? body.size() - taken_ : 0;
+  if (paused_ && held < mark_ / 2) {
+    paused_ = false;
+    post = true;
+  }
+  return post;
 }
 
 BodyChunk ScriptedBody::peek(std::size_t max) {

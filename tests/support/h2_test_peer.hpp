@@ -22,16 +22,37 @@
 #include "io/trace.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
+#include "support/manual_clock.hpp"
+#include "support/test_body.hpp"
 
 namespace sluice::test {
 
+/// Options of the server session. The two send policies below shape only response
+/// bodies (send_body, send_body_generated) and imitate servers that wait for window
+/// instead of sending what it allows; both 0 (the default) sends as much as the
+/// windows allow. They may be combined: then a unit starts only when the window also
+/// reaches min_send_window (or covers the rest of the body).
 struct H2PeerOptions {
   /// SETTINGS the server sends first (an empty SETTINGS frame when none).
   std::vector<nghttp2_settings_entry> settings;
   /// nghttp2 refuses to send larger header blocks (its default is 64 KiB).
   std::size_t max_send_header_block = 64 * 1024;
-  /// Padding added to every DATA frame the server sends (0..255 bytes).
+  /// Padding added to every DATA frame the server sends (0..255 bytes). Padding
+  /// counts against the windows, so with a send policy a unit may wait part way.
   std::size_t data_padding = 0;
+  /// When non-zero, body bytes go only in whole units of this many bytes: a unit
+  /// starts only when the stream's and the connection's send windows both hold all
+  /// of it, and then goes out whole (in as many DATA frames as the frame size needs).
+  /// The body's last bytes, once fewer than a unit are left and the end is queued,
+  /// form a shorter final unit that also waits until the windows hold all of it.
+  /// Fewer than a unit queued without the end: the server waits for more body.
+  std::size_t data_unit = 0;
+  /// When non-zero, nothing goes on a stream while min(stream send window,
+  /// connection send window) is below this many bytes, unless the end is queued and
+  /// fewer body bytes are left (then the window must cover them). Once it is reached
+  /// the server sends what that window allows (a burst of the window it saw), then
+  /// waits again.
+  std::size_t min_send_window = 0;
 };
 
 class H2TestPeer {
@@ -67,6 +88,11 @@ class H2TestPeer {
   void send_interim(std::int32_t stream_id, int status);
   /// Queues body bytes for the stream; `end` ends it after them.
   void send_body(std::int32_t stream_id, std::string_view bytes, bool end);
+  /// Queues `size` generated body bytes for `seed` (fill_generated from offset 0),
+  /// made as they are sent: a 64 MiB body costs no memory. generated_sha256(size,
+  /// seed) is what the client should see. `end` ends the stream after them.
+  void send_body_generated(std::int32_t stream_id, std::uint64_t size, std::uint64_t seed,
+                           bool end = true);
   /// Ends the stream with trailers after the queued body.
   void send_trailers(std::int32_t stream_id, Headers trailers);
   void reset(std::int32_t stream_id, std::uint32_t error_code);
@@ -74,26 +100,46 @@ class H2TestPeer {
   /// GOAWAY carrying debug data (opaque bytes a server adds to explain itself).
   void goaway(std::int32_t last_stream_id, std::uint32_t error_code, std::string_view debug);
 
-  /// What the server may still send on the stream (its view of our window).
+  /// What the server may still send on the stream (its view of our window);
+  /// stream 0: on the connection.
   std::int32_t remote_window(std::int32_t stream_id) const;
   /// Body bytes queued for the stream and not yet sent.
   std::size_t unsent_body(std::int32_t stream_id) const;
+  /// Body bytes sent on the stream so far (DATA payload, padding not counted).
+  std::uint64_t body_sent(std::int32_t stream_id) const;
   int pings_received() const { return pings_; }
   /// The first failure of the server session; empty while all is well.
   const std::string& error() const { return error_; }
 
  private:
+  // Why the body of a stream is deferred (NGHTTP2_ERR_DEFERRED), if it is.
+  enum class Wait { none, body, window };
   struct Outgoing {
-    std::string pending;
+    BodyQueue pending;
     bool end = false;
     std::optional<Headers> trailers;
-    bool deferred = false;
+    Wait wait = Wait::none;
+    // Send policy: bytes the server committed to when the windows allowed them (the
+    // rest of a unit, or of a min_send_window burst); they go without a new check.
+    std::uint64_t reserved = 0;
+    std::uint64_t sent = 0;
+  };
+  // What the send policy commits to when a unit or burst may begin (or why not).
+  struct Reservation {
+    std::uint64_t bytes = 0;
+    Wait wait = Wait::none;
   };
   struct Callbacks;
   friend struct Callbacks;
 
   void submit_head(std::int32_t stream_id, int status, const Headers& headers, bool end_stream);
+  ssize_t read_body(std::int32_t stream_id, std::span<std::uint8_t> buf, std::uint32_t& flags);
+  void end_body(std::int32_t stream_id, const Outgoing& out, std::uint32_t& flags);
+  Reservation reserve(std::int32_t stream_id, const Outgoing& out) const;
+  std::uint64_t send_window(std::int32_t stream_id) const;
+  bool has_send_policy() const { return options_.data_unit > 0 || options_.min_send_window > 0; }
   void resume(std::int32_t stream_id);
+  void resume_waiting_for_window();
   void note(const std::string& what);
 
   nghttp2_session* session_ = nullptr;
@@ -114,7 +160,7 @@ std::optional<Error> pump(H2Session& client, H2TestPeer& peer);
 /// lines the session emits. Test fixtures derive from it.
 class H2ClientHarness {
  public:
-  explicit H2ClientHarness(H2PeerOptions options = {});
+  explicit H2ClientHarness(H2PeerOptions options = {}, H2SessionOptions session_options = {});
 
   static ExchangeRequest get(std::string target = "/");
   static ExchangeRequest post(RequestBodySource& body);
@@ -122,10 +168,15 @@ class H2ClientHarness {
   std::int32_t submit(ExchangeRequest request, ExchangeSink& sink);
   /// pump(session, peer); client errors go to pump_errors, a peer error fails the test.
   void pump();
+  /// One round trip of `delay`: what the client has to send reaches the server, the
+  /// clock moves by `delay`, and the server's answer reaches the client (a PING the
+  /// session sent comes back as an RTT sample of `delay`).
+  void round_trip(std::chrono::nanoseconds delay);
   bool traced(std::string_view part) const;
 
   std::vector<std::string> lines;
   Trace trace;
+  ManualClock clock;  ///< the session's time: moves only when the test advances it
   H2TestPeer peer;
   H2Session session;
   int output_ready = 0;  ///< calls of the session's on_output_ready
@@ -148,11 +199,29 @@ std::string goaway_frame(std::int32_t last_stream_id, std::uint32_t error_code,
                          std::string_view debug = {});
 /// RST_STREAM with an error code.
 std::string rst_stream_frame(std::int32_t stream_id, std::uint32_t error_code);
+/// What a hand-made client sends first: the connection preface, SETTINGS carrying
+/// `settings`, and HEADERS for "GET http://example.test<path>" on stream 1 with
+/// END_STREAM (HPACK literals, no Huffman, no dynamic table). For tests of a server
+/// that must not depend on how the sluice client gives window back.
+std::string h2_client_opening(const std::vector<nghttp2_settings_entry>& settings,
+                              std::string_view path = "/");
+
+/// One frame as a server sent it (see take_h2_frames).
+struct H2Frame {
+  std::uint8_t type = 0;
+  std::uint8_t flags = 0;
+  std::int32_t stream_id = 0;
+  std::string payload;
+};
+/// Removes the whole frames at the front of `bytes` and returns them; a partial
+/// frame at the end stays in `bytes` for the next read.
+std::vector<H2Frame> take_h2_frames(std::string& bytes);
 
 /// An ExchangeSink that records every event. Its consumer holds body bytes when told
 /// to, like the staging buffer: Paused at or above `mark`, and take() reports the
-/// moment a Paused consumer drains below half the mark (when the real one posts a
-/// resume).
+/// moment a Paused consumer drains below half the mark, or has taken what the
+/// transport asked to hear of (report_taken_after): when the real one posts to the
+/// HTTP thread, which calls resume on the connection.
 class RecordingSink final : public ExchangeSink {
  public:
   explicit RecordingSink(std::size_t mark = 256 * 1024) : mark_(mark) {}
@@ -167,12 +236,18 @@ class RecordingSink final : public ExchangeSink {
     on_error(std::move(failure));
   }
   bool wants_body() const override { return !paused_; }
-  std::size_t held_bytes() const override { return hold_ ? body.size() - taken_ : 0; }
+  std::size_t held_bytes() const override {
+    taken_at_look_ = taken_;
+    return hold_ ? body.size() - taken_ : 0;
+  }
+  void report_taken_after(std::size_t bytes) override;
 
   /// From now on body bytes stay held until take().
   void hold() { hold_ = true; }
   /// The consumer takes up to `n` held bytes; true if it should post a resume.
   bool take(std::size_t n);
+  /// The transport asked to hear of bytes taken and has not yet been told.
+  bool report_armed() const { return report_at_ != 0; }
 
   std::optional<ResponseHead> head;
   std::string body;
@@ -192,6 +267,9 @@ class RecordingSink final : public ExchangeSink {
   bool hold_ = false;
   bool paused_ = false;
   std::size_t taken_ = 0;
+  mutable std::size_t taken_at_look_ = 0;  // taken_ when held_bytes() last looked
+  std::size_t report_at_ = 0;              // report once taken_ reaches it (0: none)
+  bool report_due_ = false;                // reached when armed: the next take() says so
 };
 
 /// A RequestBodySource fed by the test: bytes become available with provide().

@@ -138,6 +138,9 @@ class PeerConnection final : public H2ServerConnection {
 void PeerConnection::run() {
   const auto may_send = [this] { return !options_.hold_output_until_request || seen_ > 0; };
   if (may_send()) flush();  // the server's SETTINGS go first, unasked
+  // Every read is followed by a flush, handler or not: a WINDOW_UPDATE or SETTINGS
+  // fed to the peer may have resumed a body its send policy held back, and only a
+  // flush writes it.
   while (!closing_ && !gone_ && receive()) {
     dispatch();
     if (may_send()) flush();
@@ -266,6 +269,11 @@ void H2ServerStream::respond(int status, Headers headers, bool end_stream) {
 
 void H2ServerStream::send_body(std::string_view bytes, bool end) {
   conn_->peer().send_body(stream_id_, bytes, end);
+  conn_->flush();
+}
+
+void H2ServerStream::send_body_generated(std::uint64_t size, std::uint64_t seed, bool end) {
+  conn_->peer().send_body_generated(stream_id_, size, seed, end);
   conn_->flush();
 }
 

@@ -81,6 +81,9 @@ class H2ServerStream {
   void respond(int status, Headers headers = {}, bool end_stream = false);
   /// Body bytes; `end` ends the stream after them.
   void send_body(std::string_view bytes, bool end = true);
+  /// `size` generated body bytes for `seed`, made as the window lets them go (see
+  /// H2TestPeer::send_body_generated; generated_sha256(size, seed) is the digest).
+  void send_body_generated(std::uint64_t size, std::uint64_t seed, bool end = true);
   /// Ends the stream with trailers after the body sent so far.
   void send_trailers(Headers trailers);
   /// RST_STREAM with `error_code`.
@@ -92,7 +95,9 @@ class H2ServerStream {
 };
 
 struct H2TestServerOptions {
-  /// The peer's SETTINGS (e.g. SETTINGS_MAX_CONCURRENT_STREAMS), padding, limits.
+  /// The peer's SETTINGS (e.g. SETTINGS_MAX_CONCURRENT_STREAMS), padding, limits,
+  /// and send policies (data_unit, min_send_window): a body they hold back leaves as
+  /// soon as a WINDOW_UPDATE or SETTINGS read from the socket lets it.
   H2PeerOptions peer;
   /// Call the handler once a request's head arrived rather than once it ended, for
   /// upload cases where the body may never arrive in full.

@@ -16,6 +16,8 @@ constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max() /
 // Bounds on the work of one pump: a test that loops forever should fail, not hang.
 constexpr int kRounds = 200000;
 constexpr int kWritesPerRound = 4096;
+// Generated body is made in pieces of this size as nghttp3 asks (and freed on ack).
+constexpr std::size_t kGeneratedPiece = 64 * 1024;
 
 bool is_bidi(std::int64_t stream_id) { return (stream_id & 0x2) == 0; }
 
@@ -122,13 +124,22 @@ struct H3TestPeer::Callbacks {
                                  void*) {
     Outgoing& out = peer(user_data).outgoing_[stream_id];
     std::size_t count = 0;
-    while (count < veccnt && out.next < out.pieces.size()) {
+    // Given pieces move whole; generated body is made only up to one piece's worth
+    // per call, so a large one never sits in memory at once.
+    std::size_t budget = kGeneratedPiece;
+    while (count < veccnt) {
+      if (out.next == out.pieces.size()) {
+        std::string piece = out.queued.take(budget);
+        if (piece.empty()) break;
+        budget -= std::min(budget, piece.size());
+        out.pieces.push_back(std::move(piece));  // a deque: earlier pieces stay put
+      }
       std::string& piece = out.pieces[out.next++];
       vec[count].base = reinterpret_cast<std::uint8_t*>(piece.data());
       vec[count].len = piece.size();
       ++count;
     }
-    if (out.next == out.pieces.size() && out.end) {
+    if (out.next == out.pieces.size() && out.queued.empty() && out.end) {
       *flags |= NGHTTP3_DATA_FLAG_EOF;
       return static_cast<nghttp3_ssize>(count);
     }
@@ -234,8 +245,17 @@ void H3TestPeer::set_stream_window(std::int64_t stream_id, std::uint64_t window)
   unblock_server(stream_id);
 }
 
+void H3TestPeer::grow_stream_window(std::int64_t stream_id, std::uint64_t by) {
+  pipe(stream_id).down.window += by;
+  unblock_server(stream_id);
+}
+
 // MAX_STREAM_DATA reached the server: a stream it could not send on may go again.
 void H3TestPeer::unblock_server(std::int64_t stream_id) {
+  if (has_send_policy(stream_id)) {
+    move_staged(stream_id);
+    return;
+  }
   Direction& down = pipe(stream_id).down;
   if (!down.blocked || down.room() == 0) return;
   down.blocked = false;
@@ -256,11 +276,17 @@ void H3TestPeer::shutdown_stream(std::int64_t stream_id, std::uint64_t app_error
   }
   if (!p.down.reset && !p.down.fin_delivered) {
     p.down.reset = app_error;
-    p.down.pending.clear();
-    p.down.pieces.clear();
+    clear_down(p);
     nghttp3_conn_shutdown_stream_write(server_, stream_id);
     events_.push_back([this, stream_id, app_error] { client_.on_stream_reset(stream_id, app_error); });
   }
+}
+
+// A reset direction drops what it had not delivered, sent or only staged.
+void H3TestPeer::clear_down(Pipe& p) {
+  p.down.pending.clear();
+  p.down.pieces.clear();
+  p.staged = Staged{};
 }
 
 std::optional<Error> H3TestPeer::start() {
@@ -413,6 +439,7 @@ bool H3TestPeer::server_write() {
 
 bool H3TestPeer::take_server_output(std::int64_t stream_id, bool fin,
                                     std::span<const nghttp3_vec> vecs) {
+  if (has_send_policy(stream_id)) return stage_server_output(stream_id, fin, vecs);
   Direction& down = pipe(stream_id).down;
   std::uint64_t total = 0;
   for (const nghttp3_vec& vec : vecs) total += vec.len;
@@ -549,7 +576,15 @@ void H3TestPeer::resume_body(std::int64_t stream_id) {
 
 void H3TestPeer::send_body(std::int64_t stream_id, std::string_view bytes, bool end) {
   Outgoing& out = outgoing_[stream_id];
-  if (!bytes.empty()) out.pieces.emplace_back(bytes);
+  out.queued.push(std::string(bytes));
+  out.end = out.end || end;
+  resume_body(stream_id);
+}
+
+void H3TestPeer::send_body_generated(std::int64_t stream_id, std::uint64_t size,
+                                     std::uint64_t seed, bool end) {
+  Outgoing& out = outgoing_[stream_id];
+  out.queued.push_generated(size, seed);
   out.end = out.end || end;
   resume_body(stream_id);
 }
@@ -568,8 +603,7 @@ void H3TestPeer::reset(std::int64_t stream_id, std::uint64_t app_error, bool sto
   Pipe& p = pipe(stream_id);
   if (!p.down.reset && !p.down.fin_delivered) {
     p.down.reset = app_error;
-    p.down.pending.clear();
-    p.down.pieces.clear();
+    clear_down(p);
     nghttp3_conn_shutdown_stream_write(server_, stream_id);
     events_.push_back([this, stream_id, app_error] { client_.on_stream_reset(stream_id, app_error); });
   }
@@ -592,6 +626,14 @@ void H3TestPeer::goaway(std::int64_t stream_id) {
 }
 
 void H3TestPeer::send_raw(std::int64_t stream_id, std::string bytes) {
+  if (has_send_policy(stream_id)) {
+    // Behind what is staged, so the stream's bytes keep their order.
+    Pipe& p = pipe(stream_id);
+    p.down.pieces.emplace_back(bytes.size(), false);
+    p.staged.bytes += bytes;
+    move_staged(stream_id);
+    return;
+  }
   Direction& down = pipe(stream_id).down;
   down.pieces.emplace_back(bytes.size(), false);
   down.sent += bytes.size();
@@ -646,7 +688,7 @@ bool H3TestPeer::closed(std::int64_t stream_id) const {
 
 H3ClientHarness::H3ClientHarness(H3PeerOptions options, H3SessionOptions session_options)
     : trace([this](std::string_view line) { lines.emplace_back(line); }),
-      session(trace, 1, session_options, [this] { ++changes; }),
+      session(trace, 1, clock, session_options, [this] { ++changes; }),
       peer(session, options) {
   if (auto failed = peer.start()) ADD_FAILURE() << "handshake: " << failed->message();
   pump();

@@ -30,6 +30,8 @@
 #include "io/trace.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
+#include "support/manual_clock.hpp"
+#include "support/test_body.hpp"
 
 namespace sluice::test {
 
@@ -49,6 +51,24 @@ struct H3PeerOptions {
   std::size_t qpack_blocked_streams = 100;
   /// How much of the client's dynamic table the server's encoder uses.
   std::size_t qpack_encoder_max_dtable_capacity = 4096;
+  // Send policies of the server's transport on request streams, imitating QUIC
+  // stacks that wait for credit instead of sending what it allows. They count stream
+  // bytes (HTTP/3 framing included, as QUIC flow control does) against the client's
+  // credit for the stream (send_room). Both 0 (the default): bytes move as the
+  // credit allows. With either set, the server's transport takes what nghttp3 writes
+  // into a per-stream send buffer and moves it from there by the policy; raw bytes
+  // (send_raw) on a request stream then obey it too. Combined, a unit also waits
+  // for min_send_window.
+  /// When non-zero, a stream's bytes move only in whole units of this many bytes,
+  /// and a unit moves only when the credit covers all of it; the stream's last bytes
+  /// (fewer than a unit, FIN known) form a shorter final unit that also waits for
+  /// credit covering all of it.
+  std::size_t data_unit = 0;
+  /// When non-zero, nothing moves on a stream while its credit is below this many
+  /// bytes, unless the FIN is known and fewer bytes are left (then the credit must
+  /// cover them). Once reached, the credit seen then moves (a burst), then it waits
+  /// again.
+  std::size_t min_send_window = 0;
 };
 
 class H3TestPeer final : public QuicStreams {
@@ -72,6 +92,9 @@ class H3TestPeer final : public QuicStreams {
   std::uint64_t bidi_streams_left() const override;
   void extend_stream(std::int64_t stream_id, std::uint64_t n) override;
   void set_stream_window(std::int64_t stream_id, std::uint64_t window) override;
+  void grow_stream_window(std::int64_t stream_id, std::uint64_t by) override;
+  void extend_connection_window(std::uint64_t n) override { connection_window_raised_ += n; }
+  std::chrono::nanoseconds path_rtt() const override { return rtt_; }
   void shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) override;
   void request_write() override { ++write_requests_; }
 
@@ -92,6 +115,11 @@ class H3TestPeer final : public QuicStreams {
   void send_interim(std::int64_t stream_id, int status);
   /// Queues body bytes for the stream; `end` ends it after them.
   void send_body(std::int64_t stream_id, std::string_view bytes, bool end);
+  /// Queues `size` generated body bytes for `seed` (fill_generated from offset 0),
+  /// made as nghttp3 asks for them and freed once acknowledged: a 64 MiB body costs
+  /// little memory. generated_sha256(size, seed) is what the client should see.
+  void send_body_generated(std::int64_t stream_id, std::uint64_t size, std::uint64_t seed,
+                           bool end = true);
   /// Ends the stream with trailers after the queued body.
   void send_trailers(std::int64_t stream_id, Headers trailers);
   /// RESET_STREAM on the response side with `app_error`, and (by default)
@@ -115,6 +143,10 @@ class H3TestPeer final : public QuicStreams {
   void hold_reading(bool held) { reading_held_ = held; }
   /// While held, bytes the server received are not acknowledged to the client.
   void hold_acks(bool held) { acks_held_ = held; }
+  /// The round-trip time the transport reports (QuicStreams::path_rtt); 0: unknown.
+  void set_rtt(std::chrono::nanoseconds rtt) { rtt_ = rtt; }
+  /// How far the client raised the connection window beyond its initial one.
+  std::uint64_t connection_window_raised() const { return connection_window_raised_; }
 
   // --- What happened ---
   const Request* request(std::int64_t stream_id) const;
@@ -159,18 +191,34 @@ class H3TestPeer final : public QuicStreams {
     bool blocked = false;        // the sender waits for credit
     std::uint64_t room() const { return credited + window > sent ? credited + window - sent : 0; }
   };
+  // The server transport's send buffer of a request stream under a send policy:
+  // bytes nghttp3 wrote that have not moved onto the wire (`down.pending`) yet.
+  // `down.pieces` already counts them, so acknowledgements stay in stream order.
+  struct Staged {
+    std::string bytes;
+    bool fin = false;            // the FIN follows `bytes`
+    std::uint64_t reserved = 0;  // bytes of a unit or burst that began: no new check
+    bool full = false;           // nghttp3 is blocked until `bytes` drains
+  };
   struct Pipe {
     Direction up;    // client -> server
     Direction down;  // server -> client
+    Staged staged;
     bool closed = false;
     std::optional<std::uint64_t> client_reset;
   };
   struct Outgoing {
+    BodyQueue queued;                // body not yet handed to nghttp3
     std::deque<std::string> pieces;  // body pieces; nghttp3 points into them until acked
     std::size_t next = 0;            // the next piece to hand to nghttp3
     std::uint64_t acked = 0;         // bytes of pieces.front() acknowledged
     bool end = false;
     bool blocked = false;            // read_data said WOULDBLOCK
+  };
+  // How many staged bytes may move now (0: wait).
+  struct Reservation {
+    std::uint64_t bytes = 0;
+    bool wait = false;
   };
   struct Callbacks;
   friend struct Callbacks;
@@ -182,6 +230,12 @@ class H3TestPeer final : public QuicStreams {
   bool server_read();
   bool server_write();
   bool take_server_output(std::int64_t stream_id, bool fin, std::span<const nghttp3_vec> vecs);
+  bool stage_server_output(std::int64_t stream_id, bool fin, std::span<const nghttp3_vec> vecs);
+  void move_staged(std::int64_t stream_id);
+  Reservation reserve_staged(const Pipe& p) const;
+  bool has_send_policy(std::int64_t stream_id) const;
+  std::uint64_t staging_cap() const;
+  void clear_down(Pipe& p);
   bool client_read();
   bool deliver(std::int64_t stream_id, Pipe& pipe);
   bool run_events();
@@ -207,6 +261,8 @@ class H3TestPeer final : public QuicStreams {
   std::uint64_t max_bidi_;
   bool reading_held_ = false;
   bool acks_held_ = false;
+  std::chrono::nanoseconds rtt_{};
+  std::uint64_t connection_window_raised_ = 0;
   bool connection_closed_ = false;
   int write_requests_ = 0;
   std::optional<Error> client_error_;  // the client's failure, until pump() reports it
@@ -229,6 +285,7 @@ class H3ClientHarness {
 
   std::vector<std::string> lines;
   Trace trace;
+  ManualClock clock;  ///< the session's time: moves only when the test advances it
   H3Session session;
   H3TestPeer peer;
   int changes = 0;  ///< calls of the session's on_change

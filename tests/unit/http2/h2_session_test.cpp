@@ -423,11 +423,20 @@ TEST_F(H2SessionTest, AvailableStreamsFollowsTheServerLimit) {
 
 TEST_F(H2SessionTest, PingIsAnswered) {
   pump();
+  // The session's own first PING measured the round trip already.
+  EXPECT_EQ(peer.pings_received(), 1);
   ASSERT_TRUE(session.send_ping().ok());
   EXPECT_TRUE(session.ping_outstanding());
   pump();
   EXPECT_FALSE(session.ping_outstanding());
-  EXPECT_EQ(peer.pings_received(), 1);
+  EXPECT_EQ(peer.pings_received(), 2);
+}
+
+TEST_F(H2SessionTest, FirstPingMeasuresTheRoundTrip) {
+  round_trip(std::chrono::milliseconds(40));  // SETTINGS and PING out, answers 40 ms later
+  ASSERT_TRUE(session.rtt().known());
+  EXPECT_EQ(session.rtt().min(), std::chrono::milliseconds(40));
+  EXPECT_TRUE(traced("c1 h2: rtt 40.0 ms"));
 }
 
 TEST_F(H2SessionTest, ConnectionErrorFailsEveryStream) {

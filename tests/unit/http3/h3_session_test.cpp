@@ -390,7 +390,8 @@ TEST_F(H3SessionTest, StreamLimitIsTheAvailableCount) {
 
 TEST(H3SessionSetupTest, SubmitBeforeTheHandshakeFails) {
   Trace trace;
-  H3Session session(trace, 7);
+  test::ManualClock clock;
+  H3Session session(trace, 7, clock);
   RecordingSink sink;
   ExchangeRequest request = test::H3ClientHarness::get();
   auto submitted = session.submit(request, sink);

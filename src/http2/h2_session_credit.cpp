@@ -1,0 +1,150 @@
+// H2Session, flow control: giving stream credit back by the shared window policy
+// (io/stream_credit.hpp), keeping the connection window ahead of the streams', and
+// the PINGs that measure the round-trip time the policy needs (see h2_session.hpp).
+//
+// Ownership: HTTP thread only.
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "http2/h2_session.hpp"
+
+namespace sluice {
+
+void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why) {
+  if (session_ == nullptr || broken_) return;
+  const std::uint64_t owed_before = stream.credit.received() - stream.credit.credited();
+  const std::uint64_t held = stream.sink->held_bytes();
+  const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
+                                                   time_.now(), rtt_.min());
+  if (grant.bytes > 0) announce_credit(stream, grant, owed_before);
+  stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
+}
+
+// One WINDOW_UPDATE for what the consumer took plus the window's growth. nghttp2 also
+// counts DATA padding against the window (and, with automatic updates off, returns it
+// only in its own half-window steps): the increment takes along what of it is still
+// unannounced, which nghttp2 reports as received bytes beyond the body bytes owed.
+// An increment larger than what nghttp2 counts as received raises its local window
+// by the difference: that is the growth.
+void H2Session::announce_credit(H2Stream& stream, const CreditGrant& grant,
+                                std::uint64_t owed_before) {
+  const std::int32_t unannounced =
+      nghttp2_session_get_stream_effective_recv_data_length(session_, stream.stream_id);
+  const std::uint64_t padding =
+      unannounced > 0 && static_cast<std::uint64_t>(unannounced) > owed_before
+          ? static_cast<std::uint64_t>(unannounced) - owed_before
+          : 0;
+  const std::uint64_t increment = std::min<std::uint64_t>(grant.bytes + padding, INT32_MAX);
+  const int rv = nghttp2_submit_window_update(session_, NGHTTP2_FLAG_NONE, stream.stream_id,
+                                              static_cast<std::int32_t>(increment));
+  if (trace_.on()) {
+    if (rv != 0) {
+      trace_stream(stream.stream_id, std::string("window update: ") + nghttp2_strerror(rv));
+    } else if (grant.grown_to != 0) {
+      trace_stream(stream.stream_id, "window " + window_text(grant.grown_from) + " -> " +
+                                         window_text(grant.grown_to) + " (rtt " +
+                                         rtt_text(rtt_.min()) + ")");
+    } else {
+      trace_stream(stream.stream_id, "window +" + std::to_string(increment));
+    }
+  }
+  if (grant.grown_to != 0) follow_connection_window();
+}
+
+// Connection credit goes back on arrival, so the connection window only bounds what
+// is in flight at once; at twice the streams' windows together it never limits them
+// (nghttp2 announces it in half-window steps).
+void H2Session::follow_connection_window() {
+  std::uint64_t streams_total = 0;
+  for (const auto& entry : streams_) streams_total += entry.second.credit.window();
+  const std::uint64_t wanted = std::min<std::uint64_t>(2 * streams_total, INT32_MAX);
+  if (wanted <= static_cast<std::uint64_t>(connection_window_)) return;
+  const int rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
+                                                       static_cast<std::int32_t>(wanted));
+  if (rv != 0) return;  // the old window still works, only slower
+  if (trace_.on()) {
+    trace_conn("connection window " + window_text(static_cast<std::uint64_t>(connection_window_)) +
+               " -> " + window_text(wanted));
+  }
+  connection_window_ = static_cast<std::int32_t>(wanted);
+}
+
+void H2Session::note_pause(H2Stream& stream) {
+  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), time_.now())) return;
+  if (trace_.on()) {
+    trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
+                                       std::to_string(stream.sink->held_bytes()) + " bytes held)");
+  }
+}
+
+std::optional<TimePoint> H2Session::next_deadline() const {
+  std::optional<TimePoint> earliest;
+  for (const auto& entry : streams_) {
+    const std::optional<TimePoint> due = entry.second.credit.quiet_deadline();
+    if (due && (!earliest || *due < *earliest)) earliest = due;
+  }
+  return earliest;
+}
+
+void H2Session::on_timer() {
+  if (session_ == nullptr || broken_ || in_library_) return;
+  const TimePoint now = time_.now();
+  std::vector<std::int32_t> quiet;
+  for (const auto& entry : streams_) {
+    const std::optional<TimePoint> due = entry.second.credit.quiet_deadline();
+    if (due && *due <= now) quiet.push_back(entry.first);
+  }
+  // By id: a sink may cancel another stream from inside report_taken_after.
+  for (const std::int32_t stream_id : quiet) {
+    if (H2Stream* stream = find(stream_id)) give_back_credit(*stream, CreditTrigger::quiet);
+  }
+}
+
+// PING payloads carry a sequence number, so an acknowledgement finds its send time.
+Result<void> H2Session::submit_ping(bool liveness) {
+  const std::uint64_t sequence = ++pings_sent_;
+  std::uint8_t payload[8];
+  std::memcpy(payload, &sequence, sizeof payload);
+  const int rv = nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, payload);
+  if (rv != 0) return fatal_error(rv, "sending PING");
+  if (liveness) {
+    liveness_ping_ = sequence;
+    liveness_sent_at_ = time_.now();
+  } else {
+    probe_ping_ = sequence;
+    probe_sent_at_ = time_.now();
+  }
+  return {};
+}
+
+void H2Session::on_ping_ack(const nghttp2_frame& frame) {
+  std::uint64_t sequence = 0;
+  std::memcpy(&sequence, frame.ping.opaque_data, sizeof sequence);
+  const TimePoint now = time_.now();
+  if (sequence != 0 && sequence == probe_ping_) {
+    probe_ping_ = 0;
+    rtt_.add(now - probe_sent_at_);
+  } else if (sequence != 0 && sequence == liveness_ping_) {
+    liveness_ping_ = 0;
+    rtt_.add(now - liveness_sent_at_);
+  } else {
+    return;  // not ours (or a stale one): no sample
+  }
+  if (trace_.on()) trace_conn("rtt " + rtt_text(rtt_.latest()) + " (min " + rtt_text(rtt_.min()) + ")");
+}
+
+// More samples while bytes arrive: two more at once (a first one taken while the
+// server was still setting up the connection can be far above the path's delay),
+// then one now and then.
+void H2Session::maybe_probe_rtt() {
+  if (probe_ping_ != 0 || closing_ || broken_) return;
+  if (rtt_.samples() >= options_.early_rtt_samples &&
+      time_.now() - probe_sent_at_ < options_.rtt_probe_interval) {
+    return;
+  }
+  (void)submit_ping(false);  // a failure here is nghttp2 out of memory: noted, harmless
+}
+
+}  // namespace sluice

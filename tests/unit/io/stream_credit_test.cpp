@@ -1,0 +1,253 @@
+#include "io/stream_credit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+namespace sluice {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kMark = 256 * kKiB;
+
+// The policy alone, on a made-up timeline: every test names the times it uses.
+class StreamCreditTest : public ::testing::Test {
+ protected:
+  StreamCreditTest() { policy.max_window = 16 * kMiB; }
+
+  TimePoint at(milliseconds offset) const { return start + offset; }
+
+  WindowPolicy policy;
+  const TimePoint start = TimePoint(std::chrono::hours(1));
+};
+
+TEST_F(StreamCreditTest, StartsAtItsMark) {
+  StreamCredit credit(kMark, policy);
+  EXPECT_EQ(credit.window(), kMark);
+  EXPECT_EQ(credit.received(), 0u);
+  EXPECT_EQ(credit.credited(), 0u);
+}
+
+TEST_F(StreamCreditTest, ArrivalGivesBackWhatWasTakenOnceItReachesHalfTheWindow) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(100 * kKiB, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(0)), {}).bytes, 0u);
+  // The reader should report once the taken bytes reach half the window.
+  EXPECT_EQ(credit.report_after(0), 28 * kKiB);
+  credit.on_received(40 * kKiB, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(0)), {}).bytes,
+            140 * kKiB);
+  EXPECT_EQ(credit.credited(), 140 * kKiB);
+  EXPECT_EQ(credit.report_after(0), 128 * kKiB);
+}
+
+TEST_F(StreamCreditTest, AReaderReportGivesBackAnyAmountTaken) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(10 * kKiB, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(0)), {}).bytes,
+            10 * kKiB);
+}
+
+TEST_F(StreamCreditTest, HeldBytesAreNeverGivenBack) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(200 * kKiB, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(150 * kKiB, true, CreditTrigger::reader, at(milliseconds(0)), {}).bytes,
+            50 * kKiB);
+  // A consumer holding more than was received (decoded bytes) owes nothing.
+  EXPECT_EQ(credit.evaluate(400 * kKiB, true, CreditTrigger::reader, at(milliseconds(0)), {}).bytes,
+            0u);
+}
+
+TEST_F(StreamCreditTest, ALimitOutsideTheStreamHoldsAllCreditBack) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(200 * kKiB, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, false, CreditTrigger::reader, at(milliseconds(0)), {}).bytes, 0u);
+  EXPECT_EQ(credit.credited(), 0u);
+}
+
+TEST_F(StreamCreditTest, APausedStreamWantsNoReportAndIsNeverQuiet) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  EXPECT_TRUE(credit.pause_if_unwanted(false, at(milliseconds(1))));
+  EXPECT_FALSE(credit.pause_if_unwanted(false, at(milliseconds(2))));  // already
+  EXPECT_EQ(credit.paused_at(), at(milliseconds(1)));
+  EXPECT_EQ(credit.report_after(kMark), 0u);
+  EXPECT_FALSE(credit.quiet_deadline().has_value());
+  EXPECT_FALSE(credit.resume_if_wanted(false, at(milliseconds(3))));
+  EXPECT_TRUE(credit.resume_if_wanted(true, at(milliseconds(3))));
+  EXPECT_FALSE(credit.paused());
+}
+
+// A server may stop with part of its window unused; once nothing arrives for
+// quiet_after, what was taken goes back, and the reader reports when it has taken all
+// it holds.
+TEST_F(StreamCreditTest, AQuietStreamGivesBackAnyAmountAndAsksForADrainReport) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(64 * kKiB, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(40 * kKiB, true, CreditTrigger::arrival, at(milliseconds(0)), {}).bytes,
+            0u);
+  ASSERT_TRUE(credit.quiet_deadline().has_value());
+  EXPECT_EQ(*credit.quiet_deadline(), at(milliseconds(1)));
+  EXPECT_EQ(credit.evaluate(40 * kKiB, true, CreditTrigger::quiet, at(milliseconds(1)), {}).bytes,
+            24 * kKiB);
+  EXPECT_EQ(credit.report_after(40 * kKiB), 40 * kKiB);  // not half a window: all it holds
+  EXPECT_FALSE(credit.quiet_deadline().has_value());     // until bytes arrive again
+  credit.on_received(1 * kKiB, at(milliseconds(5)));
+  EXPECT_EQ(*credit.quiet_deadline(), at(milliseconds(6)));
+}
+
+TEST_F(StreamCreditTest, NothingOwedMeansNoQuietDeadline) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(0)), {}).bytes, kMark);
+  EXPECT_FALSE(credit.quiet_deadline().has_value());
+}
+
+// 256 KiB taken 10 ms after they started to arrive, on a 50 ms path: the window, not
+// the reader, set the rate. The rate seen needs 2.5 MiB for two round trips.
+TEST_F(StreamCreditTest, AWindowTakenWithinTwoRoundTripsGrowsToWhatTheRateNeeds) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  const CreditGrant grant =
+      credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(10)), milliseconds(50));
+  EXPECT_EQ(grant.grown_from, kMark);
+  EXPECT_EQ(grant.grown_to, 2560 * kKiB);
+  EXPECT_EQ(credit.window(), 2560 * kKiB);
+  EXPECT_EQ(grant.bytes, kMark + (2560 * kKiB - kMark));  // what was taken, plus the growth
+}
+
+TEST_F(StreamCreditTest, GrowthIsAtLeastDoubleAndAtMostTheMaxWindow) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  // Exactly two round trips: the rate seen needs no more, but the window limited it.
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(100)), milliseconds(50))
+                .grown_to,
+            2 * kMark);
+  credit.on_received(2 * kMark, at(milliseconds(100)));
+  // All at once: the step is capped (32x), then by max_window.
+  policy.max_window = 4 * kMiB;
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(100)), milliseconds(50))
+                .grown_to,
+            4 * kMiB);
+  credit.on_received(4 * kMiB, at(milliseconds(150)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(150)), milliseconds(50))
+                .grown_to,
+            0u);
+  EXPECT_EQ(credit.window(), 4 * kMiB);
+}
+
+TEST_F(StreamCreditTest, OnLoopbackAWindowLastsLongerThanTwoRoundTripsAndNeverGrows) {
+  StreamCredit credit(kMark, policy);
+  for (int window = 0; window < 8; ++window) {
+    credit.on_received(kMark, at(milliseconds(window)));
+    const CreditGrant grant = credit.evaluate(0, true, CreditTrigger::reader,
+                                              at(milliseconds(window + 1)), microseconds(60));
+    EXPECT_EQ(grant.grown_to, 0u);
+  }
+  EXPECT_EQ(credit.window(), kMark);
+}
+
+TEST_F(StreamCreditTest, AReaderSlowerThanThePathNeverGrowsItsWindow) {
+  StreamCredit credit(kMark, policy);
+  // A window every 150 ms on a 50 ms path: the reader sets the rate.
+  for (int window = 0; window < 8; ++window) {
+    credit.on_received(kMark, at(milliseconds(150 * window)));
+    EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(150 * window + 150)),
+                              milliseconds(50))
+                  .grown_to,
+              0u);
+  }
+  EXPECT_EQ(credit.window(), kMark);
+}
+
+TEST_F(StreamCreditTest, AReaderThatLeftBytesWaitingNeverGrowsItsWindow) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  credit.pause_if_unwanted(false, at(milliseconds(1)));
+  credit.resume_if_wanted(true, at(milliseconds(61)));
+  // Fast enough, but it held the stream Paused for over a round trip: its bytes
+  // waited, not the server.
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(62)), milliseconds(50))
+                .grown_to,
+            0u);
+  // Nor while it holds it Paused now.
+  credit.on_received(kMark, at(milliseconds(62)));
+  credit.pause_if_unwanted(false, at(milliseconds(62)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(63)), milliseconds(50))
+                .grown_to,
+            0u);
+  EXPECT_EQ(credit.window(), kMark);
+}
+
+// A window that lands in one burst touches the mark before the reader wakes: a pause
+// of an instant is not a reader leaving bytes waiting.
+TEST_F(StreamCreditTest, AnInstantAtTheMarkDoesNotStopGrowth) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  credit.pause_if_unwanted(false, at(milliseconds(0)));
+  credit.resume_if_wanted(true, at(milliseconds(1)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(1)), milliseconds(50))
+                .grown_from,
+            kMark);
+}
+
+TEST_F(StreamCreditTest, WithoutARoundTripTimeTheWindowNeverGrows) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(0)), {}).grown_to, 0u);
+}
+
+TEST_F(StreamCreditTest, NoMaxWindowKeepsTheMark) {
+  policy.max_window = 0;
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(1)), milliseconds(50))
+                .grown_to,
+            0u);
+}
+
+TEST_F(StreamCreditTest, TheLedgerSumsWindowsAndCapsTheirGrowth) {
+  WindowLedger ledger(1 * kMiB);
+  policy.ledger = &ledger;
+  StreamCredit first(kMark, policy);
+  {
+    StreamCredit second(kMark, policy);
+    EXPECT_EQ(ledger.granted(), 2 * kMark);
+    second.retire();  // the exchange ended; its record may live on
+    EXPECT_EQ(ledger.granted(), kMark);
+  }
+  EXPECT_EQ(ledger.granted(), kMark);
+  first.on_received(kMark, at(milliseconds(0)));
+  const CreditGrant grant =
+      first.evaluate(0, true, CreditTrigger::reader, at(milliseconds(1)), milliseconds(50));
+  EXPECT_EQ(grant.grown_to, 1 * kMiB);  // all the room the cap leaves
+  EXPECT_EQ(ledger.granted(), 1 * kMiB);
+  EXPECT_EQ(ledger.room(), 0u);
+}
+
+TEST_F(StreamCreditTest, AMovedCreditCarriesItsShareOfTheLedger) {
+  WindowLedger ledger;
+  policy.ledger = &ledger;
+  {
+    StreamCredit original(kMark, policy);
+    StreamCredit moved(std::move(original));
+    EXPECT_EQ(ledger.granted(), kMark);
+  }
+  EXPECT_EQ(ledger.granted(), 0u);
+}
+
+TEST(WindowText, NamesSizesAndRoundTrips) {
+  EXPECT_EQ(window_text(256 * 1024), "256 KiB");
+  EXPECT_EQ(window_text(16 * 1024 * 1024), "16 MiB");
+  EXPECT_EQ(window_text(1536 * 1024), "1.5 MiB");
+  EXPECT_EQ(window_text(1000), "1000 B");
+  EXPECT_EQ(rtt_text(std::chrono::microseconds(50200)), "50.2 ms");
+  EXPECT_EQ(rtt_text(std::chrono::microseconds(80)), "80 us");
+}
+
+}  // namespace
+}  // namespace sluice
