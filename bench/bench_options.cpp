@@ -3,6 +3,7 @@
 #include "bench/bench_options.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -24,13 +25,14 @@ const char* subcommand_name(Subcommand subcommand) {
     case Subcommand::file_burst: return "file-burst";
     case Subcommand::append_growth: return "append-growth";
     case Subcommand::download: return "download";
+    case Subcommand::link: return "link";
   }
   return "?";
 }
 
 constexpr Subcommand kAllSubcommands[] = {
     Subcommand::throughput, Subcommand::held,          Subcommand::many,    Subcommand::upload_burst,
-    Subcommand::file_burst, Subcommand::append_growth, Subcommand::download};
+    Subcommand::file_burst, Subcommand::append_growth, Subcommand::download, Subcommand::link};
 
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
@@ -39,7 +41,14 @@ constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigne
 // the library locally, and a network option given to them is a mistake.
 constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
                                          bit(Subcommand::many) | bit(Subcommand::upload_burst) |
-                                         bit(Subcommand::download);
+                                         bit(Subcommand::download) | bit(Subcommand::link);
+// The subcommands whose transfers may run through a delay link (--rtt): the others
+// measure memory locally or against their own slow server, where a delay means nothing.
+constexpr unsigned kLinkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
+                                      bit(Subcommand::many) | bit(Subcommand::download) |
+                                      bit(Subcommand::link);
+// The subcommands that create a Client (--max-window).
+constexpr unsigned kClientSubcommands = kNetworkSubcommands & ~bit(Subcommand::link);
 constexpr unsigned kSizedSubcommands =
     bit(Subcommand::upload_burst) | bit(Subcommand::file_burst) | bit(Subcommand::append_growth);
 
@@ -92,6 +101,19 @@ Result<std::size_t> parse_bytes(std::string_view option, std::string_view text) 
   return static_cast<std::size_t>(*number * unit);
 }
 
+// Milliseconds, fractions allowed (50, 0.5), from 0 to a minute.
+Result<double> parse_milliseconds(std::string_view option, std::string_view text) {
+  double value = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < 0 || value > 60'000) {
+    return usage_error(std::string(option) +
+                       ": expected milliseconds from 0 to 60000 (e.g. 50 or 0.5), got '" +
+                       std::string(text) + "'");
+  }
+  return value;
+}
+
 // Walks argv once. Owned by parse_bench_options for the duration of the call.
 class Parser {
  public:
@@ -105,6 +127,8 @@ class Parser {
   Result<void> apply_version(std::string_view name, VersionPolicy version);
   Result<void> apply_valued(std::string_view name, std::string_view value);
   Result<void> apply_counted(std::string_view name, std::string_view value);
+  Result<void> apply_link(std::string_view name, std::string_view value);
+  Result<void> apply_sized(std::string_view name, std::string_view value);
   Result<std::string_view> take_value(std::string_view name,
                                       std::optional<std::string_view> inline_value);
   Result<void> only_for(unsigned wanted, std::string_view name) const;
@@ -116,6 +140,7 @@ class Parser {
   const char* const* argv_;
   int index_ = 0;
   bool count_given_ = false;
+  bool link_mbit_given_ = false;
   std::string version_given_;  // the version option seen so far, for the conflict message
   BenchOptions options_;
 };
@@ -200,20 +225,53 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
     options_.dir = std::string(value);
     return {};
   }
+  if (name == "--rtt" || name == "--link-mbit") return apply_link(name, value);
+  return apply_sized(name, value);
+}
+
+// The byte counts (K/M suffixes), each valid for some subcommands only.
+Result<void> Parser::apply_sized(std::string_view name, std::string_view value) {
+  unsigned subcommands = 0;
   if (name == "--mark") {
-    Result<std::size_t> mark = parse_bytes(name, value);
-    if (!mark) return std::move(mark).error();
-    options_.mark = *mark;
+    subcommands = kNetworkSubcommands;
+  } else if (name == "--size") {
+    subcommands = kSizedSubcommands;
+  } else if (name == "--read-first") {
+    subcommands = bit(Subcommand::held);
+  } else if (name == "--max-window") {
+    subcommands = kClientSubcommands;
+  } else {
+    return apply_counted(name, value);
+  }
+  if (Result<void> ok = only_for(subcommands, name); !ok) return ok;
+  std::size_t bytes = 0;
+  // A window of 0 is the library's "keep every window at its mark".
+  if (name != "--max-window" || value != "0") {
+    Result<std::size_t> parsed = parse_bytes(name, value);
+    if (!parsed) return std::move(parsed).error();
+    bytes = *parsed;
+  }
+  if (name == "--mark") options_.mark = bytes;
+  if (name == "--size") options_.size = bytes;
+  if (name == "--read-first") options_.read_first = bytes;
+  if (name == "--max-window") options_.max_window = bytes;
+  return {};
+}
+
+Result<void> Parser::apply_link(std::string_view name, std::string_view value) {
+  if (Result<void> ok = only_for(kLinkSubcommands, name); !ok) return ok;
+  if (name == "--rtt") {
+    Result<double> rtt = parse_milliseconds(name, value);
+    if (!rtt) return std::move(rtt).error();
+    options_.rtt_ms = *rtt;
     return {};
   }
-  if (name == "--size") {
-    if (Result<void> ok = only_for(kSizedSubcommands, name); !ok) return ok;
-    Result<std::size_t> size = parse_bytes(name, value);
-    if (!size) return std::move(size).error();
-    options_.size = *size;
-    return {};
-  }
-  return apply_counted(name, value);
+  // Up to 100 Gbit/s: beyond, the link's own copying is the limit anyway.
+  Result<std::uint64_t> mbit = parse_number(name, value, 0, 100'000);
+  if (!mbit) return std::move(mbit).error();
+  options_.link_mbit = *mbit;
+  link_mbit_given_ = true;
+  return {};
 }
 
 // The options that take a whole number, each valid for some subcommands only.
@@ -255,7 +313,8 @@ Result<std::string_view> Parser::take_value(std::string_view name,
                                             std::optional<std::string_view> inline_value) {
   static constexpr std::string_view kValued[] = {
       "--url",  "--cacert",   "--mark",        "--runs",  "--count", "--reads",
-      "--size", "--requests", "--concurrency", "--split", "--dir"};
+      "--size", "--requests", "--concurrency", "--split", "--dir",   "--rtt",
+      "--link-mbit", "--max-window", "--read-first"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -292,6 +351,15 @@ Result<void> Parser::check_complete() {
   if (subcommand_ == Subcommand::many && options_.concurrency == 0) {
     return usage_error("many: --concurrency C is required (how many requests in flight)");
   }
+  if (subcommand_ == Subcommand::link && !options_.rtt_ms) {
+    return usage_error("link: --rtt MS is required (the link's round-trip time)");
+  }
+  if (link_mbit_given_ && !options_.rtt_ms) {
+    return usage_error("--link-mbit needs --rtt (--rtt 0 gives a rate cap without delay)");
+  }
+  if (options_.read_first > 0 && options_.reads_one_chunk) {
+    return usage_error("--read-first conflicts with --reads 1 (give one of them)");
+  }
   if (options_.runs == 0) options_.runs = subcommand_ == Subcommand::many ? 1 : 3;
   set_burst_defaults();
   return {};
@@ -316,6 +384,7 @@ ClientOptions client_options(const BenchOptions& options) {
   ClientOptions client;
   client.ca_file = options.ca_file;
   client.insecure = options.insecure;
+  if (options.max_window) client.max_stream_window = *options.max_window;
   return client;
 }
 
@@ -337,88 +406,6 @@ const char* curl_version_option(VersionPolicy version) {
     case VersionPolicy::http3_only: return "--http3-only";
   }
   return nullptr;
-}
-
-std::string usage_text() {
-  return R"(usage: sluice-bench SUBCOMMAND [options]
-
-Each benchmark prints one figure per line on stdout as `name value` (machine
-readable) and a short summary on stderr. See bench/README.md for how to read them.
-
-subcommands:
-  throughput --url URL [--runs N]
-      Downloads URL N times (default 3), reading into a 256 KiB buffer and
-      discarding. Prints the median MiB/s and CPU seconds per GiB. When curl is
-      on PATH, runs `curl -s -o /dev/null` on the same URL interleaved with ours
-      and prints its figures and ratio_vs_curl.
-  held --url URL --count N [--reads 0|1] [--no-sweep]
-      Starts N requests at once, reads nothing (--reads 0, default) or one chunk
-      of each body (--reads 1), waits 5 s so the 4 s sweep has run, and prints the
-      resident memory each unread response holds.
-  many --url URL --requests N --concurrency C [--runs R]
-      Fetches URL N times through one Client with C requests in flight at once
-      (over h2: streams of one connection; over HTTP/1.1: C connections), R times
-      (default 1). Prints the median requests/s and CPU per 1000 requests. When
-      h2load is on PATH, runs it on the same URL interleaved with ours and prints
-      its requests/s and ratio_vs_h2load.
-  upload-burst [--count N] [--size BYTES] [--url URL]
-      Starts N uploads (PUT) of owned bodies of BYTES each at once (default 300
-      of 1 MiB) to a server that reads slowly (one on loopback, unless --url),
-      once with the release rule and once without it, each in a child process,
-      and prints both peak resident sizes and their ratio.
-  file-burst [--count N] [--size BYTES]
-      Submits N positional file writes of owned chunks of BYTES each (default
-      300 of 1 MiB) to a file pool of 2 threads, collecting the completions only
-      after submitting all, with the release rule and without it (each in a
-      child process); prints both peaks and their ratio.
-  append-growth [--size BYTES]
-      Writes BYTES (default 64 MiB) then one byte to a BodyWriter nothing drains,
-      and the same to a std::vector, each in a child process; prints each peak's
-      growth over the payload and how long the one-byte write took.
-  download --url URL [--split N] [--runs R] [--dir DIR]
-      Downloads URL into a file in a scratch directory under DIR with
-      sluice::download() in N ranges (default 1), R times (default 3), each
-      run in a child process; interleaved with `curl -o`, `wget -O` and
-      `aria2c -x N -s N` (those on PATH) on the same URL. Every file must have
-      the same size; each is deleted after its run. Prints the median MiB/s,
-      peak resident MiB and CPU per GiB of each, and ratio_vs_PEER.
-  help
-      This text.
-
-options:
-  --url URL        the URL to download (http or https); upload-burst: where to
-                   PUT (optional)
-  --runs N         throughput, many, download: runs per contender (1..1000;
-                   default 3, many 1)
-  --split N        download: byte ranges fetched at once (1..16; default 1);
-                   aria2c gets -x N -s N
-  --dir DIR        download: where the scratch directory goes (default $TMPDIR
-                   or /tmp); use a disk, not a tmpfs, for a 1 GiB file
-  --count N        held: responses held at once; also the connection limit;
-                   upload-burst, file-burst: bodies or chunks (default 300)
-  --size BYTES     upload-burst, file-burst: bytes each (default 1M);
-                   append-growth: the payload (default 64M); K/M suffix
-  --no-sweep       held: turn the library's sweep off (to see what it saves)
-  --reads 0|1      held: read nothing, or one chunk of each body, before holding
-  --requests N     many: requests in all
-  --concurrency C  many: requests in flight at once
-  --mark BYTES     staging high-water mark per response (default 256K; K/M suffix)
-  --http1.1        HTTP/1.1 only (curl gets --http1.1 too)
-  --http2          HTTP/2 where TLS ALPN agrees (curl gets --http2 too)
-  --http2-prior-knowledge
-                   HTTP/2 at once, also h2c over http:// (curl gets it too)
-  --http3, --http3-only
-                   HTTP/3 (throughput: the peer is gtlsclient, and an HTTP/2 run
-                   of sluice on the same URL is interleaved for comparison)
-  --cacert FILE    trust this PEM bundle (curl gets --cacert FILE too; download:
-                   wget and aria2c get --ca-certificate=FILE)
-  -k, --insecure   skip certificate verification (curl gets -k too; download:
-                   wget --no-check-certificate, aria2c --check-certificate=false)
-  --compressed     ask for and decode gzip/br/zstd (curl gets --compressed too)
-
-exit status: 0 done, 1 a download, upload or write failed or runs disagreed,
-2 bad options.
-)";
 }
 
 }  // namespace sluice::bench

@@ -6,6 +6,8 @@
 // Ownership: BenchOptions is a value owned by main's thread.
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +25,7 @@ enum class Subcommand {
   file_burst,
   append_growth,
   download,
+  link,
 };
 
 struct BenchOptions {
@@ -46,6 +49,14 @@ struct BenchOptions {
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
   unsigned split = 1;               ///< download: DownloadOptions::ranges (--split N)
   std::string dir;                  ///< download: where files go (--dir; empty: $TMPDIR or /tmp)
+  /// --rtt MS: throughput, held, many, download run through delay links with this
+  /// round-trip time (0 allowed: the link without delay); unset: straight to the URL.
+  std::optional<double> rtt_ms;
+  std::uint64_t link_mbit = 0;      ///< --link-mbit: the link's rate per direction; 0: unlimited
+  /// --max-window: ClientOptions::max_stream_window for every Client made; unset: the
+  /// library's default.
+  std::optional<std::size_t> max_window;
+  std::size_t read_first = 0;       ///< held --read-first: bytes read of each body, then held
   bool show_help = false;
 };
 

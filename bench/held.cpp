@@ -1,11 +1,17 @@
 // `sluice-bench held`: what unread responses cost. N requests are started at once,
-// their bodies left unread (or read one chunk), and after the 4 s sweep has had time
-// to run, the growth of resident memory is divided by N. With backpressure working
-// each response holds about its mark plus one receive, however long the body.
-// Main thread only.
+// their bodies left unread (or read one chunk, or BYTES at full speed), and after
+// the 4 s sweep has had time to run, the growth of resident memory is divided by N.
+// With backpressure working each response holds about its mark plus one receive,
+// however long the body; over h2 and h3 each also keeps the receive window its
+// stream had when reading stopped. Main thread only, except the --read-first
+// callbacks (the Client's HTTP thread; they share only ReadFirst).
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
@@ -25,6 +31,24 @@ constexpr std::size_t kReadBuffer = 256 * 1024;
 constexpr std::chrono::milliseconds kSettle{5'500};
 // How long the responses may take to reach their marks (slow handshakes, refills).
 constexpr std::chrono::seconds kPauseDeadline{20};
+// How long --read-first may take for all N (small windows over a long RTT are slow).
+constexpr std::chrono::seconds kReadFirstDeadline{300};
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// --read-first: the responses still reading their first bytes. Shared by the main
+// thread (waits) and the body callbacks on the HTTP thread (count down); guarded by mu.
+struct ReadFirst {
+  std::mutex mu;
+  std::condition_variable done_cv;
+  std::size_t reading = 0;  // responses that have not yet read their bytes or ended
+  std::string failure;      // the first body that failed while being read
+
+  void finish(const Result<void>* failed) {
+    std::lock_guard lock(mu);
+    if (failed != nullptr && !*failed && failure.empty()) failure = failed->error().describe();
+    if (reading > 0 && --reading == 0) done_cv.notify_all();
+  }
+};
 
 // Waits until every response is paused at its mark, or the deadline passed.
 void wait_until_all_paused(const Client& client, std::size_t count) {
@@ -63,6 +87,35 @@ Result<void> read_one_chunk_each(std::vector<Response>& responses, std::span<std
   return {};
 }
 
+// Reads each body on the HTTP thread as its bytes arrive (callback mode, so all N
+// stream at once at full speed) until `bytes` were taken, then pauses it for good:
+// from then on it is held like an unread one.
+void start_reading_first(std::vector<Response>& responses, std::size_t bytes,
+                         const std::shared_ptr<ReadFirst>& state) {
+  state->reading = responses.size();
+  for (Response& response : responses) {
+    auto taken = std::make_shared<std::size_t>(0);
+    auto counted = std::make_shared<std::atomic<bool>>(false);  // finish() once per response
+    auto finish_once = [state, counted](const Result<void>* failed) {
+      if (!counted->exchange(true)) state->finish(failed);
+    };
+    response.body.on_data(
+        [bytes, taken, finish_once](std::span<const std::byte> chunk) {
+          *taken += chunk.size();
+          if (*taken < bytes) return true;
+          finish_once(nullptr);
+          return false;  // held from here on: the reader never resumes
+        },
+        [finish_once](Result<void> end) { finish_once(&end); });
+  }
+}
+
+// Waits until every response read its bytes (or ended); false on the deadline.
+bool wait_read_first(ReadFirst& state) {
+  std::unique_lock lock(state.mu);
+  return state.done_cv.wait_for(lock, kReadFirstDeadline, [&] { return state.reading == 0; });
+}
+
 void print_held_figures(const std::vector<Response>& responses, const MemoryStatus& before,
                         const MemoryStatus& now) {
   double count = static_cast<double>(responses.size());
@@ -77,6 +130,60 @@ void print_held_figures(const std::vector<Response>& responses, const MemoryStat
   print_figure("held_rss_mib_total", grown / (1024.0 * 1024.0));
   print_figure("process_rss_mib", to_mib(now.rss_bytes));
   print_figure("process_hwm_mib", to_mib(now.hwm_bytes));
+  std::fflush(stdout);
+}
+
+// Reads what the options ask for before holding: nothing, one chunk of each body,
+// or --read-first bytes of each. Returns how long the --read-first reading took (0
+// otherwise); fails when a body failed.
+Result<double> read_before_holding(std::vector<Response>& responses, const BenchOptions& options,
+                                   std::span<std::byte> buffer) {
+  if (options.reads_one_chunk) {
+    Result<void> read = read_one_chunk_each(responses, buffer);
+    if (!read) return std::move(read).error();
+    return 0.0;
+  }
+  if (options.read_first == 0) return 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  auto state = std::make_shared<ReadFirst>();
+  start_reading_first(responses, options.read_first, state);
+  const bool all_read = wait_read_first(*state);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard lock(state->mu);
+  if (!state->failure.empty()) return Error(ErrorCategory::protocol, state->failure);
+  if (!all_read) {
+    print_note("note: " + std::to_string(state->reading) + " responses had not read " +
+               std::to_string(options.read_first) + " bytes after " +
+               std::to_string(kReadFirstDeadline.count()) + " s; holding them as they are");
+  }
+  return seconds;
+}
+
+// Waits until every response is paused at its mark, then long enough for the sweep.
+void hold(const Client& client, std::size_t count) {
+  wait_until_all_paused(client, count);
+  const std::size_t paused = client.stats().paused_receivers;
+  print_note("holding " + std::to_string(count) + " responses (" + std::to_string(paused) +
+             " paused at their marks) for 5.5 s more");
+  std::this_thread::sleep_for(kSettle);
+}
+
+// The sweep's figures and the receive windows the held streams keep (h2, h3; 0 over
+// HTTP/1.1, where the kernel's socket buffer is the window).
+void print_client_figures(const ClientStats& stats, const ClientOptions& client_opts,
+                          const BenchOptions& options, double read_first_s) {
+  const double count = static_cast<double>(options.count);
+  print_figure("sweep_releases", static_cast<double>(stats.sweep_releases), 0);
+  print_figure("sweep_kib_released", static_cast<double>(stats.sweep_bytes_released) / 1024.0, 1);
+  const double window_mib = static_cast<double>(stats.stream_window_bytes) / kMiB;
+  print_figure("stream_window_mib_total", window_mib);
+  print_figure("stream_window_mib_per_response", window_mib / count);
+  print_figure("max_stream_window_mib", static_cast<double>(client_opts.max_stream_window) / kMiB);
+  if (options.read_first > 0) {
+    print_figure("read_first_mib", static_cast<double>(options.read_first) / kMiB);
+    print_figure("read_first_s", read_first_s);
+  }
   std::fflush(stdout);
 }
 
@@ -104,26 +211,19 @@ int run_held(const BenchOptions& options) {
     print_note("request failed: " + responses.error().describe());
     return kExitFailed;
   }
-  if (options.reads_one_chunk) {
-    if (Result<void> read = read_one_chunk_each(*responses, buffer); !read) {
-      print_note("reading a body failed: " + read.error().describe());
-      return kExitFailed;
-    }
+  Result<double> read_first_s = read_before_holding(*responses, options, buffer);
+  if (!read_first_s) {
+    print_note("reading a body failed: " + read_first_s.error().describe());
+    return kExitFailed;
   }
-  wait_until_all_paused(*client, options.count);
-  const std::size_t paused = client->stats().paused_receivers;
-  print_note("holding " + std::to_string(options.count) + " responses (" + std::to_string(paused) +
-             " paused at their marks) for 5.5 s more");
-  std::this_thread::sleep_for(kSettle);
+  hold(*client, options.count);
   Result<MemoryStatus> now = read_memory_status();
   if (!now) {
     print_note(now.error().message());
     return kExitFailed;
   }
   print_held_figures(*responses, *before, *now);
-  const ClientStats stats = client->stats();
-  print_figure("sweep_releases", static_cast<double>(stats.sweep_releases), 0);
-  print_figure("sweep_kib_released", static_cast<double>(stats.sweep_bytes_released) / 1024.0, 1);
+  print_client_figures(client->stats(), client_opts, options, *read_first_s);
   return kExitOk;  // responses, then the Client, are dropped on the way out
 }
 

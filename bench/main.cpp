@@ -3,11 +3,45 @@
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 #include "bench/bench_options.hpp"
+#include "bench/delay_route.hpp"
 #include "bench/report.hpp"
 #include "bench/subcommands.hpp"
+
+namespace {
+
+std::optional<sluice::bench::Subcommand> subcommand_named(std::string_view name) {
+  using sluice::bench::Subcommand;
+  if (name == "throughput") return Subcommand::throughput;
+  if (name == "held") return Subcommand::held;
+  if (name == "many") return Subcommand::many;
+  if (name == "upload-burst") return Subcommand::upload_burst;
+  if (name == "file-burst") return Subcommand::file_burst;
+  if (name == "append-growth") return Subcommand::append_growth;
+  if (name == "download") return Subcommand::download;
+  if (name == "link") return Subcommand::link;
+  return std::nullopt;
+}
+
+int dispatch(sluice::bench::Subcommand subcommand, const sluice::bench::BenchOptions& options) {
+  using namespace sluice::bench;
+  switch (subcommand) {
+    case Subcommand::throughput: return run_throughput(options);
+    case Subcommand::held: return run_held(options);
+    case Subcommand::many: return run_many(options);
+    case Subcommand::upload_burst: return run_upload_burst(options);
+    case Subcommand::file_burst: return run_file_burst(options);
+    case Subcommand::append_growth: return run_append_growth(options);
+    case Subcommand::download: return run_download(options);
+    case Subcommand::link: return run_link(options);
+  }
+  return kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace sluice::bench;
@@ -19,28 +53,14 @@ int main(int argc, char** argv) {
     std::fputs(usage_text().c_str(), stdout);
     return kExitOk;
   }
-  Subcommand subcommand;
-  if (name == "throughput") {
-    subcommand = Subcommand::throughput;
-  } else if (name == "held") {
-    subcommand = Subcommand::held;
-  } else if (name == "many") {
-    subcommand = Subcommand::many;
-  } else if (name == "upload-burst") {
-    subcommand = Subcommand::upload_burst;
-  } else if (name == "file-burst") {
-    subcommand = Subcommand::file_burst;
-  } else if (name == "append-growth") {
-    subcommand = Subcommand::append_growth;
-  } else if (name == "download") {
-    subcommand = Subcommand::download;
-  } else {
+  std::optional<Subcommand> subcommand = subcommand_named(name);
+  if (!subcommand) {
     print_note(name.empty() ? "no subcommand given (try 'sluice-bench help')"
                             : "unknown subcommand '" + std::string(name) +
                                   "' (try 'sluice-bench help')");
     return kExitUsage;
   }
-  sluice::Result<BenchOptions> options = parse_bench_options(subcommand, argc - 2, argv + 2);
+  sluice::Result<BenchOptions> options = parse_bench_options(*subcommand, argc - 2, argv + 2);
   if (!options) {
     print_note(options.error().message());
     return kExitUsage;
@@ -49,14 +69,15 @@ int main(int argc, char** argv) {
     std::fputs(usage_text().c_str(), stdout);
     return kExitOk;
   }
-  switch (subcommand) {
-    case Subcommand::throughput: return run_throughput(*options);
-    case Subcommand::held: return run_held(*options);
-    case Subcommand::many: return run_many(*options);
-    case Subcommand::upload_burst: return run_upload_burst(*options);
-    case Subcommand::file_burst: return run_file_burst(*options);
-    case Subcommand::append_growth: return run_append_growth(*options);
-    case Subcommand::download: return run_download(*options);
+  // With --rtt every contender runs through the links on a rewritten URL. They start
+  // here, before the benchmark has any thread, as they run in a fork()ed process.
+  sluice::Result<DelayRoute> route = DelayRoute::start(*options);
+  if (!route) {
+    print_note(route.error().message());
+    return kExitFailed;
   }
-  return kExitUsage;
+  route->print_figures();
+  const int status = dispatch(*subcommand, route->options());
+  route->finish();
+  return status;
 }

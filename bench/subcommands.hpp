@@ -28,5 +28,9 @@ int run_append_growth(const BenchOptions& options);
 /// Median download speed, peak memory and CPU of sluice::download() into a file, and of
 /// curl, wget and aria2c on the same URL (download.cpp).
 int run_download(const BenchOptions& options);
+/// Keeps the delay links of --rtt up, prints the URL through them, and waits for
+/// SIGINT or SIGTERM: for running any client by hand through the same path
+/// (link.cpp).
+int run_link(const BenchOptions& options);
 
 }  // namespace sluice::bench

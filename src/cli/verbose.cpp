@@ -96,7 +96,8 @@ std::string describe_client_stats(const ClientStats& stats) {
          human_bytes(stats.request_body_bytes_held) + " of request bodies held, " +
          std::to_string(stats.connections) + " connection" + (stats.connections == 1 ? "" : "s") +
          ", sweep freed " + std::to_string(stats.sweep_releases) + " (" +
-         human_bytes(stats.sweep_bytes_released) + ")\n";
+         human_bytes(stats.sweep_bytes_released) + "), " +
+         human_bytes(stats.stream_window_bytes) + " of stream windows granted\n";
 }
 
 }  // namespace sluice::cli

@@ -118,6 +118,7 @@ void ConnectionPool::try_next_h3_address(const std::string& key) {
   const std::uint64_t id = next_conn_id_++;
   H3SessionOptions session;
   session.window = core_.window_policy();
+  session.connection_window = options.connection_window;
   auto conn = H3Connection::connect(core_.loop(), std::move(options), *this, id, core_.trace(),
                                     std::move(session));
   if (!conn) {

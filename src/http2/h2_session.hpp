@@ -180,7 +180,9 @@ class H2Session {
 
   // Credit and round trips (h2_session_credit.cpp).
   void give_back_credit(H2Stream& stream, CreditTrigger why);
-  void announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t owed_before);
+  void announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held);
+  void trace_credit(const H2Stream& stream, const CreditGrant& grant, std::uint64_t increment,
+                    int rv) const;
   void follow_connection_window();
   void note_pause(H2Stream& stream);
   Result<void> submit_ping(bool liveness);

@@ -14,43 +14,50 @@ namespace sluice {
 
 void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why) {
   if (session_ == nullptr || broken_) return;
-  const std::uint64_t owed_before = stream.credit.received() - stream.credit.credited();
   const std::uint64_t held = stream.sink->held_bytes();
   const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
                                                    time_.now(), rtt_.min());
-  if (grant.bytes > 0) announce_credit(stream, grant, owed_before);
+  if (grant.bytes > 0) announce_credit(stream, grant, held);
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
 
-// One WINDOW_UPDATE for what the consumer took plus the window's growth. nghttp2 also
-// counts DATA padding against the window (and, with automatic updates off, returns it
-// only in its own half-window steps): the increment takes along what of it is still
-// unannounced, which nghttp2 reports as received bytes beyond the body bytes owed.
-// An increment larger than what nghttp2 counts as received raises its local window
-// by the difference: that is the growth.
-void H2Session::announce_credit(H2Stream& stream, const CreditGrant& grant,
-                                std::uint64_t owed_before) {
+// What the consumer took goes back as what nghttp2 counts as received and not yet
+// announced, less what the consumer holds: that takes along DATA padding (which
+// nghttp2 counts against the window and, with automatic updates off, returns only in
+// its own half-window steps), and it is never more than nghttp2 owes the server, so a
+// window lowered below the protocol's 64 KiB (a small mark) stays lowered. Growth is
+// nghttp2's own local window set to the new size, which sends the difference.
+void H2Session::announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held) {
   const std::int32_t unannounced =
       nghttp2_session_get_stream_effective_recv_data_length(session_, stream.stream_id);
-  const std::uint64_t padding =
-      unannounced > 0 && static_cast<std::uint64_t>(unannounced) > owed_before
-          ? static_cast<std::uint64_t>(unannounced) - owed_before
-          : 0;
-  const std::uint64_t increment = std::min<std::uint64_t>(grant.bytes + padding, INT32_MAX);
-  const int rv = nghttp2_submit_window_update(session_, NGHTTP2_FLAG_NONE, stream.stream_id,
-                                              static_cast<std::int32_t>(increment));
-  if (trace_.on()) {
-    if (rv != 0) {
-      trace_stream(stream.stream_id, std::string("window update: ") + nghttp2_strerror(rv));
-    } else if (grant.grown_to != 0) {
-      trace_stream(stream.stream_id, "window " + window_text(grant.grown_from) + " -> " +
-                                         window_text(grant.grown_to) + " (rtt " +
-                                         rtt_text(rtt_.min()) + ")");
-    } else {
-      trace_stream(stream.stream_id, "window +" + std::to_string(increment));
-    }
+  int rv = 0;
+  std::uint64_t increment = 0;
+  if (unannounced > 0 && static_cast<std::uint64_t>(unannounced) > held) {
+    increment = static_cast<std::uint64_t>(unannounced) - held;
+    rv = nghttp2_submit_window_update(session_, NGHTTP2_FLAG_NONE, stream.stream_id,
+                                      static_cast<std::int32_t>(increment));
   }
-  if (grant.grown_to != 0) follow_connection_window();
+  if (rv == 0 && grant.grown_to != 0) {
+    const auto window = static_cast<std::int32_t>(std::min<std::uint64_t>(grant.grown_to, INT32_MAX));
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, stream.stream_id, window);
+  }
+  if (trace_.on()) trace_credit(stream, grant, increment, rv);
+  if (rv == 0 && grant.grown_to != 0) follow_connection_window();
+}
+
+void H2Session::trace_credit(const H2Stream& stream, const CreditGrant& grant,
+                             std::uint64_t increment, int rv) const {
+  if (rv != 0) {
+    // Out of memory in nghttp2: the credit goes with the next announcement.
+    trace_stream(stream.stream_id, std::string("window update: ") + nghttp2_strerror(rv));
+    return;
+  }
+  if (increment > 0) trace_stream(stream.stream_id, "window +" + std::to_string(increment));
+  if (grant.grown_to != 0) {
+    trace_stream(stream.stream_id, "window " + window_text(grant.grown_from) + " -> " +
+                                       window_text(grant.grown_to) + " (rtt " +
+                                       rtt_text(rtt_.min()) + ")");
+  }
 }
 
 // Connection credit goes back on arrival, so the connection window only bounds what

@@ -55,6 +55,9 @@ namespace sluice {
 struct H3SessionOptions {
   /// How stream windows grow and when credit goes back (io/stream_credit.hpp).
   WindowPolicy window;
+  /// The connection receive window the transport started with (QuicOptions's):
+  /// the session raises it when the streams' windows grow past half of it.
+  std::uint64_t connection_window = 16 * 1024 * 1024;
   /// SETTINGS_MAX_FIELD_SECTION_SIZE announced to the server (each stream also
   /// enforces its own ExchangeRequest::max_header_bytes).
   std::uint64_t max_field_section_size = 256 * 1024;
@@ -211,6 +214,7 @@ class H3Session final : public QuicApplication {
   H3Stream* find(std::int64_t stream_id);
   void give_back_credit(H3Stream& stream, CreditTrigger why);
   void announce_credit(H3Stream& stream, const CreditGrant& grant);
+  void follow_connection_window();
   void note_pause(H3Stream& stream);
   /// Ends the exchange (the record stays until the QUIC stream closes) and returns
   /// its sink; the body source is detached first, since the caller may free it in
@@ -241,6 +245,7 @@ class H3Session final : public QuicApplication {
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
   std::optional<Error> terminal_error_;  // the session failed with this
   std::uint64_t close_code_ = NGHTTP3_H3_NO_ERROR;
+  std::uint64_t connection_window_raised_ = 0;  // beyond options_.connection_window
   std::size_t active_ = 0;
   std::uint64_t streams_ended_ = 0;
   std::int64_t reading_stream_ = -1;   // the stream on_stream_data is feeding to nghttp3

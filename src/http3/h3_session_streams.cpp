@@ -74,9 +74,25 @@ void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant) {
                                        window_text(grant.grown_to) + " (rtt " +
                                        rtt_text(streams_->path_rtt()) + ")");
   }
-  // Connection credit comes back on arrival, so the connection window only bounds
-  // what is in flight: it grows with the streams' windows, twice over, as over h2.
-  streams_->extend_connection_window(2 * growth);
+  follow_connection_window();
+}
+
+// Connection credit comes back on arrival, so the connection window only bounds what
+// is in flight at once: at twice the open streams' windows together it never limits
+// them, as over h2. It never shrinks (QUIC cannot take credit back).
+void H3Session::follow_connection_window() {
+  std::uint64_t streams_total = 0;
+  for (const auto& entry : stream_map_) {
+    if (entry.second.sink != nullptr) streams_total += entry.second.credit.window();
+  }
+  const std::uint64_t wanted = 2 * streams_total;
+  const std::uint64_t now_allowed = options_.connection_window + connection_window_raised_;
+  if (wanted <= now_allowed) return;
+  streams_->extend_connection_window(wanted - now_allowed);
+  connection_window_raised_ += wanted - now_allowed;
+  if (trace_.on()) {
+    trace_conn("connection window " + window_text(now_allowed) + " -> " + window_text(wanted));
+  }
 }
 
 void H3Session::note_pause(H3Stream& stream) {

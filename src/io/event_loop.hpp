@@ -67,8 +67,11 @@ class EventLoop final : public TimeSource {
   /// Cancels a pending timer; a no-op for a fired or unknown id.
   void cancel_timer(TimerId id);
 
-  /// The time at the start of this turn of the loop (cheap; no syscall).
-  TimePoint now() const noexcept override { return now_; }
+  /// The time now (a vDSO clock read, no syscall). Round trips are measured with it,
+  /// so it is read afresh: a turn that finishes a TLS handshake spends a millisecond
+  /// verifying a certificate before the first frames leave. Timers run by the time
+  /// the turn started (a timer re-armed at now() waits for the next turn).
+  TimePoint now() const noexcept override { return Clock::now(); }
 
  private:
   void wake();  // any thread: makes a sleeping run() return from epoll_wait

@@ -12,13 +12,13 @@
 namespace sluice {
 namespace {
 
-// A window took this many round trips or less: the window, not the reader, set the
-// rate (a window-limited sender delivers one window per round trip; two leaves room
-// for the reader's own hand-offs). ngtcp2 and Chromium's QUIC use the same factor.
-constexpr int kWindowLimitedRtts = 2;
-// The observed rate is trusted for at most this factor of growth per step: a window
-// that arrived in one burst says little about how much faster the path could go.
-constexpr double kMaxGrowthPerStep = 32.0;
+// Below this round-trip time (loopback, a LAN) a mark-sized window already carries
+// over 100 MiB/s (256 KiB per 2 ms), and a round trip measured by PING is mostly the
+// peers' own scheduling (0.2 to 1 ms on a busy loopback): windows stay at the mark.
+constexpr std::chrono::nanoseconds kSmallestGrowingRtt = std::chrono::milliseconds(2);
+// The observed rate is trusted for at most this factor of growth per step: half a
+// window that arrived within one turn of the loop says only that the path is fast.
+constexpr double kMaxGrowthPerStep = 128.0;
 // Grown windows are rounded up to this, so trace lines and frames carry round sizes.
 constexpr std::uint64_t kWindowGranule = 64 * 1024;
 // HTTP/2 windows are 31-bit; QUIC's are larger, but no stream needs more.
@@ -62,7 +62,7 @@ StreamCredit::StreamCredit(StreamCredit&& other) noexcept
       epoch_start_(other.epoch_start_),
       epoch_taken_(other.epoch_taken_),
       paused_in_epoch_(other.paused_in_epoch_),
-      ran_out_in_epoch_(other.ran_out_in_epoch_),
+      last_rtt_(other.last_rtt_),
       ledgered_(other.ledgered_) {
   other.ledgered_ = 0;  // the share moved with the stream
 }
@@ -74,10 +74,6 @@ void StreamCredit::on_received(std::uint64_t n, TimePoint now) {
     epoch_start_ = now;
   }
   received_ += n;
-  // What the server may still send: a server that keeps sending while it has more
-  // than a quarter of the window is not held back by it.
-  const std::uint64_t outstanding = received_ - credited_;
-  if (outstanding + window_ / 4 >= window_) ran_out_in_epoch_ = true;
   last_arrival_ = now;
   quiet_armed_ = true;
   drain_report_ = false;  // bytes flow again: the ordinary threshold applies
@@ -100,6 +96,7 @@ bool StreamCredit::resume_if_wanted(bool wants_body, TimePoint now) {
 
 CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTrigger why,
                                    TimePoint now, std::chrono::nanoseconds rtt) {
+  last_rtt_ = rtt;
   if (why == CreditTrigger::quiet) quiet_armed_ = false;
   if (why == CreditTrigger::reader) drain_report_ = false;
   CreditGrant grant;
@@ -107,7 +104,7 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
   const std::uint64_t outstanding = received_ - credited_;
   const std::uint64_t takeable = outstanding > held ? outstanding - held : 0;
   const std::uint64_t before = window_;
-  const std::uint64_t growth = grow(received_ - std::min(held, received_), now, rtt);
+  const std::uint64_t growth = grow(received_ - std::min(held, received_), held, now, rtt);
   const bool any_amount = why != CreditTrigger::arrival;
   if (growth == 0 && takeable < before / 2 && !(any_amount && takeable > 0)) {
     if (why == CreditTrigger::quiet && held > 0) drain_report_ = true;
@@ -124,25 +121,30 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
   return grant;
 }
 
-// Epochs: the reader took a whole window since the epoch began. If that took at most
-// two round trips, the reader left no bytes waiting and the server ran out of window
-// meanwhile, the window held the rate back: grow it.
-std::uint64_t StreamCredit::grow(std::uint64_t taken, TimePoint now, std::chrono::nanoseconds rtt) {
-  if (!epoch_started_ || taken < epoch_taken_ + window_) return 0;
+// Epochs: half a window at a time (credit goes back in half-window steps, and a
+// window-limited server sends each step as a burst). When the reader took half the
+// window within one round trip of its first byte and left no bytes waiting, the
+// window held the rate back: the rate seen needs the window grown.
+std::uint64_t StreamCredit::grow(std::uint64_t taken, std::uint64_t held, TimePoint now,
+                                  std::chrono::nanoseconds rtt) {
+  if (!epoch_started_ || taken < epoch_taken_ + window_ / 2) return 0;
   const auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(now - epoch_start_);
-  const bool waited = paused_ || paused_in_epoch_ > rtt;  // the reader left bytes waiting
-  const bool window_limited = ran_out_in_epoch_ && !waited &&
-                              rtt > std::chrono::nanoseconds::zero() &&
-                              elapsed <= kWindowLimitedRtts * rtt;
-  start_epoch(taken, now);
+  // The reader left bytes waiting if it held the stream Paused for a quarter of a
+  // round trip or more in all. A window that lands in one burst reaches the mark
+  // before a prompt reader wakes (the mark is the first window): that pause is
+  // over in microseconds.
+  auto paused_for = paused_in_epoch_;
+  if (paused_) paused_for += now - std::max(paused_at_, epoch_start_);
+  const bool waited = 4 * paused_for > rtt;
+  const bool window_limited = !waited && rtt >= kSmallestGrowingRtt && elapsed <= rtt;
+  start_epoch(taken, held, now);
   if (!window_limited) return 0;
-  std::uint64_t target = std::min(grown_window(elapsed, rtt), policy_->max_window);
-  if (policy_->ledger != nullptr) {
-    target = std::min(target, window_ + policy_->ledger->room());
-  }
+  const std::uint64_t target = std::min(grown_window(elapsed, rtt), policy_->max_window);
   if (target <= window_) return 0;
-  const std::uint64_t growth = target - window_;
-  window_ = target;
+  std::uint64_t growth = target - window_;
+  if (policy_->ledger != nullptr) growth = std::min(growth, policy_->ledger->room());
+  if (growth == 0) return 0;
+  window_ += growth;
   if (policy_->ledger != nullptr) {
     policy_->ledger->add(growth);
     ledgered_ += growth;
@@ -150,23 +152,26 @@ std::uint64_t StreamCredit::grow(std::uint64_t taken, TimePoint now, std::chrono
   return growth;
 }
 
-// The window the observed rate needs for two round trips, at least double: the rate
-// is window / elapsed, so the window it needs is window * 2 rtt / elapsed.
+// The window the observed rate needs for two round trips, at least double: half a
+// window came in `elapsed`, so two round trips need window * rtt / elapsed.
 std::uint64_t StreamCredit::grown_window(std::chrono::nanoseconds elapsed,
                                          std::chrono::nanoseconds rtt) const {
   const double span = static_cast<double>(std::max(elapsed.count(), std::int64_t{1}));
-  double factor = kWindowLimitedRtts * static_cast<double>(rtt.count()) / span;
-  factor = std::clamp(factor, 2.0, kMaxGrowthPerStep);
+  const double factor = std::clamp(static_cast<double>(rtt.count()) / span, 2.0, kMaxGrowthPerStep);
   const double wanted = static_cast<double>(window_) * factor;
   const double largest = static_cast<double>(kLargestWindow);
   return std::min(round_up(static_cast<std::uint64_t>(std::min(wanted, largest))), kLargestWindow);
 }
 
-void StreamCredit::start_epoch(std::uint64_t taken, TimePoint now) {
+// The next half window counts from its first byte: a window-limited server sends it
+// as a burst when credit reaches it, and the time from that burst's first byte to
+// the reader taking its last is what the path carries it in. Bytes still held now
+// arrived earlier, so with some held it counts from now instead.
+void StreamCredit::start_epoch(std::uint64_t taken, std::uint64_t held, TimePoint now) {
+  epoch_started_ = held > 0;
   epoch_start_ = now;
   epoch_taken_ = taken;
   paused_in_epoch_ = std::chrono::nanoseconds::zero();
-  ran_out_in_epoch_ = false;
 }
 
 std::uint64_t StreamCredit::report_after(std::uint64_t held) const noexcept {
@@ -182,7 +187,10 @@ std::optional<TimePoint> StreamCredit::quiet_deadline() const noexcept {
   if (!quiet_armed_ || paused_ || policy_->quiet_after <= std::chrono::nanoseconds::zero()) {
     return std::nullopt;
   }
-  return last_arrival_ + std::chrono::duration_cast<TimePoint::duration>(policy_->quiet_after);
+  // At least a round trip: on a slow path packets come further apart than a
+  // millisecond, and a gap between them is not a server waiting for window.
+  const auto quiet = std::max(policy_->quiet_after, last_rtt_);
+  return last_arrival_ + std::chrono::duration_cast<TimePoint::duration>(quiet);
 }
 
 void StreamCredit::retire() noexcept {

@@ -137,6 +137,51 @@ TEST_F(H2FlowControlTest, LargerMarkOpensALargerStreamWindow) {
   EXPECT_EQ(peer.remote_window(stream_id), 0);
 }
 
+// A mark below the protocol's 64 KiB: the server may use the 64 KiB it was granted
+// before our window reached it, but never more, and after that exactly the mark
+// beyond what the reader took.
+TEST_F(H2FlowControlTest, SmallMarkHoldsAfterTheFirst64KiB) {
+  RecordingSink held(16 * kKiB);
+  held.hold();
+  ExchangeRequest request = get("/small");
+  request.mark = 16 * kKiB;
+  const std::int32_t stream_id = submit(std::move(request), held);
+  pump();
+  peer.respond(stream_id, 200);
+  peer.send_body(stream_id, pattern(1 * kMiB), true);
+  pump();
+  EXPECT_EQ(held.body.size(), 65535u);  // the protocol's initial window, granted first
+  for (int round = 0; round < 200 && !held.completed; ++round) {
+    if (held.take(SIZE_MAX)) session.resume_stream(stream_id);
+    pump();
+    EXPECT_LE(held.held_bytes(), 16 * kKiB) << "round " << round;
+    EXPECT_LE(peer.remote_window(stream_id), static_cast<std::int32_t>(16 * kKiB));
+  }
+  EXPECT_TRUE(held.completed);
+}
+
+// Padding counts against the window: a reader that takes everything gets it all
+// back, so a padded body of many windows never stalls.
+TEST_F(H2FlowControlTest, PaddedBodyOfManyWindowsCompletesForAHoldingReader) {
+  H2PeerOptions options;
+  options.data_padding = 255;
+  test::H2ClientHarness padded(options);
+  RecordingSink sink;
+  sink.hold();
+  const std::int32_t stream_id = padded.submit(get(), sink);
+  padded.pump();
+  const std::string body = pattern(8 * kMiB, 'd');
+  padded.peer.respond(stream_id, 200);
+  padded.peer.send_body(stream_id, body, true);
+  for (int round = 0; round < 1000 && !sink.completed; ++round) {
+    padded.pump();
+    if (sink.take(100 * kKiB)) padded.session.resume_stream(stream_id);
+  }
+  EXPECT_TRUE(padded.pump_errors.empty());
+  EXPECT_TRUE(sink.completed);
+  EXPECT_TRUE(sink.body == body);
+}
+
 TEST_F(H2FlowControlTest, PaddingIsNotDeliveredAsBody) {
   H2PeerOptions options;
   options.data_padding = 200;

@@ -263,6 +263,24 @@ TYPED_TEST(WindowPolicySessions, AReaderThatKeepsUpGrowsItsWindowToTheMax) {
   EXPECT_LE(most_per_round_trip, 4 * kMiB);
 }
 
+// The same reader taking every chunk the moment it arrives, as a reader on a real
+// path does (packets come spread out): the server runs out of window with nothing
+// held on our side, and the window must grow all the same.
+TYPED_TEST(WindowPolicySessions, AReaderThatTakesEveryChunkAsItArrivesGrowsItsWindow) {
+  TypeParam side({.max_window = 4 * kMiB});
+  side.use_rtt(milliseconds(50));
+  RecordingSink sink;  // holds nothing: every byte is taken on arrival
+  const std::int64_t id = side.open(sink);
+  side.pump();
+  side.respond(id, 32 * kMiB);
+  for (int round = 0; round < 1000 && !sink.completed; ++round) {
+    side.pump();
+    side.advance(milliseconds(50));
+  }
+  EXPECT_TRUE(sink.completed);
+  EXPECT_TRUE(side.traced(side.tag(id) + "window 256 KiB -> 4 MiB (rtt 50.0 ms)"));
+}
+
 TYPED_TEST(WindowPolicySessions, OnLoopbackTheWindowStaysAtTheMark) {
   TypeParam side({.max_window = 16 * kMiB});
   side.use_rtt(microseconds(50));

@@ -107,29 +107,30 @@ TEST_F(StreamCreditTest, NothingOwedMeansNoQuietDeadline) {
   EXPECT_FALSE(credit.quiet_deadline().has_value());
 }
 
-// 256 KiB taken 10 ms after they started to arrive, on a 50 ms path: the window, not
-// the reader, set the rate. The rate seen needs 2.5 MiB for two round trips.
-TEST_F(StreamCreditTest, AWindowTakenWithinTwoRoundTripsGrowsToWhatTheRateNeeds) {
+// 256 KiB taken 10 ms after they started to arrive, on a 50 ms path: half the window
+// (and more) came and went within a round trip, so the window, not the reader, set
+// the rate. That rate (256 KiB per 10 ms) needs 1.25 MiB for two round trips.
+TEST_F(StreamCreditTest, HalfAWindowTakenWithinARoundTripGrowsToWhatTheRateNeeds) {
   StreamCredit credit(kMark, policy);
   credit.on_received(kMark, at(milliseconds(0)));
   const CreditGrant grant =
       credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(10)), milliseconds(50));
   EXPECT_EQ(grant.grown_from, kMark);
-  EXPECT_EQ(grant.grown_to, 2560 * kKiB);
-  EXPECT_EQ(credit.window(), 2560 * kKiB);
-  EXPECT_EQ(grant.bytes, kMark + (2560 * kKiB - kMark));  // what was taken, plus the growth
+  EXPECT_EQ(grant.grown_to, 1280 * kKiB);
+  EXPECT_EQ(credit.window(), 1280 * kKiB);
+  EXPECT_EQ(grant.bytes, kMark + (1280 * kKiB - kMark));  // what was taken, plus the growth
 }
 
 TEST_F(StreamCreditTest, GrowthIsAtLeastDoubleAndAtMostTheMaxWindow) {
   StreamCredit credit(kMark, policy);
   credit.on_received(kMark, at(milliseconds(0)));
-  // Exactly two round trips: the rate seen needs no more, but the window limited it.
-  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(100)), milliseconds(50))
+  // Exactly a round trip: the rate seen needs no more, but the window limited it.
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(50)), milliseconds(50))
                 .grown_to,
             2 * kMark);
-  credit.on_received(2 * kMark, at(milliseconds(100)));
-  // All at once: the step is capped (32x), then by max_window.
+  // All at once: the step is capped (64 times), then by max_window.
   policy.max_window = 4 * kMiB;
+  credit.on_received(2 * kMark, at(milliseconds(100)));
   EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(100)), milliseconds(50))
                 .grown_to,
             4 * kMiB);
@@ -140,15 +141,32 @@ TEST_F(StreamCreditTest, GrowthIsAtLeastDoubleAndAtMostTheMaxWindow) {
   EXPECT_EQ(credit.window(), 4 * kMiB);
 }
 
-TEST_F(StreamCreditTest, OnLoopbackAWindowLastsLongerThanTwoRoundTripsAndNeverGrows) {
+TEST_F(StreamCreditTest, OnLoopbackTheWindowNeverGrows) {
   StreamCredit credit(kMark, policy);
   for (int window = 0; window < 8; ++window) {
     credit.on_received(kMark, at(milliseconds(window)));
     const CreditGrant grant = credit.evaluate(0, true, CreditTrigger::reader,
-                                              at(milliseconds(window + 1)), microseconds(60));
+                                              at(milliseconds(window)), microseconds(60));
     EXPECT_EQ(grant.grown_to, 0u);
   }
   EXPECT_EQ(credit.window(), kMark);
+}
+
+TEST_F(StreamCreditTest, UnderTwoMillisecondsOfRoundTripTheWindowNeverGrows) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  // Taken at once, but on a LAN's 1.9 ms: a 256 KiB window carries 130 MiB/s there.
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(0)),
+                            microseconds(1900))
+                .grown_to,
+            0u);
+}
+
+TEST_F(StreamCreditTest, TheQuietPeriodIsAtLeastARoundTrip) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(10 * kKiB, at(milliseconds(0)));
+  credit.evaluate(10 * kKiB, true, CreditTrigger::arrival, at(milliseconds(0)), milliseconds(30));
+  EXPECT_EQ(*credit.quiet_deadline(), at(milliseconds(30)));
 }
 
 TEST_F(StreamCreditTest, AReaderSlowerThanThePathNeverGrowsItsWindow) {
@@ -174,10 +192,10 @@ TEST_F(StreamCreditTest, AReaderThatLeftBytesWaitingNeverGrowsItsWindow) {
   EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(62)), milliseconds(50))
                 .grown_to,
             0u);
-  // Nor while it holds it Paused now.
+  // Nor while it has held it Paused for a quarter of a round trip now.
   credit.on_received(kMark, at(milliseconds(62)));
   credit.pause_if_unwanted(false, at(milliseconds(62)));
-  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(63)), milliseconds(50))
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(75)), milliseconds(50))
                 .grown_to,
             0u);
   EXPECT_EQ(credit.window(), kMark);
@@ -191,8 +209,14 @@ TEST_F(StreamCreditTest, AnInstantAtTheMarkDoesNotStopGrowth) {
   credit.pause_if_unwanted(false, at(milliseconds(0)));
   credit.resume_if_wanted(true, at(milliseconds(1)));
   EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(1)), milliseconds(50))
-                .grown_from,
-            kMark);
+                .grown_to,
+            12800 * kKiB);  // 256 KiB in 1 ms: 12.5 MiB for two round trips
+  // Nor does the next window's burst, looked at while it is still Paused.
+  credit.on_received(12800 * kKiB, at(milliseconds(51)));
+  credit.pause_if_unwanted(false, at(milliseconds(51)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(52)), milliseconds(50))
+                .grown_to,
+            16 * kMiB);
 }
 
 TEST_F(StreamCreditTest, WithoutARoundTripTimeTheWindowNeverGrows) {
@@ -227,6 +251,17 @@ TEST_F(StreamCreditTest, TheLedgerSumsWindowsAndCapsTheirGrowth) {
   EXPECT_EQ(grant.grown_to, 1 * kMiB);  // all the room the cap leaves
   EXPECT_EQ(ledger.granted(), 1 * kMiB);
   EXPECT_EQ(ledger.room(), 0u);
+}
+
+TEST_F(StreamCreditTest, ALedgerWithoutACapLetsWindowsGrow) {
+  WindowLedger ledger;
+  policy.ledger = &ledger;
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(10)), milliseconds(50))
+                .grown_to,
+            1280 * kKiB);
+  EXPECT_EQ(ledger.granted(), 1280 * kKiB);
 }
 
 TEST_F(StreamCreditTest, AMovedCreditCarriesItsShareOfTheLedger) {
