@@ -327,10 +327,11 @@ void H2Session::cancel_stream(std::int32_t stream_id) {
 void H2Session::resume_stream(std::int32_t stream_id) {
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return;
-  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), time_.now()) && trace_.on()) {
+  const TimePoint now = time_.now();
+  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), now) && trace_.on()) {
     trace_stream(stream_id, "resumed: the reader caught up");
   }
-  give_back_credit(*stream, CreditTrigger::reader);
+  give_back_credit(*stream, CreditTrigger::reader, now);
 }
 
 std::size_t H2Session::available_streams() const {

@@ -179,15 +179,15 @@ class H2Session {
   Error goaway_error(std::int32_t stream_id) const;
 
   // Credit and round trips (h2_session_credit.cpp).
-  void give_back_credit(H2Stream& stream, CreditTrigger why);
+  void give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint now);
   void announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held);
   void trace_credit(const H2Stream& stream, const CreditGrant& grant, std::uint64_t increment,
                     int rv) const;
   void follow_connection_window();
-  void note_pause(H2Stream& stream);
+  void note_pause(H2Stream& stream, TimePoint now);
   Result<void> submit_ping(bool liveness);
   void on_ping_ack(const nghttp2_frame& frame);
-  void maybe_probe_rtt();
+  void maybe_probe_rtt(TimePoint now);
 
   // Streams.
   H2Stream* find(std::int32_t stream_id);

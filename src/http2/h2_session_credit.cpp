@@ -12,11 +12,11 @@
 
 namespace sluice {
 
-void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why) {
+void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint now) {
   if (session_ == nullptr || broken_) return;
   const std::uint64_t held = stream.sink->held_bytes();
-  const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
-                                                   time_.now(), rtt_.min());
+  const CreditGrant grant =
+      stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now, rtt_.min());
   if (grant.bytes > 0) announce_credit(stream, grant, held);
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
@@ -78,8 +78,8 @@ void H2Session::follow_connection_window() {
   connection_window_ = static_cast<std::int32_t>(wanted);
 }
 
-void H2Session::note_pause(H2Stream& stream) {
-  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), time_.now())) return;
+void H2Session::note_pause(H2Stream& stream, TimePoint now) {
+  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), now)) return;
   if (trace_.on()) {
     trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");
@@ -105,7 +105,7 @@ void H2Session::on_timer() {
   }
   // By id: a sink may cancel another stream from inside report_taken_after.
   for (const std::int32_t stream_id : quiet) {
-    if (H2Stream* stream = find(stream_id)) give_back_credit(*stream, CreditTrigger::quiet);
+    if (H2Stream* stream = find(stream_id)) give_back_credit(*stream, CreditTrigger::quiet, now);
   }
 }
 
@@ -145,10 +145,10 @@ void H2Session::on_ping_ack(const nghttp2_frame& frame) {
 // More samples while bytes arrive: two more at once (a first one taken while the
 // server was still setting up the connection can be far above the path's delay),
 // then one now and then.
-void H2Session::maybe_probe_rtt() {
+void H2Session::maybe_probe_rtt(TimePoint now) {
   if (probe_ping_ != 0 || closing_ || broken_) return;
   if (rtt_.samples() >= options_.early_rtt_samples &&
-      time_.now() - probe_sent_at_ < options_.rtt_probe_interval) {
+      now - probe_sent_at_ < options_.rtt_probe_interval) {
     return;
   }
   (void)submit_ping(false);  // a failure here is nghttp2 out of memory: noted, harmless

@@ -156,14 +156,15 @@ Result<H2Session::Verdict> H2Session::on_data_chunk(std::int32_t stream_id,
   if (rv != 0) return fatal_error(rv, "returning connection window");
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return Verdict::proceed;  // cancelled: the bytes go nowhere
-  stream->credit.on_received(bytes.size(), time_.now());
+  const TimePoint now = time_.now();  // one clock read per DATA frame
+  stream->credit.on_received(bytes.size(), now);
   stream->sink->on_body(bytes);
   stream = find(stream_id);
   if (stream != nullptr) {
-    note_pause(*stream);
-    give_back_credit(*stream, CreditTrigger::arrival);
+    note_pause(*stream, now);
+    give_back_credit(*stream, CreditTrigger::arrival, now);
   }
-  maybe_probe_rtt();
+  maybe_probe_rtt(now);
   return Verdict::proceed;
 }
 

@@ -212,10 +212,10 @@ class H3Session final : public QuicApplication {
 
   // Streams (h3_session_streams.cpp).
   H3Stream* find(std::int64_t stream_id);
-  void give_back_credit(H3Stream& stream, CreditTrigger why);
+  void give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint now);
   void announce_credit(H3Stream& stream, const CreditGrant& grant);
   void follow_connection_window();
-  void note_pause(H3Stream& stream);
+  void note_pause(H3Stream& stream, TimePoint now);
   /// Ends the exchange (the record stays until the QUIC stream closes) and returns
   /// its sink; the body source is detached first, since the caller may free it in
   /// the sink event.

@@ -113,12 +113,13 @@ void H3Session::on_data(std::int64_t stream_id, std::span<const std::byte> bytes
     credit_now(stream_id, bytes.size());  // nobody takes them: the server may go on
     return;
   }
-  stream->credit.on_received(bytes.size(), time_.now());
+  const TimePoint now = time_.now();  // one clock read per piece of body
+  stream->credit.on_received(bytes.size(), now);
   stream->sink->on_body(bytes);
   stream = find(stream_id);
   if (stream != nullptr && stream->sink != nullptr) {
-    note_pause(*stream);
-    give_back_credit(*stream, CreditTrigger::arrival);
+    note_pause(*stream, now);
+    give_back_credit(*stream, CreditTrigger::arrival, now);
   }
 }
 

@@ -24,10 +24,11 @@ void H3Session::resume_stream(std::int64_t stream_id) {
   Entry entry(*this);
   H3Stream* stream = find(stream_id);
   if (stream == nullptr || stream->sink == nullptr) return;
-  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), time_.now()) && trace_.on()) {
+  const TimePoint now = time_.now();
+  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), now) && trace_.on()) {
     trace_stream(stream_id, "resumed: the reader caught up");
   }
-  give_back_credit(*stream, CreditTrigger::reader);
+  give_back_credit(*stream, CreditTrigger::reader, now);
 }
 
 void H3Session::cancel_stream(std::int64_t stream_id) {
@@ -51,11 +52,11 @@ H3Stream* H3Session::find(std::int64_t stream_id) {
   return found == stream_map_.end() ? nullptr : &found->second;
 }
 
-void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why) {
+void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint now) {
   if (streams_ == nullptr || closed_ || stream.shut) return;
   const std::uint64_t held = stream.sink->held_bytes();
   const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
-                                                   time_.now(), streams_->path_rtt());
+                                                   now, streams_->path_rtt());
   if (grant.bytes > 0) announce_credit(stream, grant);
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
@@ -95,8 +96,8 @@ void H3Session::follow_connection_window() {
   }
 }
 
-void H3Session::note_pause(H3Stream& stream) {
-  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), time_.now())) return;
+void H3Session::note_pause(H3Stream& stream, TimePoint now) {
+  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), now)) return;
   if (trace_.on()) {
     trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");
@@ -126,7 +127,9 @@ void H3Session::on_timer() {
   // By id: a sink may cancel another stream from inside report_taken_after.
   for (const std::int64_t stream_id : quiet) {
     H3Stream* stream = find(stream_id);
-    if (stream != nullptr && stream->sink != nullptr) give_back_credit(*stream, CreditTrigger::quiet);
+    if (stream != nullptr && stream->sink != nullptr) {
+      give_back_credit(*stream, CreditTrigger::quiet, now);
+    }
   }
 }
 

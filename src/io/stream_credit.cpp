@@ -123,8 +123,12 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
 
 // Epochs: half a window at a time (credit goes back in half-window steps, and a
 // window-limited server sends each step as a burst). When the reader took half the
-// window within one round trip of its first byte and left no bytes waiting, the
-// window held the rate back: the rate seen needs the window grown.
+// window within one and a half round trips of its first byte and left no bytes
+// waiting, the window held the rate back, or soon would: grow it to what the rate
+// seen needs. A sender whose congestion window is still growing (slow start) sends
+// half a window per round trip just before it fills the window, and RFC 9002 senders
+// stop growing their congestion window while flow control holds them back (quic-go
+// stalls for good): the window must stay a step ahead of them, so "soon" counts.
 std::uint64_t StreamCredit::grow(std::uint64_t taken, std::uint64_t held, TimePoint now,
                                   std::chrono::nanoseconds rtt) {
   if (!epoch_started_ || taken < epoch_taken_ + window_ / 2) return 0;
@@ -136,7 +140,8 @@ std::uint64_t StreamCredit::grow(std::uint64_t taken, std::uint64_t held, TimePo
   auto paused_for = paused_in_epoch_;
   if (paused_) paused_for += now - std::max(paused_at_, epoch_start_);
   const bool waited = 4 * paused_for > rtt;
-  const bool window_limited = !waited && rtt >= kSmallestGrowingRtt && elapsed <= rtt;
+  const bool window_limited = !waited && rtt >= kSmallestGrowingRtt && 2 * elapsed <= 3 * rtt;
+  // (2 elapsed <= 3 rtt: half a window within 1.5 round trips.)
   start_epoch(taken, held, now);
   if (!window_limited) return 0;
   const std::uint64_t target = std::min(grown_window(elapsed, rtt), policy_->max_window);

@@ -11,14 +11,15 @@
 //    a server may stop with part of its window unused (it sends only whole units,
 //    or waits for a minimum window) and nothing obliges it to use the rest.
 //  - The window adapts to the path. It starts at the stream's mark. When the reader
-//    took half the window within one round trip of its first byte (a whole window
-//    in two), the window, not the reader, limited the rate: it grows to what the
-//    observed rate needs for two round trips (at least double, at most 128 times per
-//    step), up to the policy's max_window and the ledger's room. A window-limited
+//    took half the window within one and a half round trips of its first byte, the
+//    window, not the reader, limits the rate or soon will (a sender in slow start
+//    fills it next): it grows to what the observed rate needs for two round trips
+//    (at least double, at most 128 times per step), up to the policy's max_window
+//    and the ledger's room. A window-limited
 //    server sends each half-window of credit as a burst when it reaches it, so on a
 //    fast path the first grown window is already near what the path needs, and the
-//    window settles near twice what the slower of the path and the reader carries
-//    in a round trip (as Linux's receive autotuning, gRPC's BDP estimator, ngtcp2
+//    window settles near three times what the slower of the path and the reader
+//    carries in a round trip (as Linux's receive autotuning, gRPC's BDP estimator, ngtcp2
 //    and Chromium's QUIC do, each its own way). A reader
 //    that leaves bytes waiting never grows its window: one that held the stream
 //    Paused for a quarter of a round trip or more within the window. (A window that

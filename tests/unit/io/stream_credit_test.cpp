@@ -171,15 +171,26 @@ TEST_F(StreamCreditTest, TheQuietPeriodIsAtLeastARoundTrip) {
 
 TEST_F(StreamCreditTest, AReaderSlowerThanThePathNeverGrowsItsWindow) {
   StreamCredit credit(kMark, policy);
-  // A window every 150 ms on a 50 ms path: the reader sets the rate.
+  // A window every 160 ms on a 50 ms path (half of one in 80 ms, over 1.5 round
+  // trips): the reader sets the rate.
   for (int window = 0; window < 8; ++window) {
-    credit.on_received(kMark, at(milliseconds(150 * window)));
-    EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(150 * window + 150)),
+    credit.on_received(kMark, at(milliseconds(160 * window)));
+    EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(160 * window + 160)),
                               milliseconds(50))
                   .grown_to,
               0u);
   }
   EXPECT_EQ(credit.window(), kMark);
+}
+
+// A sender in slow start fills half the window per round trip just before it would
+// fill all of it: the window grows, or the sender's congestion window stops at ours.
+TEST_F(StreamCreditTest, HalfAWindowPerRoundTripStillGrows) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark / 2, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(51)), milliseconds(50))
+                .grown_to,
+            2 * kMark);
 }
 
 TEST_F(StreamCreditTest, AReaderThatLeftBytesWaitingNeverGrowsItsWindow) {
