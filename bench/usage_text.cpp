@@ -51,6 +51,10 @@ subcommands:
       `aria2c -x N -s N` (those on PATH) on the same URL. Every file must have
       the same size; each is deleted after its run. Prints the median MiB/s,
       peak resident MiB and CPU per GiB of each, and ratio_vs_PEER.
+  link --url URL --rtt MS [--link-mbit N] [--http3 | --http3-only]
+      Starts the delay links of --rtt to URL's port, prints link_url (the URL
+      through them) and keeps them up until SIGINT or SIGTERM: for running any
+      client by hand on the benchmarks' path (sluice -v, curl, gtlsclient).
   help
       This text.
 
