@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "client/staging_buffer.hpp"
+#include "io/time_source.hpp"
 #include "sluice/body.hpp"
 
 namespace sluice {
@@ -34,7 +35,7 @@ Result<std::size_t> BodyReader::read(std::span<std::byte> into) {
 Result<std::optional<std::size_t>> BodyReader::read_for(std::span<std::byte> into,
                                                         std::chrono::milliseconds timeout) {
   if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
-  auto got = staging_->read(into, std::chrono::steady_clock::now() + timeout);
+  auto got = staging_->read(into, steady_now() + timeout);
   if (got && *got) bytes_read_ += **got;
   return got;
 }

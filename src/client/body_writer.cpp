@@ -1,5 +1,6 @@
 // The public BodyWriter: the producer's handle on a SourceQueue.
 #include "client/source_queue.hpp"
+#include "io/time_source.hpp"
 #include "sluice/body.hpp"
 
 namespace sluice {
@@ -22,7 +23,7 @@ Result<void> BodyWriter::write(std::string_view text) { return write(as_bytes(te
 
 Result<bool> BodyWriter::write_for(std::span<const std::byte> bytes,
                                    std::chrono::milliseconds timeout) {
-  return queue_->write(bytes, std::chrono::steady_clock::now() + timeout);
+  return queue_->write(bytes, steady_now() + timeout);
 }
 
 void BodyWriter::when_writable(std::function<void()> ready) { queue_->when_writable(std::move(ready)); }

@@ -61,6 +61,10 @@ Result<void> validate_request(const Request& request) {
 }  // namespace
 
 Result<Client> Client::create(ClientOptions options) {
+  return ClientAccess::create(std::move(options), SteadyClock::instance());
+}
+
+Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clock) {
   // Sent in every request that sets none of its own: a control byte (CR, LF, NUL)
   // would split the request head, so it is refused here, never sent.
   for (const char ch : options.user_agent) {
@@ -74,8 +78,8 @@ Result<Client> Client::create(ClientOptions options) {
   TlsOptions tls_options{options.ca_file, options.insecure};
   auto tls = TlsContext::create(tls_options);
   if (!tls) return std::move(tls).error();
-  auto impl = std::make_unique<Impl>();
-  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls));
+  auto impl = std::make_unique<Client::Impl>();
+  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock);
   if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));

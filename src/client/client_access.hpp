@@ -1,16 +1,23 @@
 #pragma once
 // ClientAccess: how the library's own parts built on the public Client (download())
-// reach what the Client runs: its file pool and options. Not part of the API.
+// reach what the Client runs: its file pool and options; and how tests make a Client
+// whose HTTP thread runs on their clock. Not part of the API.
 // Ownership: a static accessor; the ClientCore it returns belongs to the Client and
 // lives as long as it.
 
+#include "sluice/client.hpp"
+
 namespace sluice {
 
-class Client;
 class ClientCore;
+class TimeSource;
 
 struct ClientAccess {
   static ClientCore& core(Client& client);
+  /// Client::create with the HTTP thread's loop on `clock` (which outlives the
+  /// Client): a test's manual clock makes its timeouts, the sweep and the h3
+  /// fallback fire as the test moves the clock.
+  static Result<Client> create(ClientOptions options, const TimeSource& clock);
 };
 
 }  // namespace sluice

@@ -30,9 +30,11 @@ void HttpPoster::close() {
   loop_ = nullptr;
 }
 
-ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls)
+ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
+                       const TimeSource& clock)
     : options_(std::move(options)),
       trace_(options_.trace),
+      loop_(clock),
       poster_(std::make_shared<HttpPoster>(loop_)),
       staged_budget_(std::make_shared<StagedBudget>(
           options_.staged_bytes_budget,
@@ -135,7 +137,7 @@ void ClientCore::arm_sweep() {
 // pooled connections.
 void ClientCore::sweep() {
   const auto min_pause = std::min(kSweepMinPause, options_.sweep_interval);
-  const auto paused_before = std::chrono::steady_clock::now() - min_pause;
+  const auto paused_before = loop_.now() - min_pause;
   auto count = [this](std::size_t freed) {
     if (freed == 0) return;
     ++sweep_releases_;

@@ -43,7 +43,8 @@ class HttpPoster {
 
 class ClientCore {
  public:
-  ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls);
+  /// `clock` (which outlives the core) is the HTTP thread's time.
+  ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls, const TimeSource& clock);
   ~ClientCore();
 
   /// Starts the HTTP thread.

@@ -311,7 +311,7 @@ std::size_t ConnectionPool::release_idle_scratch() {
   std::size_t freed = 0;
   for (auto& [key, origin] : origins_) {
     for (auto& conn : origin.conns) {
-      if (conn->idle()) freed += conn->release_scratch(std::chrono::steady_clock::now());
+      if (conn->idle()) freed += conn->release_scratch(core_.loop().now());
     }
   }
   return freed;

@@ -8,6 +8,7 @@
 #include "client/download_session.hpp"
 #include "client/download_sha256.hpp"
 #include "client/file_names.hpp"
+#include "io/time_source.hpp"
 
 namespace sluice {
 namespace {
@@ -33,12 +34,12 @@ DownloadSession::DownloadSession(Client& client, DownloadOptions options)
     : client_(client), options_(std::move(options)), monitor_(options_) {}
 
 Result<DownloadResult> DownloadSession::run() {
-  began_ = std::chrono::steady_clock::now();
+  began_ = steady_now();
   auto outcome = run_steps();
   monitor_.finish(outcome ? std::optional<std::uint64_t>(result_.size) : std::nullopt);
   if (!outcome) return outcome;
   result_.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
+      std::chrono::duration<double>(steady_now() - began_).count();
   return std::move(result_);
 }
 

@@ -7,6 +7,7 @@
 #include "client/download_sha256.hpp"
 #include "client/download_writes.hpp"
 #include "client/rate_limiter.hpp"
+#include "io/time_source.hpp"
 
 namespace sluice {
 namespace {
@@ -32,7 +33,7 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
       break;
     }
     const auto wait = retry_wait(*failure, attempt, shared_.options);
-    if (!sleep_until(std::chrono::steady_clock::now() + wait)) {
+    if (!sleep_until(steady_now() + wait)) {
       outcome = stopped().error;
       break;
     }
@@ -121,7 +122,7 @@ AttemptFailure RangeFetch::stopped() const {
 bool RangeFetch::sleep_until(std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     if (shared_.stopping()) return false;
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = steady_now();
     if (now >= deadline) return true;
     std::this_thread::sleep_for(
         std::min<std::chrono::steady_clock::duration>(deadline - now, kDownloadSlice));

@@ -1,5 +1,7 @@
 #include "client/download_monitor.hpp"
 
+#include "io/time_source.hpp"
+
 namespace sluice {
 namespace {
 
@@ -9,7 +11,7 @@ constexpr std::chrono::seconds kSaveEvery{1};
 }  // namespace
 
 DownloadMonitor::DownloadMonitor(const DownloadOptions& options)
-    : options_(options), next_report_(Clock::now()), next_save_(Clock::now() + kSaveEvery) {}
+    : options_(options), next_report_(steady_now()), next_save_(steady_now() + kSaveEvery) {}
 
 void DownloadMonitor::watch(const std::vector<std::unique_ptr<RangeSlot>>* slots,
                             ControlFile control, std::string control_path) {
@@ -28,7 +30,7 @@ std::uint64_t DownloadMonitor::bytes_done() const {
 }
 
 void DownloadMonitor::tick(std::atomic<bool>* stop_on_error) {
-  const auto now = Clock::now();
+  const auto now = steady_now();
   if (options_.on_progress && now >= next_report_) {
     report(now);
     next_report_ = now + options_.progress_interval;
@@ -78,7 +80,7 @@ void DownloadMonitor::update(Clock::time_point now) {
 
 void DownloadMonitor::finish(std::optional<std::uint64_t> bytes_done) {
   if (!options_.on_progress) return;
-  update(Clock::now());
+  update(steady_now());
   progress_.finished = true;
   progress_.active_ranges = 0;
   if (bytes_done) progress_.bytes_done = *bytes_done;

@@ -6,6 +6,7 @@
 
 #include "client/download_session.hpp"
 #include "client/file_names.hpp"
+#include "io/time_source.hpp"
 
 namespace sluice {
 namespace {
@@ -146,10 +147,10 @@ Result<Response> DownloadSession::wait_first(PendingResponse& pending) {
 }
 
 bool DownloadSession::sleep_with_ticks(std::chrono::milliseconds wait) {
-  const auto deadline = std::chrono::steady_clock::now() + wait;
+  const auto deadline = steady_now() + wait;
   for (;;) {
     if (options_.cancel && options_.cancel->load()) return false;
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = steady_now();
     if (now >= deadline) return true;
     std::this_thread::sleep_for(
         std::min<std::chrono::steady_clock::duration>(deadline - now, kDownloadSlice));

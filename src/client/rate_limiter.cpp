@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "io/time_source.hpp"
+
 namespace sluice {
 
 RateLimiter::RateLimiter(std::uint64_t bytes_per_second)
     : rate_(static_cast<double>(bytes_per_second)),
       burst_(std::max(1.0, static_cast<double>(bytes_per_second) / 10.0)),
-      last_(Clock::now()) {}
+      last_(steady_now()) {}
 
 void RateLimiter::refill(Clock::time_point now) {
   const std::chrono::duration<double> elapsed = now - last_;
@@ -20,7 +22,7 @@ void RateLimiter::refill(Clock::time_point now) {
 // burst, and several readers queue behind each other's debt.
 RateLimiter::Grant RateLimiter::take(std::size_t want) {
   std::lock_guard lock(mu_);
-  const auto now = Clock::now();
+  const auto now = steady_now();
   refill(now);
   const double bytes = std::min(static_cast<double>(want), burst_);
   tokens_ -= bytes;

@@ -16,10 +16,11 @@ constexpr std::size_t kCallbackPiece = 64 * 1024;
 }  // namespace
 
 StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread,
-                             std::shared_ptr<StagedBudget> budget)
+                             std::shared_ptr<StagedBudget> budget, const TimeSource& clock)
     : mark_(std::max<std::size_t>(mark, 1)),
       notify_(std::move(notify_http_thread)),
-      budget_(std::move(budget)) {
+      budget_(std::move(budget)),
+      clock_(clock) {
   queue_.set_release_threshold(kRetainFactor * mark_);
 }
 
@@ -40,7 +41,7 @@ void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
     queue_.append(bytes);
     if (budget_) budget_->add(bytes.size());
     if (queue_.size() >= mark_ && !paused()) {
-      paused_since_ = std::chrono::steady_clock::now();
+      paused_since_ = clock_.now();
       signal_.store(Signal::paused, std::memory_order_release);
     }
     sleeper = waiting_readers_ > 0;

@@ -21,6 +21,7 @@
 
 #include "client/staged_budget.hpp"
 #include "io/byte_queue.hpp"
+#include "io/time_source.hpp"
 #include "sluice/body.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
@@ -34,9 +35,11 @@ class StagingBuffer {
   using Notify = std::function<void()>;
 
   /// `budget`: the Client's staged-bytes total, which this buffer adds to and takes
-  /// from; null for none.
+  /// from; null for none. `clock` says when a pause began (read on the HTTP thread
+  /// only, while it runs: the Client's loop).
   StagingBuffer(std::size_t mark, Notify notify_http_thread,
-                std::shared_ptr<StagedBudget> budget = nullptr);
+                std::shared_ptr<StagedBudget> budget = nullptr,
+                const TimeSource& clock = SteadyClock::instance());
   ~StagingBuffer();
 
   std::size_t mark() const noexcept { return mark_; }
@@ -100,6 +103,7 @@ class StagingBuffer {
   const std::size_t mark_;
   const Notify notify_;
   const std::shared_ptr<StagedBudget> budget_;
+  const TimeSource& clock_;
   std::atomic<Signal> signal_{Signal::flowing};
   std::chrono::steady_clock::time_point paused_since_{};  // HTTP thread (only it pauses)
 

@@ -59,7 +59,7 @@ void Transfer::begin() {
         staging->deliver_callbacks();
       }
     });
-  }, core_.staged_budget());
+  }, core_.staged_budget(), core_.loop());
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total,

@@ -1,6 +1,7 @@
 #pragma once
-// ngtcp2's clock is nanoseconds of a monotonic clock; the EventLoop's is
-// std::chrono::steady_clock. These convert between the two (same epoch).
+// ngtcp2's clock is nanoseconds of a monotonic clock; the EventLoop's time points are
+// std::chrono::steady_clock's (from its injected clock). These convert between the
+// two (same epoch); the time itself always comes from the loop.
 // Pure functions; any thread.
 
 #include <ngtcp2/ngtcp2.h>
@@ -10,13 +11,6 @@
 #include "io/event_loop.hpp"
 
 namespace sluice {
-
-/// Now, as an ngtcp2 timestamp.
-inline ngtcp2_tstamp quic_timestamp() noexcept {
-  return static_cast<ngtcp2_tstamp>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-          .count());
-}
 
 /// A loop time point as an ngtcp2 timestamp.
 inline ngtcp2_tstamp quic_timestamp_of(TimePoint when) noexcept {

@@ -115,7 +115,7 @@ Result<void> QuicConnection::start() {
 
   ngtcp2_settings settings;
   ngtcp2_settings_default(&settings);
-  settings.initial_ts = quic_timestamp();
+  settings.initial_ts = quic_timestamp_of(loop_.now());
   settings.handshake_timeout = options_.handshake_timeout.count() > 0
                                    ? quic_duration(options_.handshake_timeout)
                                    : UINT64_MAX;  // none
@@ -337,7 +337,7 @@ void QuicConnection::arm_timer() {
 void QuicConnection::on_timer() {
   event([&] {
     if (state_ == State::closed) return;
-    const ngtcp2_tstamp now = quic_timestamp();
+    const ngtcp2_tstamp now = quic_timestamp_of(loop_.now());
     if (ngtcp2_conn_get_expiry(conn_) <= now) {
       ++ngtcp2_depth_;
       const int rv = ngtcp2_conn_handle_expiry(conn_, now);
@@ -403,7 +403,8 @@ bool QuicConnection::send_connection_close(const ngtcp2_connection_close_error& 
                             NGTCP2_MAX_UDP_PAYLOAD_SIZE));
   ngtcp2_pkt_info info{};
   const ngtcp2_ssize size = ngtcp2_conn_write_connection_close(
-      conn_, nullptr, &info, packet.data(), packet.size(), &close, quic_timestamp());
+      conn_, nullptr, &info, packet.data(), packet.size(), &close,
+      quic_timestamp_of(loop_.now()));
   if (size <= 0) return false;
   const std::span<const std::uint8_t> bytes(packet.data(), static_cast<std::size_t>(size));
   // Best effort: the connection is over whatever the socket says.

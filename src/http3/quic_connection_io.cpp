@@ -49,7 +49,7 @@ bool QuicConnection::feed(std::span<const std::uint8_t> datagram) {
   stateless_reset_ = false;
   ++ngtcp2_depth_;
   const int rv = ngtcp2_conn_read_pkt(conn_, &read_path, &info, datagram.data(), datagram.size(),
-                                      quic_timestamp());
+                                      quic_timestamp_of(loop_.now()));
   --ngtcp2_depth_;
   if (rv == 0 && !failure_) return state_ != State::closed;
   terminate(read_failure(rv));
@@ -107,7 +107,7 @@ QuicConnection::Failure QuicConnection::expiry_failure(int liberr) {
 // pacing then wakes the expiry timer for the next.
 void QuicConnection::write_packets() {
   if (state_ == State::closed || !pending_.empty()) return;
-  const ngtcp2_tstamp ts = quic_timestamp();
+  const ngtcp2_tstamp ts = quic_timestamp_of(loop_.now());
   const std::size_t max_size = ngtcp2_conn_get_max_tx_udp_payload_size(conn_);
   const std::size_t max_packets = std::clamp<std::size_t>(
       ngtcp2_conn_get_send_quantum(conn_) / max_size, 1, UdpSocket::kMaxBatch);

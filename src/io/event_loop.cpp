@@ -38,7 +38,7 @@ Error fd_error(const char* action, int fd, int err) {
 
 }  // namespace
 
-EventLoop::EventLoop() : now_(Clock::now()) {
+EventLoop::EventLoop(const TimeSource& clock) : clock_(clock), now_(clock.now()) {
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   if (epoll_fd_ < 0) {
     failure_ = fd_error("create", -1, errno);
@@ -71,7 +71,7 @@ void EventLoop::run() {
   if (failure_) return;  // the owner checked status() and reported it
   std::array<epoll_event, kMaxEvents> events;
   for (;;) {
-    now_ = Clock::now();
+    now_ = clock_.now();
     run_due_timers();
     run_posted();
     // A turn-end task may add another (run now, a few rounds at most); what one
@@ -84,7 +84,7 @@ void EventLoop::run() {
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
     // the loop could survive, and there is nobody to return an error to.
     if (count < 0 && errno != EINTR) std::abort();
-    now_ = Clock::now();
+    now_ = clock_.now();
     for (int i = 0; i < count; ++i) dispatch(events[static_cast<std::size_t>(i)]);
   }
   while (run_posted() || run_turn_end()) {
@@ -252,7 +252,10 @@ int EventLoop::next_timeout_ms() {
   if (!turn_end_.empty()) return 0;
   drop_cancelled_timers();
   if (timer_heap_.empty()) return -1;
-  const auto left = timer_heap_.front().when - Clock::now();
+  const auto left = timer_heap_.front().when - clock_.now();
+  // A manual clock moves only when its test moves it (and posts to wake the loop):
+  // sleeping until its time would wait for real time that never comes.
+  if (!clock_.passes_by_itself()) return left <= Clock::duration::zero() ? 0 : -1;
   if (left <= Clock::duration::zero()) return 0;
   // Rounded up: waking a fraction of a millisecond early would spin a turn for
   // nothing.

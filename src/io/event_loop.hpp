@@ -37,8 +37,11 @@ class EventLoop final : public TimeSource {
   using Task = std::function<void()>;
 
   /// Check status() after construction: epoll or the eventfd may be refused (out of
-  /// descriptors); such a loop's run() returns at once.
-  EventLoop();
+  /// descriptors); such a loop's run() returns at once. `clock` (which outlives the
+  /// loop) is where the loop and everything on it read the time: the real clock, or
+  /// a test's manual clock (timers then fire as the test moves it and wakes the loop
+  /// with a post).
+  explicit EventLoop(const TimeSource& clock = SteadyClock::instance());
   ~EventLoop();
   Result<void> status() const;
   EventLoop(const EventLoop&) = delete;
@@ -67,11 +70,13 @@ class EventLoop final : public TimeSource {
   /// Cancels a pending timer; a no-op for a fired or unknown id.
   void cancel_timer(TimerId id);
 
-  /// The time now (a vDSO clock read, no syscall). Round trips are measured with it,
-  /// so it is read afresh: a turn that finishes a TLS handshake spends a millisecond
-  /// verifying a certificate before the first frames leave. Timers run by the time
-  /// the turn started (a timer re-armed at now() waits for the next turn).
-  TimePoint now() const noexcept override { return Clock::now(); }
+  /// The time now, from the loop's clock (for the real one a vDSO read, no
+  /// syscall). Round trips are measured with it, so it is read afresh: a turn that
+  /// finishes a TLS handshake spends a millisecond verifying a certificate before
+  /// the first frames leave. Timers run by the time the turn started (a timer
+  /// re-armed at now() waits for the next turn).
+  TimePoint now() const noexcept override { return clock_.now(); }
+  bool passes_by_itself() const noexcept override { return clock_.passes_by_itself(); }
 
  private:
   void wake();  // any thread: makes a sleeping run() return from epoll_wait
@@ -97,6 +102,7 @@ class EventLoop final : public TimeSource {
   void drop_cancelled_timers();
   int next_timeout_ms();
 
+  const TimeSource& clock_;
   std::optional<Error> failure_;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;

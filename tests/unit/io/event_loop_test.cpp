@@ -6,9 +6,12 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "support/manual_clock.hpp"
 
 namespace sluice {
 namespace {
@@ -152,10 +155,14 @@ TEST(EventLoop, PostedTasksRunInPostingOrder) {
 
 TEST(EventLoop, StopFromAnotherThreadStillRunsTasksPostedBeforeIt) {
   EventLoop loop;
-  std::atomic<bool> started{false};
+  std::promise<void> started;
   std::thread runner([&] { loop.run(); });
-  loop.post([&] { started = true; });
-  while (!started) std::this_thread::yield();
+  loop.post([&] { started.set_value(); });
+  if (started.get_future().wait_for(10s) != std::future_status::ready) {
+    loop.stop();
+    runner.join();
+    FAIL() << "the loop never ran a posted task";
+  }
   int ran = 0;
   loop.post([&] { ++ran; });
   loop.post([&] { ++ran; });
@@ -386,6 +393,40 @@ TEST(EventLoop, NowAdvancesFromTurnToTurn) {
   });
   loop.run();
   EXPECT_GE(second - first, 10ms);
+}
+
+// --- On a manual clock -----------------------------------------------------------
+
+// A loop on a manual clock: an hour-long timer fires as soon as the test moves the
+// clock an hour and wakes the loop, and not a moment before, whatever real time does.
+TEST(EventLoopManualClock, TimersFireWhenTheClockIsMovedNotWhenRealTimePasses) {
+  test::ManualClock clock;
+  EventLoop loop(clock);
+  std::promise<TimePoint> fired;
+  const TimePoint due = clock.now() + 1h;
+  loop.add_timer(due, [&] { fired.set_value(loop.now()); });
+  std::thread thread([&] { loop.run(); });
+  std::future<TimePoint> when = fired.get_future();
+  clock.advance(59min, loop);
+  // The loop is awake for the post, sees the timer is not due, and sleeps again.
+  std::promise<void> turned;
+  loop.post([&] { turned.set_value(); });
+  turned.get_future().wait();
+  EXPECT_EQ(when.wait_for(0s), std::future_status::timeout);
+  clock.advance(1min, loop);
+  ASSERT_EQ(when.wait_for(10s), std::future_status::ready) << "the timer never fired";
+  EXPECT_EQ(when.get(), due);
+  loop.stop();
+  thread.join();
+}
+
+TEST(EventLoopManualClock, NowIsTheClocksTime) {
+  test::ManualClock clock;
+  EventLoop loop(clock);
+  const TimePoint before = loop.now();
+  clock.advance(250ms);
+  EXPECT_EQ(loop.now(), before + 250ms);
+  EXPECT_FALSE(loop.passes_by_itself());
 }
 
 }  // namespace
