@@ -133,7 +133,7 @@ void ClientCore::arm_sweep() {
   });
 }
 
-// DESIGN.md rule 3: frees the empty scratch of receivers held paused, and of idle
+// Memory rule 3 (docs/architecture.md): frees the empty scratch of receivers held paused, and of idle
 // pooled connections.
 void ClientCore::sweep() {
   const auto min_pause = std::min(kSweepMinPause, options_.sweep_interval);

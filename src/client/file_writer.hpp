@@ -6,7 +6,7 @@
 // job it submitted, and the fd it is given stays open (owned by the caller) until
 // every job has completed. write_at() from any thread; the jobs run on the pool.
 // Each chunk is owned by its job from write_at() until the job frees it or hands
-// it back in its Completion (the release rule, DESIGN.md).
+// it back in its Completion (the release rule, docs/architecture.md).
 
 #include <atomic>
 #include <cstddef>

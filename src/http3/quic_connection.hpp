@@ -6,7 +6,7 @@
 // turn end; the one timer also serves the application's deadline) and turns every
 // way a connection ends into one Error.
 //
-// Flow control is the backpressure (../shared/DESIGN.md): connection credit
+// Flow control is the backpressure (docs/architecture.md): connection credit
 // (MAX_DATA) is returned as stream bytes arrive, so a held stream never stalls its
 // siblings; stream credit (MAX_STREAM_DATA) only for what the application says is
 // gone (on_stream_data's result, extend_stream, set_stream_window). ngtcp2 0.12

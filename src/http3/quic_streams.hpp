@@ -4,7 +4,7 @@
 // only through these two interfaces, so H3Session is tested against an in-memory
 // nghttp3 server without QUIC, and QuicConnection without HTTP/3.
 //
-// Flow control is the backpressure (../shared/DESIGN.md): the QUIC side returns
+// Flow control is the backpressure (docs/architecture.md): the QUIC side returns
 // connection-level credit (MAX_DATA) as bytes arrive, so a held stream never stalls
 // its siblings; stream-level credit (MAX_STREAM_DATA) is returned only for bytes the
 // application says are gone: framing it consumed at once (on_stream_data's result)

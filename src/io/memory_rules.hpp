@@ -1,5 +1,5 @@
 #pragma once
-// The shared memory rules of DESIGN.md, one implementation each. Pure functions:
+// The shared memory rules (docs/architecture.md), one implementation each. Pure functions:
 // any thread.
 
 #include <cstddef>
