@@ -1,5 +1,7 @@
 #include "client/transfer.hpp"
 
+#include <utility>
+
 #include "client/client_core.hpp"
 #include "client/connection_pool.hpp"
 #include "client/progress_source.hpp"
@@ -105,6 +107,7 @@ ExchangeRequest Transfer::build_exchange() {
 void Transfer::attach(Connection& conn) {
   cancel_timer(connect_timer_);
   conn_ = &conn;
+  exchange_ = kNoExchange;
   conn_reused_ = conn.was_reused();
   phase_ = Phase::waiting_head;
   if (request_.timeouts.first_byte.count() > 0) {
@@ -115,7 +118,11 @@ void Transfer::attach(Connection& conn) {
   // Idle counts from here: an upload the server stops reading is as idle as silence.
   last_activity_ = core_.loop().now();
   arm_idle_timer();
-  conn.start(build_exchange(), *this);
+  // The start may fail inside (the sink hears it, and may retry on another
+  // connection before start returns): the id is this attach's only if nothing did.
+  const std::uint64_t attach = ++attaches_;
+  const ExchangeId exchange = conn.start(build_exchange(), *this);
+  if (attach == attaches_ && conn_ == &conn) exchange_ = exchange;
 }
 
 void Transfer::on_response_head(ResponseHead head) {
@@ -298,6 +305,7 @@ void Transfer::on_trailers(Headers trailers) { trailers_ = std::move(trailers); 
 
 void Transfer::on_complete() {
   conn_ = nullptr;
+  exchange_ = kNoExchange;
   cancel_timer(first_byte_timer_);
   cancel_timer(idle_timer_);
   if (phase_ == Phase::redirect_body) {
@@ -327,6 +335,7 @@ void Transfer::on_error(Error error) {
   // processed, and the server says when it was not (on_unprocessed).
   const bool conn_died = conn_ != nullptr && conn_->is_closed();
   conn_ = nullptr;
+  exchange_ = kNoExchange;
   // The body of a redirect is read only to keep the connection usable and then
   // dropped: however it ended (cut, reset, a TLS close without close_notify), the
   // redirect stands.
@@ -345,6 +354,7 @@ void Transfer::on_error(Error error) {
 // to send again whatever the method, a bounded number of times.
 void Transfer::on_unprocessed(Error error) {
   conn_ = nullptr;
+  exchange_ = kNoExchange;
   if (phase_ == Phase::waiting_head && unprocessed_retries_ < kMaxUnprocessedRetries) {
     if (retry(error)) {
       ++unprocessed_retries_;
@@ -424,7 +434,7 @@ void Transfer::on_consumer_activity() {
     // The wait was ours (a reader at its mark, the budget): the server's silence
     // counts from now, when it may send again, not from the idle timer's last look.
     last_activity_ = core_.loop().now();
-    conn_->resume(*this);
+    conn_->resume(exchange_);
   }
 }
 
@@ -442,14 +452,14 @@ void Transfer::reader_dropped() {
     finished();
     return;
   }
-  if (conn_ != nullptr) conn_->resume(*this);
+  if (conn_ != nullptr) conn_->resume(exchange_);
 }
 
 void Transfer::abandon_exchange() {
   if (conn_ == nullptr) return;
   Connection* conn = conn_;
   conn_ = nullptr;
-  conn->cancel(*this);
+  conn->cancel(std::exchange(exchange_, kNoExchange));
 }
 
 void Transfer::fail(Error error) {

@@ -107,6 +107,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
 
   Phase phase_ = Phase::waiting_connection;
   Connection* conn_ = nullptr;
+  ExchangeId exchange_ = kNoExchange;  // the exchange on conn_
+  std::uint64_t attaches_ = 0;  // counts attach(): a start that retried inside is not ours
   bool conn_reused_ = false;
   bool retried_ = false;           // the one retry after a dead pooled connection
   int unprocessed_retries_ = 0;    // sends the server refused or never saw

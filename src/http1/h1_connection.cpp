@@ -41,10 +41,10 @@ std::size_t H1Connection::available_streams() const noexcept {
   return state_ == State::idle ? 1 : 0;
 }
 
-void H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
+ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (state_ != State::idle) {
     sink.on_error(Error(ErrorCategory::protocol, "HTTP/1.1: connection is not idle"));
-    return;
+    return kNoExchange;
   }
   ++exchanges_;
   state_ = State::busy;
@@ -70,17 +70,20 @@ void H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
       after_event();
     });
   }
-  after_event();
+  const ExchangeId id = exchanges_;
+  after_event();  // may end the exchange already (the sink hears it): the id is then stale
+  return id;
 }
 
-void H1Connection::resume(ExchangeSink& sink) {
-  if (sink_ != &sink || in_read_) return;  // inside read_ready, its loop re-checks
+void H1Connection::resume(ExchangeId exchange) {
+  // Not the current exchange (it ended), or inside read_ready, whose loop re-checks.
+  if (sink_ == nullptr || exchange != exchanges_ || in_read_) return;
   read_ready();
   after_event();
 }
 
-void H1Connection::cancel(ExchangeSink& sink) {
-  if (sink_ != &sink) return;
+void H1Connection::cancel(ExchangeId exchange) {
+  if (sink_ == nullptr || exchange != exchanges_) return;
   sink_ = nullptr;
   body_ = nullptr;
   // HTTP/1.1 cannot abandon a response midway and keep the connection.

@@ -29,9 +29,10 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
   bool idle() const noexcept override { return state_ == State::idle; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return state_ == State::closed; }
-  void start(ExchangeRequest request, ExchangeSink& sink) override;
-  void resume(ExchangeSink& sink) override;
-  void cancel(ExchangeSink& sink) override;
+  /// The exchange's id is its sequence number on this connection (1, 2, ...).
+  ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;
+  void resume(ExchangeId exchange) override;
+  void cancel(ExchangeId exchange) override;
   std::size_t release_scratch(std::chrono::steady_clock::time_point paused_before) override;
   std::size_t scratch_bytes() const noexcept override;
   void close(Error error) override;

@@ -32,7 +32,7 @@ H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport
                            H2Timing timing, H2SessionOptions session_options)
     : loop_(loop),
       transport_(std::move(transport)),
-      owner_(owner),
+      reports_(owner),
       id_(id),
       trace_(trace),
       timing_(timing),
@@ -78,25 +78,25 @@ void H2Connection::event(Work&& work) {
   tell_owner();
 }
 
-void H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
+ExchangeId H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (available_streams() == 0) {
     sink.on_unprocessed(Error(ErrorCategory::protocol,
                         closed_ ? "HTTP/2: connection is closed"
                                 : "HTTP/2: connection takes no more streams now"));
-    return;
+    return kNoExchange;
   }
   if (exchanges_ == 0) peer_ = request.authority;
   if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
   auto submitted = session_.submit(request, sink);  // no I/O, no callbacks
-  owner_told_available_ = std::min(owner_told_available_, available_streams());
-  owner_told_ended_ = session_.streams_ended();
+  reports_.started(owner_view());
   if (!submitted) {
     // Nothing was sent: after a GOAWAY or while closing, another connection may take it.
     sink.on_unprocessed(std::move(submitted).error());
-    return;
+    return kNoExchange;
   }
   ++exchanges_;
   flush_at_turn_end();
+  return static_cast<ExchangeId>(*submitted);
 }
 
 // The pool starts many exchanges in one turn: their HEADERS leave in one write.
@@ -111,16 +111,14 @@ void H2Connection::flush_at_turn_end() {
   });
 }
 
-void H2Connection::resume(ExchangeSink& sink) {
-  event([&] {
-    if (auto stream_id = session_.stream_of(sink)) session_.resume_stream(*stream_id);
-  });
+void H2Connection::resume(ExchangeId exchange) {
+  if (exchange == kNoExchange) return;
+  event([&] { session_.resume_stream(static_cast<std::int32_t>(exchange)); });
 }
 
-void H2Connection::cancel(ExchangeSink& sink) {
-  event([&] {
-    if (auto stream_id = session_.stream_of(sink)) session_.cancel_stream(*stream_id);
-  });
+void H2Connection::cancel(ExchangeId exchange) {
+  if (exchange == kNoExchange) return;
+  event([&] { session_.cancel_stream(static_cast<std::int32_t>(exchange)); });
 }
 
 std::size_t H2Connection::release_scratch(TimePoint paused_before) {
@@ -133,7 +131,7 @@ std::size_t H2Connection::scratch_bytes() const noexcept {
 }
 
 void H2Connection::close(Error error) {
-  owner_told_closed_ = true;  // the owner asked; it needs no callback
+  reports_.owner_closed();  // the owner asked; it needs no callback
   if (closed_) return;
   if (trace_.on()) trace("closed: " + error.message());
   session_.fail_all(error);
@@ -278,30 +276,10 @@ void H2Connection::rearm() {
   if (events != watched_events_ && loop_.modify(transport_->fd(), events)) watched_events_ = events;
 }
 
-void H2Connection::tell_owner() {
-  if (closed_) {
-    if (!owner_told_closed_) {
-      owner_told_closed_ = true;
-      owner_.on_connection_closed(*this);
-    }
-    return;
-  }
-  // A GOAWAY frees the connection's place in the pool's per-origin limit: the owner
-  // may open another for the requests waiting.
-  if (draining() && !owner_told_draining_) {
-    owner_told_draining_ = true;
-    owner_.on_connection_available(*this);
-    return;
-  }
-  // A slot freed (a stream ended) or the server raised its limit. The count alone
-  // can mislead: one read may bring SETTINGS lowering the limit and streams ending.
-  // Set before the call: the owner may start exchanges from inside it.
-  const std::size_t available = available_streams();
-  const std::uint64_t ended = session_.streams_ended();
-  const bool more = available > 0 && (available > owner_told_available_ || ended != owner_told_ended_);
-  owner_told_available_ = available;
-  owner_told_ended_ = ended;
-  if (more) owner_.on_connection_available(*this);
+void H2Connection::tell_owner() { reports_.tell(*this, owner_view()); }
+
+OwnerView H2Connection::owner_view() const {
+  return OwnerView{closed_, draining(), available_streams(), session_.streams_ended()};
 }
 
 void H2Connection::arm_ping_timer() {

@@ -16,6 +16,7 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "io/owner_reports.hpp"
 #include "io/trace.hpp"
 #include "io/transport.hpp"
 
@@ -50,11 +51,12 @@ class H2Connection final : public Connection, private FdWatcher {
   /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
   /// The pool does not count a draining connection toward its per-origin limit.
   bool draining() const noexcept override { return !closed_ && session_.goaway_received(); }
-  void start(ExchangeRequest request, ExchangeSink& sink) override;
+  /// The exchange's id is its stream id.
+  ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;
   /// Gives the stream's window back for the bytes its consumer took.
-  void resume(ExchangeSink& sink) override;
+  void resume(ExchangeId exchange) override;
   /// RST_STREAM(CANCEL) for that exchange only; the connection stays up.
-  void cancel(ExchangeSink& sink) override;
+  void cancel(ExchangeId exchange) override;
   std::size_t release_scratch(TimePoint paused_before) override;
   std::size_t scratch_bytes() const noexcept override;
   /// Every open exchange gets on_error(error); the owner is not called.
@@ -85,11 +87,12 @@ class H2Connection final : public Connection, private FdWatcher {
   void on_ping_timer();
   void on_ping_timeout();
   void tell_owner();
+  OwnerView owner_view() const;
   void trace(const std::string& what) const;
 
   EventLoop& loop_;
   std::unique_ptr<Transport> transport_;
-  ConnectionOwner& owner_;
+  OwnerReports reports_;  // what the owner (the pool) has heard
   std::uint64_t id_;
   const Trace& trace_;
   H2Timing timing_;
@@ -103,11 +106,6 @@ class H2Connection final : public Connection, private FdWatcher {
   bool flush_scheduled_ = false;  // an at_turn_end flush is pending
   bool in_event_ = false;
   bool again_ = false;  // a nested event asked after_event for another round
-  bool owner_told_closed_ = false;
-  bool owner_told_draining_ = false;  // the owner heard of the GOAWAY
-  // The owner hears again only when more streams are free than it was last told.
-  std::size_t owner_told_available_ = 0;
-  std::uint64_t owner_told_ended_ = 0;
   TimePoint last_input_;
   EventLoop::TimerId ping_timer_ = 0;
   EventLoop::TimerId ping_timeout_timer_ = 0;

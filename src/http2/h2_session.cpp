@@ -310,13 +310,6 @@ Result<std::int32_t> H2Session::submit(ExchangeRequest& request, ExchangeSink& s
   return stream_id;
 }
 
-std::optional<std::int32_t> H2Session::stream_of(const ExchangeSink& sink) const {
-  for (const auto& [stream_id, stream] : streams_) {
-    if (stream.sink == &sink) return stream_id;
-  }
-  return std::nullopt;
-}
-
 void H2Session::cancel_stream(std::int32_t stream_id) {
   if (detach(stream_id) == nullptr || session_ == nullptr) return;
   // nghttp2 ignores DATA for a stream with RST_STREAM queued and returns its

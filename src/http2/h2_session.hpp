@@ -104,8 +104,6 @@ class H2Session {
   void resume_stream(std::int32_t stream_id);
   /// RST_STREAM(CANCEL); no further events reach the stream's sink.
   void cancel_stream(std::int32_t stream_id);
-  /// The stream a sink's exchange runs on, if it is still open.
-  std::optional<std::int32_t> stream_of(const ExchangeSink& sink) const;
 
   /// Streams that can be submitted now: the server's SETTINGS_MAX_CONCURRENT_STREAMS
   /// (assumed_max_streams before it arrives) minus the open ones; 0 after a GOAWAY

@@ -19,7 +19,7 @@ Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, Qui
 
 H3Connection::H3Connection(EventLoop& loop, ConnectionOwner& owner, std::uint64_t id,
                            const Trace& trace, H3SessionOptions session_options)
-    : owner_(owner),
+    : reports_(owner),
       id_(id),
       trace_(trace),
       session_(trace, id, loop, std::move(session_options), [this] { tell_owner(); }) {}
@@ -32,31 +32,31 @@ std::size_t H3Connection::available_streams() const noexcept {
   return session_.available_streams();
 }
 
-void H3Connection::start(ExchangeRequest request, ExchangeSink& sink) {
+ExchangeId H3Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (available_streams() == 0) {
     // Nothing was sent: another connection may take it.
     sink.on_unprocessed(Error(ErrorCategory::protocol,
                               is_closed() ? "HTTP/3: connection is closed"
                                           : "HTTP/3: connection takes no more streams now"));
-    return;
+    return kNoExchange;
   }
   ++exchanges_;
   auto submitted = session_.submit(request, sink);
-  owner_told_available_ = std::min(owner_told_available_, available_streams());
-  owner_told_ended_ = session_.streams_ended();
+  reports_.started(owner_view());
   if (!submitted) {
     sink.on_unprocessed(std::move(submitted).error());
-    return;
+    return kNoExchange;
   }
   quic_->request_write();
+  return static_cast<ExchangeId>(*submitted);
 }
 
-void H3Connection::resume(ExchangeSink& sink) {
-  if (auto stream_id = session_.stream_of(sink)) session_.resume_stream(*stream_id);
+void H3Connection::resume(ExchangeId exchange) {
+  if (exchange != kNoExchange) session_.resume_stream(static_cast<std::int64_t>(exchange));
 }
 
-void H3Connection::cancel(ExchangeSink& sink) {
-  if (auto stream_id = session_.stream_of(sink)) session_.cancel_stream(*stream_id);
+void H3Connection::cancel(ExchangeId exchange) {
+  if (exchange != kNoExchange) session_.cancel_stream(static_cast<std::int64_t>(exchange));
 }
 
 std::size_t H3Connection::release_scratch(TimePoint paused_before) {
@@ -71,7 +71,7 @@ std::size_t H3Connection::scratch_bytes() const noexcept {
 }
 
 void H3Connection::close(Error error) {
-  owner_told_closed_ = true;  // the owner asked; it needs no callback
+  reports_.owner_closed();  // the owner asked; it needs no callback
   if (is_closed()) return;
   if (!close_reason_) close_reason_ = error;
   session_.fail_all(error);
@@ -93,30 +93,12 @@ void H3Connection::on_connection_closed(const Error& error) {
 }
 
 // A stream slot freed, the server raised its limit, the handshake completed, or the
-// connection ended. Counts alone can mislead (streams end while a limit drops), so
-// the owner also hears whenever a stream ended.
-void H3Connection::tell_owner() {
-  if (close_reason_ || is_closed()) {
-    if (!owner_told_closed_) {
-      owner_told_closed_ = true;
-      owner_.on_connection_closed(*this);
-    }
-    return;
-  }
-  // A GOAWAY frees the connection's place in the pool's per-origin limit: the owner
-  // may open another for the requests waiting.
-  if (draining() && !owner_told_draining_) {
-    owner_told_draining_ = true;
-    owner_.on_connection_available(*this);
-    return;
-  }
-  const std::size_t available = available_streams();
-  const std::uint64_t ended = session_.streams_ended();
-  const bool more =
-      available > 0 && (available > owner_told_available_ || ended != owner_told_ended_);
-  owner_told_available_ = available;
-  owner_told_ended_ = ended;
-  if (more) owner_.on_connection_available(*this);
+// connection ended.
+void H3Connection::tell_owner() { reports_.tell(*this, owner_view()); }
+
+OwnerView H3Connection::owner_view() const {
+  return OwnerView{close_reason_.has_value() || is_closed(), draining(), available_streams(),
+                   session_.streams_ended()};
 }
 
 }  // namespace sluice

@@ -17,6 +17,7 @@
 #include "http3/quic_connection.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "io/owner_reports.hpp"
 #include "io/trace.hpp"
 
 namespace sluice {
@@ -42,10 +43,11 @@ class H3Connection final : public Connection, private QuicApplication {
   /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
   /// The pool does not count a draining connection toward its per-origin limit.
   bool draining() const noexcept override { return !is_closed() && session_.goaway_received(); }
-  void start(ExchangeRequest request, ExchangeSink& sink) override;
-  void resume(ExchangeSink& sink) override;
+  /// The exchange's id is its QUIC stream id.
+  ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;
+  void resume(ExchangeId exchange) override;
   /// Resets that stream (H3_REQUEST_CANCELLED); the connection stays up.
-  void cancel(ExchangeSink& sink) override;
+  void cancel(ExchangeId exchange) override;
   std::size_t release_scratch(TimePoint paused_before) override;
   std::size_t scratch_bytes() const noexcept override;
   void close(Error error) override;
@@ -91,19 +93,16 @@ class H3Connection final : public Connection, private QuicApplication {
 
   /// After every session change: tell the owner about freed streams or the end.
   void tell_owner();
+  OwnerView owner_view() const;
 
-  ConnectionOwner& owner_;
+  OwnerReports reports_;  // what the owner (the pool) has heard
   std::uint64_t id_;
-  const Trace& trace_;
+  [[maybe_unused]] const Trace& trace_;  // kept for h3 connection tracing; unused today
   H3Session session_;
   std::unique_ptr<QuicConnection> quic_;
   bool handshake_done_ = false;
   std::optional<Error> close_reason_;
   std::uint64_t exchanges_ = 0;
-  bool owner_told_closed_ = false;
-  bool owner_told_draining_ = false;  // the owner heard of the GOAWAY
-  std::size_t owner_told_available_ = 0;
-  std::uint64_t owner_told_ended_ = 0;
 };
 
 }  // namespace sluice

@@ -116,8 +116,6 @@ class H3Session final : public QuicApplication {
   /// Resets the stream both ways (H3_REQUEST_CANCELLED); no further events reach its
   /// sink.
   void cancel_stream(std::int64_t stream_id);
-  /// The stream a sink's exchange runs on, if the exchange is still open.
-  std::optional<std::int64_t> stream_of(const ExchangeSink& sink) const;
 
   /// Streams that can be submitted now: QuicStreams::bidi_streams_left(); 0 before
   /// the handshake, after a GOAWAY, a fatal error or fail_all().

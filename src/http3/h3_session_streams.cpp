@@ -13,13 +13,6 @@
 
 namespace sluice {
 
-std::optional<std::int64_t> H3Session::stream_of(const ExchangeSink& sink) const {
-  for (const auto& [stream_id, stream] : stream_map_) {
-    if (stream.sink == &sink) return stream_id;
-  }
-  return std::nullopt;
-}
-
 void H3Session::resume_stream(std::int64_t stream_id) {
   Entry entry(*this);
   H3Stream* stream = find(stream_id);

@@ -65,6 +65,11 @@ struct ExchangeRequest {
 
 class Connection;
 
+/// Names one exchange on its connection: an HTTP/2 stream id, an HTTP/3 stream id,
+/// an HTTP/1.1 sequence number. kNoExchange when none started.
+using ExchangeId = std::uint64_t;
+inline constexpr ExchangeId kNoExchange = ~ExchangeId{0};
+
 /// Told when a connection can take more work or is gone. HTTP thread only. The
 /// owner may destroy the connection from on_connection_closed only after the call
 /// returns (it is called from inside the connection's event handling): it must defer
@@ -96,13 +101,17 @@ class Connection {
   /// the pool does not count it toward max_connections_per_origin. HTTP/1.1 has no
   /// GOAWAY (a Connection: close response just closes).
   virtual bool draining() const noexcept { return false; }
-  /// Starts an exchange; events go to `sink` until on_complete or on_error.
-  virtual void start(ExchangeRequest request, ExchangeSink& sink) = 0;
-  /// The sink has room again (it returned false from wants_body before).
-  virtual void resume(ExchangeSink& sink) = 0;
-  /// Ends the exchange without further events to `sink`. h1 closes the connection
-  /// unless the exchange already completed.
-  virtual void cancel(ExchangeSink& sink) = 0;
+  /// Starts an exchange; events go to `sink` until on_complete or on_error. Returns
+  /// its id, or kNoExchange when it did not start (the sink heard why already,
+  /// from inside this call).
+  virtual ExchangeId start(ExchangeRequest request, ExchangeSink& sink) = 0;
+  /// The exchange's consumer took bytes or has room again (it returned false from
+  /// wants_body before, or reported as report_taken_after asked). An id that ended
+  /// is ignored.
+  virtual void resume(ExchangeId exchange) = 0;
+  /// Ends the exchange without further events to its sink. h1 closes the connection
+  /// unless the exchange already completed. An id that ended is ignored.
+  virtual void cancel(ExchangeId exchange) = 0;
   /// The sweep: frees empty receive/send scratch unless an exchange on it is still
   /// receiving or paused only since `paused_before` (a held stream's prompt sibling
   /// keeps the connection's scratch); returns bytes freed.

@@ -180,9 +180,11 @@ TEST_F(H2ConnectionTest, CancelKeepsTheConnectionForTheSibling) {
     }
     server_->flush();
   };
-  cancelled.after_body = [&] { conn->cancel(cancelled); };
-  conn->start(get("/cancelled"), cancelled);
-  conn->start(get("/sibling"), sibling);
+  ExchangeId cancelled_id = kNoExchange;
+  cancelled.after_body = [&] { conn->cancel(cancelled_id); };
+  cancelled_id = conn->start(get("/cancelled"), cancelled);
+  EXPECT_EQ(cancelled_id, 1u);  // the stream id
+  EXPECT_EQ(conn->start(get("/sibling"), sibling), 3u);
   run();
   EXPECT_TRUE(sibling.completed);
   EXPECT_EQ(sibling.body, "first half, second half");
