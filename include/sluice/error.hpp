@@ -4,6 +4,8 @@
 /// never throws across the library boundary.
 
 #include <cassert>
+#include <functional>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,14 +48,29 @@ class Error {
   std::string message_;
 };
 
-/// A value or an Error. Check with `ok()` (or `if (result)`) before `value()`.
+template <class T>
+class Result;
+
+namespace detail {
+template <class R>
+struct IsResult : std::false_type {};
+template <class U>
+struct IsResult<Result<U>> : std::true_type {};
+}  // namespace detail
+
+/// A value or an Error, in the shape of C++23's std::expected<T, Error>: check with
+/// `ok()` / `has_value()` (or `if (result)`) before `value()`, or chain with
+/// `and_then` (the next fallible step), `transform` (a plain function of the value),
+/// `or_else` (a step on the error) and `value_or`.
 template <class T>
 class [[nodiscard]] Result {
  public:
+  using value_type = T;
   Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool ok() const noexcept { return state_.index() == 0; }
+  bool has_value() const noexcept { return ok(); }
   explicit operator bool() const noexcept { return ok(); }
 
   T& value() & { assert(ok()); return std::get<0>(state_); }
@@ -68,6 +85,47 @@ class [[nodiscard]] Result {
   const Error& error() const& { assert(!ok()); return std::get<1>(state_); }
   Error&& error() && { assert(!ok()); return std::get<1>(std::move(state_)); }
 
+  /// The value, or `fallback` on an error.
+  template <class U>
+  T value_or(U&& fallback) const& {
+    return ok() ? value() : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <class U>
+  T value_or(U&& fallback) && {
+    return ok() ? std::move(*this).value() : static_cast<T>(std::forward<U>(fallback));
+  }
+  /// f(value), itself a Result, or this error.
+  template <class F>
+  auto and_then(F&& f) const& {
+    using Next = std::invoke_result_t<F, const T&>;
+    static_assert(detail::IsResult<Next>::value, "and_then: f must return a Result");
+    return ok() ? std::invoke(std::forward<F>(f), value()) : Next(error());
+  }
+  template <class F>
+  auto and_then(F&& f) && {
+    using Next = std::invoke_result_t<F, T&&>;
+    static_assert(detail::IsResult<Next>::value, "and_then: f must return a Result");
+    return ok() ? std::invoke(std::forward<F>(f), std::move(*this).value())
+                : Next(std::move(*this).error());
+  }
+  /// Result<U> of f(value), or this error.
+  template <class F>
+  auto transform(F&& f) const& {
+    using U = std::invoke_result_t<F, const T&>;
+    if (!ok()) return Result<U>(error());
+    if constexpr (std::is_void_v<U>) {
+      std::invoke(std::forward<F>(f), value());
+      return Result<U>();
+    } else {
+      return Result<U>(std::invoke(std::forward<F>(f), value()));
+    }
+  }
+  /// This value, or f(error), itself a Result<T>.
+  template <class F>
+  Result or_else(F&& f) const& {
+    return ok() ? *this : Result(std::invoke(std::forward<F>(f), error()));
+  }
+
  private:
   std::variant<T, Error> state_;
 };
@@ -79,10 +137,39 @@ class [[nodiscard]] Result<void> {
   Result() = default;
   Result(Error error) : error_(std::move(error)), failed_(true) {}
 
+  using value_type = void;
   bool ok() const noexcept { return !failed_; }
+  bool has_value() const noexcept { return ok(); }
   explicit operator bool() const noexcept { return ok(); }
+  /// Asserts success (std::expected<void, E>::value()).
+  void value() const { assert(!failed_); }
   const Error& error() const& { assert(failed_); return error_; }
   Error&& error() && { assert(failed_); return std::move(error_); }
+
+  /// f(), itself a Result, or this error.
+  template <class F>
+  auto and_then(F&& f) const {
+    using Next = std::invoke_result_t<F>;
+    static_assert(detail::IsResult<Next>::value, "and_then: f must return a Result");
+    return ok() ? std::invoke(std::forward<F>(f)) : Next(error_);
+  }
+  /// Result<U> of f(), or this error.
+  template <class F>
+  auto transform(F&& f) const {
+    using U = std::invoke_result_t<F>;
+    if (!ok()) return Result<U>(error_);
+    if constexpr (std::is_void_v<U>) {
+      std::invoke(std::forward<F>(f));
+      return Result<U>();
+    } else {
+      return Result<U>(std::invoke(std::forward<F>(f)));
+    }
+  }
+  /// Success, or f(error), itself a Result<void>.
+  template <class F>
+  Result or_else(F&& f) const {
+    return ok() ? *this : Result(std::invoke(std::forward<F>(f), error_));
+  }
 
  private:
   Error error_{ErrorCategory::usage, {}};
