@@ -31,19 +31,63 @@ enum class ErrorCategory {
 /// A short lowercase name for a category ("tls", "timeout", ...).
 const char* to_string(ErrorCategory category) noexcept;
 
-/// One error: a category and a message a person can act on, for example
-/// "TLS: certificate for example.org does not match host localhost".
+/// What went wrong, finely, with stable numbers (the C API exposes them): the
+/// hundreds are the category, the first of each hundred its general code. A program
+/// that only needs to decide reads the category; one that reports or counts reads
+/// the code. New codes may be added; a number is never reused.
+enum class ErrorCode : int {
+  dns_failed = 100,           ///< the host name did not resolve
+  connect_failed = 200,       ///< no address accepted a connection
+  tls_failed = 300,           ///< the TLS handshake or session failed
+  tls_certificate = 301,      ///< the server's certificate was not trusted for the host
+  protocol_error = 400,       ///< the server broke HTTP
+  body_truncated = 401,       ///< the body ended (the connection closed) before its end
+  timeout = 500,              ///< a configured timeout expired
+  connect_timeout = 501,      ///< no connection (or free stream) within Timeouts::connect
+  first_byte_timeout = 502,   ///< no response head within Timeouts::first_byte
+  idle_timeout = 503,         ///< the server was silent for Timeouts::idle
+  total_timeout = 504,        ///< the transfer did not end within Timeouts::total
+  ping_timeout = 505,         ///< an HTTP/2 connection did not answer a PING
+  handshake_timeout = 506,    ///< a QUIC handshake did not complete
+  cancelled = 600,            ///< the caller (or the Client's end) cancelled
+  too_large = 700,            ///< a configured limit was exceeded
+  too_many_redirects = 701,   ///< RedirectOptions::max_redirects
+  headers_too_large = 702,    ///< Request::max_header_bytes
+  decoded_too_large = 703,    ///< DecodeOptions::max_decoded_size or the ratio limit
+  body_too_large = 704,       ///< Request::max_body_size, or read_all's limit
+  decode_failed = 800,        ///< content decoding failed
+  io_failed = 900,            ///< local I/O failed
+  usage = 1000,               ///< the caller asked for something invalid
+  bad_url = 1001,             ///< the URL did not parse, or its scheme is not http(s)
+  http_status = 1100,         ///< an error status where success was needed
+};
+
+/// A code's category (its hundreds).
+ErrorCategory category_of(ErrorCode code) noexcept;
+/// A category's general code (the first of its hundred).
+ErrorCode general_code(ErrorCategory category) noexcept;
+/// A short lowercase name for a code ("idle_timeout", ...).
+const char* to_string(ErrorCode code) noexcept;
+
+/// One error: a stable code, its category and a message a person can act on, for
+/// example "TLS: certificate for example.org does not match host localhost".
 class Error {
  public:
+  /// The category's general code.
   Error(ErrorCategory category, std::string message)
-      : category_(category), message_(std::move(message)) {}
+      : code_(general_code(category)), category_(category), message_(std::move(message)) {}
+  /// The code's category.
+  Error(ErrorCode code, std::string message)
+      : code_(code), category_(category_of(code)), message_(std::move(message)) {}
 
+  ErrorCode code() const noexcept { return code_; }
   ErrorCategory category() const noexcept { return category_; }
   const std::string& message() const noexcept { return message_; }
   /// "category: message", for logs.
   std::string describe() const;
 
  private:
+  ErrorCode code_;
   ErrorCategory category_;
   std::string message_;
 };

@@ -48,7 +48,7 @@ Result<std::string> BodyReader::read_all(std::size_t limit) {
     if (!got) return std::move(got).error();
     if (*got == 0) return all;
     if (all.size() + *got > limit) {
-      return Error(ErrorCategory::too_large,
+      return Error(ErrorCode::body_too_large,
                    "response body exceeds the read_all limit of " + std::to_string(limit) + " bytes");
     }
     all.append(reinterpret_cast<const char*>(piece.data()), *got);

@@ -136,7 +136,7 @@ void ConnectionPool::on_h3_fallback_timer(const std::string& key) {
   if (found == origins_.end() || !found->second.h3) return;
   Origin& origin = found->second;
   origin.h3->fallback_timer = 0;
-  h3_failed(key, Error(ErrorCategory::timeout,
+  h3_failed(key, Error(ErrorCode::handshake_timeout,
                        "HTTP/3: no QUIC handshake with " + origin.h3->host + ":" +
                            std::to_string(origin.h3->port) + " within " +
                            millis(core_.options().http3_fallback_after)));

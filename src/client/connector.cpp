@@ -58,7 +58,7 @@ void Connector::on_connected(Result<int> fd) {
   if (options_.tls_timeout.count() > 0) {
     tls_timer_ = loop_.add_timer(loop_.now() + options_.tls_timeout, [this] {
       tls_timer_ = 0;
-      finish(Error(ErrorCategory::timeout,
+      finish(Error(ErrorCode::handshake_timeout,
                    "TLS: handshake with " + host_ + " did not complete within " +
                        std::to_string(options_.tls_timeout.count()) + " ms"));
     });

@@ -138,13 +138,13 @@ Result<DecodeStep> DecoderChain::run_stage(std::size_t i, std::span<const std::b
 
 std::optional<Error> DecoderChain::check_limits() const {
   if (limits_.max_decoded_size != 0 && decoded_ > limits_.max_decoded_size) {
-    return Error(ErrorCategory::too_large, "decoded body exceeds the limit of " +
+    return Error(ErrorCode::decoded_too_large, "decoded body exceeds the limit of " +
                                                std::to_string(limits_.max_decoded_size) +
                                                " bytes");
   }
   if (limits_.max_ratio != 0 && decoded_ > kRatioGrace &&
       decoded_ > saturating_mul(limits_.max_ratio, encoded_)) {
-    return Error(ErrorCategory::too_large,
+    return Error(ErrorCode::decoded_too_large,
                  "decoded body exceeds " + std::to_string(limits_.max_ratio) +
                      ":1 compression ratio (possible decompression bomb)");
   }

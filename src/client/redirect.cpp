@@ -16,7 +16,7 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                      " has no Location header");
   }
   if (redirects_so_far >= policy.max_redirects) {
-    return Error(ErrorCategory::too_large,
+    return Error(ErrorCode::too_many_redirects,
                  "redirect: more than " + std::to_string(policy.max_redirects) +
                      " redirects (raise --max-redirs if this is expected)");
   }

@@ -45,7 +45,7 @@ AttemptFailure failure_from_error(Error error) {
 
 AttemptFailure failure_from_status(int status, const Headers& headers, const std::string& url) {
   AttemptFailure failure{
-      Error(ErrorCategory::http, "HTTP " + std::to_string(status) + " from " + url),
+      Error(ErrorCode::http_status, "HTTP " + std::to_string(status) + " from " + url),
       is_transient_status(status), std::nullopt};
   if (auto value = headers.get("retry-after")) failure.retry_after = parse_retry_after(*value);
   return failure;

@@ -65,7 +65,7 @@ void Transfer::begin() {
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total,
-              Error(ErrorCategory::timeout, "transfer did not complete within " +
+              Error(ErrorCode::total_timeout, "transfer did not complete within " +
                                                 millis(request_.timeouts.total) + " (total timeout)"));
   }
   queue_for_connection();
@@ -78,7 +78,7 @@ void Transfer::queue_for_connection() {
                            ? "connect: no HTTP/3 (QUIC) connection to "
                            : "connect: no connection (or free stream) to ";
     arm_timer(connect_timer_, request_.timeouts.connect,
-              Error(ErrorCategory::timeout, what + url_.authority() + " within " +
+              Error(ErrorCode::connect_timeout, what + url_.authority() + " within " +
                                                 millis(request_.timeouts.connect)));
   }
   core_.pool().submit(*this);
@@ -112,7 +112,7 @@ void Transfer::attach(Connection& conn) {
   phase_ = Phase::waiting_head;
   if (request_.timeouts.first_byte.count() > 0) {
     arm_timer(first_byte_timer_, request_.timeouts.first_byte,
-              Error(ErrorCategory::timeout, "no response headers from " + url_.authority() +
+              Error(ErrorCode::first_byte_timeout, "no response headers from " + url_.authority() +
                                                 " within " + millis(request_.timeouts.first_byte)));
   }
   // Idle counts from here: an upload the server stops reading is as idle as silence.
@@ -214,7 +214,7 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
   if (phase_ != Phase::body) return;
   received_ += bytes.size();
   if (request_.max_body_size != 0 && received_ > request_.max_body_size) {
-    fail(Error(ErrorCategory::too_large, "response body exceeds the limit of " +
+    fail(Error(ErrorCode::body_too_large, "response body exceeds the limit of " +
                                              std::to_string(request_.max_body_size) + " bytes"));
     return;
   }
@@ -560,14 +560,14 @@ void Transfer::arm_idle_timer() {
 Error Transfer::idle_error(std::chrono::milliseconds idle) const {
   const std::string host = url_.authority();
   if (phase_ == Phase::waiting_head && body_) {
-    return Error(ErrorCategory::timeout, "idle timeout: " + host +
+    return Error(ErrorCode::idle_timeout, "idle timeout: " + host +
                                              " neither read the request body nor answered for " +
                                              millis(idle));
   }
   if (phase_ == Phase::waiting_head) {
-    return Error(ErrorCategory::timeout, "idle timeout: no response from " + host + " for " + millis(idle));
+    return Error(ErrorCode::idle_timeout, "idle timeout: no response from " + host + " for " + millis(idle));
   }
-  return Error(ErrorCategory::timeout, "idle timeout: no data from " + host + " for " + millis(idle));
+  return Error(ErrorCode::idle_timeout, "idle timeout: no data from " + host + " for " + millis(idle));
 }
 
 void Transfer::cancel_timer(EventLoop::TimerId& id) {

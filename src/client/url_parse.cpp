@@ -308,7 +308,7 @@ Error url_error(std::string_view problem, std::string_view input, std::string_vi
     message += hint;
     message += ")";
   }
-  return Error(ErrorCategory::usage, std::move(message));
+  return Error(ErrorCode::bad_url, std::move(message));
 }
 
 std::string_view trim_spaces(std::string_view text) noexcept {

@@ -203,7 +203,7 @@ Result<int> State::on_header_value_complete() {
 Result<int> State::check_trailer_size() const {
   if (phase != Phase::trailers) return 0;
   if (trailer_bytes + name.size() + value.size() + kFieldOverhead <= max_header_bytes) return 0;
-  return Error(ErrorCategory::too_large,
+  return Error(ErrorCode::headers_too_large,
                "HTTP/1.1: response trailers exceed the limit of " +
                    format_u64(max_header_bytes) + " bytes");
 }
@@ -305,7 +305,7 @@ Error State::fail(Error failure) {
 }
 
 Error State::head_too_large() const {
-  return Error(ErrorCategory::too_large, "HTTP/1.1: response header block exceeds the limit of " +
+  return Error(ErrorCode::headers_too_large, "HTTP/1.1: response header block exceeds the limit of " +
                                              format_u64(max_header_bytes) + " bytes");
 }
 
@@ -426,11 +426,11 @@ Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) 
   if (phase == Phase::failed) return *error;
   if (phase == Phase::complete) return {};
   if (phase != Phase::body || body_kind != BodyKind::until_close) {
-    return fail(protocol_error(truncation_message()));
+    return fail(Error(ErrorCode::body_truncated, "HTTP/1.1: " + truncation_message()));
   }
   if (close == H1ResponseParser::Close::unauthenticated) {
-    return fail(protocol_error(
-        "the TLS connection ended without close_notify after " + format_u64(body_bytes) +
+    return fail(Error(ErrorCode::body_truncated,
+        "HTTP/1.1: the TLS connection ended without close_notify after " + format_u64(body_bytes) +
         " body bytes; the body has no length and ends only at the close, so it may be "
         "truncated"));
   }
@@ -439,7 +439,9 @@ Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) 
   finishing = true;
   const llhttp_errno_t rv = llhttp_finish(&parser);
   if (rv != HPE_OK) return fail(translate(rv));
-  if (phase != Phase::complete) return fail(protocol_error(truncation_message()));
+  if (phase != Phase::complete) {
+    return fail(Error(ErrorCode::body_truncated, "HTTP/1.1: " + truncation_message()));
+  }
   return {};
 }
 

@@ -329,7 +329,7 @@ void H2Connection::on_ping_timer() {
 void H2Connection::on_ping_timeout() {
   event([this] {
     if (closed_ || !session_.ping_outstanding()) return;
-    fail(Error(ErrorCategory::timeout, "HTTP/2: connection to " + peer_ +
+    fail(Error(ErrorCode::ping_timeout, "HTTP/2: connection to " + peer_ +
                                            " did not answer a PING within " +
                                            seconds_text(timing_.ping_timeout)));
   });

@@ -216,7 +216,7 @@ Error H2Session::fatal_error(long rv, const char* operation) {
     case NGHTTP2_ERR_NOMEM:
       return Error(ErrorCategory::io, std::string("HTTP/2: out of memory ") + operation);
     case NGHTTP2_ERR_TOO_MANY_CONTINUATIONS:
-      return Error(ErrorCategory::too_large,
+      return Error(ErrorCode::headers_too_large,
                    "HTTP/2: server sent a header block far over the limit of " +
                        std::to_string(options_.max_header_list) +
                        " bytes (too many CONTINUATION frames); the connection was closed");
@@ -370,7 +370,7 @@ Error H2Session::peer_closed_error(const std::string& peer) const {
     message += " after GOAWAY (" + h2_error_name(goaway_code_) +
                (goaway_debug_.empty() ? std::string() : ": " + goaway_debug_) + ")";
   }
-  return Error(ErrorCategory::protocol, message + " before the response ended");
+  return Error(ErrorCode::body_truncated, message + " before the response ended");
 }
 
 Result<void> H2Session::send_ping() {

@@ -278,7 +278,7 @@ Error H3Session::fatal_error(long rv, const char* operation) const {
     case NGHTTP3_ERR_NOMEM:
       return Error(ErrorCategory::io, std::string("HTTP/3: out of memory ") + operation);
     case NGHTTP3_ERR_QPACK_HEADER_TOO_LARGE:
-      return Error(ErrorCategory::too_large,
+      return Error(ErrorCode::headers_too_large,
                    "HTTP/3: server sent a header field larger than nghttp3 decodes (64 KiB); "
                    "the connection was closed");
     default:

@@ -71,18 +71,18 @@ Error quic_peer_close_error(const ngtcp2_connection_close_error& close, const st
 }
 
 Error quic_handshake_timeout_error(const std::string& peer, std::chrono::milliseconds limit) {
-  return Error(ErrorCategory::timeout,
+  return Error(ErrorCode::handshake_timeout,
                "QUIC: handshake with " + peer + " did not complete within " + ms_text(limit));
 }
 
 Error quic_idle_timeout_error(const std::string& peer, std::chrono::milliseconds idle,
                               bool handshake_completed) {
   if (!handshake_completed) {
-    return Error(ErrorCategory::timeout, "QUIC: handshake with " + peer +
-                                             " got no answer within " + ms_text(idle) +
+    return Error(ErrorCode::handshake_timeout, "QUIC: handshake with " + peer +
+                                               " got no answer within " + ms_text(idle) +
                                              " (idle timeout)");
   }
-  return Error(ErrorCategory::timeout, "QUIC: nothing from " + peer + " for " + ms_text(idle) +
+  return Error(ErrorCode::idle_timeout, "QUIC: nothing from " + peer + " for " + ms_text(idle) +
                                            " (idle timeout); connection closed");
 }
 

@@ -62,7 +62,7 @@ void ResponseFieldBlock::reset() noexcept {
 Result<void> ResponseFieldBlock::add(std::string_view name, std::string_view value) {
   size_ += name.size() + value.size() + 32;
   if (size_ > max_bytes_) {
-    return Error(ErrorCategory::too_large,
+    return Error(ErrorCode::headers_too_large,
                  std::string(protocol_) + ": response header block from server exceeds the limit of " +
                      std::to_string(max_bytes_) + " bytes (max_header_bytes)");
   }

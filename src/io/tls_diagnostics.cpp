@@ -87,7 +87,9 @@ std::string whose(const TlsVerifyFailure& failure, const std::string& host) {
   return "issuer certificate " + failure.subject + " in the chain for " + host;
 }
 
-Error tls_error(std::string message) { return Error(ErrorCategory::tls, "TLS: " + message); }
+Error certificate_error(std::string message) {
+  return Error(ErrorCode::tls_certificate, "TLS: " + message);
+}
 
 }  // namespace
 
@@ -127,23 +129,23 @@ TlsVerifyFailure capture_verify_failure(X509_STORE_CTX* store) {
 Error describe_verify_failure(const TlsVerifyFailure& failure, const std::string& host) {
   const long code = failure.code;
   if (code == X509_V_ERR_HOSTNAME_MISMATCH || code == X509_V_ERR_IP_ADDRESS_MISMATCH) {
-    if (failure.leaf_names.empty()) return tls_error("certificate does not match host " + host);
-    return tls_error("certificate for " + failure.leaf_names + " does not match host " + host);
+    if (failure.leaf_names.empty()) return certificate_error("certificate does not match host " + host);
+    return certificate_error("certificate for " + failure.leaf_names + " does not match host " + host);
   }
   if (code == X509_V_ERR_CERT_HAS_EXPIRED) {
-    if (failure.not_after.empty()) return tls_error(whose(failure, host) + " has expired");
-    return tls_error(whose(failure, host) + " expired on " + failure.not_after);
+    if (failure.not_after.empty()) return certificate_error(whose(failure, host) + " has expired");
+    return certificate_error(whose(failure, host) + " expired on " + failure.not_after);
   }
   if (code == X509_V_ERR_CERT_NOT_YET_VALID) {
-    return tls_error(whose(failure, host) + " is not valid until " + failure.not_before +
+    return certificate_error(whose(failure, host) + " is not valid until " + failure.not_before +
                      " (is this computer's clock right?)");
   }
   if (is_untrusted_issuer(code)) {
-    return tls_error("certificate for " + host +
+    return certificate_error("certificate for " + host +
                      " is not signed by a trusted CA (self-signed or unknown issuer); "
                      "use --cacert FILE to trust its CA");
   }
-  return tls_error(whose(failure, host) + " was rejected: " +
+  return certificate_error(whose(failure, host) + " was rejected: " +
                    X509_verify_cert_error_string(code));
 }
 

@@ -116,6 +116,7 @@ TEST(ClientRedirect, TooManyRedirectsIsAClearError) {
   auto response = client.fetch(request);
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::too_large);
+  EXPECT_EQ(response.error().code(), ErrorCode::too_many_redirects);
   EXPECT_NE(response.error().message().find("more than 3 redirects"), std::string::npos)
       << response.error().message();
   // The client survives the failed chain.

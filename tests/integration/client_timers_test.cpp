@@ -49,11 +49,12 @@ void head_then_silence(test::ServerConnection& conn) {
 }
 
 // Expects the body's next read to fail with a timeout (within real seconds).
-void expect_timeout(BodyReader& body, const std::string& wanted) {
+void expect_timeout(BodyReader& body, ErrorCode code, const std::string& wanted) {
   std::array<std::byte, 64> buffer{};
   auto read = body.read_for(buffer, 10s);
   ASSERT_FALSE(read.ok()) << "the body went on instead of timing out";
   EXPECT_EQ(read.error().category(), ErrorCategory::timeout) << read.error().message();
+  EXPECT_EQ(read.error().code(), code) << to_string(read.error().code());
   EXPECT_NE(read.error().message().find(wanted), std::string::npos) << read.error().message();
 }
 
@@ -87,7 +88,7 @@ TEST(ClientTimersOnAManualClock, IdleTimeoutCountsTheServersSilenceToTheMillisec
   advance(clock, client, 29'999ms);
   expect_still_waiting(response->body);
   advance(clock, client, 1ms);
-  expect_timeout(response->body, "idle timeout");
+  expect_timeout(response->body, ErrorCode::idle_timeout, "idle timeout");
 }
 
 TEST(ClientTimersOnAManualClock, TotalTimeoutEndsATransferThatKeepsTrickling) {
@@ -102,7 +103,7 @@ TEST(ClientTimersOnAManualClock, TotalTimeoutEndsATransferThatKeepsTrickling) {
   advance(clock, client, 119s);
   expect_still_waiting(response->body);
   advance(clock, client, 1s);
-  expect_timeout(response->body, "total timeout");
+  expect_timeout(response->body, ErrorCode::total_timeout, "total timeout");
 }
 
 // HTTP/2: a server that stops reading (so it never answers a PING) while a stream
@@ -125,7 +126,7 @@ TEST(ClientTimersOnAManualClock, AnUnansweredHttp2PingFailsTheConnectionAfterTen
   advance(clock, client, 9'999ms);
   expect_still_waiting(response->body);
   advance(clock, client, 1ms);
-  expect_timeout(response->body, "did not answer a PING within 10 s");
+  expect_timeout(response->body, ErrorCode::ping_timeout, "did not answer a PING within 10 s");
 }
 
 // A reader that holds its body at the mark: the server is blocked by us, so its

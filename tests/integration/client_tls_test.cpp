@@ -65,6 +65,7 @@ TEST(ClientTls, WrongHostIsRejected) {
   auto response = fetch_with_ca(localhost_url(server), true);
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
+  EXPECT_EQ(response.error().code(), ErrorCode::tls_certificate);
   EXPECT_NE(response.error().message().find("does not match"), std::string::npos) << response.error().message();
 }
 

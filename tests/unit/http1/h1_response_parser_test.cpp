@@ -653,5 +653,17 @@ TEST(H1ResponseParser, ExceptionFromAnEventBecomesAnError) {
   EXPECT_NE(fed.error().message().find("sink exploded"), std::string::npos);
 }
 
+// A body that ends early is an error with its own code, never a short success.
+TEST(H1ResponseParser, ABodyCutShortIsTruncated) {
+  H1ResponseParser parser;
+  Recorder events;
+  ASSERT_TRUE(parser.feed(as_bytes("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfour"), events));
+  Result<void> finished = parser.finish(events);
+  ASSERT_FALSE(finished);
+  EXPECT_EQ(finished.error().code(), ErrorCode::body_truncated) << finished.error().message();
+  EXPECT_EQ(finished.error().category(), ErrorCategory::protocol);
+  EXPECT_EQ(events.completes, 0);
+}
+
 }  // namespace
 }  // namespace sluice

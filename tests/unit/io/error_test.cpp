@@ -20,6 +20,27 @@ Result<int> halve(int n) {
   return n / 2;
 }
 
+TEST(Error, CodesAreStableAndNameTheirCategory) {
+  EXPECT_EQ(static_cast<int>(ErrorCode::idle_timeout), 503);
+  EXPECT_EQ(static_cast<int>(ErrorCode::tls_certificate), 301);
+  EXPECT_EQ(category_of(ErrorCode::idle_timeout), ErrorCategory::timeout);
+  EXPECT_EQ(category_of(ErrorCode::bad_url), ErrorCategory::usage);
+  EXPECT_EQ(category_of(ErrorCode::http_status), ErrorCategory::http);
+  EXPECT_EQ(std::string(to_string(ErrorCode::body_truncated)), "body_truncated");
+  for (int category = 0; category <= static_cast<int>(ErrorCategory::http); ++category) {
+    const auto c = static_cast<ErrorCategory>(category);
+    EXPECT_EQ(category_of(general_code(c)), c) << to_string(c);
+  }
+}
+
+TEST(Error, ACategoryGivesItsGeneralCodeAndACodeItsCategory) {
+  const Error by_category(ErrorCategory::tls, "TLS: handshake failed");
+  EXPECT_EQ(by_category.code(), ErrorCode::tls_failed);
+  const Error by_code(ErrorCode::decoded_too_large, "decoded body exceeds the limit");
+  EXPECT_EQ(by_code.category(), ErrorCategory::too_large);
+  EXPECT_EQ(by_code.describe(), "too_large: decoded body exceeds the limit");
+}
+
 TEST(Result, ValueAndErrorLikeExpected) {
   Result<int> four = parse_digit('4');
   ASSERT_TRUE(four.has_value());
