@@ -51,7 +51,10 @@ class BodyReader {
 
   /// Trailer fields, available after the body ended.
   Headers trailers() const;
-  /// Decoded bytes received and waiting to be read (at most the mark plus one receive).
+  /// Decoded bytes received and waiting to be read: over HTTP/1.1 at most the mark
+  /// plus one receive; over HTTP/2 and HTTP/3 at most the mark plus what the stream's
+  /// window let the server send beyond it (the window is the mark, unless it grew
+  /// while the reader kept up on a long path: ClientOptions::max_stream_window).
   std::size_t buffered() const;
   /// Bytes handed to the reader so far (decoded).
   std::uint64_t bytes_read() const noexcept { return bytes_read_; }

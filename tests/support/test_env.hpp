@@ -35,8 +35,12 @@
 // nghttpd runs with --echo-upload: a POST or PUT to any path is answered, once the
 // whole request body has arrived (nghttpd keeps it in an unlinked temporary file),
 // with 200, "nghttpd-response: echo", a content-length and the request body itself;
-// other methods get the file at the path (404 when there is none). caddy and
-// gtlsserver serve the files only (no redirects, no uploads).
+// other methods get the file at the path (404 when there is none). caddy also
+// answers nginx's redirect paths and hands /upload/* to nginx's plain port, so
+// uploads work over HTTP/3 too; gtlsserver serves the files only.
+// bomb.bin (256 MiB of zeros, a sparse file) is served by nginx and caddy from its
+// precompressed bomb.bin.gz (about 250 KiB) with "Content-Encoding: gzip": a
+// decompression bomb of about 1000:1.
 // Ownership: a TestEnv is a value owned by the test that made it; test thread only.
 
 #include <map>

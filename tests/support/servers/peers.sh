@@ -30,13 +30,15 @@ start_nghttpd() {
   servers_die "$name (nghttpd) would not start; log $log"
 }
 
-# write_caddyfile STATE FILES PORT: STATE/Caddyfile from the template.
+# write_caddyfile STATE FILES PORT UPLOAD_PORT: STATE/Caddyfile from the template;
+# /upload/* is proxied to 127.0.0.1:UPLOAD_PORT (nginx's plain HTTP port).
 write_caddyfile() {
-  local state=$1 files=$2 port=$3 bind=127.0.0.1
+  local state=$1 files=$2 port=$3 upload_port=$4 bind=127.0.0.1
   if ipv6_loopback; then
     bind="127.0.0.1 [::1]"
   fi
   sed -e "s|@STATE@|$state|g" -e "s|@FILES@|$files|g" -e "s|@PORT@|$port|g" \
+      -e "s|@UPLOAD_PORT@|$upload_port|g" \
       -e "s|@BIND@|$bind|g" "$SLUICE_SERVERS_DIR/Caddyfile.in" > "$state/Caddyfile"
 }
 
@@ -50,17 +52,18 @@ caddy_serves_h3() {
   grep -q "^ *[0-9]*: 0100007F:$hex_port " /proc/net/udp
 }
 
-# start_caddy STATE FILES: starts caddy on a new free port serving FILES over TLS with
-# STATE/certs, TCP (h1, h2) and UDP (h3), and sets CADDY_PORT. HOME and XDG
-# directories point into STATE/caddy so that caddy writes nothing outside it.
+# start_caddy STATE FILES UPLOAD_PORT: starts caddy on a new free port serving FILES
+# over TLS with STATE/certs, TCP (h1, h2) and UDP (h3), and sets CADDY_PORT; uploads
+# (/upload/*) go to nginx on 127.0.0.1:UPLOAD_PORT. HOME and XDG directories point
+# into STATE/caddy so that caddy writes nothing outside it.
 start_caddy() {
-  local state=$1 files=$2 attempt
+  local state=$1 files=$2 upload_port=$3 attempt
   local log=$state/caddy.log
   daemon_stop "$state" caddy
   mkdir -p "$state/caddy/home" "$state/caddy/data" "$state/caddy/config"
   for attempt in 1 2 3; do
     take_free_port CADDY_PORT
-    write_caddyfile "$state" "$files" "$CADDY_PORT"
+    write_caddyfile "$state" "$files" "$CADDY_PORT" "$upload_port"
     : > "$log"
     HOME=$state/caddy/home XDG_DATA_HOME=$state/caddy/data \
       XDG_CONFIG_HOME=$state/caddy/config \

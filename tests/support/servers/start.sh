@@ -61,9 +61,26 @@ make_files() {
     && mv sha256sums.tmp sha256sums)
 }
 
+# make_bomb DIR: a decompression bomb, DIR/bomb.bin.gz (one gzip stream of 256 MiB of
+# zeros, about 250 KiB: 1030:1), which nginx and caddy send for /bomb.bin as
+# Content-Encoding: gzip, beside bomb.bin itself (the zeros, a sparse file: caddy
+# serves a precompressed file only when the original exists). DIR/bomb.sha256 checks
+# the gzip, which `gzip -n` makes the same every time.
+make_bomb() {
+  local dir=$1
+  rm -f "$dir/bomb.bin"
+  truncate -s 268435456 "$dir/bomb.bin"
+  gzip -9 -n -c "$dir/bomb.bin" > "$dir/bomb.bin.gz"
+  (cd "$dir" && sha256sum bomb.bin.gz > bomb.sha256)
+}
+
 if ! (cd "$files" && sha256sum --quiet --check sha256sums >/dev/null 2>&1); then
   echo "servers: generating test files in $files"
   make_files "$files"
+fi
+if ! (cd "$files" && [ "$(stat -c %s bomb.bin 2>/dev/null)" = 268435456 ] \
+    && sha256sum --quiet --check bomb.sha256 >/dev/null 2>&1); then
+  make_bomb "$files"
 fi
 rm -rf "$files/upload"
 mkdir -p "$files/upload"
@@ -74,7 +91,7 @@ start_nghttpd "$state" "$files" nghttpd-tls tls
 nghttpd_tls_port=$NGHTTPD_PORT
 start_nghttpd "$state" "$files" nghttpd-h2c h2c
 nghttpd_h2c_port=$NGHTTPD_PORT
-start_caddy "$state" "$files"
+start_caddy "$state" "$files" "$NGINX_HTTP_PORT"
 start_gtlsserver "$state" "$files"
 
 cat > "$state/env.tmp" <<ENV
