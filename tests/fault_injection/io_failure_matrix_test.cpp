@@ -72,6 +72,7 @@ Outcome read_body(BodyReader& body, ReadPace pace) {
     if (!*got) return Outcome{std::nullopt, std::nullopt, true};
     if (**got == 0) return Outcome{std::move(all), std::nullopt};
     all.append(piece.data(), **got);
+    // Pace, not synchronisation: a slow reader; the outcome is judged the same way.
     if (pace.pause.count() > 0) std::this_thread::sleep_for(pace.pause);
   }
 }

@@ -2,6 +2,7 @@
 // socket, so a held body costs the mark plus one receive, never the body.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <thread>
 #include <vector>
@@ -37,13 +38,14 @@ std::string read_to_end(BodyReader& reader, std::chrono::microseconds pause_per_
     EXPECT_TRUE(got.ok()) << (got.ok() ? "" : got.error().message());
     if (!got.ok() || *got == 0) return all;
     all.append(reinterpret_cast<const char*>(piece.data()), *got);
+    // Pace, not synchronisation: a slow reader; what it reads is the same either way.
     if (pause_per_read.count() > 0) std::this_thread::sleep_for(pause_per_read);
   }
 }
 
 TEST(ClientBackpressure, HeldBodyStaysWithinTheMarkAndTheServerBlocks) {
-  std::atomic<std::size_t> written_while_held{0};
-  std::atomic<bool> held_measured{false};
+  std::promise<std::size_t> written_while_held;
+  std::future<std::size_t> held_measured = written_while_held.get_future();
   TestServer server([&](ServerConnection& conn) {
     ASSERT_TRUE(conn.read_request());
     const std::string& body = big_body().bytes;
@@ -51,22 +53,24 @@ TEST(ClientBackpressure, HeldBodyStaysWithinTheMarkAndTheServerBlocks) {
     conn.write(head);
     // The client holds the body unread: the server's writes must block early.
     const std::size_t sent = conn.write_until_blocked(body, 1s);
-    written_while_held = sent;
-    held_measured = true;
+    written_while_held.set_value(sent);
     conn.write(std::string_view(body).substr(sent));
   });
   auto client = Client::create().value();
   Request request = Request::get(server.url("/big"));
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
-  while (!held_measured) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(held_measured.wait_for(30s), std::future_status::ready)
+      << "the server's writes never blocked: the client kept reading while held";
+  ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
+      << "the receiver never paused at its mark; buffered " << response->body.buffered();
 
   // Held: the staging buffer is at or below the mark plus one receive...
   EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
   EXPECT_GE(response->body.buffered(), request.mark / 2);
   // ...and what the server got rid of is that plus the kernel's socket buffers, far
   // below the body.
-  EXPECT_LT(written_while_held.load(), 16u << 20) << "the client kept reading while held";
+  EXPECT_LT(held_measured.get(), 16u << 20) << "the client kept reading while held";
 
   const std::string all = read_to_end(response->body);
   EXPECT_EQ(all.size(), kBodySize);
@@ -92,6 +96,8 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
     ASSERT_TRUE(got.ok()) << got.error().message();
     if (*got == 0) break;
     all.append(reinterpret_cast<const char*>(piece.data()), *got);
+    // Pace, not synchronisation: a reader slower than the server; the bound and the
+    // digest hold however the pauses fall.
     if (all.size() % (1u << 20) < piece.size()) std::this_thread::sleep_for(20ms);
   }
   EXPECT_LE(max_buffered, request.mark + kOneReceive);
@@ -116,14 +122,15 @@ TEST(ClientBackpressure, DroppedSmallBodyCompletesAndKeepsTheConnection) {
 }
 
 TEST(ClientBackpressure, DroppedLargeBodyClosesTheConnection) {
-  std::atomic<bool> peer_closed{false};
+  std::promise<bool> peer_closed;
+  std::future<bool> closed = peer_closed.get_future();
   TestServer server([&](ServerConnection& conn) {
     auto request = conn.read_request();
     if (!request) return;
     if (request->target == "/large") {
       conn.write("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kBodySize) + "\r\n\r\n");
       conn.write_until_blocked(big_body().bytes, 500ms);
-      peer_closed = conn.wait_peer_closed(5s);
+      peer_closed.set_value(conn.wait_peer_closed(20s));
       return;
     }
     conn.write(test::http_response(200, "fresh"));
@@ -132,13 +139,15 @@ TEST(ClientBackpressure, DroppedLargeBodyClosesTheConnection) {
   {
     auto dropped = client.fetch(Request::get(server.url("/large")));
     ASSERT_TRUE(dropped.ok());
-    std::this_thread::sleep_for(100ms);
+    // Dropped while held: the body filled the mark and the receiver paused.
+    ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
+        << "the large body never paused at its mark";
   }
   auto next = client.fetch(Request::get(server.url("/fresh")));
   ASSERT_TRUE(next.ok()) << next.error().message();
   EXPECT_EQ(*next->body.read_all(), "fresh");
-  for (int i = 0; i < 100 && !peer_closed; ++i) std::this_thread::sleep_for(50ms);
-  EXPECT_TRUE(peer_closed) << "the abandoned connection stayed open";
+  ASSERT_EQ(closed.wait_for(30s), std::future_status::ready) << "the server never finished waiting";
+  EXPECT_TRUE(closed.get()) << "the abandoned connection stayed open";
   EXPECT_EQ(server.connections_accepted(), 2u);
 }
 
@@ -159,6 +168,7 @@ TEST(ClientBackpressure, IdleTimeoutRestartsWhenAHeldReaderResumes) {
     conn.write("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(2 * kMark) + "\r\n\r\n" +
                first);
     resumed.wait();
+    // Pace, not synchronisation: the server answers half an idle period late.
     std::this_thread::sleep_for(500ms);
     conn.write(rest);
   });
@@ -168,7 +178,16 @@ TEST(ClientBackpressure, IdleTimeoutRestartsWhenAHeldReaderResumes) {
   request.timeouts.idle = 2s;
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
-  std::this_thread::sleep_for(3900ms);  // paused the whole time: the first mark is staged
+  const auto head_at = std::chrono::steady_clock::now();
+  // The first mark is staged and the receiver paused: an event, waited for.
+  ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
+      << "the first mark never arrived: buffered " << response->body.buffered();
+  ASSERT_EQ(response->body.buffered(), kMark);
+  // Pace, not synchronisation: the Client runs on the real clock, so holding past
+  // its idle check at 2 s and resuming just before the one at 4 s takes real time.
+  // The assertions hold however late this thread wakes; a wake after 4 s only makes
+  // the case easier (the paused check at 4 s restarts the clock too).
+  std::this_thread::sleep_until(head_at + 3900ms);
   std::vector<std::byte> piece(2 * kMark);
   auto got = response->body.read(piece);
   ASSERT_TRUE(got.ok()) << got.error().message();

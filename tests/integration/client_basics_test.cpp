@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -238,14 +239,16 @@ TEST(ClientBasics, IdleTimeoutFiresWhenTheBodyStalls) {
 }
 
 TEST(ClientBasics, CancelFromAnotherThreadEndsTheRequest) {
-  TestServer server([](ServerConnection& conn) {
-    conn.read_request();
+  std::promise<void> request_arrived;
+  TestServer server([&request_arrived](ServerConnection& conn) {
+    if (conn.read_request()) request_arrived.set_value();
     conn.wait_peer_closed(5s);
   });
   auto client = make_client();
   auto pending = client.send(Request::get(server.url("/")));
-  std::thread canceller([&pending] {
-    std::this_thread::sleep_for(100ms);
+  // Cancels a request in flight: once the server holds it, unanswered.
+  std::thread canceller([&pending, arrived = request_arrived.get_future()] {
+    (void)arrived.wait_for(30s);
     pending.cancel();
   });
   auto response = pending.wait();

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sluice/sluice.hpp"
@@ -23,16 +22,35 @@ constexpr std::size_t kMark = 1u << 20;
 constexpr std::size_t kBudget = 2u << 20;
 constexpr std::size_t kReceive = 64 * 1024;  // HTTP/1.1's receive size
 
-// Staged bytes once nothing moves any more (the total unchanged for 500 ms).
-std::size_t settled_staged_bytes(const Client& client) {
-  std::size_t last = SIZE_MAX;
-  for (int i = 0; i < 60; ++i) {
-    std::this_thread::sleep_for(500ms);
-    const std::size_t now = client.stats().staged_bytes;
-    if (now == last) return now;
-    last = now;
-  }
-  return last;
+// Staged bytes once nothing can move any more, by the budget's contract: every
+// response has bytes waiting for its reader and the total is at or above the budget,
+// so each stream is held, by its mark or by the budget. Returns the total then, from
+// a snapshot the HTTP thread takes between events (no receive half-done); fails the
+// test if that state never comes.
+std::size_t staged_once_all_held(const Client& client, const std::vector<Response>& responses,
+                                 std::size_t budget) {
+  ClientStats stats;
+  const bool held = test::eventually([&] {
+    for (const Response& response : responses) {
+      if (response.body.buffered() == 0) return false;
+    }
+    stats = client.stats();
+    return stats.staged_bytes >= budget;
+  });
+  EXPECT_TRUE(held) << "the responses were never all held: " << stats.staged_bytes
+                    << " bytes staged, budget " << budget;
+  return stats.staged_bytes;
+}
+
+// Without a budget: once every response is paused at its mark.
+std::size_t staged_once_all_paused(const Client& client, std::size_t responses) {
+  ClientStats stats;
+  const bool paused = test::eventually([&] {
+    stats = client.stats();
+    return stats.paused_receivers == responses;
+  });
+  EXPECT_TRUE(paused) << stats.paused_receivers << " of " << responses << " paused";
+  return stats.staged_bytes;
 }
 
 struct HeldBodies {
@@ -66,12 +84,14 @@ Client make_client(std::size_t budget) {
   return Client::create(options).value();
 }
 
+// Once all are held, at most two bodies can sit at their mark (three marks exceed the
+// bound), so at least six are held by the budget: budget_waits cannot be 0.
 TEST(ClientBudget, HeldBodiesStayWithinTheBudgetPlusOneReceiveEach) {
   HeldBodies held;
   Client client = make_client(kBudget);
   std::vector<Response> responses = held.start_all(client);
   ASSERT_EQ(responses.size(), kBodies);
-  const std::size_t staged = settled_staged_bytes(client);
+  const std::size_t staged = staged_once_all_held(client, responses, kBudget);
   EXPECT_LE(staged, kBudget + kBodies * kReceive);
   EXPECT_GE(staged, kBudget);
   EXPECT_GE(client.stats().budget_waits, 1u);
@@ -80,7 +100,8 @@ TEST(ClientBudget, HeldBodiesStayWithinTheBudgetPlusOneReceiveEach) {
   // the budget's doing.
   Client unbounded = make_client(0);
   std::vector<Response> unbounded_responses = held.start_all(unbounded);
-  EXPECT_GE(settled_staged_bytes(unbounded), kBodies * kMark);
+  ASSERT_EQ(unbounded_responses.size(), kBodies);
+  EXPECT_GE(staged_once_all_paused(unbounded, kBodies), kBodies * kMark);
 }
 
 // The reader of one body reads it to the end while the others, unread, keep the
@@ -90,7 +111,7 @@ TEST(ClientBudget, ReadingOneBodyProgressesWhileOthersHoldTheBudget) {
   Client client = make_client(kBudget);
   std::vector<Response> responses = held.start_all(client);
   ASSERT_EQ(responses.size(), kBodies);
-  settled_staged_bytes(client);
+  staged_once_all_held(client, responses, kBudget);
   for (Response& response : responses) {
     auto body = response.body.read_all(kBodySize);
     ASSERT_TRUE(body.ok()) << body.error().describe();
@@ -123,6 +144,15 @@ std::string read_in_large_reads(BodyReader& body) {
 // Held streams and readers that empty their buffers at once, over HTTP/1.1 (socket
 // reads) and HTTP/2 (no credit goes back while the budget is spent): every body
 // arrives whole, in order, and the budget did hold streams back.
+//
+// The budget must hold streams back before any reader reads, whatever the timing:
+// each of the 4 streams may stage a mark (256 KiB) before its reader reads, and one
+// mark already fills the budget. Over HTTP/1.1 the total stays within the budget plus
+// one receive per connection (256 + 4 * 64 KiB), so at most two streams can sit at
+// their mark and the others must end held by the budget. (With a mark of one receive,
+// 64 KiB, every stream could sit exactly at its mark with the total exactly at the
+// budget, and no stream would ever be held by it.) Over HTTP/2 the first DATA frame
+// that takes the total to the budget meets it.
 void read_all_under_a_small_budget(const std::string& url, VersionPolicy version,
                                    const std::string& expected_sha, const std::string& ca) {
   ClientOptions options;
@@ -132,18 +162,21 @@ void read_all_under_a_small_budget(const std::string& url, VersionPolicy version
   Client client = Client::create(options).value();
   Request request = Request::get(url);
   request.version = version;
-  request.mark = 64 * 1024;
+  request.mark = 256 * 1024;
   std::vector<Response> responses;
   for (int i = 0; i < 4; ++i) {
     auto response = client.fetch(request);
     ASSERT_TRUE(response.ok()) << response.error().describe();
     responses.push_back(std::move(*response));
   }
-  settled_staged_bytes(client);
+  // The readers start once the Client says the budget held streams back.
+  ASSERT_TRUE(test::eventually([&] { return client.stats().budget_waits >= 1; }))
+      << "the budget never held a stream back: " << client.stats().staged_bytes
+      << " bytes staged";
   for (Response& response : responses) {
     EXPECT_EQ(test::sha256_hex(read_in_large_reads(response.body)), expected_sha);
   }
-  EXPECT_GE(client.stats().budget_waits, 1u);
+  EXPECT_EQ(client.stats().staged_bytes, 0u);
 }
 
 TEST(ClientBudget, LargeReadsFinishEveryBodyOverHttp1) {
@@ -176,7 +209,9 @@ TEST(ClientBudget, DecodedBytesCountAgainstTheBudget) {
     ASSERT_TRUE(response.ok()) << response.error().describe();
     responses.push_back(std::move(*response));
   }
-  EXPECT_LE(settled_staged_bytes(client), 512u * 1024 + 4 * kReceive);
+  // A mark (1 MiB) is more than the budget plus a step each (768 KiB): no stream can
+  // stop at its mark, so every one ends held by the budget.
+  EXPECT_LE(staged_once_all_held(client, responses, 512u * 1024), 512u * 1024 + 4 * kReceive);
   EXPECT_GE(client.stats().budget_waits, 1u);
   for (Response& response : responses) {
     EXPECT_EQ(test::sha256_hex(read_in_large_reads(response.body)), env.sha256_of("64m.txt"));

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -85,7 +86,9 @@ TEST(ClientCallbacks, CallbacksRegisteredAfterTheBodyEndedStillFire) {
   auto client = Client::create().value();
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
-  std::this_thread::sleep_for(200ms);  // the whole body has arrived and the transfer ended
+  // The whole body has arrived and the transfer ended: nothing is in flight.
+  ASSERT_TRUE(test::eventually([&] { return client.stats().in_flight == 0; }))
+      << "the transfer never ended";
   Collector collector;
   collector.attach(response->body);
   ASSERT_TRUE(collector.wait_end());
@@ -111,19 +114,44 @@ TEST(ClientCallbacks, DroppingTheReaderKeepsCallbacksRunning) {
 }
 
 TEST(ClientCallbacks, DroppedPendingResponseFreesItsConnection) {
-  TestServer server([](ServerConnection& conn) {
+  std::mutex mu;
+  std::condition_variable arrived_cv;
+  std::set<std::string> arrived;  // targets the server read; guarded by mu
+  TestServer server([&](ServerConnection& conn) {
     while (auto request = conn.read_request(5s)) {
-      const std::string body = request->target == "/big" ? std::string(4u << 20, 'b') : "small";
-      if (!conn.write(test::http_response(200, body))) return;
+      const bool big = request->target.starts_with("/big");
+      {
+        std::lock_guard lock(mu);
+        arrived.insert(request->target);
+      }
+      arrived_cv.notify_all();
+      if (!conn.write(test::http_response(200, big ? std::string(4u << 20, 'b') : "small"))) return;
     }
   });
   ClientOptions options;
   options.max_connections_per_origin = 1;
   auto client = Client::create(options).value();
-  for (int i = 0; i < 3; ++i) {
-    auto ignored = client.send(Request::get(server.url("/big")));
-    std::this_thread::sleep_for(50ms);
-  }  // each handle dropped: its response (or request) must not hold the only connection
+  // Each handle is dropped at another point of its request's life, chosen by an
+  // event: at once (the request may not have left yet), once the server holds the
+  // request, and once the 4 MiB response is held at its mark. None may keep the only
+  // connection.
+  enum class DropAt { at_once, request_arrived, response_held };
+  int i = 0;
+  for (DropAt drop_at : {DropAt::at_once, DropAt::request_arrived, DropAt::response_held}) {
+    const std::string target = "/big/" + std::to_string(i++);
+    auto ignored = client.send(Request::get(server.url(target)));
+    if (drop_at == DropAt::request_arrived) {
+      std::unique_lock lock(mu);
+      ASSERT_TRUE(arrived_cv.wait_for(lock, 30s, [&] { return arrived.contains(target); }))
+          << target << " never reached the server";
+    } else if (drop_at == DropAt::response_held) {
+      // Alone in flight (the handles dropped before are gone) and paused.
+      ASSERT_TRUE(test::eventually([&] {
+        const ClientStats stats = client.stats();
+        return stats.in_flight == 1 && stats.paused_receivers == 1;
+      })) << target << " was never held at its mark";
+    }
+  }
   auto pending = client.send(Request::get(server.url("/small")));
   auto response = pending.wait_for(5s);
   ASSERT_TRUE(response.has_value()) << "the connection stayed held by a dropped response";

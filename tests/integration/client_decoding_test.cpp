@@ -93,8 +93,12 @@ TEST(ClientDecoding, HeldReaderStopsDecompressionAtTheMark) {
   request.decode.max_ratio = 0;
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok());
-  std::this_thread::sleep_for(300ms);
+  // Decoding stopped: the staging buffer reached its mark and paused. Were the mark
+  // ignored, the one receive would have inflated far past it by then.
+  ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
+      << "decoding never reached the mark: buffered " << response->body.buffered();
   EXPECT_LE(response->body.buffered(), request.mark);
+  EXPECT_LE(client.stats().staged_bytes, request.mark);
   auto body = response->body.read_all(128u << 20);
   ASSERT_TRUE(body.ok()) << body.error().message();
   EXPECT_EQ(body->size(), 64u << 20);
@@ -117,9 +121,8 @@ TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   std::optional<Response> response(std::move(*fetched));
   // All of it arrived in one receive: staged up to the mark, the rest still compressed.
-  for (int i = 0; i < 500 && response->body.buffered() < request.mark; ++i) {
-    std::this_thread::sleep_for(10ms);
-  }
+  ASSERT_TRUE(test::eventually([&] { return response->body.buffered() >= request.mark; }))
+      << "decoding stalled below the mark: buffered " << response->body.buffered();
   ASSERT_EQ(response->body.buffered(), request.mark);
 
   std::promise<void> entered;
@@ -137,11 +140,11 @@ TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
   response.reset();  // drops the reader, with the decoder's input still unread
   release.set_value();
 
-  ClientStats stats = client.stats();
-  for (int i = 0; i < 500 && stats.in_flight != 0; ++i) {
-    std::this_thread::sleep_for(10ms);
+  ClientStats stats;
+  EXPECT_TRUE(test::eventually([&] {
     stats = client.stats();
-  }
+    return stats.in_flight == 0;
+  })) << "the transfer stayed in flight after its reader went";
   EXPECT_EQ(stats.in_flight, 0u);
   EXPECT_EQ(stats.staged_bytes, 0u);
 }

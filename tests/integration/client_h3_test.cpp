@@ -123,9 +123,9 @@ TEST_F(ClientHttp3, HeldStreamDoesNotStallItsSiblingOnOneConnection) {
   Request held_request = h3_only(caddy("/64m.bin"));
   auto held = client.fetch(held_request);
   ASSERT_TRUE(held.ok()) << held.error().message();
-  for (int i = 0; i < 500 && held->body.buffered() < held_request.mark; ++i) {
-    std::this_thread::sleep_for(10ms);
-  }
+  // Held: the stream has its whole window (the mark) and the server can send no more.
+  ASSERT_TRUE(test::eventually([&] { return held->body.buffered() >= held_request.mark; }))
+      << "the held stream never filled its window: buffered " << held->body.buffered();
   auto sibling = client.fetch(h3_only(caddy("/64m.bin")));
   ASSERT_TRUE(sibling.ok()) << sibling.error().message();
   const std::string sibling_body = read_to_end(sibling->body);
@@ -147,7 +147,8 @@ TEST_F(ClientHttp3, AutomaticModeLearnsAltSvcAndSwitchesToH3) {
   EXPECT_EQ(first->version, HttpVersion::http2) << "the first request has no Alt-Svc yet";
   ASSERT_TRUE(first->headers.get("alt-svc").has_value()) << "caddy announces h3";
   (void)read_to_end(first->body);
-  for (int i = 0; i < 100 && client.stats().connections != 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(test::eventually([&] { return client.stats().connections == 0; }))
+      << "the idle h2 connection outlived its 50 ms pool timeout";
 
   auto second = client.fetch(Request::get(caddy("/1m.bin")));
   ASSERT_TRUE(second.ok()) << second.error().message();
@@ -211,13 +212,15 @@ TEST(ClientHttp3Fallback, AutomaticModeFallsBackWhenTheAltSvcPortIsBlocked) {
     ASSERT_TRUE(response.ok()) << i << ": " << response.error().message();
     EXPECT_EQ(response->version, HttpVersion::http1_1) << i;
     EXPECT_EQ(read_to_end(response->body), "over tcp") << i;
-    for (int wait = 0; wait < 100 && client.stats().connections != 0; ++wait) {
-      std::this_thread::sleep_for(10ms);
-    }
+    ASSERT_TRUE(test::eventually([&] { return client.stats().connections == 0; }))
+        << i << ": the idle connection outlived its 20 ms pool timeout";
   }
   EXPECT_EQ(trace.count("(Alt-Svc)"), 1) << "h3 must be tried once, then marked broken";
   EXPECT_TRUE(trace.any_contains("HTTP/3 failed, using TCP"));
-  EXPECT_GT(black_hole.counters().dropped, 0u) << "no QUIC packet reached the blocked port";
+  // The attempt's datagrams were sent before the fallback; the proxy's own thread
+  // counts them as it drops them.
+  EXPECT_TRUE(test::eventually([&] { return black_hole.counters().dropped > 0; }))
+      << "no QUIC packet reached the blocked port";
   EXPECT_EQ(server.connections_accepted(), 3u);
 }
 

@@ -2,8 +2,7 @@
 // bodies and the sweep of a paused receiver's empty scratch.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <thread>
+#include <future>
 
 #include "sluice/sluice.hpp"
 #include "support/test_server.hpp"
@@ -17,12 +16,13 @@ using test::TestServer;
 
 // Reads the whole request, then answers only once the test says so.
 struct SlowAnswer {
-  std::atomic<bool> body_received{false};
-  std::atomic<bool> answer{false};
+  std::promise<void> body_received;
+  std::promise<void> answer;
   TestServer server{[this](ServerConnection& conn) {
     if (!conn.read_request(10s)) return;
-    body_received = true;
-    for (int i = 0; i < 500 && !answer; ++i) std::this_thread::sleep_for(10ms);
+    body_received.set_value();
+    // Answers anyway after the deadline, so a test that failed early still ends.
+    (void)answer.get_future().wait_for(30s);
     conn.write(test::http_response(200, "stored"));
   }};
 };
@@ -36,10 +36,13 @@ std::size_t body_bytes_held_while_waiting(std::size_t release_threshold) {
   request.method = "PUT";
   request.body = BytesBody{std::string(1 << 20, 'u')};
   auto pending = client.send(request);
-  while (!slow.body_received) std::this_thread::sleep_for(5ms);
+  const bool received = slow.body_received.get_future().wait_for(30s) == std::future_status::ready;
+  EXPECT_TRUE(received) << "the server never received the whole request body";
+  // The last byte was taken from the source before it reached the server, so the
+  // release (or the absence of one) has happened: this snapshot sees it.
   const ClientStats stats = client.stats();
   EXPECT_EQ(stats.in_flight, 1u);
-  slow.answer = true;
+  slow.answer.set_value();
   auto response = pending.wait();
   EXPECT_TRUE(response.ok());
   if (response.ok()) {
@@ -62,13 +65,18 @@ TEST(ClientMemory, SweepFreesAPausedReceiversEmptyScratch) {
     if (!conn.read_request()) return;
     conn.write(test::http_response(200, body));
   });
-  auto client = Client::create().value();
+  ClientOptions options;
+  options.sweep_interval = 500ms;  // a receiver qualifies after 500 ms paused
+  auto client = Client::create(options).value();
   auto response = client.fetch(Request::get(server.url("/held")));
   ASSERT_TRUE(response.ok());
-  // Held unread: the receiver pauses at its mark; within one sweep period (4 s) its
-  // empty scratch goes, while the staged bytes stay for the reader.
-  std::this_thread::sleep_for(4500ms);
-  const ClientStats held = client.stats();
+  // Held unread: the receiver pauses at its mark; a sweep then frees its empty
+  // scratch, while the staged bytes stay for the reader.
+  ClientStats held;
+  EXPECT_TRUE(test::eventually([&] {
+    held = client.stats();
+    return held.paused_receivers == 1 && held.sweep_releases >= 1;
+  })) << "no sweep freed the paused receiver's scratch";
   EXPECT_EQ(held.paused_receivers, 1u);
   EXPECT_GE(held.sweep_releases, 1u);
   EXPECT_GE(held.staged_bytes, 128u * 1024);

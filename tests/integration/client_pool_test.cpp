@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <thread>
+#include <future>
 #include <vector>
 
 #include "sluice/sluice.hpp"
@@ -19,13 +19,16 @@ using test::TestServer;
 TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
   std::atomic<int> open{0};
   std::atomic<int> most_open{0};
-  TestServer server([&](ServerConnection& conn) {
+  // No answer until the test opens the gate: all 12 requests pile up behind two busy
+  // connections, whatever the scheduling.
+  std::promise<void> gate;
+  TestServer server([&, opened = gate.get_future().share()](ServerConnection& conn) {
     const int now = ++open;
     int seen = most_open.load();
     while (now > seen && !most_open.compare_exchange_weak(seen, now)) {
     }
-    while (auto request = conn.read_request(2s)) {
-      std::this_thread::sleep_for(30ms);  // slow enough that requests pile up
+    while (auto request = conn.read_request(10s)) {
+      (void)opened.wait_for(30s);
       if (!conn.write(test::http_response(200, request->target))) break;
     }
     --open;
@@ -35,6 +38,10 @@ TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
   auto client = Client::create(options).value();
   std::vector<PendingResponse> pending;
   for (int i = 0; i < 12; ++i) pending.push_back(client.send(Request::get(server.url("/" + std::to_string(i)))));
+  // Two requests are out, one on each connection; ten wait for them.
+  EXPECT_TRUE(test::eventually([&] { return server.connections_accepted() >= 2; }))
+      << "the client opened " << server.connections_accepted() << " connection(s) for 12 requests";
+  gate.set_value();
   for (int i = 0; i < 12; ++i) {
     auto response = pending[static_cast<std::size_t>(i)].wait();
     ASSERT_TRUE(response.ok()) << response.error().message();
@@ -45,11 +52,12 @@ TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
 }
 
 TEST(ClientPool, IdleConnectionIsClosedAfterTheIdleTimeout) {
-  std::atomic<bool> client_closed{false};
+  std::promise<bool> client_closed;
+  std::future<bool> closed = client_closed.get_future();
   TestServer server([&](ServerConnection& conn) {
     if (!conn.read_request()) return;
     conn.write(test::http_response(200, "ok"));
-    client_closed = conn.wait_peer_closed(5s);
+    client_closed.set_value(conn.wait_peer_closed(20s));
   });
   ClientOptions options;
   options.pool_idle_timeout = 100ms;
@@ -57,8 +65,8 @@ TEST(ClientPool, IdleConnectionIsClosedAfterTheIdleTimeout) {
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(*response->body.read_all(), "ok");
-  for (int i = 0; i < 60 && !client_closed; ++i) std::this_thread::sleep_for(50ms);
-  EXPECT_TRUE(client_closed) << "the pooled connection outlived its idle timeout";
+  ASSERT_EQ(closed.wait_for(30s), std::future_status::ready) << "the server never finished waiting";
+  EXPECT_TRUE(closed.get()) << "the pooled connection outlived its idle timeout";
 }
 
 TEST(ClientPool, ChunkedResponseSplitAcrossManyWritesArrivesWhole) {

@@ -2,9 +2,10 @@
 // wait above their mark.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
-#include <thread>
+#include <future>
 
 #include "sluice/sluice.hpp"
 #include "support/test_server.hpp"
@@ -112,11 +113,13 @@ TEST(ClientRequestBody, StreamWithLengthUsesContentLength) {
 }
 
 TEST(ClientRequestBody, FastProducerWaitsForASlowServer) {
+  // The server reads nothing of the body until the test has seen the producer held.
+  std::promise<void> may_read;
   std::atomic<bool> server_reading{false};
-  TestServer server([&](ServerConnection& conn) {
+  TestServer server([&, go = may_read.get_future().share()](ServerConnection& conn) {
     auto head = conn.read_request_head();
     ASSERT_TRUE(head);
-    std::this_thread::sleep_for(700ms);  // a server that does not read yet
+    (void)go.wait_for(30s);  // a server that does not read yet
     server_reading = true;
     auto rest = conn.read_some(1 << 20, 5s);
     (void)rest;
@@ -140,6 +143,7 @@ TEST(ClientRequestBody, FastProducerWaitsForASlowServer) {
   }
   EXPECT_FALSE(server_reading.load());
   EXPECT_LT(accepted, std::size_t{64} << 20) << "the producer was never made to wait";
+  may_read.set_value();
   writer->abort("test done");
   pending.cancel();
 }

@@ -36,14 +36,15 @@ class ClientSweep : public ::testing::Test {
     return std::move(*client);
   }
 
-  // Waits (up to 10 s) until `done` holds for the client's stats; returns the last.
+  // Waits (with a deadline) until `done` holds for the client's stats; returns the
+  // last snapshot, which the caller's expectations then show when it never did.
   template <typename Predicate>
   static ClientStats wait_for_stats(const Client& client, Predicate done) {
-    ClientStats stats = client.stats();
-    for (int i = 0; i < 500 && !done(stats); ++i) {
-      std::this_thread::sleep_for(35ms);
+    ClientStats stats;
+    test::eventually([&] {
       stats = client.stats();
-    }
+      return done(stats);
+    });
     return stats;
   }
 
@@ -63,6 +64,8 @@ class ClientSweep : public ::testing::Test {
     ClientStats paused = wait_for_stats(
         client, [](const ClientStats& stats) { return stats.paused_receivers == 1; });
     EXPECT_EQ(paused.paused_receivers, 1u);
+    // Pace, not synchronisation: with the sweep an hour away, the snapshot is the
+    // same however long this takes; the hold only matches the swept one's length.
     std::this_thread::sleep_for(400ms);
     return client.stats();
   }
@@ -148,6 +151,9 @@ TEST_F(ClientSweep, HeldStreamDoesNotTakeScratchFromAFlowingSiblingOnItsConnecti
   auto sibling = client.fetch(request);
   ASSERT_TRUE(sibling.ok()) << sibling.error().describe();
   ASSERT_EQ(client.stats().connections, 1u);
+  // The held stream has its whole window, the mark: it is paused, and stays so.
+  ASSERT_TRUE(test::eventually([&] { return held->body.buffered() >= request.mark; }))
+      << "the held stream never filled its window: buffered " << held->body.buffered();
   // Read the sibling for over two seconds (several sweeps), pausing briefly per MiB
   // as a prompt consumer that does some work would.
   std::vector<std::byte> buffer(64 * 1024);
@@ -161,6 +167,7 @@ TEST_F(ClientSweep, HeldStreamDoesNotTakeScratchFromAFlowingSiblingOnItsConnecti
     bytes += *n;
     if (bytes >= next_pause) {
       next_pause += 1u << 20;
+      // Pace, not synchronisation: the consumer's own work between reads.
       std::this_thread::sleep_for(20ms);
       // Before the sibling ends: then the held stream is alone and may be swept.
       if (bytes >= (60u << 20) && during.in_flight == 0) during = client.stats();

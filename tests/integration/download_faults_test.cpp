@@ -76,7 +76,7 @@ TEST_F(DownloadFaults, ServerIgnoringTheResumeRangeRestartsFromByteZero) {
 TEST_F(DownloadFaults, CutBodyWithoutRetriesFailsAndIsResumable) {
   const std::size_t cut = (3u << 20) + 100;
   server_.set_cut(
-      [cut](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
+      [](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
   const std::string path = dir_.file("f");
   auto options = options_for(path);
   auto failed = download(client_, options);
@@ -104,7 +104,7 @@ TEST_F(DownloadFaults, CutBodyWithoutRetriesFailsAndIsResumable) {
 TEST_F(DownloadFaults, CutBodyIsRetriedFromTheBytesWritten) {
   const std::size_t cut = (3u << 20) + 100;
   server_.set_cut(
-      [cut](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
+      [](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
   const std::string path = dir_.file("f");
   auto options = options_for(path);
   options.retries = 2;
@@ -122,7 +122,7 @@ TEST_F(DownloadFaults, CutBodyIsRetriedFromTheBytesWritten) {
 TEST_F(DownloadFaults, CutRangeOfASegmentedDownloadIsRetriedAlone) {
   const std::uint64_t third = 2u << 20;  // 8 MiB in 4 ranges: range 3 starts at 4 MiB
   std::atomic<bool> cut_once{false};
-  server_.set_cut([&cut_once, third](int, std::uint64_t start) -> long long {
+  server_.set_cut([&cut_once](int, std::uint64_t start) -> long long {
     if (start == 2 * third && !cut_once.exchange(true)) return 1000;
     return -1;
   });

@@ -165,11 +165,12 @@ TEST_F(DownloadNginx, AnEmptyFileDownloadsInRanges) {
   expect_complete(dir_.file("empty.bin"), "empty.bin");
 }
 
-// Stops a 4-range download once `stop_after` bytes are on disk, by `stop`.
+// Stops a 4-range download once `stop_after` bytes are on disk, by `stop`. The rate
+// keeps it running long enough to stop midway: about a second after the stop is due.
 Result<DownloadResult> download_until(Client& client, DownloadOptions options,
                                       std::uint64_t stop_after, std::atomic<bool>& stop) {
   options.progress_interval = 10ms;
-  options.max_bytes_per_second = 48u << 20;  // keeps it running long enough to stop midway
+  options.max_bytes_per_second = 16u << 20;
   options.cancel = &stop;
   options.on_progress = [&stop, stop_after](const DownloadProgress& progress) {
     if (progress.bytes_done >= stop_after) stop.store(true);
@@ -183,7 +184,10 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto options = options_for(nginx("/64m.bin"), path);
   options.ranges = 4;
   std::atomic<bool> stop{false};
-  auto stopped = download_until(client, options, 12u << 20, stop);
+  // Past three of the four 16 MiB ranges' worth, every range must have some bytes
+  // on disk, however the ranges were scheduled (the last one may have started late).
+  constexpr std::uint64_t kStopAfter = k64m - k64m / 4 + (1u << 20);
+  auto stopped = download_until(client, options, kStopAfter, stop);
   ASSERT_FALSE(stopped.ok());
   EXPECT_EQ(stopped.error().category(), ErrorCategory::cancelled) << stopped.error().message();
   ASSERT_TRUE(file_exists(control_path_for(path)));
@@ -194,10 +198,12 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   EXPECT_EQ((*control)->size, k64m);
   std::uint64_t recorded = 0;
   for (const auto& range : (*control)->ranges) {
+    ASSERT_TRUE(range.end.has_value());
+    EXPECT_LE(*range.end - range.start, k64m / 4) << "the stop point assumes four equal ranges";
     EXPECT_GT(range.done, 0u) << "every range got somewhere";
     recorded += range.done;
   }
-  EXPECT_GE(recorded, 12u << 20);
+  EXPECT_GE(recorded, kStopAfter);
   EXPECT_LT(recorded, k64m);
 
   options.resume = true;
@@ -206,6 +212,16 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   EXPECT_EQ(resumed->resumed_from, recorded);
   EXPECT_EQ(resumed->transferred, k64m - recorded);
   expect_complete(path, "64m.bin");
+}
+
+// The bytes a control file records as done, over all its ranges; 0 when there is
+// none (yet).
+std::uint64_t recorded_on_disk(const std::string& control_path) {
+  auto control = load_control(control_path);
+  if (!control.ok() || !control->has_value()) return 0;
+  std::uint64_t done = 0;
+  for (const auto& range : (*control)->ranges) done += range.done;
+  return done;
 }
 
 TEST_F(DownloadNginx, SegmentedDownloadKilledMidwayResumes) {
@@ -222,8 +238,12 @@ TEST_F(DownloadNginx, SegmentedDownloadKilledMidwayResumes) {
         options.ranges = 4;
         options.progress_interval = 10ms;
         options.max_bytes_per_second = 12u << 20;
+        // Exits once the control file on disk records progress (it is saved once a
+        // second), so the resume below has something to resume from.
         options.on_progress = [&](const DownloadProgress& progress) {
-          if (progress.bytes_done >= (16u << 20) && file_exists(control_path_for(path))) _exit(7);
+          if (progress.bytes_done >= (16u << 20) && recorded_on_disk(control_path_for(path)) > 0) {
+            _exit(7);
+          }
         };
         (void)download(client, options);
         _exit(1);

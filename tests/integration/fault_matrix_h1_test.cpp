@@ -262,8 +262,10 @@ TEST(FaultMatrixDecoding, GzipBombStopsAtTheDecodedSizeLimitWithBoundedMemory) {
   request.decode.max_decoded_size = 8u << 20;
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
-  // A reader that does not read holds at most the mark, however far the bomb inflates.
-  std::this_thread::sleep_for(200ms);
+  // A reader that does not read holds at most the mark, however far the bomb inflates:
+  // once decoding stopped at the mark (the receiver paused), nothing lies past it.
+  ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
+      << "decoding never reached the mark: buffered " << response->body.buffered();
   EXPECT_LE(response->body.buffered(), request.mark);
   auto body = response->body.read_all(256u << 20);
   ASSERT_FALSE(body.ok()) << "a bomb decoded to " << body->size() << " bytes";

@@ -23,6 +23,7 @@
 #include "sluice/sluice.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/h2_test_server.hpp"
+#include "support/test_server.hpp"
 
 namespace sluice {
 namespace {
@@ -515,9 +516,10 @@ TEST(FaultMatrixH2, ServerSendingPastOurWindowGetsFlowControlErrorAndTheReaderAn
   request.timeouts.idle = 3s;  // should the window open after all: fail, do not hang
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
-  // Nothing is read (so no window goes back) until the overrun has surely arrived.
-  for (int i = 0; i < 500 && response->body.buffered() < 16 * 1024; ++i) std::this_thread::sleep_for(10ms);
-  std::this_thread::sleep_for(300ms);
+  // Nothing is read (so no window goes back) until the overrun has arrived: the
+  // client reset the stream and the transfer ended, failed.
+  ASSERT_TRUE(test::eventually([&] { return client.stats().in_flight == 0; }))
+      << "the overrun never ended the transfer; buffered " << response->body.buffered();
   auto body = response->body.read_all();
   ASSERT_FALSE(body.ok()) << "an overrun body ended as a short success of " << body->size() << " bytes";
   EXPECT_EQ(body.error().category(), ErrorCategory::protocol);

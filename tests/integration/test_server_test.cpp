@@ -392,16 +392,20 @@ TEST(TestServer, DestructorReturnsWhileHandlerBlockedInReadRequest) {
 }
 
 TEST(TestServer, DestructorWakesHandlerBlockedInWrite) {
-  std::promise<void> entered;
+  std::promise<ServerConnection*> entered;
   std::atomic<int> outcome{-1};
   {
     TestServer server([&](ServerConnection& conn) {
-      entered.set_value();
+      entered.set_value(&conn);
       outcome = conn.write(big_body()) ? 1 : 0;
     });
     RawClient client(server.port());
-    entered.get_future().wait();
-    std::this_thread::sleep_for(100ms);  // let the write fill the socket buffers
+    std::future<ServerConnection*> handler = entered.get_future();
+    ASSERT_EQ(handler.wait_for(30s), std::future_status::ready) << "no connection was handled";
+    // The write filled the socket buffers and waits for the client, which never reads.
+    const ServerConnection* conn = handler.get();
+    ASSERT_TRUE(eventually([conn] { return conn->write_waits() >= 1; }))
+        << "the write never blocked; written " << conn->bytes_written();
   }
   EXPECT_EQ(outcome.load(), 0);
 }

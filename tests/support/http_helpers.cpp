@@ -1,5 +1,6 @@
-// Free helpers of the test server: building responses, request-head parsing, and
-// the body generator and digest that large-body tests compare with.
+// Free helpers of the test server: building responses, request-head parsing, the
+// body generator and digest that large-body tests compare with, and the polling wait
+// for states the code under test reports only when asked.
 
 #include <openssl/evp.h>
 #include <zlib.h>
@@ -7,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "support/server_connection.hpp"
 #include "support/test_server.hpp"
@@ -196,6 +198,15 @@ std::string gzip(std::string_view input) {
   deflateEnd(&stream);
   if (finished != Z_STREAM_END) throw std::runtime_error("gzip: deflate did not finish");
   return out;
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds deadline) {
+  const auto give_up = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    if (condition()) return true;
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a poll interval, not a wait
+  }
 }
 
 }  // namespace sluice::test

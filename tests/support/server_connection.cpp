@@ -92,6 +92,7 @@ class SocketConnection : public ManagedConnection {
   void close() override;
   void reset() override { close_fd(true); }
   std::uint64_t bytes_written() const override { return bytes_written_.load(); }
+  std::uint64_t write_waits() const override { return write_waits_.load(); }
 
   bool handshake(std::chrono::milliseconds) override { return true; }
   void abort() noexcept override;
@@ -128,6 +129,7 @@ class SocketConnection : public ManagedConnection {
   int fd_;                // written only by the handler thread, under fd_mu_
   std::atomic<bool> aborted_{false};
   std::atomic<std::uint64_t> bytes_written_{0};
+  std::atomic<std::uint64_t> write_waits_{0};
 };
 
 bool SocketConnection::fill(Clock::time_point deadline) {
@@ -266,6 +268,7 @@ std::size_t SocketConnection::send_with_stall(std::string_view bytes,
       written += r.n;
       bytes_written_.fetch_add(r.n);
     } else if (r.status == Io::want_read || r.status == Io::want_write) {
+      write_waits_.fetch_add(1);
       if (!wait_for(r.status, Clock::now() + stall)) break;
     } else {
       break;

@@ -55,6 +55,10 @@ class ServerConnection {
   virtual void close() = 0;           ///< orderly close
   virtual void reset() = 0;           ///< RST (SO_LINGER 0), no close_notify
   virtual std::uint64_t bytes_written() const = 0;
+  /// Any thread: how many times a write so far found the peer's buffers full and
+  /// waited for it to take bytes. A test that needs the handler blocked in a write
+  /// waits for this to move (see eventually()) instead of sleeping.
+  virtual std::uint64_t write_waits() const = 0;
 };
 
 struct TestServerOptions {
@@ -92,5 +96,12 @@ std::string pseudo_random_bytes(std::size_t size, std::uint32_t seed = 1);
 std::string sha256_hex(std::string_view bytes);
 /// `input` as one gzip member (zlib, level 9), for Content-Encoding: gzip bodies.
 std::string gzip(std::string_view input);
+
+/// Polls `condition` every few milliseconds until it holds (true) or `deadline`
+/// passes (false). For a state the code under test reports without a callback to
+/// wait on (Client::stats(), BodyReader::buffered(), a server's counters): the wait
+/// ends at the event itself, and the deadline only turns a hang into a failure, so
+/// it is generous. The caller fails with its own message on false.
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds deadline = 30s);
 
 }  // namespace sluice::test

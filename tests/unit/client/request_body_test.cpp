@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <fstream>
 #include <mutex>
-#include <thread>
 
 #include "client/source_queue.hpp"
 #include "io/memory_rules.hpp"
@@ -20,18 +20,23 @@ namespace {
 // Stands in for the HTTP thread: tasks posted from the pool run when drained.
 struct FakeHttpThread {
   std::mutex mu;
+  std::condition_variable posted;
   std::deque<std::function<void()>> tasks;
   PostToHttpThread poster() {
     return [this](std::function<void()> task) {
-      std::lock_guard lock(mu);
-      tasks.push_back(std::move(task));
+      {
+        std::lock_guard lock(mu);
+        tasks.push_back(std::move(task));
+      }
+      posted.notify_all();
     };
   }
-  bool run_one() {
+  /// Runs one posted task, waiting up to `timeout` for one; false when none came.
+  bool run_one(std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) {
     std::function<void()> task;
     {
-      std::lock_guard lock(mu);
-      if (tasks.empty()) return false;
+      std::unique_lock lock(mu);
+      if (!posted.wait_for(lock, timeout, [this] { return !tasks.empty(); })) return false;
       task = std::move(tasks.front());
       tasks.pop_front();
     }
@@ -40,6 +45,9 @@ struct FakeHttpThread {
   }
 };
 
+// How long a test waits for the file pool's read to land: only a hang reaches it.
+constexpr std::chrono::seconds kPoolDeadline{30};
+
 std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
   std::string all;
   for (int spins = 0; spins < 100000; ++spins) {
@@ -47,7 +55,10 @@ std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
     if (chunk.state == BodyChunk::State::end) return all;
     if (chunk.state == BodyChunk::State::failed) return "<failed: " + chunk.error->message() + ">";
     if (chunk.state == BodyChunk::State::waiting) {
-      if (http == nullptr || !http->run_one()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      // Waiting means a pool read is out: its completion is posted here.
+      if (http == nullptr || !http->run_one(kPoolDeadline)) {
+        return "<stuck after " + std::to_string(all.size()) + " bytes>";
+      }
       continue;
     }
     all.append(reinterpret_cast<const char*>(chunk.bytes.data()), chunk.bytes.size());
@@ -115,7 +126,7 @@ TEST(RequestBody, FileRewindsWhileAReadIsInFlight) {
   // Take the first piece, then start the second read and rewind before it lands.
   BodyChunk first = source->peek(1 << 20);
   while (first.state == BodyChunk::State::waiting) {
-    if (!http.run_one()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(http.run_one(kPoolDeadline)) << "the first pool read never landed";
     first = source->peek(1 << 20);
   }
   ASSERT_EQ(first.state, BodyChunk::State::data);
