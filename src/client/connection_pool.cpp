@@ -5,8 +5,6 @@
 
 #include "client/client_core.hpp"
 #include "client/transfer.hpp"
-#include "http1/h1_connection.hpp"
-#include "http2/h2_connection.hpp"
 
 namespace sluice {
 
@@ -25,15 +23,9 @@ std::string origin_key(const Url& url, VersionPolicy policy) {
   }
   return url.origin() + (url.is_https() ? " alpn" : " h1");
 }
-
-std::vector<std::string> alpn_for(VersionPolicy policy) {
-  if (policy == VersionPolicy::http1_only) return {"http/1.1"};
-  if (policy == VersionPolicy::http2_prior_knowledge) return {"h2"};
-  return {"h2", "http/1.1"};
-}
 }  // namespace
 
-ConnectionPool::ConnectionPool(ClientCore& core) : core_(core) {}
+ConnectionPool::ConnectionPool(ClientCore& core) : core_(core), factory_(core) {}
 
 ConnectionPool::~ConnectionPool() = default;
 
@@ -121,20 +113,12 @@ Connection* ConnectionPool::idle_connection(const std::string& key) {
 }
 
 void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
-  Connector::Options options;
-  options.tls_timeout = first.tls_timeout();
-  options.alpn = alpn_for(first.version_policy());
-  options.conn_id = next_conn_id_++;
-  options.trace = &core_.trace();
+  const std::uint64_t id = next_conn_id_++;
   auto& connectors = origins_[key].connectors;
-  connectors.push_back(nullptr);
-  auto* slot = &connectors.back();
+  connectors.push_back(
+      factory_.connect_tcp(first.url(), first.version_policy(), first.tls_timeout(), id, nullptr));
   // The connector reports through `key` and its own address; the pool outlives it.
-  auto connector = std::make_unique<Connector>(
-      core_.loop(), core_.resolver(), core_.tls(), first.url(), options, nullptr);
-  Connector* raw = connector.get();
-  *slot = std::move(connector);
-  const std::uint64_t id = options.conn_id;
+  Connector* raw = connectors.back().get();
   raw->set_callback([this, key, raw, id](Result<std::unique_ptr<Transport>> transport) {
     on_connected(key, raw, id, std::move(transport));
   });
@@ -166,18 +150,8 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
     forget_if_unused(key);
     return;
   }
-  const bool h2 = (*transport)->alpn() == "h2" ||
-                  (origin.policy == VersionPolicy::http2_prior_knowledge && !(*transport)->is_tls());
-  origin.seen_version = h2 ? HttpVersion::http2 : HttpVersion::http1_1;
-  std::unique_ptr<Connection> conn;
-  if (h2) {
-    H2SessionOptions session;
-    session.window = core_.window_policy();
-    conn = std::make_unique<H2Connection>(core_.loop(), std::move(*transport), *this, id,
-                                          core_.trace(), H2Timing{}, std::move(session));
-  } else {
-    conn = std::make_unique<H1Connection>(core_.loop(), std::move(*transport), *this, id, core_.trace());
-  }
+  std::unique_ptr<Connection> conn = factory_.over_tcp(std::move(*transport), origin.policy, *this, id);
+  origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
     for (Transfer* transfer : std::exchange(origin.waiting, {})) {
       transfer->fail(Error(ErrorCategory::io, "cannot watch the connection to " + key));
@@ -257,8 +231,9 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
   std::optional<Error> h3_error;
   if (origin->h3 && origin->h3->conn == &conn) {
     origin->h3->conn = nullptr;
-    const auto& reason = static_cast<H3Connection&>(conn).close_reason();
-    h3_error = reason ? *reason : Error(ErrorCategory::protocol, "HTTP/3: the connection closed");
+    std::optional<Error> reason = conn.close_reason();
+    h3_error = reason ? std::move(*reason)
+                      : Error(ErrorCategory::protocol, "HTTP/3: the connection closed");
   }
   auto& conns = origin->conns;
   auto it = std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });

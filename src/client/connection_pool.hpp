@@ -1,7 +1,9 @@
 #pragma once
 // ConnectionPool: every connection of a Client, grouped by origin; hands idle
-// connections to waiting transfers, opens new ones up to the per-origin limit, and
-// closes connections that stayed idle past the pool's idle timeout.
+// connections to waiting transfers, opens new ones up to the per-origin limit
+// (through its ConnectionFactory, which knows the protocols: the pool sees only
+// io/connection.hpp), races HTTP/3 against the fallback timer, and closes
+// connections that stayed idle past the pool's idle timeout.
 // Ownership: HTTP thread only; owned by ClientCore.
 
 #include <cstdint>
@@ -12,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client/connector.hpp"
-#include "http3/h3_connection.hpp"
+#include "client/connection_factory.hpp"
 #include "io/connection.hpp"
+#include "io/connector.hpp"
 #include "io/event_loop.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
@@ -53,7 +55,7 @@ class ConnectionPool final : public ConnectionOwner {
     std::string why;    // "--http3", "Alt-Svc", for the trace
     std::unique_ptr<Resolver::Lookup> lookup;
     std::vector<SocketAddress> addresses;  // left to try
-    H3Connection* conn = nullptr;           // handshaking; owned by Origin::conns
+    Connection* conn = nullptr;             // handshaking; owned by Origin::conns
     EventLoop::TimerId fallback_timer = 0;
     std::optional<Error> last_error;
   };
@@ -95,6 +97,7 @@ class ConnectionPool final : public ConnectionOwner {
   Origin* origin_of(const Connection& conn, std::string* key = nullptr);
 
   ClientCore& core_;
+  ConnectionFactory factory_;
   std::unordered_map<std::string, Origin> origins_;
   std::unordered_map<const Connection*, std::string> conn_origin_;
   std::unordered_map<const Connection*, EventLoop::TimerId> idle_timers_;

@@ -103,24 +103,11 @@ void ConnectionPool::try_next_h3_address(const std::string& key) {
                                               "HTTP/3: no address for " + attempt.host));
     return;
   }
-  auto tls = core_.quic_tls();
-  if (!tls) {
-    h3_failed(key, std::move(tls).error());
-    return;
-  }
-  QuicOptions options;
-  options.remote = attempt.addresses.front();
+  const SocketAddress remote = attempt.addresses.front();
   attempt.addresses.erase(attempt.addresses.begin());
   // The certificate is verified against the origin's host, never the Alt-Svc host.
-  options.host = origin.url.host;
-  options.tls_context = std::move(*tls);
-  options.handshake_timeout = h3_handshake_timeout(origin);
-  const std::uint64_t id = next_conn_id_++;
-  H3SessionOptions session;
-  session.window = core_.window_policy();
-  session.connection_window = options.connection_window;
-  auto conn = H3Connection::connect(core_.loop(), std::move(options), *this, id, core_.trace(),
-                                    std::move(session));
+  auto conn = factory_.connect_quic(remote, origin.url.host, h3_handshake_timeout(origin), *this,
+                                    next_conn_id_++);
   if (!conn) {
     attempt.last_error = std::move(conn).error();
     try_next_h3_address(key);
@@ -157,7 +144,7 @@ void ConnectionPool::h3_ready(const std::string& key) {
 // --http3 promise; --http3-only fails what was waiting for it.
 void ConnectionPool::h3_failed(const std::string& key, Error error) {
   Origin& origin = origins_[key];
-  if (H3Connection* pending = origin.h3->conn) {
+  if (Connection* pending = origin.h3->conn) {
     origin.h3->conn = nullptr;
     pending->close(Error(ErrorCategory::cancelled, "HTTP/3 attempt abandoned: " + error.message()));
     on_connection_closed(*pending);  // removes it; the attempt no longer claims it

@@ -56,7 +56,7 @@ class H3Connection final : public Connection, private QuicApplication {
   bool handshake_completed() const noexcept { return handshake_done_; }
   /// Why the connection ended (peer close, handshake failure or timeout, idle timeout,
   /// stateless reset, local close); empty while it is up.
-  const std::optional<Error>& close_reason() const noexcept { return close_reason_; }
+  std::optional<Error> close_reason() const override { return close_reason_; }
 
  private:
   H3Connection(EventLoop& loop, ConnectionOwner& owner, std::uint64_t id, const Trace& trace,

@@ -120,6 +120,10 @@ class Connection {
   virtual std::size_t scratch_bytes() const noexcept = 0;
   /// Closes now; in-flight exchanges get on_error(error).
   virtual void close(Error error) = 0;
+  /// Why a closed connection ended, when it knows better than its exchanges' errors
+  /// say (an HTTP/3 handshake that failed: the pool falls back to TCP with it, or
+  /// fails an --http3-only request with it).
+  virtual std::optional<Error> close_reason() const { return std::nullopt; }
   /// Connection id for tracing ("c12").
   virtual std::uint64_t id() const noexcept = 0;
 };

@@ -1,20 +1,20 @@
-#include "client/connector.hpp"
+#include "io/connector.hpp"
 
 #include <sys/epoll.h>
 
 namespace sluice {
 
-Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Url& origin,
+Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Target& target,
                      Options options, Callback done)
     : loop_(loop),
       tls_(tls),
-      host_(origin.host),
-      port_(origin.port),
-      https_(origin.is_https()),
+      host_(target.host),
+      port_(target.port),
+      https_(target.tls),
       options_(std::move(options)),
       done_(std::move(done)) {
   if (options_.trace != nullptr && options_.trace->on()) {
-    trace("resolving " + host_ + " for " + origin.origin());
+    trace("resolving " + host_ + " for " + target.origin);
   }
   lookup_ = resolver.resolve(host_, port_, [this](Result<std::vector<SocketAddress>> addresses) {
     on_resolved(std::move(addresses));

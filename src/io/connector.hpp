@@ -1,6 +1,7 @@
 #pragma once
-// Connector: one attempt to open a connection to an origin: resolve, TCP connect,
+// Connector: one attempt to open a TCP connection to an origin: resolve, TCP connect,
 // and for https the TLS handshake with ALPN. Reports a ready Transport or an Error.
+// (HTTP/3's QUIC handshake is QuicConnection's, in src/http3.)
 // Ownership: HTTP thread only; destroying it cancels the attempt (no callback).
 
 #include <chrono>
@@ -13,13 +14,19 @@
 #include "io/tls.hpp"
 #include "io/trace.hpp"
 #include "io/transport.hpp"
-#include "sluice/url.hpp"
 
 namespace sluice {
 
 class Connector : private FdWatcher {
  public:
   using Callback = std::function<void(Result<std::unique_ptr<Transport>>)>;
+  /// Where to connect.
+  struct Target {
+    std::string host;
+    std::uint16_t port = 0;
+    bool tls = false;      ///< https: a TLS handshake follows the connect
+    std::string origin;    ///< "https://host:port", for trace lines
+  };
   struct Options {
     std::chrono::milliseconds tls_timeout{0};  ///< 0 = none
     std::vector<std::string> alpn;             ///< for https
@@ -27,7 +34,7 @@ class Connector : private FdWatcher {
     const Trace* trace = nullptr;
   };
 
-  Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Url& origin,
+  Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Target& target,
             Options options, Callback done);
   ~Connector() override;
   /// Sets (or replaces) the callback; for owners that create the connector first.

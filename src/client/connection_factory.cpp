@@ -1,0 +1,72 @@
+// ConnectionFactory: the protocols behind the pool (see connection_factory.hpp).
+//
+// Ownership: HTTP thread only.
+
+#include "client/connection_factory.hpp"
+
+#include "client/client_core.hpp"
+#include "http1/h1_connection.hpp"
+#include "http2/h2_connection.hpp"
+#include "http3/h3_connection.hpp"
+
+namespace sluice {
+namespace {
+
+std::vector<std::string> alpn_for(VersionPolicy policy) {
+  if (policy == VersionPolicy::http1_only) return {"http/1.1"};
+  if (policy == VersionPolicy::http2_prior_knowledge) return {"h2"};
+  return {"h2", "http/1.1"};
+}
+
+}  // namespace
+
+std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, VersionPolicy policy,
+                                                          std::chrono::milliseconds tls_timeout,
+                                                          std::uint64_t conn_id,
+                                                          Connector::Callback done) {
+  Connector::Options options;
+  options.tls_timeout = tls_timeout;
+  options.alpn = alpn_for(policy);
+  options.conn_id = conn_id;
+  options.trace = &core_.trace();
+  const Connector::Target target{url.host, url.port, url.is_https(), url.origin()};
+  return std::make_unique<Connector>(core_.loop(), core_.resolver(), core_.tls(), target, options,
+                                     std::move(done));
+}
+
+std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transport> transport,
+                                                        VersionPolicy policy,
+                                                        ConnectionOwner& owner,
+                                                        std::uint64_t conn_id) {
+  const bool h2 = transport->alpn() == "h2" ||
+                  (policy == VersionPolicy::http2_prior_knowledge && !transport->is_tls());
+  if (!h2) {
+    return std::make_unique<H1Connection>(core_.loop(), std::move(transport), owner, conn_id,
+                                          core_.trace());
+  }
+  H2SessionOptions session;
+  session.window = core_.window_policy();
+  return std::make_unique<H2Connection>(core_.loop(), std::move(transport), owner, conn_id,
+                                        core_.trace(), H2Timing{}, std::move(session));
+}
+
+Result<std::unique_ptr<Connection>> ConnectionFactory::connect_quic(
+    const SocketAddress& remote, const std::string& host,
+    std::chrono::milliseconds handshake_timeout, ConnectionOwner& owner, std::uint64_t conn_id) {
+  auto tls = core_.quic_tls();
+  if (!tls) return std::move(tls).error();
+  QuicOptions options;
+  options.remote = remote;
+  options.host = host;
+  options.tls_context = std::move(*tls);
+  options.handshake_timeout = handshake_timeout;
+  H3SessionOptions session;
+  session.window = core_.window_policy();
+  session.connection_window = options.connection_window;
+  auto conn = H3Connection::connect(core_.loop(), std::move(options), owner, conn_id, core_.trace(),
+                                    std::move(session));
+  if (!conn) return std::move(conn).error();
+  return std::unique_ptr<Connection>(std::move(*conn));
+}
+
+}  // namespace sluice

@@ -1,0 +1,52 @@
+#pragma once
+// ConnectionFactory: where the pool's connections come from, and the one part of
+// src/client that names a protocol. A TCP attempt (io/Connector: resolve, connect,
+// TLS with ALPN) becomes an HTTP/1.1 or HTTP/2 connection by what TLS negotiated
+// (or by prior knowledge over plain TCP); a QUIC attempt is an HTTP/3 connection.
+// Each gets the Client's window policy and trace. The pool orders the attempts (the
+// HTTP/3 race and its fallback to TCP) and counts connections per origin through
+// io/connection.hpp alone.
+// Ownership: owned by the pool; HTTP thread only.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/connection.hpp"
+#include "io/connector.hpp"
+#include "io/tcp_connect.hpp"
+#include "sluice/request.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+class ClientCore;
+
+class ConnectionFactory {
+ public:
+  explicit ConnectionFactory(ClientCore& core) : core_(core) {}
+
+  /// Starts a TCP (and for https, TLS) attempt to `url`'s origin, offering the ALPN
+  /// protocols `policy` allows; `done` gets the transport or the error.
+  std::unique_ptr<Connector> connect_tcp(const Url& url, VersionPolicy policy,
+                                         std::chrono::milliseconds tls_timeout,
+                                         std::uint64_t conn_id, Connector::Callback done);
+  /// The connection a finished TCP attempt becomes: HTTP/2 when TLS chose h2 or
+  /// `policy` is prior knowledge over plain TCP, HTTP/1.1 otherwise.
+  std::unique_ptr<Connection> over_tcp(std::unique_ptr<Transport> transport, VersionPolicy policy,
+                                       ConnectionOwner& owner, std::uint64_t conn_id);
+  /// Starts an HTTP/3 connection to `remote`, verifying the certificate for `host`;
+  /// the owner hears on_connection_available when its handshake completed, or
+  /// on_connection_closed (close_reason() says why).
+  Result<std::unique_ptr<Connection>> connect_quic(const SocketAddress& remote,
+                                                   const std::string& host,
+                                                   std::chrono::milliseconds handshake_timeout,
+                                                   ConnectionOwner& owner, std::uint64_t conn_id);
+
+ private:
+  ClientCore& core_;
+};
+
+}  // namespace sluice
