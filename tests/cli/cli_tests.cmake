@@ -10,12 +10,14 @@ endif()
 
 set(SLUICE_CLI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-# sluice_cli_tests(SCRIPT PREFIX CASE...): one ctest test per case.
+# sluice_cli_tests(SCRIPT PREFIX CASE...): one ctest test per case. Labelled `threaded`
+# (see tests/CMakeLists.txt): a transfer runs on the Client's thread, downloads on
+# several, the progress bar on its own; in a TSan build the binary is instrumented too.
 function(sluice_cli_tests script prefix)
   foreach(case IN LISTS ARGN)
     add_test(NAME cli.${prefix}.${case}
       COMMAND bash ${SLUICE_CLI_TEST_DIR}/${script} $<TARGET_FILE:sluice_cli> ${case})
-    set_tests_properties(cli.${prefix}.${case} PROPERTIES TIMEOUT 120)
+    set_tests_properties(cli.${prefix}.${case} PROPERTIES TIMEOUT 120 LABELS threaded)
   endforeach()
 endfunction()
 

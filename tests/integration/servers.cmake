@@ -25,6 +25,8 @@ add_test(NAME layers.check
   COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_layers.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME layers.check_catches_violations
   COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_layers.sh --self-test)
+set_tests_properties(layers.check layers.check_catches_violations PROPERTIES
+  LABELS one_thread)
 
 # Installs this build into a scratch prefix and builds examples/fetch against it,
 # once through find_package(sluice) and once through pkg-config.
@@ -36,4 +38,5 @@ add_test(NAME examples.consumer
   COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_consumer.sh ${CMAKE_BINARY_DIR}
     ${PROJECT_SOURCE_DIR}/examples/fetch ${CMAKE_COMMAND} ${CMAKE_CXX_COMPILER}
     "${SLUICE_CONSUMER_FLAGS}")
-set_tests_properties(examples.consumer PROPERTIES TIMEOUT 600)
+# one_thread: it builds, then runs the example only to see it reject a bad command line.
+set_tests_properties(examples.consumer PROPERTIES TIMEOUT 600 LABELS one_thread)

@@ -3,7 +3,16 @@
 #   - src/io includes no protocol, client or cli header;
 #   - a protocol folder (src/http1, src/http2, src/http3) includes src/io only: never
 #     client/, cli/ or another protocol;
-#   - only src/cli includes cli/;
+#   - only src/cli includes cli/, and src/cli includes only its own cli/ headers and the
+#     public sluice/ ones (it is a user of the library like any other);
+#   - a third-party library's headers appear only in the layer that wraps it:
+#       nghttp2                 src/http2
+#       nghttp3, ngtcp2, gnutls src/http3 (gnutls is ngtcp2's crypto backend)
+#       llhttp                  src/http1
+#       openssl                 src/io (TLS) and src/client/download_sha256.cpp (hashing)
+#       zlib, brotli, zstd      src/client/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
+#       c-ares                  src/io
+#     plus src/client/library_versions.cpp, which asks each library for its version;
 #   - nothing under src/ includes a test header (tests/, support/, gtest/, gmock/);
 #   - nothing under src/ outside src/cli prints (printf, fprintf, puts, std::cout,
 #     std::cerr, std::clog): the library reports through values and its trace hook.
@@ -17,18 +26,65 @@ set -euo pipefail
 scan() {
   awk -v src="$1/src/" '
     function report(rule) { print FILENAME ":" FNR ": " rule }
+    # The library a header belongs to, or "" for the system, the standard library and
+    # our own headers.
+    function third_party(path) {
+      if (path ~ /^nghttp2\//) return "nghttp2"
+      if (path ~ /^nghttp3\//) return "nghttp3"
+      if (path ~ /^ngtcp2\//) return "ngtcp2"
+      if (path ~ /^gnutls\//) return "gnutls"
+      if (path ~ /^llhttp\.h$/) return "llhttp"
+      if (path ~ /^openssl\//) return "openssl"
+      if (path ~ /^(zlib|zconf)\.h$/) return "zlib"
+      if (path ~ /^brotli\//) return "brotli"
+      if (path ~ /^(zstd|zstd_errors|zdict)\.h$/) return "zstd"
+      if (path ~ /^ares(_[a-z_]+)?\.h$/) return "c-ares"
+      return ""
+    }
+    # file is the path under src/ ("client/gzip_decoder.hpp").
+    function third_party_allowed(lib, layer, file) {
+      if (file == "client/library_versions.cpp") return 1
+      if (lib == "nghttp2") return layer == "http2"
+      if (lib == "nghttp3" || lib == "ngtcp2" || lib == "gnutls") return layer == "http3"
+      if (lib == "llhttp") return layer == "http1"
+      if (lib == "openssl") return layer == "io" || file == "client/download_sha256.cpp"
+      if (lib == "zlib") return file ~ /^client\/gzip_decoder\.(hpp|cpp)$/
+      if (lib == "brotli") return file ~ /^client\/brotli_decoder\.(hpp|cpp)$/
+      if (lib == "zstd") return file ~ /^client\/zstd_decoder\.(hpp|cpp)$/
+      if (lib == "c-ares") return layer == "io"
+      return 0
+    }
+    BEGIN {
+      owner["nghttp2"] = "src/http2"
+      owner["nghttp3"] = owner["ngtcp2"] = owner["gnutls"] = "src/http3"
+      owner["llhttp"] = "src/http1"
+      owner["openssl"] = "src/io and src/client/download_sha256.cpp"
+      owner["zlib"] = "src/client/gzip_decoder"
+      owner["brotli"] = "src/client/brotli_decoder"
+      owner["zstd"] = "src/client/zstd_decoder"
+      owner["c-ares"] = "src/io"
+    }
     FNR == 1 {
-      layer = substr(FILENAME, length(src) + 1)
+      file = substr(FILENAME, length(src) + 1)
+      layer = file
       sub(/\/.*/, "", layer)
     }
     /^[ \t]*#[ \t]*include[ \t]*[<"]/ {
+      quoted = $0 ~ /^[ \t]*#[ \t]*include[ \t]*"/
       path = $0
       sub(/^[ \t]*#[ \t]*include[ \t]*[<"]/, "", path)
       sub(/[">].*$/, "", path)
       top = path
       sub(/\/.*$/, "", top)
+      lib = third_party(path)
       if (path ~ /^(\.\.\/)*(tests|support|gtest|gmock)\//)
         report("src/ includes a test header <" path ">")
+      else if (lib != "" && !third_party_allowed(lib, layer, file))
+        report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
+      else if (layer == "cli" && top ~ /^(io|client|http[0-9])$/)
+        report("src/cli may not include " path " (only sluice/ and cli/ headers)")
+      else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
+        report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
       else if (layer == "io" && (top == "client" || top ~ /^http[0-9]$/))
@@ -67,39 +123,89 @@ check_tree() {
   echo "check_layers: $root/src respects its layers (${#files[@]} files)"
 }
 
+# plant FILE LINE...: writes the lines to $tmp/src/FILE.
+plant() {
+  local file=$tmp/src/$1
+  shift
+  mkdir -p "${file%/*}"
+  printf '%s\n' "$@" > "$file"
+}
+
 self_test() {
-  local tmp out expected want
+  local tmp out expected want count
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' RETURN
-  mkdir -p "$tmp/src/io" "$tmp/src/http1" "$tmp/src/http2" "$tmp/src/client" "$tmp/src/cli"
-  printf '#include "io/byte_queue.hpp"\n#include "http1/h1_codec.hpp"\n' > "$tmp/src/io/bad_io.cpp"
-  printf '#include "io/tls.hpp"\n# include "client/client_impl.hpp"\n' > "$tmp/src/http1/bad_h1.cpp"
-  printf '#include "http1/h1_codec.hpp"\n' > "$tmp/src/http2/bad_h2.cpp"
-  printf '#include <gtest/gtest.h>\n#include "support/test_server.hpp"\n' > "$tmp/src/client/bad_test.cpp"
-  printf 'void f() {\n  std::cout << 1;\n  fprintf(stderr, "x");\n  std::printf("y");\n}\n' \
-    > "$tmp/src/client/bad_print.cpp"
-  printf '#include "cli/options.hpp"\n' > "$tmp/src/client/bad_cli.cpp"
-  # Allowed: the CLI prints; snprintf formats; comments mention printf.
-  printf '#include "cli/options.hpp"\nvoid g() { printf("ok"); std::cout << 1; }\n' > "$tmp/src/cli/main.cpp"
-  printf '#include "http1/h1_codec.hpp"\n#include "io/x.hpp"\n// no printf here\nvoid h(char* b) { std::snprintf(b, 4, "x"); }\n' \
-    > "$tmp/src/client/good.cpp"
+  # Violations: every file named bad_* breaks one rule per line listed in `expected`.
+  plant io/bad_io.cpp '#include "io/byte_queue.hpp"' '#include "http1/h1_codec.hpp"'
+  plant http1/bad_h1.cpp '#include "io/tls.hpp"' '# include "client/client_impl.hpp"'
+  plant http2/bad_h2.cpp '#include "http1/h1_codec.hpp"'
+  plant client/bad_test.cpp '#include <gtest/gtest.h>' '#include "support/test_server.hpp"'
+  plant client/bad_print.cpp 'void f() {' '  std::cout << 1;' '  fprintf(stderr, "x");' \
+    '  std::printf("y");' '}'
+  plant client/bad_cli.cpp '#include "cli/options.hpp"'
+  # src/cli: only sluice/ and cli/ (quoted or not), no third-party header.
+  plant cli/bad_internal.cpp '#include "sluice/client.hpp"' '#include "client/client_core.hpp"' \
+    '#include <io/byte_queue.hpp>' '#include "h2_session.hpp"' '#include <openssl/ssl.h>'
+  # Third-party headers outside the layer (or file) that owns them.
+  plant io/bad_nghttp2.cpp '#include <nghttp2/nghttp2.h>'
+  plant http3/bad_nghttp2.cpp '#include <nghttp3/nghttp3.h>' '#include <nghttp2/nghttp2.h>'
+  plant http2/bad_nghttp3.cpp '#include <nghttp3/nghttp3.h>'
+  plant io/bad_ngtcp2.cpp '#include <ngtcp2/ngtcp2_crypto.h>'
+  plant client/bad_gnutls.cpp '#include <gnutls/gnutls.h>'
+  plant http2/bad_llhttp.cpp '#include <llhttp.h>'
+  plant http1/bad_openssl.cpp '#include <openssl/evp.h>'
+  plant client/bad_openssl.cpp '#include "openssl/ssl.h"'
+  plant client/bad_content_decoder.cpp '#include <zlib.h>' '#include <brotli/decode.h>'
+  plant client/bad_gzip_decoder.hpp '#include <zstd_errors.h>'
+  plant io/bad_zlib.cpp '#include <zlib.h>'
+  plant client/bad_ares.cpp '#include <ares.h>'
+  # Allowed: the CLI prints and uses the public API; snprintf formats; comments mention
+  # printf; each third-party library in its own place; library_versions.cpp asks them all.
+  plant cli/main.cpp '#include "cli/options.hpp"' '#include "sluice/client.hpp"' \
+    '#include <sluice/error.hpp>' '#include <unistd.h>' '#include <string>' \
+    'void g() { printf("ok"); std::cout << 1; }'
+  plant client/good.cpp '#include "http1/h1_codec.hpp"' '#include "io/x.hpp"' '// no printf here' \
+    'void h(char* b) { std::snprintf(b, 4, "x"); }'
+  plant http1/h1_response_parser.cpp '#include <llhttp.h>'
+  plant http2/h2_session.hpp '#include <nghttp2/nghttp2.h>'
+  plant http3/quic_tls.cpp '#include <nghttp3/nghttp3.h>' '#include <ngtcp2/ngtcp2_crypto_gnutls.h>' \
+    '#include <gnutls/x509.h>'
+  plant io/tls_transport.cpp '#include <openssl/ssl.h>' '#include <ares.h>'
+  plant client/download_sha256.cpp '#include <openssl/evp.h>'
+  plant client/gzip_decoder.hpp '#include <zlib.h>'
+  plant client/brotli_decoder.cpp '#include <brotli/decode.h>'
+  plant client/zstd_decoder.cpp '#include <zstd.h>' '#include <zstd_errors.h>'
+  plant client/library_versions.cpp '#include <brotli/decode.h>' '#include <gnutls/gnutls.h>' \
+    '#include <nghttp2/nghttp2.h>' '#include <nghttp3/nghttp3.h>' '#include <ngtcp2/ngtcp2.h>' \
+    '#include <openssl/crypto.h>' '#include <zlib.h>' '#include <zstd.h>'
   if out=$(check_tree "$tmp" 2>&1); then
     echo "self-test: violations were not detected" >&2
     return 1
   fi
-  expected="bad_io.cpp:2: bad_h1.cpp:2: bad_h2.cpp:1: bad_test.cpp:1: bad_test.cpp:2:
-            bad_print.cpp:2: bad_print.cpp:3: bad_print.cpp:4: bad_cli.cpp:1:"
+  expected="io/bad_io.cpp:2: http1/bad_h1.cpp:2: http2/bad_h2.cpp:1: client/bad_test.cpp:1:
+            client/bad_test.cpp:2: client/bad_print.cpp:2: client/bad_print.cpp:3:
+            client/bad_print.cpp:4: client/bad_cli.cpp:1:
+            cli/bad_internal.cpp:2: cli/bad_internal.cpp:3: cli/bad_internal.cpp:4:
+            cli/bad_internal.cpp:5:
+            io/bad_nghttp2.cpp:1: http3/bad_nghttp2.cpp:2: http2/bad_nghttp3.cpp:1:
+            io/bad_ngtcp2.cpp:1: client/bad_gnutls.cpp:1: http2/bad_llhttp.cpp:1:
+            http1/bad_openssl.cpp:1: client/bad_openssl.cpp:1:
+            client/bad_content_decoder.cpp:1: client/bad_content_decoder.cpp:2:
+            client/bad_gzip_decoder.hpp:1: io/bad_zlib.cpp:1: client/bad_ares.cpp:1:"
+  count=0
   for want in $expected; do
-    grep -qF "/$want" <<<"$out" || { echo "self-test: missed $want in:"; echo "$out"; return 1; } >&2
+    count=$((count + 1))
+    grep -qF "/src/$want" <<<"$out" || { echo "self-test: missed $want in:"; echo "$out"; return 1; } >&2
   done
-  if [ "$(grep -cE ':[0-9]+: ' <<<"$out")" -ne 9 ]; then
-    echo "self-test: expected 9 violations, got:" >&2
+  if [ "$(grep -cE ':[0-9]+: ' <<<"$out")" -ne "$count" ]; then
+    echo "self-test: expected $count violations, got:" >&2
     echo "$out" >&2
     return 1
   fi
-  rm -f "$tmp"/src/*/bad_*.cpp
-  check_tree "$tmp" >/dev/null || { echo "self-test: a clean tree was rejected" >&2; return 1; }
-  echo "check_layers: self-test passed (9 planted violations caught, clean tree accepted)"
+  find "$tmp/src" -name 'bad_*' -delete
+  check_tree "$tmp" >/dev/null || { echo "self-test: a clean tree was rejected:" >&2;
+    check_tree "$tmp" >&2; return 1; }
+  echo "check_layers: self-test passed ($count planted violations caught, clean tree accepted)"
 }
 
 if [ "${1:-}" = --self-test ]; then
