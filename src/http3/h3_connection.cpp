@@ -21,7 +21,6 @@ H3Connection::H3Connection(EventLoop& loop, ConnectionOwner& owner, std::uint64_
                            const Trace& trace, H3SessionOptions session_options)
     : reports_(owner),
       id_(id),
-      trace_(trace),
       session_(trace, id, loop, std::move(session_options), [this] { tell_owner(); }) {}
 
 // The QuicConnection goes first: it may still call into the session while it dies.

@@ -97,7 +97,6 @@ class H3Connection final : public Connection, private QuicApplication {
 
   OwnerReports reports_;  // what the owner (the pool) has heard
   std::uint64_t id_;
-  [[maybe_unused]] const Trace& trace_;  // kept for h3 connection tracing; unused today
   H3Session session_;
   std::unique_ptr<QuicConnection> quic_;
   bool handshake_done_ = false;
