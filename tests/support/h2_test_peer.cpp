@@ -85,6 +85,13 @@ struct H2TestPeer::Callbacks {
     }
     return 0;
   }
+  static int stream_close(nghttp2_session*, std::int32_t stream_id, std::uint32_t,
+                          void* user_data) {
+    H2TestPeer& self = peer(user_data);
+    auto found = self.requests_.find(stream_id);
+    if (found != self.requests_.end()) found->second.closed = true;
+    return 0;
+  }
   static ssize_t padding(nghttp2_session*, const nghttp2_frame* frame, std::size_t max_payloadlen,
                          void* user_data) {
     H2TestPeer& self = peer(user_data);
@@ -106,6 +113,7 @@ H2TestPeer::H2TestPeer(H2PeerOptions options) : options_(std::move(options)) {
   nghttp2_session_callbacks_set_on_header_callback(callbacks, &Callbacks::header);
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Callbacks::frame_recv);
   nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Callbacks::data_chunk);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Callbacks::stream_close);
   if (options_.data_padding > 0) {
     nghttp2_session_callbacks_set_select_padding_callback(callbacks, &Callbacks::padding);
   }

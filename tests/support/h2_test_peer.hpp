@@ -64,6 +64,7 @@ class H2TestPeer {
     bool ended = false;                     ///< END_STREAM arrived
     bool head_received = false;             ///< the whole request header block arrived
     std::optional<std::uint32_t> reset_code;  ///< RST_STREAM from the client
+    bool closed = false;  ///< the server's side of the stream closed (ended both ways or reset)
   };
 
   explicit H2TestPeer(H2PeerOptions options = {});

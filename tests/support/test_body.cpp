@@ -52,6 +52,12 @@ void fill_generated(std::uint64_t seed, std::uint64_t offset, std::span<std::byt
   }
 }
 
+std::string pattern(std::size_t size, char seed) {
+  std::string text(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>(seed + i % 23);
+  return text;
+}
+
 std::string generated_bytes(std::uint64_t seed, std::uint64_t offset, std::size_t size) {
   std::string text(size, '\0');
   fill_generated(seed, offset, std::as_writable_bytes(std::span<char>(text)));

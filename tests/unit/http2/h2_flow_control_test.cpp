@@ -1,30 +1,29 @@
+// HTTP/2's own flow control: the protocol's 64 KiB before our SETTINGS, padding, a
+// server that ignores the window, the connection window, a one-byte window for
+// uploads. How a reader's mark holds a stream, the same in HTTP/3, runs over both in
+// tests/unit/io/multiplexed_sessions_test.cpp.
+
 #include "http2/h2_session.hpp"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "support/h2_test_peer.hpp"
+#include "support/test_body.hpp"
 
 namespace sluice {
 namespace {
 
 using test::H2PeerOptions;
-using test::H2TestPeer;
 using test::RecordingSink;
 using test::ScriptedBody;
+using test::pattern;
 
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;
-
-std::string pattern(std::size_t size, char seed = 'a') {
-  std::string text(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>(seed + i % 23);
-  return text;
-}
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -35,107 +34,6 @@ class H2FlowControlTest : public ::testing::Test, protected test::H2ClientHarnes
  protected:
   explicit H2FlowControlTest(H2PeerOptions options = {}) : H2ClientHarness(std::move(options)) {}
 };
-
-TEST_F(H2FlowControlTest, HeldStreamReceivesAtMostItsMarkWhileASiblingCompletes) {
-  RecordingSink held;
-  held.hold();
-  RecordingSink sibling;
-  const std::int32_t held_id = submit(get("/held"), held);
-  const std::int32_t sibling_id = submit(get("/sibling"), sibling);
-  pump();
-  const std::string held_body = pattern(1 * kMiB, 'h');
-  const std::string sibling_body = pattern(4 * kMiB, 's');
-  peer.respond(held_id, 200);
-  peer.respond(sibling_id, 200);
-  peer.send_body(held_id, held_body, true);
-  peer.send_body(sibling_id, sibling_body, true);
-  pump();
-
-  EXPECT_TRUE(sibling.completed);
-  EXPECT_EQ(sibling.body.size(), sibling_body.size());
-  EXPECT_EQ(held.body.size(), 256 * kKiB);  // exactly its mark
-  EXPECT_EQ(peer.remote_window(held_id), 0);
-  EXPECT_GT(peer.unsent_body(held_id), 0u);
-  EXPECT_FALSE(held.wants_body());
-  EXPECT_TRUE(traced("c1 s1 h2: paused"));
-
-  // The consumer takes everything it holds, a piece at a time, and posts a resume
-  // when it falls below half its mark.
-  for (int round = 0; round < 1000 && !held.completed; ++round) {
-    if (held.take(64 * kKiB)) session.resume_stream(held_id);
-    pump();
-  }
-  EXPECT_TRUE(held.completed);
-  EXPECT_EQ(held.body.size(), held_body.size());
-  EXPECT_TRUE(held.body == held_body);
-  EXPECT_TRUE(traced("c1 s1 h2: resumed"));
-  EXPECT_TRUE(traced("c1 s1 h2: window +"));
-}
-
-// A consumer that keeps up partly while bytes arrive (a quarter of them) and then
-// reads slowly: it stays below its mark, so the staging buffer never turns Paused and
-// never posts a resume. The window must not stay closed on it.
-TEST_F(H2FlowControlTest, SlowReaderBelowItsMarkNeverStalls) {
-  RecordingSink slow;
-  slow.hold();
-  const std::int32_t stream_id = submit(get("/slow"), slow);
-  pump();
-  std::size_t most_held = 0;
-  slow.after_body = [&] {
-    most_held = std::max(most_held, slow.held_bytes());
-    const std::size_t taken = slow.body.size() - slow.held_bytes();
-    if (slow.take(slow.body.size() / 4 - std::min(taken, slow.body.size() / 4))) {
-      session.resume_stream(stream_id);
-    }
-  };
-  const std::string body = pattern(2 * kMiB, 'q');
-  peer.respond(stream_id, 200);
-  peer.send_body(stream_id, body, true);
-  for (int round = 0; round < 4000 && !slow.completed; ++round) {
-    pump();
-    if (slow.take(8 * kKiB)) session.resume_stream(stream_id);
-  }
-  EXPECT_TRUE(slow.completed) << "stalled at " << slow.body.size() << " bytes, holding "
-                              << slow.held_bytes();
-  EXPECT_EQ(slow.body.size(), body.size());
-  EXPECT_TRUE(slow.body == body);
-  EXPECT_LE(most_held, 256 * kKiB + 16 * kKiB);  // the mark plus one frame
-}
-
-// Takes a third of what it holds after every chunk: a steady slow reader.
-TEST_F(H2FlowControlTest, SteadySlowReaderCompletes) {
-  RecordingSink slow;
-  slow.hold();
-  const std::int32_t stream_id = submit(get("/steady"), slow);
-  pump();
-  slow.after_body = [&] {
-    if (slow.take(slow.held_bytes() / 3)) session.resume_stream(stream_id);
-  };
-  const std::string body = pattern(2 * kMiB, 'r');
-  peer.respond(stream_id, 200);
-  peer.send_body(stream_id, body, true);
-  for (int round = 0; round < 4000 && !slow.completed; ++round) {
-    pump();
-    if (slow.take(8 * kKiB)) session.resume_stream(stream_id);
-  }
-  EXPECT_TRUE(slow.completed) << "stalled at " << slow.body.size() << " bytes";
-  EXPECT_EQ(slow.body.size(), body.size());
-  EXPECT_TRUE(slow.body == body);
-}
-
-TEST_F(H2FlowControlTest, LargerMarkOpensALargerStreamWindow) {
-  RecordingSink held(1 * kMiB);
-  held.hold();
-  ExchangeRequest request = get("/big");
-  request.mark = 1 * kMiB;
-  const std::int32_t stream_id = submit(std::move(request), held);
-  pump();
-  peer.respond(stream_id, 200);
-  peer.send_body(stream_id, pattern(3 * kMiB), true);
-  pump();
-  EXPECT_EQ(held.body.size(), 1 * kMiB);
-  EXPECT_EQ(peer.remote_window(stream_id), 0);
-}
 
 // A mark below the protocol's 64 KiB: the server may use the 64 KiB it was granted
 // before our window reached it, but never more, and after that exactly the mark
@@ -276,7 +174,6 @@ TEST_F(H2TinyWindowTest, TinyPeerWindowStillUploadsTheBody) {
   pump();
   EXPECT_TRUE(sink.completed);
 }
-
 
 }  // namespace
 }  // namespace sluice

@@ -1,3 +1,8 @@
+// What only H3Session does with a request body: nghttp3 sends from copies kept until
+// the server acknowledges them, a wake from inside peek, STOP_SENDING. Bodies that
+// wait for their source, fail, fall short or meet an early response run over HTTP/2
+// and HTTP/3 in tests/unit/io/multiplexed_sessions_test.cpp.
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +13,7 @@
 #include "io/byte_queue.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/h3_test_peer.hpp"
+#include "support/test_body.hpp"
 
 namespace sluice {
 namespace {
@@ -15,15 +21,10 @@ namespace {
 using test::H3PeerOptions;
 using test::RecordingSink;
 using test::ScriptedBody;
+using test::pattern;
 
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;
-
-std::string pattern(std::size_t size, char seed = 'a') {
-  std::string text(size, '\0');
-  for (std::size_t i = 0; i < size; ++i) text[i] = static_cast<char>(seed + i % 23);
-  return text;
-}
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -107,37 +108,6 @@ TEST_F(H3RequestBodyTest, PostSendsAnOwnedBodyWithItsLength) {
   EXPECT_TRUE(peer.closed(stream_id));
 }
 
-TEST_F(H3RequestBodyTest, DeferredBodyResumesWhenTheProducerWrites) {
-  ScriptedBody body;  // streamed: no length
-  RecordingSink sink;
-  const std::int64_t stream_id = submit(post(body), sink);
-  pump();
-  const auto* received = peer.request(stream_id);
-  ASSERT_NE(received, nullptr);
-  EXPECT_TRUE(received->head_received);
-  EXPECT_EQ(received->body, "");
-  EXPECT_FALSE(received->ended);
-  EXPECT_FALSE(received->headers.contains("content-length"));
-
-  const int requests_before = peer.write_requests();
-  const int peeks_before = body.peeks();
-  body.provide("first part, ", false);
-  EXPECT_GT(peer.write_requests(), requests_before);  // the waker asked for a write
-  pump();
-  EXPECT_EQ(received->body, "first part, ");
-  EXPECT_FALSE(received->ended);
-  pump();
-  EXPECT_LE(body.peeks(), peeks_before + 3);  // waiting is no busy loop
-
-  body.provide("second part", true);
-  pump();
-  EXPECT_EQ(received->body, "first part, second part");
-  EXPECT_TRUE(received->ended);
-  peer.respond(stream_id, 200, {}, true);
-  pump();
-  EXPECT_TRUE(sink.completed);
-}
-
 TEST_F(H3RequestBodyTest, WakeInsidePeekIsNotLost) {
   WakesInsidePeek body;
   RecordingSink sink;
@@ -183,52 +153,6 @@ TEST_F(H3RequestBodyTest, BodyLargerThanTheWindowFlowsAsAcksArrive) {
   peer.respond(stream_id, 200, {}, true);
   pump();
   EXPECT_TRUE(sink.completed);
-}
-
-TEST_F(H3RequestBodyTest, FailingProducerResetsTheStream) {
-  ScriptedBody body;
-  RecordingSink sink;
-  const std::int64_t stream_id = submit(post(body), sink);
-  pump();
-  body.provide("some", false);
-  pump();
-  body.fail(Error(ErrorCategory::io, "request body: the upload file vanished"));
-  pump();
-  ASSERT_TRUE(sink.error.has_value());
-  EXPECT_EQ(sink.error->message(), "request body: the upload file vanished");
-  EXPECT_EQ(peer.client_reset(stream_id), NGHTTP3_H3_REQUEST_CANCELLED);
-  EXPECT_TRUE(peer.closed(stream_id));
-  EXPECT_EQ(session.open_streams(), 0u);
-}
-
-TEST_F(H3RequestBodyTest, BodyShortOfItsLengthFails) {
-  ScriptedBody body(10);
-  RecordingSink sink;
-  submit(post(body), sink);
-  body.provide("short", true);
-  pump();
-  ASSERT_TRUE(sink.error.has_value());
-  EXPECT_EQ(sink.error->message(), "HTTP/3: the request body ended after 5 of its 10 bytes");
-}
-
-TEST_F(H3RequestBodyTest, ResponseBeforeTheBodyEndsStopsTheBody) {
-  ScriptedBody body;
-  RecordingSink sink;
-  const std::int64_t stream_id = submit(post(body), sink);
-  body.provide("partial upload", false);
-  pump();
-  peer.respond(stream_id, 413, {}, true);
-  pump();
-  ASSERT_TRUE(sink.head.has_value());
-  EXPECT_EQ(sink.head->status, 413);
-  EXPECT_TRUE(sink.completed);
-  EXPECT_EQ(peer.client_reset(stream_id), NGHTTP3_H3_REQUEST_CANCELLED);
-  const int peeks = body.peeks();
-  body.provide("more that nobody reads", true);  // the stale waker is harmless
-  pump();
-  EXPECT_EQ(body.peeks(), peeks);
-  EXPECT_EQ(sink.events_after_end, 0);
-  EXPECT_TRUE(peer.closed(stream_id));
 }
 
 // RFC 9114 section 4.1: a server may answer before reading the whole request and

@@ -17,8 +17,7 @@
 #include <cstdint>
 #include <string>
 
-#include "support/h2_test_peer.hpp"
-#include "support/h3_test_peer.hpp"
+#include "support/session_sides.hpp"
 #include "support/test_body.hpp"
 
 namespace sluice {
@@ -27,111 +26,12 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using test::RecordingSink;
+using test::SideSetup;
 
 constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = 1024 * 1024;
 constexpr std::uint64_t kMark = 256 * kKiB;
 constexpr std::uint64_t kSeed = 12;
-
-struct SideSetup {
-  std::uint64_t max_window = 0;
-  WindowLedger* ledger = nullptr;
-  std::size_t data_unit = 0;
-  std::size_t min_send_window = 0;
-};
-
-WindowPolicy policy_of(const SideSetup& setup) {
-  WindowPolicy policy;
-  policy.max_window = setup.max_window;
-  policy.ledger = setup.ledger;
-  return policy;
-}
-
-// What both sides do alike with their harness (H2ClientHarness, H3ClientHarness).
-template <class Harness>
-class SideBase {
- public:
-  template <class PeerOptions, class SessionOptions>
-  SideBase(PeerOptions peer, SessionOptions session)
-      : harness(std::move(peer), std::move(session)) {}
-  void pump() { harness.pump(); }
-  void advance(std::chrono::nanoseconds by) { harness.clock.advance(by); }
-  // The connection's timer for the session's deadline (a quiet stream).
-  void fire_timer() {
-    const auto due = harness.session.next_deadline();
-    if (due && *due <= harness.clock.now()) harness.session.on_timer();
-  }
-  bool traced(const std::string& part) const { return harness.traced(part); }
-  bool failed() const { return !harness.pump_errors.empty() || !harness.peer.error().empty(); }
-
-  Harness harness;
-};
-
-// HTTP/2: H2Session and an nghttp2 server.
-class H2Side : public SideBase<test::H2ClientHarness> {
- public:
-  explicit H2Side(const SideSetup& setup) : SideBase(peer_options(setup), session_options(setup)) {}
-
-  std::int64_t open(RecordingSink& sink) { return harness.submit(test::H2ClientHarness::get(), sink); }
-  void respond(std::int64_t id, std::uint64_t size) {
-    harness.peer.respond(static_cast<std::int32_t>(id), 200);
-    harness.peer.send_body_generated(static_cast<std::int32_t>(id), size, kSeed, true);
-  }
-  void resume(std::int64_t id) { harness.session.resume_stream(static_cast<std::int32_t>(id)); }
-  // The session's first PING comes back after `rtt`.
-  void use_rtt(std::chrono::nanoseconds rtt) { harness.round_trip(rtt); }
-  /// What the server may still send on the stream.
-  std::uint64_t server_room(std::int64_t id) const {
-    return static_cast<std::uint64_t>(
-        std::max(0, harness.peer.remote_window(static_cast<std::int32_t>(id))));
-  }
-  std::string tag(std::int64_t id) const { return "c1 s" + std::to_string(id) + " h2: "; }
-
- private:
-  static test::H2PeerOptions peer_options(const SideSetup& setup) {
-    test::H2PeerOptions peer;
-    peer.data_unit = setup.data_unit;
-    peer.min_send_window = setup.min_send_window;
-    return peer;
-  }
-  static H2SessionOptions session_options(const SideSetup& setup) {
-    H2SessionOptions session;
-    session.window = policy_of(setup);
-    // Pumps take no time: a PING answered in one would say the path has no delay.
-    session.early_rtt_samples = 1;
-    session.rtt_probe_interval = std::chrono::hours(1);
-    return session;
-  }
-};
-
-// HTTP/3: H3Session, an nghttp3 server and the fake QUIC transport between them.
-class H3Side : public SideBase<test::H3ClientHarness> {
- public:
-  explicit H3Side(const SideSetup& setup) : SideBase(peer_options(setup), session_options(setup)) {}
-
-  std::int64_t open(RecordingSink& sink) { return harness.submit(test::H3ClientHarness::get(), sink); }
-  void respond(std::int64_t id, std::uint64_t size) {
-    harness.peer.respond(id, 200);
-    harness.peer.send_body_generated(id, size, kSeed, true);
-  }
-  void resume(std::int64_t id) { harness.session.resume_stream(id); }
-  void use_rtt(std::chrono::nanoseconds rtt) { harness.peer.set_rtt(rtt); }
-  std::uint64_t server_room(std::int64_t id) const { return harness.peer.send_room(id); }
-  std::string tag(std::int64_t id) const { return "c1 s" + std::to_string(id) + " h3: "; }
-
- private:
-  static test::H3PeerOptions peer_options(const SideSetup& setup) {
-    test::H3PeerOptions peer;
-    peer.data_unit = setup.data_unit;
-    peer.min_send_window = setup.min_send_window;
-    return peer;
-  }
-  static H3SessionOptions session_options(const SideSetup& setup) {
-    H3SessionOptions session;
-    session.window = policy_of(setup);
-    return session;
-  }
-};
 
 template <class Side>
 class WindowPolicySessions : public ::testing::Test {
@@ -170,7 +70,7 @@ class WindowPolicySessions : public ::testing::Test {
     sink.hold();
     const std::int64_t id = side.open(sink);
     side.pump();
-    side.respond(id, 64 * kMiB);
+    side.respond_generated(id, 64 * kMiB, kSeed);
     const bool done = download(side, sink, id, reader);
     ASSERT_TRUE(done) << "stalled after " << sink.body.size() << " bytes, holding "
                       << sink.held_bytes() << "; the server may send " << side.server_room(id);
@@ -182,8 +82,8 @@ class WindowPolicySessions : public ::testing::Test {
   }
 };
 
-using Versions = ::testing::Types<H2Side, H3Side>;
-TYPED_TEST_SUITE(WindowPolicySessions, Versions);
+using Versions = ::testing::Types<test::H2Side, test::H3Side>;
+TYPED_TEST_SUITE(WindowPolicySessions, Versions, test::SideName);
 
 // --- Credit follows what the reader takes --------------------------------------
 
@@ -224,7 +124,7 @@ TYPED_TEST(WindowPolicySessions, QuietRuleFreesAServerWaitingForMoreThanHalfTheW
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 4 * kMiB);
+  side.respond_generated(id, 4 * kMiB, kSeed);
   side.pump();
   EXPECT_FALSE(sink.take(SIZE_MAX)) << "a quarter window is not worth a report";
   side.pump();
@@ -247,7 +147,7 @@ TYPED_TEST(WindowPolicySessions, AReaderThatKeepsUpGrowsItsWindowToTheMax) {
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 32 * kMiB);
+  side.respond_generated(id, 32 * kMiB, kSeed);
   std::uint64_t most_per_round_trip = 0;
   for (int round = 0; round < 1000 && !sink.completed; ++round) {
     const std::size_t before = sink.body.size();
@@ -272,7 +172,7 @@ TYPED_TEST(WindowPolicySessions, AReaderThatTakesEveryChunkAsItArrivesGrowsItsWi
   RecordingSink sink;  // holds nothing: every byte is taken on arrival
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 32 * kMiB);
+  side.respond_generated(id, 32 * kMiB, kSeed);
   for (int round = 0; round < 1000 && !sink.completed; ++round) {
     side.pump();
     side.advance(milliseconds(50));
@@ -288,7 +188,7 @@ TYPED_TEST(WindowPolicySessions, OnLoopbackTheWindowStaysAtTheMark) {
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 16 * kMiB);
+  side.respond_generated(id, 16 * kMiB, kSeed);
   std::uint64_t most_per_round = 0;
   for (int round = 0; round < 1000 && !sink.completed; ++round) {
     const std::size_t before = sink.body.size();
@@ -309,7 +209,7 @@ TYPED_TEST(WindowPolicySessions, AReaderThatLeavesBytesWaitingNeverGrowsItsWindo
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 8 * kMiB);
+  side.respond_generated(id, 8 * kMiB, kSeed);
   for (int round = 0; round < 10000 && !sink.completed; ++round) {
     side.pump();
     if (sink.take(64 * kKiB)) side.resume(id);  // a quarter window per round trip
@@ -328,7 +228,7 @@ TYPED_TEST(WindowPolicySessions, AHeldStreamHoldsAtMostTheWindowItHadWhenItsRead
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 64 * kMiB);
+  side.respond_generated(id, 64 * kMiB, kSeed);
   for (int round = 0; round < 100 && sink.body.size() < 16 * kMiB; ++round) {
     side.pump();
     if (sink.take(SIZE_MAX)) side.resume(id);
@@ -353,7 +253,7 @@ TYPED_TEST(WindowPolicySessions, TheClientsLedgerCapsGrowth) {
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond(id, 8 * kMiB);
+  side.respond_generated(id, 8 * kMiB, kSeed);
   for (int round = 0; round < 1000 && !sink.completed; ++round) {
     side.pump();
     if (sink.take(SIZE_MAX)) side.resume(id);
