@@ -1,5 +1,7 @@
 #include "client/pending_state.hpp"
 
+#include "client/staging_buffer.hpp"
+
 namespace sluice {
 
 void PendingState::decide(Result<Response> result) {
@@ -15,6 +17,21 @@ void PendingState::decide(Result<Response> result) {
   outcome.emplace(std::move(result));
   lock.unlock();
   decided_cv.notify_all();
+}
+
+void PendingState::set_body(std::shared_ptr<StagingBuffer> staging) {
+  std::lock_guard lock(mu);
+  body = std::move(staging);
+}
+
+void PendingState::cancel_request() {
+  std::shared_ptr<StagingBuffer> staging;
+  {
+    std::lock_guard lock(mu);
+    staging = body;
+  }
+  if (staging) staging->fail(Error(ErrorCategory::cancelled, "request cancelled"));
+  if (cancel) cancel();
 }
 
 PendingResponse::PendingResponse(std::shared_ptr<PendingState> state) : state_(std::move(state)) {}
@@ -103,7 +120,7 @@ void PendingResponse::then(std::function<void(Result<Response>)> done) {
 }
 
 void PendingResponse::cancel() {
-  if (state_ && state_->cancel) state_->cancel();
+  if (state_) state_->cancel_request();
 }
 
 }  // namespace sluice

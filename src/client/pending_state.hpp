@@ -1,10 +1,11 @@
 #pragma once
 // PendingState: the promise behind a PendingResponse. Decided once, on the HTTP
 // thread, with a Response or an Error.
-// Thread-safety: any thread; guarded by mu_.
+// Thread-safety: any thread; guarded by mu.
 
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -12,17 +13,29 @@
 
 namespace sluice {
 
+class StagingBuffer;
+
 struct PendingState {
   std::mutex mu;
   std::condition_variable decided_cv;
   std::optional<Result<Response>> outcome;                 // guarded by mu
   std::function<void(Result<Response>)> then;              // guarded by mu
   bool taken = false;                                      // guarded by mu
+  /// The decided response's body, so that a cancel fails it at once.
+  std::shared_ptr<StagingBuffer> body;                     // guarded by mu
   /// Posts a cancel of the transfer to the HTTP thread. Set before the state is shared.
   std::function<void()> cancel;
 
   /// HTTP thread (or send() for early failures). Ignored after the first call.
   void decide(Result<Response> result);
+  /// HTTP thread, just before deciding a response: its body's staging buffer.
+  void set_body(std::shared_ptr<StagingBuffer> staging);
+  /// Any thread. A body already under way fails now, on the caller's thread: reads
+  /// after cancel() return what was staged before it and then category cancelled,
+  /// however far the HTTP thread got meanwhile (it may be mid-receive, and a reader
+  /// racing it could otherwise take the whole body). A body that already ended whole
+  /// stays whole. Then the transfer's cancel goes to the HTTP thread.
+  void cancel_request();
 };
 
 }  // namespace sluice

@@ -37,7 +37,9 @@ void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
   bool sleeper = false;
   {
     std::lock_guard lock(mu_);
-    if (reader_gone_) return;  // nobody will read: count nothing, keep nothing
+    // Nobody will read, or the body already failed (a cancel from the consumer's
+    // thread lands before the HTTP thread hears of it): count nothing, keep nothing.
+    if (reader_gone_ || end_ != End::open) return;
     queue_.append(bytes);
     if (budget_) budget_->add(bytes.size());
     if (queue_.size() >= mark_ && !paused()) {

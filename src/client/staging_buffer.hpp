@@ -72,6 +72,8 @@ class StagingBuffer {
   /// Wakes a reader sleeping in read(), if any.
   void wake_reader();
   void finish(Headers trailers);
+  /// Also from the consumer's thread (PendingState::cancel_request): once failed,
+  /// appends are dropped, so readers get what was staged before it, then `error`.
   void fail(Error error);
   /// Delivers staged bytes to callbacks, when the reader chose callback mode.
   /// Returns whether it handed over any bytes (so there is room again).

@@ -151,6 +151,7 @@ void Transfer::on_response_head(ResponseHead head) {
   response.effective_url = url_.to_string();
   response.redirects = redirects_;
   response.body = BodyReader(staging_);
+  pending_->set_body(staging_);
   pending_->decide(std::move(response));
 }
 

@@ -139,7 +139,7 @@ void H2Session::finish_stream(std::int32_t stream_id) {
   const bool body_unfinished = stream->body != nullptr;
   if (trace_.on()) {
     trace_stream(stream_id,
-                 "complete (" + std::to_string(stream->credit.received()) + " body bytes)");
+                 "exchange complete (" + std::to_string(stream->credit.received()) + " body bytes)");
   }
   ExchangeSink* sink = detach(stream_id);
   if (body_unfinished) {

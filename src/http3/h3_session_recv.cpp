@@ -142,7 +142,8 @@ void H3Session::on_end_stream(std::int64_t stream_id) {
   // so the source (which the caller may free) must not be read any more.
   const bool body_unfinished = stream->body != nullptr;
   if (trace_.on()) {
-    trace_stream(stream_id, "complete (" + std::to_string(stream->credit.received()) + " body bytes)");
+    trace_stream(stream_id,
+                 "exchange complete (" + std::to_string(stream->credit.received()) + " body bytes)");
   }
   ExchangeSink* sink = detach(*stream);
   if (body_unfinished) abandon_stream(*stream, NGHTTP3_H3_REQUEST_CANCELLED);

@@ -47,8 +47,9 @@ struct ReadPace {
 ClientOptions client_options() {
   ClientOptions options;
   options.insecure = true;  // one address (127.0.0.1), the handshake still runs in full
-  // Runs on the HTTP thread right after the h1 exchange ended: calls counted from
-  // then on happen after a complete response.
+  // Runs on the HTTP thread right after an exchange ended (h1, and an h2 stream's
+  // end): calls counted from then on happen after a complete response, even when the
+  // reader has not yet seen the end.
   options.trace = [](std::string_view line) {
     if (line.find("exchange complete") != std::string_view::npos) test::mark_completion();
   };
@@ -90,8 +91,8 @@ Outcome run_once(const Request& request, ReadPace pace) {
     return Outcome{std::nullopt, Error(ErrorCategory::http, "status " + std::to_string(response.status))};
   }
   Outcome outcome = read_body(response.body, pace);
-  // The reader saw the end: calls after this are after a complete exchange. (Over h1
-  // the trace line marks it earlier, on the HTTP thread; the first mark stands.)
+  // The reader saw the end: calls after this are after a complete exchange. (The
+  // trace line marks it earlier, on the HTTP thread; the first mark stands.)
   if (outcome.body) test::mark_completion();
   return outcome;
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sluice/sluice.hpp"
+#include "support/http_thread_hold.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -255,6 +256,37 @@ TEST(ClientBasics, CancelFromAnotherThreadEndsTheRequest) {
   canceller.join();
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::cancelled);
+}
+
+// cancel() in the body takes effect for the reader at once, on the caller's thread:
+// a reader racing the HTTP thread could otherwise take the whole body before the
+// posted cancel lands. Here the HTTP thread is held (test::HttpThreadHold), so
+// only the caller's thread can have failed the body.
+TEST(ClientBasics, CancelInTheBodyFailsTheReaderBeforeTheHttpThreadHearsOfIt) {
+  TestServer server([](ServerConnection& conn) {
+    if (!conn.read_request()) return;
+    conn.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nstaged");
+    conn.wait_peer_closed(30s);
+  });
+  auto client = make_client();
+  PendingResponse pending = client.send(Request::get(server.url("/")));
+  auto response = pending.wait();
+  ASSERT_TRUE(response.ok()) << response.error().describe();
+  ASSERT_TRUE(test::eventually([&] { return response->body.buffered() == 6; }));
+
+  test::HttpThreadHold hold(client);
+  const bool held = hold.held();
+  if (held) pending.cancel();
+  std::string got(100, '\0');
+  auto first = response->body.read_for(std::as_writable_bytes(std::span(got)), 5s);
+  auto second = response->body.read_for(std::as_writable_bytes(std::span(got)), 5s);
+  hold.release();
+  ASSERT_TRUE(held) << "the HTTP thread never ran the holding task";
+  ASSERT_TRUE(first.ok() && *first) << "the staged bytes were lost to the cancel";
+  EXPECT_EQ(**first, 6u);
+  ASSERT_FALSE(second.ok()) << "the reader did not see the cancel while the HTTP thread was busy";
+  EXPECT_EQ(second.error().category(), ErrorCategory::cancelled);
+  EXPECT_TRUE(test::eventually([&] { return client.stats().in_flight == 0; }));
 }
 
 TEST(ClientBasics, CallbackModeDeliversTheBodyAndTheEnd) {

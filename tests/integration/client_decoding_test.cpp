@@ -2,11 +2,11 @@
 // when the reader stops.
 #include <gtest/gtest.h>
 
-#include <future>
 #include <optional>
 #include <thread>
 
 #include "sluice/sluice.hpp"
+#include "support/http_thread_hold.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -108,8 +108,8 @@ TEST(ClientDecoding, HeldReaderStopsDecompressionAtTheMark) {
 // staging room; the reader then took what was staged and dropped the body before the
 // HTTP thread saw its read. Nothing more will arrive, so the transfer must end rather
 // than wait for the rest of a body that already came (found by the soak: it stayed in
-// flight until its total timeout). A then() callback holds the HTTP thread so that
-// the read and the drop both land before it runs again.
+// flight until its total timeout). The HTTP thread is held (test::HttpThreadHold) so
+// that the read and the drop both land before it runs again.
 TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
   auto server = serve_encoded(gzip_zeros(4), "gzip");  // about 4 KiB on the wire
   auto client = Client::create().value();
@@ -125,20 +125,14 @@ TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
       << "decoding stalled below the mark: buffered " << response->body.buffered();
   ASSERT_EQ(response->body.buffered(), request.mark);
 
-  std::promise<void> entered;
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  client.send(Request::get(server.url("/other"))).then([&entered, released](Result<Response>) {
-    entered.set_value();
-    released.wait();
-  });
-  entered.get_future().wait();
+  test::HttpThreadHold hold(client);
+  ASSERT_TRUE(hold.held()) << "the HTTP thread never ran the holding task";
   std::vector<std::byte> all(request.mark);
   auto got = response->body.read(all);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(*got, request.mark);
   response.reset();  // drops the reader, with the decoder's input still unread
-  release.set_value();
+  hold.release();
 
   ClientStats stats;
   EXPECT_TRUE(test::eventually([&] {

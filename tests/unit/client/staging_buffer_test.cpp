@@ -72,6 +72,37 @@ TEST(StagingBuffer, BytesBeforeAnErrorAreStillDelivered) {
   EXPECT_EQ(after.error().message(), "cut short");
 }
 
+// A cancel fails the buffer from the consumer's thread while the HTTP thread may
+// still be appending: what it appends after the failure is dropped, not delivered.
+TEST(StagingBuffer, AppendsAfterAFailureAreDroppedAndUncounted) {
+  auto budget = std::make_shared<StagedBudget>(0, [] {});
+  StagingBuffer staging(1000, [] {}, budget);
+  staging.append(bytes_of("before"));
+  staging.fail(Error(ErrorCategory::cancelled, "request cancelled"));
+  staging.append(bytes_of("after"));
+  EXPECT_EQ(staging.staged_bytes(), 6u);
+  EXPECT_EQ(budget->staged(), 6u);
+  std::vector<std::byte> into(100);
+  auto got = staging.read(into, std::nullopt);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(into.data()), **got), "before");
+  auto after = staging.read(into, std::nullopt);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().category(), ErrorCategory::cancelled);
+}
+
+TEST(StagingBuffer, AFailureAfterTheEndChangesNothing) {
+  Fixture f;
+  f.staging.append(bytes_of("whole"));
+  f.staging.finish({});
+  f.staging.fail(Error(ErrorCategory::cancelled, "request cancelled"));
+  EXPECT_EQ(f.read(100), "whole");
+  std::vector<std::byte> into(10);
+  auto end = f.staging.read(into, std::nullopt);
+  ASSERT_TRUE(end.ok());
+  EXPECT_EQ(**end, 0u);
+}
+
 TEST(StagingBuffer, EndReadsAsZeroAfterTheBytes) {
   Fixture f;
   f.staging.append(bytes_of("all"));
