@@ -26,7 +26,7 @@
 #include "bench/report.hpp"
 #include "bench/rss.hpp"
 #include "bench/subcommands.hpp"
-#include "client/file_writer.hpp"
+#include "download/file_writer.hpp"
 #include "io/memory_rules.hpp"
 #include "io/worker_pool.hpp"
 

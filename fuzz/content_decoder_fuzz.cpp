@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "client/content_decoder.hpp"
+#include "decode/content_decoder.hpp"
 #include "fuzz_input.hpp"
 #include "io/byte_queue.hpp"
 

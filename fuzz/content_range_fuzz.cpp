@@ -1,4 +1,4 @@
-// Fuzz target: parse_content_range and parse_decimal (src/client/download_ranges),
+// Fuzz target: parse_content_range and parse_decimal (src/download/download_ranges),
 // which read a server's Content-Range when a download asked for a range.
 // Input: the header value.
 // Invariants checked: "bytes F-L/T" parses only with F <= L < T, "bytes */T" only
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string_view>
 
-#include "client/download_ranges.hpp"
+#include "download/download_ranges.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "client/content_decoder.hpp"
+#include "decode/content_decoder.hpp"
 #include "client/pending_state.hpp"
 #include "client/progress_source.hpp"
 #include "client/redirect.hpp"

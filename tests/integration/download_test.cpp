@@ -9,7 +9,7 @@
 #include <atomic>
 #include <thread>
 
-#include "client/download_control.hpp"
+#include "download/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "support/test_env.hpp"
 

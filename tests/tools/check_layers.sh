@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Guards the architecture that the folders under src/ describe (DESIGN.md, STYLE.md):
-#   - src/io includes no protocol, client or cli header;
-#   - a protocol folder (src/http1, src/http2, src/http3) includes src/io only: never
-#     client/, cli/ or another protocol;
+# Guards the architecture that the folders under src/ describe (docs/architecture.md):
+#   io < http1, http2, http3, decode < client < download < cli, each using only what
+#   is below it:
+#   - src/io includes no header of any other layer;
+#   - a protocol folder (src/http1, src/http2, src/http3) and src/decode (the content
+#     codings) include src/io only: never another protocol, decode, client, download
+#     or cli;
+#   - src/client never includes download/ (the downloader is built on the Client, not
+#     the other way round); src/download never includes a protocol or decode/ header
+#     (it sees HTTP through the Client only);
 #   - only src/cli includes cli/, and src/cli includes only its own cli/ headers and the
 #     public sluice/ ones (it is a user of the library like any other);
 #   - a third-party library's headers appear only in the layer that wraps it:
 #       nghttp2                 src/http2
 #       nghttp3, ngtcp2, gnutls src/http3 (gnutls is ngtcp2's crypto backend)
 #       llhttp                  src/http1
-#       openssl                 src/io (TLS) and src/client/download_sha256.cpp (hashing)
-#       zlib, brotli, zstd      src/client/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
+#       openssl                 src/io (TLS) and src/download/download_sha256.cpp (hashing)
+#       zlib, brotli, zstd      src/decode/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
 #       c-ares                  src/io
 #     plus src/client/library_versions.cpp, which asks each library for its version;
 #   - nothing under src/ includes a test header (tests/, support/, gtest/, gmock/);
@@ -41,16 +47,16 @@ scan() {
       if (path ~ /^ares(_[a-z_]+)?\.h$/) return "c-ares"
       return ""
     }
-    # file is the path under src/ ("client/gzip_decoder.hpp").
+    # file is the path under src/ ("decode/gzip_decoder.hpp").
     function third_party_allowed(lib, layer, file) {
       if (file == "client/library_versions.cpp") return 1
       if (lib == "nghttp2") return layer == "http2"
       if (lib == "nghttp3" || lib == "ngtcp2" || lib == "gnutls") return layer == "http3"
       if (lib == "llhttp") return layer == "http1"
-      if (lib == "openssl") return layer == "io" || file == "client/download_sha256.cpp"
-      if (lib == "zlib") return file ~ /^client\/gzip_decoder\.(hpp|cpp)$/
-      if (lib == "brotli") return file ~ /^client\/brotli_decoder\.(hpp|cpp)$/
-      if (lib == "zstd") return file ~ /^client\/zstd_decoder\.(hpp|cpp)$/
+      if (lib == "openssl") return layer == "io" || file == "download/download_sha256.cpp"
+      if (lib == "zlib") return file ~ /^decode\/gzip_decoder\.(hpp|cpp)$/
+      if (lib == "brotli") return file ~ /^decode\/brotli_decoder\.(hpp|cpp)$/
+      if (lib == "zstd") return file ~ /^decode\/zstd_decoder\.(hpp|cpp)$/
       if (lib == "c-ares") return layer == "io"
       return 0
     }
@@ -58,10 +64,10 @@ scan() {
       owner["nghttp2"] = "src/http2"
       owner["nghttp3"] = owner["ngtcp2"] = owner["gnutls"] = "src/http3"
       owner["llhttp"] = "src/http1"
-      owner["openssl"] = "src/io and src/client/download_sha256.cpp"
-      owner["zlib"] = "src/client/gzip_decoder"
-      owner["brotli"] = "src/client/brotli_decoder"
-      owner["zstd"] = "src/client/zstd_decoder"
+      owner["openssl"] = "src/io and src/download/download_sha256.cpp"
+      owner["zlib"] = "src/decode/gzip_decoder"
+      owner["brotli"] = "src/decode/brotli_decoder"
+      owner["zstd"] = "src/decode/zstd_decoder"
       owner["c-ares"] = "src/io"
     }
     FNR == 1 {
@@ -81,16 +87,20 @@ scan() {
         report("src/ includes a test header <" path ">")
       else if (lib != "" && !third_party_allowed(lib, layer, file))
         report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
-      else if (layer == "cli" && top ~ /^(io|client|http[0-9])$/)
+      else if (layer == "cli" && top ~ /^(io|client|download|decode|http[0-9])$/)
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
-      else if (layer == "io" && (top == "client" || top ~ /^http[0-9]$/))
-        report("src/io may not include " path " (io is below every protocol)")
-      else if (layer ~ /^http[0-9]$/ && (top == "client" || (top ~ /^http[0-9]$/ && top != layer)))
-        report("src/" layer " may not include " path " (a protocol uses src/io only)")
+      else if (layer == "io" && top ~ /^(client|download|decode|http[0-9])$/)
+        report("src/io may not include " path " (io is below every other layer)")
+      else if (layer ~ /^(http[0-9]|decode)$/ && top != layer && top ~ /^(client|download|decode|http[0-9])$/)
+        report("src/" layer " may not include " path " (a codec uses src/io only)")
+      else if (layer == "client" && top == "download")
+        report("src/client may not include " path " (the downloader is built on the Client)")
+      else if (layer == "download" && top ~ /^(decode|http[0-9])$/)
+        report("src/download may not include " path " (it reaches HTTP through the Client)")
       next
     }
     layer != "cli" {
@@ -155,8 +165,15 @@ self_test() {
   plant http2/bad_llhttp.cpp '#include <llhttp.h>'
   plant http1/bad_openssl.cpp '#include <openssl/evp.h>'
   plant client/bad_openssl.cpp '#include "openssl/ssl.h"'
-  plant client/bad_content_decoder.cpp '#include <zlib.h>' '#include <brotli/decode.h>'
-  plant client/bad_gzip_decoder.hpp '#include <zstd_errors.h>'
+  plant decode/bad_content_decoder.cpp '#include <zlib.h>' '#include <brotli/decode.h>'
+  plant decode/bad_gzip_decoder.hpp '#include <zstd_errors.h>'
+  plant client/bad_zstd.cpp '#include <zstd.h>'
+  # The layers added with src/decode and src/download.
+  plant decode/bad_layer.cpp '#include "client/transfer.hpp"' '#include "http2/h2_session.hpp"'
+  plant client/bad_download.cpp '#include "download/download_fetch.hpp"'
+  plant download/bad_layer.cpp '#include "decode/content_decoder.hpp"' '#include "http1/h1_connection.hpp"'
+  plant io/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/file_writer.hpp"'
+  plant cli/bad_download.cpp '#include "download/file_names.hpp"'
   plant io/bad_zlib.cpp '#include <zlib.h>'
   plant client/bad_ares.cpp '#include <ares.h>'
   # Allowed: the CLI prints and uses the public API; snprintf formats; comments mention
@@ -171,10 +188,13 @@ self_test() {
   plant http3/quic_tls.cpp '#include <nghttp3/nghttp3.h>' '#include <ngtcp2/ngtcp2_crypto_gnutls.h>' \
     '#include <gnutls/x509.h>'
   plant io/tls_transport.cpp '#include <openssl/ssl.h>' '#include <ares.h>'
-  plant client/download_sha256.cpp '#include <openssl/evp.h>'
-  plant client/gzip_decoder.hpp '#include <zlib.h>'
-  plant client/brotli_decoder.cpp '#include <brotli/decode.h>'
-  plant client/zstd_decoder.cpp '#include <zstd.h>' '#include <zstd_errors.h>'
+  plant download/download_sha256.cpp '#include <openssl/evp.h>'
+  plant decode/gzip_decoder.hpp '#include <zlib.h>' '#include "io/byte_queue.hpp"'
+  plant decode/brotli_decoder.cpp '#include <brotli/decode.h>' '#include "decode/content_decoder.hpp"'
+  plant decode/zstd_decoder.cpp '#include <zstd.h>' '#include <zstd_errors.h>'
+  plant client/transfer.cpp '#include "decode/content_decoder.hpp"' '#include "http2/h2_connection.hpp"'
+  plant download/download_run.cpp '#include "client/client_access.hpp"' '#include "io/memory_rules.hpp"' \
+    '#include "sluice/download.hpp"'
   plant client/library_versions.cpp '#include <brotli/decode.h>' '#include <gnutls/gnutls.h>' \
     '#include <nghttp2/nghttp2.h>' '#include <nghttp3/nghttp3.h>' '#include <ngtcp2/ngtcp2.h>' \
     '#include <openssl/crypto.h>' '#include <zlib.h>' '#include <zstd.h>'
@@ -190,8 +210,11 @@ self_test() {
             io/bad_nghttp2.cpp:1: http3/bad_nghttp2.cpp:2: http2/bad_nghttp3.cpp:1:
             io/bad_ngtcp2.cpp:1: client/bad_gnutls.cpp:1: http2/bad_llhttp.cpp:1:
             http1/bad_openssl.cpp:1: client/bad_openssl.cpp:1:
-            client/bad_content_decoder.cpp:1: client/bad_content_decoder.cpp:2:
-            client/bad_gzip_decoder.hpp:1: io/bad_zlib.cpp:1: client/bad_ares.cpp:1:"
+            decode/bad_content_decoder.cpp:1: decode/bad_content_decoder.cpp:2:
+            decode/bad_gzip_decoder.hpp:1: io/bad_zlib.cpp:1: client/bad_ares.cpp:1:
+            client/bad_zstd.cpp:1: decode/bad_layer.cpp:1: decode/bad_layer.cpp:2:
+            client/bad_download.cpp:1: download/bad_layer.cpp:1: download/bad_layer.cpp:2:
+            io/bad_decode.cpp:1: io/bad_decode.cpp:2: cli/bad_download.cpp:1:"
   count=0
   for want in $expected; do
     count=$((count + 1))

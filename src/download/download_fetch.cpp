@@ -1,0 +1,207 @@
+#include "download/download_fetch.hpp"
+
+#include <algorithm>
+#include <span>
+#include <thread>
+
+#include "download/download_sha256.hpp"
+#include "download/download_writes.hpp"
+#include "download/rate_limiter.hpp"
+#include "io/time_source.hpp"
+
+namespace sluice {
+namespace {
+
+constexpr std::uint64_t kUnbounded = ~std::uint64_t{0};
+
+std::string range_text(std::uint64_t first, std::optional<std::uint64_t> end) {
+  return std::to_string(first) + "-" + (end ? std::to_string(*end - 1) : std::string());
+}
+
+}  // namespace
+
+Result<void> RangeFetch::run(std::optional<Response> first) {
+  slot_.active.store(true, std::memory_order_release);
+  std::optional<Response> response = std::move(first);
+  Result<void> outcome;
+  for (int attempt = 0;; ++attempt) {
+    auto failure = this->attempt(response);
+    response.reset();
+    if (!failure) break;
+    if (shared_.stopping() || !should_retry(*failure, attempt, shared_.options)) {
+      outcome = std::move(failure->error);
+      break;
+    }
+    const auto wait = retry_wait(*failure, attempt, shared_.options);
+    if (!sleep_until(steady_now() + wait)) {
+      outcome = stopped().error;
+      break;
+    }
+    shared_.retries.fetch_add(1, std::memory_order_acq_rel);
+  }
+  slot_.active.store(false, std::memory_order_release);
+  return outcome;
+}
+
+// One request (unless `response` is already there) and its body into the file;
+// every write it submitted has completed when it returns.
+std::optional<AttemptFailure> RangeFetch::attempt(std::optional<Response>& response) {
+  if (slot_.spec().complete()) return std::nullopt;
+  RangeWrites writes(shared_.writer, slot_.start, slot_.done);
+  std::optional<AttemptFailure> failure;
+  if (!response) failure = request_range(response);
+  if (!failure) failure = stream(response->body, writes);
+  response.reset();  // a range that stopped at its end leaves the rest of a body unread
+  if (auto drained = writes.drain(between_); !drained && !failure) {
+    failure = AttemptFailure{std::move(drained).error(), false, std::nullopt};
+  }
+  return failure;
+}
+
+std::optional<AttemptFailure> RangeFetch::request_range(std::optional<Response>& response) {
+  Request request = shared_.request;
+  request.headers.set("Range", range_header_value(slot_.spec()));
+  if (!shared_.validator.empty()) request.headers.set("If-Range", shared_.validator);
+  PendingResponse pending = shared_.client.send(std::move(request));
+  for (;;) {
+    if (shared_.stopping()) return stopped();  // dropping `pending` cancels it
+    auto decided = pending.wait_for(kDownloadSlice);
+    if (!decided) {
+      look_around();
+      continue;
+    }
+    if (!*decided) return failure_from_error(std::move(*decided).error());
+    if (auto wrong = check_response(decided->value())) return wrong;
+    response.emplace(std::move(*decided).value());
+    return std::nullopt;
+  }
+}
+
+// A range's answer must be 206 with exactly the bytes asked for.
+std::optional<AttemptFailure> RangeFetch::check_response(const Response& response) const {
+  if (response.status != 206 && response.status != 200) {
+    return failure_from_status(response.status, response.headers, shared_.request.url);
+  }
+  const std::string asked = describe();
+  if (response.status == 200) {
+    return AttemptFailure{
+        Error(ErrorCategory::protocol,
+              asked + ": the server answered 200 (the whole file) instead of 206: the file "
+                      "changed on the server since the download began, or the server stopped "
+                      "answering ranges; run the download again to restart it"),
+        false, std::nullopt};
+  }
+  const auto header = response.headers.get("content-range");
+  const auto range = header ? parse_content_range(*header) : std::nullopt;
+  const auto spec = slot_.spec();
+  const bool exact = range && range->first == spec.next() &&
+                     (!spec.end || range->last == *spec.end - 1) &&
+                     (!shared_.total || range->total == shared_.total);
+  if (exact) return std::nullopt;
+  return AttemptFailure{
+      Error(ErrorCategory::protocol, asked + ": the server answered Content-Range '" +
+                                         std::string(header.value_or("")) + "'"),
+      false, std::nullopt};
+}
+
+std::string RangeFetch::describe() const {
+  const auto spec = slot_.spec();
+  return "download: range " + std::to_string(slot_.index + 1) + " of " +
+         std::to_string(shared_.range_count) + " (bytes " + range_text(spec.next(), spec.end) +
+         ") of " + shared_.request.url;
+}
+
+AttemptFailure RangeFetch::stopped() const {
+  const bool cancelled = shared_.options.cancel && shared_.options.cancel->load();
+  return AttemptFailure{
+      Error(ErrorCategory::cancelled,
+            cancelled ? "download: cancelled" : "download: stopped because another range failed"),
+      false, std::nullopt};
+}
+
+bool RangeFetch::sleep_until(std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    if (shared_.stopping()) return false;
+    const auto now = steady_now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(deadline - now, kDownloadSlice));
+    look_around();
+  }
+}
+
+std::optional<std::size_t> RangeFetch::rate_grant(std::size_t want) {
+  if (!shared_.limiter) return want;
+  const auto grant = shared_.limiter->take(want);
+  if (!sleep_until(grant.ready_at)) {
+    shared_.limiter->refund(grant.bytes);
+    return std::nullopt;
+  }
+  return grant.bytes;
+}
+
+std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body, RangeWrites& writes) {
+  std::uint64_t offset = slot_.spec().next();
+  std::uint64_t remaining = slot_.end ? *slot_.end - offset : kUnbounded;
+  std::string chunk = writes.take_buffer();
+  std::size_t filled = 0;
+  std::optional<AttemptFailure> failure;
+  const auto flush = [&]() -> bool {
+    chunk.resize(filled);
+    auto submitted = writes.submit(std::move(chunk), offset, between_);
+    offset += filled;
+    filled = 0;
+    chunk = writes.take_buffer();
+    if (!submitted) failure = AttemptFailure{std::move(submitted).error(), false, std::nullopt};
+    return submitted.ok();
+  };
+  while (remaining > 0) {
+    if (shared_.stopping()) {
+      failure = stopped();
+      break;
+    }
+    chunk.resize(kWriteChunk);
+    const auto granted = rate_grant(
+        static_cast<std::size_t>(std::min<std::uint64_t>(kWriteChunk - filled, remaining)));
+    if (!granted) {
+      failure = stopped();
+      break;
+    }
+    auto into = std::as_writable_bytes(std::span(chunk.data() + filled, *granted));
+    auto got = body.read_for(into, kDownloadSlice);
+    const std::size_t count = got && *got ? **got : 0;
+    if (shared_.limiter) shared_.limiter->refund(*granted - count);
+    if (!got) {
+      failure = failure_from_error(std::move(got).error());
+      break;
+    }
+    if (!*got) {
+      look_around();
+      continue;
+    }
+    if (count == 0) {
+      if (remaining != kUnbounded) {
+        failure = AttemptFailure{
+            Error(ErrorCategory::protocol,
+                  describe() + ": the body ended " + std::to_string(remaining) + " bytes early"),
+            true, std::nullopt};
+      }
+      break;
+    }
+    if (shared_.running_hash) {
+      shared_.running_hash->update(std::string_view(chunk.data() + filled, count));
+      shared_.hashed.fetch_add(count, std::memory_order_acq_rel);
+    }
+    filled += count;
+    if (remaining != kUnbounded) remaining -= count;
+    slot_.received.fetch_add(count, std::memory_order_acq_rel);
+    if ((filled == kWriteChunk || remaining == 0) && !flush()) return failure;
+    look_around();
+  }
+  // Bytes that arrived before a failure are good: they go to the file, so a retry
+  // continues after them.
+  if (filled > 0) flush();
+  return failure;
+}
+
+}  // namespace sluice

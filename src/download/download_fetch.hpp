@@ -1,0 +1,103 @@
+#pragma once
+// RangeFetch: fetching one range of a download into the file, attempt after attempt
+// (each resuming where the completed writes reached), reading through
+// BodyReader::read_for in slices so the thread notices a stop and, on the calling
+// thread, keeps reporting progress.
+//
+// Ownership: FetchShared is owned by the download on the calling thread and
+// outlives every range thread; after the ranges start only its atomics change.
+// A RangeSlot is shared by the thread that fetches it (its only writer) and the
+// supervisor on the calling thread, which reads the atomics. A RangeFetch is a
+// short-lived helper on its range's thread.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "download/download_ranges.hpp"
+#include "download/retry_policy.hpp"
+#include "sluice/client.hpp"
+#include "sluice/download.hpp"
+
+namespace sluice {
+
+class FileWriter;
+class RateLimiter;
+class RangeWrites;
+class Sha256;
+
+/// Bytes gathered before one file write.
+inline constexpr std::size_t kWriteChunk = 256 * 1024;
+/// The longest any download thread blocks before looking around (stop, progress).
+inline constexpr std::chrono::milliseconds kDownloadSlice{50};
+
+struct RangeSlot {
+  RangeSlot(unsigned position, const RangeSpec& spec)
+      : index(position), start(spec.start), end(spec.end), done(spec.done) {}
+  RangeSpec spec() const { return RangeSpec{start, end, done.load(std::memory_order_acquire)}; }
+
+  const unsigned index;
+  const std::uint64_t start;
+  const std::optional<std::uint64_t> end;
+  std::atomic<std::uint64_t> done;         ///< contiguous completed writes from start
+  std::atomic<std::uint64_t> received{0};  ///< body bytes this run received
+  std::atomic<bool> active{false};         ///< a request or body is in flight
+};
+
+struct FetchShared {
+  FetchShared(Client& client_in, const DownloadOptions& options_in, FileWriter& writer_in)
+      : client(client_in), options(options_in), writer(writer_in) {}
+  bool stopping() const {
+    return stop.load(std::memory_order_acquire) ||
+           (options.cancel && options.cancel->load(std::memory_order_acquire));
+  }
+
+  Client& client;
+  const DownloadOptions& options;
+  FileWriter& writer;
+  Request request;        ///< the GET each range copies (URL after redirects)
+  std::string validator;  ///< If-Range value; empty: none
+  std::optional<std::uint64_t> total;
+  unsigned range_count = 1;
+  RateLimiter* limiter = nullptr;  ///< null: no limit
+  /// Set for one range from byte 0 fetched on one thread: hashed as it arrives.
+  Sha256* running_hash = nullptr;
+  std::atomic<std::uint64_t> hashed{0};  ///< bytes fed to running_hash
+  std::atomic<bool> stop{false};         ///< a range failed: every range stops
+  std::atomic<int> retries{0};           ///< retries used, all ranges
+};
+
+class RangeFetch {
+ public:
+  using Between = std::function<void()>;
+  RangeFetch(FetchShared& shared, RangeSlot& slot, Between between)
+      : shared_(shared), slot_(slot), between_(std::move(between)) {}
+
+  /// Fetches the rest of the range, starting on `first` when given (a response
+  /// whose body begins at the range's next byte), retrying as the options allow.
+  Result<void> run(std::optional<Response> first);
+
+ private:
+  std::optional<AttemptFailure> attempt(std::optional<Response>& response);
+  std::optional<AttemptFailure> request_range(std::optional<Response>& response);
+  std::optional<AttemptFailure> check_response(const Response& response) const;
+  std::optional<AttemptFailure> stream(BodyReader& body, RangeWrites& writes);
+  /// Waits for the rate limiter's grant; the bytes granted, or nothing on stop.
+  std::optional<std::size_t> rate_grant(std::size_t want);
+  /// Sleeps until `deadline` in slices; false when stopped first.
+  bool sleep_until(std::chrono::steady_clock::time_point deadline);
+  void look_around() {
+    if (between_) between_();
+  }
+  std::string describe() const;
+  AttemptFailure stopped() const;
+
+  FetchShared& shared_;
+  RangeSlot& slot_;
+  Between between_;
+};
+
+}  // namespace sluice

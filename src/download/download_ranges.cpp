@@ -1,0 +1,75 @@
+#include "download/download_ranges.hpp"
+
+#include <charconv>
+
+namespace sluice {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+}  // namespace
+
+std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsigned count,
+                                   std::uint64_t min_size) {
+  const std::uint64_t length = total > from ? total - from : 0;
+  std::uint64_t pieces = count == 0 ? 1 : count;
+  if (min_size > 0 && length / min_size < pieces) pieces = length / min_size;
+  if (pieces == 0) pieces = 1;
+  const std::uint64_t base = length / pieces;
+  const std::uint64_t extra = length % pieces;
+  std::vector<RangeSpec> ranges;
+  std::uint64_t start = from;
+  for (std::uint64_t i = 0; i < pieces; ++i) {
+    const std::uint64_t size = base + (i < extra ? 1 : 0);
+    ranges.push_back(RangeSpec{start, start + size, 0});
+    start += size;
+  }
+  return ranges;
+}
+
+std::string range_header_value(const RangeSpec& range) {
+  std::string value = "bytes=" + std::to_string(range.next()) + "-";
+  if (range.end) value += std::to_string(*range.end - 1);
+  return value;
+}
+
+std::optional<ContentRange> parse_content_range(std::string_view value) {
+  value = trim(value);
+  constexpr std::string_view kUnit = "bytes ";
+  if (value.size() < kUnit.size() || value.substr(0, kUnit.size()) != kUnit) return std::nullopt;
+  value.remove_prefix(kUnit.size());
+  const std::size_t slash = value.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const std::string_view span = trim(value.substr(0, slash));
+  const std::string_view total = trim(value.substr(slash + 1));
+  ContentRange range;
+  if (total != "*") {
+    range.total = parse_decimal(total);
+    if (!range.total) return std::nullopt;
+  }
+  if (span == "*") {
+    if (!range.total) return std::nullopt;  // "*/*" says nothing
+    return range;
+  }
+  const std::size_t dash = span.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  range.first = parse_decimal(span.substr(0, dash));
+  range.last = parse_decimal(span.substr(dash + 1));
+  if (!range.first || !range.last || *range.last < *range.first) return std::nullopt;
+  if (range.total && *range.last >= *range.total) return std::nullopt;
+  return range;
+}
+
+std::optional<std::uint64_t> parse_decimal(std::string_view text) {
+  std::uint64_t value = 0;
+  if (text.empty()) return std::nullopt;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace sluice

@@ -1,0 +1,122 @@
+// Running the planned ranges: one range on the calling thread, several on a thread
+// each while the calling thread reports progress and saves the control file; the
+// first range that fails for good stops the others.
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "download/download_session.hpp"
+#include "download/download_sha256.hpp"
+#include "download/file_writer.hpp"
+#include "download/rate_limiter.hpp"
+#include "io/memory_rules.hpp"
+#include "client/client_access.hpp"
+
+namespace sluice {
+namespace {
+
+}  // namespace
+
+Result<void> DownloadSession::run_ranges() {
+  slots_.clear();
+  for (std::size_t i = 0; i < plan_.size(); ++i) {
+    slots_.push_back(std::make_unique<RangeSlot>(static_cast<unsigned>(i), plan_[i]));
+  }
+  // The Client's file pool and release threshold: downloads of one Client share them.
+  FileWriter writer(ClientAccess::file_pool(client_), file_->fd(),
+                    ClientAccess::release_threshold(client_));
+  FetchShared shared(client_, options_, writer);
+  shared.request = options_.request;
+  if (!result_.effective_url.empty()) shared.request.url = result_.effective_url;
+  shared.validator = validator_;
+  shared.total = total_;
+  shared.range_count = static_cast<unsigned>(plan_.size());
+  std::optional<RateLimiter> limiter;
+  if (options_.max_bytes_per_second > 0)
+    shared.limiter = &limiter.emplace(options_.max_bytes_per_second);
+  Sha256 hash;
+  if (options_.sha256 && plan_.size() == 1 && plan_[0].start == 0 && plan_[0].done == 0) {
+    shared.running_hash = &hash;
+  }
+  monitor_.set_total(total_);
+  monitor_.set_resumed_from(result_.resumed_from);
+  monitor_.watch(&slots_, ControlFile{options_.request.url, total_, validator_, {}}, control_path_);
+
+  std::size_t incomplete = 0;
+  for (const auto& spec : plan_) incomplete += spec.complete() ? 0 : 1;
+  result_.ranges = static_cast<unsigned>(std::max<std::size_t>(incomplete, 1));
+  Result<void> outcome;
+  if (incomplete > 1) {
+    outcome = run_on_threads(shared);
+  } else if (incomplete == 1) {
+    std::size_t index = 0;
+    while (plan_[index].complete()) ++index;
+    RangeFetch fetch(shared, *slots_[index], [&] { monitor_.tick(&shared.stop); });
+    outcome = fetch.run(index == first_range_ ? std::move(first_) : std::nullopt);
+  }
+  first_.reset();
+  auto saved = monitor_.save_control();  // also after a failure: how far each range got
+  for (const auto& slot : slots_) result_.transferred += slot->received.load();
+  result_.retries += shared.retries.load();
+  if (monitor_.save_error()) return *monitor_.save_error();
+  if (!outcome) return outcome;
+  if (!saved) return saved;
+  if (shared.running_hash) {
+    running_hashed_ = shared.hashed.load();
+    running_digest_ = hash.hex_digest();
+  }
+  return {};
+}
+
+// Every incomplete range on a thread of its own; this thread watches.
+Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
+  std::mutex mu;
+  std::condition_variable finished_cv;
+  std::size_t finished = 0;          // guarded by mu
+  std::optional<Error> first_error;  // guarded by mu
+  const auto end_range = [&](Result<void> outcome) {
+    std::lock_guard lock(mu);
+    if (!outcome && !first_error) {
+      first_error = outcome.error();
+      shared.stop.store(true, std::memory_order_release);
+    }
+    ++finished;
+    finished_cv.notify_all();
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i]->spec().complete()) continue;
+    std::optional<Response> response;
+    if (i == first_range_) response = std::move(first_);
+    RangeSlot* slot = slots_[i].get();
+    try {
+      threads.emplace_back([&shared, &end_range, slot, response = std::move(response)]() mutable {
+        RangeFetch fetch(shared, *slot, {});
+        end_range(fetch.run(std::move(response)));
+      });
+    } catch (const std::system_error& error) {
+      std::lock_guard lock(mu);
+      if (!first_error) {
+        first_error =
+            Error(ErrorCategory::io,
+                  std::string("download: cannot start a thread for a range: ") + error.what());
+      }
+      shared.stop.store(true, std::memory_order_release);
+      break;
+    }
+  }
+  std::unique_lock lock(mu);
+  while (finished < threads.size()) {
+    finished_cv.wait_for(lock, kDownloadSlice);
+    lock.unlock();
+    monitor_.tick(&shared.stop);
+    lock.lock();
+  }
+  lock.unlock();
+  for (auto& thread : threads) thread.join();
+  if (first_error) return *first_error;
+  return {};
+}
+
+}  // namespace sluice

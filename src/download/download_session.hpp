@@ -1,0 +1,98 @@
+#pragma once
+// DownloadSession: one call of sluice::download() from start to end: choosing the
+// path, deciding from the disk and the first response where the file continues
+// (fresh, from the file's size, from the control file) and how many ranges it takes,
+// running the ranges, then verifying and presenting the file.
+// Ownership: lives on the stack of download(), on the calling thread; its range
+// threads are joined before run() returns, so everything they share outlives them.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "download/download_control.hpp"
+#include "download/download_fetch.hpp"
+#include "download/download_file.hpp"
+#include "download/download_monitor.hpp"
+#include "download/retry_policy.hpp"
+#include "sluice/download.hpp"
+
+namespace sluice {
+
+class DownloadSession {
+ public:
+  DownloadSession(Client& client, DownloadOptions options);
+  Result<DownloadResult> run();
+
+ private:
+  /// Where the file continues from, judged from the disk before any request.
+  struct Origin {
+    enum class Kind { fresh, from_size, from_control } kind = Kind::fresh;
+    std::uint64_t size = 0;  ///< from_size: bytes already in the file
+    ControlFile control;     ///< from_control
+  };
+  /// What the first response means.
+  enum class Verdict { proceed, complete, restart, fail };
+  struct Decision {
+    Verdict verdict = Verdict::fail;
+    std::optional<AttemptFailure> failure;
+  };
+
+  // download.cpp
+  Result<void> validate();
+  Result<void> set_path(std::string path);
+  Result<DownloadResult> run_steps();
+  Result<void> prepare_file();
+  Result<void> verify_and_present(std::uint64_t size);
+  Result<void> check_sha256(const OutputFile& file, std::uint64_t size);
+  void note(std::string text) { result_.notes.push_back(std::move(text)); }
+
+  // download_start.cpp
+  Result<Origin> find_origin();
+  Request first_request(const Origin& origin) const;
+  Result<Verdict> start();
+  /// Waits for the first response, reporting progress meanwhile.
+  Result<Response> wait_first(PendingResponse& pending);
+  bool sleep_with_ticks(std::chrono::milliseconds wait);
+  Decision decide(const Origin& origin, Response& response);
+  Decision decide_fresh(Response& response, bool after_range_request);
+  Decision decide_from_size(std::uint64_t size, Response& response);
+  Decision decide_from_control(const ControlFile& control, Response& response);
+  static bool is_complete(const Origin& origin);
+  /// Every range of the control file is done (a run stopped before verifying).
+  Verdict decide_complete_control(const ControlFile& control);
+  void proceed_with(std::vector<RangeSpec> plan, std::optional<std::uint64_t> total,
+                    std::string validator, Response& response, std::size_t range);
+  Decision restart(std::string why);
+  static Decision fail_with(std::string message);
+
+  // download_run.cpp
+  Result<void> run_ranges();
+  Result<void> run_on_threads(FetchShared& shared);
+
+  Client& client_;
+  DownloadOptions options_;
+  DownloadResult result_;
+  DownloadMonitor monitor_;
+  std::chrono::steady_clock::time_point began_;
+  std::string path_;  ///< empty until chosen
+  std::string control_path_;
+
+  // Decided by start():
+  std::vector<RangeSpec> plan_;
+  std::optional<std::uint64_t> total_;
+  std::string validator_;
+  std::optional<Response> first_;  ///< continues range first_range_
+  std::size_t first_range_ = 0;
+  bool truncate_ = false;  ///< the file starts over from byte 0
+  // Set by run_ranges() when one range from byte 0 was hashed as it arrived.
+  std::optional<std::string> running_digest_;
+  std::uint64_t running_hashed_ = 0;
+  std::optional<OutputFile> file_;
+  std::vector<std::unique_ptr<RangeSlot>> slots_;  ///< the plan, while it runs and after
+};
+
+}  // namespace sluice

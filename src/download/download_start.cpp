@@ -1,0 +1,192 @@
+// The first request of a download and what its response means: where the file
+// continues (fresh, from its size, from its control file), its size, its validator
+// and the plan of ranges, or that it is complete already, or that it must restart.
+#include <algorithm>
+#include <thread>
+
+#include "download/download_session.hpp"
+#include "download/file_names.hpp"
+#include "io/time_source.hpp"
+
+namespace sluice {
+namespace {
+
+std::size_t first_incomplete(const ControlFile& control) {
+  for (std::size_t i = 0; i < control.ranges.size(); ++i) {
+    if (!control.ranges[i].complete()) return i;
+  }
+  return control.ranges.size();
+}
+
+std::uint64_t furthest_done(const ControlFile& control) {
+  std::uint64_t furthest = 0;
+  for (const auto& range : control.ranges) furthest = std::max(furthest, range.next());
+  return furthest;
+}
+
+}  // namespace
+
+Result<DownloadSession::Origin> DownloadSession::find_origin() {
+  if (!options_.resume) return Origin{};
+  auto control = load_control(control_path_);
+  if (!control) return std::move(control).error();
+  if (*control) {
+    if ((*control)->url != options_.request.url) {
+      return Error(ErrorCategory::usage, "download: control file '" + control_path_ +
+                                             "' belongs to " + (*control)->url +
+                                             "; remove it or download to another path");
+    }
+    auto size = existing_file_size(path_);
+    if (!size) return std::move(size).error();
+    if (!*size || **size < furthest_done(**control)) {
+      // The bytes the control file counts are gone (the file was removed or cut).
+      note("'" + path_ + "' lacks bytes its control file counts: restarted from byte 0");
+      return Origin{};
+    }
+    return Origin{Origin::Kind::from_control, 0, std::move(**control)};
+  }
+  auto size = existing_file_size(path_);
+  if (!size) return std::move(size).error();
+  if (*size && **size > 0) return Origin{Origin::Kind::from_size, **size, {}};
+  return Origin{};
+}
+
+bool DownloadSession::is_complete(const Origin& origin) {
+  return origin.kind == Origin::Kind::from_control &&
+         first_incomplete(origin.control) == origin.control.ranges.size();
+}
+
+Request DownloadSession::first_request(const Origin& origin) const {
+  Request request = options_.request;
+  switch (origin.kind) {
+    case Origin::Kind::fresh:
+      // Asking for "0-" learns whether ranges work; one range needs no answer to that.
+      if (options_.ranges > 1 && !request.decode.enabled) request.headers.set("Range", "bytes=0-");
+      break;
+    case Origin::Kind::from_size:
+      request.headers.set("Range", "bytes=" + std::to_string(origin.size) + "-");
+      break;
+    case Origin::Kind::from_control: {
+      const auto& control = origin.control;
+      request.headers.set("Range", range_header_value(control.ranges[first_incomplete(control)]));
+      if (!control.validator.empty()) request.headers.set("If-Range", control.validator);
+      break;
+    }
+  }
+  return request;
+}
+
+// The first request with its retries. A restart (the server ignored the range, the
+// file changed) starts over once as a fresh download, without counting as a retry.
+Result<DownloadSession::Verdict> DownloadSession::start() {
+  Origin origin;
+  if (!path_.empty()) {
+    auto found = find_origin();
+    if (!found) return std::move(found).error();
+    origin = std::move(*found);
+    if (is_complete(origin)) return decide_complete_control(origin.control);
+  }
+  for (int attempt = 0;;) {
+    if (options_.cancel && options_.cancel->load()) {
+      return Error(ErrorCategory::cancelled, "download: cancelled");
+    }
+    PendingResponse pending = client_.send(first_request(origin));
+    auto response = wait_first(pending);
+    Decision decision;
+    if (!response) {
+      decision.failure = failure_from_error(std::move(response).error());
+    } else {
+      result_.status = response->status;
+      result_.version = response->version;
+      result_.effective_url = response->effective_url;
+      if (path_.empty()) {
+        const Url url = Url::parse(options_.request.url).value();
+        std::string name = file_name_for(url, response->headers, true);
+        std::string directory = options_.target.directory;
+        if (!directory.empty() && directory.back() != '/') directory += '/';
+        if (auto placed = set_path(directory + name); !placed) return std::move(placed).error();
+        auto found = find_origin();
+        if (!found) return std::move(found).error();
+        if (found->kind != Origin::Kind::fresh) {
+          origin = std::move(*found);  // a partial file of that name: ask again for the rest
+          if (is_complete(origin)) return decide_complete_control(origin.control);
+          continue;
+        }
+      }
+      decision = decide(origin, *response);
+    }
+    switch (decision.verdict) {
+      case Verdict::proceed:
+      case Verdict::complete:
+        return decision.verdict;
+      case Verdict::restart:
+        origin = Origin{};
+        continue;
+      case Verdict::fail:
+        break;
+    }
+    if (!should_retry(*decision.failure, attempt, options_))
+      return std::move(decision.failure->error);
+    if (!sleep_with_ticks(retry_wait(*decision.failure, attempt, options_))) {
+      return Error(ErrorCategory::cancelled, "download: cancelled");
+    }
+    ++attempt;
+    ++result_.retries;
+  }
+}
+
+Result<Response> DownloadSession::wait_first(PendingResponse& pending) {
+  for (;;) {
+    if (options_.cancel && options_.cancel->load()) {
+      return Error(ErrorCategory::cancelled, "download: cancelled");
+    }
+    auto decided = pending.wait_for(kDownloadSlice);
+    if (decided) return std::move(*decided);
+    monitor_.tick();
+  }
+}
+
+bool DownloadSession::sleep_with_ticks(std::chrono::milliseconds wait) {
+  const auto deadline = steady_now() + wait;
+  for (;;) {
+    if (options_.cancel && options_.cancel->load()) return false;
+    const auto now = steady_now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(deadline - now, kDownloadSlice));
+    monitor_.tick();
+  }
+}
+
+DownloadSession::Decision DownloadSession::decide(const Origin& origin, Response& response) {
+  const int status = response.status;
+  if (status != 200 && status != 206 && status != 416) {
+    return Decision{Verdict::fail,
+                    failure_from_status(status, response.headers, options_.request.url)};
+  }
+  switch (origin.kind) {
+    case Origin::Kind::fresh:
+      return decide_fresh(response, options_.ranges > 1 && !options_.request.decode.enabled);
+    case Origin::Kind::from_size:
+      return decide_from_size(origin.size, response);
+    case Origin::Kind::from_control:
+      return decide_from_control(origin.control, response);
+  }
+  return {};
+}
+
+void DownloadSession::proceed_with(std::vector<RangeSpec> plan, std::optional<std::uint64_t> total,
+                                   std::string validator, Response& response, std::size_t range) {
+  plan_ = std::move(plan);
+  total_ = total;
+  validator_ = std::move(validator);
+  first_range_ = range;
+  first_.emplace(std::move(response));
+}
+
+DownloadSession::Decision DownloadSession::restart(std::string why) {
+  note(std::move(why));
+  return Decision{Verdict::restart, std::nullopt};
+}
+
+}  // namespace sluice

@@ -1,0 +1,44 @@
+#include "download/rate_limiter.hpp"
+
+#include <algorithm>
+
+#include "io/time_source.hpp"
+
+namespace sluice {
+
+RateLimiter::RateLimiter(std::uint64_t bytes_per_second)
+    : rate_(static_cast<double>(bytes_per_second)),
+      burst_(std::max(1.0, static_cast<double>(bytes_per_second) / 10.0)),
+      last_(steady_now()) {}
+
+void RateLimiter::refill(Clock::time_point now) {
+  const std::chrono::duration<double> elapsed = now - last_;
+  last_ = now;
+  tokens_ = std::min(burst_, tokens_ + elapsed.count() * rate_);
+}
+
+// Debt model: a take may drive the bucket below zero; the taker sleeps the debt off
+// before reading, so the bytes read never run ahead of the rate by more than one
+// burst, and several readers queue behind each other's debt.
+RateLimiter::Grant RateLimiter::take(std::size_t want) {
+  std::lock_guard lock(mu_);
+  const auto now = steady_now();
+  refill(now);
+  const double bytes = std::min(static_cast<double>(want), burst_);
+  tokens_ -= bytes;
+  Grant grant;
+  grant.bytes = static_cast<std::size_t>(bytes);
+  grant.ready_at = now;
+  if (tokens_ < 0) {
+    grant.ready_at += std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(-tokens_ / rate_));
+  }
+  return grant;
+}
+
+void RateLimiter::refund(std::size_t unused) {
+  std::lock_guard lock(mu_);
+  tokens_ += static_cast<double>(unused);
+}
+
+}  // namespace sluice

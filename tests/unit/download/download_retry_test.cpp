@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include "download/rate_limiter.hpp"
+#include "download/retry_policy.hpp"
+#include "sluice/download.hpp"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+
+AttemptFailure failure_of(ErrorCategory category) {
+  return failure_from_error(Error(category, "x"));
+}
+
+TEST(RetryPolicy, TransientCategoriesAndStatuses) {
+  for (auto category : {ErrorCategory::connect, ErrorCategory::dns, ErrorCategory::timeout,
+                        ErrorCategory::protocol}) {
+    EXPECT_TRUE(failure_of(category).transient) << to_string(category);
+  }
+  for (auto category :
+       {ErrorCategory::tls, ErrorCategory::io, ErrorCategory::usage, ErrorCategory::cancelled,
+        ErrorCategory::too_large, ErrorCategory::decode}) {
+    EXPECT_FALSE(failure_of(category).transient) << to_string(category);
+  }
+  for (int status : {408, 429, 500, 502, 503, 504})
+    EXPECT_TRUE(is_transient_status(status)) << status;
+  for (int status : {400, 401, 403, 404, 410, 416, 501, 505}) {
+    EXPECT_FALSE(is_transient_status(status)) << status;
+  }
+}
+
+TEST(RetryPolicy, StatusFailureNamesStatusAndUrl) {
+  const auto failure = failure_from_status(404, Headers{}, "http://h/missing");
+  EXPECT_EQ(failure.error.message(), "HTTP 404 from http://h/missing");
+  EXPECT_EQ(failure.error.category(), ErrorCategory::http);
+  EXPECT_FALSE(failure.transient);
+}
+
+TEST(RetryPolicy, RetriesOnlyWhileAttemptsRemain) {
+  DownloadOptions options;
+  options.retries = 2;
+  const auto transient = failure_of(ErrorCategory::connect);
+  EXPECT_TRUE(should_retry(transient, 0, options));
+  EXPECT_TRUE(should_retry(transient, 1, options));
+  EXPECT_FALSE(should_retry(transient, 2, options));
+  options.retries = 0;
+  EXPECT_FALSE(should_retry(transient, 0, options));
+}
+
+TEST(RetryPolicy, RetryAllErrorsSparesUsageAndCancel) {
+  DownloadOptions options;
+  options.retries = 3;
+  EXPECT_FALSE(should_retry(failure_of(ErrorCategory::tls), 0, options));
+  options.retry_all_errors = true;
+  EXPECT_TRUE(should_retry(failure_of(ErrorCategory::tls), 0, options));
+  EXPECT_TRUE(should_retry(failure_from_status(404, Headers{}, "u"), 0, options));
+  EXPECT_FALSE(should_retry(failure_of(ErrorCategory::usage), 0, options));
+  EXPECT_FALSE(should_retry(failure_of(ErrorCategory::cancelled), 0, options));
+}
+
+TEST(RetryPolicy, WaitDoublesFromOneSecondUpToAMinute) {
+  DownloadOptions options;
+  const auto failure = failure_of(ErrorCategory::connect);
+  EXPECT_EQ(retry_wait(failure, 0, options), 1000ms);
+  EXPECT_EQ(retry_wait(failure, 1, options), 2000ms);
+  EXPECT_EQ(retry_wait(failure, 3, options), 8000ms);
+  EXPECT_EQ(retry_wait(failure, 6, options), 60000ms);
+  EXPECT_EQ(retry_wait(failure, 40, options), 60000ms);
+}
+
+TEST(RetryPolicy, RetryAfterSecondsAreHonouredAndCapped) {
+  DownloadOptions options;
+  Headers headers{{"Retry-After", "7"}};
+  EXPECT_EQ(retry_wait(failure_from_status(503, headers, "u"), 0, options), 7000ms);
+  Headers huge{{"Retry-After", "86400"}};
+  EXPECT_EQ(retry_wait(failure_from_status(503, huge, "u"), 0, options), 60000ms);
+  Headers date{{"Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"}};
+  EXPECT_EQ(retry_wait(failure_from_status(503, date, "u"), 2, options), 4000ms);
+  options.retry_delay = 250ms;
+  EXPECT_EQ(retry_wait(failure_from_status(503, headers, "u"), 5, options), 250ms)
+      << "an explicit delay wins";
+}
+
+TEST(RetryPolicy, ParsesRetryAfter) {
+  EXPECT_EQ(parse_retry_after(" 12 "), 12000ms);
+  EXPECT_EQ(parse_retry_after("0"), 0ms);
+  EXPECT_EQ(parse_retry_after("-1"), std::nullopt);
+  EXPECT_EQ(parse_retry_after("1.5"), std::nullopt);
+  EXPECT_EQ(parse_retry_after(""), std::nullopt);
+}
+
+TEST(RateLimiter, GrantsAtMostATenthOfASecond) {
+  RateLimiter limiter(1'000'000);
+  const auto grant = limiter.take(1'000'000);
+  EXPECT_EQ(grant.bytes, 100'000u);
+}
+
+TEST(RateLimiter, DebtPushesTheNextReaderBackByItsSize) {
+  RateLimiter limiter(1'000'000);
+  const auto before = RateLimiter::Clock::now();
+  const auto first = limiter.take(100'000);
+  const auto second = limiter.take(100'000);
+  // The bucket starts empty: the first grant waits ~0.1 s, the second ~0.2 s.
+  EXPECT_GE(first.ready_at - before, 90ms);
+  EXPECT_GE(second.ready_at - before, 190ms);
+  EXPECT_GT(second.ready_at, first.ready_at);
+}
+
+TEST(RateLimiter, RefundedBytesShortenTheWait) {
+  RateLimiter limiter(1'000'000);
+  const auto before = RateLimiter::Clock::now();
+  const auto first = limiter.take(100'000);
+  limiter.refund(first.bytes);
+  const auto second = limiter.take(100'000);
+  EXPECT_LT(second.ready_at - before, 150ms);
+}
+
+}  // namespace
+}  // namespace sluice
