@@ -34,7 +34,7 @@
 #include "fuzz_exchange.hpp"
 #include "fuzz_input.hpp"
 #include "http3/h3_session.hpp"
-#include "http3/quic_streams.hpp"
+#include "quic/quic_streams.hpp"
 #include "io/trace.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include "client/alt_svc.hpp"
 #include "client/connection_pool.hpp"
 #include "client/staged_budget.hpp"
-#include "http3/quic_tls.hpp"
+#include "quic/quic_tls.hpp"
 #include "io/event_loop.hpp"
 #include "io/stream_credit.hpp"
 #include "io/tcp_connect.hpp"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "http3/h3_error_names.hpp"
+
 namespace sluice {
 
 Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, QuicOptions options,
@@ -11,6 +13,7 @@ Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, Qui
                                                              H3SessionOptions session_options) {
   std::unique_ptr<H3Connection> conn(
       new H3Connection(loop, owner, id, trace, std::move(session_options)));
+  options.app_error_name = &h3_error_name;
   auto quic = QuicConnection::connect(loop, std::move(options), *conn, trace, id);
   if (!quic) return std::move(quic).error();
   conn->quic_ = std::move(*quic);

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "http3/h3_session.hpp"
-#include "http3/quic_connection.hpp"
+#include "quic/quic_connection.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
 #include "io/owner_reports.hpp"

@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "http3/h3_stream.hpp"
-#include "http3/quic_streams.hpp"
+#include "quic/quic_streams.hpp"
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"

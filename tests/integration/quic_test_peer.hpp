@@ -27,7 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "http3/quic_connection.hpp"
+#include "http3/h3_error_names.hpp"
+#include "quic/quic_connection.hpp"
 #include "support/test_certs.hpp"
 
 extern char** environ;
@@ -322,6 +323,7 @@ class QuicConnectionTest : public ::testing::Test {
     options.host = host;
     options.ca_file = sluice::test::test_certs().ca_file;
     options.handshake_timeout = 10s;
+    options.app_error_name = &h3_error_name;  // the application here speaks HTTP/3
     return options;
   }
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "http3/h3_session.hpp"
-#include "http3/quic_streams.hpp"
+#include "quic/quic_streams.hpp"
 #include "io/connection.hpp"
 #include "io/trace.hpp"
 #include "sluice/error.hpp"

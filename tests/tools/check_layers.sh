@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Guards the architecture that the folders under src/ describe (docs/architecture.md):
-#   io < http1, http2, http3, decode < client < download < cli, each using only what
-#   is below it:
+#   io < quic < http3; io < http1, http2, decode; all of them < client < download < cli,
+#   each using only what is below it:
 #   - src/io includes no header of any other layer;
-#   - a protocol folder (src/http1, src/http2, src/http3) and src/decode (the content
-#     codings) include src/io only: never another protocol, decode, client, download
-#     or cli;
+#   - src/quic (QUIC over ngtcp2) includes src/io only; src/http3 includes src/io and
+#     src/quic;
+#   - src/http1, src/http2 and src/decode (the content codings) include src/io only:
+#     never a protocol, quic, decode, client, download or cli;
 #   - src/client never includes download/ (the downloader is built on the Client, not
 #     the other way round); src/download never includes a protocol or decode/ header
 #     (it sees HTTP through the Client only);
@@ -13,7 +14,8 @@
 #     public sluice/ ones (it is a user of the library like any other);
 #   - a third-party library's headers appear only in the layer that wraps it:
 #       nghttp2                 src/http2
-#       nghttp3, ngtcp2, gnutls src/http3 (gnutls is ngtcp2's crypto backend)
+#       nghttp3                 src/http3
+#       ngtcp2, gnutls          src/quic (gnutls is ngtcp2's crypto backend)
 #       llhttp                  src/http1
 #       openssl                 src/io (TLS) and src/download/download_sha256.cpp (hashing)
 #       zlib, brotli, zstd      src/decode/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
@@ -51,7 +53,8 @@ scan() {
     function third_party_allowed(lib, layer, file) {
       if (file == "client/library_versions.cpp") return 1
       if (lib == "nghttp2") return layer == "http2"
-      if (lib == "nghttp3" || lib == "ngtcp2" || lib == "gnutls") return layer == "http3"
+      if (lib == "nghttp3") return layer == "http3"
+      if (lib == "ngtcp2" || lib == "gnutls") return layer == "quic"
       if (lib == "llhttp") return layer == "http1"
       if (lib == "openssl") return layer == "io" || file == "download/download_sha256.cpp"
       if (lib == "zlib") return file ~ /^decode\/gzip_decoder\.(hpp|cpp)$/
@@ -62,7 +65,8 @@ scan() {
     }
     BEGIN {
       owner["nghttp2"] = "src/http2"
-      owner["nghttp3"] = owner["ngtcp2"] = owner["gnutls"] = "src/http3"
+      owner["nghttp3"] = "src/http3"
+      owner["ngtcp2"] = owner["gnutls"] = "src/quic"
       owner["llhttp"] = "src/http1"
       owner["openssl"] = "src/io and src/download/download_sha256.cpp"
       owner["zlib"] = "src/decode/gzip_decoder"
@@ -87,19 +91,23 @@ scan() {
         report("src/ includes a test header <" path ">")
       else if (lib != "" && !third_party_allowed(lib, layer, file))
         report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
-      else if (layer == "cli" && top ~ /^(io|client|download|decode|http[0-9])$/)
+      else if (layer == "cli" && top ~ /^(io|quic|client|download|decode|http[0-9])$/)
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
-      else if (layer == "io" && top ~ /^(client|download|decode|http[0-9])$/)
+      else if (layer == "io" && top ~ /^(quic|client|download|decode|http[0-9])$/)
         report("src/io may not include " path " (io is below every other layer)")
-      else if (layer ~ /^(http[0-9]|decode)$/ && top != layer && top ~ /^(client|download|decode|http[0-9])$/)
+      else if (layer == "quic" && top ~ /^(client|download|decode|http[0-9])$/)
+        report("src/quic may not include " path " (QUIC uses src/io only)")
+      else if (layer == "http3" && top ~ /^(client|download|decode|http[12])$/)
+        report("src/http3 may not include " path " (HTTP/3 uses src/io and src/quic only)")
+      else if (layer ~ /^(http[12]|decode)$/ && top != layer && top ~ /^(quic|client|download|decode|http[0-9])$/)
         report("src/" layer " may not include " path " (a codec uses src/io only)")
       else if (layer == "client" && top == "download")
         report("src/client may not include " path " (the downloader is built on the Client)")
-      else if (layer == "download" && top ~ /^(decode|http[0-9])$/)
+      else if (layer == "download" && top ~ /^(quic|decode|http[0-9])$/)
         report("src/download may not include " path " (it reaches HTTP through the Client)")
       next
     }
@@ -161,6 +169,9 @@ self_test() {
   plant http3/bad_nghttp2.cpp '#include <nghttp3/nghttp3.h>' '#include <nghttp2/nghttp2.h>'
   plant http2/bad_nghttp3.cpp '#include <nghttp3/nghttp3.h>'
   plant io/bad_ngtcp2.cpp '#include <ngtcp2/ngtcp2_crypto.h>'
+  plant http3/bad_ngtcp2.cpp '#include <ngtcp2/ngtcp2.h>'
+  plant quic/bad_layer.cpp '#include "http3/h3_session.hpp"' '#include <nghttp3/nghttp3.h>'
+  plant http2/bad_quic.cpp '#include "quic/quic_connection.hpp"'
   plant client/bad_gnutls.cpp '#include <gnutls/gnutls.h>'
   plant http2/bad_llhttp.cpp '#include <llhttp.h>'
   plant http1/bad_openssl.cpp '#include <openssl/evp.h>'
@@ -185,8 +196,10 @@ self_test() {
     'void h(char* b) { std::snprintf(b, 4, "x"); }'
   plant http1/h1_response_parser.cpp '#include <llhttp.h>'
   plant http2/h2_session.hpp '#include <nghttp2/nghttp2.h>'
-  plant http3/quic_tls.cpp '#include <nghttp3/nghttp3.h>' '#include <ngtcp2/ngtcp2_crypto_gnutls.h>' \
-    '#include <gnutls/x509.h>'
+  plant quic/quic_tls.cpp '#include <ngtcp2/ngtcp2_crypto_gnutls.h>' '#include <gnutls/x509.h>' \
+    '#include "io/udp_socket.hpp"'
+  plant http3/h3_session.hpp '#include <nghttp3/nghttp3.h>' '#include "quic/quic_streams.hpp"'
+  plant client/connection_factory.cpp '#include "quic/quic_connection.hpp"'
   plant io/tls_transport.cpp '#include <openssl/ssl.h>' '#include <ares.h>'
   plant download/download_sha256.cpp '#include <openssl/evp.h>'
   plant decode/gzip_decoder.hpp '#include <zlib.h>' '#include "io/byte_queue.hpp"'
@@ -214,7 +227,9 @@ self_test() {
             decode/bad_gzip_decoder.hpp:1: io/bad_zlib.cpp:1: client/bad_ares.cpp:1:
             client/bad_zstd.cpp:1: decode/bad_layer.cpp:1: decode/bad_layer.cpp:2:
             client/bad_download.cpp:1: download/bad_layer.cpp:1: download/bad_layer.cpp:2:
-            io/bad_decode.cpp:1: io/bad_decode.cpp:2: cli/bad_download.cpp:1:"
+            io/bad_decode.cpp:1: io/bad_decode.cpp:2: cli/bad_download.cpp:1:
+            http3/bad_ngtcp2.cpp:1: quic/bad_layer.cpp:1: quic/bad_layer.cpp:2:
+            http2/bad_quic.cpp:1:"
   count=0
   for want in $expected; do
     count=$((count + 1))

@@ -2,7 +2,7 @@
 //
 // Ownership: HTTP thread only.
 
-#include "http3/quic_tls.hpp"
+#include "quic/quic_tls.hpp"
 
 #include <arpa/inet.h>
 #include <gnutls/x509.h>

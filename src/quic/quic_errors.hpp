@@ -14,11 +14,15 @@
 
 namespace sluice {
 
+/// Names an application error code ("H3_NO_ERROR"): the protocol above QUIC knows them.
+using AppErrorNamer = std::string (*)(std::uint64_t code);
+
 /// The CONNECTION_CLOSE the peer sent. A CRYPTO_ERROR before the handshake completed
 /// is category tls ("TLS: localhost refused the QUIC handshake: ..."), anything else
-/// protocol. The peer's reason phrase, if any, is quoted (printable ASCII only).
+/// protocol. An application code is named by `app_error_name` (hex when null). The
+/// peer's reason phrase, if any, is quoted (printable ASCII only).
 Error quic_peer_close_error(const ngtcp2_connection_close_error& close, const std::string& host,
-                            bool handshake_completed);
+                            bool handshake_completed, AppErrorNamer app_error_name);
 
 /// "QUIC: handshake with localhost:4433 did not complete within 2000 ms" (timeout).
 Error quic_handshake_timeout_error(const std::string& peer, std::chrono::milliseconds limit);
@@ -37,7 +41,7 @@ Error quic_stateless_reset_error(const std::string& host);
 /// "QUIC: connection to localhost failed: ERR_PROTO (the server broke QUIC)".
 Error quic_library_error(int liberr, const std::string& host);
 
-/// The CONNECTION_CLOSE frames we send: an application error (H3 code), a transport
+/// The CONNECTION_CLOSE frames we send: an application error (e.g. an H3 code), a transport
 /// error inferred from an ngtcp2 error, a TLS alert.
 ngtcp2_connection_close_error quic_application_close(std::uint64_t app_error);
 ngtcp2_connection_close_error quic_library_close(int liberr);

@@ -2,10 +2,10 @@
 //
 // Ownership: pure functions; any thread.
 
-#include "http3/quic_errors.hpp"
+#include "quic/quic_errors.hpp"
 
-#include "http3/h3_error_names.hpp"
-#include "http3/quic_tls.hpp"
+#include "quic/quic_error_names.hpp"
+#include "quic/quic_tls.hpp"
 
 namespace sluice {
 namespace {
@@ -54,12 +54,14 @@ bool is_peer_protocol_violation(int liberr) {
 }  // namespace
 
 Error quic_peer_close_error(const ngtcp2_connection_close_error& close, const std::string& host,
-                            bool handshake_completed) {
+                            bool handshake_completed, AppErrorNamer app_error_name) {
   const std::string reason =
       close.reasonlen > 0 ? ": \"" + printable_reason(close.reason, close.reasonlen) + "\"" : "";
   if (close.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION) {
-    return Error(ErrorCategory::protocol, "QUIC: " + host + " closed the connection (" +
-                                              h3_error_name(close.error_code) + reason + ")");
+    const std::string name = app_error_name != nullptr ? app_error_name(close.error_code)
+                                                       : unnamed_error_code(close.error_code);
+    return Error(ErrorCategory::protocol,
+                 "QUIC: " + host + " closed the connection (" + name + reason + ")");
   }
   if (is_crypto_error(close.error_code) && !handshake_completed) {
     const auto alert = static_cast<std::uint8_t>(close.error_code - NGTCP2_CRYPTO_ERROR);

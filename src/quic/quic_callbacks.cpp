@@ -11,8 +11,8 @@
 
 #include <exception>
 
-#include "http3/quic_connection.hpp"
-#include "http3/quic_errors.hpp"
+#include "quic/quic_connection.hpp"
+#include "quic/quic_errors.hpp"
 
 namespace sluice {
 namespace {

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <array>
 
-#include "http3/quic_clock.hpp"
-#include "http3/quic_connection.hpp"
-#include "http3/quic_errors.hpp"
+#include "quic/quic_clock.hpp"
+#include "quic/quic_connection.hpp"
+#include "quic/quic_errors.hpp"
 
 namespace sluice {
 namespace {
@@ -68,7 +68,7 @@ QuicConnection::Failure QuicConnection::read_failure(int liberr) {
       if (stateless_reset_) return {quic_stateless_reset_error(options_.host), std::nullopt};
       ngtcp2_connection_close_error close;
       ngtcp2_conn_get_connection_close_error(conn_, &close);
-      return {quic_peer_close_error(close, options_.host, handshake_done_), std::nullopt};
+      return {quic_peer_close_error(close, options_.host, handshake_done_, options_.app_error_name), std::nullopt};
     }
     case NGTCP2_ERR_CRYPTO: {
       const std::uint8_t alert = ngtcp2_conn_get_tls_alert(conn_);

@@ -1,14 +1,14 @@
-// The messages a QUIC connection ends with (src/http3/quic_errors.cpp) and the
+// The messages a QUIC connection ends with (src/quic/quic_errors.cpp) and the
 // certificate failures of its TLS (describe_quic_verify_failure in quic_tls.cpp).
 
-#include "http3/quic_errors.hpp"
+#include "quic/quic_errors.hpp"
 
 #include <gnutls/gnutls.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "http3/quic_tls.hpp"
+#include "quic/quic_tls.hpp"
 
 namespace sluice {
 namespace {
@@ -28,18 +28,30 @@ ngtcp2_connection_close_error peer_close(ngtcp2_connection_close_error_code_type
   return close;
 }
 
-TEST(QuicErrorsTest, NamesTheHttp3CodeOfAnApplicationClose) {
+// The application above QUIC names its own codes (HTTP/3: h3_error_name).
+std::string app_names(std::uint64_t code) { return code == 0x100 ? "APP_DONE" : "APP_OTHER"; }
+
+TEST(QuicErrorsTest, TheApplicationNamesTheCodeOfAnApplicationClose) {
   const Error error = quic_peer_close_error(
-      peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x100), "localhost", true);
+      peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x100), "localhost", true,
+      &app_names);
 
   EXPECT_EQ(error.category(), ErrorCategory::protocol);
-  EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (H3_NO_ERROR)");
+  EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (APP_DONE)");
+}
+
+TEST(QuicErrorsTest, AnApplicationCodeWithoutANamerIsShownInHex) {
+  const Error error = quic_peer_close_error(
+      peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x10c), "localhost", true,
+      nullptr);
+
+  EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (error 0x10c)");
 }
 
 TEST(QuicErrorsTest, NamesTheTransportCodeAndQuotesTheReason) {
   const Error error = quic_peer_close_error(
       peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT, 0x0a, "bad frame"),
-      "example.org", true);
+      "example.org", true, &app_names);
 
   EXPECT_EQ(error.message(),
             "QUIC: example.org closed the connection (PROTOCOL_VIOLATION: \"bad frame\")");
@@ -48,16 +60,15 @@ TEST(QuicErrorsTest, NamesTheTransportCodeAndQuotesTheReason) {
 TEST(QuicErrorsTest, ReplacesControlCharactersInTheReason) {
   const Error error = quic_peer_close_error(
       peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x101, "a\x1b[2Jb\n"),
-      "localhost", true);
+      "localhost", true, &app_names);
 
-  EXPECT_EQ(error.message(),
-            "QUIC: localhost closed the connection (H3_GENERAL_PROTOCOL_ERROR: \"a?[2Jb?\")");
+  EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (APP_OTHER: \"a?[2Jb?\")");
 }
 
 TEST(QuicErrorsTest, ACryptoErrorDuringTheHandshakeIsATlsErrorNamingTheAlert) {
   const Error error = quic_peer_close_error(
       peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT, NGTCP2_CRYPTO_ERROR + 120),
-      "localhost", false);
+      "localhost", false, &app_names);
 
   EXPECT_EQ(error.category(), ErrorCategory::tls);
   EXPECT_EQ(error.message(),
@@ -68,7 +79,7 @@ TEST(QuicErrorsTest, ACryptoErrorDuringTheHandshakeIsATlsErrorNamingTheAlert) {
 TEST(QuicErrorsTest, ACryptoErrorAfterTheHandshakeIsAProtocolError) {
   const Error error = quic_peer_close_error(
       peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_TRANSPORT, NGTCP2_CRYPTO_ERROR + 80),
-      "localhost", true);
+      "localhost", true, &app_names);
 
   EXPECT_EQ(error.category(), ErrorCategory::protocol);
   EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (CRYPTO_ERROR (TLS alert 80))");

@@ -31,12 +31,13 @@
 #include <string>
 #include <vector>
 
-#include "http3/quic_streams.hpp"
-#include "http3/quic_tls.hpp"
 #include "io/event_loop.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/trace.hpp"
 #include "io/udp_socket.hpp"
+#include "quic/quic_errors.hpp"
+#include "quic/quic_streams.hpp"
+#include "quic/quic_tls.hpp"
 
 namespace sluice {
 
@@ -64,6 +65,8 @@ struct QuicOptions {
   std::uint64_t connection_window = 16 * 1024 * 1024;
   /// Unidirectional streams the server may open (HTTP/3 needs 3).
   std::uint64_t max_uni_streams = 16;
+  /// Names the application's error codes in messages (H3Connection sets h3_error_name).
+  AppErrorNamer app_error_name = nullptr;
 };
 
 class QuicConnection final : public QuicStreams, private FdWatcher {

@@ -4,7 +4,7 @@
 //
 // Ownership: HTTP thread only.
 
-#include "http3/quic_connection.hpp"
+#include "quic/quic_connection.hpp"
 
 #include <arpa/inet.h>
 #include <gnutls/crypto.h>
@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "http3/quic_clock.hpp"
-#include "http3/quic_errors.hpp"
+#include "quic/quic_clock.hpp"
+#include "quic/quic_errors.hpp"
 
 namespace sluice {
 namespace {
