@@ -1,0 +1,25 @@
+#include "decode/library_version.hpp"
+
+#include <brotli/decode.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdint>
+
+namespace sluice {
+
+namespace {
+// Brotli packs its version as 0xMMMmmmppp (major, minor, patch).
+std::string brotli_version() {
+  const std::uint32_t packed = BrotliDecoderVersion();
+  return std::to_string(packed >> 24) + "." + std::to_string((packed >> 12) & 0xFFF) + "." +
+         std::to_string(packed & 0xFFF);
+}
+}  // namespace
+
+std::string decode_library_versions() {
+  return std::string("zlib/") + zlibVersion() + " brotli/" + brotli_version() + " zstd/" +
+         ZSTD_versionString();
+}
+
+}  // namespace sluice
