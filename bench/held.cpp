@@ -99,7 +99,7 @@ void start_reading_first(std::vector<Response>& responses, std::size_t bytes,
     auto finish_once = [state, counted](const Result<void>* failed) {
       if (!counted->exchange(true)) state->finish(failed);
     };
-    response.body.on_data(
+    (void)std::move(response.body).on_data(
         [bytes, taken, finish_once](std::span<const std::byte> chunk) {
           *taken += chunk.size();
           if (*taken < bytes) return true;

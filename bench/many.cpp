@@ -110,8 +110,8 @@ Result<ManyRun> ManyDriver::run(std::size_t concurrency) {
   return run;
 }
 
-// Any thread. then() is attached outside mu_: when the response is already decided
-// it runs on_response at once, on this thread, and that takes mu_ again.
+// Any thread. then() is attached outside mu_ (on_response takes it, on the HTTP
+// thread, possibly before then() returns).
 void ManyDriver::send_next() {
   PendingResponse pending;
   {
@@ -120,7 +120,7 @@ void ManyDriver::send_next() {
     ++sent_;
     pending = client_->send(request_);
   }
-  pending.then([self = shared_from_this()](Result<Response> response) {
+  (void)std::move(pending).then([self = shared_from_this()](Result<Response> response) {
     self->on_response(std::move(response));
   });
 }
@@ -138,7 +138,7 @@ void ManyDriver::on_response(Result<Response> response) {
   auto count = std::make_shared<BodyCount>();
   count->expected = expected_length(*response);
   // In callback mode the callbacks own the body: the Response may go at once.
-  response->body.on_data(
+  (void)std::move(response->body).on_data(
       [count](std::span<const std::byte> bytes) {
         count->bytes += bytes.size();
         return true;

@@ -18,14 +18,18 @@
 namespace sluice {
 
 class StagingBuffer;  // internal: the mutex-guarded queue between threads
+struct BodyAccess;    // internal: how the library makes readers and reaches writers
+class CallbackBody;
 
-/// Reads one response body. Movable, not copyable; use from one consumer thread at a
-/// time (any thread). Destroying it unread: a body that fits under the mark completes
-/// and its connection is reused; a longer one closes the connection.
+/// Reads one response body, pulling: read() on the caller's thread, or hand the body
+/// to callbacks with on_data(), which consumes the reader (the choice is made once,
+/// by the type: a CallbackBody has no read()). Movable, not copyable; use from one
+/// consumer thread at a time (any thread). Destroying it unread: a body that fits
+/// under the mark completes and its connection is reused; a longer one closes the
+/// connection.
 class BodyReader {
  public:
   BodyReader() = default;
-  explicit BodyReader(std::shared_ptr<StagingBuffer> staging);
   BodyReader(BodyReader&&) noexcept = default;
   BodyReader& operator=(BodyReader&&) noexcept;
   ~BodyReader();
@@ -39,15 +43,15 @@ class BodyReader {
   /// Reads to the end. Fails with too_large when the body exceeds `limit` bytes.
   Result<std::string> read_all(std::size_t limit = 64 * 1024 * 1024);
 
-  /// Callback mode: from now on each chunk is handed to `on_data` on the HTTP thread
-  /// (it must not block; returning false pauses delivery until resume()), and
-  /// `on_end` fires once, with the final status. Bytes already staged are delivered
-  /// first. Do not mix with read().
   using DataCallback = std::function<bool(std::span<const std::byte>)>;
   using EndCallback = std::function<void(Result<void>)>;
-  void on_data(DataCallback on_data, EndCallback on_end);
-  /// Resumes a callback-mode body paused by returning false.
-  void resume();
+  /// Callback mode: from now on each chunk is handed to `on_data` on the HTTP thread
+  /// (it must not block; returning false pauses delivery until CallbackBody::resume()),
+  /// and `on_end` fires once, with the final status. Bytes already staged are
+  /// delivered first. The reader is consumed (`std::move(body).on_data(...)`): from
+  /// then on the callbacks own the body, and the CallbackBody it returns is only a
+  /// handle for resume() (dropping it ends nothing; cancel the request to stop).
+  CallbackBody on_data(DataCallback on_data, EndCallback on_end) &&;
 
   /// Trailer fields, available after the body ended.
   Headers trailers() const;
@@ -61,8 +65,32 @@ class BodyReader {
   bool valid() const noexcept { return staging_ != nullptr; }
 
  private:
+  friend struct BodyAccess;
+  explicit BodyReader(std::shared_ptr<StagingBuffer> staging);
+
   std::shared_ptr<StagingBuffer> staging_;
   std::uint64_t bytes_read_ = 0;
+};
+
+/// A handle on a response body in callback mode (BodyReader::on_data): the callbacks
+/// own the body, this resumes it. Copyable; any thread. Dropping it ends nothing.
+class CallbackBody {
+ public:
+  CallbackBody() = default;
+
+  /// Resumes delivery paused by on_data returning false. Any thread.
+  void resume();
+  /// Trailer fields, available after the body ended.
+  Headers trailers() const;
+  /// Decoded bytes staged and not yet handed to on_data.
+  std::size_t buffered() const;
+  bool valid() const noexcept { return staging_ != nullptr; }
+
+ private:
+  friend class BodyReader;
+  explicit CallbackBody(std::shared_ptr<StagingBuffer> staging);
+
+  std::shared_ptr<StagingBuffer> staging_;
 };
 
 class SourceQueue;  // internal
@@ -73,8 +101,9 @@ class BodyWriter {
  public:
   /// `mark`: bytes the writer may run ahead of the network before write() waits.
   static std::shared_ptr<BodyWriter> create(std::size_t mark = 256 * 1024);
-  explicit BodyWriter(std::shared_ptr<SourceQueue> queue);
   ~BodyWriter();
+  BodyWriter(const BodyWriter&) = delete;
+  BodyWriter& operator=(const BodyWriter&) = delete;
 
   /// Copies `bytes` into the source queue, waiting while it is at or above the mark.
   /// Fails when the request ended (cancelled, failed, server stopped reading).
@@ -90,9 +119,10 @@ class BodyWriter {
   /// Fails the request with `reason`.
   void abort(std::string reason);
 
-  std::shared_ptr<SourceQueue> queue() const { return queue_; }
-
  private:
+  friend struct BodyAccess;
+  explicit BodyWriter(std::shared_ptr<SourceQueue> queue);
+
   std::shared_ptr<SourceQueue> queue_;
 };
 

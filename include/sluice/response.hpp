@@ -30,16 +30,33 @@ struct Response {
 };
 
 struct PendingState;  // internal
+class Client;
 
-/// A request in flight until its response headers arrive. Wait on it, give it a
-/// callback, or cancel it; any thread. Cancelling after the headers arrived also
-/// cancels the body (its reader then fails with category cancelled).
-/// Move-only, like a future: dropping it before wait() or then() took the response
-/// cancels the request (a response nobody can read would hold its connection).
+/// What then() leaves its caller: the way to cancel the request. Copyable; any
+/// thread. Dropping it changes nothing (the callback still runs, once).
+class RequestHandle {
+ public:
+  RequestHandle() = default;
+  /// Any thread; idempotent. A callback that has not run yet gets category
+  /// cancelled; a body under way fails with it (see PendingResponse::cancel).
+  void cancel();
+
+ private:
+  friend class PendingResponse;
+  explicit RequestHandle(std::shared_ptr<PendingState> state);
+  std::shared_ptr<PendingState> state_;
+};
+
+/// A request in flight until its response headers arrive. Wait on it (wait(),
+/// wait_for()), or hand it to a callback with then(), which consumes it: the choice
+/// is made once, by the type. Cancel from any thread; cancelling after the headers
+/// arrived also cancels the body (its reader returns what was staged, then fails with
+/// category cancelled). Move-only, like a future: dropping it before wait() or then()
+/// took the response cancels the request (a response nobody can read would hold its
+/// connection).
 class PendingResponse {
  public:
   PendingResponse() = default;
-  explicit PendingResponse(std::shared_ptr<PendingState> state);
   PendingResponse(PendingResponse&&) noexcept = default;
   PendingResponse& operator=(PendingResponse&& other) noexcept;
   PendingResponse(const PendingResponse&) = delete;
@@ -50,13 +67,17 @@ class PendingResponse {
   Result<Response> wait();
   /// std::nullopt if nothing was decided within `timeout`.
   std::optional<Result<Response>> wait_for(std::chrono::milliseconds timeout);
-  /// `done` fires once, on the HTTP thread (or at once on this thread if already
-  /// decided). Do not also wait().
-  void then(std::function<void(Result<Response>)> done);
+  /// `done` fires once, always on the HTTP thread, also when the response was
+  /// already decided (it is then posted there). Only if the Client is already gone
+  /// does it run at once, on this thread. Consumes the PendingResponse
+  /// (`std::move(pending).then(...)`, or `client.send(request).then(...)`).
+  RequestHandle then(std::function<void(Result<Response>)> done) &&;
   /// Any thread; idempotent.
   void cancel();
 
  private:
+  friend class Client;
+  explicit PendingResponse(std::shared_ptr<PendingState> state);
   void abandon() noexcept;
   std::shared_ptr<PendingState> state_;
 };

@@ -1,4 +1,5 @@
-// The public BodyReader: a thin handle over the response's StagingBuffer.
+// The public BodyReader and CallbackBody: thin handles over the response's
+// StagingBuffer, pulling and pushed to.
 #include <algorithm>
 #include <vector>
 
@@ -55,17 +56,29 @@ Result<std::string> BodyReader::read_all(std::size_t limit) {
   }
 }
 
-void BodyReader::on_data(DataCallback on_data, EndCallback on_end) {
-  if (!staging_) return;
+// A reader with no body (moved from) still ends its callbacks once, as a usage
+// error, so that a caller waiting for on_end is not left waiting.
+CallbackBody BodyReader::on_data(DataCallback on_data, EndCallback on_end) && {
+  if (!staging_) {
+    if (on_end) on_end(Error(ErrorCategory::usage, "body reader has no body (moved from?)"));
+    return CallbackBody();
+  }
   staging_->set_callbacks(std::move(on_data), std::move(on_end));
-}
-
-void BodyReader::resume() {
-  if (staging_) staging_->resume_callbacks();
+  return CallbackBody(std::move(staging_));
 }
 
 std::size_t BodyReader::buffered() const { return staging_ ? staging_->staged_bytes() : 0; }
 
 Headers BodyReader::trailers() const { return staging_ ? staging_->trailers() : Headers{}; }
+
+CallbackBody::CallbackBody(std::shared_ptr<StagingBuffer> staging) : staging_(std::move(staging)) {}
+
+void CallbackBody::resume() {
+  if (staging_) staging_->resume_callbacks();
+}
+
+std::size_t CallbackBody::buffered() const { return staging_ ? staging_->staged_bytes() : 0; }
+
+Headers CallbackBody::trailers() const { return staging_ ? staging_->trailers() : Headers{}; }
 
 }  // namespace sluice

@@ -6,7 +6,7 @@
 namespace sluice {
 
 std::shared_ptr<BodyWriter> BodyWriter::create(std::size_t mark) {
-  return std::make_shared<BodyWriter>(std::make_shared<SourceQueue>(mark));
+  return std::shared_ptr<BodyWriter>(new BodyWriter(std::make_shared<SourceQueue>(mark)));
 }
 
 BodyWriter::BodyWriter(std::shared_ptr<SourceQueue> queue) : queue_(std::move(queue)) {}

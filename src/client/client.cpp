@@ -98,7 +98,11 @@ Client::~Client() {
 }
 
 PendingResponse Client::send(Request request) {
+  ClientCore& core = *impl_->core;
+  auto poster = core.poster();
   auto pending = std::make_shared<PendingState>();
+  // Before anything decides: then() posts a decided response's callback through it.
+  pending->post = [poster](std::function<void()> task) { return poster->post(std::move(task)); };
   PendingResponse handle(pending);
   auto url = Url::parse(request.url);
   if (!url) {
@@ -109,8 +113,6 @@ PendingResponse Client::send(Request request) {
     pending->decide(std::move(valid).error());
     return handle;
   }
-  ClientCore& core = *impl_->core;
-  auto poster = core.poster();
   BodyEnvironment env{[poster](std::function<void()> task) { poster->post(std::move(task)); },
                       &core.file_pool(), core.options().release_threshold};
   auto body = make_body_source(request.body, env);

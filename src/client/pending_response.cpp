@@ -97,29 +97,41 @@ std::optional<Result<Response>> PendingResponse::wait_for(std::chrono::milliseco
   return result;
 }
 
-void PendingResponse::then(std::function<void(Result<Response>)> done) {
-  if (!state_) {
+// The callback runs on the HTTP thread whichever way: decide() calls it there, and a
+// response decided before then() is handed over by a post. Only a Client already
+// gone leaves this thread to run it.
+RequestHandle PendingResponse::then(std::function<void(Result<Response>)> done) && {
+  std::shared_ptr<PendingState> state = std::move(state_);
+  if (!state) {
     done(no_state());
-    return;
+    return RequestHandle();
   }
-  std::unique_lock lock(state_->mu);
-  if (state_->taken) {
+  std::unique_lock lock(state->mu);
+  if (state->taken) {
     lock.unlock();
     done(taken_twice());
-    return;
+    return RequestHandle(std::move(state));
   }
-  if (state_->outcome) {
-    state_->taken = true;
-    Result<Response> result = std::move(*state_->outcome);
-    state_->outcome.reset();
-    lock.unlock();
-    done(std::move(result));
-    return;
+  if (!state->outcome) {
+    state->then = std::move(done);
+    return RequestHandle(std::move(state));
   }
-  state_->then = std::move(done);
+  state->taken = true;
+  auto result = std::make_shared<Result<Response>>(std::move(*state->outcome));
+  state->outcome.reset();
+  lock.unlock();
+  auto task = [done, result] { done(std::move(*result)); };
+  if (!state->post || !state->post(task)) task();
+  return RequestHandle(std::move(state));
 }
 
 void PendingResponse::cancel() {
+  if (state_) state_->cancel_request();
+}
+
+RequestHandle::RequestHandle(std::shared_ptr<PendingState> state) : state_(std::move(state)) {}
+
+void RequestHandle::cancel() {
   if (state_) state_->cancel_request();
 }
 

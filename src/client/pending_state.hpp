@@ -25,6 +25,9 @@ struct PendingState {
   std::shared_ptr<StagingBuffer> body;                     // guarded by mu
   /// Posts a cancel of the transfer to the HTTP thread. Set before the state is shared.
   std::function<void()> cancel;
+  /// Posts a task to the HTTP thread; false when it is gone. Set before the state is
+  /// shared: then() runs a callback for an already decided response through it.
+  std::function<bool(std::function<void()>)> post;
 
   /// HTTP thread (or send() for early failures). Ignored after the first call.
   void decide(Result<Response> result);

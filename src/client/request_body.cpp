@@ -9,6 +9,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "client/body_access.hpp"
 #include "client/source_queue.hpp"
 #include "io/byte_queue.hpp"
 #include "io/memory_rules.hpp"
@@ -258,7 +259,7 @@ Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
   if (auto* stream = std::get_if<StreamBody>(&body)) {
     if (!stream->writer) return Error(ErrorCategory::usage, "StreamBody without a writer");
     return std::unique_ptr<RequestBodySource>(
-        std::make_unique<StreamSource>(stream->writer->queue(), stream->length, env));
+        std::make_unique<StreamSource>(BodyAccess::queue(*stream->writer), stream->length, env));
   }
   return std::unique_ptr<RequestBodySource>();
 }

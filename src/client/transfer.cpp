@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "client/body_access.hpp"
 #include "client/client_core.hpp"
 #include "client/connection_pool.hpp"
 #include "client/progress_source.hpp"
@@ -51,13 +52,16 @@ void Transfer::begin() {
   std::weak_ptr<Transfer> weak = weak_from_this();
   auto poster = core_.poster();
   // A reader may register callbacks after the transfer ended: the staging buffer then
-  // delivers on its own, through this cell filled once it exists.
+  // delivers on its own, through this cell filled once it exists. The post holds the
+  // buffer (taken while whoever notifies still holds it): in callback mode the
+  // callbacks own the body, and the handle that registered them may already be gone
+  // when the post runs. Only the post holds it, so nothing outlives a dropped post.
   auto staging_cell = std::make_shared<std::weak_ptr<StagingBuffer>>();
   staging_ = std::make_shared<StagingBuffer>(request_.mark, [poster, weak, staging_cell] {
-    poster->post([weak, staging_cell] {
+    poster->post([weak, staging = staging_cell->lock()] {
       if (auto self = weak.lock(); self && self->phase_ == Phase::body) {
         self->on_consumer_activity();
-      } else if (auto staging = staging_cell->lock()) {
+      } else if (staging) {
         staging->deliver_callbacks();
       }
     });
@@ -150,7 +154,7 @@ void Transfer::on_response_head(ResponseHead head) {
   response.version = conn_ != nullptr ? conn_->version() : HttpVersion::http1_1;
   response.effective_url = url_.to_string();
   response.redirects = redirects_;
-  response.body = BodyReader(staging_);
+  response.body = BodyAccess::reader(staging_);
   pending_->set_body(staging_);
   pending_->decide(std::move(response));
 }

@@ -302,7 +302,7 @@ TEST(ClientBasics, CallbackModeDeliversTheBodyAndTheEnd) {
   std::condition_variable done_cv;
   std::string received;
   std::optional<Result<void>> end;
-  response->body.on_data(
+  (void)std::move(response->body).on_data(
       [&](std::span<const std::byte> bytes) {
         std::lock_guard lock(mu);
         received.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());

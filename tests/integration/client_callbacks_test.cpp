@@ -3,13 +3,16 @@
 #include <zlib.h>
 
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/http_thread_hold.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -27,7 +30,7 @@ struct Collector {
   std::optional<Result<void>> end;
 
   void attach(BodyReader& body) {
-    body.on_data(
+    (void)std::move(body).on_data(
         [this](std::span<const std::byte> piece) {
           std::lock_guard lock(mu);
           bytes.append(reinterpret_cast<const char*>(piece.data()), piece.size());
@@ -180,16 +183,19 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
 
-  std::thread resumer([&] {
+  std::promise<CallbackBody> handed;
+  std::thread resumer([&, handle = handed.get_future()]() mutable {
+    if (handle.wait_for(10s) != std::future_status::ready) return;
+    CallbackBody callbacks = handle.get();
     std::unique_lock lock(mu);
     if (!changed.wait_for(lock, 10s, [&] { return pause_decided; })) return;
     lock.unlock();
-    response->body.resume();  // the reader's own thread, while on_data still runs
+    callbacks.resume();  // the reader's own thread, while on_data still runs
     lock.lock();
     resumed = true;
     changed.notify_all();
   });
-  response->body.on_data(
+  handed.set_value(std::move(response->body).on_data(
       [&](std::span<const std::byte> piece) {
         std::unique_lock lock(mu);
         bytes.append(reinterpret_cast<const char*>(piece.data()), piece.size());
@@ -204,7 +210,7 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
         std::lock_guard lock(mu);
         end.emplace(std::move(status));
         changed.notify_all();
-      });
+      }));
   std::unique_lock lock(mu);
   const bool ended = changed.wait_for(lock, 10s, [&] { return end.has_value(); });
   const std::size_t got = bytes.size();
@@ -213,6 +219,88 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
   ASSERT_TRUE(ended) << "delivery stalled after " << got << " bytes: the resume was lost";
   EXPECT_TRUE(end->ok());
   EXPECT_EQ(test::sha256_hex(bytes), test::sha256_hex(payload));
+}
+
+// The choices are the types': then() and on_data() take an rvalue, so a
+// PendingResponse cannot be both waited on and given a callback, nor a body both read
+// and handed to callbacks, without a visible std::move.
+static_assert(!requires(PendingResponse& pending) { pending.then([](Result<Response>) {}); });
+static_assert(requires(PendingResponse& pending) {
+  std::move(pending).then([](Result<Response>) {});
+});
+static_assert(!requires(BodyReader& body) {
+  body.on_data([](std::span<const std::byte>) { return true; }, [](Result<void>) {});
+});
+static_assert(requires(BodyReader& body) {
+  std::move(body).on_data([](std::span<const std::byte>) { return true; }, [](Result<void>) {});
+});
+
+// then() runs its callback on the HTTP thread whichever way the response was
+// decided: here at once, in send() (a URL that cannot be parsed), before then() was
+// called. The HTTP thread is held, so the callback can only run once it is released,
+// and never on the caller's thread.
+TEST(ClientCallbacks, ThenForAnAlreadyDecidedResponseRunsOnTheHttpThread) {
+  auto client = Client::create().value();
+  PendingResponse pending = client.send(Request::get("not a url"));
+  std::promise<std::thread::id> ran_on;
+  test::HttpThreadHold hold(client);
+  ASSERT_TRUE(hold.held());
+  RequestHandle handle = std::move(pending).then([&ran_on](Result<Response> response) {
+    EXPECT_FALSE(response.ok());
+    ran_on.set_value(std::this_thread::get_id());
+  });
+  auto thread = ran_on.get_future();
+  EXPECT_EQ(thread.wait_for(0ms), std::future_status::timeout)
+      << "the callback ran on the caller's thread, not the (held) HTTP thread";
+  hold.release();
+  ASSERT_EQ(thread.wait_for(10s), std::future_status::ready);
+  EXPECT_NE(thread.get(), std::this_thread::get_id());
+  EXPECT_EQ(pending.wait().error().category(), ErrorCategory::usage)
+      << "then() consumed the PendingResponse: nothing is left to wait for";
+}
+
+TEST(ClientCallbacks, TheHandleThatThenReturnsCancelsTheRequest) {
+  std::promise<void> request_arrived;
+  TestServer server([&request_arrived](ServerConnection& conn) {
+    if (conn.read_request()) request_arrived.set_value();
+    conn.wait_peer_closed(10s);
+  });
+  auto client = Client::create().value();
+  std::promise<Result<Response>> outcome;
+  RequestHandle handle = client.send(Request::get(server.url("/"))).then(
+      [&outcome](Result<Response> response) { outcome.set_value(std::move(response)); });
+  ASSERT_EQ(request_arrived.get_future().wait_for(10s), std::future_status::ready);
+  handle.cancel();
+  auto result = outcome.get_future();
+  ASSERT_EQ(result.wait_for(10s), std::future_status::ready) << "the cancel never reached it";
+  auto response = result.get();
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::cancelled);
+}
+
+// on_data consumes the reader: the body is read one way, never both.
+TEST(ClientCallbacks, CallbackModeConsumesTheReader) {
+  TestServer server([](ServerConnection& conn) {
+    if (conn.read_request()) conn.write(test::http_response(200, "short"));
+  });
+  auto client = Client::create().value();
+  auto response = client.fetch(Request::get(server.url("/")));
+  ASSERT_TRUE(response.ok());
+  Collector collector;
+  collector.attach(response->body);
+  EXPECT_FALSE(response->body.valid());
+  std::vector<std::byte> into(16);
+  auto read = response->body.read(into);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().category(), ErrorCategory::usage);
+  ASSERT_TRUE(collector.wait_end());
+  EXPECT_EQ(collector.bytes, "short");
+
+  Collector second;  // callbacks on a consumed reader end at once, as a usage error
+  second.attach(response->body);
+  ASSERT_TRUE(second.wait_end());
+  ASSERT_FALSE(second.end->ok());
+  EXPECT_EQ(second.end->error().category(), ErrorCategory::usage);
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ Received read_by_callbacks(BodyReader& body) {
     test::Sha256 sha;
   };
   auto shared = std::make_shared<Shared>();
-  body.on_data(
+  (void)std::move(body).on_data(
       [shared](std::span<const std::byte> chunk) {
         std::lock_guard lock(shared->mu);
         shared->sha.update(chunk);

@@ -111,7 +111,7 @@ Result<void> read_by_callbacks(BodyReader& body, BodyCheck& check, Rng& rng) {
   auto state = std::make_shared<CallbackState>();
   state->check = &check;
   state->pause_every = std::uniform_int_distribution<std::uint64_t>(2, 40)(rng);
-  body.on_data(
+  CallbackBody callbacks = std::move(body).on_data(
       [state](std::span<const std::byte> bytes) {
         std::lock_guard lock(state->mu);
         if (state->check != nullptr) state->check->add(bytes);
@@ -142,7 +142,7 @@ Result<void> read_by_callbacks(BodyReader& body, BodyCheck& check, Rng& rng) {
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::milliseconds(
         std::uniform_int_distribution<int>(1, 5)(rng)));
-    body.resume();
+    callbacks.resume();
     lock.lock();
   }
   state->check = nullptr;
