@@ -1,15 +1,11 @@
 #include "http1/h1_connection.hpp"
 
-#include <sys/epoll.h>
-
 #include <utility>
 
 namespace sluice {
 
 namespace {
 
-// One receive: the most a paused exchange can hold beyond its mark.
-constexpr std::size_t kReceiveSize = 64 * 1024;
 // The most of a request body taken from its source per write.
 constexpr std::size_t kBodyPiece = 64 * 1024;
 
@@ -23,19 +19,13 @@ H1BodyFraming framing_for(const RequestBodySource* body) {
 
 H1Connection::H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
                            ConnectionOwner& owner, std::uint64_t id, const Trace& trace)
-    : loop_(loop), transport_(std::move(transport)), owner_(owner), id_(id), trace_(trace) {
-  // Read while idle too: a server that closes a pooled connection is noticed at once.
-  if (loop_.watch(transport_->fd(), EPOLLIN, this)) {
-    watched_events_ = EPOLLIN;
-  } else {
-    state_ = State::closed;
-  }
+    : owner_(owner), id_(id), trace_(trace), driver_(loop, std::move(transport), *this) {
+  // The driver reads while idle too: a server that closes a pooled connection is
+  // noticed at once.
+  if (driver_.closed()) state_ = State::closed;
 }
 
-H1Connection::~H1Connection() {
-  *alive_ = false;
-  if (state_ != State::closed && !unwatched_) loop_.unwatch(transport_->fd());
-}
+H1Connection::~H1Connection() { *alive_ = false; }
 
 std::size_t H1Connection::available_streams() const noexcept {
   return state_ == State::idle ? 1 : 0;
@@ -57,7 +47,7 @@ ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   const H1BodyFraming framing = framing_for(body_);
   chunked_body_ = framing.kind == H1BodyFraming::Kind::chunked;
   encode_request_head({request.method, request.target, request.authority, &request.headers, framing},
-                      send_queue_);
+                      driver_.output());
   parser_.expect_response(request.method == "HEAD", request.max_header_bytes);
   if (trace_.on()) {
     trace(request.method + " " + request.target + (exchanges_ > 1 ? " (reused connection)" : ""));
@@ -66,20 +56,18 @@ ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
     body_->set_waker([this, alive = std::weak_ptr<bool>(alive_)] {
       auto still = alive.lock();
       if (!still || !*still || state_ != State::busy) return;
-      waiting_for_body_ = false;
-      after_event();
+      driver_.event([this] { waiting_for_body_ = false; });
     });
   }
   const ExchangeId id = exchanges_;
-  after_event();  // may end the exchange already (the sink hears it): the id is then stale
+  driver_.event([] {});  // may end the exchange already (the sink hears it): the id is then stale
   return id;
 }
 
 void H1Connection::resume(ExchangeId exchange) {
-  // Not the current exchange (it ended), or inside read_ready, whose loop re-checks.
-  if (sink_ == nullptr || exchange != exchanges_ || in_read_) return;
-  read_ready();
-  after_event();
+  if (sink_ == nullptr || exchange != exchanges_) return;  // it ended
+  // Read at once: a TLS transport may hold decrypted bytes epoll will not report.
+  driver_.event([this] { driver_.read(); });
 }
 
 void H1Connection::cancel(ExchangeId exchange) {
@@ -87,78 +75,43 @@ void H1Connection::cancel(ExchangeId exchange) {
   sink_ = nullptr;
   body_ = nullptr;
   // HTTP/1.1 cannot abandon a response midway and keep the connection.
-  close_transport();
-  if (!in_read_) after_event();
+  driver_.event([this] { close_transport(); });
 }
 
 // One exchange at a time: the sweep asks only for a paused one's (or an idle
 // connection's) scratch.
 std::size_t H1Connection::release_scratch(std::chrono::steady_clock::time_point /*paused_before*/) {
-  return recv_.release_if_empty() + send_queue_.release_if_empty();
+  return driver_.release_scratch();
 }
 
-std::size_t H1Connection::scratch_bytes() const noexcept {
-  return (recv_.empty() ? recv_.capacity() : 0) + (send_queue_.empty() ? send_queue_.capacity() : 0);
-}
+std::size_t H1Connection::scratch_bytes() const noexcept { return driver_.scratch_bytes(); }
 
 void H1Connection::close(Error error) {
   owner_told_closed_ = true;  // the owner asked; it needs no callback
   fail(std::move(error));
 }
 
-void H1Connection::on_fd_ready(std::uint32_t events) {
-  if (events & EPOLLOUT) write_blocked_ = false;
-  if ((events & (EPOLLERR | EPOLLHUP)) && !wants_read() && !write_blocked_) {
-    // epoll reports these even with no interest, level-triggered: while the reader
-    // holds the stream paused, stop watching instead of spinning. resume() reads
-    // (and so meets the error) directly.
-    loop_.unwatch(transport_->fd());
-    unwatched_ = true;
-    return;
-  }
-  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_ready();
-  after_event();
-}
-
-bool H1Connection::wants_read() const {
+bool H1Connection::wants_input() const {
   if (state_ == State::idle) return true;
   if (state_ != State::busy) return false;
   return sink_ == nullptr || sink_->wants_body();
 }
 
-void H1Connection::read_ready() {
-  in_read_ = true;
-  while (state_ != State::closed && wants_read()) {
-    auto received = receive_into(*transport_, recv_, kReceiveSize);
-    if (!received) {
-      fail(with_progress(std::move(received).error()));
-      break;
-    }
-    if (recv_.empty()) {
-      if (*received == IoStatus::eof) receive_eof();
-      break;
-    }
-    if (state_ == State::idle) {
-      fail(Error(ErrorCategory::protocol, "HTTP/1.1: server sent data while no request was open"));
-      break;
-    }
-    auto fed = parser_.feed(recv_.readable(), *this);
-    const bool leftover = fed && *fed < recv_.size();
-    recv_.clear();
-    if (!fed) {
-      fail(std::move(fed).error());
-      break;
-    }
-    if (state_ == State::closed) break;  // the sink cancelled from inside an event
-    if (response_done_) finish_exchange(leftover);
-    if (*received != IoStatus::done) {
-      if (*received == IoStatus::eof && state_ != State::closed) receive_eof();
-      break;
-    }
+void H1Connection::on_input(std::span<const std::byte> bytes) {
+  if (state_ == State::idle) {
+    fail(Error(ErrorCategory::protocol, "HTTP/1.1: server sent data while no request was open"));
+    return;
   }
-  in_read_ = false;
+  auto fed = parser_.feed(bytes, *this);
+  if (!fed) {
+    fail(std::move(fed).error());
+    return;
+  }
+  if (state_ == State::closed) return;  // the sink cancelled from inside an event
+  if (response_done_) finish_exchange(*fed < bytes.size());
 }
 
+void H1Connection::on_transport_error(Error error) { fail(with_progress(std::move(error))); }
 
 // A socket failure says what broke ("connection reset by peer"); the person reading
 // it also needs to know how much of the response had arrived.
@@ -167,7 +120,7 @@ Error H1Connection::with_progress(Error error) const {
   return Error(error.category(), "HTTP/1.1: " + error.message() + " " + parser_.progress());
 }
 
-void H1Connection::receive_eof() {
+void H1Connection::on_input_end() {
   if (state_ != State::busy) {
     close_transport();  // a pooled connection the server closed: not an error
     return;
@@ -177,7 +130,7 @@ void H1Connection::receive_eof() {
     return;
   }
   // Over TLS, only close_notify proves a close-delimited body whole.
-  const auto close = transport_->ended_without_close_notify()
+  const auto close = driver_.transport().ended_without_close_notify()
                          ? H1ResponseParser::Close::unauthenticated
                          : H1ResponseParser::Close::authenticated;
   auto finished = parser_.finish(*this, close);
@@ -222,70 +175,45 @@ void H1Connection::fail(Error error) {
 void H1Connection::close_transport() {
   if (state_ == State::closed) return;
   state_ = State::closed;
-  if (!unwatched_) loop_.unwatch(transport_->fd());
-  transport_.reset();
-  recv_.release_if_empty();
-  send_queue_.clear();
-  send_queue_.release_if_empty();
+  driver_.close();
 }
 
-Result<void> H1Connection::flush_output() {
-  while (state_ == State::busy) {
-    if (!send_queue_.empty()) {
-      auto written = transport_->write(send_queue_.readable());
-      if (!written) return std::move(written).error();
-      if (written->status != IoStatus::done) {
-        write_blocked_ = true;
-        return {};
-      }
-      send_queue_.consume(written->bytes);
-      continue;
-    }
-    if (body_sent_ || body_ == nullptr || waiting_for_body_) return {};
-    auto more = write_body();
-    if (!more) return std::move(more).error();
-    if (!*more) return {};
-  }
-  return {};
+bool H1Connection::produce_output(StreamDriver& driver) {
+  if (state_ != State::busy || body_sent_ || body_ == nullptr || waiting_for_body_) return false;
+  return write_body(driver);
 }
 
-// Moves one piece of the request body toward the socket; false when it must wait.
-Result<bool> H1Connection::write_body() {
+// Moves one piece of the request body toward the socket; false when it must wait
+// (or failed: the exchange has heard).
+bool H1Connection::write_body(StreamDriver& driver) {
   BodyChunk chunk = body_->peek(kBodyPiece);
   switch (chunk.state) {
     case BodyChunk::State::waiting:
       waiting_for_body_ = true;
       return false;
     case BodyChunk::State::failed:
-      return *chunk.error;
+      fail(*chunk.error);
+      return false;
     case BodyChunk::State::end:
-      if (chunked_body_) encode_last_chunk(send_queue_);
+      if (chunked_body_) encode_last_chunk(driver.output());
       body_sent_ = true;
       return true;
     case BodyChunk::State::data:
       break;
   }
   if (chunked_body_) {
-    encode_chunk(chunk.bytes, send_queue_);
+    encode_chunk(chunk.bytes, driver.output());
     body_->consume(chunk.bytes.size());
     return true;
   }
   // Content-Length framing: straight from the source's bytes, no copy.
-  auto written = transport_->write(chunk.bytes);
-  if (!written) return std::move(written).error();
-  if (written->status != IoStatus::done) {
-    write_blocked_ = true;
-    return false;
-  }
-  body_->consume(written->bytes);
+  const std::size_t written = driver.write_direct(chunk.bytes);
+  if (written == 0) return false;  // the socket is full, or failed (the exchange heard)
+  body_->consume(written);
   return true;
 }
 
 void H1Connection::after_event() {
-  if (state_ == State::busy) {
-    auto flushed = flush_output();
-    if (!flushed) fail(std::move(flushed).error());
-  }
   if (state_ == State::closed) {
     if (!owner_told_closed_) {
       owner_told_closed_ = true;
@@ -293,21 +221,11 @@ void H1Connection::after_event() {
     }
     return;
   }
-  const bool reading = wants_read();
+  const bool reading = wants_input();
   if (trace_.on() && state_ == State::busy && reading == reading_paused_) {
     trace(reading ? "resumed reading" : "paused reading: the reader is a mark behind");
   }
   reading_paused_ = !reading;
-  std::uint32_t events = reading ? std::uint32_t{EPOLLIN} : 0u;
-  if (write_blocked_) events |= EPOLLOUT;
-  if (unwatched_) {
-    if (events != 0 && loop_.watch(transport_->fd(), events, this)) {
-      unwatched_ = false;
-      watched_events_ = events;
-    }
-  } else if (events != watched_events_) {
-    if (loop_.modify(transport_->fd(), events)) watched_events_ = events;
-  }
   if (state_ == State::idle && !owner_told_idle_) {
     owner_told_idle_ = true;
     owner_.on_connection_available(*this);

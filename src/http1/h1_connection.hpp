@@ -1,23 +1,25 @@
 #pragma once
-// H1Connection: one HTTP/1.1 connection, one exchange at a time. Moves bytes between
-// a Transport and the sans-IO H1 codec. Backpressure lives at the socket: when the
-// exchange's sink stops wanting body bytes, reads stop (EPOLLIN off) and the kernel's
-// TCP window holds the server back (llhttp 8.1 cannot pause inside on_body).
+// H1Connection: one HTTP/1.1 connection, one exchange at a time: the StreamCodec
+// between a StreamDriver (socket, buffers, events) and the sans-IO H1 codec.
+// Backpressure lives at the socket: when the exchange's sink stops wanting body
+// bytes, wants_input() turns false, the driver stops reading (EPOLLIN off) and the
+// kernel's TCP window holds the server back (llhttp 8.1 cannot pause inside on_body).
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "http1/h1_codec.hpp"
-#include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "io/stream_driver.hpp"
 #include "io/trace.hpp"
 #include "io/transport.hpp"
 
 namespace sluice {
 
-class H1Connection final : public Connection, private FdWatcher, private H1ParserEvents {
+class H1Connection final : public Connection, private StreamCodec, private H1ParserEvents {
  public:
   /// `transport` has completed its handshake.
   H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport, ConnectionOwner& owner,
@@ -41,45 +43,38 @@ class H1Connection final : public Connection, private FdWatcher, private H1Parse
  private:
   enum class State { idle, busy, closed };
 
-  // FdWatcher
-  void on_fd_ready(std::uint32_t events) override;
+  // StreamCodec
+  void on_input(std::span<const std::byte> bytes) override;
+  void on_input_end() override;
+  void on_transport_error(Error error) override;
+  bool wants_input() const override;
+  bool produce_output(StreamDriver& driver) override;
+  /// Every event ends here (the driver has flushed and re-armed): tell the owner.
+  void after_event() override;
   // H1ParserEvents
   void on_response_head(ResponseHead head) override;
   void on_body(std::span<const std::byte> bytes) override;
   void on_trailers(Headers trailers) override;
   void on_message_complete() override;
 
-  void read_ready();
-  Result<void> flush_output();
-  Result<bool> write_body();
-  void receive_eof();
+  bool write_body(StreamDriver& driver);
   Error with_progress(Error error) const;
   void finish_exchange(bool leftover);
   void fail(Error error);
   void close_transport();
-  /// Every event ends here: flush output, re-arm epoll interest, tell the owner.
-  void after_event();
-  bool wants_read() const;
   void trace(const std::string& what) const;
 
-  EventLoop& loop_;
-  std::unique_ptr<Transport> transport_;
   ConnectionOwner& owner_;
   std::uint64_t id_;
   const Trace& trace_;
   bool reading_paused_ = false;  // for tracing pause/resume transitions
   State state_ = State::idle;
   std::uint64_t exchanges_ = 0;
-  std::uint32_t watched_events_ = 0;
-  bool write_blocked_ = false;
-  bool in_read_ = false;
-  bool unwatched_ = false;  // off epoll while paused after an error or hang-up
   bool owner_told_closed_ = false;
   bool owner_told_idle_ = true;
 
   H1ResponseParser parser_;
-  ByteQueue send_queue_;  // request head, chunk framing
-  ByteQueue recv_;        // one receive of scratch
+  StreamDriver driver_;  // its send queue takes the request head and chunk framing
   // The current exchange (State::busy).
   ExchangeSink* sink_ = nullptr;
   RequestBodySource* body_ = nullptr;

@@ -1,23 +1,14 @@
-// H2Connection: socket and timer side of an HTTP/2 connection (see h2_connection.hpp).
+// H2Connection: the codec and timer side of an HTTP/2 connection (see h2_connection.hpp).
 //
 // Ownership: HTTP thread only.
 
 #include "http2/h2_connection.hpp"
-
-#include <sys/epoll.h>
 
 #include <cstdio>
 #include <utility>
 
 namespace sluice {
 namespace {
-
-// One receive: bytes fed to nghttp2 per feed() call.
-constexpr std::size_t kReceiveSize = 64 * 1024;
-// Receives per readiness event before yielding to other connections.
-constexpr int kReceivesPerEvent = 16;
-// Rounds of after_event before yielding (each nested event may add output).
-constexpr int kFlushRounds = 16;
 
 std::string seconds_text(std::chrono::milliseconds duration) {
   char text[32];
@@ -31,51 +22,31 @@ H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport
                            ConnectionOwner& owner, std::uint64_t id, const Trace& trace,
                            H2Timing timing, H2SessionOptions session_options)
     : loop_(loop),
-      transport_(std::move(transport)),
       reports_(owner),
       id_(id),
       trace_(trace),
       timing_(timing),
       session_([this] { event([] {}); }, trace, id, loop, std::move(session_options)),
+      driver_(loop, std::move(transport), *this),
       last_input_(loop.now()) {
-  if (!session_.status() || !loop_.watch(transport_->fd(), EPOLLIN, this)) {
+  if (!session_.status() || driver_.closed()) {
     closed_ = true;
-    transport_.reset();
+    driver_.close();
     return;
   }
-  watched_events_ = EPOLLIN;
   // The connection preface and SETTINGS go out now; the owner hears nothing from a
   // constructor (it checks is_closed()).
-  in_event_ = true;
-  flush();
-  if (!closed_) rearm();
-  in_event_ = false;
+  driver_.prime();
 }
 
 H2Connection::~H2Connection() {
-  *alive_ = false;
   if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
   if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
   if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
-  if (!closed_) loop_.unwatch(transport_->fd());
 }
 
 std::size_t H2Connection::available_streams() const noexcept {
   return closed_ ? 0 : session_.available_streams();
-}
-
-template <class Work>
-void H2Connection::event(Work&& work) {
-  if (in_event_) {
-    work();
-    again_ = true;
-    return;
-  }
-  in_event_ = true;
-  work();
-  after_event();
-  in_event_ = false;
-  tell_owner();
 }
 
 ExchangeId H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
@@ -95,20 +66,9 @@ ExchangeId H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
     return kNoExchange;
   }
   ++exchanges_;
-  flush_at_turn_end();
+  // The pool starts many exchanges in one turn: their HEADERS leave in one write.
+  driver_.flush_at_turn_end();
   return static_cast<ExchangeId>(*submitted);
-}
-
-// The pool starts many exchanges in one turn: their HEADERS leave in one write.
-void H2Connection::flush_at_turn_end() {
-  if (flush_scheduled_) return;
-  flush_scheduled_ = true;
-  loop_.at_turn_end([this, alive = std::weak_ptr<bool>(alive_)] {
-    auto still = alive.lock();
-    if (!still || !*still) return;
-    flush_scheduled_ = false;
-    if (!closed_) event([] {});
-  });
 }
 
 void H2Connection::resume(ExchangeId exchange) {
@@ -123,12 +83,10 @@ void H2Connection::cancel(ExchangeId exchange) {
 
 std::size_t H2Connection::release_scratch(TimePoint paused_before) {
   if (session_.receiving_since(paused_before)) return 0;
-  return recv_.release_if_empty() + send_queue_.release_if_empty();
+  return driver_.release_scratch();
 }
 
-std::size_t H2Connection::scratch_bytes() const noexcept {
-  return (recv_.empty() ? recv_.capacity() : 0) + (send_queue_.empty() ? send_queue_.capacity() : 0);
-}
+std::size_t H2Connection::scratch_bytes() const noexcept { return driver_.scratch_bytes(); }
 
 void H2Connection::close(Error error) {
   reports_.owner_closed();  // the owner asked; it needs no callback
@@ -137,55 +95,22 @@ void H2Connection::close(Error error) {
   session_.fail_all(error);
   // A polite GOAWAY if the socket takes it right away; nothing waits for it.
   session_.terminate(NGHTTP2_NO_ERROR);
-  if (session_.drain_output(send_queue_) && !write_blocked_) {
-    (void)transport_->write(send_queue_.readable());
-  }
+  if (session_.drain_output(driver_.output())) driver_.write_best_effort();
   close_transport();
 }
 
-void H2Connection::on_fd_ready(std::uint32_t events) {
-  event([&] {
-    if (events & EPOLLOUT) write_blocked_ = false;
-    if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_ready();
-  });
-}
-
-void H2Connection::read_ready() {
-  IoStatus last = IoStatus::want_read;
-  for (int round = 0; round < kReceivesPerEvent && !closed_; ++round) {
-    auto received = receive_into(*transport_, recv_, kReceiveSize);
-    if (!received) {
-      fail(lost_error(std::move(received).error()));
-      return;
-    }
-    last = *received;
-    if (!recv_.empty()) {
-      last_input_ = loop_.now();
-      auto fed = session_.feed(recv_.readable());
-      recv_.clear();
-      if (!fed) {  // the session has failed its streams with the reason
-        if (trace_.on()) trace("closed: " + fed.error().message());
-        close_transport();
-        return;
-      }
-    }
-    if (last == IoStatus::eof) {
-      receive_eof();
-      return;
-    }
-    if (last != IoStatus::done) return;
-  }
-  // Yielded with bytes maybe still waiting. The socket's are re-reported by epoll;
-  // TLS's already-decrypted ones are not, so come back for them.
-  if (!closed_ && transport_->has_buffered_input()) {
-    loop_.post([this, alive = std::weak_ptr<bool>(alive_)] {
-      auto still = alive.lock();
-      if (still && *still && !closed_) event([this] { read_ready(); });
-    });
+void H2Connection::on_input(std::span<const std::byte> bytes) {
+  last_input_ = loop_.now();
+  auto fed = session_.feed(bytes);
+  if (!fed) {  // the session has failed its streams with the reason
+    if (trace_.on()) trace("closed: " + fed.error().message());
+    close_transport();
   }
 }
 
-void H2Connection::receive_eof() {
+void H2Connection::on_transport_error(Error error) { fail(lost_error(std::move(error))); }
+
+void H2Connection::on_input_end() {
   if (session_.open_streams() > 0) {
     fail(session_.peer_closed_error(peer_));
     return;
@@ -214,66 +139,34 @@ void H2Connection::fail(Error error) {
 void H2Connection::close_transport() {
   if (closed_) return;
   closed_ = true;
-  loop_.unwatch(transport_->fd());
-  transport_.reset();
-  recv_.clear();
-  recv_.release_if_empty();
-  send_queue_.clear();
-  send_queue_.release_if_empty();
+  driver_.close();
   if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
   if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
   if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
   ping_timer_ = ping_timeout_timer_ = session_timer_ = 0;
 }
 
-void H2Connection::flush() {
-  while (!closed_) {
-    if (!send_queue_.empty()) {
-      if (write_blocked_) return;
-      // After want_write the same bytes go first: they are still at the queue's front.
-      auto written = transport_->write(send_queue_.readable());
-      if (!written) {
-        fail(lost_error(std::move(written).error()));
-        return;
-      }
-      if (written->status != IoStatus::done) {
-        write_blocked_ = true;
-        return;
-      }
-      send_queue_.consume(written->bytes);
-      continue;
-    }
-    if (!session_.wants_write()) return;
-    auto drained = session_.drain_output(send_queue_);
-    if (!drained) {
-      if (trace_.on()) trace("closed: " + drained.error().message());
-      close_transport();
-      return;
-    }
-    if (send_queue_.empty()) return;  // e.g. only deferred request bodies
+bool H2Connection::produce_output(StreamDriver& driver) {
+  if (closed_ || !session_.wants_write()) return false;
+  auto drained = session_.drain_output(driver.output());
+  if (!drained) {
+    if (trace_.on()) trace("closed: " + drained.error().message());
+    close_transport();
+    return false;
   }
+  return !driver.output().empty();  // empty: e.g. only deferred request bodies
 }
 
 void H2Connection::after_event() {
-  for (int round = 0; round < kFlushRounds; ++round) {
-    again_ = false;
-    flush();
-    if (!again_ || closed_) break;
-  }
-  if (!closed_ && session_.finished() && send_queue_.empty()) {
+  if (!closed_ && session_.finished() && driver_.output().empty()) {
     if (trace_.on()) trace("closed: the session is over");
     close_transport();
   }
-  if (closed_) return;
-  rearm();
-  arm_ping_timer();
-  arm_session_timer();
-}
-
-void H2Connection::rearm() {
-  std::uint32_t events = session_.wants_read() ? std::uint32_t{EPOLLIN} : 0u;
-  if (write_blocked_) events |= EPOLLOUT;
-  if (events != watched_events_ && loop_.modify(transport_->fd(), events)) watched_events_ = events;
+  if (!closed_) {
+    arm_ping_timer();
+    arm_session_timer();
+  }
+  tell_owner();
 }
 
 void H2Connection::tell_owner() { reports_.tell(*this, owner_view()); }

@@ -1,8 +1,8 @@
 #pragma once
-// H2Connection: one HTTP/2 connection carrying many exchanges at once. Moves bytes
-// between a Transport and the sans-IO H2Session, keeps the PING timers, and tells its
-// owner when it became idle or closed, and runs the session's own timer (streams
-// gone quiet with credit owed). The socket is always read: backpressure is
+// H2Connection: one HTTP/2 connection carrying many exchanges at once: the StreamCodec
+// between a StreamDriver (socket, buffers, events) and the sans-IO H2Session. It
+// keeps the PING timers and the session's own timer (streams gone quiet with credit
+// owed), and tells its owner when it became idle or closed. The socket is always read: backpressure is
 // HTTP/2 flow control (a held stream's window stays closed), never EPOLLIN off,
 // so a paused stream does not stall its siblings.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
@@ -10,13 +10,15 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 
 #include "http2/h2_session.hpp"
-#include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
 #include "io/owner_reports.hpp"
+#include "io/stream_driver.hpp"
 #include "io/trace.hpp"
 #include "io/transport.hpp"
 
@@ -30,7 +32,7 @@ struct H2Timing {
   std::chrono::milliseconds ping_timeout{10'000};
 };
 
-class H2Connection final : public Connection, private FdWatcher {
+class H2Connection final : public Connection, private StreamCodec {
  public:
   /// `transport` has completed its handshake (ALPN "h2" or prior knowledge). The
   /// connection preface and SETTINGS are written at once. If the session or the
@@ -64,24 +66,23 @@ class H2Connection final : public Connection, private FdWatcher {
   std::uint64_t id() const noexcept override { return id_; }
 
  private:
-  // FdWatcher
-  void on_fd_ready(std::uint32_t events) override;
+  // StreamCodec
+  void on_input(std::span<const std::byte> bytes) override;
+  void on_input_end() override;
+  void on_transport_error(Error error) override;
+  bool wants_input() const override { return session_.wants_read(); }
+  bool produce_output(StreamDriver& driver) override;
+  /// Every event ends here (the driver has flushed and re-armed): close a finished
+  /// session, arm the PING and session timers, tell the owner what changed.
+  void after_event() override;
 
-  /// Runs `work` as one event: after_event follows, unless an event is already
-  /// running (a sink calling back in), whose after_event then goes round again.
   template <class Work>
-  void event(Work&& work);
-  /// Every event ends here: flush output, re-arm epoll and the PING timer, tell the
-  /// owner about idle or closed.
-  void after_event();
-  void flush();
-  void flush_at_turn_end();
-  void read_ready();
-  void receive_eof();
+  void event(Work&& work) {
+    driver_.event(std::forward<Work>(work));
+  }
   void fail(Error error);
   Error lost_error(Error transport_error) const;
   void close_transport();
-  void rearm();
   void arm_ping_timer();
   void arm_session_timer();
   void on_ping_timer();
@@ -91,30 +92,21 @@ class H2Connection final : public Connection, private FdWatcher {
   void trace(const std::string& what) const;
 
   EventLoop& loop_;
-  std::unique_ptr<Transport> transport_;
   OwnerReports reports_;  // what the owner (the pool) has heard
   std::uint64_t id_;
   const Trace& trace_;
   H2Timing timing_;
   H2Session session_;
+  StreamDriver driver_;  // after the session, whose output it flushes
 
   std::string peer_ = "the server";  // the first request's authority, for messages
   bool closed_ = false;
   std::uint64_t exchanges_ = 0;
-  std::uint32_t watched_events_ = 0;
-  bool write_blocked_ = false;
-  bool flush_scheduled_ = false;  // an at_turn_end flush is pending
-  bool in_event_ = false;
-  bool again_ = false;  // a nested event asked after_event for another round
   TimePoint last_input_;
   EventLoop::TimerId ping_timer_ = 0;
   EventLoop::TimerId ping_timeout_timer_ = 0;
   EventLoop::TimerId session_timer_ = 0;  // the session's next_deadline (quiet streams)
   TimePoint session_timer_at_{};
-
-  ByteQueue send_queue_;  // frames waiting for the socket
-  ByteQueue recv_;        // one receive of scratch
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace sluice

@@ -60,7 +60,7 @@ struct QuicCallbacks {
   static int handshake_confirmed(ngtcp2_conn*, void* user_data) noexcept {
     return guarded(user_data, [](QuicConnection& self) {
       self.handshake_confirmed_ = true;
-      self.again_ = true;  // a write round follows: requeue_ is queued a last time
+      self.nesting_.ask_again();  // a write round follows: requeue_ is queued a last time
       return 0;
     });
   }

@@ -205,7 +205,7 @@ void QuicConnection::requeue_credit() {
     (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, 0);
   if (!handshake_confirmed_) return;
   requeue_.clear();
-  again_ = true;  // a write round for what was queued
+  nesting_.ask_again();  // a write round for what was queued
 }
 
 void QuicConnection::set_stream_window(std::int64_t stream_id, std::uint64_t window) {
@@ -241,8 +241,8 @@ void QuicConnection::shutdown_stream(std::int64_t stream_id, std::uint64_t app_e
 
 void QuicConnection::request_write() {
   if (state_ == State::closed) return;
-  if (in_event_) {
-    again_ = true;  // this event's after_event writes
+  if (nesting_.in_event()) {
+    nesting_.ask_again();  // this event's after_event writes
     return;
   }
   schedule_write();
@@ -258,29 +258,22 @@ void QuicConnection::apply_deferred() {
     else
       (void)ngtcp2_conn_shutdown_stream(conn_, call.stream_id, call.value);
   }
-  again_ = true;
+  nesting_.ask_again();
 }
 
 // ---- events -----------------------------------------------------------------
 
 template <class Work>
 void QuicConnection::event(Work&& work) {
-  if (in_event_) {
-    work();
-    again_ = true;
-    return;
-  }
-  in_event_ = true;
-  work();
-  after_event();
-  in_event_ = false;
+  nesting_.run(std::forward<Work>(work), [this] { after_event(); });
 }
 
 // Every event ends here: act on a failure raised where it could not be, flush
 // output, re-arm the expiry timer.
 void QuicConnection::after_event() {
+  bool again = false;
   for (int round = 0; round < kEventRounds; ++round) {
-    again_ = false;
+    (void)nesting_.take_again();
     if (failure_) {
       Failure failure = std::move(*failure_);
       failure_.reset();
@@ -288,9 +281,10 @@ void QuicConnection::after_event() {
     }
     if (state_ == State::closed) return;
     write_packets();
-    if (!again_ && !failure_) break;
+    again = nesting_.take_again();
+    if (!again && !failure_) break;
   }
-  if (again_ && state_ != State::closed) schedule_write();  // more next turn
+  if (again && state_ != State::closed) schedule_write();  // more next turn
   if (state_ != State::closed) arm_timer();
 }
 

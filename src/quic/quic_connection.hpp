@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "io/event_loop.hpp"
+#include "io/event_nesting.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/trace.hpp"
 #include "io/udp_socket.hpp"
@@ -219,8 +220,7 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   // until the handshake is confirmed, when it is over for certain.
   std::vector<std::int64_t> requeue_;
   bool handshake_confirmed_ = false;
-  bool in_event_ = false;
-  bool again_ = false;             // a nested request asks after_event for a round more
+  EventNesting nesting_;           // a nested request asks after_event for a round more
   bool write_scheduled_ = false;   // an at_turn_end write is pending
 
   EventLoop::TimerId timer_ = 0;
