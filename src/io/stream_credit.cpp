@@ -98,7 +98,10 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
                                    TimePoint now, std::chrono::nanoseconds rtt) {
   last_rtt_ = rtt;
   if (why == CreditTrigger::quiet) quiet_armed_ = false;
-  if (why == CreditTrigger::reader) drain_report_ = false;
+  // A drain report stays until the reader took everything held (or bytes arrive): a
+  // report with bytes still held must not turn it back into a half-window one, or a
+  // server waiting for more window than that would wait forever.
+  if (why == CreditTrigger::reader && held == 0) drain_report_ = false;
   CreditGrant grant;
   if (!may_extend) return grant;
   const std::uint64_t outstanding = received_ - credited_;

@@ -100,6 +100,27 @@ TEST_F(StreamCreditTest, AQuietStreamGivesBackAnyAmountAndAsksForADrainReport) {
   EXPECT_EQ(*credit.quiet_deadline(), at(milliseconds(6)));
 }
 
+// The drain report outlives reports that leave bytes held: a server waiting for
+// more window than the stream had (here 192 KiB of 256) gets it only once the reader
+// took everything. A reader report that arrives first (at half a window taken, with
+// 72 KiB still held) must not turn the drain report back into a half-window one: the
+// reader would take the 72 KiB and stop short of it, nothing would arrive, and no
+// quiet deadline would come again (found under load by
+// ClientFlowControlMinimumWindow/Slow: it stalled one run in six).
+TEST_F(StreamCreditTest, TheDrainReportStaysUntilTheReaderTookEverythingHeld) {
+  StreamCredit credit(kMark, policy);
+  credit.on_received(kMark, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(kMark, true, CreditTrigger::quiet, at(milliseconds(1)), {}).bytes, 0u);
+  EXPECT_EQ(credit.report_after(kMark), 128 * kKiB);  // half a window, as ever
+  EXPECT_EQ(credit.evaluate(72 * kKiB, true, CreditTrigger::reader, at(milliseconds(2)), {}).bytes,
+            184 * kKiB);
+  EXPECT_FALSE(credit.quiet_deadline().has_value());  // nothing arrived since
+  EXPECT_EQ(credit.report_after(72 * kKiB), 72 * kKiB) << "the reader must report once drained";
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(3)), {}).bytes,
+            72 * kKiB);
+  EXPECT_EQ(credit.report_after(0), 128 * kKiB);  // drained: back to half a window
+}
+
 TEST_F(StreamCreditTest, NothingOwedMeansNoQuietDeadline) {
   StreamCredit credit(kMark, policy);
   credit.on_received(kMark, at(milliseconds(0)));
