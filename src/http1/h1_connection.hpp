@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "http1/h1_codec.hpp"
@@ -51,6 +52,9 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   bool produce_output(StreamDriver& driver) override;
   /// Every event ends here (the driver has flushed and re-armed): tell the owner.
   void after_event() override;
+  /// None: the Transfer above keeps HTTP/1.1's timeouts.
+  std::optional<TimePoint> next_deadline() const override { return std::nullopt; }
+  void on_deadline(TimePoint /*now*/) override {}
   // H1ParserEvents
   void on_response_head(ResponseHead head) override;
   void on_body(std::span<const std::byte> bytes) override;

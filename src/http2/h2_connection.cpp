@@ -39,11 +39,7 @@ H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport
   driver_.prime();
 }
 
-H2Connection::~H2Connection() {
-  if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
-  if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
-  if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
-}
+H2Connection::~H2Connection() = default;
 
 std::size_t H2Connection::available_streams() const noexcept {
   return closed_ ? 0 : session_.available_streams();
@@ -140,10 +136,6 @@ void H2Connection::close_transport() {
   if (closed_) return;
   closed_ = true;
   driver_.close();
-  if (ping_timer_ != 0) loop_.cancel_timer(ping_timer_);
-  if (ping_timeout_timer_ != 0) loop_.cancel_timer(ping_timeout_timer_);
-  if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
-  ping_timer_ = ping_timeout_timer_ = session_timer_ = 0;
 }
 
 bool H2Connection::produce_output(StreamDriver& driver) {
@@ -162,10 +154,6 @@ void H2Connection::after_event() {
     if (trace_.on()) trace("closed: the session is over");
     close_transport();
   }
-  if (!closed_) {
-    arm_ping_timer();
-    arm_session_timer();
-  }
   tell_owner();
 }
 
@@ -175,57 +163,46 @@ OwnerView H2Connection::owner_view() const {
   return OwnerView{closed_, draining(), available_streams(), session_.streams_ended()};
 }
 
-void H2Connection::arm_ping_timer() {
-  // While a PING is out, its timeout timer decides.
-  if (ping_timer_ != 0 || session_.open_streams() == 0 || session_.ping_outstanding()) return;
-  ping_timer_ = loop_.add_timer(last_input_ + timing_.ping_after, [this] {
-    ping_timer_ = 0;
-    on_ping_timer();
-  });
+std::optional<TimePoint> H2Connection::next_deadline() const {
+  if (closed_) return std::nullopt;
+  std::optional<TimePoint> due = session_.next_deadline();
+  const auto earliest = [&due](TimePoint at) {
+    if (!due || at < *due) due = at;
+  };
+  if (session_.ping_outstanding()) {
+    earliest(ping_sent_at_ + timing_.ping_timeout);
+  } else if (session_.open_streams() > 0) {
+    earliest(last_input_ + timing_.ping_after);
+  }
+  return due;
 }
 
-// One timer follows the session's next deadline; a deadline that moved later leaves
-// the timer as it is (it fires early and is re-armed), one that moved earlier
-// replaces it.
-void H2Connection::arm_session_timer() {
-  const std::optional<TimePoint> due = session_.next_deadline();
-  if (!due || (session_timer_ != 0 && session_timer_at_ <= *due)) return;
-  if (session_timer_ != 0) loop_.cancel_timer(session_timer_);
-  session_timer_at_ = *due;
-  session_timer_ = loop_.add_timer(*due, [this] {
-    session_timer_ = 0;
-    event([this] {
-      if (!closed_) session_.on_timer();
-    });
-  });
-}
-
-// Quiet with streams open: a server that stopped answering would otherwise hold
-// them forever (a held stream legitimately receives nothing, so silence alone is no
-// error).
-void H2Connection::on_ping_timer() {
-  event([this] {
-    if (closed_ || session_.open_streams() == 0 || session_.ping_outstanding()) return;
-    if (loop_.now() - last_input_ < timing_.ping_after) return;  // re-armed after the event
-    auto sent = session_.send_ping();
-    if (!sent) {
-      fail(std::move(sent).error());
+// Quiet with streams open: a server that stopped answering would otherwise hold them
+// forever (a held stream legitimately receives nothing, so silence alone is no
+// error). A PING it does not answer in time fails the connection.
+void H2Connection::on_deadline(TimePoint now) {
+  if (closed_) return;
+  if (session_.ping_outstanding()) {
+    if (now - ping_sent_at_ >= timing_.ping_timeout) {
+      fail(Error(ErrorCode::ping_timeout, "HTTP/2: connection to " + peer_ +
+                                             " did not answer a PING within " +
+                                             seconds_text(timing_.ping_timeout)));
       return;
     }
-    ping_timeout_timer_ = loop_.add_timer(loop_.now() + timing_.ping_timeout, [this] {
-      ping_timeout_timer_ = 0;
-      on_ping_timeout();
-    });
-  });
+  } else if (session_.open_streams() > 0 && now - last_input_ >= timing_.ping_after) {
+    send_liveness_ping(now);
+    if (closed_) return;
+  }
+  if (const auto due = session_.next_deadline(); due && *due <= now) session_.on_timer();
 }
 
-void H2Connection::on_ping_timeout() {
-  event([this] {
-    if (closed_ || !session_.ping_outstanding()) return;
-    fail(Error(ErrorCode::ping_timeout, "HTTP/2: connection to " + peer_ +
-                                           " did not answer a PING within " +
-                                           seconds_text(timing_.ping_timeout)));
-  });
+void H2Connection::send_liveness_ping(TimePoint now) {
+  auto sent = session_.send_ping();
+  if (!sent) {
+    fail(std::move(sent).error());
+    return;
+  }
+  ping_sent_at_ = now;
 }
 
 void H2Connection::trace(const std::string& what) const {

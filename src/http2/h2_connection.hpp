@@ -1,8 +1,8 @@
 #pragma once
 // H2Connection: one HTTP/2 connection carrying many exchanges at once: the StreamCodec
-// between a StreamDriver (socket, buffers, events) and the sans-IO H2Session. It
-// keeps the PING timers and the session's own timer (streams gone quiet with credit
-// owed), and tells its owner when it became idle or closed. The socket is always read: backpressure is
+// between a StreamDriver (socket, buffers, events, the timer) and the sans-IO
+// H2Session. It decides when PINGs go out and when an unanswered one fails the
+// connection, and tells its owner when it became idle or closed. The socket is always read: backpressure is
 // HTTP/2 flow control (a held stream's window stays closed), never EPOLLIN off,
 // so a paused stream does not stall its siblings.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -73,8 +74,12 @@ class H2Connection final : public Connection, private StreamCodec {
   bool wants_input() const override { return session_.wants_read(); }
   bool produce_output(StreamDriver& driver) override;
   /// Every event ends here (the driver has flushed and re-armed): close a finished
-  /// session, arm the PING and session timers, tell the owner what changed.
+  /// session, tell the owner what changed.
   void after_event() override;
+  /// The earliest of: a liveness PING (quiet with streams open), its answer's
+  /// deadline, the session's own (quiet streams with credit owed).
+  std::optional<TimePoint> next_deadline() const override;
+  void on_deadline(TimePoint now) override;
 
   template <class Work>
   void event(Work&& work) {
@@ -83,10 +88,7 @@ class H2Connection final : public Connection, private StreamCodec {
   void fail(Error error);
   Error lost_error(Error transport_error) const;
   void close_transport();
-  void arm_ping_timer();
-  void arm_session_timer();
-  void on_ping_timer();
-  void on_ping_timeout();
+  void send_liveness_ping(TimePoint now);
   void tell_owner();
   OwnerView owner_view() const;
   void trace(const std::string& what) const;
@@ -103,10 +105,7 @@ class H2Connection final : public Connection, private StreamCodec {
   bool closed_ = false;
   std::uint64_t exchanges_ = 0;
   TimePoint last_input_;
-  EventLoop::TimerId ping_timer_ = 0;
-  EventLoop::TimerId ping_timeout_timer_ = 0;
-  EventLoop::TimerId session_timer_ = 0;  // the session's next_deadline (quiet streams)
-  TimePoint session_timer_at_{};
+  TimePoint ping_sent_at_{};  // of the liveness PING outstanding, if any
 };
 
 }  // namespace sluice

@@ -33,6 +33,7 @@ StreamDriver::StreamDriver(EventLoop& loop, std::unique_ptr<Transport> transport
 
 StreamDriver::~StreamDriver() {
   *alive_ = false;
+  if (timer_ != 0) loop_.cancel_timer(timer_);
   if (!closed() && !unwatched_) loop_.unwatch(transport_->fd());
 }
 
@@ -103,7 +104,23 @@ void StreamDriver::finish_event() {
     flush();
     if (!nesting_.take_again() || closed()) break;
   }
-  if (!closed()) rearm();
+  if (closed()) return;
+  rearm();
+  arm_deadline();
+}
+
+// One timer follows the codec's next deadline: one that moved later leaves the timer
+// as it is (it fires early, the codec finds nothing due, and it is re-armed), one
+// that moved earlier replaces it.
+void StreamDriver::arm_deadline() {
+  const std::optional<TimePoint> due = codec_.next_deadline();
+  if (!due || (timer_ != 0 && timer_at_ <= *due)) return;
+  if (timer_ != 0) loop_.cancel_timer(timer_);
+  timer_at_ = *due;
+  timer_ = loop_.add_timer(*due, [this] {
+    timer_ = 0;
+    event([this] { codec_.on_deadline(loop_.now()); });
+  });
 }
 
 void StreamDriver::flush() {
@@ -167,6 +184,8 @@ void StreamDriver::fail(Error error) {
 
 void StreamDriver::close() {
   if (closed()) return;
+  if (timer_ != 0) loop_.cancel_timer(timer_);
+  timer_ = 0;
   if (!unwatched_) loop_.unwatch(transport_->fd());
   transport_.reset();
   recv_.clear();

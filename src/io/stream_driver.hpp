@@ -1,15 +1,17 @@
 #pragma once
 // StreamDriver: the I/O half of every connection over a byte stream (HTTP/1.1 and
 // HTTP/2, over TCP or TLS). It owns the Transport, the receive scratch and the send
-// queue, watches the socket, and runs each piece of work as one event that ends in
-// one place: output flushed, epoll interest re-armed, then the codec's after_event
-// (its timers, what its owner must hear). The protocol behind it (a StreamCodec:
+// queue, watches the socket, keeps the connection's one timer, and runs each piece of
+// work as one event that ends in one place: output flushed, epoll interest and the
+// timer re-armed (from the codec's next_deadline), then the codec's after_event
+// (what its owner must hear). The protocol behind it (a StreamCodec:
 // H1Connection, H2Connection) sees bytes and events, never a file descriptor.
 // Ownership: HTTP thread only; a member of the connection that is its codec.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -43,6 +45,11 @@ class StreamCodec {
   /// After each outermost event, outside it: the codec may start new work here
   /// (its owner may start exchanges), which runs as events of its own.
   virtual void after_event() = 0;
+  /// When the codec next needs on_deadline (PINGs, timeouts, quiet streams); asked at
+  /// the end of every event, so one timer serves all of a connection's deadlines.
+  virtual std::optional<TimePoint> next_deadline() const = 0;
+  /// A deadline passed (or the timer fired early: check against `now`). An event.
+  virtual void on_deadline(TimePoint now) = 0;
 };
 
 class StreamDriver : private FdWatcher {
@@ -95,6 +102,7 @@ class StreamDriver : private FdWatcher {
   void finish_event();
   void flush();
   void rearm();
+  void arm_deadline();
   void fail(Error error);
 
   EventLoop& loop_;
@@ -106,6 +114,8 @@ class StreamDriver : private FdWatcher {
   EventNesting nesting_;
   bool in_read_ = false;
   bool flush_scheduled_ = false;
+  EventLoop::TimerId timer_ = 0;  // the codec's next deadline
+  TimePoint timer_at_{};
   ByteQueue send_queue_;     // output waiting for the socket
   ByteQueue recv_;           // one receive of scratch
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
