@@ -224,16 +224,21 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
 // The choices are the types': then() and on_data() take an rvalue, so a
 // PendingResponse cannot be both waited on and given a callback, nor a body both read
 // and handed to callbacks, without a visible std::move.
-static_assert(!requires(PendingResponse& pending) { pending.then([](Result<Response>) {}); });
-static_assert(requires(PendingResponse& pending) {
-  std::move(pending).then([](Result<Response>) {});
-});
-static_assert(!requires(BodyReader& body) {
+template <class Pending>
+concept ThenOnAnLvalue = requires(Pending& pending) { pending.then([](Result<Response>) {}); };
+template <class Pending>
+concept ThenOnAnRvalue =
+    requires(Pending& pending) { std::move(pending).then([](Result<Response>) {}); };
+template <class Body>
+concept OnDataOnAnLvalue = requires(Body& body) {
   body.on_data([](std::span<const std::byte>) { return true; }, [](Result<void>) {});
-});
-static_assert(requires(BodyReader& body) {
+};
+template <class Body>
+concept OnDataOnAnRvalue = requires(Body& body) {
   std::move(body).on_data([](std::span<const std::byte>) { return true; }, [](Result<void>) {});
-});
+};
+static_assert(!ThenOnAnLvalue<PendingResponse> && ThenOnAnRvalue<PendingResponse>);
+static_assert(!OnDataOnAnLvalue<BodyReader> && OnDataOnAnRvalue<BodyReader>);
 
 // then() runs its callback on the HTTP thread whichever way the response was
 // decided: here at once, in send() (a URL that cannot be parsed), before then() was
