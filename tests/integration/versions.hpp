@@ -62,6 +62,9 @@ inline std::vector<Wire> all_wires() {
   return {Wire::h1, Wire::h1_tls, Wire::h2, Wire::h2c, Wire::h3};
 }
 
+/// The versions that carry many exchanges on one connection (sibling streams).
+inline std::vector<Wire> multiplexed_wires() { return {Wire::h2, Wire::h2c, Wire::h3}; }
+
 // The suffix of each instantiated test's name.
 inline std::string wire_test_name(const ::testing::TestParamInfo<Wire>& info) {
   return wire_name(info.param);

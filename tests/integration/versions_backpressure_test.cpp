@@ -56,12 +56,12 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsMarkAndThenArrivesWhole) {
 }
 
 // Flow control is per stream: the held stream's closed window does not hold back the
-// connection. (nginx, nghttpd and caddy each answer both on one connection.)
-TEST_P(VersionsBackpressure, HeldStreamLeavesItsSiblingOnTheSameConnectionFree) {
-  if (!test::multiplexes(wire())) {
-    GTEST_SKIP() << "HTTP/1.1 runs one exchange per connection: a second request while the "
-                    "first is held goes on a second connection, so there is no sibling stream";
-  }
+// connection. (nginx, nghttpd and caddy each answer both on one connection.) Only the
+// multiplexing versions: HTTP/1.1 runs one exchange per connection, so a second
+// request while the first is held goes on a second connection and has no sibling.
+class VersionsMultiplexedBackpressure : public VersionsBackpressure {};
+
+TEST_P(VersionsMultiplexedBackpressure, HeldStreamLeavesItsSiblingOnTheSameConnectionFree) {
   auto client = make_client();
   Request request = request_for(Need::files, "/1m.bin");
   auto held = client.fetch(request);
@@ -84,6 +84,8 @@ TEST_P(VersionsBackpressure, HeldStreamLeavesItsSiblingOnTheSameConnectionFree) 
 
 INSTANTIATE_TEST_SUITE_P(Versions, VersionsBackpressure, ::testing::ValuesIn(test::all_wires()),
                          test::wire_test_name);
+INSTANTIATE_TEST_SUITE_P(Versions, VersionsMultiplexedBackpressure,
+                         ::testing::ValuesIn(test::multiplexed_wires()), test::wire_test_name);
 
 }  // namespace
 }  // namespace sluice
