@@ -29,8 +29,7 @@ H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport
       session_([this] { event([] {}); }, trace, id, loop, std::move(session_options)),
       driver_(loop, std::move(transport), *this),
       last_input_(loop.now()) {
-  if (!session_.status() || driver_.closed()) {
-    closed_ = true;
+  if (!session_.status()) {
     driver_.close();
     return;
   }
@@ -42,13 +41,13 @@ H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport
 H2Connection::~H2Connection() = default;
 
 std::size_t H2Connection::available_streams() const noexcept {
-  return closed_ ? 0 : session_.available_streams();
+  return driver_.closed() ? 0 : session_.available_streams();
 }
 
 ExchangeId H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (available_streams() == 0) {
     sink.on_unprocessed(Error(ErrorCategory::protocol,
-                        closed_ ? "HTTP/2: connection is closed"
+                        driver_.closed() ? "HTTP/2: connection is closed"
                                 : "HTTP/2: connection takes no more streams now"));
     return kNoExchange;
   }
@@ -86,13 +85,13 @@ std::size_t H2Connection::scratch_bytes() const noexcept { return driver_.scratc
 
 void H2Connection::close(Error error) {
   reports_.owner_closed();  // the owner asked; it needs no callback
-  if (closed_) return;
+  if (driver_.closed()) return;
   if (trace_.on()) trace("closed: " + error.message());
   session_.fail_all(error);
   // A polite GOAWAY if the socket takes it right away; nothing waits for it.
   session_.terminate(NGHTTP2_NO_ERROR);
   if (session_.drain_output(driver_.output())) driver_.write_best_effort();
-  close_transport();
+  driver_.close();
 }
 
 void H2Connection::on_input(std::span<const std::byte> bytes) {
@@ -100,7 +99,7 @@ void H2Connection::on_input(std::span<const std::byte> bytes) {
   auto fed = session_.feed(bytes);
   if (!fed) {  // the session has failed its streams with the reason
     if (trace_.on()) trace("closed: " + fed.error().message());
-    close_transport();
+    driver_.close();
   }
 }
 
@@ -112,7 +111,7 @@ void H2Connection::on_input_end() {
     return;
   }
   if (trace_.on()) trace("closed by the server");
-  close_transport();  // an idle connection the server closed: not an error
+  driver_.close();  // an idle connection the server closed: not an error
 }
 
 // The transport's own words ("connection reset by peer") say what broke, not where
@@ -128,31 +127,25 @@ void H2Connection::fail(Error error) {
   if (trace_.on()) trace("closed: " + error.message());
   // Closed first: a sink that hears the error sees a dead connection (and may retry
   // on a new one), not a live one that reset its stream.
-  close_transport();
+  driver_.close();
   session_.fail_all(error);
 }
 
-void H2Connection::close_transport() {
-  if (closed_) return;
-  closed_ = true;
-  driver_.close();
-}
-
 bool H2Connection::produce_output(StreamDriver& driver) {
-  if (closed_ || !session_.wants_write()) return false;
+  if (driver_.closed() || !session_.wants_write()) return false;
   auto drained = session_.drain_output(driver.output());
   if (!drained) {
     if (trace_.on()) trace("closed: " + drained.error().message());
-    close_transport();
+    driver_.close();
     return false;
   }
   return !driver.output().empty();  // empty: e.g. only deferred request bodies
 }
 
 void H2Connection::after_event() {
-  if (!closed_ && session_.finished() && driver_.output().empty()) {
+  if (!driver_.closed() && session_.finished() && driver_.output().empty()) {
     if (trace_.on()) trace("closed: the session is over");
-    close_transport();
+    driver_.close();
   }
   tell_owner();
 }
@@ -160,11 +153,11 @@ void H2Connection::after_event() {
 void H2Connection::tell_owner() { reports_.tell(*this, owner_view()); }
 
 OwnerView H2Connection::owner_view() const {
-  return OwnerView{closed_, draining(), available_streams(), session_.streams_ended()};
+  return OwnerView{driver_.closed(), draining(), available_streams(), session_.streams_ended()};
 }
 
 std::optional<TimePoint> H2Connection::next_deadline() const {
-  if (closed_) return std::nullopt;
+  if (driver_.closed()) return std::nullopt;
   std::optional<TimePoint> due = session_.next_deadline();
   const auto earliest = [&due](TimePoint at) {
     if (!due || at < *due) due = at;
@@ -181,7 +174,7 @@ std::optional<TimePoint> H2Connection::next_deadline() const {
 // forever (a held stream legitimately receives nothing, so silence alone is no
 // error). A PING it does not answer in time fails the connection.
 void H2Connection::on_deadline(TimePoint now) {
-  if (closed_) return;
+  if (driver_.closed()) return;
   if (session_.ping_outstanding()) {
     if (now - ping_sent_at_ >= timing_.ping_timeout) {
       fail(Error(ErrorCode::ping_timeout, "HTTP/2: connection to " + peer_ +
@@ -191,7 +184,7 @@ void H2Connection::on_deadline(TimePoint now) {
     }
   } else if (session_.open_streams() > 0 && now - last_input_ >= timing_.ping_after) {
     send_liveness_ping(now);
-    if (closed_) return;
+    if (driver_.closed()) return;
   }
   if (const auto due = session_.next_deadline(); due && *due <= now) session_.on_timer();
 }

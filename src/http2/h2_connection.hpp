@@ -2,9 +2,9 @@
 // H2Connection: one HTTP/2 connection carrying many exchanges at once: the StreamCodec
 // between a StreamDriver (socket, buffers, events, the timer) and the sans-IO
 // H2Session. It decides when PINGs go out and when an unanswered one fails the
-// connection, and tells its owner when it became idle or closed. The socket is always read: backpressure is
-// HTTP/2 flow control (a held stream's window stays closed), never EPOLLIN off,
-// so a paused stream does not stall its siblings.
+// connection, and tells its owner when it became idle or closed. The socket is always
+// read: backpressure is HTTP/2 flow control (a held stream's window stays closed),
+// never EPOLLIN off, so a paused stream does not stall its siblings.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
 
 #include <chrono>
@@ -48,12 +48,16 @@ class H2Connection final : public Connection, private StreamCodec {
   HttpVersion version() const noexcept override { return HttpVersion::http2; }
   /// The server's stream limit minus open streams; 0 after GOAWAY or once closed.
   std::size_t available_streams() const noexcept override;
-  bool idle() const noexcept override { return closed_ || session_.open_streams() == 0; }
+  bool idle() const noexcept override {
+    return driver_.closed() || session_.open_streams() == 0;
+  }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
-  bool is_closed() const noexcept override { return closed_; }
+  bool is_closed() const noexcept override { return driver_.closed(); }
   /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
   /// The pool does not count a draining connection toward its per-origin limit.
-  bool draining() const noexcept override { return !closed_ && session_.goaway_received(); }
+  bool draining() const noexcept override {
+    return !driver_.closed() && session_.goaway_received();
+  }
   /// The exchange's id is its stream id.
   ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;
   /// Gives the stream's window back for the bytes its consumer took.
@@ -87,7 +91,6 @@ class H2Connection final : public Connection, private StreamCodec {
   }
   void fail(Error error);
   Error lost_error(Error transport_error) const;
-  void close_transport();
   void send_liveness_ping(TimePoint now);
   void tell_owner();
   OwnerView owner_view() const;
@@ -102,7 +105,6 @@ class H2Connection final : public Connection, private StreamCodec {
   StreamDriver driver_;  // after the session, whose output it flushes
 
   std::string peer_ = "the server";  // the first request's authority, for messages
-  bool closed_ = false;
   std::uint64_t exchanges_ = 0;
   TimePoint last_input_;
   TimePoint ping_sent_at_{};  // of the liveness PING outstanding, if any

@@ -199,7 +199,8 @@ std::size_t StreamDriver::release_scratch() {
 }
 
 std::size_t StreamDriver::scratch_bytes() const noexcept {
-  return (recv_.empty() ? recv_.capacity() : 0) + (send_queue_.empty() ? send_queue_.capacity() : 0);
+  return (recv_.empty() ? recv_.capacity() : 0) +
+         (send_queue_.empty() ? send_queue_.capacity() : 0);
 }
 
 }  // namespace sluice

@@ -91,7 +91,6 @@ class StreamDriver : private FdWatcher {
   void close();
   bool closed() const noexcept { return transport_ == nullptr; }
   const Transport& transport() const noexcept { return *transport_; }
-  bool write_blocked() const noexcept { return write_blocked_; }
 
   /// The sweep: frees the empty receive scratch and send queue.
   std::size_t release_scratch();
