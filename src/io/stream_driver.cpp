@@ -77,6 +77,11 @@ void StreamDriver::read() {
     if (*received != IoStatus::done) break;
   }
   in_read_ = false;
+  if (closed()) {  // close() left the receive to us (see there)
+    recv_.clear();
+    recv_.release_if_empty();
+    return;
+  }
   // Stopped with bytes maybe still waiting. The socket's are re-reported by epoll;
   // TLS's already decrypted ones are not, so come back for them.
   if (!closed() && codec_.wants_input() && transport_->has_buffered_input()) {
@@ -188,8 +193,12 @@ void StreamDriver::close() {
   timer_ = 0;
   if (!unwatched_) loop_.unwatch(transport_->fd());
   transport_.reset();
-  recv_.clear();
-  recv_.release_if_empty();
+  // Closed from inside the codec's on_input (a sink cancelling from on_body), the
+  // receive is still being parsed: read() frees it once the codec returned.
+  if (!in_read_) {
+    recv_.clear();
+    recv_.release_if_empty();
+  }
   send_queue_.clear();
   send_queue_.release_if_empty();
 }
