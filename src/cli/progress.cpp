@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/cli_clock.hpp"
 #include "cli/terminal.hpp"
 
 namespace sluice::cli {
@@ -68,7 +69,7 @@ struct ProgressDisplay::Frame {
 };
 
 ProgressDisplay::ProgressDisplay(ProgressDisplayOptions options) : options_(std::move(options)) {
-  if (!options_.clock) options_.clock = [] { return std::chrono::steady_clock::now(); };
+  if (!options_.clock) options_.clock = cli_now;
   if (!options_.sink) options_.sink = [](std::string_view text) { write_all_to_fd(2, text); };
   started_at_ = now();
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_clock.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/output_sink.hpp"
 #include "cli/request_builder.hpp"
@@ -37,7 +38,7 @@ class Transfer {
 
   int run() {
     report_.url_effective = options_.urls.front();
-    start_ = std::chrono::steady_clock::now();
+    start_ = cli_now();
     return finish(execute());
   }
 
@@ -80,11 +81,11 @@ class Transfer {
     OutputSink sink(options_.output_path);
     if (Result<void> opened = sink.open(); !opened) return fail_with(opened.error());
     std::vector<std::byte> buffer(kReadSize);
-    auto next_stats = std::chrono::steady_clock::now() + kStatsEvery;
+    auto next_stats = cli_now() + kStatsEvery;
     for (;;) {
-      if (options_.verbose && std::chrono::steady_clock::now() >= next_stats) {
+      if (options_.verbose && cli_now() >= next_stats) {
         std::fputs(describe_client_stats(client_->stats()).c_str(), stderr);
-        next_stats = std::chrono::steady_clock::now() + kStatsEvery;
+        next_stats = cli_now() + kStatsEvery;
       }
       Result<std::size_t> got = body.read(buffer);
       if (!got) return fail_incomplete(got.error(), sink);
@@ -116,7 +117,7 @@ class Transfer {
 
   // -w is printed for failures too, so scripts can read %{exitcode} and %{errormsg}.
   int finish(int exit_code) {
-    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+    std::chrono::duration<double> elapsed = cli_now() - start_;
     report_.time_total = elapsed.count();
     report_.exit_code = exit_code;
     if (options_.write_out) {
@@ -132,7 +133,7 @@ class Transfer {
   const CliOptions& options_;
   const Client* client_ = nullptr;  // while a body is read, for -v's memory lines
   TransferReport report_;
-  std::chrono::steady_clock::time_point start_;
+  CliTimePoint start_;
 };
 
 }  // namespace
