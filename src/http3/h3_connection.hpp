@@ -1,6 +1,6 @@
 #pragma once
 // H3Connection: one HTTP/3 connection behind the protocol seam (io/connection.hpp):
-// a QuicConnection (ngtcp2, the UDP socket, timers) carrying an H3Session (nghttp3,
+// a QuicConnection (ngtcp2 over the UDP socket and its timer) carrying an H3Session (nghttp3,
 // the exchanges). It stands between the two as the QuicApplication so that it sees
 // the handshake complete (the pool may start exchanges) and the connection end (with
 // its reason, which a pool falling back to TCP, or failing an --http3-only request,

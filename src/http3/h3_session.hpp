@@ -1,6 +1,6 @@
 #pragma once
 // H3Session: the HTTP/3 client session over nghttp3, the sibling of H2Session. It is
-// the QuicApplication of one QUIC connection: the transport (QuicConnection, over
+// the QuicApplication of one QUIC connection: the transport (QuicCodec, over
 // ngtcp2) hands it stream bytes and asks it for stream bytes to send; exchanges are
 // submitted with an ExchangeSink that receives their events. It never sees a socket
 // or a packet; it reads the time from the TimeSource it is given.

@@ -1,7 +1,7 @@
 #pragma once
 // Connector: one attempt to open a TCP connection to an origin: resolve, TCP connect,
 // and for https the TLS handshake with ALPN. Reports a ready Transport or an Error.
-// (HTTP/3's QUIC handshake is QuicConnection's, in src/http3.)
+// (HTTP/3's QUIC handshake is QuicCodec's, in src/quic.)
 // Ownership: HTTP thread only; destroying it cancels the attempt (no callback).
 
 #include <chrono>

@@ -4,7 +4,7 @@
 // the deadline). Work that arrives while an event runs (a sink calling back in, a
 // library callback queuing output) runs at once and asks the outer event to go
 // round again instead of finishing on its own, so output is flushed once, last.
-// Used by StreamDriver (h1, h2) and QuicConnection.
+// Used by StreamDriver (h1, h2) and DatagramDriver (QUIC).
 // Ownership: a member of its connection; HTTP thread only.
 
 #include <utility>

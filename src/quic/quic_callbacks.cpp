@@ -1,4 +1,4 @@
-// ngtcp2's callbacks for QuicConnection: noexcept trampolines that recover the
+// ngtcp2's callbacks for QuicCodec: noexcept trampolines that recover the
 // connection from user_data, call one member, and turn a failure (kept on the
 // connection as failure_) into NGTCP2_ERR_CALLBACK_FAILURE. No exception crosses
 // ngtcp2's C frames.
@@ -11,7 +11,7 @@
 
 #include <exception>
 
-#include "quic/quic_connection.hpp"
+#include "quic/quic_codec.hpp"
 #include "quic/quic_errors.hpp"
 
 namespace sluice {
@@ -28,10 +28,10 @@ struct QuicCallbacks {
   // ngtcp2.
   template <class Body>
   static int guarded(void* user_data, Body&& body) noexcept {
-    auto* self = static_cast<QuicConnection*>(user_data);
+    auto* self = static_cast<QuicCodec*>(user_data);
     try {
       const int rv = body(*self);
-      if (rv != 0 || self->failure_ || self->state_ == QuicConnection::State::closed)
+      if (rv != 0 || self->failure_ || self->state_ == QuicCodec::State::closed)
         return NGTCP2_ERR_CALLBACK_FAILURE;
       return 0;
     } catch (const std::exception& e) {
@@ -41,11 +41,11 @@ struct QuicCallbacks {
     }
   }
 
-  static int internal_failure(QuicConnection& self, const char* what) noexcept {
+  static int internal_failure(QuicCodec& self, const char* what) noexcept {
     try {
       self.fail_from_application(
           Error(ErrorCategory::io, std::string("QUIC: internal failure: ") + what),
-          QuicConnection::kH3InternalError);
+          QuicCodec::kH3InternalError);
     } catch (...) {
       // Out of memory while reporting: ngtcp2 still stops, and the caller reports
       // the library error it returns.
@@ -54,13 +54,13 @@ struct QuicCallbacks {
   }
 
   static int handshake_completed(ngtcp2_conn*, void* user_data) noexcept {
-    return guarded(user_data, [](QuicConnection& self) { return self.handle_handshake_completed(); });
+    return guarded(user_data, [](QuicCodec& self) { return self.handle_handshake_completed(); });
   }
 
   static int handshake_confirmed(ngtcp2_conn*, void* user_data) noexcept {
-    return guarded(user_data, [](QuicConnection& self) {
+    return guarded(user_data, [](QuicCodec& self) {
       self.handshake_confirmed_ = true;
-      self.nesting_.ask_again();  // a write round follows: requeue_ is queued a last time
+      self.port_.request_write();  // a write round follows: requeue_ is queued a last time
       return 0;
     });
   }
@@ -69,7 +69,7 @@ struct QuicCallbacks {
                               std::uint64_t /*offset*/, const std::uint8_t* data,
                               std::size_t datalen, void* user_data,
                               void* /*stream_user_data*/) noexcept {
-    return guarded(user_data, [&](QuicConnection& self) {
+    return guarded(user_data, [&](QuicCodec& self) {
       return self.handle_stream_data(flags, stream_id, {data, datalen});
     });
   }
@@ -77,7 +77,7 @@ struct QuicCallbacks {
   static int acked_stream_data_offset(ngtcp2_conn*, std::int64_t stream_id,
                                       std::uint64_t /*offset*/, std::uint64_t datalen,
                                       void* user_data, void* /*stream_user_data*/) noexcept {
-    return guarded(user_data, [&](QuicConnection& self) {
+    return guarded(user_data, [&](QuicCodec& self) {
       self.app_.on_stream_acked(stream_id, datalen);
       return 0;
     });
@@ -86,7 +86,7 @@ struct QuicCallbacks {
   static int stream_close(ngtcp2_conn*, std::uint32_t flags, std::int64_t stream_id,
                           std::uint64_t app_error_code, void* user_data,
                           void* /*stream_user_data*/) noexcept {
-    return guarded(user_data, [&](QuicConnection& self) {
+    return guarded(user_data, [&](QuicCodec& self) {
       std::optional<std::uint64_t> code;
       if ((flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) != 0) code = app_error_code;
       self.app_.on_stream_closed(stream_id, code);
@@ -97,7 +97,7 @@ struct QuicCallbacks {
   static int stream_reset(ngtcp2_conn*, std::int64_t stream_id, std::uint64_t /*final_size*/,
                           std::uint64_t app_error_code, void* user_data,
                           void* /*stream_user_data*/) noexcept {
-    return guarded(user_data, [&](QuicConnection& self) {
+    return guarded(user_data, [&](QuicCodec& self) {
       self.app_.on_stream_reset(stream_id, app_error_code);
       return 0;
     });
@@ -106,7 +106,7 @@ struct QuicCallbacks {
   static int extend_max_stream_data(ngtcp2_conn*, std::int64_t stream_id,
                                     std::uint64_t /*max_data*/, void* user_data,
                                     void* /*stream_user_data*/) noexcept {
-    return guarded(user_data, [&](QuicConnection& self) {
+    return guarded(user_data, [&](QuicCodec& self) {
       self.app_.on_stream_writable(stream_id);
       return 0;
     });
@@ -114,7 +114,7 @@ struct QuicCallbacks {
 
   static int extend_max_local_streams_bidi(ngtcp2_conn*, std::uint64_t /*max_streams*/,
                                            void* user_data) noexcept {
-    return guarded(user_data, [](QuicConnection& self) {
+    return guarded(user_data, [](QuicCodec& self) {
       // Before the handshake completes this reports the server's initial limit;
       // the application hears of it through on_handshake_completed instead.
       if (self.app_started_) self.app_.on_streams_available();
@@ -124,7 +124,7 @@ struct QuicCallbacks {
 
   static int recv_stateless_reset(ngtcp2_conn*, const ngtcp2_pkt_stateless_reset*,
                                   void* user_data) noexcept {
-    static_cast<QuicConnection*>(user_data)->stateless_reset_ = true;
+    static_cast<QuicCodec*>(user_data)->stateless_reset_ = true;
     return 0;
   }
 
@@ -171,19 +171,19 @@ struct QuicCallbacks {
     table.get_new_connection_id = get_new_connection_id;
     // Not set: stream_stop_sending reports OUR stop of reading in 0.12 (the
     // application asked for it); a peer's STOP_SENDING surfaces as
-    // NGTCP2_ERR_STREAM_SHUT_WR when writing (quic_connection_io.cpp).
+    // NGTCP2_ERR_STREAM_SHUT_WR when writing (quic_codec_io.cpp).
     return table;
   }
 };
 
-const ngtcp2_callbacks& QuicConnection::callbacks() {
+const ngtcp2_callbacks& QuicCodec::callbacks() {
   static const ngtcp2_callbacks table = QuicCallbacks::make_table();
   return table;
 }
 
 // ---- the members they call --------------------------------------------------
 
-int QuicConnection::handle_handshake_completed() {
+int QuicCodec::handle_handshake_completed() {
   const std::string alpn = tls_->selected_alpn();
   if (alpn != "h3") {
     // GnuTLS requires a match (GNUTLS_ALPN_MANDATORY); this guards the contract.
@@ -200,14 +200,14 @@ int QuicConnection::handle_handshake_completed() {
   return 0;
 }
 
-void QuicConnection::start_application() {
+void QuicCodec::start_application() {
   if (app_started_ || state_ != State::open) return;
   app_started_ = true;
   auto started = app_.on_handshake_completed(*this);
   if (!started) fail_from_application(std::move(started).error(), kH3InternalError);
 }
 
-int QuicConnection::handle_stream_data(std::uint32_t flags, std::int64_t stream_id,
+int QuicCodec::handle_stream_data(std::uint32_t flags, std::int64_t stream_id,
                                        std::span<const std::uint8_t> data) {
   // Connection credit comes back at once: only stream windows hold bytes back.
   ngtcp2_conn_extend_max_offset(conn_, data.size());

@@ -1,14 +1,13 @@
-// QuicConnection: setup, the stream calls of the seam, events, the expiry timer and
-// closing (see quic_connection.hpp). Reading and writing packets live in
-// quic_connection_io.cpp, ngtcp2's callbacks in quic_callbacks.cpp.
+// QuicCodec: setup, the stream calls of the seam, deadlines and closing (see
+// quic_codec.hpp). Reading and writing packets live in quic_codec_io.cpp, ngtcp2's
+// callbacks in quic_callbacks.cpp.
 //
 // Ownership: HTTP thread only.
 
-#include "quic/quic_connection.hpp"
+#include "quic/quic_codec.hpp"
 
 #include <arpa/inet.h>
 #include <gnutls/crypto.h>
-#include <sys/epoll.h>
 
 #include <algorithm>
 #include <utility>
@@ -19,8 +18,6 @@
 namespace sluice {
 namespace {
 
-// Rounds of after_event before yielding the loop (each may add output).
-constexpr int kEventRounds = 8;
 constexpr std::size_t kSourceCidLength = 16;
 constexpr std::size_t kDestinationCidLength = 18;
 
@@ -55,59 +52,49 @@ ngtcp2_transport_params transport_params(const QuicOptions& options) {
 
 }  // namespace
 
-Result<std::unique_ptr<QuicConnection>> QuicConnection::connect(EventLoop& loop,
-                                                                QuicOptions options,
-                                                                QuicApplication& app,
-                                                                const Trace& trace,
-                                                                std::uint64_t conn_id) {
+Result<std::unique_ptr<QuicCodec>> QuicCodec::create(QuicOptions options, Path path,
+                                                     DatagramPort& port, QuicApplication& app,
+                                                     const Trace& trace, std::uint64_t conn_id) {
   if (!options.tls_context) {
     auto context = QuicTlsContext::create(options.ca_file, options.insecure);
     if (!context) return std::move(context).error();
     options.tls_context = std::move(context).value();
   }
-  auto socket = UdpSocket::connect(options.remote, "QUIC");
-  if (!socket) return std::move(socket).error();
   auto tls = QuicTls::create(options.tls_context, options.host);
   if (!tls) return std::move(tls).error();
-  std::unique_ptr<QuicConnection> conn(new QuicConnection(
-      loop, std::move(options), app, trace, conn_id, std::move(socket).value(),
-      std::move(tls).value()));
-  auto started = conn->start();
+  std::unique_ptr<QuicCodec> codec(new QuicCodec(std::move(options), std::move(path), port, app,
+                                                 trace, conn_id, std::move(tls).value()));
+  auto started = codec->start();
   if (!started) return std::move(started).error();
-  return conn;
+  return codec;
 }
 
-QuicConnection::QuicConnection(EventLoop& loop, QuicOptions options, QuicApplication& app,
-                               const Trace& trace, std::uint64_t conn_id, UdpSocket socket,
-                               std::unique_ptr<QuicTls> tls)
-    : loop_(loop),
-      options_(std::move(options)),
+QuicCodec::QuicCodec(QuicOptions options, Path path, DatagramPort& port, QuicApplication& app,
+                     const Trace& trace, std::uint64_t conn_id, std::unique_ptr<QuicTls> tls)
+    : options_(std::move(options)),
+      path_(std::move(path)),
+      port_(port),
       app_(app),
       trace_(trace),
       id_(conn_id),
-      peer_(options_.host + ":" + std::to_string(port_of(options_.remote))),
-      socket_(std::move(socket)),
+      peer_(options_.host + ":" + std::to_string(port_of(path_.remote))),
       tls_(std::move(tls)) {}
 
-QuicConnection::~QuicConnection() {
-  *alive_ = false;
-  teardown();
+QuicCodec::~QuicCodec() {
   if (conn_ != nullptr) ngtcp2_conn_del(conn_);  // before the TLS session it points to
   tls_.reset();
 }
 
-ngtcp2_path QuicConnection::path() noexcept {
+ngtcp2_path QuicCodec::ngtcp2_path_of() noexcept {
   ngtcp2_path path{};
-  auto& local = const_cast<SocketAddress&>(socket_->local());
-  auto& remote = const_cast<SocketAddress&>(socket_->remote());
-  path.local.addr = reinterpret_cast<ngtcp2_sockaddr*>(&local.storage);
-  path.local.addrlen = local.length;
-  path.remote.addr = reinterpret_cast<ngtcp2_sockaddr*>(&remote.storage);
-  path.remote.addrlen = remote.length;
+  path.local.addr = reinterpret_cast<ngtcp2_sockaddr*>(&path_.local.storage);
+  path.local.addrlen = path_.local.length;
+  path.remote.addr = reinterpret_cast<ngtcp2_sockaddr*>(&path_.remote.storage);
+  path.remote.addrlen = path_.remote.length;
   return path;
 }
 
-Result<void> QuicConnection::start() {
+Result<void> QuicCodec::start() {
   auto scid = random_cid(kSourceCidLength);
   if (!scid) return std::move(scid).error();
   auto dcid = random_cid(kDestinationCidLength);
@@ -115,7 +102,7 @@ Result<void> QuicConnection::start() {
 
   ngtcp2_settings settings;
   ngtcp2_settings_default(&settings);
-  settings.initial_ts = quic_timestamp_of(loop_.now());
+  settings.initial_ts = quic_timestamp_of(port_.now());
   settings.handshake_timeout = options_.handshake_timeout.count() > 0
                                    ? quic_duration(options_.handshake_timeout)
                                    : UINT64_MAX;  // none
@@ -124,7 +111,7 @@ Result<void> QuicConnection::start() {
   settings.max_stream_window = 0;
 
   const ngtcp2_transport_params params = transport_params(options_);
-  const ngtcp2_path start_path = path();
+  const ngtcp2_path start_path = ngtcp2_path_of();
   const int rv = ngtcp2_conn_client_new(&conn_, &dcid.value(), &scid.value(), &start_path,
                                         NGTCP2_PROTO_VER_V1, &callbacks(), &settings,
                                         &params, nullptr, this);
@@ -136,19 +123,13 @@ Result<void> QuicConnection::start() {
   tls_->attach(conn_);
   if (options_.keep_alive.count() > 0)
     ngtcp2_conn_set_keep_alive_timeout(conn_, quic_duration(options_.keep_alive));
-  auto watched = loop_.watch(socket_->fd(), EPOLLIN, this);
-  if (!watched) return std::move(watched).error();
-  if (trace_.on()) {
-    trace("connecting to " + peer_ + " (" + socket_->remote().to_string() + " over UDP" +
-          (socket_->gso_enabled() ? ", GSO" : "") + ")");
-  }
-  schedule_write();  // the Initial packet leaves at the end of this turn
+  port_.request_write();  // the Initial packet
   return {};
 }
 
 // ---- QuicStreams ------------------------------------------------------------
 
-Result<std::int64_t> QuicConnection::open_bidi_stream() {
+Result<std::int64_t> QuicCodec::open_bidi_stream() {
   if (state_ != State::open)
     return Error(ErrorCategory::protocol, "QUIC: connection to " + peer_ + " is not open");
   std::int64_t stream_id = -1;
@@ -162,7 +143,7 @@ Result<std::int64_t> QuicConnection::open_bidi_stream() {
   return stream_id;
 }
 
-Result<std::int64_t> QuicConnection::open_uni_stream() {
+Result<std::int64_t> QuicCodec::open_uni_stream() {
   if (state_ != State::open)
     return Error(ErrorCategory::protocol, "QUIC: connection to " + peer_ + " is not open");
   std::int64_t stream_id = -1;
@@ -174,22 +155,22 @@ Result<std::int64_t> QuicConnection::open_uni_stream() {
   return stream_id;
 }
 
-std::uint64_t QuicConnection::bidi_streams_left() const {
+std::uint64_t QuicCodec::bidi_streams_left() const {
   if (state_ != State::open) return 0;
   return ngtcp2_conn_get_streams_bidi_left(conn_);
 }
 
-void QuicConnection::extend_stream(std::int64_t stream_id, std::uint64_t n) {
+void QuicCodec::extend_stream(std::int64_t stream_id, std::uint64_t n) {
   if (state_ == State::closed || n == 0) return;
   if (coalescing_) {
     deferred_.push_back({DeferredCall::Kind::extend, stream_id, n});
     return;
   }
   extend_credit(stream_id, n);
-  request_write();
+  port_.request_write();
 }
 
-void QuicConnection::extend_credit(std::int64_t stream_id, std::uint64_t n) {
+void QuicCodec::extend_credit(std::int64_t stream_id, std::uint64_t n) {
   // Fails only for lack of memory; the peer then just waits for credit.
   (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, n);
   if (!handshake_confirmed_ &&
@@ -199,29 +180,29 @@ void QuicConnection::extend_credit(std::int64_t stream_id, std::uint64_t n) {
 
 // Credit of 0 puts a stream's pending MAX_STREAM_DATA back in ngtcp2's queue (see
 // requeue_). Called after every complete packet until the handshake is confirmed.
-void QuicConnection::requeue_credit() {
+void QuicCodec::requeue_credit() {
   if (requeue_.empty()) return;
   for (const std::int64_t stream_id : requeue_)
     (void)ngtcp2_conn_extend_max_stream_offset(conn_, stream_id, 0);
   if (!handshake_confirmed_) return;
   requeue_.clear();
-  nesting_.ask_again();  // a write round for what was queued
+  port_.request_write();  // a write round for what was queued
 }
 
-void QuicConnection::set_stream_window(std::int64_t stream_id, std::uint64_t window) {
+void QuicCodec::set_stream_window(std::int64_t stream_id, std::uint64_t window) {
   // A window below the initial one cannot shrink what the peer was already given.
   if (window > options_.stream_window) extend_stream(stream_id, window - options_.stream_window);
 }
 
-void QuicConnection::extend_connection_window(std::uint64_t n) {
+void QuicCodec::extend_connection_window(std::uint64_t n) {
   if (state_ == State::closed || n == 0) return;
   // Only raises the limit ngtcp2 will announce (MAX_DATA, in its half-window steps):
   // safe even while a packet is being built.
   ngtcp2_conn_extend_max_offset(conn_, n);
-  request_write();
+  port_.request_write();
 }
 
-std::chrono::nanoseconds QuicConnection::path_rtt() const {
+std::chrono::nanoseconds QuicCodec::path_rtt() const {
   if (conn_ == nullptr) return std::chrono::nanoseconds::zero();
   ngtcp2_conn_stat stat;
   ngtcp2_conn_get_conn_stat(conn_, &stat);
@@ -229,26 +210,21 @@ std::chrono::nanoseconds QuicConnection::path_rtt() const {
   return std::chrono::nanoseconds(static_cast<std::int64_t>(stat.min_rtt));
 }
 
-void QuicConnection::shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) {
+void QuicCodec::shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) {
   if (state_ == State::closed) return;
   if (coalescing_) {
     deferred_.push_back({DeferredCall::Kind::shutdown, stream_id, app_error});
     return;
   }
   (void)ngtcp2_conn_shutdown_stream(conn_, stream_id, app_error);
-  request_write();
+  port_.request_write();
 }
 
-void QuicConnection::request_write() {
-  if (state_ == State::closed) return;
-  if (nesting_.in_event()) {
-    nesting_.ask_again();  // this event's after_event writes
-    return;
-  }
-  schedule_write();
+void QuicCodec::request_write() {
+  if (state_ != State::closed) port_.request_write();
 }
 
-void QuicConnection::apply_deferred() {
+void QuicCodec::apply_deferred() {
   if (deferred_.empty() || state_ == State::closed) return;
   std::vector<DeferredCall> calls;
   calls.swap(deferred_);
@@ -258,107 +234,51 @@ void QuicConnection::apply_deferred() {
     else
       (void)ngtcp2_conn_shutdown_stream(conn_, call.stream_id, call.value);
   }
-  nesting_.ask_again();
+  port_.request_write();
 }
 
-// ---- events -----------------------------------------------------------------
+// ---- deadlines ---------------------------------------------------------------
 
-template <class Work>
-void QuicConnection::event(Work&& work) {
-  nesting_.run(std::forward<Work>(work), [this] { after_event(); });
-}
-
-// Every event ends here: act on a failure raised where it could not be, flush
-// output, re-arm the expiry timer.
-void QuicConnection::after_event() {
-  bool again = false;
-  for (int round = 0; round < kEventRounds; ++round) {
-    (void)nesting_.take_again();
-    if (failure_) {
-      Failure failure = std::move(*failure_);
-      failure_.reset();
-      terminate(std::move(failure));
-    }
-    if (state_ == State::closed) return;
-    write_packets();
-    again = nesting_.take_again();
-    if (!again && !failure_) break;
-  }
-  if (again && state_ != State::closed) schedule_write();  // more next turn
-  if (state_ != State::closed) arm_timer();
-}
-
-void QuicConnection::schedule_write() {
-  if (write_scheduled_ || state_ == State::closed) return;
-  write_scheduled_ = true;
-  loop_.at_turn_end([this, alive = std::weak_ptr<bool>(alive_)] {
-    const auto still = alive.lock();
-    if (!still || !*still) return;
-    write_scheduled_ = false;
-    if (state_ != State::closed) event([] {});
-  });
-}
-
-void QuicConnection::on_fd_ready(std::uint32_t events) {
-  event([&] {
-    if ((events & EPOLLOUT) != 0) (void)flush_pending();
-    if ((events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0 && state_ != State::closed) read_ready();
-  });
-}
-
-ngtcp2_tstamp QuicConnection::next_expiry() const {
+// The earlier of ngtcp2's expiry and the application's deadline.
+std::optional<TimePoint> QuicCodec::next_deadline() const {
+  if (state_ == State::closed) return std::nullopt;
   const ngtcp2_tstamp expiry = ngtcp2_conn_get_expiry(conn_);
+  std::optional<TimePoint> due;
+  if (expiry != UINT64_MAX) due = quic_time_point(expiry);
   const std::optional<TimePoint> app = app_started_ ? app_.next_deadline() : std::nullopt;
-  return app ? std::min(expiry, quic_timestamp_of(*app)) : expiry;
+  if (app && (!due || *app < *due)) due = app;
+  return due;
 }
 
-void QuicConnection::arm_timer() {
-  const ngtcp2_tstamp expiry = next_expiry();
-  if (timer_ != 0 && expiry == timer_expiry_) return;
-  if (timer_ != 0) loop_.cancel_timer(timer_);
-  timer_ = 0;
-  timer_expiry_ = expiry;
-  if (expiry == UINT64_MAX) return;
-  timer_ = loop_.add_timer(quic_time_point(expiry), [this, alive = std::weak_ptr<bool>(alive_)] {
-    const auto still = alive.lock();
-    if (!still || !*still) return;
-    timer_ = 0;
-    timer_expiry_ = UINT64_MAX;
-    on_timer();
-  });
-}
-
-void QuicConnection::on_timer() {
-  event([&] {
-    if (state_ == State::closed) return;
-    const ngtcp2_tstamp now = quic_timestamp_of(loop_.now());
-    if (ngtcp2_conn_get_expiry(conn_) <= now) {
-      ++ngtcp2_depth_;
-      const int rv = ngtcp2_conn_handle_expiry(conn_, now);
-      --ngtcp2_depth_;
-      if (rv != 0) {
-        terminate(expiry_failure(rv));
-        return;
-      }
+void QuicCodec::on_deadline(TimePoint now) {
+  if (state_ == State::closed) return;
+  const ngtcp2_tstamp ts = quic_timestamp_of(now);
+  if (ngtcp2_conn_get_expiry(conn_) <= ts) {
+    ++ngtcp2_depth_;
+    const int rv = ngtcp2_conn_handle_expiry(conn_, ts);
+    --ngtcp2_depth_;
+    if (rv != 0) {
+      terminate(expiry_failure(rv));
+      return;
     }
-    if (!app_started_) return;
-    const std::optional<TimePoint> due = app_.next_deadline();
-    if (due && quic_timestamp_of(*due) <= now) app_.on_timer();
-  });
+  }
+  if (!app_started_) return;
+  const std::optional<TimePoint> due = app_.next_deadline();
+  if (due && *due <= now) app_.on_timer();
 }
 
 // ---- closing ----------------------------------------------------------------
 
-void QuicConnection::close(Error error, std::uint64_t app_error) {
+void QuicCodec::close(Error error, std::uint64_t app_error) {
   if (state_ == State::closed) return;
   terminate(Failure{std::move(error), quic_application_close(app_error)});
 }
 
-void QuicConnection::fail_from_application(Error error, std::uint64_t app_error) {
+void QuicCodec::fail_from_application(Error error, std::uint64_t app_error) {
   terminate(Failure{std::move(error), quic_application_close(app_error)});
 }
 
-void QuicConnection::terminate(Failure failure) {
+void QuicCodec::terminate(Failure failure) {
   if (state_ == State::closed) return;
   if (ngtcp2_depth_ > 0) {
     // Inside ngtcp2: its callback returns failure and the caller of ngtcp2 ends
@@ -368,29 +288,31 @@ void QuicConnection::terminate(Failure failure) {
   }
   state_ = State::closed;
   failure_.reset();
+  deferred_.clear();
   const bool sent = failure.close && send_connection_close(*failure.close);
   // The reason is the application's to trace: it hears it next.
   if (trace_.on()) trace(sent ? "QUIC closed (CONNECTION_CLOSE sent)" : "QUIC closed");
-  teardown();
+  port_.close();
   app_.on_connection_closed(failure.error);
 }
 
-void QuicConnection::teardown() {
-  if (timer_ != 0) loop_.cancel_timer(timer_);
-  timer_ = 0;
-  if (socket_) {
-    loop_.unwatch(socket_->fd());
-    socket_.reset();
-  }
-  pending_.clear();
-  deferred_.clear();
+// A failure raised where it could not be acted on (inside ngtcp2) ends the
+// connection now; true when it did.
+bool QuicCodec::act_on_failure() {
+  if (!failure_) return false;
+  Failure failure = std::move(*failure_);
+  failure_.reset();
+  terminate(std::move(failure));
+  return true;
 }
+
+void QuicCodec::on_port_error(Error error) { terminate(Failure{std::move(error), std::nullopt}); }
 
 // One CONNECTION_CLOSE, sent at once and never repeated: nothing waits for the
 // peer to acknowledge it (the closing period of RFC 9000 is left to the peer).
-bool QuicConnection::send_connection_close(const ngtcp2_connection_close_error& close) {
-  if (!socket_ || conn_ == nullptr) return false;
-  if (ngtcp2_conn_is_in_closing_period(conn_) || ngtcp2_conn_is_in_draining_period(conn_))
+bool QuicCodec::send_connection_close(const ngtcp2_connection_close_error& close) {
+  if (conn_ == nullptr || ngtcp2_conn_is_in_closing_period(conn_) ||
+      ngtcp2_conn_is_in_draining_period(conn_))
     return false;
   std::vector<std::uint8_t> packet(
       std::max<std::size_t>(ngtcp2_conn_get_max_tx_udp_payload_size(conn_),
@@ -398,33 +320,17 @@ bool QuicConnection::send_connection_close(const ngtcp2_connection_close_error& 
   ngtcp2_pkt_info info{};
   const ngtcp2_ssize size = ngtcp2_conn_write_connection_close(
       conn_, nullptr, &info, packet.data(), packet.size(), &close,
-      quic_timestamp_of(loop_.now()));
+      quic_timestamp_of(port_.now()));
   if (size <= 0) return false;
-  const std::span<const std::uint8_t> bytes(packet.data(), static_cast<std::size_t>(size));
   // Best effort: the connection is over whatever the socket says.
-  auto sent = socket_->send_batch(bytes, bytes.size());
-  return sent && *sent == bytes.size();
+  return port_.send_now({packet.data(), static_cast<std::size_t>(size)});
 }
 
 // ---- the rest ---------------------------------------------------------------
 
-std::string QuicConnection::alpn() const { return tls_ ? tls_->selected_alpn() : std::string(); }
+std::string QuicCodec::alpn() const { return tls_ ? tls_->selected_alpn() : std::string(); }
 
-std::size_t QuicConnection::release_scratch() {
-  std::size_t freed = socket_ ? socket_->release_scratch() : 0;
-  if (pending_.empty() && send_buffer_.capacity() > 0) {
-    freed += send_buffer_.capacity();
-    send_buffer_ = std::vector<std::uint8_t>();
-  }
-  return freed;
-}
-
-std::size_t QuicConnection::scratch_bytes() const noexcept {
-  return (socket_ ? socket_->scratch_bytes() : 0) +
-         (pending_.empty() ? send_buffer_.capacity() : 0);
-}
-
-std::chrono::milliseconds QuicConnection::effective_idle_timeout() const {
+std::chrono::milliseconds QuicCodec::effective_idle_timeout() const {
   std::chrono::milliseconds idle = options_.idle_timeout;
   const ngtcp2_transport_params* remote = ngtcp2_conn_get_remote_transport_params(conn_);
   if (remote != nullptr && remote->max_idle_timeout != 0) {
@@ -434,7 +340,7 @@ std::chrono::milliseconds QuicConnection::effective_idle_timeout() const {
   return idle;
 }
 
-void QuicConnection::trace(const std::string& what) const {
+void QuicCodec::trace(const std::string& what) const {
   trace_.emit("c" + std::to_string(id_) + " h3: " + what);
 }
 

@@ -1,10 +1,11 @@
 #pragma once
-// QuicConnection: the QUIC transport of one HTTP/3 connection, over ngtcp2 0.12 and
-// a connected UDP socket. It moves stream bytes for a QuicApplication (H3Session)
-// through the QuicStreams seam (quic_streams.hpp), drives ngtcp2 from the EventLoop
-// (the socket, one timer following ngtcp2_conn_get_expiry, writes coalesced at the
-// turn end; the one timer also serves the application's deadline) and turns every
-// way a connection ends into one Error.
+// QuicCodec: the QUIC transport of one HTTP/3 connection over ngtcp2 0.12, sans I/O.
+// It moves stream bytes for a QuicApplication (H3Session) through the QuicStreams
+// seam (quic_streams.hpp), and datagrams through a DatagramPort: received ones and
+// deadlines come in with `now`, packets go out into the carrier's DatagramBatch
+// (io/datagram_driver.hpp). One deadline serves ngtcp2's expiry and the
+// application's. Every way a connection ends becomes one Error. QuicConnection
+// (quic_connection.hpp) carries it over a UDP socket; unit tests over a simulated link.
 //
 // Flow control is the backpressure (docs/architecture.md): connection credit
 // (MAX_DATA) is returned as stream bytes arrive, so a held stream never stalls its
@@ -18,9 +19,9 @@
 // H3_NO_ERROR), the real code being unknown; the reset's own outcome, if any,
 // arrives on the receiving side (on_stream_reset).
 //
-// Ownership: HTTP thread only. Owned by the glue that owns its application (the
-// lead's H3Connection); neither may destroy the other from inside a call of the
-// seam. Every application callback runs inside one event of this connection.
+// Ownership: HTTP thread only. Owned beside its carrier (QuicConnection) by the glue
+// that owns its application (H3Connection); neither may destroy the other from inside
+// a call of the seam. Every application callback runs inside one event of the carrier.
 
 #include <ngtcp2/ngtcp2.h>
 
@@ -31,11 +32,9 @@
 #include <string>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/event_nesting.hpp"
+#include "io/datagram_driver.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/trace.hpp"
-#include "io/udp_socket.hpp"
 #include "quic/quic_errors.hpp"
 #include "quic/quic_streams.hpp"
 #include "quic/quic_tls.hpp"
@@ -70,20 +69,25 @@ struct QuicOptions {
   AppErrorNamer app_error_name = nullptr;
 };
 
-class QuicConnection final : public QuicStreams, private FdWatcher {
+class QuicCodec final : public QuicStreams, public DatagramCodec {
  public:
-  /// Creates the socket, the TLS session and the ngtcp2 connection; the first
-  /// packets leave at the end of this loop turn. An Error here is local (no
-  /// socket, unreadable CA file, unreachable address family) and the application
-  /// hears nothing; every later failure, the handshake's included, reaches it as
-  /// on_connection_closed. `app` and `trace` outlive the connection.
-  static Result<std::unique_ptr<QuicConnection>> connect(EventLoop& loop, QuicOptions options,
-                                                         QuicApplication& app, const Trace& trace,
-                                                         std::uint64_t conn_id);
+  /// The path's two ends (ngtcp2 names the path of every packet by them).
+  struct Path {
+    SocketAddress local;
+    SocketAddress remote;
+  };
+  /// Creates the TLS session and the ngtcp2 connection and asks `port` to write the
+  /// first packets. An Error here is local (an unreadable CA file, no random bytes)
+  /// and the application hears nothing; every later failure, the handshake's
+  /// included, reaches it as on_connection_closed. `port`, `app` and `trace` outlive
+  /// the codec.
+  static Result<std::unique_ptr<QuicCodec>> create(QuicOptions options, Path path,
+                                                   DatagramPort& port, QuicApplication& app,
+                                                   const Trace& trace, std::uint64_t conn_id);
   /// Silent: no CONNECTION_CLOSE, no callback. Call close() first for a polite end.
-  ~QuicConnection() override;
-  QuicConnection(const QuicConnection&) = delete;
-  QuicConnection& operator=(const QuicConnection&) = delete;
+  ~QuicCodec() override;
+  QuicCodec(const QuicCodec&) = delete;
+  QuicCodec& operator=(const QuicCodec&) = delete;
 
   // QuicStreams. Stream calls on a closed connection fail or do nothing.
   Result<std::int64_t> open_bidi_stream() override;
@@ -101,6 +105,13 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   void shutdown_stream(std::int64_t stream_id, std::uint64_t app_error) override;
   void request_write() override;
 
+  // DatagramCodec
+  void on_datagram(std::span<const std::uint8_t> datagram, TimePoint now) override;
+  void on_port_error(Error error) override;
+  void write_datagrams(DatagramBatch& batch, TimePoint now) override;
+  std::optional<TimePoint> next_deadline() const override;
+  void on_deadline(TimePoint now) override;
+
   /// Ends the connection: one CONNECTION_CLOSE (application error `app_error`,
   /// H3_NO_ERROR by default) is sent, then the application hears
   /// on_connection_closed(error). Nothing after the first close or failure. Safe
@@ -114,11 +125,6 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   const std::string& peer() const noexcept { return peer_; }
   /// The protocol TLS negotiated ("h3" once the handshake completed).
   std::string alpn() const;
-  /// Frees the receive scratch and an idle send buffer; returns the bytes freed.
-  std::size_t release_scratch();
-  std::size_t scratch_bytes() const noexcept;
-  /// Whether sends go out as UDP GSO runs (false once closed).
-  bool uses_gso() const noexcept { return socket_ && socket_->gso_enabled(); }
 
   static constexpr std::uint64_t kH3NoError = 0x100;
   static constexpr std::uint64_t kH3GeneralProtocolError = 0x101;
@@ -126,7 +132,7 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
 
  private:
   friend struct QuicCallbacks;
-  /// ngtcp2's callback table (quic_callbacks.cpp); user_data is the QuicConnection.
+  /// ngtcp2's callback table (quic_callbacks.cpp); user_data is the QuicCodec.
   static const ngtcp2_callbacks& callbacks();
   enum class State { handshaking, open, closed };
   /// How a connection ends: the error the application hears and the
@@ -142,45 +148,25 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
     std::int64_t stream_id;
     std::uint64_t value;
   };
-  /// Part of the send buffer the socket has not taken yet.
-  struct PendingRun {
-    std::size_t offset;
-    std::size_t length;
-    std::size_t segment;
-  };
 
-  QuicConnection(EventLoop& loop, QuicOptions options, QuicApplication& app, const Trace& trace,
-                 std::uint64_t conn_id, UdpSocket socket, std::unique_ptr<QuicTls> tls);
+  QuicCodec(QuicOptions options, Path path, DatagramPort& port, QuicApplication& app,
+            const Trace& trace, std::uint64_t conn_id, std::unique_ptr<QuicTls> tls);
   Result<void> start();
-  ngtcp2_path path() noexcept;
+  ngtcp2_path ngtcp2_path_of() noexcept;
 
-  // Events (quic_connection.cpp).
-  void on_fd_ready(std::uint32_t events) override;
-  template <class Work>
-  void event(Work&& work);
-  void after_event();
-  void schedule_write();
-  void arm_timer();
-  /// The earlier of ngtcp2's expiry and the application's deadline (UINT64_MAX: none).
-  ngtcp2_tstamp next_expiry() const;
-  void on_timer();
+  // Deadlines and closing (quic_codec.cpp).
   void terminate(Failure failure);
-  void teardown();
+  bool act_on_failure();
   bool send_connection_close(const ngtcp2_connection_close_error& close);
   void trace(const std::string& what) const;
 
-  // Reading and writing (quic_connection_io.cpp).
-  void read_ready();
-  bool feed(std::span<const std::uint8_t> datagram);
+  // Reading and writing (quic_codec_io.cpp).
   Failure read_failure(int liberr);
   Failure expiry_failure(int liberr);
-  void write_packets();
-  std::optional<std::size_t> write_one(std::uint8_t* dest, std::size_t size, ngtcp2_tstamp ts);
+  std::optional<std::size_t> write_one(std::span<std::uint8_t> dest, ngtcp2_tstamp ts);
   std::optional<std::size_t> after_write_error(ngtcp2_ssize rv, std::int64_t stream_id,
                                                ngtcp2_ssize datalen);
   bool output_written(std::int64_t stream_id, ngtcp2_ssize datalen);
-  void send_run(std::size_t offset, std::size_t length, std::size_t segment);
-  bool flush_pending();
   void apply_deferred();
   void extend_credit(std::int64_t stream_id, std::uint64_t n);
   void requeue_credit();
@@ -194,13 +180,13 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
 
   std::chrono::milliseconds effective_idle_timeout() const;
 
-  EventLoop& loop_;
   QuicOptions options_;
+  Path path_;
+  DatagramPort& port_;
   QuicApplication& app_;
   const Trace& trace_;
   std::uint64_t id_;
   std::string peer_;  // "host:port"
-  std::optional<UdpSocket> socket_;  // reset once closed
   std::unique_ptr<QuicTls> tls_;
   ngtcp2_conn* conn_ = nullptr;
 
@@ -220,15 +206,6 @@ class QuicConnection final : public QuicStreams, private FdWatcher {
   // until the handshake is confirmed, when it is over for certain.
   std::vector<std::int64_t> requeue_;
   bool handshake_confirmed_ = false;
-  EventNesting nesting_;           // a nested request asks after_event for a round more
-  bool write_scheduled_ = false;   // an at_turn_end write is pending
-
-  EventLoop::TimerId timer_ = 0;
-  ngtcp2_tstamp timer_expiry_ = UINT64_MAX;
-
-  std::vector<std::uint8_t> send_buffer_;
-  std::vector<PendingRun> pending_;  // unsent runs of send_buffer_, in order
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace sluice

@@ -1,22 +1,18 @@
-// QuicConnection: reading datagrams into ngtcp2 and writing its packets out in
-// batches (see quic_connection.hpp).
+// QuicCodec: datagrams into ngtcp2, and its packets into the carrier's batch (see
+// quic_codec.hpp).
 //
 // Ownership: HTTP thread only.
-
-#include <sys/epoll.h>
 
 #include <algorithm>
 #include <array>
 
 #include "quic/quic_clock.hpp"
-#include "quic/quic_connection.hpp"
+#include "quic/quic_codec.hpp"
 #include "quic/quic_errors.hpp"
 
 namespace sluice {
 namespace {
 
-// Receive batches per readiness event before other connections get a turn.
-constexpr int kReceiveRounds = 4;
 // Stream data pieces taken from the application per packet.
 constexpr std::size_t kMaxVecs = 16;
 // ngtcp2 calls per write before yielding; bounds the loop should an application
@@ -27,36 +23,19 @@ constexpr int kMaxWriteCalls = 1024;
 
 // ---- reading ----------------------------------------------------------------
 
-void QuicConnection::read_ready() {
-  for (int round = 0; round < kReceiveRounds; ++round) {
-    auto batch = socket_->receive_batch();
-    if (!batch) {
-      terminate(Failure{std::move(batch).error(), std::nullopt});  // the socket is dead
-      return;
-    }
-    const std::span<const UdpDatagram> datagrams = *batch;
-    for (const UdpDatagram& datagram : datagrams) {
-      if (!feed(datagram.bytes)) return;  // closed: the batch's memory may be gone
-    }
-    if (datagrams.size() < UdpSocket::kMaxBatch) return;
-  }
-}
-
-// Returns false once the connection is closed.
-bool QuicConnection::feed(std::span<const std::uint8_t> datagram) {
-  const ngtcp2_path read_path = path();
+void QuicCodec::on_datagram(std::span<const std::uint8_t> datagram, TimePoint now) {
+  if (state_ == State::closed) return;
+  const ngtcp2_path read_path = ngtcp2_path_of();
   ngtcp2_pkt_info info{};
   stateless_reset_ = false;
   ++ngtcp2_depth_;
   const int rv = ngtcp2_conn_read_pkt(conn_, &read_path, &info, datagram.data(), datagram.size(),
-                                      quic_timestamp_of(loop_.now()));
+                                      quic_timestamp_of(now));
   --ngtcp2_depth_;
-  if (rv == 0 && !failure_) return state_ != State::closed;
-  terminate(read_failure(rv));
-  return false;
+  if (rv != 0 || failure_) terminate(read_failure(rv));
 }
 
-QuicConnection::Failure QuicConnection::read_failure(int liberr) {
+QuicCodec::Failure QuicCodec::read_failure(int liberr) {
   if (failure_) {
     Failure failure = std::move(*failure_);
     failure_.reset();
@@ -86,7 +65,7 @@ QuicConnection::Failure QuicConnection::read_failure(int liberr) {
   }
 }
 
-QuicConnection::Failure QuicConnection::expiry_failure(int liberr) {
+QuicCodec::Failure QuicCodec::expiry_failure(int liberr) {
   if (failure_) {
     Failure failure = std::move(*failure_);
     failure_.reset();
@@ -102,41 +81,24 @@ QuicConnection::Failure QuicConnection::expiry_failure(int liberr) {
 
 // ---- writing ----------------------------------------------------------------
 
-// Packets go out in runs of equal size (the last of a run may be shorter), one
-// send per run (UDP GSO or sendmmsg), at most a send quantum per call; ngtcp2's
-// pacing then wakes the expiry timer for the next.
-void QuicConnection::write_packets() {
-  if (state_ == State::closed || !pending_.empty()) return;
-  const ngtcp2_tstamp ts = quic_timestamp_of(loop_.now());
+// At most a send quantum of packets per call (the batch groups them into runs for
+// GSO); ngtcp2's pacing then sets the deadline for the next.
+void QuicCodec::write_datagrams(DatagramBatch& batch, TimePoint now) {
+  if (act_on_failure() || state_ == State::closed) return;
+  const ngtcp2_tstamp ts = quic_timestamp_of(now);
   const std::size_t max_size = ngtcp2_conn_get_max_tx_udp_payload_size(conn_);
-  const std::size_t max_packets = std::clamp<std::size_t>(
-      ngtcp2_conn_get_send_quantum(conn_) / max_size, 1, UdpSocket::kMaxBatch);
-  if (send_buffer_.size() < max_packets * max_size) send_buffer_.resize(max_packets * max_size);
-  std::size_t used = 0;
-  std::size_t run_start = 0;
-  std::size_t segment = 0;
-  std::size_t packets = 0;
-  for (int calls = 0; calls < kMaxWriteCalls && packets < max_packets && pending_.empty();
-       ++calls) {
-    const std::optional<std::size_t> written = write_one(send_buffer_.data() + used, max_size, ts);
+  batch.begin(std::clamp<std::size_t>(ngtcp2_conn_get_send_quantum(conn_) / max_size, 1,
+                                      UdpSocket::kMaxBatch),
+              max_size);
+  for (int calls = 0; calls < kMaxWriteCalls; ++calls) {
+    const std::span<std::uint8_t> slot = batch.next_slot();
+    if (slot.empty()) break;
+    const std::optional<std::size_t> written = write_one(slot, ts);
     if (state_ == State::closed) return;
     if (!written) continue;
-    const std::size_t size = *written;
-    if (size == 0) break;
-    if (used > run_start && size > segment) {  // a longer packet cannot join the run
-      send_run(run_start, used - run_start, segment);
-      run_start = used;
-    }
-    if (used == run_start) segment = size;
-    used += size;
-    ++packets;
-    if (size < segment) {  // a shorter packet ends the run
-      send_run(run_start, used - run_start, segment);
-      run_start = used;
-    }
+    if (*written == 0) break;
+    batch.commit(*written);
   }
-  if (state_ != State::closed && used > run_start) send_run(run_start, used - run_start, segment);
-  if (state_ == State::closed) return;
   ngtcp2_conn_update_pkt_tx_time(conn_, ts);
 }
 
@@ -144,8 +106,8 @@ void QuicConnection::write_packets() {
 // written at `dest` (0: nothing to send now), or nullopt to be called again (a
 // stream was blocked, shut or partly written into a packet still open). A fatal
 // error closes the connection.
-std::optional<std::size_t> QuicConnection::write_one(std::uint8_t* dest, std::size_t size,
-                                                      ngtcp2_tstamp ts) {
+std::optional<std::size_t> QuicCodec::write_one(std::span<std::uint8_t> dest,
+                                                ngtcp2_tstamp ts) {
   std::array<QuicVec, kMaxVecs> vecs{};
   QuicOutput output;
   if (app_started_ && ngtcp2_conn_get_max_data_left(conn_) > 0) {
@@ -166,7 +128,7 @@ std::optional<std::size_t> QuicConnection::write_one(std::uint8_t* dest, std::si
   ngtcp2_ssize datalen = -1;
   ngtcp2_pkt_info info{};
   ++ngtcp2_depth_;
-  const ngtcp2_ssize rv = ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest, size, &datalen,
+  const ngtcp2_ssize rv = ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest.data(), dest.size(), &datalen,
                                                     flags, output.stream_id, data.data(), count, ts);
   --ngtcp2_depth_;
   if (rv < 0) return after_write_error(rv, output.stream_id, datalen);
@@ -178,7 +140,7 @@ std::optional<std::size_t> QuicConnection::write_one(std::uint8_t* dest, std::si
   return static_cast<std::size_t>(rv);
 }
 
-std::optional<std::size_t> QuicConnection::after_write_error(ngtcp2_ssize rv,
+std::optional<std::size_t> QuicCodec::after_write_error(ngtcp2_ssize rv,
                                                              std::int64_t stream_id,
                                                              ngtcp2_ssize datalen) {
   switch (rv) {
@@ -202,11 +164,7 @@ std::optional<std::size_t> QuicConnection::after_write_error(ngtcp2_ssize rv,
       return std::nullopt;
     default:
       coalescing_ = false;
-      if (failure_) {
-        Failure failure = std::move(*failure_);
-        failure_.reset();
-        terminate(std::move(failure));
-      } else {
+      if (!act_on_failure()) {
         terminate(Failure{quic_library_error(static_cast<int>(rv), options_.host),
                           quic_library_close(static_cast<int>(rv))});
       }
@@ -215,7 +173,7 @@ std::optional<std::size_t> QuicConnection::after_write_error(ngtcp2_ssize rv,
 }
 
 // Returns false once the connection is closed.
-bool QuicConnection::output_written(std::int64_t stream_id, ngtcp2_ssize datalen) {
+bool QuicCodec::output_written(std::int64_t stream_id, ngtcp2_ssize datalen) {
   auto done = app_.on_output_written(stream_id, static_cast<std::size_t>(datalen));
   if (state_ == State::closed) return false;
   if (!done) {
@@ -223,40 +181,6 @@ bool QuicConnection::output_written(std::int64_t stream_id, ngtcp2_ssize datalen
     return false;
   }
   return true;
-}
-
-void QuicConnection::send_run(std::size_t offset, std::size_t length, std::size_t segment) {
-  if (!pending_.empty()) {  // keep the order: behind what waits already
-    pending_.push_back({offset, length, segment});
-    return;
-  }
-  auto sent = socket_->send_batch({send_buffer_.data() + offset, length}, segment);
-  if (!sent) {
-    terminate(Failure{std::move(sent).error(), std::nullopt});
-    return;
-  }
-  if (*sent < length) {
-    pending_.push_back({offset + *sent, length - *sent, segment});
-    (void)loop_.modify(socket_->fd(), EPOLLIN | EPOLLOUT);
-  }
-}
-
-// Sends what the socket refused before; true once nothing waits.
-bool QuicConnection::flush_pending() {
-  while (!pending_.empty() && socket_) {
-    PendingRun& run = pending_.front();
-    auto sent = socket_->send_batch({send_buffer_.data() + run.offset, run.length}, run.segment);
-    if (!sent) {
-      terminate(Failure{std::move(sent).error(), std::nullopt});
-      return false;
-    }
-    run.offset += *sent;
-    run.length -= *sent;
-    if (run.length > 0) return false;
-    pending_.erase(pending_.begin());
-  }
-  if (socket_) (void)loop_.modify(socket_->fd(), EPOLLIN);
-  return socket_.has_value();
 }
 
 }  // namespace sluice

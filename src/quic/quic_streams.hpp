@@ -1,8 +1,8 @@
 #pragma once
-// The seam inside HTTP/3: QUIC (QuicConnection, over ngtcp2) moves stream bytes; an
+// The seam inside HTTP/3: QUIC (QuicCodec, over ngtcp2) moves stream bytes; an
 // application (H3Session, over nghttp3) gives them meaning. Each side sees the other
 // only through these two interfaces, so H3Session is tested against an in-memory
-// nghttp3 server without QUIC, and QuicConnection without HTTP/3.
+// nghttp3 server without QUIC, and QuicCodec without HTTP/3.
 //
 // Flow control is the backpressure (docs/architecture.md): the QUIC side returns
 // connection-level credit (MAX_DATA) as bytes arrive, so a held stream never stalls
@@ -39,7 +39,7 @@ struct QuicOutput {
   std::size_t count = 0;        ///< vecs filled
 };
 
-/// Implemented by QuicConnection (and by test harnesses): what the application may
+/// Implemented by QuicCodec (and by test harnesses): what the application may
 /// ask of the transport.
 class QuicStreams {
  public:

@@ -6,7 +6,7 @@
 // failures read like the TCP ones of src/io ("TLS: certificate for wrong.example
 // does not match host localhost").
 // Ownership: a QuicTlsContext is shared (std::shared_ptr) by the connections that
-// use it; a QuicTls is owned by one QuicConnection. HTTP thread only.
+// use it; a QuicTls is owned by one QuicCodec. HTTP thread only.
 
 #include <gnutls/gnutls.h>
 #include <ngtcp2/ngtcp2.h>

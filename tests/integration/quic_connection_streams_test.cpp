@@ -115,7 +115,7 @@ TEST_F(QuicStreamsTest, AHeldStreamStopsAtItsWindowWhileASiblingCompletes) {
 
   // A consumer takes the held bytes: the credit flows and the stream completes.
   app_.credit_at_once = [](std::int64_t) { return true; };
-  conn->extend_stream(held, app_.in[held].received);
+  conn->codec().extend_stream(held, app_.in[held].received);
   ASSERT_TRUE(run_until(loop_, [&] { return app_.closed || app_.in[held].fin; }));
   ASSERT_FALSE(app_.closed) << app_.closed->message();
   EXPECT_EQ(app_.in[held].frames.data_bytes(), kFileSize);
@@ -137,7 +137,7 @@ TEST_F(QuicStreamsTest, ASmallCreditReachesAServerThatFilledTheWindow) {
   ASSERT_FALSE(app_.closed) << app_.closed->message();
 
   // A consumer took a few bytes: that credit alone must reach the server.
-  conn->extend_stream(request, kSmallCredit);
+  conn->codec().extend_stream(request, kSmallCredit);
 
   EXPECT_TRUE(run_until(loop_, [&] {
     return app_.closed || app_.in[request].received >= kWindow + kSmallCredit;

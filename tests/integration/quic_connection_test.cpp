@@ -21,8 +21,8 @@ TEST_F(QuicConnectionTest, CompletesTheHandshakeWithAlpnH3AgainstGtlsserver) {
   ASSERT_TRUE(conn);
   ASSERT_TRUE(app_.handshake_completed) << (app_.closed ? app_.closed->message() : "no answer");
   EXPECT_EQ(app_.handshake_calls, 1);
-  EXPECT_TRUE(conn->handshake_completed());
-  EXPECT_EQ(conn->alpn(), "h3");
+  EXPECT_TRUE(conn->codec().handshake_completed());
+  EXPECT_EQ(conn->codec().alpn(), "h3");
   EXPECT_FALSE(app_.closed);
   EXPECT_EQ(trace_lines_.back(), "c1 h3: handshake done (ALPN h3)");
   // The server's control stream (unidirectional, server-initiated: id 3) arrives
@@ -41,7 +41,7 @@ TEST_F(QuicConnectionTest, CompletesTheHandshakeWithAlpnH3AgainstCaddy) {
 
   ASSERT_TRUE(conn);
   ASSERT_TRUE(app_.handshake_completed) << (app_.closed ? app_.closed->message() : "no answer");
-  EXPECT_EQ(conn->alpn(), "h3");
+  EXPECT_EQ(conn->codec().alpn(), "h3");
 }
 
 TEST_F(QuicConnectionTest, ACertificateForAnotherHostFailsWithATlsError) {
@@ -177,8 +177,8 @@ TEST_F(QuicConnectionTest, ALocalCloseTellsTheApplicationOnceAndEndsTheStreams) 
   EXPECT_EQ(app_.closed->message(), "done");
   EXPECT_EQ(trace_lines_.back(), "c1 h3: QUIC closed (CONNECTION_CLOSE sent)");
   EXPECT_TRUE(conn->is_closed());
-  EXPECT_EQ(conn->bidi_streams_left(), 0u);
-  EXPECT_FALSE(conn->open_bidi_stream());
+  EXPECT_EQ(conn->codec().bidi_streams_left(), 0u);
+  EXPECT_FALSE(conn->codec().open_bidi_stream());
 }
 
 TEST_F(QuicConnectionTest, AnUnreadableCaFileFailsAtOnceWithoutTellingTheApplication) {
