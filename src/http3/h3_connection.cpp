@@ -42,13 +42,13 @@ ExchangeId H3Connection::start(ExchangeRequest request, ExchangeSink& sink) {
                                           : "HTTP/3: connection takes no more streams now"));
     return kNoExchange;
   }
-  ++exchanges_;
   auto submitted = session_.submit(request, sink);
   reports_.started(owner_view());
   if (!submitted) {
     sink.on_unprocessed(std::move(submitted).error());
     return kNoExchange;
   }
+  ++exchanges_;  // only a request that went out makes the connection a reused one
   quic_->request_write();
   return static_cast<ExchangeId>(*submitted);
 }
