@@ -43,7 +43,7 @@ void StreamDriver::prime() {
 
 void StreamDriver::on_fd_ready(std::uint32_t events) {
   if (events & EPOLLOUT) write_blocked_ = false;
-  if ((events & (EPOLLERR | EPOLLHUP)) && !codec_.wants_input() && !write_blocked_) {
+  if ((events & (EPOLLERR | EPOLLHUP)) && !wants_input() && !write_blocked_) {
     // epoll reports these even with no interest, level-triggered: while the codec
     // wants nothing (a reader holding its stream), stop watching instead of
     // spinning. The next read meets the error directly.
@@ -59,7 +59,7 @@ void StreamDriver::on_fd_ready(std::uint32_t events) {
 void StreamDriver::read() {
   if (in_read_) return;  // the loop below re-checks wants_input() itself
   in_read_ = true;
-  for (int round = 0; round < kReceivesPerEvent && !closed() && codec_.wants_input(); ++round) {
+  for (int round = 0; round < kReceivesPerEvent && !closed() && wants_input(); ++round) {
     auto received = receive_into(*transport_, recv_, kReceiveSize);
     if (!received) {
       fail(std::move(received).error());
@@ -71,6 +71,9 @@ void StreamDriver::read() {
       if (closed()) break;
     }
     if (*received == IoStatus::eof) {
+      // Told once: the socket stays readable at its end, and a codec that stays
+      // open (to finish writing) would otherwise hear it every turn.
+      input_ended_ = true;
       codec_.on_input_end();
       break;
     }
@@ -84,7 +87,7 @@ void StreamDriver::read() {
   }
   // Stopped with bytes maybe still waiting. The socket's are re-reported by epoll;
   // TLS's already decrypted ones are not, so come back for them.
-  if (!closed() && codec_.wants_input() && transport_->has_buffered_input()) {
+  if (!closed() && wants_input() && transport_->has_buffered_input()) {
     loop_.post([this, alive = std::weak_ptr<bool>(alive_)] {
       auto still = alive.lock();
       if (still && *still && !closed()) event([this] { read(); });
@@ -170,7 +173,7 @@ void StreamDriver::write_best_effort() {
 }
 
 void StreamDriver::rearm() {
-  std::uint32_t events = codec_.wants_input() ? std::uint32_t{EPOLLIN} : 0u;
+  std::uint32_t events = wants_input() ? std::uint32_t{EPOLLIN} : 0u;
   if (write_blocked_) events |= EPOLLOUT;
   if (unwatched_) {
     if (events != 0 && loop_.watch(transport_->fd(), events, this)) {

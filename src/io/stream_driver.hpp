@@ -33,7 +33,7 @@ class StreamCodec {
   /// The bytes of one receive, in order. The codec may close the driver.
   virtual void on_input(std::span<const std::byte> bytes) = 0;
   /// The peer ended the stream (transport().ended_without_close_notify() says
-  /// whether a TLS peer skipped close_notify).
+  /// whether a TLS peer skipped close_notify). Called once; reading stops.
   virtual void on_input_end() = 0;
   /// Reading or writing failed; the driver is already closed.
   virtual void on_transport_error(Error error) = 0;
@@ -103,6 +103,8 @@ class StreamDriver : private FdWatcher {
   void rearm();
   void arm_deadline();
   void fail(Error error);
+  /// The codec wants bytes and the peer has not ended its stream.
+  bool wants_input() const { return !input_ended_ && codec_.wants_input(); }
 
   EventLoop& loop_;
   std::unique_ptr<Transport> transport_;  // null once closed
@@ -112,6 +114,7 @@ class StreamDriver : private FdWatcher {
   bool write_blocked_ = false;
   EventNesting nesting_;
   bool in_read_ = false;
+  bool input_ended_ = false;  // on_input_end was called: nothing more to read
   bool flush_scheduled_ = false;
   EventLoop::TimerId timer_ = 0;  // the codec's next deadline
   TimePoint timer_at_{};
