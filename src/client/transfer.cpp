@@ -23,6 +23,10 @@ constexpr std::size_t kDecodeStep = 64 * 1024;
 // GOAWAY and REFUSED_STREAM say the server did not process a request. A server
 // shutting down can say it again on the next connection; past this it is an error.
 constexpr int kMaxUnprocessedRetries = 2;
+// How long the rest of a dropped body (less than a mark) may take to arrive before
+// its exchange is abandoned (at most the idle timeout): without a deadline of its
+// own, a server that stalls would hold the connection until the Client goes.
+constexpr std::chrono::milliseconds kDrainDeadline{5'000};
 
 bool is_idempotent(const std::string& method) {
   return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
@@ -458,6 +462,23 @@ void Transfer::reader_dropped() {
     return;
   }
   if (conn_ != nullptr) conn_->resume(exchange_);
+  arm_drain_timer();
+}
+
+void Transfer::arm_drain_timer() {
+  std::chrono::milliseconds deadline = kDrainDeadline;
+  const auto idle = request_.timeouts.idle;
+  if (idle.count() > 0 && idle < deadline) deadline = idle;
+  cancel_timer(drain_timer_);
+  std::weak_ptr<Transfer> weak = weak_from_this();
+  drain_timer_ = core_.loop().add_timer(core_.loop().now() + deadline, [weak] {
+    auto self = weak.lock();
+    if (!self) return;
+    self->drain_timer_ = 0;
+    if (self->phase_ != Phase::body) return;
+    self->abandon_exchange();  // h1 closes the connection; h2 and h3 cancel the stream
+    self->finished();
+  });
 }
 
 void Transfer::abandon_exchange() {
@@ -490,6 +511,7 @@ void Transfer::finished() {
   cancel_timer(connect_timer_);
   cancel_timer(first_byte_timer_);
   cancel_timer(idle_timer_);
+  cancel_timer(drain_timer_);
   body_.reset();  // a source's memory goes now, on the HTTP thread
   compressed_body_.release_if_empty();
   decoded_body_.release_if_empty();

@@ -96,6 +96,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void arm_idle_timer();
   Error idle_error(std::chrono::milliseconds idle) const;
   void cancel_timer(EventLoop::TimerId& id);
+  void arm_drain_timer();
 
   ClientCore& core_;
   Request request_;
@@ -133,6 +134,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   EventLoop::TimerId connect_timer_ = 0;
   EventLoop::TimerId first_byte_timer_ = 0;
   EventLoop::TimerId idle_timer_ = 0;
+  EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
   TimePoint last_activity_{};
 };
 

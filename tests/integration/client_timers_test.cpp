@@ -152,6 +152,41 @@ TEST(ClientTimersOnAManualClock, AHeldReaderIsNotAnIdleServer) {
   EXPECT_EQ(rest->size(), body.size());
 }
 
+// A response dropped with less than a mark read drains the rest so its connection
+// can be reused; a server that stalls then has 5 s (or the idle timeout, if
+// shorter) before the exchange is abandoned and the connection closed.
+void expect_drain_abandoned_after(test::ManualClock& clock, std::chrono::milliseconds deadline,
+                                  std::chrono::milliseconds idle) {
+  test::TestServer server(head_then_silence);
+  Client client = client_on(clock);
+  Request request = Request::get(server.url("/"));
+  request.timeouts.idle = idle;
+  {
+    auto response = client.fetch(std::move(request));
+    ASSERT_TRUE(response.ok()) << response.error().message();
+    take(response->body, 11);
+  }  // dropped: the rest (under a mark so far) drains
+  // The drop reaches the HTTP thread as a post: answered stats say it was handled,
+  // at the time the clock says now, before the clock moves.
+  (void)client.stats();
+  advance(clock, client, deadline - 1ms);
+  EXPECT_EQ(client.stats().in_flight, 1u) << "the drain ended before its deadline";
+  EXPECT_EQ(client.stats().connections, 1u);
+  advance(clock, client, 1ms);
+  EXPECT_EQ(client.stats().in_flight, 0u) << "a stalled drain held its connection";
+  EXPECT_EQ(client.stats().connections, 0u);
+}
+
+TEST(ClientTimersOnAManualClock, ADroppedBodysDrainEndsAfterFiveSecondsOfAStalledServer) {
+  test::ManualClock clock;
+  expect_drain_abandoned_after(clock, 5s, 0ms);
+}
+
+TEST(ClientTimersOnAManualClock, ADroppedBodysDrainEndsAtAShorterIdleTimeout) {
+  test::ManualClock clock;
+  expect_drain_abandoned_after(clock, 2s, 2s);
+}
+
 // The sweep frees the scratch of a receiver paused for a second or more, every 4 s
 // of the HTTP thread's time.
 TEST(ClientTimersOnAManualClock, TheSweepRunsEveryIntervalOfTheClock) {
