@@ -68,6 +68,9 @@ ErrorCategory category_of(ErrorCode code) noexcept;
 ErrorCode general_code(ErrorCategory category) noexcept;
 /// A short lowercase name for a code ("idle_timeout", ...).
 const char* to_string(ErrorCode code) noexcept;
+/// Whether an error of this code is worth trying again by default: the network's
+/// and the server's hiccups (dns, connect, timeout, protocol), not the rest.
+bool retryable_by_default(ErrorCode code) noexcept;
 
 /// One error: a stable code, its category and a message a person can act on, for
 /// example "TLS: certificate for example.org does not match host localhost".
@@ -75,13 +78,32 @@ class Error {
  public:
   /// The category's general code.
   Error(ErrorCategory category, std::string message)
-      : code_(general_code(category)), category_(category), message_(std::move(message)) {}
+      : code_(general_code(category)),
+        category_(category),
+        retryable_(retryable_by_default(code_)),
+        message_(std::move(message)) {}
   /// The code's category.
   Error(ErrorCode code, std::string message)
-      : code_(code), category_(category_of(code)), message_(std::move(message)) {}
+      : code_(code),
+        category_(category_of(code)),
+        retryable_(retryable_by_default(code)),
+        message_(std::move(message)) {}
 
   ErrorCode code() const noexcept { return code_; }
   ErrorCategory category() const noexcept { return category_; }
+  /// Whether the same request tried again may succeed: retryable_by_default(code())
+  /// unless whoever raised it knew better (a TLS server that ends every body without
+  /// close_notify fails the same way each time). Retry policies read this, not the
+  /// category.
+  bool retryable() const noexcept { return retryable_; }
+  Error& set_retryable(bool retryable) & noexcept {
+    retryable_ = retryable;
+    return *this;
+  }
+  Error&& set_retryable(bool retryable) && noexcept {
+    retryable_ = retryable;
+    return std::move(*this);
+  }
   const std::string& message() const noexcept { return message_; }
   /// "category: message", for logs.
   std::string describe() const;
@@ -89,6 +111,7 @@ class Error {
  private:
   ErrorCode code_;
   ErrorCategory category_;
+  bool retryable_;
   std::string message_;
 };
 

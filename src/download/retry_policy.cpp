@@ -12,18 +12,6 @@ constexpr std::chrono::milliseconds kMaxWait{60'000};
 
 }  // namespace
 
-bool is_transient_category(ErrorCategory category) noexcept {
-  switch (category) {
-    case ErrorCategory::connect:
-    case ErrorCategory::dns:
-    case ErrorCategory::timeout:
-    case ErrorCategory::protocol:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool is_transient_status(int status) noexcept {
   switch (status) {
     case 408:
@@ -39,7 +27,7 @@ bool is_transient_status(int status) noexcept {
 }
 
 AttemptFailure failure_from_error(Error error) {
-  const bool transient = is_transient_category(error.category());
+  const bool transient = error.retryable();
   return AttemptFailure{std::move(error), transient, std::nullopt};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // When a download tries again and how long it waits first: transient failures
-// (connect, dns, timeout, protocol, HTTP 408/429/500/502/503/504) are retried up to
+// (an Error that says it is retryable(): by default connect, dns, timeout and
+// protocol ones; HTTP 408/429/500/502/503/504) are retried up to
 // DownloadOptions::retries times, each resuming from the bytes already written.
 // Pure functions and values: any thread.
 
@@ -24,7 +25,6 @@ struct AttemptFailure {
   std::optional<std::chrono::milliseconds> retry_after;
 };
 
-bool is_transient_category(ErrorCategory category) noexcept;
 bool is_transient_status(int status) noexcept;
 
 /// A failure from an Error of the library (connect refused, body ended early, ...).

@@ -429,10 +429,12 @@ Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) 
     return fail(Error(ErrorCode::body_truncated, "HTTP/1.1: " + truncation_message()));
   }
   if (close == H1ResponseParser::Close::unauthenticated) {
+    // Not retryable: a server that ends bodies this way does it every time, and a
+    // retry would fail the same way after fetching the same bytes again.
     return fail(Error(ErrorCode::body_truncated,
         "HTTP/1.1: the TLS connection ended without close_notify after " + format_u64(body_bytes) +
         " body bytes; the body has no length and ends only at the close, so it may be "
-        "truncated"));
+        "truncated").set_retryable(false));
   }
   // A close-delimited body ends here; llhttp fires on_message_complete.
   const LendEvents lend(*this, sink);

@@ -35,6 +35,18 @@ ErrorCategory category_of(ErrorCode code) noexcept {
   }
 }
 
+bool retryable_by_default(ErrorCode code) noexcept {
+  switch (category_of(code)) {
+    case ErrorCategory::dns:
+    case ErrorCategory::connect:
+    case ErrorCategory::timeout:
+    case ErrorCategory::protocol:
+      return true;
+    default:
+      return false;
+  }
+}
+
 ErrorCode general_code(ErrorCategory category) noexcept {
   switch (category) {
     case ErrorCategory::dns: return ErrorCode::dns_failed;

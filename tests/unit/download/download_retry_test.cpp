@@ -30,6 +30,20 @@ TEST(RetryPolicy, TransientCategoriesAndStatuses) {
   }
 }
 
+// The policy reads the error's own word: a protocol error its raiser marked as
+// recurring (a TLS close without close_notify) is not retried, while one left at
+// its default is.
+TEST(RetryPolicy, AnErrorMarkedNotRetryableIsNotTransientWhateverItsCategory) {
+  Error recurring = Error(ErrorCode::body_truncated, "x").set_retryable(false);
+  EXPECT_FALSE(failure_from_error(recurring).transient);
+  EXPECT_TRUE(failure_from_error(Error(ErrorCode::body_truncated, "x")).transient);
+  DownloadOptions options;
+  options.retries = 3;
+  EXPECT_FALSE(should_retry(failure_from_error(recurring), 0, options));
+  options.retry_all_errors = true;  // curl's --retry-all-errors still may
+  EXPECT_TRUE(should_retry(failure_from_error(recurring), 0, options));
+}
+
 TEST(RetryPolicy, StatusFailureNamesStatusAndUrl) {
   const auto failure = failure_from_status(404, Headers{}, "http://h/missing");
   EXPECT_EQ(failure.error.message(), "HTTP 404 from http://h/missing");
