@@ -1,6 +1,8 @@
 // H1ResponseParser: llhttp (HTTP_RESPONSE, no lenient flags) turned into
 // ResponseHead, body spans, trailers and completion, with the head size limit and
-// errors a person can read.
+// errors a person can read. One leniency, of our own: a bare LF ends a line of the
+// head, as RFC 9112 2.2 allows and curl and browsers do (docs/reliability.md lists
+// what is accepted and what stays strict).
 //
 // Ownership: one parser per connection, HTTP thread only. llhttp calls back into
 // State through noexcept trampolines; the events object is borrowed for the length
@@ -12,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "http1/h1_codec.hpp"
 
@@ -64,6 +67,12 @@ struct ResponseCore {
   std::string progress() const;
   std::string truncation_message() const;
   Error head_too_large() const;
+  /// Copies head bytes into head_scratch with a CR given to every bare LF, up to and
+  /// including the empty line that ends a head; returns the input bytes taken.
+  std::size_t normalize_head(const char* raw, std::size_t n);
+  /// Input bytes behind `normalized` bytes of head_scratch.
+  std::size_t raw_length_of(std::size_t normalized) const;
+  Result<std::size_t> feed_head(const char* raw, std::size_t n, std::size_t& consumed);
 
   llhttp_t parser{};
   std::size_t max_header_bytes;
@@ -74,6 +83,13 @@ struct ResponseCore {
   bool informational = false;  // the head being parsed is a 1xx
   bool head_done = false;      // the final (non-1xx) head has been reported
   bool keep_alive = false;
+  // Bare LF in the head (RFC 9112 2.2 lets a recipient take it as a line end; curl
+  // and browsers do, llhttp 8 does not): the head goes to llhttp through
+  // head_scratch with the CR added. Body bytes never pass through it.
+  std::string head_scratch;
+  std::vector<std::size_t> inserted_crs;  // head_scratch offsets of added CRs
+  bool head_line_empty = true;  // nothing but a CR on the head line so far
+  bool head_prev_cr = false;    // the last head byte was a CR
   Phase phase = Phase::status_line;
   BodyKind body_kind = BodyKind::none;
   std::size_t head_bytes = 0;     // raw bytes of every head so far, 1xx included
@@ -142,6 +158,8 @@ void State::reset(bool head) {
   parser.data = this;
   head_request = head;
   finishing = informational = head_done = keep_alive = false;
+  head_line_empty = true;
+  head_prev_cr = false;
   phase = Phase::status_line;
   body_kind = BodyKind::none;
   head_bytes = trailer_bytes = 0;
@@ -404,6 +422,16 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
       capped = true;
     }
     const char* start = reinterpret_cast<const char*>(bytes.data()) + offset;
+    if (!head_done) {
+      std::size_t taken = 0;
+      Result<std::size_t> fed = feed_head(start, n, taken);
+      if (!fed) return std::move(fed).error();
+      if (phase == Phase::complete) return offset + *fed;  // a bodiless response ended
+      head_bytes += taken;
+      offset += taken;
+      if (capped && !head_done && taken == n) return fail(head_too_large());
+      continue;
+    }
     if (crlf_due > 0) {
       if (Result<int> checked = check_chunk_crlf(start, start + n); !checked) {
         return fail(std::move(checked).error());
@@ -415,11 +443,56 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
       return offset + static_cast<std::size_t>(llhttp_get_error_pos(&parser) - start);
     }
     if (rv != HPE_OK) return fail(translate(rv));
-    if (!head_done) head_bytes += n;
     offset += n;
-    if (capped && !head_done) return fail(head_too_large());
   }
   return offset;
+}
+
+// One normalized piece of head to llhttp. `consumed` is the input taken; the result
+// is where a response that ended (paused at its completion) stopped in the input.
+Result<std::size_t> State::feed_head(const char* raw, std::size_t n, std::size_t& consumed) {
+  consumed = normalize_head(raw, n);
+  execute_end = head_scratch.data() + head_scratch.size();
+  const llhttp_errno_t rv = llhttp_execute(&parser, head_scratch.data(), head_scratch.size());
+  if (rv == HPE_PAUSED && phase == Phase::complete) {
+    return raw_length_of(static_cast<std::size_t>(llhttp_get_error_pos(&parser) -
+                                                  head_scratch.data()));
+  }
+  if (rv != HPE_OK) return fail(translate(rv));
+  return consumed;
+}
+
+std::size_t State::normalize_head(const char* raw, std::size_t n) {
+  head_scratch.clear();
+  inserted_crs.clear();
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = raw[i++];
+    if (c == '\n') {
+      if (!head_prev_cr) {
+        inserted_crs.push_back(head_scratch.size());
+        head_scratch.push_back('\r');
+      }
+      head_scratch.push_back('\n');
+      const bool head_ends = head_line_empty;
+      head_line_empty = true;
+      head_prev_cr = false;
+      // The rest may be body: a 1xx head's successor comes back through here, the
+      // final head's body does not.
+      if (head_ends) break;
+      continue;
+    }
+    head_scratch.push_back(c);
+    head_prev_cr = c == '\r';
+    if (c != '\r') head_line_empty = false;
+  }
+  return i;
+}
+
+std::size_t State::raw_length_of(std::size_t normalized) const {
+  std::size_t added = 0;
+  while (added < inserted_crs.size() && inserted_crs[added] < normalized) ++added;
+  return normalized - added;
 }
 
 Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) {

@@ -186,6 +186,21 @@ TEST(FaultMatrixH1, InvalidStatusLinesAreProtocolErrors) {
   }
 }
 
+// RFC 9112 2.2's leniency, end to end: a server ending its head lines with a bare LF
+// is understood, as curl understands it; the LFs of its body stay as sent.
+TEST(FaultMatrixH1, HeadLinesEndingInABareLineFeedAreAccepted) {
+  TestServer server =
+      answer_with("HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 6\n\nline\n\n");
+  auto client = Client::create().value();
+  auto response = client.fetch(request_for(server.url("/")));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->headers.get("Content-Type").value_or(""), "text/plain");
+  auto body = response->body.read_all(1024);
+  ASSERT_TRUE(body.ok()) << body.error().message();
+  EXPECT_EQ(*body, "line\n\n");
+}
+
 // ---- where the server is, and whether it answers ----------------------------------------
 
 TEST(FaultMatrixH1, DnsFailureNamesTheHost) {

@@ -289,6 +289,53 @@ std::vector<GoodCase> good_cases() {
     c.consumed = first.size();
     cases.push_back(c);
   }
+  // RFC 9112 2.2: a bare LF ends a head line (curl and browsers agree). Body bytes
+  // are never touched: the LFs in these bodies stay as they are.
+  {
+    GoodCase c;
+    c.name = "BareLineFeedsEndHeadLinesButNotBodyBytes";
+    c.wire = "HTTP/1.1 200 OK\nA: b\nContent-Length: 5\n\na\nb\n\n";
+    c.headers = {{"A", "b"}, {"Content-Length", "5"}};
+    c.body = "a\nb\n\n";
+    cases.push_back(c);
+  }
+  {
+    GoodCase c;
+    c.name = "CrlfAndBareLineFeedsMixed";
+    c.wire = "HTTP/1.1 200 OK\r\nA: b\nC: d\r\n\nok\r\n";
+    c.headers = {{"A", "b"}, {"C", "d"}};
+    c.body = "ok\r\n";
+    c.keep_alive = false;  // no length: the body ends at the close
+    c.options.finish = true;
+    cases.push_back(c);
+  }
+  {
+    GoodCase c;
+    c.name = "BareLineFeedInterimHeadThenFinal";
+    c.wire = "HTTP/1.1 100 Continue\n\nHTTP/1.1 200 OK\nContent-Length: 3\n\n\n\n\n";
+    c.headers = {{"Content-Length", "3"}};
+    c.body = "\n\n\n";
+    cases.push_back(c);
+  }
+  {
+    GoodCase c;
+    c.name = "BareLineFeedBodilessResponseLeavesTheNextOneUnread";
+    const std::string first = "HTTP/1.1 204 No Content\nA: b\n\n";
+    c.wire = first + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    c.status = 204;
+    c.headers = {{"A", "b"}};
+    c.consumed = first.size();
+    cases.push_back(c);
+  }
+  {
+    GoodCase c;
+    c.name = "BareLineFeedHeadAtTheLimitCountsTheBytesSent";
+    c.wire = "HTTP/1.1 200 OK\nContent-Length: 4\n\nbody";
+    c.options.max_header_bytes = c.wire.size() - 4;
+    c.headers = {{"Content-Length", "4"}};
+    c.body = "body";
+    cases.push_back(c);
+  }
   {
     GoodCase c;
     c.name = "HeadExactlyAtTheLimit";
@@ -430,8 +477,6 @@ std::vector<BadCase> bad_cases() {
                    ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
   cases.push_back({"BareCarriageReturnAfterStatusLine", "HTTP/1.1 200 OK\rA: b\r\n\r\n", {},
                    ErrorCategory::protocol, "HTTP/1.1: invalid ", true});
-  cases.push_back({"BareLineFeeds", "HTTP/1.1 200 OK\nA: b\n\n", {}, ErrorCategory::protocol,
-                   "HTTP/1.1: invalid header from server (", true});
   cases.push_back({"ControlByteInHeaderValue", "HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n", {},
                    ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
   cases.push_back({"InvalidTrailerName", chunked_head + "0\r\nBad Trailer: 1\r\n\r\n", {},
@@ -464,6 +509,18 @@ std::vector<BadCase> bad_cases() {
                    "5\r\nhello\r\n0\r\n\r\n",
                    {}, ErrorCategory::protocol,
                    "HTTP/1.1: conflicting Content-Length from server (", true});
+  // The bare-LF leniency opens no smuggling: framing stays as strict over bare LFs.
+  cases.push_back({"SpaceBeforeColonOverBareLineFeeds", "HTTP/1.1 200 OK\nName : x\n\n", {},
+                   ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
+  cases.push_back({"ContentLengthWithChunkedOverBareLineFeeds",
+                   "HTTP/1.1 200 OK\nContent-Length: 5\nTransfer-Encoding: chunked\n\n"
+                   "5\r\nhello\r\n0\r\n\r\n",
+                   {}, ErrorCategory::protocol,
+                   "HTTP/1.1: conflicting Content-Length from server (", true});
+  cases.push_back({"ContentLengthTwiceOverBareLineFeeds",
+                   "HTTP/1.1 200 OK\nContent-Length: 5\nContent-Length: 6\n\nhello!", {},
+                   ErrorCategory::protocol, "HTTP/1.1: conflicting Content-Length from server (",
+                   true});
   return cases;
 }
 
