@@ -104,22 +104,20 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
   if (why == CreditTrigger::reader && held == 0) drain_report_ = false;
   CreditGrant grant;
   if (!may_extend) return grant;
+  // A quiet stream with bytes held: the reader reports once it drained them.
+  if (why == CreditTrigger::quiet && held > 0) drain_report_ = true;
   const std::uint64_t outstanding = received_ - credited_;
   const std::uint64_t takeable = outstanding > held ? outstanding - held : 0;
   const std::uint64_t before = window_;
   const std::uint64_t growth = grow(received_ - std::min(held, received_), held, now, rtt);
   const bool any_amount = why != CreditTrigger::arrival;
-  if (growth == 0 && takeable < before / 2 && !(any_amount && takeable > 0)) {
-    if (why == CreditTrigger::quiet && held > 0) drain_report_ = true;
-    return grant;
-  }
+  if (growth == 0 && takeable < before / 2 && !(any_amount && takeable > 0)) return grant;
   credited_ += takeable;
   grant.bytes = takeable + growth;
   if (growth > 0) {
     grant.grown_from = before;
     grant.grown_to = window_;
   }
-  if (why == CreditTrigger::quiet && held > 0) drain_report_ = true;
   if (credited_ == received_) quiet_armed_ = false;  // nothing owed
   return grant;
 }
