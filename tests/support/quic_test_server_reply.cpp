@@ -12,6 +12,14 @@ namespace {
 // hands out at most this much, so a large body is never made ahead of the window.
 constexpr std::size_t kPiece = 32 * 1024;
 
+// An answer that is no response: its action and the code it carries.
+QuicTestResponse fault(QuicTestAction action, std::uint64_t app_error) {
+  QuicTestResponse response;
+  response.action = action;
+  response.app_error = app_error;
+  return response;
+}
+
 }  // namespace
 
 std::string QuicTestRequest::header(std::string_view name) const {
@@ -33,10 +41,7 @@ QuicTestResponse QuicTestResponse::generated(std::uint64_t size, std::uint64_t s
 }
 
 QuicTestResponse QuicTestResponse::reset_before_headers(std::uint64_t app_error) {
-  QuicTestResponse response;
-  response.action = QuicTestAction::reset_before_headers;
-  response.app_error = app_error;
-  return response;
+  return fault(QuicTestAction::reset_before_headers, app_error);
 }
 
 QuicTestResponse QuicTestResponse::reset_mid_body(std::uint64_t size, std::uint64_t after,
@@ -49,16 +54,11 @@ QuicTestResponse QuicTestResponse::reset_mid_body(std::uint64_t size, std::uint6
 }
 
 QuicTestResponse QuicTestResponse::close_connection(std::uint64_t app_error) {
-  QuicTestResponse response;
-  response.action = QuicTestAction::close_connection;
-  response.app_error = app_error;
-  return response;
+  return fault(QuicTestAction::close_connection, app_error);
 }
 
 QuicTestResponse QuicTestResponse::never_answer() {
-  QuicTestResponse response;
-  response.action = QuicTestAction::never_answer;
-  return response;
+  return fault(QuicTestAction::never_answer, kH3InternalError);
 }
 
 std::uint64_t body_size(const std::variant<std::string, GeneratedBody>& body) {
