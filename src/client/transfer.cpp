@@ -469,15 +469,10 @@ void Transfer::arm_drain_timer() {
   std::chrono::milliseconds deadline = kDrainDeadline;
   const auto idle = request_.timeouts.idle;
   if (idle.count() > 0 && idle < deadline) deadline = idle;
-  cancel_timer(drain_timer_);
-  std::weak_ptr<Transfer> weak = weak_from_this();
-  drain_timer_ = core_.loop().add_timer(core_.loop().now() + deadline, [weak] {
-    auto self = weak.lock();
-    if (!self) return;
-    self->drain_timer_ = 0;
-    if (self->phase_ != Phase::body) return;
-    self->abandon_exchange();  // h1 closes the connection; h2 and h3 cancel the stream
-    self->finished();
+  arm_timer_at(drain_timer_, core_.loop().now() + deadline, [](Transfer& self) {
+    if (self.phase_ != Phase::body) return;
+    self.abandon_exchange();  // h1 closes the connection; h2 and h3 cancel the stream
+    self.finished();
   });
 }
 
@@ -542,15 +537,21 @@ TransferStats Transfer::stats() const {
   return stats;
 }
 
-void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error) {
+void Transfer::arm_timer_at(EventLoop::TimerId& id, TimePoint at,
+                            std::function<void(Transfer&)> then) {
   cancel_timer(id);
   std::weak_ptr<Transfer> weak = weak_from_this();
-  id = core_.loop().add_timer(core_.loop().now() + after, [weak, &id, error]() mutable {
+  id = core_.loop().add_timer(at, [weak, &id, then = std::move(then)] {
     if (auto self = weak.lock()) {
       id = 0;
-      self->fail(std::move(error));
+      then(*self);
     }
   });
+}
+
+void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error) {
+  arm_timer_at(id, core_.loop().now() + after,
+               [error = std::move(error)](Transfer& self) { self.fail(error); });
 }
 
 // The idle timeout counts only time the server is expected to send: while the reader
@@ -558,29 +559,24 @@ void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after
 void Transfer::arm_idle_timer() {
   const auto idle = request_.timeouts.idle;
   if (idle.count() <= 0) return;
-  cancel_timer(idle_timer_);
-  std::weak_ptr<Transfer> weak = weak_from_this();
-  idle_timer_ = core_.loop().add_timer(last_activity_ + idle, [weak, idle] {
-    auto self = weak.lock();
-    if (!self) return;
-    self->idle_timer_ = 0;
-    if (self->phase_ != Phase::body && self->phase_ != Phase::waiting_head &&
-        self->phase_ != Phase::redirect_body) {
+  arm_timer_at(idle_timer_, last_activity_ + idle, [idle](Transfer& self) {
+    if (self.phase_ != Phase::body && self.phase_ != Phase::waiting_head &&
+        self.phase_ != Phase::redirect_body) {
       return;
     }
-    const TimePoint now = self->core_.loop().now();
+    const TimePoint now = self.core_.loop().now();
     // Waits that are ours: a reader holding the body, a decoder behind, a request
     // body producer with nothing yet.
-    const bool our_wait = self->paused() || self->waits_for_budget() ||
-                          !self->compressed_body_.empty() ||
-                          (self->phase_ == Phase::waiting_head && self->body_ &&
-                           self->body_->waiting_for_producer());
-    if (our_wait) self->last_activity_ = now;
-    if (now - self->last_activity_ >= idle) {
-      self->fail(self->idle_error(idle));
+    const bool our_wait = self.paused() || self.waits_for_budget() ||
+                          !self.compressed_body_.empty() ||
+                          (self.phase_ == Phase::waiting_head && self.body_ &&
+                           self.body_->waiting_for_producer());
+    if (our_wait) self.last_activity_ = now;
+    if (now - self.last_activity_ >= idle) {
+      self.fail(self.idle_error(idle));
       return;
     }
-    self->arm_idle_timer();
+    self.arm_idle_timer();
   });
 }
 

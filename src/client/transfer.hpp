@@ -7,6 +7,7 @@
 // ClientCore (shared_ptr so posted tasks can hold weak references).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void abandon_exchange();
   void reader_dropped();
   void finished();
+  /// Arms `id` (cancelling what it held) to run `then` at `at`, if the transfer lives.
+  void arm_timer_at(EventLoop::TimerId& id, TimePoint at, std::function<void(Transfer&)> then);
   void arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error);
   void arm_idle_timer();
   Error idle_error(std::chrono::milliseconds idle) const;
