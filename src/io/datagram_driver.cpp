@@ -52,8 +52,9 @@ void DatagramDriver::read_ready() {
       return;
     }
     const std::span<const UdpDatagram> datagrams = *batch;
+    const TimePoint now = loop_.now();  // one receive: one arrival time
     for (const UdpDatagram& datagram : datagrams) {
-      codec_->on_datagram(datagram.bytes, loop_.now());
+      codec_->on_datagram(datagram.bytes, now);
       if (closed()) return;  // the batch's memory went with the socket
     }
     if (datagrams.size() < UdpSocket::kMaxBatch) return;
