@@ -28,6 +28,8 @@ enum class Phase { status_line, headers, body, trailers, complete, failed };
 enum class BodyKind { none, length, chunked, until_close };
 
 constexpr std::size_t kFieldOverhead = 4;  // ": " and CRLF of a trailer line
+// Head scratch kept between responses of one connection; a larger copy is freed.
+constexpr std::size_t kKeptHeadScratch = 4096;
 
 Error protocol_error(std::string what) {
   return Error(ErrorCategory::protocol, "HTTP/1.1: " + std::move(what));
@@ -72,6 +74,7 @@ struct ResponseCore {
   std::size_t normalize_head(const char* raw, std::size_t n);
   /// Input bytes behind `normalized` bytes of head_scratch.
   std::size_t raw_length_of(std::size_t normalized) const;
+  void release_head_scratch();
   Result<std::size_t> feed_head(const char* raw, std::size_t n, std::size_t& consumed);
 
   llhttp_t parser{};
@@ -427,6 +430,7 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
       Result<std::size_t> fed = feed_head(start, n, taken);
       if (!fed) return std::move(fed).error();
       if (phase == Phase::complete) return offset + *fed;  // a bodiless response ended
+      if (head_done) release_head_scratch();
       head_bytes += taken;
       offset += taken;
       if (capped && !head_done && taken == n) return fail(head_too_large());
@@ -487,6 +491,14 @@ std::size_t State::normalize_head(const char* raw, std::size_t n) {
     if (c != '\r') head_line_empty = false;
   }
   return i;
+}
+
+// A large head's copy is not kept for the rest of the connection (a small one is, for
+// the next response).
+void State::release_head_scratch() {
+  if (head_scratch.capacity() <= kKeptHeadScratch) return;
+  head_scratch = std::string();
+  inserted_crs = std::vector<std::size_t>();
 }
 
 std::size_t State::raw_length_of(std::size_t normalized) const {
