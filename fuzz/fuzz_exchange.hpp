@@ -116,10 +116,10 @@ class FixedBody final : public RequestBodySource {
  public:
   explicit FixedBody(std::size_t size) : data_(size, 'b') {}
   std::optional<std::uint64_t> length() const override { return data_.size(); }
-  BodyChunk peek(std::size_t max) override {
-    if (offset_ == data_.size()) return BodyChunk{BodyChunk::State::end, {}, {}};
+  SourceChunk peek(std::size_t max) override {
+    if (offset_ == data_.size()) return SourceChunk{SourceChunk::State::end, {}, {}};
     const std::size_t n = std::min(max, data_.size() - offset_);
-    return BodyChunk{BodyChunk::State::data, bytes_of(std::string_view(data_).substr(offset_, n)),
+    return SourceChunk{SourceChunk::State::data, bytes_of(std::string_view(data_).substr(offset_, n)),
                      {}};
   }
   void consume(std::size_t n) override {

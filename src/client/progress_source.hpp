@@ -20,9 +20,9 @@ class ProgressSource final : public RequestBodySource {
       : inner_(std::move(inner)), on_progress_(std::move(on_progress)) {}
 
   std::optional<std::uint64_t> length() const override { return inner_->length(); }
-  BodyChunk peek(std::size_t max) override {
-    BodyChunk chunk = inner_->peek(max);
-    waiting_for_producer_ = chunk.state == BodyChunk::State::waiting;
+  SourceChunk peek(std::size_t max) override {
+    SourceChunk chunk = inner_->peek(max);
+    waiting_for_producer_ = chunk.state == SourceChunk::State::waiting;
     return chunk;
   }
   void consume(std::size_t n) override {

@@ -27,10 +27,10 @@ class BytesSource final : public RequestBodySource {
       : bytes_(std::move(bytes)), length_(bytes_.size()), threshold_(release_threshold) {}
 
   std::optional<std::uint64_t> length() const override { return length_; }
-  BodyChunk peek(std::size_t max) override {
-    if (offset_ == length_) return {BodyChunk::State::end, {}, {}};
+  SourceChunk peek(std::size_t max) override {
+    if (offset_ == length_) return {SourceChunk::State::end, {}, {}};
     const auto rest = as_bytes(bytes_).subspan(offset_);
-    return {BodyChunk::State::data, rest.first(std::min(max, rest.size())), {}};
+    return {SourceChunk::State::data, rest.first(std::min(max, rest.size())), {}};
   }
   void consume(std::size_t n) override {
     offset_ += n;
@@ -75,14 +75,14 @@ class FileSource final : public RequestBodySource {
 
   std::optional<std::uint64_t> length() const override { return length_; }
 
-  BodyChunk peek(std::size_t max) override {
-    if (error_) return {BodyChunk::State::failed, {}, error_};
+  SourceChunk peek(std::size_t max) override {
+    if (error_) return {SourceChunk::State::failed, {}, error_};
     if (!piece_.empty()) {
-      return {BodyChunk::State::data, piece_.readable().first(std::min(max, piece_.size())), {}};
+      return {SourceChunk::State::data, piece_.readable().first(std::min(max, piece_.size())), {}};
     }
-    if (next_offset_ >= length_ && !reading_) return {BodyChunk::State::end, {}, {}};
+    if (next_offset_ >= length_ && !reading_) return {SourceChunk::State::end, {}, {}};
     if (!reading_) start_read();
-    return {BodyChunk::State::waiting, {}, {}};
+    return {SourceChunk::State::waiting, {}, {}};
   }
   void consume(std::size_t n) override {
     piece_.consume(n);
@@ -192,27 +192,27 @@ class StreamSource final : public RequestBodySource {
   }
 
   std::optional<std::uint64_t> length() const override { return length_; }
-  BodyChunk peek(std::size_t max) override {
+  SourceChunk peek(std::size_t max) override {
     if (taken_.empty() && !closed_) {
       auto taken = queue_->take(taken_, max);
-      if (taken.error) return {BodyChunk::State::failed, {}, taken.error};
+      if (taken.error) return {SourceChunk::State::failed, {}, taken.error};
       sent_ += taken.bytes;
       closed_ = taken.closed;
       if (length_ && sent_ > *length_) {
-        return {BodyChunk::State::failed, {}, Error(ErrorCategory::usage,
+        return {SourceChunk::State::failed, {}, Error(ErrorCategory::usage,
             "request body: more bytes written than the declared length " + std::to_string(*length_))};
       }
     }
     if (!taken_.empty()) {
-      return {BodyChunk::State::data, taken_.readable().first(std::min(max, taken_.size())), {}};
+      return {SourceChunk::State::data, taken_.readable().first(std::min(max, taken_.size())), {}};
     }
-    if (!closed_) return {BodyChunk::State::waiting, {}, {}};
+    if (!closed_) return {SourceChunk::State::waiting, {}, {}};
     if (length_ && sent_ != *length_) {
-      return {BodyChunk::State::failed, {}, Error(ErrorCategory::usage,
+      return {SourceChunk::State::failed, {}, Error(ErrorCategory::usage,
           "request body: closed after " + std::to_string(sent_) + " of the declared " +
           std::to_string(*length_) + " bytes")};
     }
-    return {BodyChunk::State::end, {}, {}};
+    return {SourceChunk::State::end, {}, {}};
   }
   void consume(std::size_t n) override { taken_.consume(n); }
   void set_waker(std::function<void()> wake) override {

@@ -186,19 +186,19 @@ bool H1Connection::produce_output(StreamDriver& driver) {
 // Moves one piece of the request body toward the socket; false when it must wait
 // (or failed: the exchange has heard).
 bool H1Connection::write_body(StreamDriver& driver) {
-  BodyChunk chunk = body_->peek(kBodyPiece);
+  SourceChunk chunk = body_->peek(kBodyPiece);
   switch (chunk.state) {
-    case BodyChunk::State::waiting:
+    case SourceChunk::State::waiting:
       waiting_for_body_ = true;
       return false;
-    case BodyChunk::State::failed:
+    case SourceChunk::State::failed:
       fail(*chunk.error);
       return false;
-    case BodyChunk::State::end:
+    case SourceChunk::State::end:
       if (chunked_body_) encode_last_chunk(driver.output());
       body_sent_ = true;
       return true;
-    case BodyChunk::State::data:
+    case SourceChunk::State::data:
       break;
   }
   if (chunked_body_) {

@@ -164,16 +164,16 @@ Result<ssize_t> H2Session::read_body(std::int32_t stream_id, std::span<std::uint
     return 0;
   }
   stream->body_woken = false;
-  BodyChunk chunk = stream->body->peek(into.size());
+  SourceChunk chunk = stream->body->peek(into.size());
   switch (chunk.state) {
-    case BodyChunk::State::waiting:
+    case SourceChunk::State::waiting:
       stream->body_deferred = true;
       return NGHTTP2_ERR_DEFERRED;
-    case BodyChunk::State::failed:
+    case SourceChunk::State::failed:
       stream->failure = chunk.error ? *chunk.error
                                     : Error(ErrorCategory::io, "HTTP/2: the request body failed");
       return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // nghttp2 resets the stream
-    case BodyChunk::State::end:
+    case SourceChunk::State::end:
       if (length && stream->body_sent < *length) {
         stream->failure = Error(ErrorCategory::io,
                                 "HTTP/2: the request body ended after " +
@@ -184,7 +184,7 @@ Result<ssize_t> H2Session::read_body(std::int32_t stream_id, std::span<std::uint
       data_flags |= NGHTTP2_DATA_FLAG_EOF;
       end_body(*stream);
       return 0;
-    case BodyChunk::State::data:
+    case SourceChunk::State::data:
       break;
   }
   if (chunk.bytes.empty()) {  // nothing after all: wait for the waker, do not spin

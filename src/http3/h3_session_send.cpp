@@ -107,15 +107,15 @@ nghttp3_ssize H3Session::read_body(std::int64_t stream_id, nghttp3_vec* vec,
     return 0;
   }
   stream->body_woken = false;
-  BodyChunk chunk = stream->body->peek(kBodyPiece);
+  SourceChunk chunk = stream->body->peek(kBodyPiece);
   switch (chunk.state) {
-    case BodyChunk::State::waiting:
+    case SourceChunk::State::waiting:
       return block_body(*stream);
-    case BodyChunk::State::failed:
+    case SourceChunk::State::failed:
       fail_body(*stream, chunk.error ? *chunk.error
                                      : Error(ErrorCategory::io, "HTTP/3: the request body failed"));
       return NGHTTP3_ERR_WOULDBLOCK;
-    case BodyChunk::State::end:
+    case SourceChunk::State::end:
       if (length && stream->body_sent < *length) {
         fail_body(*stream, Error(ErrorCategory::io, "HTTP/3: the request body ended after " +
                                                         std::to_string(stream->body_sent) +
@@ -126,7 +126,7 @@ nghttp3_ssize H3Session::read_body(std::int64_t stream_id, nghttp3_vec* vec,
       flags |= NGHTTP3_DATA_FLAG_EOF;
       end_body(*stream);
       return 0;
-    case BodyChunk::State::data:
+    case SourceChunk::State::data:
       break;
   }
   if (chunk.bytes.empty()) return block_body(*stream);  // wait for the waker, do not spin

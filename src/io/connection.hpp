@@ -19,7 +19,7 @@
 namespace sluice {
 
 /// What a request body source has for the transport right now.
-struct BodyChunk {
+struct SourceChunk {
   enum class State {
     data,     ///< `bytes` are available (valid until consume or the next peek)
     waiting,  ///< nothing now; the source calls its waker when it has more
@@ -38,7 +38,7 @@ class RequestBodySource {
   /// Known length (Content-Length), or nullopt for a streamed body.
   virtual std::optional<std::uint64_t> length() const = 0;
   /// Up to `max` bytes, without copying.
-  virtual BodyChunk peek(std::size_t max) = 0;
+  virtual SourceChunk peek(std::size_t max) = 0;
   /// The transport took `n` bytes of the last peek. After the last byte a large owned
   /// copy is freed here, on the HTTP thread (the release rule).
   virtual void consume(std::size_t n) = 0;

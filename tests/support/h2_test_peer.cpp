@@ -541,18 +541,18 @@ bool RecordingSink::take(std::size_t n) {
   return post;
 }
 
-BodyChunk ScriptedBody::peek(std::size_t max) {
+SourceChunk ScriptedBody::peek(std::size_t max) {
   ++peeks_;
-  BodyChunk chunk;
+  SourceChunk chunk;
   if (offset_ < data_.size()) {
-    chunk.state = BodyChunk::State::data;
+    chunk.state = SourceChunk::State::data;
     const std::size_t n = std::min(max, data_.size() - offset_);
     chunk.bytes = as_bytes(std::string_view(data_).substr(offset_, n));
   } else if (error_) {
-    chunk.state = BodyChunk::State::failed;
+    chunk.state = SourceChunk::State::failed;
     chunk.error = error_;
   } else if (end_) {
-    chunk.state = BodyChunk::State::end;
+    chunk.state = SourceChunk::State::end;
   }
   return chunk;
 }

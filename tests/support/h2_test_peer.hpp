@@ -279,7 +279,7 @@ class ScriptedBody final : public RequestBodySource {
   explicit ScriptedBody(std::optional<std::uint64_t> length = std::nullopt) : length_(length) {}
 
   std::optional<std::uint64_t> length() const override { return length_; }
-  BodyChunk peek(std::size_t max) override;
+  SourceChunk peek(std::size_t max) override;
   void consume(std::size_t n) override { offset_ += n; }
   void set_waker(std::function<void()> wake) override { waker_ = std::move(wake); }
   bool rewind() override {

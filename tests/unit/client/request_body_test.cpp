@@ -51,10 +51,10 @@ constexpr std::chrono::seconds kPoolDeadline{30};
 std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
   std::string all;
   for (int spins = 0; spins < 100000; ++spins) {
-    BodyChunk chunk = source.peek(100000);
-    if (chunk.state == BodyChunk::State::end) return all;
-    if (chunk.state == BodyChunk::State::failed) return "<failed: " + chunk.error->message() + ">";
-    if (chunk.state == BodyChunk::State::waiting) {
+    SourceChunk chunk = source.peek(100000);
+    if (chunk.state == SourceChunk::State::end) return all;
+    if (chunk.state == SourceChunk::State::failed) return "<failed: " + chunk.error->message() + ">";
+    if (chunk.state == SourceChunk::State::waiting) {
       // Waiting means a pool read is out: its completion is posted here.
       if (http == nullptr || !http->run_one(kPoolDeadline)) {
         return "<stuck after " + std::to_string(all.size()) + " bytes>";
@@ -124,14 +124,14 @@ TEST(RequestBody, FileRewindsWhileAReadIsInFlight) {
   WorkerPool pool(1);
   auto source = make(FileBody{path}, kDefaultReleaseThreshold, &pool, http.poster());
   // Take the first piece, then start the second read and rewind before it lands.
-  BodyChunk first = source->peek(1 << 20);
-  while (first.state == BodyChunk::State::waiting) {
+  SourceChunk first = source->peek(1 << 20);
+  while (first.state == SourceChunk::State::waiting) {
     ASSERT_TRUE(http.run_one(kPoolDeadline)) << "the first pool read never landed";
     first = source->peek(1 << 20);
   }
-  ASSERT_EQ(first.state, BodyChunk::State::data);
+  ASSERT_EQ(first.state, SourceChunk::State::data);
   source->consume(first.bytes.size());
-  ASSERT_EQ(source->peek(1 << 20).state, BodyChunk::State::waiting);  // second read out
+  ASSERT_EQ(source->peek(1 << 20).state, SourceChunk::State::waiting);  // second read out
   ASSERT_TRUE(source->rewind()) << "a file can always be read again";
   const std::string sent = drain(*source, &http);
   EXPECT_EQ(sent.size(), payload.size());

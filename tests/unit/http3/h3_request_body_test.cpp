@@ -36,10 +36,10 @@ class OwnedBody final : public RequestBodySource {
  public:
   explicit OwnedBody(std::string bytes) : bytes_(std::move(bytes)), length_(bytes_.size()) {}
   std::optional<std::uint64_t> length() const override { return length_; }
-  BodyChunk peek(std::size_t max) override {
-    if (offset_ == length_) return {BodyChunk::State::end, {}, {}};
+  SourceChunk peek(std::size_t max) override {
+    if (offset_ == length_) return {SourceChunk::State::end, {}, {}};
     const auto rest = as_bytes(bytes_).subspan(offset_);
-    return {BodyChunk::State::data, rest.first(std::min(max, rest.size())), {}};
+    return {SourceChunk::State::data, rest.first(std::min(max, rest.size())), {}};
   }
   void consume(std::size_t n) override {
     offset_ += n;
@@ -65,13 +65,13 @@ class OwnedBody final : public RequestBodySource {
 class WakesInsidePeek final : public RequestBodySource {
  public:
   std::optional<std::uint64_t> length() const override { return std::nullopt; }
-  BodyChunk peek(std::size_t max) override {
+  SourceChunk peek(std::size_t max) override {
     if (++peeks_ == 1) {
       if (waker_) waker_();
       return {};
     }
-    if (sent_) return {BodyChunk::State::end, {}, {}};
-    return {BodyChunk::State::data, as_bytes(std::string_view(text_)).first(std::min(max, text_.size())), {}};
+    if (sent_) return {SourceChunk::State::end, {}, {}};
+    return {SourceChunk::State::data, as_bytes(std::string_view(text_)).first(std::min(max, text_.size())), {}};
   }
   void consume(std::size_t n) override { sent_ = n == text_.size(); }
   void set_waker(std::function<void()> wake) override { waker_ = std::move(wake); }
