@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,6 +21,38 @@ namespace sluice {
 class StagingBuffer;  // internal: the mutex-guarded queue between threads
 struct BodyAccess;    // internal: how the library makes readers and reaches writers
 class CallbackBody;
+
+/// Body bytes lent by BodyReader::next(): they stay where the HTTP thread staged them,
+/// so reading them costs no copy. While held they still count against the request's
+/// mark (a reader that keeps a chunk holds its stream like one that has not read it).
+/// Valid until release(), the reader's next next()/read(), or the reader's end,
+/// whichever comes first; releasing it later does nothing. Move-only; release it
+/// from any thread.
+class BodyChunk {
+ public:
+  BodyChunk() = default;
+  BodyChunk(BodyChunk&& other) noexcept;
+  BodyChunk& operator=(BodyChunk&& other) noexcept;
+  BodyChunk(const BodyChunk&) = delete;
+  BodyChunk& operator=(const BodyChunk&) = delete;
+  ~BodyChunk() { release(); }
+
+  /// The lent bytes; empty once the body has ended.
+  std::span<const std::byte> bytes() const noexcept { return bytes_; }
+  std::size_t size() const noexcept { return bytes_.size(); }
+  bool empty() const noexcept { return bytes_.empty(); }
+  /// Gives the bytes back early (the next next() or read() does it anyway).
+  void release() noexcept;
+
+ private:
+  friend class BodyReader;
+  BodyChunk(std::shared_ptr<StagingBuffer> staging, std::span<const std::byte> bytes,
+            std::uint64_t lend) noexcept;
+
+  std::shared_ptr<StagingBuffer> staging_;
+  std::span<const std::byte> bytes_;
+  std::uint64_t lend_ = 0;
+};
 
 /// Reads one response body, pulling: read() on the caller's thread, or hand the body
 /// to callbacks with on_data(), which consumes the reader (the choice is made once,
@@ -40,6 +73,13 @@ class BodyReader {
   /// Like read, but returns std::nullopt when nothing arrived within `timeout`.
   Result<std::optional<std::size_t>> read_for(std::span<std::byte> into,
                                               std::chrono::milliseconds timeout);
+  /// Borrows the next staged bytes in place instead of copying them (at most `max`,
+  /// and at most what one staged block holds): blocks like read(), returns an empty
+  /// chunk at the end, fails like read(). Gives back the previous chunk first.
+  Result<BodyChunk> next(std::size_t max = SIZE_MAX);
+  /// Like next, but returns std::nullopt when nothing arrived within `timeout`.
+  Result<std::optional<BodyChunk>> next_for(std::chrono::milliseconds timeout,
+                                            std::size_t max = SIZE_MAX);
   /// Reads to the end. Fails with too_large when the body exceeds `limit` bytes.
   Result<std::string> read_all(std::size_t limit = 64 * 1024 * 1024);
 

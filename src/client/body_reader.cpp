@@ -1,7 +1,7 @@
 // The public BodyReader and CallbackBody: thin handles over the response's
 // StagingBuffer, pulling and pushed to.
 #include <algorithm>
-#include <vector>
+#include <utility>
 
 #include "client/staging_buffer.hpp"
 #include "io/time_source.hpp"
@@ -41,19 +41,63 @@ Result<std::optional<std::size_t>> BodyReader::read_for(std::span<std::byte> int
   return got;
 }
 
+Result<BodyChunk> BodyReader::next(std::size_t max) {
+  if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
+  auto lent = staging_->lend(max, std::nullopt);
+  if (!lent) return std::move(lent).error();
+  bytes_read_ += (*lent)->bytes.size();
+  return BodyChunk(staging_, (*lent)->bytes, (*lent)->id);
+}
+
+Result<std::optional<BodyChunk>> BodyReader::next_for(std::chrono::milliseconds timeout,
+                                                      std::size_t max) {
+  if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
+  auto lent = staging_->lend(max, steady_now() + timeout);
+  if (!lent) return std::move(lent).error();
+  if (!*lent) return std::optional<BodyChunk>{};
+  bytes_read_ += (*lent)->bytes.size();
+  return std::optional<BodyChunk>{BodyChunk(staging_, (*lent)->bytes, (*lent)->id)};
+}
+
+// Appends straight from the staged blocks: one copy, into the string.
 Result<std::string> BodyReader::read_all(std::size_t limit) {
   std::string all;
-  std::vector<std::byte> piece(64 * 1024);
   for (;;) {
-    auto got = read(piece);
-    if (!got) return std::move(got).error();
-    if (*got == 0) return all;
-    if (all.size() + *got > limit) {
+    auto chunk = next();
+    if (!chunk) return std::move(chunk).error();
+    if (chunk->empty()) return all;
+    if (all.size() + chunk->size() > limit) {
       return Error(ErrorCode::body_too_large,
                    "response body exceeds the read_all limit of " + std::to_string(limit) + " bytes");
     }
-    all.append(reinterpret_cast<const char*>(piece.data()), *got);
+    all.append(reinterpret_cast<const char*>(chunk->bytes().data()), chunk->size());
   }
+}
+
+BodyChunk::BodyChunk(std::shared_ptr<StagingBuffer> staging, std::span<const std::byte> bytes,
+                     std::uint64_t lend) noexcept
+    : staging_(std::move(staging)), bytes_(bytes), lend_(lend) {}
+
+BodyChunk::BodyChunk(BodyChunk&& other) noexcept
+    : staging_(std::move(other.staging_)),
+      bytes_(std::exchange(other.bytes_, {})),
+      lend_(std::exchange(other.lend_, 0)) {}
+
+BodyChunk& BodyChunk::operator=(BodyChunk&& other) noexcept {
+  if (this != &other) {
+    release();
+    staging_ = std::move(other.staging_);
+    bytes_ = std::exchange(other.bytes_, {});
+    lend_ = std::exchange(other.lend_, 0);
+  }
+  return *this;
+}
+
+void BodyChunk::release() noexcept {
+  if (staging_) staging_->give_back(lend_);
+  staging_.reset();
+  bytes_ = {};
+  lend_ = 0;
 }
 
 // A reader with no body (moved from) still ends its callbacks once, as a usage

@@ -1,18 +1,22 @@
 #include "client/staging_buffer.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <utility>
 
 namespace sluice {
 
 namespace {
-// A drained queue keeps its block for reuse unless the block outgrew twice the mark
-// (a burst); then it goes after the delivery that emptied it. Not the Client's
-// release threshold: a reader drains its staging buffer on nearly every read, and a
-// large mark (several MiB) would then cost a fresh block per mark of body.
-constexpr std::size_t kRetainFactor = 2;
+// Staged bytes live in blocks of a quarter of the mark, between these bounds: a
+// receive (64 KiB) fills about one, a held body wastes at most one block's tail, and
+// a drained block is reused rather than freed (one spare per buffer).
+constexpr std::size_t kMinSegment = 4 * 1024;
+constexpr std::size_t kMaxSegment = 64 * 1024;
 // Callback mode hands bytes over in pieces no larger than this.
 constexpr std::size_t kCallbackPiece = 64 * 1024;
+
+std::size_t segment_size_for(std::size_t mark) {
+  return std::clamp(mark / 4, kMinSegment, kMaxSegment);
+}
 }  // namespace
 
 StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread,
@@ -20,9 +24,8 @@ StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread,
     : mark_(std::max<std::size_t>(mark, 1)),
       notify_(std::move(notify_http_thread)),
       budget_(std::move(budget)),
-      clock_(clock) {
-  queue_.set_release_threshold(kRetainFactor * mark_);
-}
+      clock_(clock),
+      queue_(segment_size_for(mark_)) {}
 
 StagingBuffer::~StagingBuffer() {
   if (budget_) budget_->remove(queue_.size());
@@ -103,32 +106,81 @@ bool StagingBuffer::take_locked(std::size_t n) {
   return resume;
 }
 
-Result<std::optional<std::size_t>> StagingBuffer::read(
-    std::span<std::byte> into, std::optional<std::chrono::steady_clock::time_point> deadline) {
-  std::unique_lock lock(mu_);
+bool StagingBuffer::wait_readable(std::unique_lock<std::mutex>& lock, Deadline deadline) {
   auto ready = [this] { return !queue_.empty() || end_ != End::open; };
-  if (!ready()) {
-    ++waiting_readers_;
-    bool arrived = true;
-    if (deadline) {
-      arrived = readable_.wait_until(lock, *deadline, ready);
-    } else {
-      readable_.wait(lock, ready);
-    }
-    --waiting_readers_;
-    if (!arrived) return std::optional<std::size_t>{};
+  if (ready()) return true;
+  ++waiting_readers_;
+  bool arrived = true;
+  if (deadline) {
+    arrived = readable_.wait_until(lock, *deadline, ready);
+  } else {
+    readable_.wait(lock, ready);
   }
-  // Bytes that arrived before a failure are still the reader's.
-  if (!queue_.empty()) {
-    const std::size_t n = std::min(into.size(), queue_.size());
-    std::memcpy(into.data(), queue_.readable().data(), n);
-    const bool resume = take_locked(n);
-    lock.unlock();
-    if (resume) notify_();
-    return std::optional<std::size_t>{n};
+  --waiting_readers_;
+  return arrived;
+}
+
+bool StagingBuffer::give_back_locked() {
+  if (lent_ == 0) return false;
+  const std::size_t n = std::exchange(lent_, 0);
+  return take_locked(n);
+}
+
+Result<std::optional<std::size_t>> StagingBuffer::read(std::span<std::byte> into,
+                                                       Deadline deadline) {
+  std::unique_lock lock(mu_);
+  bool resume = give_back_locked();
+  const bool arrived = wait_readable(lock, deadline);
+  std::optional<Result<std::optional<std::size_t>>> outcome;
+  if (!arrived) {
+    outcome = std::optional<std::size_t>{};
+  } else if (!queue_.empty()) {  // bytes that arrived before a failure are the reader's
+    const std::size_t n = queue_.copy_front(into);
+    resume = take_locked(n) || resume;
+    outcome = std::optional<std::size_t>{n};
+  } else if (end_ == End::failed) {
+    outcome = *error_;
+  } else {
+    outcome = std::optional<std::size_t>{0};
   }
-  if (end_ == End::failed) return *error_;
-  return std::optional<std::size_t>{0};
+  lock.unlock();
+  if (resume) notify_();
+  return std::move(*outcome);
+}
+
+Result<std::optional<StagingBuffer::Lent>> StagingBuffer::lend(std::size_t max,
+                                                                Deadline deadline) {
+  std::unique_lock lock(mu_);
+  const bool resume = give_back_locked();
+  const bool arrived = wait_readable(lock, deadline);
+  std::optional<Result<std::optional<Lent>>> outcome;
+  if (!arrived) {
+    outcome = std::optional<Lent>{};
+  } else if (!queue_.empty()) {
+    // Lent bytes stay staged: the mark and the flow-control credit count them until
+    // they come back, so a reader that keeps a chunk holds its stream like one that
+    // has not read it.
+    const std::span<const std::byte> run = queue_.front(max);
+    lent_ = run.size();
+    outcome = std::optional<Lent>{Lent{run, ++lend_id_}};
+  } else if (end_ == End::failed) {
+    outcome = *error_;
+  } else {
+    outcome = std::optional<Lent>{Lent{{}, 0}};
+  }
+  lock.unlock();
+  if (resume) notify_();
+  return std::move(*outcome);
+}
+
+void StagingBuffer::give_back(std::uint64_t id) {
+  bool resume = false;
+  {
+    std::lock_guard lock(mu_);
+    if (id == 0 || id != lend_id_) return;
+    resume = give_back_locked();
+  }
+  if (resume) notify_();
 }
 
 void StagingBuffer::set_callbacks(BodyReader::DataCallback on_data,
@@ -154,18 +206,17 @@ bool StagingBuffer::deliver_callbacks() {
   std::unique_lock lock(mu_);
   if (!on_data_) return false;
   bool delivered = false;
-  ByteQueue piece;
   while (!callbacks_paused_ && !queue_.empty()) {
     delivered = true;
-    const std::size_t n = std::min(kCallbackPiece, queue_.size());
-    piece.clear();
-    piece.append(queue_.readable().first(n));
-    take_locked(n);  // the HTTP thread is the caller: no resume post needed
+    // Handed over in place: only this thread appends or frees blocks, and it is
+    // here, so the run stays put while on_data runs unlocked.
+    const std::span<const std::byte> piece = queue_.front(kCallbackPiece);
     auto on_data = on_data_;
     const std::uint64_t resumes_before = callback_resumes_;
     lock.unlock();
-    const bool more = on_data(piece.readable());
+    const bool more = on_data(piece);
     lock.lock();
+    take_locked(piece.size());  // the HTTP thread is the caller: no resume post needed
     // The reader may learn of the pause inside on_data and call resume() on its own
     // thread before this lock is taken again: that resume cancels this pause, or
     // delivery would wait for a resume that already came.
@@ -183,7 +234,7 @@ bool StagingBuffer::deliver_callbacks() {
 
 std::size_t StagingBuffer::release_empty_capacity() {
   std::lock_guard lock(mu_);
-  return queue_.release_if_empty();
+  return queue_.release_unused();
 }
 
 std::size_t StagingBuffer::staged_bytes() const {
@@ -231,8 +282,9 @@ std::size_t StagingBuffer::drop_staged() {
   std::lock_guard lock(mu_);
   const std::size_t dropped = queue_.size();
   if (budget_) budget_->remove(dropped);
+  lent_ = 0;  // the reader is gone, and its lend with it (close_reader)
   queue_.clear();
-  queue_.release_if_empty();
+  queue_.release_unused();
   return dropped;
 }
 
@@ -242,6 +294,7 @@ void StagingBuffer::close_reader() {
     // In callback mode the callbacks own the stream: dropping the handle ends nothing.
     if (reader_gone_ || on_data_) return;
     reader_gone_ = true;
+    ++lend_id_;  // a chunk that outlives its reader gives nothing back
   }
   notify_();
 }

@@ -1,6 +1,8 @@
 #pragma once
 // StagingBuffer: the one place decoded response bytes wait between the HTTP thread
-// and a consumer thread. Above its mark it signals Paused and the transport stops
+// and a consumer thread. A consumer copies them out (read) or borrows them in place
+// (lend, then give_back): lent bytes stay staged, and count against the mark, until
+// they are given back. Above its mark it signals Paused and the transport stops
 // taking bytes for the stream; a consumer that drains it below half the mark flips
 // it back to Flowing and posts one resume to the HTTP thread. The transport may also
 // ask to hear once readers took some amount (report_when_taken): flow-controlled
@@ -20,6 +22,7 @@
 #include <span>
 
 #include "client/staged_budget.hpp"
+#include "client/staged_segments.hpp"
 #include "io/byte_queue.hpp"
 #include "io/time_source.hpp"
 #include "sluice/body.hpp"
@@ -88,10 +91,20 @@ class StagingBuffer {
   std::size_t drop_staged();
 
   // --- consumer side (BodyReader) ---
+  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
   /// Copies staged bytes out; waits until `deadline` (forever when nullopt).
-  /// Returns nullopt on timeout, 0 at the end.
-  Result<std::optional<std::size_t>> read(std::span<std::byte> into,
-                                          std::optional<std::chrono::steady_clock::time_point> deadline);
+  /// Returns nullopt on timeout, 0 at the end. Gives back what is lent first.
+  Result<std::optional<std::size_t>> read(std::span<std::byte> into, Deadline deadline);
+  /// Bytes lent in place: valid until give_back(id) or the next read or lend.
+  struct Lent {
+    std::span<const std::byte> bytes;  // empty at the end of the body
+    std::uint64_t id = 0;
+  };
+  /// Lends the first staged run (at most `max` bytes; one block's worth) after giving
+  /// back what is lent; waits like read. Returns nullopt on timeout.
+  Result<std::optional<Lent>> lend(std::size_t max, Deadline deadline);
+  /// Ends lend `id` (a stale id does nothing): its bytes count as taken now.
+  void give_back(std::uint64_t id);
   void set_callbacks(BodyReader::DataCallback on_data, BodyReader::EndCallback on_end);
   void resume_callbacks();
   void close_reader();
@@ -101,6 +114,11 @@ class StagingBuffer {
   enum class End { open, done, failed };
   /// Under mu_: after taking bytes, flip to Flowing below half the mark.
   bool take_locked(std::size_t n);
+  /// Under mu_ (held by `lock`): waits until something is staged or the body ended.
+  /// False on timeout.
+  bool wait_readable(std::unique_lock<std::mutex>& lock, Deadline deadline);
+  /// Under mu_: ends the current lend; whether a resume must be posted.
+  bool give_back_locked();
 
   const std::size_t mark_;
   const Notify notify_;
@@ -111,7 +129,9 @@ class StagingBuffer {
 
   mutable std::mutex mu_;
   std::condition_variable readable_;
-  ByteQueue queue_;                    // guarded by mu_
+  StagedSegments queue_;               // guarded by mu_; lent bytes at its front
+  std::size_t lent_ = 0;               // guarded by mu_: bytes of the current lend
+  std::uint64_t lend_id_ = 0;          // guarded by mu_: the current (or last) lend
   End end_ = End::open;                // guarded by mu_
   std::optional<Error> error_;         // guarded by mu_
   Headers trailers_;                   // guarded by mu_

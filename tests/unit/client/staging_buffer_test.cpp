@@ -205,5 +205,88 @@ TEST(StagingBuffer, CallbackReturningFalsePausesDelivery) {
   EXPECT_EQ(calls, 2);
 }
 
+// --- lending (BodyReader::next) ---
+
+std::string text_of(std::span<const std::byte> bytes) { return std::string(as_text(bytes)); }
+
+StagingBuffer::Lent lend_now(StagingBuffer& staging, std::size_t max = SIZE_MAX) {
+  auto lent = staging.lend(max, std::chrono::steady_clock::now() + 10ms);
+  EXPECT_TRUE(lent.ok());
+  EXPECT_TRUE(lent.ok() && lent->has_value()) << "nothing to lend";
+  return lent.ok() && *lent ? **lent : StagingBuffer::Lent{};
+}
+
+TEST(StagingBuffer, LentBytesStayInPlaceWhileTheHttpThreadAppends) {
+  Fixture f;
+  f.staging.append(bytes_of("lent"));
+  const StagingBuffer::Lent lent = lend_now(f.staging);
+  EXPECT_EQ(text_of(lent.bytes), "lent");
+  for (int i = 0; i < 50; ++i) f.staging.append(bytes_of("behind"));
+  EXPECT_EQ(text_of(lent.bytes), "lent");
+  EXPECT_EQ(f.read(6), "behind") << "reading gives the lend back and goes on after it";
+}
+
+TEST(StagingBuffer, LentBytesCountAgainstTheMarkUntilGivenBack) {
+  Fixture f;
+  f.staging.append(bytes_of(std::string(1200, 'a')));
+  ASSERT_TRUE(f.staging.paused());
+  const StagingBuffer::Lent lent = lend_now(f.staging, 1000);
+  EXPECT_EQ(lent.bytes.size(), 1000u);
+  EXPECT_TRUE(f.staging.paused()) << "a reader holding a chunk has not taken it";
+  EXPECT_EQ(f.staging.staged_bytes(), 1200u);
+  EXPECT_EQ(f.notifications, 0);
+  f.staging.give_back(lent.id);
+  EXPECT_FALSE(f.staging.paused());
+  EXPECT_EQ(f.staging.staged_bytes(), 200u);
+  EXPECT_EQ(f.notifications, 1) << "one resume once the chunk came back";
+  EXPECT_EQ(f.staging.held().taken, 1000u);
+}
+
+TEST(StagingBuffer, AStaleLendIsNotGivenBackTwice) {
+  Fixture f;
+  f.staging.append(bytes_of("abcdef"));
+  const StagingBuffer::Lent first = lend_now(f.staging, 2);
+  const StagingBuffer::Lent second = lend_now(f.staging, 2);  // gives the first back
+  EXPECT_EQ(text_of(first.bytes), "ab");
+  EXPECT_EQ(text_of(second.bytes), "cd");
+  f.staging.give_back(first.id);  // already back: nothing happens
+  EXPECT_EQ(f.staging.staged_bytes(), 4u);
+  f.staging.give_back(second.id);
+  EXPECT_EQ(f.staging.staged_bytes(), 2u);
+}
+
+TEST(StagingBuffer, LendingEndsWithAnEmptyRunOrTheError) {
+  Fixture ended;
+  ended.staging.append(bytes_of("x"));
+  ended.staging.finish({});
+  EXPECT_EQ(text_of(lend_now(ended.staging).bytes), "x");
+  EXPECT_TRUE(lend_now(ended.staging).bytes.empty());
+
+  Fixture failed;
+  failed.staging.append(bytes_of("partial"));
+  failed.staging.fail(Error(ErrorCategory::protocol, "cut short"));
+  EXPECT_EQ(text_of(lend_now(failed.staging).bytes), "partial");
+  auto after = failed.staging.lend(SIZE_MAX, std::nullopt);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().message(), "cut short");
+}
+
+TEST(StagingBuffer, LendTimesOutWhenNothingArrives) {
+  Fixture f;
+  auto lent = f.staging.lend(SIZE_MAX, std::chrono::steady_clock::now() + 10ms);
+  ASSERT_TRUE(lent.ok());
+  EXPECT_FALSE(lent->has_value());
+}
+
+TEST(StagingBuffer, AClosedReadersLendIsDroppedWithTheRest) {
+  Fixture f;
+  f.staging.append(bytes_of("held"));
+  const StagingBuffer::Lent lent = lend_now(f.staging);
+  f.staging.close_reader();
+  EXPECT_EQ(f.staging.drop_staged(), 4u);
+  f.staging.give_back(lent.id);  // a chunk that outlived its reader: nothing to give
+  EXPECT_EQ(f.staging.held().taken, 0u);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,0 +1,98 @@
+#include "client/staged_segments.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sluice {
+
+StagedSegments::StagedSegments(std::size_t segment_size) noexcept
+    : segment_size_(std::max<std::size_t>(segment_size, 1)) {}
+
+StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
+  if (spare_.block && spare_.capacity >= at_least) {
+    Segment reused = std::move(spare_);
+    spare_ = Segment{};
+    return reused;
+  }
+  Segment fresh;
+  fresh.capacity = std::max(at_least, segment_size_);
+  // Not value-initialised: every byte is written before it is staged.
+  fresh.block.reset(new std::byte[fresh.capacity]);
+  capacity_ += fresh.capacity;
+  return fresh;
+}
+
+void StagedSegments::append(std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    if (segments_.empty() || segments_.back().end == segments_.back().capacity) {
+      segments_.push_back(new_segment(bytes.size()));
+    }
+    Segment& tail = segments_.back();
+    const std::size_t n = std::min(bytes.size(), tail.capacity - tail.end);
+    std::memcpy(tail.block.get() + tail.end, bytes.data(), n);
+    tail.end += n;
+    size_ += n;
+    bytes = bytes.subspan(n);
+  }
+}
+
+std::span<const std::byte> StagedSegments::front(std::size_t max) const noexcept {
+  if (segments_.empty()) return {};
+  const Segment& first = segments_.front();
+  return {first.block.get() + first.begin, std::min(max, first.end - first.begin)};
+}
+
+std::size_t StagedSegments::copy_front(std::span<std::byte> into) const noexcept {
+  std::size_t copied = 0;
+  for (const Segment& segment : segments_) {
+    if (copied == into.size()) break;
+    const std::size_t n = std::min(into.size() - copied, segment.end - segment.begin);
+    std::memcpy(into.data() + copied, segment.block.get() + segment.begin, n);
+    copied += n;
+  }
+  return copied;
+}
+
+void StagedSegments::consume(std::size_t n) noexcept {
+  size_ -= n;
+  while (n > 0) {
+    Segment& first = segments_.front();
+    const std::size_t k = std::min(n, first.end - first.begin);
+    first.begin += k;
+    n -= k;
+    if (first.begin == first.end) retire_front();
+  }
+}
+
+// A drained front block: a tail of the segment size starts over in place (appends
+// write at its start again); any other is kept as the spare if it has the segment
+// size, else freed (an outsized block served one large append).
+void StagedSegments::retire_front() noexcept {
+  if (segments_.size() == 1 && segments_.front().capacity == segment_size_) {
+    segments_.front().begin = segments_.front().end = 0;
+    return;
+  }
+  Segment drained = std::move(segments_.front());
+  segments_.pop_front();
+  if (!spare_.block && drained.capacity == segment_size_) {
+    drained.begin = drained.end = 0;
+    spare_ = std::move(drained);
+  } else {
+    capacity_ -= drained.capacity;
+  }
+}
+
+std::size_t StagedSegments::release_unused() noexcept {
+  const std::size_t before = capacity_;
+  if (spare_.block) {
+    capacity_ -= spare_.capacity;
+    spare_ = Segment{};
+  }
+  if (size_ == 0) {
+    for (const Segment& segment : segments_) capacity_ -= segment.capacity;
+    segments_.clear();
+  }
+  return before - capacity_;
+}
+
+}  // namespace sluice

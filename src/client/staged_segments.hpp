@@ -1,0 +1,64 @@
+#pragma once
+// StagedSegments: a response body's staged bytes as a FIFO of separately allocated
+// blocks whose bytes never move once written. That is what lets a reader borrow the
+// front bytes in place (BodyReader::next) while the HTTP thread appends behind them:
+// an append writes only past the tail's end or into a new block, and a block is freed
+// or reused only once every byte in it was consumed.
+// Not thread-safe: StagingBuffer guards it with its mutex.
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <span>
+
+namespace sluice {
+
+class StagedSegments {
+ public:
+  /// `segment_size`: the size of a block for appends; a larger append that finds no
+  /// room gets a block of its own size.
+  explicit StagedSegments(std::size_t segment_size) noexcept;
+  StagedSegments(const StagedSegments&) = delete;
+  StagedSegments& operator=(const StagedSegments&) = delete;
+
+  /// Bytes staged and not yet consumed.
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  /// Bytes allocated, the spare block included.
+  std::size_t capacity() const noexcept { return capacity_; }
+
+  /// Copies `bytes` in behind what is staged (into the tail's free room first).
+  void append(std::span<const std::byte> bytes);
+  /// The first contiguous run of staged bytes, at most `max` long (a run ends where
+  /// its block does). Stays valid until those bytes are consumed.
+  std::span<const std::byte> front(std::size_t max) const noexcept;
+  /// Copies the first staged bytes into `into` (across blocks); consumes nothing.
+  /// Returns how many it copied.
+  std::size_t copy_front(std::span<std::byte> into) const noexcept;
+  /// Drops `n` staged bytes from the front (n <= size()). A drained block of the
+  /// segment size is reused (as the tail, or as the one spare); a larger one is freed.
+  void consume(std::size_t n) noexcept;
+  /// Drops every staged byte (the blocks stay, as for consume).
+  void clear() noexcept { consume(size_); }
+  /// Frees the spare block, and every block when nothing is staged; returns the
+  /// bytes freed.
+  std::size_t release_unused() noexcept;
+
+ private:
+  struct Segment {
+    std::unique_ptr<std::byte[]> block;
+    std::size_t capacity = 0;
+    std::size_t begin = 0;  // first staged byte
+    std::size_t end = 0;    // one past the last staged byte
+  };
+  Segment new_segment(std::size_t at_least);
+  void retire_front() noexcept;
+
+  const std::size_t segment_size_;
+  std::deque<Segment> segments_;  // the tail is the last; only the tail may be empty
+  Segment spare_;                 // a drained block kept for the next append
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace sluice

@@ -1,0 +1,94 @@
+// StagedSegments: staged bytes in blocks that never move, so a lent front run stays
+// valid while appends follow; drained blocks are reused (one spare) or freed.
+#include "client/staged_segments.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "io/byte_queue.hpp"
+
+namespace sluice {
+namespace {
+
+std::string text_of(std::span<const std::byte> bytes) { return std::string(as_text(bytes)); }
+
+TEST(StagedSegments, AppendsFillTheTailThenOpenANewBlock) {
+  StagedSegments staged(8);  // 5 + 5 bytes: 3 of the second append open a new block
+  staged.append(as_bytes("abcde"));
+  staged.append(as_bytes("fghij"));
+  EXPECT_EQ(staged.size(), 10u);
+  EXPECT_EQ(staged.capacity(), 16u);
+  EXPECT_EQ(text_of(staged.front(100)), "abcdefgh");  // a run ends with its block
+  EXPECT_EQ(text_of(staged.front(3)), "abc");
+}
+
+TEST(StagedSegments, CopyFrontCrossesBlocksAndConsumesNothing) {
+  StagedSegments staged(4);
+  staged.append(as_bytes("0123456789"));
+  std::vector<std::byte> into(7);
+  EXPECT_EQ(staged.copy_front(into), 7u);
+  EXPECT_EQ(text_of(into), "0123456");
+  EXPECT_EQ(staged.size(), 10u);
+}
+
+TEST(StagedSegments, ALentRunDoesNotMoveWhileAppendsFollow) {
+  StagedSegments staged(16);
+  staged.append(as_bytes("first"));
+  const std::span<const std::byte> lent = staged.front(100);
+  for (int i = 0; i < 100; ++i) staged.append(as_bytes("more bytes behind it"));
+  EXPECT_EQ(staged.front(100).data(), lent.data());
+  EXPECT_EQ(text_of(lent), "first");
+}
+
+TEST(StagedSegments, ConsumeAcrossBlocksKeepsOneSpareAndFreesTheRest) {
+  StagedSegments staged(4);
+  for (const char* piece : {"aaaa", "bbbb", "cccc", "dd"}) staged.append(as_bytes(piece));
+  EXPECT_EQ(staged.capacity(), 16u);  // four blocks of 4
+  staged.consume(12);  // three drained blocks: one kept as the spare, two freed
+  EXPECT_EQ(text_of(staged.front(100)), "dd");
+  EXPECT_EQ(staged.capacity(), 8u);
+  staged.append(as_bytes("eeffgg"));  // the tail's room, then the spare
+  EXPECT_EQ(staged.capacity(), 8u);
+  std::vector<std::byte> into(8);
+  EXPECT_EQ(staged.copy_front(into), 8u);
+  EXPECT_EQ(text_of(into), "ddeeffgg");
+}
+
+TEST(StagedSegments, ADrainedTailStartsOverInPlace) {
+  StagedSegments staged(8);
+  staged.append(as_bytes("abc"));
+  const std::byte* block = staged.front(1).data();
+  staged.consume(3);
+  EXPECT_TRUE(staged.empty());
+  staged.append(as_bytes("xyz"));
+  EXPECT_EQ(staged.front(1).data(), block);
+  EXPECT_EQ(staged.capacity(), 8u);
+}
+
+TEST(StagedSegments, ALargeAppendGetsABlockOfItsOwnSizeThatIsNotKept) {
+  StagedSegments staged(4);
+  staged.append(as_bytes("x"));
+  staged.append(as_bytes(std::string(100, 'y')));  // 3 fit the tail, 97 get their own block
+  EXPECT_EQ(staged.capacity(), 4u + 97u);
+  staged.consume(101);
+  EXPECT_EQ(staged.capacity(), 4u) << "a drained outsized block is freed, not kept";
+}
+
+TEST(StagedSegments, ReleaseUnusedFreesTheSpareAndAnEmptyQueuesBlocks) {
+  StagedSegments staged(4);
+  staged.append(as_bytes("aaaa"));
+  staged.append(as_bytes("bb"));
+  staged.consume(4);  // a spare now
+  EXPECT_EQ(staged.release_unused(), 4u) << "the spare goes, the staged bytes' block stays";
+  EXPECT_EQ(text_of(staged.front(100)), "bb");
+  staged.consume(2);
+  EXPECT_EQ(staged.release_unused(), 4u);
+  EXPECT_EQ(staged.capacity(), 0u);
+  staged.append(as_bytes("again"));
+  EXPECT_EQ(staged.size(), 5u);
+}
+
+}  // namespace
+}  // namespace sluice
