@@ -179,6 +179,10 @@ Result<void> Parser::apply(std::string_view name, std::optional<std::string_view
     if (Result<void> ok = only_for(bit(Subcommand::held), name); !ok) return ok;
     flag = &options_.no_sweep;
   }
+  if (name == "--copy") {
+    if (Result<void> ok = only_for(bit(Subcommand::throughput), name); !ok) return ok;
+    flag = &options_.copy_reads;
+  }
   // A download stores the body as the server sent it; decoding would make the peers'
   // files (curl, wget and aria2c store it encoded) a different size.
   if (name == "--compressed" && subcommand_ == Subcommand::download) {

@@ -45,6 +45,9 @@ struct BenchOptions {
   std::size_t mark = 256 * 1024;    ///< Request::mark, the staging high-water mark
   bool reads_one_chunk = false;     ///< held: --reads 1
   bool no_sweep = false;            ///< held: --no-sweep (memory rule 3 off, for comparison)
+  /// throughput: --copy reads with BodyReader::read into a buffer instead of borrowing
+  /// the staged bytes with BodyReader::next.
+  bool copy_reads = false;
   std::size_t requests = 0;         ///< many: requests in all (required)
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
   unsigned split = 1;               ///< download: DownloadOptions::ranges (--split N)

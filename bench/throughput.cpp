@@ -36,14 +36,23 @@ struct RunFigures {
   }
 };
 
-// Reads the body to its end into `buffer`, discarding; checks Content-Length.
-Result<std::uint64_t> drain_body(Response& response, std::span<std::byte> buffer) {
+// Reads the body to its end, borrowing each chunk in place or (copy) into `buffer`,
+// discarding; checks Content-Length.
+Result<std::uint64_t> drain_body(Response& response, std::span<std::byte> buffer, bool copy) {
   std::uint64_t bytes = 0;
   for (;;) {
-    Result<std::size_t> n = response.body.read(buffer);
-    if (!n) return std::move(n).error();
-    if (*n == 0) break;
-    bytes += *n;
+    std::size_t n = 0;
+    if (copy) {
+      Result<std::size_t> got = response.body.read(buffer);
+      if (!got) return std::move(got).error();
+      n = *got;
+    } else {
+      Result<BodyChunk> chunk = response.body.next();
+      if (!chunk) return std::move(chunk).error();
+      n = chunk->size();
+    }
+    if (n == 0) break;
+    bytes += n;
   }
   std::optional<std::uint64_t> length = expected_length(response);
   if (length && *length != bytes) return length_mismatch(bytes, *length);
@@ -68,7 +77,7 @@ Result<RunFigures> run_ours(const BenchOptions& options, std::span<std::byte> bu
                                                 " for " + options.url + " (expected 2xx)");
     }
     version = response->version;
-    Result<std::uint64_t> drained = drain_body(*response, buffer);
+    Result<std::uint64_t> drained = drain_body(*response, buffer, options.copy_reads);
     if (!drained) return std::move(drained).error();
     bytes = *drained;
   }

@@ -14,9 +14,10 @@ Each benchmark prints one figure per line on stdout as `name value` (machine
 readable) and a short summary on stderr. See bench/README.md for how to read them.
 
 subcommands:
-  throughput --url URL [--runs N]
-      Downloads URL N times (default 3), reading into a 256 KiB buffer and
-      discarding. Prints the median MiB/s and CPU seconds per GiB. When curl is
+  throughput --url URL [--runs N] [--copy]
+      Downloads URL N times (default 3), borrowing each staged chunk in place
+      (BodyReader::next) and discarding it; --copy reads into a 256 KiB buffer
+      (BodyReader::read) instead. Prints the median MiB/s and CPU seconds per GiB. When curl is
       on PATH, runs `curl -s -o /dev/null` on the same URL interleaved with ours
       and prints its figures and ratio_vs_curl.
   held --url URL --count N [--reads 0|1 | --read-first BYTES] [--no-sweep]
@@ -72,6 +73,8 @@ options:
   --size BYTES     upload-burst, file-burst: bytes each (default 1M);
                    append-growth: the payload (default 64M); K/M suffix
   --no-sweep       held: turn the library's sweep off (to see what it saves)
+  --copy           throughput: read with BodyReader::read into a buffer, not
+                   BodyReader::next in place
   --reads 0|1      held: read nothing, or one chunk of each body, before holding
   --requests N     many: requests in all
   --concurrency C  many: requests in flight at once

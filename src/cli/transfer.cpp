@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "cli/cli_clock.hpp"
 #include "cli/exit_codes.hpp"
@@ -18,7 +17,6 @@
 namespace sluice::cli {
 namespace {
 
-constexpr std::size_t kReadSize = 256 * 1024;
 // -v prints what the Client holds this often during a long body, and at its end.
 constexpr std::chrono::seconds kStatsEvery{5};
 
@@ -80,17 +78,17 @@ class Transfer {
   int write_body(BodyReader& body) {
     OutputSink sink(options_.output_path);
     if (Result<void> opened = sink.open(); !opened) return fail_with(opened.error());
-    std::vector<std::byte> buffer(kReadSize);
     auto next_stats = cli_now() + kStatsEvery;
     for (;;) {
       if (options_.verbose && cli_now() >= next_stats) {
         std::fputs(describe_client_stats(client_->stats()).c_str(), stderr);
         next_stats = cli_now() + kStatsEvery;
       }
-      Result<std::size_t> got = body.read(buffer);
-      if (!got) return fail_incomplete(got.error(), sink);
-      if (*got == 0) break;
-      Result<void> wrote = sink.write_all(std::span(buffer.data(), *got));
+      // Written from where the HTTP thread staged it: no copy of our own.
+      Result<BodyChunk> chunk = body.next();
+      if (!chunk) return fail_incomplete(chunk.error(), sink);
+      if (chunk->empty()) break;
+      Result<void> wrote = sink.write_all(chunk->bytes());
       report_.size_download = sink.bytes_written();
       if (!wrote) return fail_incomplete(wrote.error(), sink);
     }
