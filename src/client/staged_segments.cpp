@@ -23,6 +23,7 @@ StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
 }
 
 void StagedSegments::append(std::span<const std::byte> bytes) {
+  end_prepare();
   while (!bytes.empty()) {
     if (segments_.empty() || segments_.back().end == segments_.back().capacity) {
       segments_.push_back(new_segment(bytes.size()));
@@ -34,6 +35,45 @@ void StagedSegments::append(std::span<const std::byte> bytes) {
     size_ += n;
     bytes = bytes.subspan(n);
   }
+}
+
+std::span<std::byte> StagedSegments::prepare(std::size_t max, std::size_t floor) {
+  end_prepare();
+  const std::size_t wanted = std::min(max, floor);
+  if (segments_.empty() || segments_.back().capacity - segments_.back().end < wanted) {
+    segments_.push_back(new_segment(wanted));
+  }
+  Segment& tail = segments_.back();
+  preparing_ = true;
+  return {tail.block.get() + tail.end, std::min(max, tail.capacity - tail.end)};
+}
+
+void StagedSegments::commit(std::size_t n) noexcept {
+  segments_.back().end += n;
+  size_ += n;
+}
+
+void StagedSegments::end_prepare() noexcept {
+  if (!preparing_) return;
+  preparing_ = false;
+  rewind_empty_tail();
+}
+
+void StagedSegments::rewind_empty_tail() noexcept {
+  if (segments_.empty()) return;
+  Segment& tail = segments_.back();
+  if (tail.begin != tail.end) return;
+  if (segments_.size() == 1 && tail.capacity == segment_size_) {
+    tail.begin = tail.end = 0;
+  } else if (segments_.size() == 1) {
+    capacity_ -= tail.capacity;  // an outsized block served one large append
+    segments_.clear();
+  }
+}
+
+void StagedSegments::clear() noexcept {
+  end_prepare();
+  consume(size_);
 }
 
 std::span<const std::byte> StagedSegments::front(std::size_t max) const noexcept {
@@ -68,8 +108,8 @@ void StagedSegments::consume(std::size_t n) noexcept {
 // write at its start again); any other is kept as the spare if it has the segment
 // size, else freed (an outsized block served one large append).
 void StagedSegments::retire_front() noexcept {
-  if (segments_.size() == 1 && segments_.front().capacity == segment_size_) {
-    segments_.front().begin = segments_.front().end = 0;
+  if (segments_.size() == 1) {
+    if (!preparing_) rewind_empty_tail();  // else end_prepare() does it
     return;
   }
   Segment drained = std::move(segments_.front());
@@ -83,6 +123,7 @@ void StagedSegments::retire_front() noexcept {
 }
 
 std::size_t StagedSegments::release_unused() noexcept {
+  end_prepare();
   const std::size_t before = capacity_;
   if (spare_.block) {
     capacity_ -= spare_.capacity;

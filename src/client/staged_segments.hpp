@@ -3,7 +3,9 @@
 // blocks whose bytes never move once written. That is what lets a reader borrow the
 // front bytes in place (BodyReader::next) while the HTTP thread appends behind them:
 // an append writes only past the tail's end or into a new block, and a block is freed
-// or reused only once every byte in it was consumed.
+// or reused only once every byte in it was consumed. The HTTP thread may also receive
+// straight into the tail's free room (prepare, then commit) without the lock held:
+// while a prepare is open, consuming never moves or frees the tail.
 // Not thread-safe: StagingBuffer guards it with its mutex.
 
 #include <cstddef>
@@ -28,7 +30,16 @@ class StagedSegments {
   std::size_t capacity() const noexcept { return capacity_; }
 
   /// Copies `bytes` in behind what is staged (into the tail's free room first).
+  /// Ends an open prepare.
   void append(std::span<const std::byte> bytes);
+  /// Free room behind the staged bytes, at most `max` (at least `min(max, floor)`
+  /// unless `max` is smaller: a tail with less opens a new block), to be written
+  /// in place and then committed. Stays open, and the tail stays put, until
+  /// end_prepare(), append(), clear() or release_unused().
+  std::span<std::byte> prepare(std::size_t max, std::size_t floor);
+  /// Stages the next `n` prepared bytes (written since prepare()).
+  void commit(std::size_t n) noexcept;
+  void end_prepare() noexcept;
   /// The first contiguous run of staged bytes, at most `max` long (a run ends where
   /// its block does). Stays valid until those bytes are consumed.
   std::span<const std::byte> front(std::size_t max) const noexcept;
@@ -38,10 +49,10 @@ class StagedSegments {
   /// Drops `n` staged bytes from the front (n <= size()). A drained block of the
   /// segment size is reused (as the tail, or as the one spare); a larger one is freed.
   void consume(std::size_t n) noexcept;
-  /// Drops every staged byte (the blocks stay, as for consume).
-  void clear() noexcept { consume(size_); }
+  /// Drops every staged byte (the blocks stay, as for consume); ends an open prepare.
+  void clear() noexcept;
   /// Frees the spare block, and every block when nothing is staged; returns the
-  /// bytes freed.
+  /// bytes freed. Ends an open prepare.
   std::size_t release_unused() noexcept;
 
  private:
@@ -53,12 +64,15 @@ class StagedSegments {
   };
   Segment new_segment(std::size_t at_least);
   void retire_front() noexcept;
+  /// An empty tail left in place for a prepare starts over at its block's start.
+  void rewind_empty_tail() noexcept;
 
   const std::size_t segment_size_;
   std::deque<Segment> segments_;  // the tail is the last; only the tail may be empty
   Segment spare_;                 // a drained block kept for the next append
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  bool preparing_ = false;  // a prepare is open: the tail must not move
 };
 
 }  // namespace sluice

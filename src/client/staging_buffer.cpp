@@ -1,6 +1,7 @@
 #include "client/staging_buffer.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace sluice {
@@ -11,6 +12,9 @@ namespace {
 // a drained block is reused rather than freed (one spare per buffer).
 constexpr std::size_t kMinSegment = 4 * 1024;
 constexpr std::size_t kMaxSegment = 64 * 1024;
+// A receive in place gets at least this much room (or what it asks, if less): a tail
+// block with less left opens a new one rather than cut the receive short.
+constexpr std::size_t kMinPrepared = 16 * 1024;
 // Callback mode hands bytes over in pieces no larger than this.
 constexpr std::size_t kCallbackPiece = 64 * 1024;
 
@@ -42,8 +46,12 @@ void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
     std::lock_guard lock(mu_);
     // Nobody will read, or the body already failed (a cancel from the consumer's
     // thread lands before the HTTP thread hears of it): count nothing, keep nothing.
-    if (reader_gone_ || end_ != End::open) return;
-    queue_.append(bytes);
+    if (reader_gone_ || end_ != End::open) {
+      prepared_ = {};
+      queue_.end_prepare();
+      return;
+    }
+    stage_locked(bytes);
     if (budget_) budget_->add(bytes.size());
     if (queue_.size() >= mark_ && !paused()) {
       paused_since_ = clock_.now();
@@ -54,6 +62,30 @@ void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
   // A futex wake per receive is the HTTP thread's largest cost after the copies:
   // skip it when no reader sleeps.
   if (wake && sleeper) readable_.notify_one();
+}
+
+std::span<std::byte> StagingBuffer::prepare(std::size_t max) {
+  std::lock_guard lock(mu_);
+  if (reader_gone_ || end_ != End::open || max == 0) return {};
+  prepared_ = queue_.prepare(max, kMinPrepared);
+  return prepared_;
+}
+
+// Bytes received into the prepared room are already in place: they are staged by
+// moving the tail's end over them (after sliding them to its start, should a caller
+// report them from further in). Anything else is copied in.
+void StagingBuffer::stage_locked(std::span<const std::byte> bytes) {
+  const std::byte* room = prepared_.data();
+  const bool in_place = !prepared_.empty() && bytes.data() >= room &&
+                        bytes.data() + bytes.size() <= room + prepared_.size();
+  if (!in_place) {
+    prepared_ = {};
+    queue_.append(bytes);
+    return;
+  }
+  if (bytes.data() != room) std::memmove(prepared_.data(), bytes.data(), bytes.size());
+  queue_.commit(bytes.size());
+  prepared_ = prepared_.subspan(bytes.size());
 }
 
 void StagingBuffer::wake_reader() {
@@ -234,6 +266,7 @@ bool StagingBuffer::deliver_callbacks() {
 
 std::size_t StagingBuffer::release_empty_capacity() {
   std::lock_guard lock(mu_);
+  prepared_ = {};
   return queue_.release_unused();
 }
 
@@ -283,6 +316,7 @@ std::size_t StagingBuffer::drop_staged() {
   const std::size_t dropped = queue_.size();
   if (budget_) budget_->remove(dropped);
   lent_ = 0;  // the reader is gone, and its lend with it (close_reader)
+  prepared_ = {};
   queue_.clear();
   queue_.release_unused();
   return dropped;

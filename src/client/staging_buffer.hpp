@@ -56,6 +56,11 @@ class StagingBuffer {
   /// caller promises wake_reader() soon (once for many appends of one turn, as an
   /// h2 receive carries many DATA frames).
   void append(std::span<const std::byte> bytes, bool wake = true);
+  /// Free room for receiving body bytes in place (at most `max`); empty when nothing
+  /// may be staged (the reader went away, the body ended). An append() of bytes
+  /// that lie in it, as received, stages them without a copy. The room stays
+  /// reserved until the next prepare(), an append of other bytes, or the sweep.
+  std::span<std::byte> prepare(std::size_t max);
   /// Staged bytes and every byte readers took so far, read together.
   struct Held {
     std::size_t staged = 0;
@@ -114,6 +119,8 @@ class StagingBuffer {
   enum class End { open, done, failed };
   /// Under mu_: after taking bytes, flip to Flowing below half the mark.
   bool take_locked(std::size_t n);
+  /// Under mu_: stages `bytes`, in place when they are the prepared room's.
+  void stage_locked(std::span<const std::byte> bytes);
   /// Under mu_ (held by `lock`): waits until something is staged or the body ended.
   /// False on timeout.
   bool wait_readable(std::unique_lock<std::mutex>& lock, Deadline deadline);
@@ -131,6 +138,7 @@ class StagingBuffer {
   std::condition_variable readable_;
   StagedSegments queue_;               // guarded by mu_; lent bytes at its front
   std::size_t lent_ = 0;               // guarded by mu_: bytes of the current lend
+  std::span<std::byte> prepared_;      // guarded by mu_: room not yet staged (prepare)
   std::uint64_t lend_id_ = 0;          // guarded by mu_: the current (or last) lend
   End end_ = End::open;                // guarded by mu_
   std::optional<Error> error_;         // guarded by mu_

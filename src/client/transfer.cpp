@@ -395,6 +395,13 @@ bool Transfer::wants_body() const {
 
 bool Transfer::may_extend_window() const { return !held_by_budget(); }
 
+// Only bytes that go to the reader as received: not a redirect's body, not one for
+// the decoder, not one nobody will read.
+std::span<std::byte> Transfer::body_space(std::size_t max) {
+  if (phase_ != Phase::body || reader_dropped_ || decoder_) return {};
+  return staging_->prepare(max);
+}
+
 // Asks the staging buffer last, since holding arms its resume: a reader that
 // empties it then posts one.
 bool Transfer::held_by_budget() const {

@@ -71,6 +71,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   std::size_t held_bytes() const override;
   void report_taken_after(std::size_t bytes) override;
   bool may_extend_window() const override;
+  std::span<std::byte> body_space(std::size_t max) override;
 
  private:
   enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };

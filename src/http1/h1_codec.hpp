@@ -84,6 +84,10 @@ class H1ResponseParser {
   bool keep_alive() const noexcept;
   /// Whether the current response's head has been parsed.
   bool head_done() const noexcept;
+  /// Bytes that can only be body bytes, reported to on_body as fed: what is left of
+  /// a Content-Length body (UINT64_MAX for one that ends at the close) once its head
+  /// is parsed; 0 otherwise (a head, a chunked body, trailers, no response).
+  std::uint64_t plain_body_left() const noexcept;
   /// Where the current response stands, for error messages: "before the response
   /// headers", "after 1000 of 5000 body bytes", "inside a chunked body after 7 bytes",
   /// "after 12 body bytes" (a body that ends at the close).

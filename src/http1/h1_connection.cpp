@@ -97,6 +97,16 @@ bool H1Connection::wants_input() const {
   return sink_ == nullptr || sink_->wants_body();
 }
 
+// Where nothing but body can arrive (the rest of a Content-Length body, or one that
+// ends at the close), the receive goes straight into the exchange's memory; capped
+// at the body's end, so no byte of anything after it lands there.
+std::span<std::byte> H1Connection::input_space(std::size_t max) {
+  if (state_ != State::busy || sink_ == nullptr) return {};
+  const std::uint64_t left = parser_.plain_body_left();
+  if (left == 0) return {};
+  return sink_->body_space(static_cast<std::size_t>(std::min<std::uint64_t>(left, max)));
+}
+
 void H1Connection::on_input(std::span<const std::byte> bytes) {
   if (state_ == State::idle) {
     fail(Error(ErrorCategory::protocol, "HTTP/1.1: server sent data while no request was open"));

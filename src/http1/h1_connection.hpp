@@ -46,6 +46,7 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
 
   // StreamCodec
   void on_input(std::span<const std::byte> bytes) override;
+  std::span<std::byte> input_space(std::size_t max) override;
   void on_input_end() override;
   void on_transport_error(Error error) override;
   bool wants_input() const override;

@@ -565,6 +565,14 @@ bool H1ResponseParser::keep_alive() const noexcept {
 
 bool H1ResponseParser::head_done() const noexcept { return state_->head_done; }
 
+std::uint64_t H1ResponseParser::plain_body_left() const noexcept {
+  const State& state = *state_;
+  if (state.phase != Phase::body) return 0;
+  if (state.body_kind == BodyKind::until_close) return UINT64_MAX;
+  if (state.body_kind == BodyKind::length) return state.expected_length - state.body_bytes;
+  return 0;
+}
+
 std::string H1ResponseParser::progress() const { return state_->progress(); }
 
 }  // namespace sluice

@@ -55,6 +55,14 @@ class ExchangeSink {
   /// for staged bytes): flow-controlled protocols then give no credit at all, even
   /// for bytes the consumer took, until the sink asks its connection to resume.
   virtual bool may_extend_window() const { return true; }
+  /// Where the next body bytes, up to `max`, may be received in place: the consumer's
+  /// own memory, so that they need no copy of the connection's. The transport writes
+  /// there and then reports them through on_body with that very span (or a prefix);
+  /// anything it does not report is not body. Empty: receive as usual.
+  virtual std::span<std::byte> body_space(std::size_t max) {
+    (void)max;
+    return {};
+  }
 };
 
 }  // namespace sluice

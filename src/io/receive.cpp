@@ -13,4 +13,18 @@ Result<IoStatus> receive_into(Transport& transport, ByteQueue& into, std::size_t
   return IoStatus::done;
 }
 
+Result<IoOutcome> receive_into(Transport& transport, std::span<std::byte> into) {
+  IoOutcome received;
+  while (received.bytes < into.size()) {
+    auto outcome = transport.read(into.subspan(received.bytes));
+    if (!outcome) return std::move(outcome).error();
+    if (outcome->status != IoStatus::done) {
+      received.status = outcome->status;
+      return received;
+    }
+    received.bytes += outcome->bytes;
+  }
+  return received;
+}
+
 }  // namespace sluice

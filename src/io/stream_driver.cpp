@@ -56,20 +56,34 @@ void StreamDriver::on_fd_ready(std::uint32_t events) {
   });
 }
 
+// One receive, handed to the codec: into the codec's own memory where it offers some
+// (the reader's staging buffer: no copy of ours), else into the scratch.
+Result<IoStatus> StreamDriver::receive_once() {
+  const std::span<std::byte> space = codec_.input_space(kReceiveSize);
+  if (!space.empty()) {
+    auto received = receive_into(*transport_, space);
+    if (!received) return std::move(received).error();
+    if (received->bytes > 0) codec_.on_input(space.first(received->bytes));
+    return received->status;
+  }
+  auto received = receive_into(*transport_, recv_, kReceiveSize);
+  if (received && !recv_.empty()) {
+    codec_.on_input(recv_.readable());
+    recv_.clear();
+  }
+  return received;
+}
+
 void StreamDriver::read() {
   if (in_read_) return;  // the loop below re-checks wants_input() itself
   in_read_ = true;
   for (int round = 0; round < kReceivesPerEvent && !closed() && wants_input(); ++round) {
-    auto received = receive_into(*transport_, recv_, kReceiveSize);
+    auto received = receive_once();
     if (!received) {
       fail(std::move(received).error());
       break;
     }
-    if (!recv_.empty()) {
-      codec_.on_input(recv_.readable());
-      recv_.clear();
-      if (closed()) break;
-    }
+    if (closed()) break;
     if (*received == IoStatus::eof) {
       // Told once: the socket stays readable at its end, and a codec that stays
       // open (to finish writing) would otherwise hear it every turn.

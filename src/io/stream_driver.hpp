@@ -32,6 +32,13 @@ class StreamCodec {
   virtual ~StreamCodec() = default;
   /// The bytes of one receive, in order. The codec may close the driver.
   virtual void on_input(std::span<const std::byte> bytes) = 0;
+  /// Where the next receive may go instead of the driver's scratch (at most `max`
+  /// bytes), so that it needs no copy; on_input then sees a prefix of that span.
+  /// Empty: the driver's scratch.
+  virtual std::span<std::byte> input_space(std::size_t max) {
+    (void)max;
+    return {};
+  }
   /// The peer ended the stream (transport().ended_without_close_notify() says
   /// whether a TLS peer skipped close_notify). Called once; reading stops.
   virtual void on_input_end() = 0;
@@ -98,6 +105,7 @@ class StreamDriver : private FdWatcher {
 
  private:
   void on_fd_ready(std::uint32_t events) override;
+  Result<IoStatus> receive_once();
   void finish_event();
   void flush();
   void rearm();

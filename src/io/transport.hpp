@@ -65,5 +65,9 @@ namespace sluice {
 /// means one parse and one hand-over per receive. Returns done when the receive
 /// filled up (more may wait), otherwise the status that stopped it.
 Result<IoStatus> receive_into(Transport& transport, ByteQueue& into, std::size_t limit);
+/// The same into memory the caller owns: fills `into` as far as the transport has
+/// bytes now. Returns the bytes received and done when it filled up, otherwise the
+/// status that stopped it.
+Result<IoOutcome> receive_into(Transport& transport, std::span<std::byte> into);
 
 }  // namespace sluice

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <string>
@@ -269,6 +270,54 @@ TEST(StagingBuffer, LendingEndsWithAnEmptyRunOrTheError) {
   auto after = failed.staging.lend(SIZE_MAX, std::nullopt);
   ASSERT_FALSE(after.ok());
   EXPECT_EQ(after.error().message(), "cut short");
+}
+
+// --- receiving in place (StagingBuffer::prepare) ---
+
+std::span<const std::byte> write_into(std::span<std::byte> room, std::string_view text) {
+  EXPECT_GE(room.size(), text.size());
+  std::memcpy(room.data(), text.data(), text.size());
+  return room.first(text.size());
+}
+
+TEST(StagingBuffer, BytesReceivedInThePreparedRoomAreStagedWithoutACopy) {
+  Fixture f;
+  const std::span<std::byte> room = f.staging.prepare(100);
+  ASSERT_GE(room.size(), 100u);
+  f.staging.append(write_into(room, "in place"));
+  const StagingBuffer::Lent lent = lend_now(f.staging);
+  EXPECT_EQ(lent.bytes.data(), room.data()) << "staged where it was received";
+  EXPECT_EQ(text_of(lent.bytes), "in place");
+  EXPECT_EQ(f.staging.staged_bytes(), 8u);
+}
+
+// The HTTP thread receives into the room without the lock: a reader that drains
+// every staged byte meanwhile must not move the tail's end under it.
+TEST(StagingBuffer, APreparedRoomStaysPutWhileTheReaderDrainsEverything) {
+  Fixture f;
+  f.staging.append(bytes_of("before"));
+  const std::span<std::byte> room = f.staging.prepare(100);
+  EXPECT_EQ(f.read(100), "before");
+  f.staging.append(write_into(room, "after"));
+  EXPECT_EQ(f.read(100), "after");
+}
+
+TEST(StagingBuffer, OtherBytesAreCopiedAndEndThePrepare) {
+  Fixture f;
+  const std::span<std::byte> room = f.staging.prepare(100);
+  f.staging.append(bytes_of("copied"));
+  EXPECT_EQ(f.read(100), "copied");
+  f.staging.append(write_into(room, "stale"));  // no longer prepared: copied in, not committed
+  EXPECT_EQ(f.read(100), "stale");
+}
+
+TEST(StagingBuffer, NoRoomIsPreparedOnceNothingMayBeStaged) {
+  Fixture ended;
+  ended.staging.finish({});
+  EXPECT_TRUE(ended.staging.prepare(100).empty());
+  Fixture gone;
+  gone.staging.close_reader();
+  EXPECT_TRUE(gone.staging.prepare(100).empty());
 }
 
 TEST(StagingBuffer, LendTimesOutWhenNothingArrives) {

@@ -582,6 +582,38 @@ TEST(H1ResponseParser, BodySpansPointIntoTheInput) {
   EXPECT_EQ(events.body_spans[0].size(), 10u);
 }
 
+// What may be received straight into the reader's memory: only body bytes, never past
+// a Content-Length body's end, never chunk framing or a head.
+TEST(H1ResponseParser, PlainBodyLeftCountsOnlyBytesThatMustBeBody) {
+  H1ResponseParser parser;
+  Recorder events;
+  EXPECT_EQ(parser.plain_body_left(), 0u) << "before the head";
+  ASSERT_TRUE(parser.feed(as_bytes("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n"), events));
+  EXPECT_EQ(parser.plain_body_left(), 0u) << "inside the head";
+  ASSERT_TRUE(parser.feed(as_bytes("\r\n0123"), events));
+  EXPECT_EQ(parser.plain_body_left(), 6u);
+  ASSERT_TRUE(parser.feed(as_bytes("456789"), events));
+  EXPECT_EQ(parser.plain_body_left(), 0u) << "the body is complete";
+
+  H1ResponseParser close_delimited;
+  Recorder until_close;
+  ASSERT_TRUE(close_delimited.feed(as_bytes("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nab"),
+                                   until_close));
+  EXPECT_EQ(close_delimited.plain_body_left(), UINT64_MAX);
+
+  H1ResponseParser chunked;
+  Recorder chunks;
+  ASSERT_TRUE(chunked.feed(
+      as_bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"), chunks));
+  EXPECT_EQ(chunked.plain_body_left(), 0u) << "chunk framing is not body";
+
+  H1ResponseParser head;
+  Recorder head_events;
+  head.expect_response(true, 1024);
+  ASSERT_TRUE(head.feed(as_bytes("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"), head_events));
+  EXPECT_EQ(head.plain_body_left(), 0u) << "a HEAD response has no body";
+}
+
 TEST(H1ResponseParser, ExpectResponseReadiesTheParserForTheNextResponse) {
   const std::string first = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst";
   const std::string second =

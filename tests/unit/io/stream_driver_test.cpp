@@ -31,8 +31,13 @@ using namespace std::chrono_literals;
 // move output toward the socket through the send queue or write_direct.
 class FakeCodec final : public StreamCodec {
  public:
+  std::span<std::byte> input_space(std::size_t max) override {
+    asked_for_space.push_back(max);
+    return std::span(space).first(std::min(max, space.size()));
+  }
   void on_input(std::span<const std::byte> bytes) override {
     ++input_calls;
+    if (!space.empty()) inputs_in_space += bytes.data() == space.data() ? 1 : 0;
     // An h1 sink that cancels from its body callback closes the driver while llhttp
     // is still parsing `bytes`: they must outlive the close until on_input returns.
     if (close_from_on_input) driver->close();
@@ -72,6 +77,10 @@ class FakeCodec final : public StreamCodec {
     due_at.push_back(now);
     deadline.reset();
   }
+
+  std::vector<std::byte> space;  // offered by input_space when not empty
+  std::vector<std::size_t> asked_for_space;
+  int inputs_in_space = 0;  // on_input calls whose bytes start at space.data()
 
   /// Everything the driver told it but after_event: what a closed driver must not add to.
   std::size_t heard() const {
@@ -272,6 +281,19 @@ TEST_F(StreamDriverTest, CloseFromInsideOnInputLeavesTheBytesReadableUntilTheCod
   run_turns(5);
   EXPECT_EQ(codec_.heard(), heard) << "a closed driver told its codec more";
   EXPECT_EQ(codec_.input_calls, 1);
+}
+
+// HTTP/1.1 offers the reader's staging room for a body: the receive lands there and
+// on_input sees it in place, a receive at most the room's size.
+TEST_F(StreamDriverTest, ReceivesIntoTheCodecsOwnMemoryWhereItOffersSome) {
+  codec_.space.resize(10);
+  send_to_driver("hello world, in place");  // 21 bytes: three receives of at most 10
+  ASSERT_TRUE(run_until([&] { return codec_.received.size() == 21; }));
+  EXPECT_EQ(codec_.received, "hello world, in place");
+  EXPECT_EQ(codec_.input_calls, 3);
+  EXPECT_EQ(codec_.inputs_in_space, 3);
+  ASSERT_FALSE(codec_.asked_for_space.empty());
+  EXPECT_EQ(codec_.asked_for_space.front(), 64u * 1024) << "asked for one receive's worth";
 }
 
 TEST_F(StreamDriverTest, BytesStayInTheSocketWhileTheCodecWantsNoInput) {
