@@ -277,16 +277,19 @@ void Transfer::pump_decoder() {
       if (staging_->deliver_callbacks()) continue;
       break;
     }
-    auto step = decoder_->decode(compressed_body_.readable(), decoded_body_, room);
+    // Decoded straight into the staging buffer's free room: no scratch, no copy.
+    const std::span<std::byte> space = staging_->prepare(room);
+    if (space.empty()) break;  // nothing may be staged now: the body already ended
+    SpanOutput out(space);
+    auto step = decoder_->decode(compressed_body_.readable(), out, space.size());
     if (!step) {
       fail(std::move(step).error());
       return;
     }
     compressed_body_.consume(step->consumed);
-    if (!decoded_body_.empty()) {
-      staging_->append(decoded_body_.readable(), false);
+    if (out.written() > 0) {
+      staging_->append(space.first(out.written()), false);
       wake_reader_at_turn_end();
-      decoded_body_.clear();
     }
     if (step->consumed == 0 && step->produced == 0) break;
   }
@@ -516,7 +519,6 @@ void Transfer::finished() {
   cancel_timer(drain_timer_);
   body_.reset();  // a source's memory goes now, on the HTTP thread
   compressed_body_.release_if_empty();
-  decoded_body_.release_if_empty();
   core_.transfer_done(*this);
 }
 
@@ -524,8 +526,7 @@ std::size_t Transfer::sweep(std::chrono::steady_clock::time_point paused_before)
   if (phase_ != Phase::body || !staging_->paused() || staging_->paused_since() > paused_before) {
     return 0;
   }
-  std::size_t freed = decoded_body_.release_if_empty() + compressed_body_.release_if_empty() +
-                      staging_->release_empty_capacity();
+  std::size_t freed = compressed_body_.release_if_empty() + staging_->release_empty_capacity();
   if (decoder_) freed += decoder_->release_scratch();
   if (conn_ != nullptr) freed += conn_->release_scratch(paused_before);
   return freed;
@@ -539,7 +540,6 @@ TransferStats Transfer::stats() const {
     if (stats.staged_bytes == 0) stats.scratch_bytes = staging_->retained_capacity();
   }
   if (compressed_body_.empty()) stats.scratch_bytes += compressed_body_.capacity();
-  stats.scratch_bytes += decoded_body_.capacity();  // emptied after every delivery
   if (body_) stats.request_body_bytes = body_->held_bytes();
   return stats;
 }

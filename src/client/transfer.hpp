@@ -123,7 +123,6 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
 
   std::unique_ptr<ContentDecoder> decoder_;
   ByteQueue compressed_body_;  // received, not yet decoded (waits for staging room)
-  ByteQueue decoded_body_;     // decoder output on its way to staging
   bool complete_pending_ = false;  // the exchange ended; decoding still drains
   Headers trailers_;
   std::uint64_t received_ = 0;

@@ -21,7 +21,7 @@ Result<void> BrotliDecoder::ensure_state() {
 
 // Brotli has no members or frames: one stream, then nothing. Bytes after its end are
 // an error rather than ignored, because sluice never drops body bytes silently.
-Result<DecodeStep> BrotliDecoder::decode(std::span<const std::byte> input, ByteQueue& out,
+Result<DecodeStep> BrotliDecoder::decode(std::span<const std::byte> input, DecodeOutput& out,
                                          std::size_t max_output) {
   DecodeStep total;
   if (finished_ || max_output == 0) {
@@ -34,7 +34,7 @@ Result<DecodeStep> BrotliDecoder::decode(std::span<const std::byte> input, ByteQ
   std::size_t available_in = input.size();
   const auto* next_in = reinterpret_cast<const std::uint8_t*>(input.data());
   while (total.produced < max_output) {
-    const std::span<std::byte> room = decode_output_room(out, max_output - total.produced);
+    const std::span<std::byte> room = out.room(max_output - total.produced);
     std::size_t available_out = room.size();
     auto* next_out = reinterpret_cast<std::uint8_t*>(room.data());
     const std::size_t in_before = available_in;

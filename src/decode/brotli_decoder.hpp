@@ -19,7 +19,8 @@ class BrotliDecoder final : public ContentDecoder {
   BrotliDecoder(const BrotliDecoder&) = delete;
   BrotliDecoder& operator=(const BrotliDecoder&) = delete;
 
-  Result<DecodeStep> decode(std::span<const std::byte> input, ByteQueue& out,
+  using ContentDecoder::decode;
+  Result<DecodeStep> decode(std::span<const std::byte> input, DecodeOutput& out,
                             std::size_t max_output) override;
   Result<void> finish() override;
   /// Frees the decoder state and its ring buffer (up to the 16 MiB window) once the

@@ -47,17 +47,18 @@ class DecoderChain final : public ContentDecoder {
   DecoderChain(std::vector<std::unique_ptr<ContentDecoder>> stages, DecodeLimits limits)
       : stages_(std::move(stages)), links_(stages_.size() - 1), limits_(limits) {}
 
-  Result<DecodeStep> decode(std::span<const std::byte> input, ByteQueue& out,
+  using ContentDecoder::decode;
+  Result<DecodeStep> decode(std::span<const std::byte> input, DecodeOutput& out,
                             std::size_t max_output) override;
   Result<void> finish() override;
   std::size_t release_scratch() override;
 
  private:
   std::size_t output_cap(std::size_t input_size, std::size_t max_output) const noexcept;
-  Result<DecodeStep> run_stages(std::span<const std::byte> input, ByteQueue& out,
+  Result<DecodeStep> run_stages(std::span<const std::byte> input, DecodeOutput& out,
                                 std::size_t max_output);
   Result<DecodeStep> run_stage(std::size_t i, std::span<const std::byte> input,
-                               ByteQueue& out, std::size_t room);
+                               DecodeOutput& out, std::size_t room);
   std::optional<Error> check_limits() const;
   Error fail(Error error) {
     failed_ = error;
@@ -89,7 +90,7 @@ std::size_t DecoderChain::output_cap(std::size_t input_size,
   return static_cast<std::size_t>(std::min<std::uint64_t>(room, max_output));
 }
 
-Result<DecodeStep> DecoderChain::decode(std::span<const std::byte> input, ByteQueue& out,
+Result<DecodeStep> DecoderChain::decode(std::span<const std::byte> input, DecodeOutput& out,
                                         std::size_t max_output) {
   if (failed_) return *failed_;
   if (max_output == 0) return DecodeStep{};
@@ -103,8 +104,8 @@ Result<DecodeStep> DecoderChain::decode(std::span<const std::byte> input, ByteQu
 
 // Runs every stage, innermost output first bounded by `max_output` and each link by
 // kLinkCapacity, until the output is full or no stage can move.
-Result<DecodeStep> DecoderChain::run_stages(std::span<const std::byte> input, ByteQueue& out,
-                                            std::size_t max_output) {
+Result<DecodeStep> DecoderChain::run_stages(std::span<const std::byte> input,
+                                            DecodeOutput& out, std::size_t max_output) {
   DecodeStep total;
   const std::size_t last = stages_.size() - 1;
   bool moved = true;
@@ -112,11 +113,13 @@ Result<DecodeStep> DecoderChain::run_stages(std::span<const std::byte> input, By
     moved = false;
     for (std::size_t i = 0; i <= last; ++i) {
       const auto source = i == 0 ? input.subspan(total.consumed) : links_[i - 1].readable();
-      ByteQueue& sink = i == last ? out : links_[i];
-      const std::size_t room = i == last ? max_output - total.produced
-                                         : kLinkCapacity - std::min(kLinkCapacity, sink.size());
+      const std::size_t room = i == last
+                                   ? max_output - total.produced
+                                   : kLinkCapacity - std::min(kLinkCapacity, links_[i].size());
       if (room == 0) continue;
-      auto step = run_stage(i, source, sink, room);
+      std::optional<QueueOutput> link;
+      if (i != last) link.emplace(links_[i]);
+      auto step = run_stage(i, source, i == last ? out : *link, room);
       if (!step) return std::move(step).error();
       if (i == 0) total.consumed += step->consumed;
       if (i == last) total.produced += step->produced;
@@ -130,7 +133,7 @@ Result<DecodeStep> DecoderChain::run_stages(std::span<const std::byte> input, By
 }
 
 Result<DecodeStep> DecoderChain::run_stage(std::size_t i, std::span<const std::byte> input,
-                                           ByteQueue& out, std::size_t room) {
+                                           DecodeOutput& out, std::size_t room) {
   auto step = stages_[i]->decode(input, out, room);
   if (step && i != 0) links_[i - 1].consume(step->consumed);
   return step;
@@ -235,6 +238,12 @@ Result<std::unique_ptr<ContentDecoder>> ContentDecoder::create(std::string_view 
   if (stages.empty()) return std::unique_ptr<ContentDecoder>{};
   std::reverse(stages.begin(), stages.end());
   return std::unique_ptr<ContentDecoder>(new DecoderChain(std::move(stages), limits));
+}
+
+Result<DecodeStep> ContentDecoder::decode(std::span<const std::byte> input, ByteQueue& out,
+                                          std::size_t max_output) {
+  QueueOutput queue(out);
+  return decode(input, queue, max_output);
 }
 
 std::span<std::byte> decode_output_room(ByteQueue& out, std::size_t limit) {

@@ -3,6 +3,7 @@
 // that a reader that stops also stops decompression.
 // Ownership: one decoder per response, HTTP thread only.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,18 @@ struct DecodeStep {
   std::size_t produced = 0;  ///< output bytes appended
 };
 
+/// Where a decoder writes: room handed out piece by piece, then committed. Either a
+/// ByteQueue that grows (QueueOutput) or fixed memory, such as the staging buffer's
+/// free room (SpanOutput), which the decoded bytes then never leave.
+class DecodeOutput {
+ public:
+  virtual ~DecodeOutput() = default;
+  /// Room for at most `limit` more bytes (maybe less; empty once full).
+  virtual std::span<std::byte> room(std::size_t limit) = 0;
+  /// The first `n` bytes of the last room were written.
+  virtual void commit(std::size_t n) = 0;
+};
+
 class ContentDecoder {
  public:
   virtual ~ContentDecoder() = default;
@@ -38,8 +51,11 @@ class ContentDecoder {
   /// Decodes from `input`, appending at most `max_output` bytes to `out`. Call again
   /// with the unconsumed input when room frees up. Errors: decode ("gzip: corrupt
   /// data: invalid block type"), too_large ("decoded body exceeds 1000:1 ratio").
-  virtual Result<DecodeStep> decode(std::span<const std::byte> input, ByteQueue& out,
+  virtual Result<DecodeStep> decode(std::span<const std::byte> input, DecodeOutput& out,
                                     std::size_t max_output) = 0;
+  /// The same, appending to `out`.
+  Result<DecodeStep> decode(std::span<const std::byte> input, ByteQueue& out,
+                            std::size_t max_output);
   /// The encoded body ended; error if the stream is incomplete ("gzip: body ended
   /// mid-stream"). Call only after decode() consumed all input and produced nothing
   /// more with room available.
@@ -57,6 +73,33 @@ class ContentDecoder {
 /// 256 KiB. The span is never longer than `limit`; commit what was written.
 inline constexpr std::size_t kDecodeOutputStep = 16 * 1024;
 std::span<std::byte> decode_output_room(ByteQueue& out, std::size_t limit);
+
+/// Appends to a ByteQueue (decode_output_room's growth).
+class QueueOutput final : public DecodeOutput {
+ public:
+  explicit QueueOutput(ByteQueue& queue) noexcept : queue_(queue) {}
+  std::span<std::byte> room(std::size_t limit) override { return decode_output_room(queue_, limit); }
+  void commit(std::size_t n) override { queue_.commit(n); }
+
+ private:
+  ByteQueue& queue_;
+};
+
+/// Fills fixed memory from its start; written() says how far.
+class SpanOutput final : public DecodeOutput {
+ public:
+  explicit SpanOutput(std::span<std::byte> memory) noexcept : memory_(memory) {}
+  std::span<std::byte> room(std::size_t limit) override {
+    const std::span<std::byte> left = memory_.subspan(written_);
+    return left.first(std::min(limit, left.size()));
+  }
+  void commit(std::size_t n) override { written_ += n; }
+  std::size_t written() const noexcept { return written_; }
+
+ private:
+  std::span<std::byte> memory_;
+  std::size_t written_ = 0;
+};
 
 /// malloc/free that keep a running total of the bytes a compression library holds,
 /// so release_scratch() can report what it freed. `total` belongs to one decoder

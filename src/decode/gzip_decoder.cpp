@@ -35,7 +35,7 @@ const char* GzipDecoder::name() const noexcept {
   return format_ == Format::gzip ? "gzip" : "deflate";
 }
 
-Result<DecodeStep> GzipDecoder::decode(std::span<const std::byte> input, ByteQueue& out,
+Result<DecodeStep> GzipDecoder::decode(std::span<const std::byte> input, DecodeOutput& out,
                                        std::size_t max_output) {
   DecodeStep total;
   while (total.produced < max_output) {
@@ -50,7 +50,7 @@ Result<DecodeStep> GzipDecoder::decode(std::span<const std::byte> input, ByteQue
 }
 
 Result<GzipDecoder::Progress> GzipDecoder::step(std::span<const std::byte> input,
-                                                ByteQueue& out, std::size_t max_output) {
+                                                DecodeOutput& out, std::size_t max_output) {
   switch (state_) {
     case State::sniffing: return sniff(input);
     case State::in_stream: return inflate_some(input, out, max_output);
@@ -77,7 +77,7 @@ Result<GzipDecoder::Progress> GzipDecoder::sniff(std::span<const std::byte> inpu
 }
 
 Result<GzipDecoder::Progress> GzipDecoder::inflate_some(std::span<const std::byte> input,
-                                                        ByteQueue& out,
+                                                        DecodeOutput& out,
                                                         std::size_t max_output) {
   // gzip starts its inflater lazily here; deflate's was chosen by sniff().
   if (auto ready = ensure_inflater(kGzipWindowBits); !ready) return std::move(ready).error();
@@ -85,7 +85,7 @@ Result<GzipDecoder::Progress> GzipDecoder::inflate_some(std::span<const std::byt
   const auto* source = replaying ? sniffed_ + sniffed_fed_
                                  : reinterpret_cast<const unsigned char*>(input.data());
   const uInt source_len = clamp_to_uint(replaying ? sniffed_len_ - sniffed_fed_ : input.size());
-  const std::span<std::byte> room = decode_output_room(out, max_output);
+  const std::span<std::byte> room = out.room(max_output);
   // zlib never writes through next_in; the pointer is non-const only in its old API.
   strm_.next_in = const_cast<unsigned char*>(source);
   strm_.avail_in = source_len;

@@ -27,7 +27,8 @@ class GzipDecoder final : public ContentDecoder {
   GzipDecoder(const GzipDecoder&) = delete;
   GzipDecoder& operator=(const GzipDecoder&) = delete;
 
-  Result<DecodeStep> decode(std::span<const std::byte> input, ByteQueue& out,
+  using ContentDecoder::decode;
+  Result<DecodeStep> decode(std::span<const std::byte> input, DecodeOutput& out,
                             std::size_t max_output) override;
   Result<void> finish() override;
   /// Frees zlib's state and window (about 40 KiB) when the decoder sits at the end
@@ -49,10 +50,10 @@ class GzipDecoder final : public ContentDecoder {
     bool stop = false;
   };
 
-  Result<Progress> step(std::span<const std::byte> input, ByteQueue& out,
+  Result<Progress> step(std::span<const std::byte> input, DecodeOutput& out,
                         std::size_t max_output);
   Result<Progress> sniff(std::span<const std::byte> input);
-  Result<Progress> inflate_some(std::span<const std::byte> input, ByteQueue& out,
+  Result<Progress> inflate_some(std::span<const std::byte> input, DecodeOutput& out,
                                 std::size_t max_output);
   Result<Progress> start_next_member(std::span<const std::byte> input);
   Result<void> ensure_inflater(int window_bits);

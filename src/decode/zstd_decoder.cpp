@@ -30,14 +30,14 @@ Result<void> ZstdDecoder::ensure_context() {
 // After a frame ends, ZSTD_decompressStream reads the next one from the same input;
 // bytes that are not a frame fail there ("Unknown frame descriptor"), so trailing
 // garbage is an error, never dropped silently.
-Result<DecodeStep> ZstdDecoder::decode(std::span<const std::byte> input, ByteQueue& out,
+Result<DecodeStep> ZstdDecoder::decode(std::span<const std::byte> input, DecodeOutput& out,
                                        std::size_t max_output) {
   DecodeStep total;
   if (max_output == 0) return total;
   if (auto ready = ensure_context(); !ready) return std::move(ready).error();
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   while (total.produced < max_output) {
-    const std::span<std::byte> room = decode_output_room(out, max_output - total.produced);
+    const std::span<std::byte> room = out.room(max_output - total.produced);
     ZSTD_outBuffer sink{room.data(), room.size(), 0};
     const std::size_t in_before = in.pos;
     const std::size_t rv = ZSTD_decompressStream(context_, &sink, &in);

@@ -20,7 +20,8 @@ class ZstdDecoder final : public ContentDecoder {
   ZstdDecoder(const ZstdDecoder&) = delete;
   ZstdDecoder& operator=(const ZstdDecoder&) = delete;
 
-  Result<DecodeStep> decode(std::span<const std::byte> input, ByteQueue& out,
+  using ContentDecoder::decode;
+  Result<DecodeStep> decode(std::span<const std::byte> input, DecodeOutput& out,
                             std::size_t max_output) override;
   Result<void> finish() override;
   /// Frees the decompression context (its tables and window, ~100 KiB to 8 MiB)

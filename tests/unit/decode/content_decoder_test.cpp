@@ -217,6 +217,31 @@ TEST_P(ContentDecoderRoundTrip, ReleasesScratchOnlyAfterTheStreamEnds) {
   EXPECT_EQ((*decoder)->release_scratch(), 0u);
 }
 
+// The staging buffer hands a decoder fixed room (SpanOutput): it fills that room and
+// no more, then goes on from where it stopped in the next room.
+TEST_P(ContentDecoderRoundTrip, DecodesIntoFixedRoomsThatNeverOverflow) {
+  const std::string encoded = this->encoded();
+  auto decoder = ContentDecoder::create(GetParam(), {});
+  ASSERT_TRUE(decoder);
+  std::string decoded;
+  std::size_t consumed = 0;
+  std::vector<std::byte> room(1000 + 16);  // 16 guard bytes past the room given
+  for (int calls = 0; decoded.size() < data().size(); ++calls) {
+    ASSERT_LT(calls, 100000) << "no progress";
+    std::fill(room.begin(), room.end(), std::byte{0x5a});
+    SpanOutput out(std::span<std::byte>(room).first(1000));
+    auto step = (*decoder)->decode(as_bytes(encoded).subspan(consumed), out, 1000);
+    ASSERT_TRUE(step) << step.error().message();
+    EXPECT_EQ(step->produced, out.written());
+    EXPECT_LE(out.written(), 1000u);
+    for (std::size_t i = 1000; i < room.size(); ++i) ASSERT_EQ(room[i], std::byte{0x5a});
+    consumed += step->consumed;
+    decoded.append(as_text(std::span<const std::byte>(room).first(out.written())));
+    if (step->consumed == 0 && step->produced == 0) break;
+  }
+  EXPECT_TRUE(decoded == data());
+}
+
 INSTANTIATE_TEST_SUITE_P(Codings, ContentDecoderRoundTrip,
                          testing::Values("gzip", "deflate", "br", "zstd"),
                          [](const auto& param_info) { return std::string(param_info.param); });
