@@ -41,8 +41,16 @@ Result<std::optional<std::size_t>> BodyReader::read_for(std::span<std::byte> int
   return got;
 }
 
+namespace {
+// An empty chunk means the end: a chunk of at most 0 bytes could not say anything else.
+Error zero_max() {
+  return Error(ErrorCategory::usage, "BodyReader::next: max must be at least 1 byte");
+}
+}  // namespace
+
 Result<BodyChunk> BodyReader::next(std::size_t max) {
   if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
+  if (max == 0) return zero_max();
   auto lent = staging_->lend(max, std::nullopt);
   if (!lent) return std::move(lent).error();
   bytes_read_ += (*lent)->bytes.size();
@@ -52,6 +60,7 @@ Result<BodyChunk> BodyReader::next(std::size_t max) {
 Result<std::optional<BodyChunk>> BodyReader::next_for(std::chrono::milliseconds timeout,
                                                       std::size_t max) {
   if (!staging_) return Error(ErrorCategory::usage, "body reader has no body (moved from?)");
+  if (max == 0) return zero_max();
   auto lent = staging_->lend(max, steady_now() + timeout);
   if (!lent) return std::move(lent).error();
   if (!*lent) return std::optional<BodyChunk>{};
