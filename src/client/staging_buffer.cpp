@@ -7,10 +7,9 @@
 namespace sluice {
 
 namespace {
-// Staged bytes live in blocks of at most a quarter of the mark, between these bounds
-// (StagedSegments starts a body at 4 KiB and doubles): a receive (64 KiB) fills about
-// one, a held body wastes at most one block's tail, and a drained block is reused
-// rather than freed (one spare per buffer).
+// Staged bytes live in blocks of a quarter of the mark, between these bounds: a
+// receive (64 KiB) fills about one, a held body wastes at most one block's tail, and
+// a drained block is reused rather than freed (one spare per buffer).
 constexpr std::size_t kMinSegment = 4 * 1024;
 constexpr std::size_t kMaxSegment = 64 * 1024;
 // A receive in place gets at least this much room (or what it asks, if less): a tail
