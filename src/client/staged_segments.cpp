@@ -1,14 +1,9 @@
 #include "client/staged_segments.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 
 namespace sluice {
-
-namespace {
-constexpr std::size_t kSmallestBlock = 4096;
-}  // namespace
 
 StagedSegments::StagedSegments(std::size_t segment_size) noexcept
     : segment_size_(std::max<std::size_t>(segment_size, 1)) {}
@@ -19,11 +14,8 @@ StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
     spare_ = Segment{};
     return reused;
   }
-  // A small body gets a small block (a 1 KiB response does not cost 64 KiB); a
-  // stream's blocks double with what is staged up to the segment size.
-  const std::size_t growing = std::max(kSmallestBlock, std::bit_ceil(size_ + at_least));
   Segment fresh;
-  fresh.capacity = std::max(at_least, std::min(segment_size_, growing));
+  fresh.capacity = std::max(at_least, segment_size_);
   // Not value-initialised: every byte is written before it is staged.
   fresh.block.reset(new std::byte[fresh.capacity]);
   capacity_ += fresh.capacity;
@@ -49,9 +41,7 @@ std::span<std::byte> StagedSegments::prepare(std::size_t max, std::size_t floor)
   end_prepare();
   const std::size_t wanted = std::min(max, floor);
   if (segments_.empty() || segments_.back().capacity - segments_.back().end < wanted) {
-    // A new block fits the whole receive asked for (up to the segment size), not only
-    // the floor: a prompt reader keeps little staged, and its blocks would not grow.
-    segments_.push_back(new_segment(std::max(wanted, std::min(max, segment_size_))));
+    segments_.push_back(new_segment(wanted));
   }
   Segment& tail = segments_.back();
   preparing_ = true;
@@ -73,7 +63,7 @@ void StagedSegments::rewind_empty_tail() noexcept {
   if (segments_.empty()) return;
   Segment& tail = segments_.back();
   if (tail.begin != tail.end) return;
-  if (segments_.size() == 1 && tail.capacity <= segment_size_) {
+  if (segments_.size() == 1 && tail.capacity == segment_size_) {
     tail.begin = tail.end = 0;
   } else if (segments_.size() == 1) {
     capacity_ -= tail.capacity;  // an outsized block served one large append
@@ -124,14 +114,12 @@ void StagedSegments::retire_front() noexcept {
   }
   Segment drained = std::move(segments_.front());
   segments_.pop_front();
-  // The spare is the largest drained block up to the segment size.
-  if (drained.capacity > segment_size_ || drained.capacity <= spare_.capacity) {
+  if (!spare_.block && drained.capacity == segment_size_) {
+    drained.begin = drained.end = 0;
+    spare_ = std::move(drained);
+  } else {
     capacity_ -= drained.capacity;
-    return;
   }
-  capacity_ -= spare_.capacity;
-  drained.begin = drained.end = 0;
-  spare_ = std::move(drained);
 }
 
 std::size_t StagedSegments::release_unused() noexcept {

@@ -17,9 +17,8 @@ namespace sluice {
 
 class StagedSegments {
  public:
-  /// `segment_size`: the largest block for appends. Blocks start small (4 KiB, or
-  /// what the first append needs) and double with what is staged up to it; a larger
-  /// append that finds no room gets a block of its own size.
+  /// `segment_size`: the size of a block for appends; a larger append that finds no
+  /// room gets a block of its own size.
   explicit StagedSegments(std::size_t segment_size) noexcept;
   StagedSegments(const StagedSegments&) = delete;
   StagedSegments& operator=(const StagedSegments&) = delete;
@@ -47,9 +46,8 @@ class StagedSegments {
   /// Copies the first staged bytes into `into` (across blocks); consumes nothing.
   /// Returns how many it copied.
   std::size_t copy_front(std::span<std::byte> into) const noexcept;
-  /// Drops `n` staged bytes from the front (n <= size()). A drained block up to the
-  /// segment size is reused (as the tail, or as the one spare, the largest); a
-  /// larger one is freed.
+  /// Drops `n` staged bytes from the front (n <= size()). A drained block of the
+  /// segment size is reused (as the tail, or as the one spare); a larger one is freed.
   void consume(std::size_t n) noexcept;
   /// Drops every staged byte (the blocks stay, as for consume); ends an open prepare.
   void clear() noexcept;

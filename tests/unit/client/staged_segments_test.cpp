@@ -76,29 +76,6 @@ TEST(StagedSegments, ALargeAppendGetsABlockOfItsOwnSizeThatIsNotKept) {
   EXPECT_EQ(staged.capacity(), 4u) << "a drained outsized block is freed, not kept";
 }
 
-TEST(StagedSegments, ASmallBodyGetsASmallBlockAndAStreamsBlocksDouble) {
-  StagedSegments staged(64 * 1024);
-  staged.append(as_bytes(std::string(100, 'a')));
-  EXPECT_EQ(staged.capacity(), 4096u) << "a 100-byte body does not cost a 64 KiB block";
-  staged.append(as_bytes(std::string(3996, 'b')));  // fills the first block exactly
-  staged.append(as_bytes(std::string(4000, 'c')));  // 4096 staged + 4000: an 8 KiB block
-  EXPECT_EQ(staged.capacity(), 4096u + 8192u);
-  staged.append(as_bytes(std::string(64 * 1024, 'd')));
-  EXPECT_EQ(staged.capacity(), 4096u + 8192u + 64u * 1024)
-      << "what does not fit the 8 KiB block's rest gets a 64 KiB block, the most";
-}
-
-TEST(StagedSegments, APreparedReceiveGetsABlockThatFitsItWhole) {
-  StagedSegments staged(64 * 1024);
-  const std::span<std::byte> room = staged.prepare(64 * 1024, 16 * 1024);
-  EXPECT_EQ(room.size(), 64u * 1024) << "not cut to the floor with nothing staged";
-  staged.commit(100);
-  staged.consume(100);  // a prompt reader: nothing stays staged
-  staged.end_prepare();
-  EXPECT_EQ(staged.prepare(64 * 1024, 16 * 1024).size(), 64u * 1024);
-  EXPECT_EQ(staged.prepare(200, 16 * 1024).size(), 200u) << "never more than asked";
-}
-
 TEST(StagedSegments, ReleaseUnusedFreesTheSpareAndAnEmptyQueuesBlocks) {
   StagedSegments staged(4);
   staged.append(as_bytes("aaaa"));
