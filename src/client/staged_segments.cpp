@@ -45,12 +45,25 @@ std::span<std::byte> StagedSegments::prepare(std::size_t max, std::size_t floor)
   }
   Segment& tail = segments_.back();
   preparing_ = true;
-  return {tail.block.get() + tail.end, std::min(max, tail.capacity - tail.end)};
+  const std::size_t room = std::min(max, tail.capacity - tail.end);
+  prepared_end_ = tail.end + room;
+  return {tail.block.get() + tail.end, room};
 }
 
 void StagedSegments::commit(std::size_t n) noexcept {
   segments_.back().end += n;
   size_ += n;
+}
+
+bool StagedSegments::commit_in_place(std::span<const std::byte> bytes) noexcept {
+  if (!preparing_ || bytes.empty()) return false;
+  Segment& tail = segments_.back();
+  std::byte* const room = tail.block.get() + tail.end;
+  const std::byte* const room_end = tail.block.get() + prepared_end_;
+  if (bytes.data() < room || bytes.data() + bytes.size() > room_end) return false;
+  if (bytes.data() != room) std::memmove(room, bytes.data(), bytes.size());
+  commit(bytes.size());
+  return true;
 }
 
 void StagedSegments::end_prepare() noexcept {

@@ -39,6 +39,10 @@ class StagedSegments {
   std::span<std::byte> prepare(std::size_t max, std::size_t floor);
   /// Stages the next `n` prepared bytes (written since prepare()).
   void commit(std::size_t n) noexcept;
+  /// Stages `bytes` if they lie in the open prepared room (written there in place,
+  /// maybe not at its start: then they are slid to it) and returns true; returns
+  /// false, changing nothing, for any other bytes.
+  bool commit_in_place(std::span<const std::byte> bytes) noexcept;
   void end_prepare() noexcept;
   /// The first contiguous run of staged bytes, at most `max` long (a run ends where
   /// its block does). Stays valid until those bytes are consumed.
@@ -72,7 +76,8 @@ class StagedSegments {
   Segment spare_;                 // a drained block kept for the next append
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
-  bool preparing_ = false;  // a prepare is open: the tail must not move
+  bool preparing_ = false;      // a prepare is open: the tail must not move
+  std::size_t prepared_end_ = 0;  // while preparing_: where the room ends in the tail
 };
 
 }  // namespace sluice

@@ -40,52 +40,27 @@ std::size_t StagingBuffer::room() const {
   return queue_.size() >= mark_ ? 0 : mark_ - queue_.size();
 }
 
-void StagingBuffer::append(std::span<const std::byte> bytes, bool wake) {
-  bool sleeper = false;
-  {
-    std::lock_guard lock(mu_);
-    // Nobody will read, or the body already failed (a cancel from the consumer's
-    // thread lands before the HTTP thread hears of it): count nothing, keep nothing.
-    if (reader_gone_ || end_ != End::open) {
-      prepared_ = {};
-      queue_.end_prepare();
-      return;
-    }
-    stage_locked(bytes);
-    if (budget_) budget_->add(bytes.size());
-    if (queue_.size() >= mark_ && !paused()) {
-      paused_since_ = clock_.now();
-      signal_.store(Signal::paused, std::memory_order_release);
-    }
-    sleeper = waiting_readers_ > 0;
+void StagingBuffer::append(std::span<const std::byte> bytes) {
+  std::lock_guard lock(mu_);
+  // Nobody will read, or the body already failed (a cancel from the consumer's
+  // thread lands before the HTTP thread hears of it): count nothing, keep nothing.
+  if (reader_gone_ || end_ != End::open) {
+    queue_.end_prepare();
+    return;
   }
-  // A futex wake per receive is the HTTP thread's largest cost after the copies:
-  // skip it when no reader sleeps.
-  if (wake && sleeper) readable_.notify_one();
+  // Bytes received into the prepared room are already in place; others are copied.
+  if (!queue_.commit_in_place(bytes)) queue_.append(bytes);
+  if (budget_) budget_->add(bytes.size());
+  if (queue_.size() >= mark_ && !paused()) {
+    paused_since_ = clock_.now();
+    signal_.store(Signal::paused, std::memory_order_release);
+  }
 }
 
 std::span<std::byte> StagingBuffer::prepare(std::size_t max) {
   std::lock_guard lock(mu_);
   if (reader_gone_ || end_ != End::open || max == 0) return {};
-  prepared_ = queue_.prepare(max, kMinPrepared);
-  return prepared_;
-}
-
-// Bytes received into the prepared room are already in place: they are staged by
-// moving the tail's end over them (after sliding them to its start, should a caller
-// report them from further in). Anything else is copied in.
-void StagingBuffer::stage_locked(std::span<const std::byte> bytes) {
-  const std::byte* room = prepared_.data();
-  const bool in_place = !prepared_.empty() && bytes.data() >= room &&
-                        bytes.data() + bytes.size() <= room + prepared_.size();
-  if (!in_place) {
-    prepared_ = {};
-    queue_.append(bytes);
-    return;
-  }
-  if (bytes.data() != room) std::memmove(prepared_.data(), bytes.data(), bytes.size());
-  queue_.commit(bytes.size());
-  prepared_ = prepared_.subspan(bytes.size());
+  return queue_.prepare(max, kMinPrepared);
 }
 
 void StagingBuffer::wake_reader() {
@@ -158,51 +133,46 @@ bool StagingBuffer::give_back_locked() {
   return take_locked(n);
 }
 
-Result<std::optional<std::size_t>> StagingBuffer::read(std::span<std::byte> into,
-                                                       Deadline deadline) {
+template <class T, class Serve>
+Result<std::optional<T>> StagingBuffer::take_for_reader(Deadline deadline, T at_end,
+                                                        Serve serve) {
   std::unique_lock lock(mu_);
   bool resume = give_back_locked();
   const bool arrived = wait_readable(lock, deadline);
-  std::optional<Result<std::optional<std::size_t>>> outcome;
+  std::optional<Result<std::optional<T>>> outcome;
   if (!arrived) {
-    outcome = std::optional<std::size_t>{};
+    outcome = std::optional<T>{};
   } else if (!queue_.empty()) {  // bytes that arrived before a failure are the reader's
-    const std::size_t n = queue_.copy_front(into);
-    resume = take_locked(n) || resume;
-    outcome = std::optional<std::size_t>{n};
+    outcome = std::optional<T>{serve(resume)};
   } else if (end_ == End::failed) {
     outcome = *error_;
   } else {
-    outcome = std::optional<std::size_t>{0};
+    outcome = std::optional<T>{std::move(at_end)};
   }
   lock.unlock();
   if (resume) notify_();
   return std::move(*outcome);
 }
 
+Result<std::optional<std::size_t>> StagingBuffer::read(std::span<std::byte> into,
+                                                       Deadline deadline) {
+  return take_for_reader(deadline, std::size_t{0}, [&](bool& resume) {
+    const std::size_t n = queue_.copy_front(into);
+    resume = take_locked(n) || resume;
+    return n;
+  });
+}
+
 Result<std::optional<StagingBuffer::Lent>> StagingBuffer::lend(std::size_t max,
                                                                 Deadline deadline) {
-  std::unique_lock lock(mu_);
-  const bool resume = give_back_locked();
-  const bool arrived = wait_readable(lock, deadline);
-  std::optional<Result<std::optional<Lent>>> outcome;
-  if (!arrived) {
-    outcome = std::optional<Lent>{};
-  } else if (!queue_.empty()) {
+  return take_for_reader(deadline, Lent{}, [&](bool&) {
     // Lent bytes stay staged: the mark and the flow-control credit count them until
     // they come back, so a reader that keeps a chunk holds its stream like one that
     // has not read it.
     const std::span<const std::byte> run = queue_.front(max);
     lent_ = run.size();
-    outcome = std::optional<Lent>{Lent{run, ++lend_id_}};
-  } else if (end_ == End::failed) {
-    outcome = *error_;
-  } else {
-    outcome = std::optional<Lent>{Lent{{}, 0}};
-  }
-  lock.unlock();
-  if (resume) notify_();
-  return std::move(*outcome);
+    return Lent{run, ++lend_id_};
+  });
 }
 
 void StagingBuffer::give_back(std::uint64_t id) {
@@ -266,7 +236,6 @@ bool StagingBuffer::deliver_callbacks() {
 
 std::size_t StagingBuffer::release_empty_capacity() {
   std::lock_guard lock(mu_);
-  prepared_ = {};
   return queue_.release_unused();
 }
 
@@ -316,7 +285,6 @@ std::size_t StagingBuffer::drop_staged() {
   const std::size_t dropped = queue_.size();
   if (budget_) budget_->remove(dropped);
   lent_ = 0;  // the reader is gone, and its lend with it (close_reader)
-  prepared_ = {};
   queue_.clear();
   queue_.release_unused();
   return dropped;

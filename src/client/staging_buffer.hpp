@@ -52,10 +52,10 @@ class StagingBuffer {
   /// Bytes that fit below the mark now (for output-bounded decoding).
   std::size_t room() const;
   /// Stages bytes (always takes all: a receive is bounded); at or above the mark the
-  /// signal turns Paused. With `wake` false a sleeping reader is not woken: the
-  /// caller promises wake_reader() soon (once for many appends of one turn, as an
-  /// h2 receive carries many DATA frames).
-  void append(std::span<const std::byte> bytes, bool wake = true);
+  /// signal turns Paused. Wakes nobody: the caller calls wake_reader() once the
+  /// turn's appends are done (an h2 receive carries many DATA frames, and a futex
+  /// wake per append was the HTTP thread's largest cost after the copies).
+  void append(std::span<const std::byte> bytes);
   /// Free room for receiving body bytes in place (at most `max`); empty when nothing
   /// may be staged (the reader went away, the body ended). An append() of bytes
   /// that lie in it, as received, stages them without a copy. The room stays
@@ -119,11 +119,14 @@ class StagingBuffer {
   enum class End { open, done, failed };
   /// Under mu_: after taking bytes, flip to Flowing below half the mark.
   bool take_locked(std::size_t n);
-  /// Under mu_: stages `bytes`, in place when they are the prepared room's.
-  void stage_locked(std::span<const std::byte> bytes);
   /// Under mu_ (held by `lock`): waits until something is staged or the body ended.
   /// False on timeout.
   bool wait_readable(std::unique_lock<std::mutex>& lock, Deadline deadline);
+  /// The reader's side of read and lend: gives back what is lent, waits, then either
+  /// times out (nullopt), serves staged bytes through `serve` (called under mu_ with
+  /// the resume flag it may set), fails with the body's error, or ends (`at_end`).
+  template <class T, class Serve>
+  Result<std::optional<T>> take_for_reader(Deadline deadline, T at_end, Serve serve);
   /// Under mu_: ends the current lend; whether a resume must be posted.
   bool give_back_locked();
 
@@ -138,7 +141,6 @@ class StagingBuffer {
   std::condition_variable readable_;
   StagedSegments queue_;               // guarded by mu_; lent bytes at its front
   std::size_t lent_ = 0;               // guarded by mu_: bytes of the current lend
-  std::span<std::byte> prepared_;      // guarded by mu_: room not yet staged (prepare)
   std::uint64_t lend_id_ = 0;          // guarded by mu_: the current (or last) lend
   End end_ = End::open;                // guarded by mu_
   std::optional<Error> error_;         // guarded by mu_

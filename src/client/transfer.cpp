@@ -244,7 +244,7 @@ void Transfer::deliver_body(std::span<const std::byte> bytes) {
     pump_decoder();
     return;
   }
-  staging_->append(bytes, false);
+  staging_->append(bytes);
   wake_reader_at_turn_end();
   staging_->deliver_callbacks();
 }
@@ -288,7 +288,7 @@ void Transfer::pump_decoder() {
     }
     compressed_body_.consume(step->consumed);
     if (out.written() > 0) {
-      staging_->append(space.first(out.written()), false);
+      staging_->append(space.first(out.written()));
       wake_reader_at_turn_end();
     }
     if (step->consumed == 0 && step->produced == 0) break;

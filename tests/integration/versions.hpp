@@ -185,6 +185,29 @@ inline ReadOutcome read_until_end(BodyReader& body, std::uint64_t stop_after = U
   return outcome;
 }
 
+/// read_until_end through BodyReader::next(): the body borrowed chunk by chunk into
+/// `hash` (which may already hold the body's first bytes), counting the chunks.
+struct BorrowOutcome {
+  ReadOutcome read;
+  std::size_t chunks = 0;
+};
+inline BorrowOutcome borrow_until_end(BodyReader& body, Sha256& hash) {
+  BorrowOutcome outcome;
+  for (;;) {
+    auto chunk = body.next();
+    if (!chunk.ok()) {
+      outcome.read.error = chunk.error();
+      return outcome;
+    }
+    if (chunk->empty()) break;
+    hash.update(chunk->bytes());
+    outcome.read.bytes += chunk->size();
+    ++outcome.chunks;
+  }
+  outcome.read.sha256 = hash.hex_digest();
+  return outcome;
+}
+
 /// The fixture of every Versions* suite: a Client that trusts the test CA and keeps
 /// its trace, and requests that speak the parameter's version.
 class VersionsTest : public ::testing::TestWithParam<Wire> {

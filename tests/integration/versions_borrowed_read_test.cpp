@@ -26,20 +26,13 @@ TEST_P(VersionsBorrowedRead, ChunksCarryTheWholeBody) {
   ASSERT_FALSE(nothing.ok());
   EXPECT_EQ(nothing.error().category(), ErrorCategory::usage);
   test::Sha256 hash;
-  std::uint64_t total = 0;
-  std::size_t chunks = 0;
-  for (;;) {
-    auto chunk = response->body.next();
-    ASSERT_TRUE(chunk.ok()) << chunk.error().describe();
-    if (chunk->empty()) break;
-    hash.update(chunk->bytes());
-    total += chunk->size();
-    ++chunks;
-  }
-  EXPECT_EQ(total, 1024u * 1024u);
-  EXPECT_EQ(hash.hex_digest(), env_.sha256_of("1m.bin"));
-  EXPECT_EQ(response->body.bytes_read(), total);
-  EXPECT_GE(chunks, 16u) << "a chunk is at most one staged block (64 KiB at the default mark)";
+  const test::BorrowOutcome borrowed = test::borrow_until_end(response->body, hash);
+  ASSERT_FALSE(borrowed.read.error.has_value()) << borrowed.read.error->describe();
+  EXPECT_EQ(borrowed.read.bytes, 1024u * 1024u);
+  EXPECT_EQ(borrowed.read.sha256, env_.sha256_of("1m.bin"));
+  EXPECT_EQ(response->body.bytes_read(), borrowed.read.bytes);
+  EXPECT_GE(borrowed.chunks, 16u)
+      << "a chunk is at most one staged block (64 KiB at the default mark)";
 }
 
 TEST_P(VersionsBorrowedRead, NextAndReadMayAlternate) {
@@ -83,13 +76,9 @@ TEST_P(VersionsBorrowedRead, AKeptChunkHoldsTheStreamAtItsMark) {
   EXPECT_LE(client.stats().staged_bytes, request.mark + kOneReceive);
 
   first->release();
-  for (;;) {
-    auto chunk = response->body.next();
-    ASSERT_TRUE(chunk.ok()) << chunk.error().describe();
-    if (chunk->empty()) break;
-    hash.update(chunk->bytes());
-  }
-  EXPECT_EQ(hash.hex_digest(), env_.sha256_of("1m.bin"));
+  const test::BorrowOutcome rest = test::borrow_until_end(response->body, hash);
+  ASSERT_FALSE(rest.read.error.has_value()) << rest.read.error->describe();
+  EXPECT_EQ(rest.read.sha256, env_.sha256_of("1m.bin"));
   EXPECT_TRUE(wait_until([&] { return client.stats().staged_bytes == 0; }));
 }
 

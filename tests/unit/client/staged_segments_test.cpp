@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,24 @@ TEST(StagedSegments, ReleaseUnusedFreesTheSpareAndAnEmptyQueuesBlocks) {
   EXPECT_EQ(staged.capacity(), 0u);
   staged.append(as_bytes("again"));
   EXPECT_EQ(staged.size(), 5u);
+}
+
+TEST(StagedSegments, OnlyBytesInsideTheOpenRoomAreCommittedInPlace) {
+  StagedSegments staged(16);
+  staged.append(as_bytes("ab"));
+  const std::span<std::byte> room = staged.prepare(8, 4);
+  ASSERT_EQ(room.size(), 8u);
+  // Received a little further in (as a parser may report them): slid to the room's start.
+  std::memcpy(room.data() + 3, "cde", 3);
+  EXPECT_TRUE(staged.commit_in_place(room.subspan(3, 3)));
+  EXPECT_EQ(text_of(staged.front(100)), "abcde");
+  // Past the room's end, or bytes that live elsewhere: not the room's, nothing staged.
+  EXPECT_FALSE(staged.commit_in_place(room.subspan(3, 6)));
+  const std::string elsewhere = "zz";
+  EXPECT_FALSE(staged.commit_in_place(as_bytes(elsewhere)));
+  EXPECT_EQ(staged.size(), 5u);
+  staged.end_prepare();
+  EXPECT_FALSE(staged.commit_in_place(room.subspan(3, 1))) << "the room closed";
 }
 
 }  // namespace

