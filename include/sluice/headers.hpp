@@ -29,6 +29,8 @@ class Headers {
 
   /// Appends a field (repeats allowed: Set-Cookie, Via).
   void add(std::string name, std::string value);
+  /// Makes room for `count` fields in all, as std::vector::reserve does.
+  void reserve(std::size_t count) { fields_.reserve(count); }
   /// Replaces every field of that name with one.
   void set(std::string name, std::string value);
   /// Removes every field of that name; returns how many went.

@@ -42,6 +42,9 @@ struct Url {
   std::string origin() const;
   /// The whole URL without the fragment.
   std::string to_string() const;
+
+ private:
+  void append_authority(std::string& out) const;
 };
 
 }  // namespace sluice

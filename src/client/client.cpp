@@ -102,7 +102,7 @@ PendingResponse Client::send(Request request) {
   auto poster = core.poster();
   auto pending = std::make_shared<PendingState>();
   // Before anything decides: then() posts a decided response's callback through it.
-  pending->post = [poster](std::function<void()> task) { return poster->post(std::move(task)); };
+  pending->poster = poster;
   PendingResponse handle(pending);
   auto url = Url::parse(request.url);
   if (!url) {
@@ -113,21 +113,20 @@ PendingResponse Client::send(Request request) {
     pending->decide(std::move(valid).error());
     return handle;
   }
-  BodyEnvironment env{[poster](std::function<void()> task) { poster->post(std::move(task)); },
-                      &core.file_pool(), core.options().release_threshold};
-  auto body = make_body_source(request.body, env);
-  if (!body) {
-    pending->decide(std::move(body).error());
-    return handle;
+  std::unique_ptr<RequestBodySource> body;
+  if (!std::holds_alternative<std::monostate>(request.body)) {
+    BodyEnvironment env{[poster](std::function<void()> task) { poster->post(std::move(task)); },
+                        &core.file_pool(), core.options().release_threshold};
+    auto source = make_body_source(request.body, env);
+    if (!source) {
+      pending->decide(std::move(source).error());
+      return handle;
+    }
+    body = std::move(*source);
   }
   auto transfer = std::make_shared<Transfer>(core, std::move(request), std::move(*url), pending,
-                                             std::move(*body));
-  std::weak_ptr<Transfer> weak = transfer;
-  pending->cancel = [poster, weak] {
-    poster->post([weak] {
-      if (auto self = weak.lock()) self->fail(Error(ErrorCategory::cancelled, "request cancelled"));
-    });
-  };
+                                             std::move(body));
+  pending->transfer = transfer;
   ClientCore* core_ptr = &core;
   const bool posted = poster->post([core_ptr, transfer] { core_ptr->adopt(transfer); });
   if (!posted) pending->decide(Error(ErrorCategory::cancelled, "the client is shutting down"));

@@ -1,6 +1,8 @@
 #include "client/pending_state.hpp"
 
+#include "client/client_core.hpp"
 #include "client/staging_buffer.hpp"
+#include "client/transfer.hpp"
 
 namespace sluice {
 
@@ -31,7 +33,14 @@ void PendingState::cancel_request() {
     staging = body;
   }
   if (staging) staging->fail(Error(ErrorCategory::cancelled, "request cancelled"));
-  if (cancel) cancel();
+  post_cancel();
+}
+
+void PendingState::post_cancel() const {
+  if (!poster || transfer.expired()) return;
+  poster->post([weak = transfer] {
+    if (auto self = weak.lock()) self->fail(Error(ErrorCategory::cancelled, "request cancelled"));
+  });
 }
 
 PendingResponse::PendingResponse(std::shared_ptr<PendingState> state) : state_(std::move(state)) {}
@@ -61,7 +70,7 @@ void PendingResponse::abandon() noexcept {
       cancel_it = !dropped.has_value();
     }
   }
-  if (cancel_it && state_->cancel) state_->cancel();
+  if (cancel_it) state_->post_cancel();
   state_.reset();
 }
 
@@ -121,7 +130,7 @@ RequestHandle PendingResponse::then(std::function<void(Result<Response>)> done) 
   state->outcome.reset();
   lock.unlock();
   auto task = [done, result] { done(std::move(*result)); };
-  if (!state->post || !state->post(task)) task();
+  if (!state->poster || !state->poster->post(task)) task();
   return RequestHandle(std::move(state));
 }
 

@@ -13,7 +13,9 @@
 
 namespace sluice {
 
+class HttpPoster;
 class StagingBuffer;
+class Transfer;
 
 struct PendingState {
   std::mutex mu;
@@ -23,11 +25,12 @@ struct PendingState {
   bool taken = false;                                      // guarded by mu
   /// The decided response's body, so that a cancel fails it at once.
   std::shared_ptr<StagingBuffer> body;                     // guarded by mu
-  /// Posts a cancel of the transfer to the HTTP thread. Set before the state is shared.
-  std::function<void()> cancel;
-  /// Posts a task to the HTTP thread; false when it is gone. Set before the state is
-  /// shared: then() runs a callback for an already decided response through it.
-  std::function<bool(std::function<void()>)> post;
+  /// The HTTP thread's poster. Set before the state is shared: then() hands an
+  /// already decided response to its callback through it, and cancels go through it.
+  std::shared_ptr<HttpPoster> poster;
+  /// The transfer to cancel (it may be gone by the time a cancel runs). Set, with
+  /// poster, before the state is shared; a request refused in send() has none.
+  std::weak_ptr<Transfer> transfer;
 
   /// HTTP thread (or send() for early failures). Ignored after the first call.
   void decide(Result<Response> result);
@@ -39,6 +42,8 @@ struct PendingState {
   /// racing it could otherwise take the whole body). A body that already ended whole
   /// stays whole. Then the transfer's cancel goes to the HTTP thread.
   void cancel_request();
+  /// Any thread: posts the transfer's cancel to the HTTP thread, if there is one.
+  void post_cancel() const;
 };
 
 }  // namespace sluice

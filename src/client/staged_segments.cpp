@@ -22,11 +22,18 @@ StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
   return fresh;
 }
 
+void StagedSegments::push_segment(std::size_t at_least) {
+  // A body of a mark's worth spans a handful of blocks: room for them at once
+  // rather than growing one record at a time.
+  if (segments_.capacity() == 0) segments_.reserve(4);
+  segments_.push_back(new_segment(at_least));
+}
+
 void StagedSegments::append(std::span<const std::byte> bytes) {
   end_prepare();
   while (!bytes.empty()) {
-    if (segments_.empty() || segments_.back().end == segments_.back().capacity) {
-      segments_.push_back(new_segment(bytes.size()));
+    if (live() == 0 || segments_.back().end == segments_.back().capacity) {
+      push_segment(bytes.size());
     }
     Segment& tail = segments_.back();
     const std::size_t n = std::min(bytes.size(), tail.capacity - tail.end);
@@ -40,8 +47,8 @@ void StagedSegments::append(std::span<const std::byte> bytes) {
 std::span<std::byte> StagedSegments::prepare(std::size_t max, std::size_t floor) {
   end_prepare();
   const std::size_t wanted = std::min(max, floor);
-  if (segments_.empty() || segments_.back().capacity - segments_.back().end < wanted) {
-    segments_.push_back(new_segment(wanted));
+  if (live() == 0 || segments_.back().capacity - segments_.back().end < wanted) {
+    push_segment(wanted);
   }
   Segment& tail = segments_.back();
   preparing_ = true;
@@ -73,15 +80,20 @@ void StagedSegments::end_prepare() noexcept {
 }
 
 void StagedSegments::rewind_empty_tail() noexcept {
-  if (segments_.empty()) return;
+  if (live() == 0) return;
   Segment& tail = segments_.back();
   if (tail.begin != tail.end) return;
-  if (segments_.size() == 1 && tail.capacity == segment_size_) {
+  if (live() == 1 && tail.capacity == segment_size_) {
     tail.begin = tail.end = 0;
-  } else if (segments_.size() == 1) {
+  } else if (live() == 1) {
     capacity_ -= tail.capacity;  // an outsized block served one large append
-    segments_.clear();
+    drop_all_segments();
   }
+}
+
+void StagedSegments::drop_all_segments() noexcept {
+  segments_.clear();
+  head_ = 0;
 }
 
 void StagedSegments::clear() noexcept {
@@ -90,14 +102,15 @@ void StagedSegments::clear() noexcept {
 }
 
 std::span<const std::byte> StagedSegments::front(std::size_t max) const noexcept {
-  if (segments_.empty()) return {};
-  const Segment& first = segments_.front();
+  if (live() == 0) return {};
+  const Segment& first = segments_[head_];
   return {first.block.get() + first.begin, std::min(max, first.end - first.begin)};
 }
 
 std::size_t StagedSegments::copy_front(std::span<std::byte> into) const noexcept {
   std::size_t copied = 0;
-  for (const Segment& segment : segments_) {
+  for (std::size_t i = head_; i < segments_.size(); ++i) {
+    const Segment& segment = segments_[i];
     if (copied == into.size()) break;
     const std::size_t n = std::min(into.size() - copied, segment.end - segment.begin);
     std::memcpy(into.data() + copied, segment.block.get() + segment.begin, n);
@@ -109,7 +122,7 @@ std::size_t StagedSegments::copy_front(std::span<std::byte> into) const noexcept
 void StagedSegments::consume(std::size_t n) noexcept {
   size_ -= n;
   while (n > 0) {
-    Segment& first = segments_.front();
+    Segment& first = segments_[head_];
     const std::size_t k = std::min(n, first.end - first.begin);
     first.begin += k;
     n -= k;
@@ -121,12 +134,18 @@ void StagedSegments::consume(std::size_t n) noexcept {
 // write at its start again); any other is kept as the spare if it has the segment
 // size, else freed (an outsized block served one large append).
 void StagedSegments::retire_front() noexcept {
-  if (segments_.size() == 1) {
+  if (live() == 1) {
     if (!preparing_) rewind_empty_tail();  // else end_prepare() does it
     return;
   }
-  Segment drained = std::move(segments_.front());
-  segments_.pop_front();
+  Segment drained = std::move(segments_[head_]);
+  ++head_;
+  // The drained slots at the front are dropped once they are half the vector: each
+  // moves a live segment's record (not its block) at most once per such step.
+  if (head_ * 2 >= segments_.size()) {
+    segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
   if (!spare_.block && drained.capacity == segment_size_) {
     drained.begin = drained.end = 0;
     spare_ = std::move(drained);
@@ -143,8 +162,8 @@ std::size_t StagedSegments::release_unused() noexcept {
     spare_ = Segment{};
   }
   if (size_ == 0) {
-    for (const Segment& segment : segments_) capacity_ -= segment.capacity;
-    segments_.clear();
+    for (std::size_t i = head_; i < segments_.size(); ++i) capacity_ -= segments_[i].capacity;
+    drop_all_segments();
   }
   return before - capacity_;
 }

@@ -9,9 +9,9 @@
 // Not thread-safe: StagingBuffer guards it with its mutex.
 
 #include <cstddef>
-#include <deque>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace sluice {
 
@@ -67,12 +67,21 @@ class StagedSegments {
     std::size_t end = 0;    // one past the last staged byte
   };
   Segment new_segment(std::size_t at_least);
+  void push_segment(std::size_t at_least);
   void retire_front() noexcept;
   /// An empty tail left in place for a prepare starts over at its block's start.
   void rewind_empty_tail() noexcept;
 
+  /// Segments holding staged bytes (or the empty tail), from segments_[head_] on.
+  std::size_t live() const noexcept { return segments_.size() - head_; }
+  void drop_all_segments() noexcept;
+
   const std::size_t segment_size_;
-  std::deque<Segment> segments_;  // the tail is the last; only the tail may be empty
+  // A FIFO: consumed from head_, appended at the back; the tail is the last, and
+  // only the tail may be empty. A vector with a moving head rather than a deque,
+  // which allocates twice even when empty (a buffer per response, many small ones).
+  std::vector<Segment> segments_;
+  std::size_t head_ = 0;  // segments_[0, head_) are drained records awaiting compaction
   Segment spare_;                 // a drained block kept for the next append
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;

@@ -72,24 +72,40 @@ void Transfer::begin() {
   }, core_.staged_budget(), core_.loop());
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
-    arm_timer(total_timer_, request_.timeouts.total,
-              Error(ErrorCode::total_timeout, "transfer did not complete within " +
-                                                millis(request_.timeouts.total) + " (total timeout)"));
+    arm_timer(total_timer_, request_.timeouts.total, &Transfer::total_timeout_error);
   }
   queue_for_connection();
 }
 
 void Transfer::queue_for_connection() {
   phase_ = Phase::waiting_connection;
-  if (request_.timeouts.connect.count() > 0) {
-    const char* what = request_.version == VersionPolicy::http3_only
-                           ? "connect: no HTTP/3 (QUIC) connection to "
-                           : "connect: no connection (or free stream) to ";
-    arm_timer(connect_timer_, request_.timeouts.connect,
-              Error(ErrorCode::connect_timeout, what + url_.authority() + " within " +
-                                                millis(request_.timeouts.connect)));
-  }
+  const TimePoint queued_at = core_.loop().now();
   core_.pool().submit(*this);
+  // A pooled connection with a free stream takes the transfer at once (every
+  // request but the first on an h2 or h3 connection): only one still waiting needs
+  // the timer.
+  if (phase_ == Phase::waiting_connection && request_.timeouts.connect.count() > 0) {
+    arm_timer_at(connect_timer_, queued_at + request_.timeouts.connect,
+                 [](Transfer& self) { self.fail(self.connect_timeout_error()); });
+  }
+}
+
+Error Transfer::total_timeout_error() const {
+  return Error(ErrorCode::total_timeout, "transfer did not complete within " +
+                                             millis(request_.timeouts.total) + " (total timeout)");
+}
+
+Error Transfer::connect_timeout_error() const {
+  const char* what = request_.version == VersionPolicy::http3_only
+                         ? "connect: no HTTP/3 (QUIC) connection to "
+                         : "connect: no connection (or free stream) to ";
+  return Error(ErrorCode::connect_timeout,
+               what + url_.authority() + " within " + millis(request_.timeouts.connect));
+}
+
+Error Transfer::first_byte_timeout_error() const {
+  return Error(ErrorCode::first_byte_timeout, "no response headers from " + url_.authority() +
+                                                  " within " + millis(request_.timeouts.first_byte));
 }
 
 ExchangeRequest Transfer::build_exchange() {
@@ -98,6 +114,8 @@ ExchangeRequest Transfer::build_exchange() {
   exchange.scheme = url_.scheme;
   exchange.authority = url_.authority();
   exchange.target = url_.target();
+  // Room for the defaults added below: the copy, then no reallocation.
+  exchange.headers.reserve(request_.headers.size() + 3);
   exchange.headers = request_.headers;
   if (!exchange.headers.contains("user-agent")) {
     exchange.headers.add("User-Agent", core_.options().user_agent);
@@ -119,9 +137,7 @@ void Transfer::attach(Connection& conn) {
   conn_reused_ = conn.was_reused();
   phase_ = Phase::waiting_head;
   if (request_.timeouts.first_byte.count() > 0) {
-    arm_timer(first_byte_timer_, request_.timeouts.first_byte,
-              Error(ErrorCode::first_byte_timeout, "no response headers from " + url_.authority() +
-                                                " within " + millis(request_.timeouts.first_byte)));
+    arm_timer(first_byte_timer_, request_.timeouts.first_byte, &Transfer::first_byte_timeout_error);
   }
   // Idle counts from here: an upload the server stops reading is as idle as silence.
   last_activity_ = core_.loop().now();
@@ -556,9 +572,10 @@ void Transfer::arm_timer_at(EventLoop::TimerId& id, TimePoint at,
   });
 }
 
-void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error) {
+void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after,
+                         TimeoutError make_error) {
   arm_timer_at(id, core_.loop().now() + after,
-               [error = std::move(error)](Transfer& self) { self.fail(error); });
+               [make_error](Transfer& self) { self.fail((self.*make_error)()); });
 }
 
 // The idle timeout counts only time the server is expected to send: while the reader

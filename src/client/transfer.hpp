@@ -96,7 +96,14 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void finished();
   /// Arms `id` (cancelling what it held) to run `then` at `at`, if the transfer lives.
   void arm_timer_at(EventLoop::TimerId& id, TimePoint at, std::function<void(Transfer&)> then);
-  void arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, Error error);
+  /// Builds a timeout's error when it fires (most timers are cancelled, and their
+  /// messages would be built for nothing).
+  using TimeoutError = Error (Transfer::*)() const;
+  /// Arms `id` to fail the transfer `after` from now with `make_error`'s error.
+  void arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after, TimeoutError make_error);
+  Error total_timeout_error() const;
+  Error connect_timeout_error() const;
+  Error first_byte_timeout_error() const;
   void arm_idle_timer();
   Error idle_error(std::chrono::milliseconds idle) const;
   void cancel_timer(EventLoop::TimerId& id);

@@ -109,12 +109,27 @@ bool Url::has_default_port() const noexcept {
   return port == url_detail::default_port(scheme);
 }
 
-std::string Url::authority() const {
-  std::string out = is_ipv6_literal() ? "[" + host + "]" : host;
+// Room for ":65535" and the brackets of an IPv6 literal.
+constexpr std::size_t kPortRoom = 8;
+
+void Url::append_authority(std::string& out) const {
+  if (is_ipv6_literal()) {
+    out += '[';
+    out += host;
+    out += ']';
+  } else {
+    out += host;
+  }
   if (!has_default_port()) {
     out += ':';
     out += std::to_string(port);
   }
+}
+
+std::string Url::authority() const {
+  std::string out;
+  out.reserve(host.size() + kPortRoom);
+  append_authority(out);
   return out;
 }
 
@@ -123,17 +138,31 @@ std::string Url::target() const {
 }
 
 std::string Url::origin() const {
-  return scheme + "://" + authority();
+  std::string out;
+  // Built at once, with room for a short suffix (the connection pool's key adds one).
+  out.reserve(scheme.size() + 3 + host.size() + kPortRoom + 16);
+  out += scheme;
+  out += "://";
+  append_authority(out);
+  return out;
 }
 
 std::string Url::to_string() const {
-  std::string out = scheme + "://";
+  std::string out;
+  out.reserve(scheme.size() + 3 + userinfo.size() + 1 + host.size() + kPortRoom + path.size() +
+              1 + query.size());
+  out += scheme;
+  out += "://";
   if (!userinfo.empty()) {
     out += userinfo;
     out += '@';
   }
-  out += authority();
-  out += target();
+  append_authority(out);
+  out += path;
+  if (has_query) {
+    out += '?';
+    out += query;
+  }
   return out;
 }
 

@@ -424,6 +424,12 @@ std::string encode_component(std::string_view raw, Component component) {
 }
 
 std::string remove_dot_segments(std::string_view path) {
+  // Every segment of an absolute path follows a slash, and a "." or ".." segment
+  // starts with a dot: most paths have no "/.", and are already what the loop below
+  // would build.
+  if (!path.empty() && path.front() == '/' && path.find("/.") == std::string_view::npos) {
+    return std::string(path);
+  }
   // The segments after the leading '/'. A "." or ".." in last place leaves an empty
   // segment behind, which is the trailing slash RFC 3986 keeps ("/a/b/.." is "/a/").
   std::vector<std::string_view> kept;

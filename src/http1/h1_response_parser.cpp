@@ -28,6 +28,7 @@ enum class Phase { status_line, headers, body, trailers, complete, failed };
 enum class BodyKind { none, length, chunked, until_close };
 
 constexpr std::size_t kFieldOverhead = 4;  // ": " and CRLF of a trailer line
+constexpr std::size_t kTypicalFields = 12;  // fields reserved at a head's first
 // Head scratch kept between responses of one connection; a larger copy is freed.
 constexpr std::size_t kKeptHeadScratch = 4096;
 
@@ -213,6 +214,8 @@ Result<int> State::on_header_value_complete() {
   // drops only the leading whitespace.
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
   if (phase == Phase::trailers) trailer_bytes += name.size() + value.size() + kFieldOverhead;
+  // Room for a typical head at once rather than a reallocation at each doubling.
+  if (fields.empty()) fields.reserve(kTypicalFields);
   fields.add(std::move(name), std::move(value));
   name.clear();
   value.clear();

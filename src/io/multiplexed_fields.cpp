@@ -81,6 +81,9 @@ Result<void> ResponseFieldBlock::add(std::string_view name, std::string_view val
     status_ = status;
     return {};
   }
+  // Room for a typical head at once, not a reallocation at the 1st, 2nd, 4th and
+  // 8th field; an empty section (most trailers) allocates nothing.
+  if (fields_.empty()) fields_.reserve(kTypicalFields);
   fields_.add(std::string(name), std::string(value));
   return {};
 }

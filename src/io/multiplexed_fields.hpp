@@ -54,6 +54,8 @@ class ResponseFieldBlock {
   std::size_t max_bytes() const noexcept { return max_bytes_; }
 
  private:
+  static constexpr std::size_t kTypicalFields = 12;
+
   const char* protocol_;
   std::size_t max_bytes_;
   std::size_t size_ = 0;

@@ -91,6 +91,32 @@ TEST(StagedSegments, ReleaseUnusedFreesTheSpareAndAnEmptyQueuesBlocks) {
   EXPECT_EQ(staged.size(), 5u);
 }
 
+TEST(StagedSegments, ALongFifoKeepsItsOrderAcrossManyBlocks) {
+  StagedSegments staged(4);
+  std::string expected;
+  std::string got;
+  for (int round = 0; round < 200; ++round) {
+    // 25 appends (about 25 blocks of 4 bytes), then consumption down to 10 bytes:
+    // the FIFO grows and shrinks, its drained records dropped on the way.
+    const std::string piece = std::to_string(round) + ",";
+    staged.append(as_bytes(piece));
+    expected += piece;
+    if (round % 25 == 24) {
+      while (staged.size() > 10) {
+        const std::span<const std::byte> run = staged.front(3);
+        got += text_of(run);
+        staged.consume(run.size());
+      }
+    }
+  }
+  while (!staged.empty()) {
+    const std::span<const std::byte> run = staged.front(100);
+    got += text_of(run);
+    staged.consume(run.size());
+  }
+  EXPECT_EQ(got, expected);
+}
+
 TEST(StagedSegments, OnlyBytesInsideTheOpenRoomAreCommittedInPlace) {
   StagedSegments staged(16);
   staged.append(as_bytes("ab"));
