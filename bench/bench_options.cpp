@@ -22,7 +22,6 @@ const char* subcommand_name(Subcommand subcommand) {
     case Subcommand::held: return "held";
     case Subcommand::many: return "many";
     case Subcommand::upload_burst: return "upload-burst";
-    case Subcommand::file_burst: return "file-burst";
     case Subcommand::append_growth: return "append-growth";
     case Subcommand::download: return "download";
     case Subcommand::link: return "link";
@@ -31,13 +30,13 @@ const char* subcommand_name(Subcommand subcommand) {
 }
 
 constexpr Subcommand kAllSubcommands[] = {
-    Subcommand::throughput, Subcommand::held,          Subcommand::many,    Subcommand::upload_burst,
-    Subcommand::file_burst, Subcommand::append_growth, Subcommand::download, Subcommand::link};
+    Subcommand::throughput,    Subcommand::held,     Subcommand::many, Subcommand::upload_burst,
+    Subcommand::append_growth, Subcommand::download, Subcommand::link};
 
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
 
-// The subcommands that talk HTTP: the others (file-burst, append-growth) measure
+// The subcommands that talk HTTP: the others (append-growth) measures
 // the library locally, and a network option given to them is a mistake.
 constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
                                          bit(Subcommand::many) | bit(Subcommand::upload_burst) |
@@ -49,8 +48,7 @@ constexpr unsigned kLinkSubcommands = bit(Subcommand::throughput) | bit(Subcomma
                                       bit(Subcommand::link);
 // The subcommands that create a Client (--max-window).
 constexpr unsigned kClientSubcommands = kNetworkSubcommands & ~bit(Subcommand::link);
-constexpr unsigned kSizedSubcommands =
-    bit(Subcommand::upload_burst) | bit(Subcommand::file_burst) | bit(Subcommand::append_growth);
+constexpr unsigned kSizedSubcommands = bit(Subcommand::upload_burst) | bit(Subcommand::append_growth);
 
 // The version options: each names one VersionPolicy, and curl's option of that name.
 std::optional<VersionPolicy> version_option(std::string_view name) {
@@ -289,9 +287,7 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
       {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download), 1,
        1000},
       {"--split", bit(Subcommand::download), 1, 16},
-      {"--count",
-       bit(Subcommand::held) | bit(Subcommand::upload_burst) | bit(Subcommand::file_burst), 1,
-       10000},
+      {"--count", bit(Subcommand::held) | bit(Subcommand::upload_burst), 1, 10000},
       {"--reads", bit(Subcommand::held), 0, 1},
       {"--requests", bit(Subcommand::many), 1, 100'000'000},
       {"--concurrency", bit(Subcommand::many), 1, 10000},
@@ -371,7 +367,7 @@ Result<void> Parser::check_complete() {
 
 void Parser::set_burst_defaults() {
   constexpr std::size_t kMiB = 1024 * 1024;
-  bool burst = subcommand_ == Subcommand::upload_burst || subcommand_ == Subcommand::file_burst;
+  bool burst = subcommand_ == Subcommand::upload_burst;
   if (burst && options_.count == 0) options_.count = 300;
   if (burst && options_.size == 0) options_.size = kMiB;
   if (subcommand_ == Subcommand::append_growth && options_.size == 0) options_.size = 64 * kMiB;

@@ -22,7 +22,6 @@ enum class Subcommand {
   held,
   many,
   upload_burst,
-  file_burst,
   append_growth,
   download,
   link,
@@ -36,10 +35,10 @@ struct BenchOptions {
   std::string ca_file;
   bool insecure = false;
   bool compressed = false;
-  /// held: responses held at once (required); upload-burst, file-burst: bodies or
-  /// chunks in the burst (default 300).
+  /// held: responses held at once (required); upload-burst: bodies in the burst
+  /// (default 300).
   std::size_t count = 0;
-  /// upload-burst, file-burst: bytes per body or chunk (default 1 MiB); append-growth:
+  /// upload-burst: bytes per body (default 1 MiB); append-growth:
   /// the payload (default 64 MiB). 0 until parsed.
   std::size_t size = 0;
   std::size_t mark = 256 * 1024;    ///< Request::mark, the staging high-water mark

@@ -19,7 +19,6 @@ std::optional<sluice::bench::Subcommand> subcommand_named(std::string_view name)
   if (name == "held") return Subcommand::held;
   if (name == "many") return Subcommand::many;
   if (name == "upload-burst") return Subcommand::upload_burst;
-  if (name == "file-burst") return Subcommand::file_burst;
   if (name == "append-growth") return Subcommand::append_growth;
   if (name == "download") return Subcommand::download;
   if (name == "link") return Subcommand::link;
@@ -33,7 +32,6 @@ int dispatch(sluice::bench::Subcommand subcommand, const sluice::bench::BenchOpt
     case Subcommand::held: return run_held(options);
     case Subcommand::many: return run_many(options);
     case Subcommand::upload_burst: return run_upload_burst(options);
-    case Subcommand::file_burst: return run_file_burst(options);
     case Subcommand::append_growth: return run_append_growth(options);
     case Subcommand::download: return run_download(options);
     case Subcommand::link: return run_link(options);

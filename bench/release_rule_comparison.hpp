@@ -1,5 +1,5 @@
 #pragma once
-// The release rule's benchmarks (upload-burst, file-burst) run the same burst twice,
+// The release rule's benchmark (upload-burst) runs the same burst twice,
 // each in a child process of its own: with the rule on (the default threshold) and
 // off (SIZE_MAX), and print the same figures under their own prefix.
 // Main thread only (see child_peak.hpp: no other thread may exist when it forks).

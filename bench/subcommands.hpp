@@ -20,8 +20,6 @@ int run_many(const BenchOptions& options);
 /// Peak memory of a burst of owned uploads to a slow server, release rule on and off
 /// (upload_burst.cpp).
 int run_upload_burst(const BenchOptions& options);
-/// Peak memory of a burst of file-pool writes, release rule on and off (file_burst.cpp).
-int run_file_burst(const BenchOptions& options);
 /// Peak memory and time of a large write then one byte, BodyWriter and std::vector
 /// (append_growth.cpp).
 int run_append_growth(const BenchOptions& options);

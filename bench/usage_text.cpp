@@ -36,11 +36,6 @@ subcommands:
       of 1 MiB) to a server that reads slowly (one on loopback, unless --url),
       once with the release rule and once without it, each in a child process,
       and prints both peak resident sizes and their ratio.
-  file-burst [--count N] [--size BYTES]
-      Submits N positional file writes of owned chunks of BYTES each (default
-      300 of 1 MiB) to a file pool of 2 threads, collecting the completions only
-      after submitting all, with the release rule and without it (each in a
-      child process); prints both peaks and their ratio.
   append-growth [--size BYTES]
       Writes BYTES (default 64 MiB) then one byte to a BodyWriter nothing drains,
       and the same to a std::vector, each in a child process; prints each peak's
@@ -69,8 +64,8 @@ options:
   --dir DIR        download: where the scratch directory goes (default $TMPDIR
                    or /tmp); use a disk, not a tmpfs, for a 1 GiB file
   --count N        held: responses held at once; also the connection limit;
-                   upload-burst, file-burst: bodies or chunks (default 300)
-  --size BYTES     upload-burst, file-burst: bytes each (default 1M);
+                   upload-burst: bodies (default 300)
+  --size BYTES     upload-burst: bytes each (default 1M);
                    append-growth: the payload (default 64M); K/M suffix
   --no-sweep       held: turn the library's sweep off (to see what it saves)
   --copy           throughput: read with BodyReader::read into a buffer, not

@@ -4,8 +4,8 @@
 #include <span>
 #include <thread>
 
+#include "download/download_file.hpp"
 #include "download/download_sha256.hpp"
-#include "download/download_writes.hpp"
 #include "download/rate_limiter.hpp"
 #include "io/time_source.hpp"
 
@@ -43,18 +43,13 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
   return outcome;
 }
 
-// One request (unless `response` is already there) and its body into the file;
-// every write it submitted has completed when it returns.
+// One request (unless `response` is already there) and its body into the file.
 std::optional<AttemptFailure> RangeFetch::attempt(std::optional<Response>& response) {
   if (slot_.spec().complete()) return std::nullopt;
-  RangeWrites writes(shared_.writer, slot_.start, slot_.done);
   std::optional<AttemptFailure> failure;
   if (!response) failure = request_range(response);
-  if (!failure) failure = stream(response->body, writes);
+  if (!failure) failure = stream(response->body);
   response.reset();  // a range that stopped at its end leaves the rest of a body unread
-  if (auto drained = writes.drain(between_); !drained && !failure) {
-    failure = AttemptFailure{std::move(drained).error(), false, std::nullopt};
-  }
   return failure;
 }
 
@@ -140,68 +135,51 @@ std::optional<std::size_t> RangeFetch::rate_grant(std::size_t want) {
   return grant.bytes;
 }
 
-std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body, RangeWrites& writes) {
+// Each step borrows what is staged (at most what the rate limiter granted) and
+// writes it at its offset before borrowing more; the chunk goes back to the staging
+// buffer after the write, so the stream stays paused at its mark while the disk is
+// slower than the network. Every byte counted as done is in the file.
+std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body) {
   std::uint64_t offset = slot_.spec().next();
   std::uint64_t remaining = slot_.end ? *slot_.end - offset : kUnbounded;
-  std::string chunk = writes.take_buffer();
-  std::size_t filled = 0;
-  std::optional<AttemptFailure> failure;
-  const auto flush = [&]() -> bool {
-    chunk.resize(filled);
-    auto submitted = writes.submit(std::move(chunk), offset, between_);
-    offset += filled;
-    filled = 0;
-    chunk = writes.take_buffer();
-    if (!submitted) failure = AttemptFailure{std::move(submitted).error(), false, std::nullopt};
-    return submitted.ok();
-  };
   while (remaining > 0) {
-    if (shared_.stopping()) {
-      failure = stopped();
-      break;
-    }
-    chunk.resize(kWriteChunk);
-    const auto granted = rate_grant(
-        static_cast<std::size_t>(std::min<std::uint64_t>(kWriteChunk - filled, remaining)));
-    if (!granted) {
-      failure = stopped();
-      break;
-    }
-    auto into = std::as_writable_bytes(std::span(chunk.data() + filled, *granted));
-    auto got = body.read_for(into, kDownloadSlice);
-    const std::size_t count = got && *got ? **got : 0;
+    if (shared_.stopping()) return stopped();
+    const auto granted =
+        rate_grant(static_cast<std::size_t>(std::min<std::uint64_t>(kLargestStep, remaining)));
+    if (!granted) return stopped();
+    auto got = body.next_for(kDownloadSlice, *granted);
+    const std::size_t count = got && *got ? (*got)->size() : 0;
     if (shared_.limiter) shared_.limiter->refund(*granted - count);
-    if (!got) {
-      failure = failure_from_error(std::move(got).error());
-      break;
-    }
+    if (!got) return failure_from_error(std::move(got).error());
     if (!*got) {
       look_around();
       continue;
     }
     if (count == 0) {
-      if (remaining != kUnbounded) {
-        failure = AttemptFailure{
-            Error(ErrorCategory::protocol,
-                  describe() + ": the body ended " + std::to_string(remaining) + " bytes early"),
-            true, std::nullopt};
-      }
-      break;
+      if (remaining == kUnbounded) return std::nullopt;
+      return AttemptFailure{
+          Error(ErrorCategory::protocol,
+                describe() + ": the body ended " + std::to_string(remaining) + " bytes early"),
+          true, std::nullopt};
     }
+    const BodyChunk chunk = std::move(**got);
+    slot_.received.fetch_add(count, std::memory_order_acq_rel);
     if (shared_.running_hash) {
-      shared_.running_hash->update(std::string_view(chunk.data() + filled, count));
+      shared_.running_hash->update(std::string_view(
+          reinterpret_cast<const char*>(chunk.bytes().data()), count));
       shared_.hashed.fetch_add(count, std::memory_order_acq_rel);
     }
-    filled += count;
+    // Bytes that arrived before a failure are good: written first, so a retry
+    // continues after them.
+    if (auto written = shared_.file.write_at(chunk.bytes(), offset); !written) {
+      return AttemptFailure{std::move(written).error(), false, std::nullopt};
+    }
+    offset += count;
     if (remaining != kUnbounded) remaining -= count;
-    slot_.received.fetch_add(count, std::memory_order_acq_rel);
-    if ((filled == kWriteChunk || remaining == 0) && !flush()) return failure;
+    slot_.done.store(offset - slot_.start, std::memory_order_release);
     look_around();
   }
-  // Bytes that arrived before a failure are good: they go to the file, so a retry
-  // continues after them.
-  if (filled > 0) flush();
-  return failure;
+  return std::nullopt;
 }
 
 }  // namespace sluice

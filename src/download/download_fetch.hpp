@@ -1,8 +1,10 @@
 #pragma once
 // RangeFetch: fetching one range of a download into the file, attempt after attempt
-// (each resuming where the completed writes reached), reading through
-// BodyReader::read_for in slices so the thread notices a stop and, on the calling
-// thread, keeps reporting progress.
+// (each resuming where the completed writes reached). It borrows the staged body
+// bytes (BodyReader::next_for) and writes them to the file from where they lie, on
+// its own thread: no copy between the staging buffer and the kernel, and no hand-off
+// to another thread per write. It waits in slices so the thread notices a stop and,
+// on the calling thread, keeps reporting progress.
 //
 // Ownership: FetchShared is owned by the download on the calling thread and
 // outlives every range thread; after the ranges start only its atomics change.
@@ -24,13 +26,13 @@
 
 namespace sluice {
 
-class FileWriter;
+class OutputFile;
 class RateLimiter;
-class RangeWrites;
 class Sha256;
 
-/// Bytes gathered before one file write.
-inline constexpr std::size_t kWriteChunk = 256 * 1024;
+/// The most body bytes one step asks of the rate limiter (a step borrows at most one
+/// staged block, which is smaller; what it does not use goes back).
+inline constexpr std::size_t kLargestStep = 256 * 1024;
 /// The longest any download thread blocks before looking around (stop, progress).
 inline constexpr std::chrono::milliseconds kDownloadSlice{50};
 
@@ -42,14 +44,14 @@ struct RangeSlot {
   const unsigned index;
   const std::uint64_t start;
   const std::optional<std::uint64_t> end;
-  std::atomic<std::uint64_t> done;         ///< contiguous completed writes from start
+  std::atomic<std::uint64_t> done;         ///< bytes from start written to the file
   std::atomic<std::uint64_t> received{0};  ///< body bytes this run received
   std::atomic<bool> active{false};         ///< a request or body is in flight
 };
 
 struct FetchShared {
-  FetchShared(Client& client_in, const DownloadOptions& options_in, FileWriter& writer_in)
-      : client(client_in), options(options_in), writer(writer_in) {}
+  FetchShared(Client& client_in, const DownloadOptions& options_in, const OutputFile& file_in)
+      : client(client_in), options(options_in), file(file_in) {}
   bool stopping() const {
     return stop.load(std::memory_order_acquire) ||
            (options.cancel && options.cancel->load(std::memory_order_acquire));
@@ -57,7 +59,7 @@ struct FetchShared {
 
   Client& client;
   const DownloadOptions& options;
-  FileWriter& writer;
+  const OutputFile& file;
   Request request;        ///< the GET each range copies (URL after redirects)
   std::string validator;  ///< If-Range value; empty: none
   std::optional<std::uint64_t> total;
@@ -84,7 +86,7 @@ class RangeFetch {
   std::optional<AttemptFailure> attempt(std::optional<Response>& response);
   std::optional<AttemptFailure> request_range(std::optional<Response>& response);
   std::optional<AttemptFailure> check_response(const Response& response) const;
-  std::optional<AttemptFailure> stream(BodyReader& body, RangeWrites& writes);
+  std::optional<AttemptFailure> stream(BodyReader& body);
   /// Waits for the rate limiter's grant; the bytes granted, or nothing on stop.
   std::optional<std::size_t> rate_grant(std::size_t want);
   /// Sleeps until `deadline` in slices; false when stopped first.

@@ -1,11 +1,12 @@
 #pragma once
 // The file side of a download: opening, sizing, renaming and removing files and
 // directories, with errors (category io) that name the path and the reason.
-// Functions: any thread. OutputFile: owned by one download; its fd is used by the
-// file pool's jobs, so it must outlive every write submitted on it.
+// Functions: any thread. OutputFile: owned by one download; its range threads write
+// through it at once (positional writes of disjoint ranges need no lock).
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -45,6 +46,8 @@ class OutputFile {
   Result<std::uint64_t> size() const;
   /// Reads up to `length` bytes at `offset` (fewer at the end of the file).
   Result<std::size_t> read_at(char* into, std::size_t length, std::uint64_t offset) const;
+  /// Writes all of `bytes` at `offset`, through short writes and signals.
+  Result<void> write_at(std::span<const std::byte> bytes, std::uint64_t offset) const;
 
  private:
   OutputFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}

@@ -8,10 +8,8 @@
 
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
-#include "download/file_writer.hpp"
+#include "download/download_file.hpp"
 #include "download/rate_limiter.hpp"
-#include "io/memory_rules.hpp"
-#include "client/client_access.hpp"
 
 namespace sluice {
 namespace {
@@ -23,10 +21,7 @@ Result<void> DownloadSession::run_ranges() {
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     slots_.push_back(std::make_unique<RangeSlot>(static_cast<unsigned>(i), plan_[i]));
   }
-  // The Client's file pool and release threshold: downloads of one Client share them.
-  FileWriter writer(ClientAccess::file_pool(client_), file_->fd(),
-                    ClientAccess::release_threshold(client_));
-  FetchShared shared(client_, options_, writer);
+  FetchShared shared(client_, options_, *file_);
   shared.request = options_.request;
   if (!result_.effective_url.empty()) shared.request.url = result_.effective_url;
   shared.validator = validator_;

@@ -184,7 +184,7 @@ self_test() {
   plant decode/bad_layer.cpp '#include "client/transfer.hpp"' '#include "http2/h2_session.hpp"'
   plant client/bad_download.cpp '#include "download/download_fetch.hpp"'
   plant download/bad_layer.cpp '#include "decode/content_decoder.hpp"' '#include "http1/h1_connection.hpp"'
-  plant io/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/file_writer.hpp"'
+  plant io/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/download_file.hpp"'
   plant cli/bad_download.cpp '#include "download/file_names.hpp"'
   plant io/bad_zlib.cpp '#include <zlib.h>'
   plant client/bad_ares.cpp '#include <ares.h>'

@@ -1,0 +1,66 @@
+// OutputFile: the positional writes a download's range threads make, and the errors
+// a person reads when the disk refuses them.
+#include "download/download_file.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+
+namespace sluice {
+namespace {
+
+std::string temp_path(const char* name) {
+  return ::testing::TempDir() + "/sluice-output-" + std::to_string(::getpid()) + "-" + name;
+}
+
+std::span<const std::byte> bytes_of(std::string_view text) {
+  return std::as_bytes(std::span(text.data(), text.size()));
+}
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(OutputFile, WritesEachPieceAtItsOffsetWhateverTheOrder) {
+  const std::string path = temp_path("order");
+  auto file = OutputFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message();
+  ASSERT_TRUE(file->resize(12).ok());
+  // Ranges of a segmented download land in any order.
+  ASSERT_TRUE(file->write_at(bytes_of("world!"), 6).ok());
+  ASSERT_TRUE(file->write_at(bytes_of("hello "), 0).ok());
+  EXPECT_EQ(contents(path), "hello world!");
+  std::remove(path.c_str());
+}
+
+TEST(OutputFile, AFullDiskIsAnIoErrorThatNamesTheFileTheOffsetAndTheReason) {
+  // /dev/full takes the open and refuses every write with ENOSPC, as a full disk does.
+  auto file = OutputFile::open("/dev/full");
+  ASSERT_TRUE(file.ok()) << file.error().message();
+  auto written = file->write_at(bytes_of("0123456789"), 4096);
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category(), ErrorCategory::io);
+  EXPECT_EQ(written.error().message(),
+            "download: cannot write 10 bytes at offset 4096 of '/dev/full': "
+            "No space left on device");
+}
+
+TEST(OutputFile, AnEmptyWriteTouchesNothing) {
+  const std::string path = temp_path("empty");
+  auto file = OutputFile::open(path);
+  ASSERT_TRUE(file.ok()) << file.error().message();
+  EXPECT_TRUE(file->write_at({}, 100).ok());
+  auto size = file->size();
+  ASSERT_TRUE(size.ok());
+  EXPECT_EQ(*size, 0u);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace sluice
