@@ -27,7 +27,9 @@ class TlsContext {
   TlsContext& operator=(const TlsContext&) = delete;
 
   /// A client TLS transport over a connected non-blocking socket. Takes the fd in
-  /// every case: the transport closes it, or this call does when it fails.
+  /// every case: the transport closes it, or this call does when it fails. The first
+  /// call of a context without a CA file (and not insecure) loads the system trust
+  /// store.
   /// `host` is used for SNI (not for IP literals) and hostname/IP verification.
   /// `alpn` lists protocols to offer in order, e.g. {"h2", "http/1.1"}.
   Result<std::unique_ptr<Transport>> connect(int fd, const std::string& host,
@@ -36,8 +38,12 @@ class TlsContext {
 
  private:
   TlsContext(SSL_CTX* ctx, bool insecure) : ctx_(ctx), insecure_(insecure) {}
+  /// Loads the system trust store once, if this context uses it and has not yet.
+  Result<void> load_system_store();
+
   SSL_CTX* ctx_;
   bool insecure_;
+  bool system_store_pending_ = false;  // HTTP thread, after create()
 };
 
 }  // namespace sluice

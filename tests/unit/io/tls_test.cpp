@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -166,6 +168,7 @@ struct ClientOptions {
   std::string payload = "hello over tls\n";
   bool write_until_error = false;  // keep writing after the handshake
   std::size_t read_size = 4096;    // bytes asked of each read()
+  std::function<void()> before_connect;  // runs after the context exists, before connect
 };
 
 // Drives one TLS client through a real EventLoop: connect, handshake, write the
@@ -191,6 +194,7 @@ class TlsClient final : public FdWatcher {
  private:
   void on_connected(Result<int> fd) {
     if (!fd) return finish(fd.error());
+    if (options_.before_connect) options_.before_connect();
     auto transport = context_->connect(fd.value(), options_.host, options_.alpn);
     if (!transport) return finish(transport.error());
     transport_ = std::move(transport.value());
@@ -392,6 +396,21 @@ TEST(Tls, SystemTrustStoreDoesNotTrustTheTestCa) {
   ASSERT_TRUE(outcome.error);
   EXPECT_NE(outcome.error->message().find("trusted CA"), std::string::npos)
       << outcome.error->message();
+}
+
+// OpenSSL's system store honours SSL_CERT_FILE. Pointed at the test CA only after the
+// context was made, the connection trusts the test server: the store is read at the
+// first connection, not when the context is made (a Client that only speaks plain
+// HTTP never pays for parsing it).
+TEST(Tls, TheSystemTrustStoreIsReadAtTheFirstConnection) {
+  BlockingTlsServer server({});
+  const std::string ca_file = test_certs().ca_file;
+  ClientOutcome outcome = run_client(
+      server, {.tls = {"", false},
+               .before_connect = [&] { ::setenv("SSL_CERT_FILE", ca_file.c_str(), 1); }});
+  ::unsetenv("SSL_CERT_FILE");
+  ASSERT_FALSE(outcome.error) << message_of(outcome);
+  EXPECT_EQ(outcome.received, "hello over tls\n");
 }
 
 TEST(Tls, AlpnReportsTheProtocolTheServerSelected) {
