@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <utility>
 
@@ -80,7 +80,7 @@ void EventLoop::run() {
     for (int round = 0; round < kTurnEndRounds && run_turn_end(); ++round) {
     }
     if (stop_requested()) break;
-    const int count = epoll_wait(epoll_fd_, events.data(), kMaxEvents, next_timeout_ms());
+    const int count = wait_for_events(events.data(), kMaxEvents);
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
     // the loop could survive, and there is nobody to return an error to.
     if (count < 0 && errno != EINTR) std::abort();
@@ -248,19 +248,42 @@ void EventLoop::drop_cancelled_timers() {
   }
 }
 
-int EventLoop::next_timeout_ms() {
-  if (!turn_end_.empty()) return 0;
+std::optional<Clock::duration> EventLoop::next_timeout() {
+  if (!turn_end_.empty()) return Clock::duration::zero();
   drop_cancelled_timers();
-  if (timer_heap_.empty()) return -1;
+  if (timer_heap_.empty()) return std::nullopt;
   const auto left = timer_heap_.front().when - clock_.now();
   // A manual clock moves only when its test moves it (and posts to wake the loop):
   // sleeping until its time would wait for real time that never comes.
-  if (!clock_.passes_by_itself()) return left <= Clock::duration::zero() ? 0 : -1;
-  if (left <= Clock::duration::zero()) return 0;
+  if (!clock_.passes_by_itself()) {
+    if (left <= Clock::duration::zero()) return Clock::duration::zero();
+    return std::nullopt;
+  }
+  return std::max(left, Clock::duration::zero());
+}
+
+int EventLoop::wait_for_events(epoll_event* events, int capacity) {
+  // A day at most: any longer sleep ends with a timer that moved or an event anyway.
+  constexpr Clock::duration kLongest = std::chrono::hours(24);
+  const std::optional<Clock::duration> timeout = next_timeout();
+  const std::optional<Clock::duration> left =
+      timeout ? std::optional(std::min(*timeout, kLongest)) : std::nullopt;
+  if (precise_wait_) {
+    timespec until{};
+    if (left) {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*left).count();
+      until.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+      until.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+    }
+    const int count = epoll_pwait2(epoll_fd_, events, capacity, left ? &until : nullptr, nullptr);
+    if (count >= 0 || errno != ENOSYS) return count;
+    precise_wait_ = false;  // a kernel before 5.11
+  }
   // Rounded up: waking a fraction of a millisecond early would spin a turn for
   // nothing.
-  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
-  return ms > INT_MAX ? INT_MAX : static_cast<int>(ms);
+  const int ms =
+      left ? static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(*left).count()) : -1;
+  return epoll_wait(epoll_fd_, events, capacity, ms);
 }
 
 }  // namespace sluice

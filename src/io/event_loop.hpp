@@ -100,13 +100,19 @@ class EventLoop final : public TimeSource {
   bool stop_requested();
   void drain_wake_fd();
   void drop_cancelled_timers();
-  int next_timeout_ms();
+  /// How long the loop may sleep: nullopt until an event, zero not at all.
+  std::optional<Clock::duration> next_timeout();
+  /// epoll with next_timeout(): to the nanosecond with epoll_pwait2 (a pacing
+  /// deadline 200 us away is kept, not rounded up to a millisecond), in
+  /// milliseconds rounded up with epoll_wait on a kernel without it (before 5.11).
+  int wait_for_events(epoll_event* events, int capacity);
 
   const TimeSource& clock_;
   std::optional<Error> failure_;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   TimePoint now_;
+  bool precise_wait_ = true;  // epoll_pwait2 works here (false after ENOSYS)
   std::unordered_map<int, Watch> watchers_;
   std::uint32_t next_generation_ = 1;
   // A min-heap (std::push_heap with std::greater) so cancelled entries can be
