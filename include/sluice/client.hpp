@@ -63,7 +63,15 @@ struct ClientOptions {
   std::chrono::milliseconds http3_broken_for{300'000};
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
-  /// Tracing: when set, called on the HTTP thread with one line per notable event
+  /// Host dispatch, for embedding in another event loop (a language runtime, a GUI):
+  /// the Client never runs user code on its HTTP thread. Every callback (then(),
+  /// on_data/on_end, when_writable, trace) waits in a queue instead; Client::
+  /// dispatch_fd() turns readable while it is not empty, and the host's loop calls
+  /// Client::dispatch() to run the callbacks on its own thread. Backpressure holds
+  /// through it: a body's bytes stay staged (and its stream paused at the mark)
+  /// until dispatch() hands them to on_data.
+  bool host_dispatch = false;
+  /// Tracing: when set, called on the HTTP thread (with host_dispatch, in dispatch()) with one line per notable event
   /// (connects, TLS, requests, pauses, redirects, closes), each naming its connection
   /// ("c3 h1: ..."). It must return quickly and must not call into the Client.
   std::function<void(std::string_view line)> trace;
@@ -101,6 +109,17 @@ class Client {
   PendingResponse send(Request request);
   /// send(request).wait().
   Result<Response> fetch(Request request) { return send(std::move(request)).wait(); }
+
+  /// With ClientOptions::host_dispatch: a file descriptor (an eventfd) that is
+  /// readable while callbacks wait for dispatch(); add it to the host's loop for
+  /// reading. Owned by the Client: never close it. -1 without host dispatch.
+  int dispatch_fd() const noexcept;
+  /// With ClientOptions::host_dispatch: runs the waiting callbacks on this thread and
+  /// returns how many ran (0 without host dispatch). Call it from one thread at a
+  /// time, whenever dispatch_fd() is readable; a callback may call it again. When the
+  /// Client is destroyed, the callbacks still waiting run on the destroying thread,
+  /// so each then() still fires once.
+  std::size_t dispatch();
 
   /// A snapshot taken on the HTTP thread (this call waits for it; not from a
   /// callback running on that thread).

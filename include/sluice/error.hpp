@@ -57,9 +57,12 @@ enum class ErrorCode : int {
   body_too_large = 704,       ///< Request::max_body_size, or read_all's limit
   decode_failed = 800,        ///< content decoding failed
   io_failed = 900,            ///< local I/O failed
+  out_of_memory = 901,        ///< memory ran out (reported by the C API, which cannot throw)
   usage = 1000,               ///< the caller asked for something invalid
   bad_url = 1001,             ///< the URL did not parse, or its scheme is not http(s)
+  invalid_argument = 1002,    ///< a C API call got a null, dead or out-of-range argument
   http_status = 1100,         ///< an error status where success was needed
+  redirect_refused = 1101,    ///< a redirect where RedirectPolicy::fail_on_redirect refused one
 };
 
 /// A code's category (its hundreds).

@@ -45,6 +45,10 @@ struct Timeouts {
 /// Redirect following. Off by default, as in curl; on with -L.
 struct RedirectPolicy {
   bool follow = false;
+  /// With follow off: a redirect (a 3xx with a Location) fails the request with
+  /// ErrorCode::redirect_refused instead of being returned (fetch's redirect:
+  /// "error"). follow off and this off is fetch's "manual": the 3xx is the response.
+  bool fail_on_redirect = false;
   int max_redirects = 20;
   /// Following an https URL to an http one downgrades security; refused unless set.
   bool allow_https_to_http = false;

@@ -39,7 +39,8 @@ class RequestHandle {
   RequestHandle() = default;
   /// Any thread; idempotent. A callback that has not run yet gets category
   /// cancelled; a body under way fails with it (see PendingResponse::cancel).
-  void cancel();
+  /// `reason`, if any, ends the error's message ("request cancelled: <reason>").
+  void cancel(const std::string& reason = {});
 
  private:
   friend class PendingResponse;
@@ -72,8 +73,9 @@ class PendingResponse {
   /// does it run at once, on this thread. Consumes the PendingResponse
   /// (`std::move(pending).then(...)`, or `client.send(request).then(...)`).
   RequestHandle then(std::function<void(Result<Response>)> done) &&;
-  /// Any thread; idempotent.
-  void cancel();
+  /// Any thread; idempotent. `reason`, if any, ends the error's message
+  /// ("request cancelled: <reason>"), as fetch's AbortController.abort(reason) does.
+  void cancel(const std::string& reason = {});
 
  private:
   friend class Client;

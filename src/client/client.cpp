@@ -82,8 +82,20 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   TlsOptions tls_options{options.ca_file, options.insecure};
   auto tls = TlsContext::create(tls_options);
   if (!tls) return std::move(tls).error();
+  std::shared_ptr<HostDispatch> host;
+  if (options.host_dispatch) {
+    auto made = HostDispatch::create();
+    if (!made) return std::move(made).error();
+    host = std::move(*made);
+    if (options.trace) {
+      // The trace is user code too: each line waits for dispatch(), copied.
+      options.trace = [host, trace = std::move(options.trace)](std::string_view line) {
+        host->post([trace, text = std::string(line)] { trace(text); });
+      };
+    }
+  }
   auto impl = std::make_unique<Client::Impl>();
-  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock);
+  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host);
   if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));
@@ -94,15 +106,34 @@ Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
 
 Client::~Client() {
-  if (impl_ && impl_->core) impl_->core->shutdown();
+  if (!impl_ || !impl_->core) return;
+  impl_->core->shutdown();
+  // Shutdown failed what was in flight, and those callbacks wait for a dispatch()
+  // that will not come: run them here, so each then() fires once.
+  if (const auto& host = impl_->core->host_dispatch()) {
+    while (host->run() > 0) {
+    }
+  }
+}
+
+int Client::dispatch_fd() const noexcept {
+  const auto& host = impl_->core->host_dispatch();
+  return host ? host->fd() : -1;
+}
+
+std::size_t Client::dispatch() {
+  const auto& host = impl_->core->host_dispatch();
+  return host ? host->run() : 0;
 }
 
 PendingResponse Client::send(Request request) {
   ClientCore& core = *impl_->core;
   auto poster = core.poster();
   auto pending = std::make_shared<PendingState>();
-  // Before anything decides: then() posts a decided response's callback through it.
+  // Before anything decides: then() posts a decided response's callback through it
+  // (through the host's queue with host dispatch).
   pending->poster = poster;
+  pending->host = core.host_dispatch();
   PendingResponse handle(pending);
   auto url = Url::parse(request.url);
   if (!url) {
@@ -116,7 +147,10 @@ PendingResponse Client::send(Request request) {
   std::unique_ptr<RequestBodySource> body;
   if (!std::holds_alternative<std::monostate>(request.body)) {
     BodyEnvironment env{[poster](std::function<void()> task) { poster->post(std::move(task)); },
-                        &core.file_pool(), core.options().release_threshold};
+                        &core.file_pool(), core.options().release_threshold, nullptr};
+    if (auto host = core.host_dispatch()) {
+      env.run_user = [host](std::function<void()> task) { host->post(std::move(task)); };
+    }
     auto source = make_body_source(request.body, env);
     if (!source) {
       pending->decide(std::move(source).error());

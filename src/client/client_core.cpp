@@ -31,8 +31,9 @@ void HttpPoster::close() {
 }
 
 ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
-                       const TimeSource& clock)
+                       const TimeSource& clock, std::shared_ptr<HostDispatch> host)
     : options_(std::move(options)),
+      host_(std::move(host)),
       trace_(options_.trace),
       loop_(clock),
       poster_(std::make_shared<HttpPoster>(loop_)),

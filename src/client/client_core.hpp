@@ -13,6 +13,7 @@
 
 #include "client/alt_svc.hpp"
 #include "client/connection_pool.hpp"
+#include "client/host_dispatch.hpp"
 #include "client/staged_budget.hpp"
 #include "quic/quic_tls.hpp"
 #include "io/event_loop.hpp"
@@ -44,7 +45,9 @@ class HttpPoster {
 class ClientCore {
  public:
   /// `clock` (which outlives the core) is the HTTP thread's time.
-  ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls, const TimeSource& clock);
+  /// `host`: the callback queue of a host-dispatch Client (null otherwise).
+  ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls, const TimeSource& clock,
+             std::shared_ptr<HostDispatch> host = nullptr);
   ~ClientCore();
 
   /// Starts the HTTP thread.
@@ -57,6 +60,8 @@ class ClientCore {
   const ClientOptions& options() const noexcept { return options_; }
   const std::shared_ptr<HttpPoster>& poster() const noexcept { return poster_; }
   WorkerPool& file_pool() noexcept { return file_pool_; }
+  /// Where user callbacks run with ClientOptions::host_dispatch; null without it.
+  const std::shared_ptr<HostDispatch>& host_dispatch() const noexcept { return host_; }
 
   // --- HTTP thread ---
   EventLoop& loop() noexcept { return loop_; }
@@ -88,6 +93,7 @@ class ClientCore {
   void cancel_everything();
 
   const ClientOptions options_;
+  const std::shared_ptr<HostDispatch> host_;
   const Trace trace_;
   EventLoop loop_;
   std::shared_ptr<HttpPoster> poster_;

@@ -13,7 +13,12 @@ void PendingState::decide(Result<Response> result) {
     auto callback = std::move(then);
     taken = true;
     lock.unlock();
-    callback(std::move(result));
+    if (host) {
+      auto shared = std::make_shared<Result<Response>>(std::move(result));
+      host->post([callback = std::move(callback), shared] { callback(std::move(*shared)); });
+    } else {
+      callback(std::move(result));
+    }
     return;
   }
   outcome.emplace(std::move(result));
@@ -26,20 +31,27 @@ void PendingState::set_body(std::shared_ptr<StagingBuffer> staging) {
   body = std::move(staging);
 }
 
-void PendingState::cancel_request() {
+namespace {
+Error cancelled_error(const std::string& reason) {
+  return Error(ErrorCode::cancelled,
+               reason.empty() ? std::string("request cancelled") : "request cancelled: " + reason);
+}
+}  // namespace
+
+void PendingState::cancel_request(const std::string& reason) {
   std::shared_ptr<StagingBuffer> staging;
   {
     std::lock_guard lock(mu);
     staging = body;
   }
-  if (staging) staging->fail(Error(ErrorCategory::cancelled, "request cancelled"));
-  post_cancel();
+  if (staging) staging->fail(cancelled_error(reason));
+  post_cancel(reason);
 }
 
-void PendingState::post_cancel() const {
+void PendingState::post_cancel(const std::string& reason) const {
   if (!poster || transfer.expired()) return;
-  poster->post([weak = transfer] {
-    if (auto self = weak.lock()) self->fail(Error(ErrorCategory::cancelled, "request cancelled"));
+  poster->post([weak = transfer, error = cancelled_error(reason)] {
+    if (auto self = weak.lock()) self->fail(error);
   });
 }
 
@@ -130,18 +142,22 @@ RequestHandle PendingResponse::then(std::function<void(Result<Response>)> done) 
   state->outcome.reset();
   lock.unlock();
   auto task = [done, result] { done(std::move(*result)); };
-  if (!state->poster || !state->poster->post(task)) task();
+  if (state->host) {
+    state->host->post(std::move(task));
+  } else if (!state->poster || !state->poster->post(task)) {
+    task();
+  }
   return RequestHandle(std::move(state));
 }
 
-void PendingResponse::cancel() {
-  if (state_) state_->cancel_request();
+void PendingResponse::cancel(const std::string& reason) {
+  if (state_) state_->cancel_request(reason);
 }
 
 RequestHandle::RequestHandle(std::shared_ptr<PendingState> state) : state_(std::move(state)) {}
 
-void RequestHandle::cancel() {
-  if (state_) state_->cancel_request();
+void RequestHandle::cancel(const std::string& reason) {
+  if (state_) state_->cancel_request(reason);
 }
 
 }  // namespace sluice

@@ -8,11 +8,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "sluice/response.hpp"
 
 namespace sluice {
 
+class HostDispatch;
 class HttpPoster;
 class StagingBuffer;
 class Transfer;
@@ -28,6 +30,8 @@ struct PendingState {
   /// The HTTP thread's poster. Set before the state is shared: then() hands an
   /// already decided response to its callback through it, and cancels go through it.
   std::shared_ptr<HttpPoster> poster;
+  /// With host dispatch, where then()'s callback runs (set with poster); else null.
+  std::shared_ptr<HostDispatch> host;
   /// The transfer to cancel (it may be gone by the time a cancel runs). Set, with
   /// poster, before the state is shared; a request refused in send() has none.
   std::weak_ptr<Transfer> transfer;
@@ -41,9 +45,10 @@ struct PendingState {
   /// however far the HTTP thread got meanwhile (it may be mid-receive, and a reader
   /// racing it could otherwise take the whole body). A body that already ended whole
   /// stays whole. Then the transfer's cancel goes to the HTTP thread.
-  void cancel_request();
+  /// `reason` (may be empty) goes into the error's message: "request cancelled: ...".
+  void cancel_request(const std::string& reason = {});
   /// Any thread: posts the transfer's cancel to the HTTP thread, if there is one.
-  void post_cancel() const;
+  void post_cancel(const std::string& reason = {}) const;
 };
 
 }  // namespace sluice

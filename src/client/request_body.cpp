@@ -185,6 +185,7 @@ class StreamSource final : public RequestBodySource {
                const BodyEnvironment& env)
       : queue_(std::move(queue)), length_(length) {
     queue_->set_poster(env.post);
+    if (env.run_user) queue_->set_user_runner(env.run_user);
     post_ = env.post;
   }
   ~StreamSource() override {

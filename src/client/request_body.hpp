@@ -23,6 +23,9 @@ struct BodyEnvironment {
   PostToHttpThread post;
   WorkerPool* file_pool = nullptr;
   std::size_t release_threshold = 0;
+  /// With host dispatch: where a BodyWriter's when_writable callback runs (posted to
+  /// the host's queue). Null: on the HTTP thread.
+  PostToHttpThread run_user;
 };
 
 /// Makes the source for a request's body; nullptr for no body. Opening a file happens

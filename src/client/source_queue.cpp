@@ -45,8 +45,8 @@ void SourceQueue::wake_consumer_locked(std::unique_lock<std::mutex>& lock) {
 
 void SourceQueue::when_writable(std::function<void()> ready) {
   std::unique_lock lock(mu_);
-  if (queue_.size() < mark_ && post_) {
-    auto post = post_;
+  if (queue_.size() < mark_ && (post_ || run_user_)) {
+    auto post = run_user_ ? run_user_ : post_;
     lock.unlock();
     post(std::move(ready));
     return;
@@ -72,9 +72,14 @@ SourceQueue::Taken SourceQueue::take(ByteQueue& out, std::size_t max) {
   const bool below = queue_.size() < mark_;
   std::function<void()> callback;
   if (below && writable_callback_) callback = std::exchange(writable_callback_, nullptr);
+  auto run_user = callback && run_user_ ? run_user_ : nullptr;
   lock.unlock();
   if (below) writable_.notify_all();
-  if (callback) callback();  // already on the HTTP thread
+  if (run_user) {
+    run_user(std::move(callback));
+  } else if (callback) {
+    callback();  // already on the HTTP thread
+  }
   return taken;
 }
 
@@ -86,6 +91,11 @@ void SourceQueue::set_consumer_waker(std::function<void()> wake) {
 void SourceQueue::set_poster(std::function<void(std::function<void()>)> post) {
   std::lock_guard lock(mu_);
   post_ = std::move(post);
+}
+
+void SourceQueue::set_user_runner(std::function<void(std::function<void()>)> run) {
+  std::lock_guard lock(mu_);
+  run_user_ = std::move(run);
 }
 
 void SourceQueue::shut(Error reason) {

@@ -28,7 +28,8 @@ class SourceQueue {
                      std::optional<std::chrono::steady_clock::time_point> deadline);
   void close();
   void abort(std::string reason);
-  /// `ready` runs on the HTTP thread when the queue is below the mark.
+  /// `ready` runs on the HTTP thread when the queue is below the mark (with a user
+  /// runner set, it is handed to that instead).
   void when_writable(std::function<void()> ready);
 
   // --- HTTP thread ---
@@ -44,6 +45,9 @@ class SourceQueue {
   void set_consumer_waker(std::function<void()> wake);
   /// `post` runs a task on the HTTP thread; needed for when_writable.
   void set_poster(std::function<void(std::function<void()>)> post);
+  /// With host dispatch: `run` takes when_writable callbacks instead of the HTTP
+  /// thread (it queues them for the host's dispatch()).
+  void set_user_runner(std::function<void(std::function<void()>)> run);
   /// The request ended; writers fail from now on with `reason`.
   void shut(Error reason);
 
@@ -60,6 +64,7 @@ class SourceQueue {
   bool consumer_waiting_ = false;
   std::function<void()> consumer_waker_;
   std::function<void(std::function<void()>)> post_;
+  std::function<void(std::function<void()>)> run_user_;
   std::function<void()> writable_callback_;
 };
 

@@ -1,5 +1,7 @@
 #include "client/staging_buffer.hpp"
 
+#include "client/host_dispatch.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -207,6 +209,14 @@ void StagingBuffer::resume_callbacks() {
 bool StagingBuffer::deliver_callbacks() {
   std::unique_lock lock(mu_);
   if (!on_data_) return false;
+  if (host_) {
+    if (!host_delivery_queued_) {
+      host_delivery_queued_ = true;
+      lock.unlock();
+      host_->post([self = shared_from_this()] { self->deliver_on_host(); });
+    }
+    return false;
+  }
   bool delivered = false;
   while (!callbacks_paused_ && !queue_.empty()) {
     delivered = true;
@@ -224,14 +234,41 @@ bool StagingBuffer::deliver_callbacks() {
     // delivery would wait for a resume that already came.
     if (!more && callback_resumes_ == resumes_before) callbacks_paused_ = true;
   }
-  if (queue_.empty() && end_ != End::open && !end_delivered_ && on_end_) {
-    end_delivered_ = true;
-    auto on_end = std::move(on_end_);
-    Result<void> status = end_ == End::failed ? Result<void>(*error_) : Result<void>();
-    lock.unlock();
-    on_end(std::move(status));
-  }
+  deliver_end(lock);
   return delivered;
+}
+
+void StagingBuffer::deliver_end(std::unique_lock<std::mutex>& lock) {
+  if (!queue_.empty() || end_ == End::open || end_delivered_ || !on_end_) return;
+  end_delivered_ = true;
+  auto on_end = std::move(on_end_);
+  Result<void> status = end_ == End::failed ? Result<void>(*error_) : Result<void>();
+  lock.unlock();
+  on_end(std::move(status));
+}
+
+void StagingBuffer::deliver_on_host() {
+  std::unique_lock lock(mu_);
+  host_delivery_queued_ = false;
+  if (!on_data_) return;
+  while (!callbacks_paused_ && !queue_.empty()) {
+    const std::span<const std::byte> piece = queue_.front(kCallbackPiece);
+    lent_ = piece.size();
+    const std::uint64_t id = ++lend_id_;
+    auto on_data = on_data_;
+    const std::uint64_t resumes_before = callback_resumes_;
+    lock.unlock();
+    const bool more = on_data(piece);
+    lock.lock();
+    const bool resume = lend_id_ == id && give_back_locked();
+    if (!more && callback_resumes_ == resumes_before) callbacks_paused_ = true;
+    if (resume) {
+      lock.unlock();
+      notify_();  // room again: the HTTP thread may receive for this stream
+      lock.lock();
+    }
+  }
+  deliver_end(lock);
 }
 
 std::size_t StagingBuffer::release_empty_capacity() {

@@ -31,7 +31,9 @@
 
 namespace sluice {
 
-class StagingBuffer {
+class HostDispatch;
+
+class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
  public:
   enum class Signal { flowing, paused };
   /// Runs on the thread that caused it; it must only post to the HTTP thread.
@@ -84,8 +86,12 @@ class StagingBuffer {
   /// appends are dropped, so readers get what was staged before it, then `error`.
   void fail(Error error);
   /// Delivers staged bytes to callbacks, when the reader chose callback mode.
-  /// Returns whether it handed over any bytes (so there is room again).
+  /// Returns whether it handed over any bytes (so there is room again). With host
+  /// dispatch it hands over nothing here: it queues one delivery for the host's
+  /// dispatch() (deliver_on_host), and returns false.
   bool deliver_callbacks();
+  /// Before the buffer is shared: callbacks run through the host's queue.
+  void set_host_dispatch(std::shared_ptr<HostDispatch> host) { host_ = std::move(host); }
   /// The sweep: frees the queue's block if it is empty. Returns bytes freed.
   std::size_t release_empty_capacity();
   std::size_t staged_bytes() const;
@@ -129,6 +135,14 @@ class StagingBuffer {
   Result<std::optional<T>> take_for_reader(Deadline deadline, T at_end, Serve serve);
   /// Under mu_: ends the current lend; whether a resume must be posted.
   bool give_back_locked();
+  /// Host dispatch: the delivery deliver_callbacks() queued, on the host's thread.
+  /// Each piece is lent while on_data runs (the HTTP thread keeps appending), and
+  /// given back after, so a paused callback keeps its bytes staged and its stream
+  /// held at the mark.
+  void deliver_on_host();
+  /// Under mu_ (held by `lock`, which it releases if it calls on_end): once the last
+  /// byte went to on_data and the body ended, calls on_end once.
+  void deliver_end(std::unique_lock<std::mutex>& lock);
 
   const std::size_t mark_;
   const Notify notify_;
@@ -156,7 +170,9 @@ class StagingBuffer {
   bool budget_held_ = false;           // guarded by mu_
   std::uint64_t taken_ = 0;            // guarded by mu_: bytes readers took, ever
   std::uint64_t report_at_ = 0;        // guarded by mu_: notify once taken_ reaches it
-  bool end_delivered_ = false;         // HTTP thread
+  bool end_delivered_ = false;         // the thread that delivers (HTTP or host)
+  std::shared_ptr<HostDispatch> host_;  // set before sharing, then read-only
+  bool host_delivery_queued_ = false;  // guarded by mu_
 };
 
 }  // namespace sluice

@@ -70,6 +70,7 @@ void Transfer::begin() {
       }
     });
   }, core_.staged_budget(), core_.loop());
+  staging_->set_host_dispatch(core_.host_dispatch());
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total, &Transfer::total_timeout_error);
@@ -154,6 +155,14 @@ void Transfer::on_response_head(ResponseHead head) {
   last_activity_ = core_.loop().now();
   if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
   if (phase_ == Phase::finished) return;
+  if (!request_.redirects.follow && request_.redirects.fail_on_redirect &&
+      is_redirect_status(head.status) && head.headers.contains("location")) {
+    fail(Error(ErrorCode::redirect_refused,
+               "the server redirected (" + std::to_string(head.status) + " to '" +
+                   std::string(*head.headers.get("location")) +
+                   "') and the request refuses redirects"));
+    return;
+  }
   remember_alt_svc(head.headers);
   if (request_.decode.enabled) {
     if (auto coding = head.headers.get("content-encoding")) {

@@ -87,9 +87,12 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::body_too_large: return "body_too_large";
     case ErrorCode::decode_failed: return "decode_failed";
     case ErrorCode::io_failed: return "io_failed";
+    case ErrorCode::out_of_memory: return "out_of_memory";
     case ErrorCode::usage: return "usage";
     case ErrorCode::bad_url: return "bad_url";
+    case ErrorCode::invalid_argument: return "invalid_argument";
     case ErrorCode::http_status: return "http_status";
+    case ErrorCode::redirect_refused: return "redirect_refused";
   }
   return "unknown";
 }

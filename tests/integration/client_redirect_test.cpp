@@ -53,6 +53,33 @@ TEST(ClientRedirect, NotFollowedUnlessAsked) {
   EXPECT_EQ(*response->body.read_all(), "moved");
 }
 
+// fetch's redirect: "error": the redirect fails the request, naming where it led, and
+// the connection stays usable for the next request.
+TEST(ClientRedirect, ARequestThatRefusesRedirectsFailsOnOne) {
+  TestServer server([](ServerConnection& conn) {
+    while (auto request = conn.read_request()) {
+      if (request->target == "/old") {
+        conn.write(redirect_to(307, "/new"));
+      } else {
+        conn.write(http_response(200, "plain"));
+      }
+    }
+  });
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/old"));
+  request.redirects.fail_on_redirect = true;
+  auto response = client.fetch(request);
+  ASSERT_FALSE(response.ok()) << "a refused redirect was returned";
+  EXPECT_EQ(response.error().code(), ErrorCode::redirect_refused);
+  EXPECT_EQ(response.error().category(), ErrorCategory::http);
+  EXPECT_NE(response.error().message().find("307 to '/new'"), std::string::npos)
+      << response.error().message();
+  request.url = server.url("/plain");  // a response that is no redirect passes
+  auto plain = client.fetch(request);
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  EXPECT_EQ(*plain->body.read_all(), "plain");
+}
+
 TEST(ClientRedirect, SeeOtherTurnsPostIntoGetWithoutBody) {
   std::vector<std::string> seen;
   std::mutex mu;

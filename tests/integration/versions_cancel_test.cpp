@@ -70,10 +70,11 @@ TEST_P(VersionsCancel, CancelBeforeTheHeadFailsTheRequestWithCancelled) {
   path.hold();  // the server falls silent: no head can come
   PendingResponse pending = client.send(request_to(path.url("/1m.bin")));
   EXPECT_FALSE(pending.wait_for(100ms).has_value()) << "a head arrived through a held path";
-  pending.cancel();
+  pending.cancel("the page was closed");
   auto response = pending.wait();
   ASSERT_FALSE(response.ok()) << "a cancelled request got its response";
   EXPECT_EQ(response.error().category(), ErrorCategory::cancelled) << response.error().describe();
+  EXPECT_EQ(response.error().message(), "request cancelled: the page was closed");
   EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
 
   path.release();
