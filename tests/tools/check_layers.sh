@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Guards the architecture that the folders under src/ describe (docs/architecture.md):
-#   io < quic < http3; io < http1, http2, decode; all of them < client < download < cli,
-#   each using only what is below it:
+#   io < quic < http3; io < http1, http2, decode; all of them < client < download < cli
+#   and capi, each using only what is below it:
 #   - src/io includes no header of any other layer;
 #   - src/quic (QUIC over ngtcp2) includes src/io only; src/http3 includes src/io and
 #     src/quic;
@@ -10,6 +10,9 @@
 #   - src/client never includes download/ (the downloader is built on the Client, not
 #     the other way round); src/download never includes a protocol or decode/ header
 #     (it sees HTTP through the Client only);
+#   - src/capi (the C API) wraps the public C++ API and the client's own parts: it never
+#     includes a protocol, quic or decode header, and nothing else under src/ includes
+#     capi/ (it is the top of the library, as src/cli is of the command);
 #   - only src/cli includes cli/, and src/cli includes only its own cli/ headers and the
 #     public sluice/ ones (it is a user of the library like any other);
 #   - a third-party library's headers appear only in the layer that wraps it:
@@ -96,6 +99,10 @@ scan() {
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
+      else if (layer != "capi" && top == "capi")
+        report("src/" layer " may not include " path " (the C API is the top layer)")
+      else if (layer == "capi" && top ~ /^(quic|decode|http[0-9])$/)
+        report("src/capi may not include " path " (the C API wraps the C++ API, not protocols)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
       else if (layer == "io" && top ~ /^(quic|client|download|decode|http[0-9])$/)
@@ -187,6 +194,8 @@ self_test() {
   plant io/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/download_file.hpp"'
   plant cli/bad_download.cpp '#include "download/file_names.hpp"'
   plant io/bad_zlib.cpp '#include <zlib.h>'
+  plant client/bad_capi.cpp '#include "capi/capi_call.hpp"'
+  plant capi/bad_layer.cpp '#include "http2/h2_session.hpp"' '#include "client/transfer.hpp"'
   plant client/bad_ares.cpp '#include <ares.h>'
   # Allowed: the CLI prints and uses the public API; snprintf formats; comments mention
   # printf; each third-party library in its own place (each layer's library_version.cpp
@@ -233,7 +242,8 @@ self_test() {
             client/bad_download.cpp:1: download/bad_layer.cpp:1: download/bad_layer.cpp:2:
             io/bad_decode.cpp:1: io/bad_decode.cpp:2: cli/bad_download.cpp:1:
             http3/bad_ngtcp2.cpp:1: quic/bad_layer.cpp:1: quic/bad_layer.cpp:2:
-            http2/bad_quic.cpp:1: client/bad_versions.cpp:1:"
+            http2/bad_quic.cpp:1: client/bad_versions.cpp:1: client/bad_capi.cpp:1:
+            capi/bad_layer.cpp:1:"
   count=0
   for want in $expected; do
     count=$((count + 1))

@@ -1,0 +1,363 @@
+/* sluice.h: the C API of sluice, an HTTP/1.1, HTTP/2 and HTTP/3 client whose body
+ * streams obey backpressure end to end. C99; usable through FFI (ctypes, cffi).
+ *
+ * A thin layer over the C++ API (sluice/sluice.hpp), never a second implementation:
+ * the same Client with its one HTTP thread, the same staging buffer and mark.
+ *
+ * Conventions
+ *  - Handles are opaque and come in pairs: sluice_X_new() / sluice_X_free(). Every
+ *    free function accepts NULL. Nothing returned must be freed with anything but a
+ *    sluice function.
+ *  - Fallible functions return a sluice_code: SLUICE_OK (0), or a small positive
+ *    state that is not an error (SLUICE_WOULD_BLOCK), or an error code (100 and up;
+ *    the hundreds are the category, as in the C++ sluice::ErrorCode, whose numbers
+ *    these are). The message of the last error on the calling thread, one a person
+ *    can act on, is sluice_last_error(); the code's name is sluice_code_name().
+ *  - Strings go in as a pointer and a length (no terminator needed; an embedded NUL
+ *    is refused). Strings and bytes that come out stay valid as the function's
+ *    documentation says, usually for the life of the handle they came from.
+ *  - A bad argument (a NULL handle or output pointer, a freed handle where that can
+ *    be detected, CR or LF in a header value) returns SLUICE_E_INVALID_ARGUMENT or a
+ *    usage code, never crashes. No C++ exception ever crosses this API.
+ *
+ * Threads: a sluice_client may be used from any thread at once. Every other handle
+ * belongs to one thread at a time, except the cancel functions, which any thread may
+ * call while another thread uses the handle.
+ */
+#ifndef SLUICE_H
+#define SLUICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SLUICE_VERSION_MAJOR 0
+#define SLUICE_VERSION_MINOR 1
+#define SLUICE_VERSION_PATCH 0
+#define SLUICE_VERSION_STRING "0.1.0"
+/* 0xMMmmpp: compare with sluice_version_num() to detect a library/header mismatch. */
+#define SLUICE_VERSION_NUM 0x000100
+
+/* The version of the library loaded at run time, as SLUICE_VERSION_STRING and
+ * SLUICE_VERSION_NUM give the one compiled against. */
+const char *sluice_version(void);
+unsigned sluice_version_num(void);
+
+typedef enum sluice_code {
+  SLUICE_OK = 0,
+  /* Not an error: nothing is ready yet (a non-blocking read, a wait that timed out). */
+  SLUICE_WOULD_BLOCK = 1,
+
+  SLUICE_E_DNS = 100,               /* the host name did not resolve */
+  SLUICE_E_CONNECT = 200,           /* no address accepted a connection */
+  SLUICE_E_TLS = 300,               /* the TLS handshake or session failed */
+  SLUICE_E_TLS_CERTIFICATE = 301,   /* the certificate was not trusted for the host */
+  SLUICE_E_PROTOCOL = 400,          /* the server broke HTTP */
+  SLUICE_E_BODY_TRUNCATED = 401,    /* the body ended before its end */
+  SLUICE_E_TIMEOUT = 500,
+  SLUICE_E_CONNECT_TIMEOUT = 501,
+  SLUICE_E_FIRST_BYTE_TIMEOUT = 502,
+  SLUICE_E_IDLE_TIMEOUT = 503,
+  SLUICE_E_TOTAL_TIMEOUT = 504,
+  SLUICE_E_PING_TIMEOUT = 505,
+  SLUICE_E_HANDSHAKE_TIMEOUT = 506,
+  SLUICE_E_CANCELLED = 600,
+  SLUICE_E_TOO_LARGE = 700,
+  SLUICE_E_TOO_MANY_REDIRECTS = 701,
+  SLUICE_E_HEADERS_TOO_LARGE = 702,
+  SLUICE_E_DECODED_TOO_LARGE = 703,
+  SLUICE_E_BODY_TOO_LARGE = 704,
+  SLUICE_E_DECODE = 800,
+  SLUICE_E_IO = 900,
+  SLUICE_E_OUT_OF_MEMORY = 901,
+  SLUICE_E_USAGE = 1000,            /* the caller asked for something invalid */
+  SLUICE_E_BAD_URL = 1001,
+  SLUICE_E_INVALID_ARGUMENT = 1002, /* NULL, freed or out-of-range argument */
+  SLUICE_E_HTTP_STATUS = 1100,
+  SLUICE_E_REDIRECT_REFUSED = 1101  /* a redirect where the request refused them */
+} sluice_code;
+
+/* "idle_timeout", "ok", "would_block"; "unknown" for a number that is no code. */
+const char *sluice_code_name(int code);
+/* "timeout", "tls", ...: the code's category (its hundreds); "" for OK and states. */
+const char *sluice_category_name(int code);
+/* The message of the last error returned to this thread ("" if none yet). Valid
+ * until this thread's next sluice call. */
+const char *sluice_last_error(void);
+
+/* ---- Client options ------------------------------------------------------------ */
+
+typedef struct sluice_client_options sluice_client_options;
+
+sluice_code sluice_client_options_new(sluice_client_options **out);
+void sluice_client_options_free(sluice_client_options *options);
+/* A PEM bundle to trust instead of the system store (curl's --cacert). */
+sluice_code sluice_client_options_set_ca_file(sluice_client_options *options,
+                                              const char *path, size_t path_len);
+/* Non-zero: skip certificate and host verification (-k). Never the default. */
+sluice_code sluice_client_options_set_insecure(sluice_client_options *options, int insecure);
+sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
+                                                 const char *user_agent, size_t len);
+sluice_code sluice_client_options_set_max_connections_per_origin(
+    sluice_client_options *options, size_t count);
+/* Bytes staged for readers across every response (0: no bound). */
+sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options *options,
+                                                          size_t bytes);
+/* The largest HTTP/2 or HTTP/3 stream window (0 keeps each at its mark). */
+sluice_code sluice_client_options_set_max_stream_window(sluice_client_options *options,
+                                                        size_t bytes);
+sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options *options,
+                                                           uint32_t ms);
+/* Tracing: `trace` is called on the HTTP thread with one line per notable event (not
+ * NUL-terminated: use `len`). It must return quickly and not call into the client. */
+typedef void (*sluice_trace_cb)(void *user_data, const char *line, size_t len);
+sluice_code sluice_client_options_set_trace(sluice_client_options *options,
+                                            sluice_trace_cb trace, void *user_data);
+
+/* Non-zero: host dispatch, for embedding in another event loop. The client never
+ * runs a callback on its HTTP thread: callbacks (responses, body data and end,
+ * writable, trace) wait until the host's loop sees sluice_client_dispatch_fd()
+ * readable and calls sluice_client_dispatch(), which runs them on its thread. A body
+ * chunk not yet handed to on_data stays staged, so its stream holds at the mark. */
+sluice_code sluice_client_options_set_host_dispatch(sluice_client_options *options,
+                                                    int enabled);
+
+/* ---- Client --------------------------------------------------------------------- */
+
+typedef struct sluice_client sluice_client;
+
+/* Starts the client's HTTP thread. `options` may be NULL (defaults) and may be freed
+ * right after. Fails (SLUICE_E_USAGE, SLUICE_E_IO) when an option is unusable. */
+sluice_code sluice_client_new(const sluice_client_options *options, sluice_client **out);
+/* Cancels what is in flight and joins the client's threads. Responses and pending
+ * requests of it stay valid handles (free them too); their reads then fail with
+ * SLUICE_E_CANCELLED. Never call it from a callback the client runs. */
+void sluice_client_free(sluice_client *client);
+
+typedef struct sluice_client_stats {
+  size_t in_flight;           /* requests not yet ended */
+  size_t paused_receivers;    /* of those, held above their mark */
+  size_t staged_bytes;        /* body bytes waiting for readers */
+  size_t retained_scratch_bytes;
+  size_t request_body_bytes_held;
+  size_t connections;
+  uint64_t sweep_releases;
+  uint64_t sweep_bytes_released;
+  uint64_t budget_waits;
+  size_t stream_window_bytes;
+} sluice_client_stats;
+/* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
+ * program built against an older header gets the fields it knows. */
+sluice_code sluice_client_get_stats(sluice_client *client, sluice_client_stats *out,
+                                    size_t out_size);
+
+/* With host dispatch: a file descriptor, readable while callbacks wait; add it to
+ * the host's loop for reading and never close it. -1 without host dispatch or for a
+ * bad handle. */
+int sluice_client_dispatch_fd(const sluice_client *client);
+/* With host dispatch: runs the waiting callbacks on this thread; *ran (may be NULL)
+ * says how many. Call it from one thread at a time. When the client is freed, the
+ * callbacks still waiting run in sluice_client_free, so each fires once. */
+sluice_code sluice_client_dispatch(sluice_client *client, size_t *ran);
+
+/* ---- Requests ------------------------------------------------------------------- */
+
+typedef struct sluice_request sluice_request;
+typedef struct sluice_body_writer sluice_body_writer;
+
+typedef enum sluice_version_policy {
+  SLUICE_VERSION_AUTOMATIC = 0,  /* ALPN picks h2 or http/1.1 over TLS; h1 on plain TCP */
+  SLUICE_VERSION_HTTP1_ONLY = 1,
+  SLUICE_VERSION_HTTP2 = 2,
+  SLUICE_VERSION_HTTP2_PRIOR_KNOWLEDGE = 3,
+  SLUICE_VERSION_HTTP3 = 4,      /* HTTP/3 first, TCP when QUIC fails */
+  SLUICE_VERSION_HTTP3_ONLY = 5
+} sluice_version_policy;
+
+typedef enum sluice_timeout {
+  SLUICE_TIMEOUT_CONNECT = 0,
+  SLUICE_TIMEOUT_TLS = 1,
+  SLUICE_TIMEOUT_FIRST_BYTE = 2,
+  SLUICE_TIMEOUT_IDLE = 3,
+  SLUICE_TIMEOUT_TOTAL = 4
+} sluice_timeout;
+
+/* A GET-less request: method and URL. The URL is checked when the request is sent
+ * (SLUICE_E_BAD_URL then); the method must be an HTTP token. */
+sluice_code sluice_request_new(const char *method, size_t method_len, const char *url,
+                               size_t url_len, sluice_request **out);
+void sluice_request_free(sluice_request *request);
+/* Appends a header (repeats allowed, order kept, the name as given). A name that is
+ * not a token, or a value with CR, LF or NUL, is refused (SLUICE_E_USAGE). */
+sluice_code sluice_request_add_header(sluice_request *request, const char *name,
+                                      size_t name_len, const char *value, size_t value_len);
+/* The body: a copy of `len` bytes, freed by the HTTP thread once sent when large. */
+sluice_code sluice_request_set_body_bytes(sluice_request *request, const void *data,
+                                          size_t len);
+/* The body: a file, read on the client's file threads, never loaded whole. */
+sluice_code sluice_request_set_body_file(sluice_request *request, const char *path,
+                                         size_t path_len);
+/* The body: streamed through `writer` while the request runs (the request keeps its
+ * own reference; free yours when done writing). `length` < 0: unknown (HTTP/1.1
+ * chunked); otherwise Content-Length, and closing short is an error. */
+sluice_code sluice_request_set_body_writer(sluice_request *request,
+                                           sluice_body_writer *writer, int64_t length);
+sluice_code sluice_request_set_version(sluice_request *request, sluice_version_policy policy);
+/* Bytes of the response held for a reader that does not read; above it the
+ * transport stops taking bytes for this stream. At least 1. */
+sluice_code sluice_request_set_mark(sluice_request *request, size_t mark);
+/* 0 ms: no such timeout. */
+sluice_code sluice_request_set_timeout_ms(sluice_request *request, sluice_timeout which,
+                                          uint32_t ms);
+/* What a redirect does, as fetch's `redirect` option says it. */
+typedef enum sluice_redirect_mode {
+  SLUICE_REDIRECT_MANUAL = 0,  /* the 3xx is the response (the default, as curl) */
+  SLUICE_REDIRECT_FOLLOW = 1,  /* follow up to max_redirects (curl's -L) */
+  SLUICE_REDIRECT_ERROR = 2    /* a redirect fails with SLUICE_E_REDIRECT_REFUSED */
+} sluice_redirect_mode;
+sluice_code sluice_request_set_redirects(sluice_request *request, sluice_redirect_mode mode,
+                                         int max_redirects);
+/* Non-zero: send Accept-Encoding and decode gzip, deflate, br, zstd (--compressed). */
+sluice_code sluice_request_set_decode(sluice_request *request, int enabled);
+/* A response body longer than this fails with SLUICE_E_BODY_TOO_LARGE; 0: no limit. */
+sluice_code sluice_request_set_max_body_size(sluice_request *request, uint64_t bytes);
+
+/* ---- Streaming request bodies ---------------------------------------------------- */
+
+/* `mark`: bytes the writer may run ahead of the network before a write waits. */
+sluice_code sluice_body_writer_new(size_t mark, sluice_body_writer **out);
+void sluice_body_writer_free(sluice_body_writer *writer);
+/* Copies the bytes in, waiting while the queue is at or above the mark. Fails when
+ * the request ended (cancelled, failed, the server stopped reading). */
+sluice_code sluice_body_writer_write(sluice_body_writer *writer, const void *data, size_t len);
+/* Like write, but gives up after timeout_ms: SLUICE_WOULD_BLOCK, nothing written. */
+sluice_code sluice_body_writer_write_timeout(sluice_body_writer *writer, const void *data,
+                                             size_t len, uint32_t timeout_ms);
+/* Calls `ready` once when the writer may write again (below its mark): on the HTTP
+ * thread, or in sluice_client_dispatch() with host dispatch. It must not block. */
+typedef void (*sluice_writable_cb)(void *user_data);
+sluice_code sluice_body_writer_when_writable(sluice_body_writer *writer,
+                                             sluice_writable_cb ready, void *user_data);
+/* Ends the body. */
+sluice_code sluice_body_writer_close(sluice_body_writer *writer);
+/* Fails the request with `reason`. */
+sluice_code sluice_body_writer_abort(sluice_body_writer *writer, const char *reason,
+                                     size_t reason_len);
+
+/* ---- Sending and responses -------------------------------------------------------- */
+
+typedef struct sluice_pending sluice_pending;
+typedef struct sluice_response sluice_response;
+
+/* Starts a request (the request is copied: free or reuse it at once). Never blocks
+ * on the network. */
+sluice_code sluice_client_send(sluice_client *client, const sluice_request *request,
+                               sluice_pending **out);
+/* Waits until the response head arrives or the request fails. Once it returned a
+ * response, call it no more; the pending handle can still cancel the body. */
+sluice_code sluice_pending_wait(sluice_pending *pending, sluice_response **out);
+/* Like wait, but SLUICE_WOULD_BLOCK when nothing was decided within timeout_ms
+ * (0: only look). */
+sluice_code sluice_pending_wait_timeout(sluice_pending *pending, uint32_t timeout_ms,
+                                        sluice_response **out);
+/* Any thread, idempotent, at any stage (before the head, mid-body, mid-upload): a wait
+ * or callback not yet answered fails with SLUICE_E_CANCELLED; a body under way
+ * returns what was staged, then fails with it. `reason` (may be NULL with length 0)
+ * ends the error's message: "request cancelled: <reason>". */
+sluice_code sluice_pending_cancel(sluice_pending *pending, const char *reason,
+                                  size_t reason_len);
+/* Freeing a pending request nobody waited for cancels it. */
+void sluice_pending_free(sluice_pending *pending);
+
+/* The response callback: `code` SLUICE_OK with a response the callee owns (free it
+ * with sluice_response_free), or an error with `response` NULL and the message in
+ * sluice_last_error() during the call. Runs once, on the HTTP thread (it must not
+ * block, nor free the client), or in sluice_client_dispatch() with host dispatch. */
+typedef void (*sluice_response_cb)(void *user_data, sluice_code code,
+                                   sluice_response *response);
+/* Starts a request whose response goes to `done`. *out (may be NULL) is a handle
+ * for sluice_pending_cancel only (waits on it are refused); free it when done. */
+sluice_code sluice_client_send_cb(sluice_client *client, const sluice_request *request,
+                                  sluice_response_cb done, void *user_data,
+                                  sluice_pending **out);
+
+/* send + wait. */
+sluice_code sluice_client_fetch(sluice_client *client, const sluice_request *request,
+                                sluice_response **out);
+
+/* Freeing a response with its body unread: a body within the mark completes and its
+ * connection is reused; a longer one closes the connection. */
+void sluice_response_free(sluice_response *response);
+int sluice_response_status(const sluice_response *response);
+/* 11 for HTTP/1.1, 20 for HTTP/2, 30 for HTTP/3; 0 for a bad handle. */
+int sluice_response_http_version(const sluice_response *response);
+/* The URL after redirects, and how many were followed. */
+sluice_code sluice_response_effective_url(const sluice_response *response,
+                                          const char **url, size_t *len);
+int sluice_response_redirects(const sluice_response *response);
+size_t sluice_response_header_count(const sluice_response *response);
+/* The index-th header in the order received, names as sent. Valid for the life of
+ * the response. */
+sluice_code sluice_response_header(const sluice_response *response, size_t index,
+                                   const char **name, size_t *name_len,
+                                   const char **value, size_t *value_len);
+/* The first value of a header (ASCII case ignored); SLUICE_OK with *value NULL when
+ * there is none. */
+sluice_code sluice_response_header_get(const sluice_response *response, const char *name,
+                                       size_t name_len, const char **value,
+                                       size_t *value_len);
+
+/* Body reading. A body that ends early is an error, never a short success. */
+
+/* Blocks until at least one byte is there (*n > 0), the body ended (*n == 0), or it
+ * failed. */
+sluice_code sluice_response_read(sluice_response *response, void *buffer, size_t len,
+                                 size_t *n);
+/* Like read, but SLUICE_WOULD_BLOCK when nothing arrived within timeout_ms (0: never
+ * waits: the non-blocking pull). */
+sluice_code sluice_response_read_timeout(sluice_response *response, void *buffer,
+                                         size_t len, uint32_t timeout_ms, size_t *n);
+/* Borrows the next staged bytes where they lie, no copy (at most `max`, 0 meaning no
+ * limit): *data and *len stay valid until the next read, next or release on this
+ * response, or its free. *len == 0 at the end. Lent bytes still count against the
+ * mark, so a reader that keeps them holds its stream. */
+sluice_code sluice_response_next(sluice_response *response, size_t max,
+                                 const uint8_t **data, size_t *len);
+/* next with a timeout: SLUICE_WOULD_BLOCK when nothing arrived within timeout_ms. */
+sluice_code sluice_response_next_timeout(sluice_response *response, size_t max,
+                                         uint32_t timeout_ms, const uint8_t **data,
+                                         size_t *len);
+/* Gives back what next lent (the next call does it anyway). */
+sluice_code sluice_response_release(sluice_response *response);
+/* Callback mode: from now on each staged piece goes to on_data, in place (valid
+ * during the call only): return non-zero for more, 0 to pause delivery until
+ * sluice_response_resume(). on_end runs once, after the last piece, with SLUICE_OK
+ * or the body's error (message in sluice_last_error() during the call). Both run on
+ * the HTTP thread (they must not block) or, with host dispatch, in
+ * sluice_client_dispatch(). The response handle stays valid (free it when done; a
+ * free does not stop the callbacks: cancel the request for that), and reads on it
+ * are refused from now on. To stop a body, cancel its pending handle. */
+typedef int (*sluice_data_cb)(void *user_data, const uint8_t *data, size_t len);
+typedef void (*sluice_end_cb)(void *user_data, sluice_code code);
+sluice_code sluice_response_on_data(sluice_response *response, sluice_data_cb on_data,
+                                    sluice_end_cb on_end, void *user_data);
+/* Resumes delivery paused by on_data returning 0. Any thread. */
+sluice_code sluice_response_resume(sluice_response *response);
+
+/* Decoded bytes received and not yet read; bytes read so far. */
+size_t sluice_response_buffered(const sluice_response *response);
+uint64_t sluice_response_bytes_read(const sluice_response *response);
+/* Trailer fields, once the body ended (0 before). Valid for the life of the response. */
+size_t sluice_response_trailer_count(sluice_response *response);
+sluice_code sluice_response_trailer(sluice_response *response, size_t index,
+                                    const char **name, size_t *name_len,
+                                    const char **value, size_t *value_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SLUICE_H */

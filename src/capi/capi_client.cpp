@@ -1,0 +1,207 @@
+// The C API: versions, codes and messages, client options, the client and its stats.
+#include <chrono>
+#include <cstring>
+#include <string_view>
+
+#include "capi/capi_call.hpp"
+#include "capi/capi_handles.hpp"
+#include "sluice/version.hpp"
+
+using namespace sluice;
+using namespace sluice::capi;
+
+static_assert(std::string_view(SLUICE_VERSION_STRING) == kVersion,
+              "sluice.h and sluice/version.hpp must name the same version");
+
+namespace {
+
+// Runs `set` on a live options handle, or refuses the call.
+template <class Set>
+sluice_code with_options(const char* function, sluice_client_options* options, Set&& set) {
+  if (!usable(options)) return invalid(function, "options is NULL or not a live options handle");
+  return capi_call(function, [&] { return set(options->options); });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* sluice_version(void) { return SLUICE_VERSION_STRING; }
+unsigned sluice_version_num(void) { return SLUICE_VERSION_NUM; }
+
+const char* sluice_code_name(int code) {
+  if (code == SLUICE_OK) return "ok";
+  if (code == SLUICE_WOULD_BLOCK) return "would_block";
+  return to_string(static_cast<ErrorCode>(code));
+}
+
+const char* sluice_category_name(int code) {
+  if (code < 100 || std::strcmp(sluice_code_name(code), "unknown") == 0) return "";
+  return to_string(category_of(static_cast<ErrorCode>(code)));
+}
+
+const char* sluice_last_error(void) { return last_error_message(); }
+
+sluice_code sluice_client_options_new(sluice_client_options** out) {
+  if (out == nullptr) return invalid("sluice_client_options_new", "out is NULL");
+  *out = nullptr;
+  return capi_call("sluice_client_options_new", [&] {
+    *out = new sluice_client_options();
+    return ok();
+  });
+}
+
+void sluice_client_options_free(sluice_client_options* options) {
+  if (usable(options)) delete options;
+}
+
+sluice_code sluice_client_options_set_ca_file(sluice_client_options* options, const char* path,
+                                              size_t path_len) {
+  std::string_view text;
+  if (!text_argument(path, path_len, text)) {
+    return invalid("sluice_client_options_set_ca_file", "path is NULL or holds a NUL byte");
+  }
+  return with_options("sluice_client_options_set_ca_file", options, [&](ClientOptions& o) {
+    o.ca_file = std::string(text);
+    return ok();
+  });
+}
+
+sluice_code sluice_client_options_set_insecure(sluice_client_options* options, int insecure) {
+  return with_options("sluice_client_options_set_insecure", options, [&](ClientOptions& o) {
+    o.insecure = insecure != 0;
+    return ok();
+  });
+}
+
+sluice_code sluice_client_options_set_user_agent(sluice_client_options* options,
+                                                 const char* user_agent, size_t len) {
+  std::string_view text;
+  if (!text_argument(user_agent, len, text)) {
+    return invalid("sluice_client_options_set_user_agent", "user_agent is NULL or holds a NUL byte");
+  }
+  if (auto valid = validate_header_value(text); !valid) return fail(valid.error());
+  return with_options("sluice_client_options_set_user_agent", options, [&](ClientOptions& o) {
+    o.user_agent = std::string(text);
+    return ok();
+  });
+}
+
+sluice_code sluice_client_options_set_max_connections_per_origin(sluice_client_options* options,
+                                                                 size_t count) {
+  if (count == 0) {
+    return invalid("sluice_client_options_set_max_connections_per_origin", "count must be at least 1");
+  }
+  return with_options("sluice_client_options_set_max_connections_per_origin", options,
+                      [&](ClientOptions& o) {
+                        o.max_connections_per_origin = count;
+                        return ok();
+                      });
+}
+
+sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options* options,
+                                                          size_t bytes) {
+  return with_options("sluice_client_options_set_staged_bytes_budget", options,
+                      [&](ClientOptions& o) {
+                        o.staged_bytes_budget = bytes;
+                        return ok();
+                      });
+}
+
+sluice_code sluice_client_options_set_max_stream_window(sluice_client_options* options,
+                                                        size_t bytes) {
+  return with_options("sluice_client_options_set_max_stream_window", options,
+                      [&](ClientOptions& o) {
+                        o.max_stream_window = bytes;
+                        return ok();
+                      });
+}
+
+sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options* options,
+                                                           uint32_t ms) {
+  return with_options("sluice_client_options_set_pool_idle_timeout_ms", options,
+                      [&](ClientOptions& o) {
+                        o.pool_idle_timeout = std::chrono::milliseconds(ms);
+                        return ok();
+                      });
+}
+
+sluice_code sluice_client_options_set_trace(sluice_client_options* options, sluice_trace_cb trace,
+                                            void* user_data) {
+  return with_options("sluice_client_options_set_trace", options, [&](ClientOptions& o) {
+    if (trace == nullptr) {
+      o.trace = nullptr;
+    } else {
+      o.trace = [trace, user_data](std::string_view line) {
+        trace(user_data, line.data(), line.size());
+      };
+    }
+    return ok();
+  });
+}
+
+sluice_code sluice_client_options_set_host_dispatch(sluice_client_options* options, int enabled) {
+  return with_options("sluice_client_options_set_host_dispatch", options, [&](ClientOptions& o) {
+    o.host_dispatch = enabled != 0;
+    return ok();
+  });
+}
+
+sluice_code sluice_client_new(const sluice_client_options* options, sluice_client** out) {
+  if (out == nullptr) return invalid("sluice_client_new", "out is NULL");
+  *out = nullptr;
+  if (options != nullptr && !usable(options)) {
+    return invalid("sluice_client_new", "options is not a live options handle");
+  }
+  return capi_call("sluice_client_new", [&] {
+    auto client = Client::create(options != nullptr ? options->options : ClientOptions{});
+    if (!client) return fail(client.error());
+    *out = new sluice_client(std::move(*client));
+    return ok();
+  });
+}
+
+void sluice_client_free(sluice_client* client) {
+  if (usable(client)) delete client;
+}
+
+int sluice_client_dispatch_fd(const sluice_client* client) {
+  return usable(client) ? client->client.dispatch_fd() : -1;
+}
+
+sluice_code sluice_client_dispatch(sluice_client* client, size_t* ran) {
+  if (ran != nullptr) *ran = 0;
+  if (!usable(client)) return invalid("sluice_client_dispatch", "client is NULL or not a live client");
+  // The callbacks are C functions (they cannot throw); a C++ host's exception is
+  // turned into a code like any other.
+  return capi_call("sluice_client_dispatch", [&] {
+    const std::size_t n = client->client.dispatch();
+    if (ran != nullptr) *ran = n;
+    return ok();
+  });
+}
+
+sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* out,
+                                    size_t out_size) {
+  if (!usable(client)) return invalid("sluice_client_get_stats", "client is NULL or not a live client");
+  if (out == nullptr) return invalid("sluice_client_get_stats", "out is NULL");
+  return capi_call("sluice_client_get_stats", [&] {
+    const ClientStats stats = client->client.stats();
+    sluice_client_stats all{};
+    all.in_flight = stats.in_flight;
+    all.paused_receivers = stats.paused_receivers;
+    all.staged_bytes = stats.staged_bytes;
+    all.retained_scratch_bytes = stats.retained_scratch_bytes;
+    all.request_body_bytes_held = stats.request_body_bytes_held;
+    all.connections = stats.connections;
+    all.sweep_releases = stats.sweep_releases;
+    all.sweep_bytes_released = stats.sweep_bytes_released;
+    all.budget_waits = stats.budget_waits;
+    all.stream_window_bytes = stats.stream_window_bytes;
+    // A caller built against an older, shorter struct gets the fields it knows.
+    std::memcpy(out, &all, out_size < sizeof all ? out_size : sizeof all);
+    return ok();
+  });
+}
+
+}  // extern "C"
