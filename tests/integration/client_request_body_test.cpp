@@ -148,5 +148,47 @@ TEST(ClientRequestBody, FastProducerWaitsForASlowServer) {
   pending.cancel();
 }
 
+// fetch's duplex: "half": the response head and the start of its body may arrive
+// while the request body is still streaming (an echo, a transcoder). The server
+// answers after the first piece and keeps its response open; the client must hand
+// over the response then, keep sending the rest, which the server reads whole, and
+// then get the end of the response.
+TEST(ClientRequestBody, TheResponseMayArriveWhileTheBodyIsStillStreaming) {
+  std::promise<std::string> rest_received;
+  TestServer server([&](ServerConnection& conn) {
+    auto head = conn.read_request_head();
+    if (!head) return;
+    std::string got = conn.read_some(5);  // the first piece, in its chunk framing
+    conn.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nearly\r\n");
+    while (got.find("0\r\n\r\n") == std::string::npos) {  // the rest, to the last chunk
+      const std::string more = conn.read_some(4096);
+      if (more.empty()) break;
+      got += more;
+    }
+    rest_received.set_value(got);
+    conn.write("4\r\nlate\r\n0\r\n\r\n");
+  });
+  auto client = Client::create().value();
+  auto writer = BodyWriter::create();
+  Request request = Request::get(server.url("/duplex"));
+  request.method = "POST";
+  request.body = StreamBody{writer, std::nullopt};
+  PendingResponse pending = client.send(request);
+  ASSERT_TRUE(writer->write("first").ok());
+  auto response = pending.wait_for(30s);
+  ASSERT_TRUE(response.has_value()) << "the head waited for the request body to end";
+  ASSERT_TRUE(response->ok()) << response->error().describe();
+  std::byte piece[16];
+  auto early = (*response)->body.read(piece);
+  ASSERT_TRUE(early.ok()) << early.error().describe();
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(piece), *early), "early");
+  ASSERT_TRUE(writer->write("second").ok()) << "the upload stopped when the response began";
+  writer->close();
+  auto got = rest_received.get_future();
+  ASSERT_EQ(got.wait_for(30s), std::future_status::ready) << "the rest of the body never came";
+  EXPECT_NE(got.get().find("second"), std::string::npos) << "the rest was not sent";
+  EXPECT_EQ(*(*response)->body.read_all(), "late");
+}
+
 }  // namespace
 }  // namespace sluice
