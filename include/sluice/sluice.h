@@ -356,6 +356,68 @@ sluice_code sluice_response_trailer(sluice_response *response, size_t index,
                                     const char **name, size_t *name_len,
                                     const char **value, size_t *value_len);
 
+/* ---- Downloads -------------------------------------------------------------------- */
+
+/* sluice::download(): a URL into a file, resumable, optionally as several byte ranges
+ * at once, rate-limited through backpressure, retried from the bytes written,
+ * verified. While incomplete the file has a control file beside it (PATH.sluice). */
+typedef struct sluice_download_options sluice_download_options;
+typedef struct sluice_download_result sluice_download_result;
+
+/* `request`: the GET to make (URL, headers, version, timeouts, redirects, mark); it
+ * is copied. */
+sluice_code sluice_download_options_new(const sluice_request *request,
+                                        sluice_download_options **out);
+void sluice_download_options_free(sluice_download_options *options);
+/* The file to write; without one, a name chosen from the response in `directory`. */
+sluice_code sluice_download_options_set_path(sluice_download_options *options,
+                                             const char *path, size_t len);
+sluice_code sluice_download_options_set_directory(sluice_download_options *options,
+                                                  const char *directory, size_t len);
+/* Non-zero: continue a partial file (curl's -C -). */
+sluice_code sluice_download_options_set_resume(sluice_download_options *options, int resume);
+/* Byte ranges fetched at once, 1 to 16. */
+sluice_code sluice_download_options_set_ranges(sluice_download_options *options,
+                                               unsigned ranges);
+/* Lowercase hex SHA-256 the complete file must have (64 characters). */
+sluice_code sluice_download_options_set_sha256(sluice_download_options *options,
+                                               const char *hex, size_t len);
+/* 0: no limit. */
+sluice_code sluice_download_options_set_max_bytes_per_second(sluice_download_options *options,
+                                                             uint64_t bytes);
+/* Attempts after the first on a transient failure, each resuming. */
+sluice_code sluice_download_options_set_retries(sluice_download_options *options,
+                                                int retries);
+/* Progress, on the thread that called sluice_download, every interval_ms while bytes
+ * arrive and once at the end (finished non-zero). total is -1 while unknown. */
+typedef void (*sluice_progress_cb)(void *user_data, uint64_t bytes_done, int64_t total,
+                                   double bytes_per_second, int finished);
+sluice_code sluice_download_options_set_progress(sluice_download_options *options,
+                                                 sluice_progress_cb progress,
+                                                 void *user_data, uint32_t interval_ms);
+/* Any thread, while sluice_download runs with these options: stops it within a
+ * fraction of a second with SLUICE_E_CANCELLED, keeping the file and its control
+ * file so that a resume continues it. */
+sluice_code sluice_download_options_cancel(sluice_download_options *options);
+
+/* Downloads on the calling thread (it blocks). */
+sluice_code sluice_download(sluice_client *client, sluice_download_options *options,
+                            sluice_download_result **out);
+void sluice_download_result_free(sluice_download_result *result);
+/* The file written; valid for the life of the result. */
+sluice_code sluice_download_result_path(const sluice_download_result *result,
+                                        const char **path, size_t *len);
+int sluice_download_result_status(const sluice_download_result *result);
+uint64_t sluice_download_result_size(const sluice_download_result *result);
+/* Body bytes received by this run, and bytes already on disk that were kept. */
+uint64_t sluice_download_result_transferred(const sluice_download_result *result);
+uint64_t sluice_download_result_resumed_from(const sluice_download_result *result);
+unsigned sluice_download_result_ranges(const sluice_download_result *result);
+/* What a person should know ("the server ignored the range; restarted from byte 0"). */
+size_t sluice_download_result_note_count(const sluice_download_result *result);
+sluice_code sluice_download_result_note(const sluice_download_result *result, size_t index,
+                                        const char **note, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 // sluice_pending's cancel may come from any thread (it only touches the
 // PendingResponse's shared state, whose cancel is thread-safe).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "sluice/client.hpp"
+#include "sluice/download.hpp"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
 #include "sluice/sluice.h"
@@ -30,6 +32,8 @@ enum class Tag : std::uint32_t {
   writer = 0x534c5752,    // "SLWR"
   pending = 0x534c5044,   // "SLPD"
   response = 0x534c5253,  // "SLRS"
+  download = 0x534c444f,  // "SLDO"
+  download_result = 0x534c4452,  // "SLDR"
   freed = 0xdeadf4ee,
 };
 
@@ -81,4 +85,15 @@ struct sluice_response : sluice::capi::Tagged<sluice::capi::Tag::response> {
   std::optional<sluice::Headers> trailers;       ///< read once the body ended
   std::vector<sluice::Header> header_list;       ///< headers by index
   std::optional<sluice::CallbackBody> callbacks; ///< callback mode: reads are refused
+};
+
+struct sluice_download_options : sluice::capi::Tagged<sluice::capi::Tag::download> {
+  sluice::DownloadOptions options;
+  /// sluice_download_options_cancel stores true; options.cancel points here.
+  std::atomic<bool> cancel{false};
+};
+
+struct sluice_download_result : sluice::capi::Tagged<sluice::capi::Tag::download_result> {
+  explicit sluice_download_result(sluice::DownloadResult r) : result(std::move(r)) {}
+  sluice::DownloadResult result;
 };
