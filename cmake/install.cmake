@@ -1,5 +1,8 @@
-# Installs the sluice library, its headers, the `sluice` command, a CMake package
-# (find_package(sluice) -> sluice::sluice) and a pkg-config file (sluice.pc).
+# Installs the sluice libraries (libsluice.a, and libsluice.so where it is built),
+# their headers, the `sluice` command, a CMake package (find_package(sluice) ->
+# sluice::sluice, the static library, and sluice::shared) and a pkg-config file
+# (sluice.pc: `-lsluice` links the shared library where both are installed, as the
+# linker prefers it; `pkg-config --static` adds what the static one needs).
 # Included at the end of the top-level CMakeLists.txt, after every target exists.
 #
 # libsluice.a is static, so its consumers link its private dependencies too. They
@@ -93,8 +96,16 @@ target_compile_features(sluice INTERFACE cxx_std_20)
 install(TARGETS sluice EXPORT sluiceTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# libsluice.so (cmake/shared_library.cmake; not in sanitizer builds) as sluice::shared,
+# with its soname symlinks. Its dependencies are its own business (DT_NEEDED), so the
+# package needs nothing more for it.
+if(TARGET sluice_shared)
+  install(TARGETS sluice_shared EXPORT sluiceTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
+endif()
+# The C++ headers and the C API's sluice.h.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sluice
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 if(TARGET sluice_cli)
   install(TARGETS sluice_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -28,6 +28,20 @@ add_test(NAME layers.check_catches_violations
 set_tests_properties(layers.check layers.check_catches_violations PROPERTIES
   LABELS one_thread)
 
+# libsluice.so exports the public API and nothing else (cmake/sluice.map), and the
+# `sluice` command, a user of the public API only, links against it alone.
+if(TARGET sluice_shared)
+  add_test(NAME exports.check COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_exports.sh
+    $<TARGET_FILE:sluice_shared> ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+  add_test(NAME exports.check_catches_violations
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_exports.sh --self-test)
+  add_executable(sluice_over_shared_library $<TARGET_OBJECTS:sluice_cli_objects>)
+  target_link_libraries(sluice_over_shared_library PRIVATE sluice_shared)
+  add_test(NAME exports.cli_over_shared_library COMMAND sluice_over_shared_library --version)
+  set_tests_properties(exports.check exports.check_catches_violations
+    exports.cli_over_shared_library PROPERTIES LABELS one_thread)
+endif()
+
 # Installs this build into a scratch prefix and builds examples/fetch against it,
 # once through find_package(sluice) and once through pkg-config.
 set(SLUICE_CONSUMER_FLAGS "")

@@ -1,0 +1,34 @@
+# libsluice.so: the same objects as libsluice.a (SLUICE_LIBRARY_OBJECTS), for
+# programs that load sluice at run time: C programs, language runtimes through FFI
+# (bindings/python), anyone who wants one copy of sluice shared by several programs.
+# Included from the top-level CMakeLists.txt after the static `sluice` target.
+#
+# Only the public API is exported (cmake/sluice.map: the C API and the C++ classes
+# and functions of include/sluice/), and nothing is undefined at link time.
+#
+# The soname carries major.minor: before 1.0 a minor release may break the API (as
+# the CMake package's SameMinorVersion says), so 0.1 and 0.2 must not be taken for
+# each other by the dynamic loader; from 1.0 on the major alone will do.
+#
+# Sanitizer and fuzzer builds skip it: their runtimes are not linked into shared
+# libraries (the same reason they skip the layer link check).
+if(SLUICE_SANITIZE OR SLUICE_FUZZ)
+  return()
+endif()
+
+add_library(sluice_shared SHARED ${SLUICE_LIBRARY_OBJECTS})
+add_library(sluice::shared ALIAS sluice_shared)
+set_target_properties(sluice_shared PROPERTIES
+  OUTPUT_NAME sluice
+  EXPORT_NAME shared
+  VERSION ${PROJECT_VERSION}
+  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/sluice.map)
+target_include_directories(sluice_shared PUBLIC
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+# The static library's link libraries, read from it so that the two never differ.
+get_target_property(sluice_private_libraries sluice LINK_LIBRARIES)
+target_link_libraries(sluice_shared PUBLIC Threads::Threads PRIVATE ${sluice_private_libraries})
+target_link_options(sluice_shared PRIVATE LINKER:--no-undefined
+  LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/sluice.map)
