@@ -1,0 +1,15 @@
+# Included by tests/CMakeLists.txt: the Python binding's pytest suite as the ctest
+# `python.binding`, against libsluice.so of this build and the real servers of the
+# fixture. Needs the shared library (not built with sanitizers: then it is skipped)
+# and Debian's python3-pytest (./dev deps); /usr/bin/python3 is Debian's, where the
+# python3 on PATH may be another build without it.
+if(NOT TARGET sluice_shared)
+  return()
+endif()
+add_test(NAME python.binding
+  COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/tests)
+set_tests_properties(python.binding PROPERTIES
+  ENVIRONMENT "SLUICE_LIBRARY=$<TARGET_FILE:sluice_shared>;SLUICE_TEST_ENV=${CMAKE_BINARY_DIR}/test-env;PYTHONPATH=${CMAKE_CURRENT_LIST_DIR};PYTHONDONTWRITEBYTECODE=1"
+  FIXTURES_REQUIRED real_servers
+  LABELS threaded
+  TIMEOUT 300)

@@ -1,0 +1,134 @@
+"""The C API of libsluice (include/sluice/sluice.h) declared for ctypes.
+
+Only declarations live here: argument and result types of each function the
+package calls, the callback types, and the library's location. The library is
+SLUICE_LIBRARY if set, else whatever the dynamic loader finds as "sluice".
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+OK = 0
+WOULD_BLOCK = 1
+E_CANCELLED = 600
+
+VERSION_POLICIES = {
+    "auto": 0,
+    "1.1": 1,
+    "2": 2,
+    "2-prior-knowledge": 3,
+    "3": 4,
+    "3-only": 5,
+}
+REDIRECT_MODES = {"manual": 0, "follow": 1, "error": 2}
+TIMEOUTS = {"connect": 0, "tls": 1, "first_byte": 2, "idle": 3, "total": 4}
+
+
+def _load():
+    path = os.environ.get("SLUICE_LIBRARY") or ctypes.util.find_library("sluice")
+    if not path:
+        raise ImportError(
+            "sluice: libsluice.so not found; install sluice, or set SLUICE_LIBRARY to the "
+            "library's path (a build has it at build/libsluice.so)")
+    return ctypes.CDLL(path)
+
+
+lib = _load()
+
+c_code = ctypes.c_int
+c_void_p = ctypes.c_void_p
+c_char_p = ctypes.c_char_p
+c_size_t = ctypes.c_size_t
+c_uint32 = ctypes.c_uint32
+c_uint64 = ctypes.c_uint64
+c_int64 = ctypes.c_int64
+p_void = ctypes.POINTER(ctypes.c_void_p)
+
+
+class ClientStats(ctypes.Structure):
+    _fields_ = [
+        ("in_flight", c_size_t),
+        ("paused_receivers", c_size_t),
+        ("staged_bytes", c_size_t),
+        ("retained_scratch_bytes", c_size_t),
+        ("request_body_bytes_held", c_size_t),
+        ("connections", c_size_t),
+        ("sweep_releases", c_uint64),
+        ("sweep_bytes_released", c_uint64),
+        ("budget_waits", c_uint64),
+        ("stream_window_bytes", c_size_t),
+    ]
+
+
+# Callbacks: user_data carries a key into the owning Client's registry, never a
+# Python object pointer, so a callback for a gone object finds nothing instead of
+# freed memory.
+RESPONSE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_code, c_void_p)
+DATA_CB = ctypes.CFUNCTYPE(ctypes.c_int, c_void_p, ctypes.POINTER(ctypes.c_uint8), c_size_t)
+END_CB = ctypes.CFUNCTYPE(None, c_void_p, c_code)
+WRITABLE_CB = ctypes.CFUNCTYPE(None, c_void_p)
+
+
+def _declare(name, restype, *argtypes):
+    function = getattr(lib, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+    return function
+
+
+version = _declare("sluice_version", c_char_p)
+code_name = _declare("sluice_code_name", c_char_p, ctypes.c_int)
+category_name = _declare("sluice_category_name", c_char_p, ctypes.c_int)
+last_error = _declare("sluice_last_error", c_char_p)
+
+options_new = _declare("sluice_client_options_new", c_code, p_void)
+options_free = _declare("sluice_client_options_free", None, c_void_p)
+options_set_ca_file = _declare("sluice_client_options_set_ca_file", c_code, c_void_p, c_char_p, c_size_t)
+options_set_insecure = _declare("sluice_client_options_set_insecure", c_code, c_void_p, ctypes.c_int)
+options_set_user_agent = _declare("sluice_client_options_set_user_agent", c_code, c_void_p, c_char_p, c_size_t)
+options_set_max_connections = _declare(
+    "sluice_client_options_set_max_connections_per_origin", c_code, c_void_p, c_size_t)
+options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)
+
+client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)
+client_free = _declare("sluice_client_free", None, c_void_p)
+client_dispatch_fd = _declare("sluice_client_dispatch_fd", ctypes.c_int, c_void_p)
+client_dispatch = _declare("sluice_client_dispatch", c_code, c_void_p, ctypes.POINTER(c_size_t))
+client_get_stats = _declare("sluice_client_get_stats", c_code, c_void_p, ctypes.POINTER(ClientStats), c_size_t)
+client_send_cb = _declare("sluice_client_send_cb", c_code, c_void_p, c_void_p, RESPONSE_CB, c_void_p, p_void)
+
+request_new = _declare("sluice_request_new", c_code, c_char_p, c_size_t, c_char_p, c_size_t, p_void)
+request_free = _declare("sluice_request_free", None, c_void_p)
+request_add_header = _declare("sluice_request_add_header", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
+request_set_body_bytes = _declare("sluice_request_set_body_bytes", c_code, c_void_p, c_char_p, c_size_t)
+request_set_body_writer = _declare("sluice_request_set_body_writer", c_code, c_void_p, c_void_p, c_int64)
+request_set_version = _declare("sluice_request_set_version", c_code, c_void_p, ctypes.c_int)
+request_set_mark = _declare("sluice_request_set_mark", c_code, c_void_p, c_size_t)
+request_set_timeout_ms = _declare("sluice_request_set_timeout_ms", c_code, c_void_p, ctypes.c_int, c_uint32)
+request_set_redirects = _declare("sluice_request_set_redirects", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
+request_set_decode = _declare("sluice_request_set_decode", c_code, c_void_p, ctypes.c_int)
+
+writer_new = _declare("sluice_body_writer_new", c_code, c_size_t, p_void)
+writer_free = _declare("sluice_body_writer_free", None, c_void_p)
+writer_write_timeout = _declare("sluice_body_writer_write_timeout", c_code, c_void_p, c_char_p, c_size_t, c_uint32)
+writer_when_writable = _declare("sluice_body_writer_when_writable", c_code, c_void_p, WRITABLE_CB, c_void_p)
+writer_close = _declare("sluice_body_writer_close", c_code, c_void_p)
+writer_abort = _declare("sluice_body_writer_abort", c_code, c_void_p, c_char_p, c_size_t)
+
+pending_cancel = _declare("sluice_pending_cancel", c_code, c_void_p, c_char_p, c_size_t)
+pending_free = _declare("sluice_pending_free", None, c_void_p)
+
+response_free = _declare("sluice_response_free", None, c_void_p)
+response_status = _declare("sluice_response_status", ctypes.c_int, c_void_p)
+response_http_version = _declare("sluice_response_http_version", ctypes.c_int, c_void_p)
+response_effective_url = _declare(
+    "sluice_response_effective_url", c_code, c_void_p, ctypes.POINTER(c_char_p), ctypes.POINTER(c_size_t))
+response_redirects = _declare("sluice_response_redirects", ctypes.c_int, c_void_p)
+response_header_count = _declare("sluice_response_header_count", c_size_t, c_void_p)
+response_header = _declare(
+    "sluice_response_header", c_code, c_void_p, c_size_t, ctypes.POINTER(ctypes.c_void_p),
+    ctypes.POINTER(c_size_t), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(c_size_t))
+response_on_data = _declare("sluice_response_on_data", c_code, c_void_p, DATA_CB, END_CB, c_void_p)
+response_resume = _declare("sluice_response_resume", c_code, c_void_p)
+response_buffered = _declare("sluice_response_buffered", c_size_t, c_void_p)

@@ -1,0 +1,210 @@
+"""The asyncio Client: one sluice Client in host-dispatch mode, driven by the event
+loop. Its dispatch fd is added with loop.add_reader, so every callback runs on the
+loop's thread inside sluice_client_dispatch: no thread per request, no polling."""
+
+import asyncio
+import ctypes
+
+from . import _callbacks, _capi
+from .errors import CancelledError, UsageError, check, error_for
+from .response import Response
+
+DEFAULT_MARK = 256 * 1024
+
+
+def _set_text(setter, handle, text):
+    data = text.encode()
+    check(setter(handle, data, len(data)))
+
+
+class Client:
+    """`async with sluice.Client() as client: response = await client.fetch(url)`."""
+
+    def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
+                 max_connections_per_origin=None):
+        options = ctypes.c_void_p()
+        check(_capi.options_new(ctypes.byref(options)))
+        try:
+            if ca_file is not None:
+                _set_text(_capi.options_set_ca_file, options, str(ca_file))
+            if insecure:
+                check(_capi.options_set_insecure(options, 1))
+            if user_agent is not None:
+                _set_text(_capi.options_set_user_agent, options, user_agent)
+            if max_connections_per_origin is not None:
+                check(_capi.options_set_max_connections(options, max_connections_per_origin))
+            check(_capi.options_set_host_dispatch(options, 1))
+            handle = ctypes.c_void_p()
+            check(_capi.client_new(options, ctypes.byref(handle)))
+        finally:
+            _capi.options_free(options)
+        self._handle = handle.value
+        self._fd = _capi.client_dispatch_fd(self._handle)
+        self._loop = None
+
+    # --- the loop ---
+    def _bind(self):
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+            loop.add_reader(self._fd, self._dispatch)
+        elif self._loop is not loop:
+            raise UsageError(1002, "a sluice.Client belongs to the event loop it was first used on")
+        return loop
+
+    def _dispatch(self):
+        if self._handle:
+            _capi.client_dispatch(self._handle, None)
+
+    def _require_open(self):
+        if not self._handle:
+            raise UsageError(1002, "the client is closed")
+
+    async def __aenter__(self):
+        self._require_open()
+        self._bind()
+        return self
+
+    async def __aexit__(self, *exc):
+        self.close()
+
+    def close(self):
+        """Cancels what is in flight and frees the client (idempotent). Callbacks still
+        waiting run now, so every pending fetch ends."""
+        if not self._handle:
+            return
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._fd)
+        handle, self._handle = self._handle, None
+        _capi.client_free(handle)
+
+    def stats(self):
+        """What the client holds now: in_flight, paused_receivers, staged_bytes, ..."""
+        self._require_open()
+        stats = _capi.ClientStats()
+        check(_capi.client_get_stats(self._handle, ctypes.byref(stats), ctypes.sizeof(stats)))
+        return {name: getattr(stats, name) for name, _ in stats._fields_}
+
+    # --- requests ---
+    async def fetch(self, url, *, method="GET", headers=None, body=None, version="auto",
+                    mark=DEFAULT_MARK, timeout=None, redirect="manual", decode=False):
+        """Sends a request and returns its Response once the head arrived. `body`: bytes,
+        or an (async) iterable of bytes streamed with backpressure while the response
+        may already arrive. `timeout`: seconds for the whole exchange, or a dict of
+        connect/tls/first_byte/idle/total. Cancelling the task cancels the request."""
+        self._require_open()
+        loop = self._bind()
+        request = self._build(method, url, headers, version, mark, timeout, redirect, decode)
+        writer = None
+        try:
+            if isinstance(body, (bytes, bytearray, memoryview)):
+                data = bytes(body)
+                check(_capi.request_set_body_bytes(request, data, len(data)))
+            elif body is not None:
+                writer = ctypes.c_void_p()
+                check(_capi.writer_new(mark, ctypes.byref(writer)))
+                check(_capi.request_set_body_writer(request, writer, -1))
+            decided = loop.create_future()
+            key = _callbacks.register(lambda code, response: _settle(decided, code, response))
+            pending = ctypes.c_void_p()
+            code = _capi.client_send_cb(self._handle, request, _callbacks.on_response, key,
+                                        ctypes.byref(pending))
+            if code != _capi.OK:
+                _callbacks.unregister(key)
+                raise error_for(code)
+        except BaseException:
+            if writer is not None:
+                _capi.writer_free(writer)
+            raise
+        finally:
+            _capi.request_free(request)
+        pump = loop.create_task(self._pump(writer, body)) if writer is not None else None
+        try:
+            response = await decided
+        except asyncio.CancelledError:
+            _capi.pending_cancel(pending, b"the task was cancelled", 22)
+            _capi.pending_free(pending)
+            if pump is not None:
+                pump.cancel()
+            raise
+        except BaseException:
+            _capi.pending_free(pending)
+            raise
+        return Response(response, pending.value, mark, loop)
+
+    def _build(self, method, url, headers, version, mark, timeout, redirect, decode):
+        method_data, url_data = method.encode(), url.encode()
+        request = ctypes.c_void_p()
+        check(_capi.request_new(method_data, len(method_data), url_data, len(url_data),
+                                ctypes.byref(request)))
+        try:
+            fields = headers.items() if isinstance(headers, dict) else (headers or [])
+            for name, value in fields:
+                name_data, value_data = name.encode("latin-1"), str(value).encode("latin-1")
+                check(_capi.request_add_header(request, name_data, len(name_data), value_data,
+                                               len(value_data)))
+            if version not in _capi.VERSION_POLICIES:
+                raise UsageError(1002, f"version {version!r} is not one of {list(_capi.VERSION_POLICIES)}")
+            check(_capi.request_set_version(request, _capi.VERSION_POLICIES[version]))
+            check(_capi.request_set_mark(request, mark))
+            if redirect not in _capi.REDIRECT_MODES:
+                raise UsageError(1002, f"redirect {redirect!r} is not one of manual, follow, error")
+            check(_capi.request_set_redirects(request, _capi.REDIRECT_MODES[redirect], 20))
+            if decode:
+                check(_capi.request_set_decode(request, 1))
+            timeouts = timeout if isinstance(timeout, dict) else (
+                {} if timeout is None else {"total": timeout})
+            for which, seconds in timeouts.items():
+                check(_capi.request_set_timeout_ms(request, _capi.TIMEOUTS[which], int(seconds * 1000)))
+        except BaseException:
+            _capi.request_free(request)
+            raise
+        return request
+
+    async def _pump(self, writer, body):
+        """Streams `body` into the writer: a write that would block waits for the
+        writer's writable callback (run in dispatch), never blocking the loop."""
+        try:
+            async for piece in _pieces(body):
+                data = bytes(piece)
+                while True:
+                    code = _capi.writer_write_timeout(writer, data, len(data), 0)
+                    if code == _capi.OK:
+                        break
+                    if code != _capi.WOULD_BLOCK:
+                        raise error_for(code)
+                    writable = self._loop.create_future()
+                    key = _callbacks.register(lambda: writable.done() or writable.set_result(None))
+                    check(_capi.writer_when_writable(writer, _callbacks.on_writable, key))
+                    await writable
+            check(_capi.writer_close(writer))
+        except asyncio.CancelledError:
+            _capi.writer_abort(writer, b"cancelled", 9)
+            raise
+        except CancelledError:
+            pass  # the request ended first: it says why itself
+        except BaseException as failure:
+            reason = f"the request body failed: {failure!r}".encode()
+            _capi.writer_abort(writer, reason, len(reason))
+        finally:
+            _capi.writer_free(writer)
+
+
+def _settle(decided, code, response):
+    if decided.done():  # the task was cancelled meanwhile: nobody takes the response
+        if response:
+            _capi.response_free(response)
+        return
+    if code == _capi.OK:
+        decided.set_result(response)
+    else:
+        decided.set_exception(error_for(code))
+
+
+async def _pieces(body):
+    if hasattr(body, "__aiter__"):
+        async for piece in body:
+            yield piece
+    else:
+        for piece in body:
+            yield piece

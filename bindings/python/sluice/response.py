@@ -1,0 +1,173 @@
+"""A response and its body stream, over a sluice_response in callback mode.
+
+The body's bytes come to `Body.on_data` in sluice_client_dispatch (the loop's
+thread), copied into bytes objects. Python keeps at most about one mark of them:
+above it on_data says "pause", and the library holds the rest staged, its stream
+held at the mark exactly as for a C++ reader that stops; the consumer taking the
+buffer below half the mark resumes it. So a reader that stops reading costs about
+two marks, whatever the body's size.
+"""
+
+import asyncio
+import collections
+import ctypes
+
+from . import _callbacks, _capi
+from .errors import UsageError, check, error_for
+
+_VERSIONS = {11: "1.1", 20: "2", 30: "3"}
+
+
+class Headers(list):
+    """The response's header fields in order, as (name, value) pairs with names as the
+    server sent them; lookups ignore case."""
+
+    def get(self, name, default=None):
+        wanted = name.lower()
+        for field, value in self:
+            if field.lower() == wanted:
+                return value
+        return default
+
+    def get_all(self, name):
+        wanted = name.lower()
+        return [value for field, value in self if field.lower() == wanted]
+
+
+def _text(pointer, length):
+    return ctypes.string_at(pointer, length).decode("latin-1")
+
+
+def _read_headers(handle):
+    headers = Headers()
+    name, value = ctypes.c_void_p(), ctypes.c_void_p()
+    name_len, value_len = ctypes.c_size_t(), ctypes.c_size_t()
+    for index in range(_capi.response_header_count(handle)):
+        check(_capi.response_header(handle, index, ctypes.byref(name), ctypes.byref(name_len),
+                                    ctypes.byref(value), ctypes.byref(value_len)))
+        headers.append((_text(name.value, name_len.value), _text(value.value, value_len.value)))
+    return headers
+
+
+class Body:
+    """`async for chunk in response.body` (bytes), or `await response.body.read()`."""
+
+    def __init__(self, response, handle, mark, loop):
+        self._response = response
+        self._loop = loop
+        self._limit = mark
+        self._chunks = collections.deque()
+        self._buffered = 0
+        self._paused = False
+        self._ended = False
+        self._error = None
+        self._waiter = None
+        self._handle = handle
+        self._key = _callbacks.register(self)
+        check(_capi.response_on_data(handle, _callbacks.on_data, _callbacks.on_end, self._key))
+
+    @property
+    def buffered(self):
+        """Bytes received and not yet taken by the reader, on Python's side."""
+        return self._buffered
+
+    # --- from the callbacks, in dispatch ---
+    def on_data(self, data):
+        self._chunks.append(data)
+        self._buffered += len(data)
+        self._wake()
+        if self._buffered >= self._limit:
+            self._paused = True
+            return 0
+        return 1
+
+    def on_end(self, code):
+        self._ended = True
+        if code != _capi.OK:
+            self._error = error_for(code)
+        self._wake()
+
+    def _wake(self):
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    # --- the reader's side ---
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        while not self._chunks:
+            if self._error is not None:
+                raise self._error
+            if self._ended:
+                raise StopAsyncIteration
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            except asyncio.CancelledError:
+                self._response.cancel("the reading task was cancelled")
+                raise
+        chunk = self._chunks.popleft()
+        self._buffered -= len(chunk)
+        if self._paused and self._buffered <= self._limit // 2 and self._handle:
+            self._paused = False
+            check(_capi.response_resume(self._handle))
+        return chunk
+
+    async def read(self):
+        return b"".join([chunk async for chunk in self])
+
+    def _detach(self):
+        _callbacks.unregister(self._key)
+        self._handle = None
+
+
+class Response:
+    """A response whose head arrived: status, http_version, headers, url, redirected,
+    and its body. Close it (or use `async with`) to give up a body before its end."""
+
+    def __init__(self, handle, pending, mark, loop):
+        self._handle = handle
+        self._pending = pending
+        self.status = _capi.response_status(handle)
+        self.http_version = _VERSIONS.get(_capi.response_http_version(handle), "?")
+        self.headers = _read_headers(handle)
+        url, length = ctypes.c_char_p(), ctypes.c_size_t()
+        check(_capi.response_effective_url(handle, ctypes.byref(url), ctypes.byref(length)))
+        self.url = ctypes.string_at(url, length.value).decode("utf-8", "replace")
+        self.redirected = _capi.response_redirects(handle) > 0
+        self.body = Body(self, handle, mark, loop)
+
+    async def read(self):
+        """The whole body as bytes."""
+        if self._handle is None:
+            raise UsageError(1002, "the response is closed")
+        return await self.body.read()
+
+    async def text(self, encoding="utf-8"):
+        return (await self.read()).decode(encoding)
+
+    def cancel(self, reason="cancelled"):
+        """Any time: the body (or what is left of it) fails with sluice.CancelledError."""
+        if self._pending:
+            data = reason.encode()
+            _capi.pending_cancel(self._pending, data, len(data))
+
+    def close(self):
+        if self._handle is None:
+            return
+        if not self.body._ended:
+            self.cancel("the response was closed")
+        self.body._detach()
+        _capi.response_free(self._handle)
+        _capi.pending_free(self._pending)
+        self._handle = self._pending = None
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
