@@ -143,13 +143,18 @@ class Client:
                 name_data, value_data = name.encode("latin-1"), str(value).encode("latin-1")
                 check(_capi.request_add_header(request, name_data, len(name_data), value_data,
                                                len(value_data)))
+            # The library's defaults (automatic version, a 256 KiB mark, redirects
+            # returned) need no call: each ctypes call costs about a microsecond.
             if version not in _capi.VERSION_POLICIES:
                 raise UsageError(1002, f"version {version!r} is not one of {list(_capi.VERSION_POLICIES)}")
-            check(_capi.request_set_version(request, _capi.VERSION_POLICIES[version]))
-            check(_capi.request_set_mark(request, mark))
+            if version != "auto":
+                check(_capi.request_set_version(request, _capi.VERSION_POLICIES[version]))
+            if mark != DEFAULT_MARK:
+                check(_capi.request_set_mark(request, mark))
             if redirect not in _capi.REDIRECT_MODES:
                 raise UsageError(1002, f"redirect {redirect!r} is not one of manual, follow, error")
-            check(_capi.request_set_redirects(request, _capi.REDIRECT_MODES[redirect], 20))
+            if redirect != "manual":
+                check(_capi.request_set_redirects(request, _capi.REDIRECT_MODES[redirect], 20))
             if decode:
                 check(_capi.request_set_decode(request, 1))
             timeouts = timeout if isinstance(timeout, dict) else (

@@ -131,17 +131,37 @@ class Response:
         self._pending = pending
         self.status = _capi.response_status(handle)
         self.http_version = _VERSIONS.get(_capi.response_http_version(handle), "?")
-        self.headers = _read_headers(handle)
-        url, length = ctypes.c_char_p(), ctypes.c_size_t()
-        check(_capi.response_effective_url(handle, ctypes.byref(url), ctypes.byref(length)))
-        self.url = ctypes.string_at(url, length.value).decode("utf-8", "replace")
         self.redirected = _capi.response_redirects(handle) > 0
+        self._headers = None
+        self._url = None
         self.body = Body(self, handle, mark, loop)
+
+    # Read from the library when first asked for (then kept): many callers never look,
+    # and reading every field was a third of the binding's time per small request.
+    @property
+    def headers(self):
+        if self._headers is None:
+            self._require_handle()
+            self._headers = _read_headers(self._handle)
+        return self._headers
+
+    @property
+    def url(self):
+        """The URL after redirects."""
+        if self._url is None:
+            self._require_handle()
+            url, length = ctypes.c_char_p(), ctypes.c_size_t()
+            check(_capi.response_effective_url(self._handle, ctypes.byref(url), ctypes.byref(length)))
+            self._url = ctypes.string_at(url, length.value).decode("utf-8", "replace")
+        return self._url
+
+    def _require_handle(self):
+        if self._handle is None:
+            raise UsageError(1002, "the response is closed")
 
     async def read(self):
         """The whole body as bytes."""
-        if self._handle is None:
-            raise UsageError(1002, "the response is closed")
+        self._require_handle()
         return await self.body.read()
 
     async def text(self, encoding="utf-8"):
