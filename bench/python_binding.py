@@ -6,7 +6,9 @@
               alternated), over h1 (nginx plain) and h2 (nginx TLS);
   many        N concurrent fetches of a small file in one asyncio loop through one
               client, against aiohttp (Debian's python3-aiohttp) on the same URL:
-              requests/s and peak RSS, each in a child process of its own.
+              requests/s and peak RSS, each in a child process of its own;
+  held        N large responses held unread by Python readers: RSS per held
+              response, against `sluice-bench held` (the C++ API) on the same URL.
 
 Usage (servers from tests/support/servers/start.sh, env file sourced):
   SLUICE_LIBRARY=build-release/libsluice.so PYTHONPATH=bindings/python \\
@@ -68,10 +70,42 @@ async def aiohttp_many(url, count, connections):
         return sum(sizes), time.perf_counter() - start
 
 
+def rss_mib():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def binding_held(url, count):
+    """RSS added per response held unread, once every stream has paused."""
+    import sluice
+    # One HTTP/1.1 connection per held response, as sluice-bench held opens.
+    async with sluice.Client(max_connections_per_origin=count) as client:
+        warm = await client.fetch(url.rsplit("/", 1)[0] + "/small.txt")
+        await warm.read()
+        before = rss_mib()
+        held = await asyncio.gather(*(client.fetch(url) for _ in range(count)))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 60
+        while client.stats()["paused_receivers"] < count:
+            if loop.time() > deadline:
+                sys.exit("python_binding: the held responses never all paused")
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.5)  # let the library's sweep and Python's buffers settle
+        grown = rss_mib() - before
+        for response in held:
+            response.close()
+        return int(grown * 1024 * 1024), 0.0
+
+
 def child(argv):
     kind = argv[0]
     if kind == "binding-throughput":
         size, seconds = asyncio.run(binding_throughput(argv[1], argv[2], argv[3] or None))
+    elif kind == "binding-held":
+        size, seconds = asyncio.run(binding_held(argv[1], int(argv[2])))
     elif kind == "binding-many":
         size, seconds = asyncio.run(binding_many(argv[1], int(argv[2]), int(argv[3])))
     else:
@@ -129,19 +163,33 @@ def many(args):
               f"ratio {ours / theirs:.2f}")
 
 
+def held(args):
+    url = f"{env('SLUICE_NGINX_HTTP_URL')}/64m.bin"
+    for run in range(1, args.runs + 1):
+        grown, _, _, _ = run_child("binding-held", url, str(args.count))
+        out = subprocess.run([SLUICE_BENCH, "held", "--url", url, "--count", str(args.count)],
+                             capture_output=True, text=True).stdout
+        cxx = next((float(line.split()[1]) for line in out.splitlines()
+                    if line.startswith("held_rss_mib_per_response ")), float("nan"))
+        ours = grown / args.count / 2**20
+        print(f"held run {run}: {args.count} responses of 64m.bin unread (mark 256 KiB): "
+              f"binding {ours:.3f} MiB each, C++ API {cxx:.3f} MiB each, ratio {ours / cxx:.2f}")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["throughput", "many"])
+    parser.add_argument("what", choices=["throughput", "many", "held"])
     parser.add_argument("--file", default="1g.bin")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--count", type=int, default=1000,
+                        help="many: fetches (1000); held: responses held (use 32)")
     parser.add_argument("--connections", type=int, default=100,
                         help="connections per origin for both (aiohttp's default limit)")
     args = parser.parse_args()
-    throughput(args) if args.what == "throughput" else many(args)
+    {"throughput": throughput, "many": many, "held": held}[args.what](args)
 
 
 if __name__ == "__main__":

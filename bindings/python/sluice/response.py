@@ -1,11 +1,11 @@
 """A response and its body stream, over a sluice_response in callback mode.
 
 The body's bytes come to `Body.on_data` in sluice_client_dispatch (the loop's
-thread), copied into bytes objects. Python keeps at most about one mark of them:
-above it on_data says "pause", and the library holds the rest staged, its stream
-held at the mark exactly as for a C++ reader that stops; the consumer taking the
-buffer below half the mark resumes it. So a reader that stops reading costs about
-two marks, whatever the body's size.
+thread), copied into bytes objects. Python keeps at most one staged block (64 KiB)
+of them: beyond it on_data says "pause", and the library holds the rest staged, its
+stream held at the mark exactly as for a C++ reader that stops; the consumer taking
+Python's last chunk resumes delivery. So a reader that stops reading costs its mark
+plus one receive in the library and one block in Python, whatever the body's size.
 """
 
 import asyncio
@@ -16,6 +16,7 @@ from . import _callbacks, _capi
 from .errors import UsageError, check, error_for
 
 _VERSIONS = {11: "1.1", 20: "2", 30: "3"}
+_PIECE = 64 * 1024  # the most the library hands on_data at once
 
 
 class Headers(list):
@@ -55,7 +56,10 @@ class Body:
     def __init__(self, response, handle, mark, loop):
         self._response = response
         self._loop = loop
-        self._limit = mark
+        # Python's own buffer stops at one staged block (or the mark, if smaller): the
+        # library keeps the rest staged within the mark, so a reader that stops holds
+        # about what a C++ reader holds, not a second mark on top.
+        self._limit = min(mark, _PIECE)
         self._chunks = collections.deque()
         self._buffered = 0
         self._paused = False
@@ -109,7 +113,7 @@ class Body:
                 raise
         chunk = self._chunks.popleft()
         self._buffered -= len(chunk)
-        if self._paused and self._buffered <= self._limit // 2 and self._handle:
+        if self._paused and not self._chunks and self._handle:
             self._paused = False
             check(_capi.response_resume(self._handle))
         return chunk
