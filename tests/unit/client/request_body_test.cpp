@@ -69,7 +69,7 @@ std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
 
 std::unique_ptr<RequestBodySource> make(RequestBody body, std::size_t threshold,
                                         WorkerPool* pool = nullptr, PostToHttpThread post = {}) {
-  auto source = make_body_source(body, {std::move(post), pool, threshold});
+  auto source = make_body_source(body, {std::move(post), pool, threshold, {}});
   EXPECT_TRUE(source.ok());
   return std::move(*source);
 }
