@@ -77,7 +77,8 @@ typedef enum sluice_code {
   SLUICE_E_BAD_URL = 1001,
   SLUICE_E_INVALID_ARGUMENT = 1002, /* NULL, freed or out-of-range argument */
   SLUICE_E_HTTP_STATUS = 1100,
-  SLUICE_E_REDIRECT_REFUSED = 1101  /* a redirect where the request refused them */
+  SLUICE_E_REDIRECT_REFUSED = 1101, /* a redirect where the request refused them */
+  SLUICE_CODE_MAX_ = 0x7fffffff     /* not a code: see SLUICE_VERSION_POLICY_MAX_ */
 } sluice_code;
 
 /* "idle_timeout", "ok", "would_block"; "unknown" for a number that is no code. */
@@ -174,7 +175,10 @@ typedef enum sluice_version_policy {
   SLUICE_VERSION_HTTP2 = 2,
   SLUICE_VERSION_HTTP2_PRIOR_KNOWLEDGE = 3,
   SLUICE_VERSION_HTTP3 = 4,      /* HTTP/3 first, TCP when QUIC fails */
-  SLUICE_VERSION_HTTP3_ONLY = 5
+  SLUICE_VERSION_HTTP3_ONLY = 5,
+  /* Not a policy: makes the type as wide as int, so that any int a caller (or an FFI)
+   * passes is a value of it and can be refused, as for every enum below. */
+  SLUICE_VERSION_POLICY_MAX_ = 0x7fffffff
 } sluice_version_policy;
 
 typedef enum sluice_timeout {
@@ -182,7 +186,8 @@ typedef enum sluice_timeout {
   SLUICE_TIMEOUT_TLS = 1,
   SLUICE_TIMEOUT_FIRST_BYTE = 2,
   SLUICE_TIMEOUT_IDLE = 3,
-  SLUICE_TIMEOUT_TOTAL = 4
+  SLUICE_TIMEOUT_TOTAL = 4,
+  SLUICE_TIMEOUT_MAX_ = 0x7fffffff  /* not a timeout: see SLUICE_VERSION_POLICY_MAX_ */
 } sluice_timeout;
 
 /* A GET-less request: method and URL. The URL is checked when the request is sent
@@ -216,7 +221,8 @@ sluice_code sluice_request_set_timeout_ms(sluice_request *request, sluice_timeou
 typedef enum sluice_redirect_mode {
   SLUICE_REDIRECT_MANUAL = 0,  /* the 3xx is the response (the default, as curl) */
   SLUICE_REDIRECT_FOLLOW = 1,  /* follow up to max_redirects (curl's -L) */
-  SLUICE_REDIRECT_ERROR = 2    /* a redirect fails with SLUICE_E_REDIRECT_REFUSED */
+  SLUICE_REDIRECT_ERROR = 2,   /* a redirect fails with SLUICE_E_REDIRECT_REFUSED */
+  SLUICE_REDIRECT_MODE_MAX_ = 0x7fffffff  /* not a mode: see SLUICE_VERSION_POLICY_MAX_ */
 } sluice_redirect_mode;
 sluice_code sluice_request_set_redirects(sluice_request *request, sluice_redirect_mode mode,
                                          int max_redirects);

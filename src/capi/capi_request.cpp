@@ -148,6 +148,7 @@ sluice_code sluice_request_set_timeout_ms(sluice_request* request, sluice_timeou
       case SLUICE_TIMEOUT_FIRST_BYTE: r.timeouts.first_byte = value; return ok();
       case SLUICE_TIMEOUT_IDLE: r.timeouts.idle = value; return ok();
       case SLUICE_TIMEOUT_TOTAL: r.timeouts.total = value; return ok();
+      case SLUICE_TIMEOUT_MAX_: break;  // only widens the type; any other int lands below
     }
     return invalid("sluice_request_set_timeout_ms", "which is not a sluice_timeout");
   });
