@@ -1,6 +1,8 @@
 // The C API: sending, waiting, responses, their headers and reading their bodies.
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -37,6 +39,58 @@ sluice_code lend(sluice_response* response, BodyChunk chunk, const uint8_t** dat
 
 // A response whose body went to callbacks has nothing left to read.
 bool readable(const sluice_response* response) { return !response->callbacks.has_value(); }
+
+// read and read_timeout: copy into `buffer`, waiting up to `timeout` (nullopt:
+// forever); SLUICE_WOULD_BLOCK when nothing came in time.
+sluice_code read_body(const char* function, sluice_response* response, void* buffer,
+                      std::size_t len, std::optional<std::chrono::milliseconds> timeout,
+                      std::size_t* n) {
+  if (!usable(response)) return invalid(function, "response is not live");
+  if (!readable(response)) return invalid(function, "the body went to on_data callbacks");
+  if (n == nullptr || buffer == nullptr || len == 0) {
+    return invalid(function, "buffer or n is NULL, or len is 0");
+  }
+  *n = 0;
+  return capi_call(function, [&] {
+    response->lent.release();
+    const std::span into(static_cast<std::byte*>(buffer), len);
+    if (!timeout) {
+      auto got = response->response.body.read(into);
+      if (!got) return fail(got.error());
+      *n = *got;
+      return ok();
+    }
+    auto got = response->response.body.read_for(into, *timeout);
+    if (!got) return fail(got.error());
+    if (!*got) return SLUICE_WOULD_BLOCK;
+    *n = **got;
+    return ok();
+  });
+}
+
+// next and next_timeout: lend the next staged run, waiting as read_body does.
+sluice_code next_body(const char* function, sluice_response* response, std::size_t max,
+                      std::optional<std::chrono::milliseconds> timeout, const uint8_t** data,
+                      std::size_t* len) {
+  if (!usable(response)) return invalid(function, "response is not live");
+  if (!readable(response)) return invalid(function, "the body went to on_data callbacks");
+  if (data == nullptr || len == nullptr) return invalid(function, "data or len is NULL");
+  *data = nullptr;
+  *len = 0;
+  return capi_call(function, [&] {
+    response->lent.release();
+    const std::size_t most = max == 0 ? SIZE_MAX : max;
+    if (!timeout) {
+      auto chunk = response->response.body.next(most);
+      if (!chunk) return fail(chunk.error());
+      return lend(response, std::move(*chunk), data, len);
+    }
+    auto chunk = response->response.body.next_for(*timeout, most);
+    if (!chunk) return fail(chunk.error());
+    if (!*chunk) return SLUICE_WOULD_BLOCK;
+    return lend(response, std::move(**chunk), data, len);
+  });
+}
 
 const Headers& trailers_of(sluice_response* response) {
   // Trailers are known once the body ended; before that the list stays empty and is
@@ -227,72 +281,30 @@ sluice_code sluice_response_header_get(const sluice_response* response, const ch
 }
 
 sluice_code sluice_response_read(sluice_response* response, void* buffer, size_t len, size_t* n) {
-  if (!usable(response)) return invalid("sluice_response_read", "response is not live");
-  if (!readable(response)) return invalid("sluice_response_read", "the body went to on_data callbacks");
-  if (n == nullptr || buffer == nullptr || len == 0) {
-    return invalid("sluice_response_read", "buffer or n is NULL, or len is 0");
-  }
-  *n = 0;
-  return capi_call("sluice_response_read", [&] {
-    response->lent.release();
-    auto got = response->response.body.read(std::span(static_cast<std::byte*>(buffer), len));
-    if (!got) return fail(got.error());
-    *n = *got;
-    return ok();
-  });
+  return read_body("sluice_response_read", response, buffer, len, std::nullopt, n);
 }
 
 sluice_code sluice_response_read_timeout(sluice_response* response, void* buffer, size_t len,
                                          uint32_t timeout_ms, size_t* n) {
-  if (!usable(response)) return invalid("sluice_response_read_timeout", "response is not live");
-  if (!readable(response)) return invalid("sluice_response_read_timeout", "the body went to on_data callbacks");
-  if (n == nullptr || buffer == nullptr || len == 0) {
-    return invalid("sluice_response_read_timeout", "buffer or n is NULL, or len is 0");
-  }
-  *n = 0;
-  return capi_call("sluice_response_read_timeout", [&] {
-    response->lent.release();
-    auto got = response->response.body.read_for(std::span(static_cast<std::byte*>(buffer), len),
-                                                std::chrono::milliseconds(timeout_ms));
-    if (!got) return fail(got.error());
-    if (!*got) return SLUICE_WOULD_BLOCK;
-    *n = **got;
-    return ok();
-  });
+  return read_body("sluice_response_read_timeout", response, buffer, len,
+                   std::chrono::milliseconds(timeout_ms), n);
 }
 
 sluice_code sluice_response_next(sluice_response* response, size_t max, const uint8_t** data,
                                  size_t* len) {
-  if (!usable(response)) return invalid("sluice_response_next", "response is not live");
-  if (!readable(response)) return invalid("sluice_response_next", "the body went to on_data callbacks");
-  if (data == nullptr || len == nullptr) return invalid("sluice_response_next", "data or len is NULL");
-  *data = nullptr;
-  *len = 0;
-  return capi_call("sluice_response_next", [&] {
-    response->lent.release();
-    auto chunk = response->response.body.next(max == 0 ? SIZE_MAX : max);
-    if (!chunk) return fail(chunk.error());
-    return lend(response, std::move(*chunk), data, len);
-  });
+  return next_body("sluice_response_next", response, max, std::nullopt, data, len);
 }
 
 sluice_code sluice_response_next_timeout(sluice_response* response, size_t max,
                                          uint32_t timeout_ms, const uint8_t** data, size_t* len) {
-  if (!usable(response)) return invalid("sluice_response_next_timeout", "response is not live");
-  if (!readable(response)) return invalid("sluice_response_next_timeout", "the body went to on_data callbacks");
-  if (data == nullptr || len == nullptr) {
-    return invalid("sluice_response_next_timeout", "data or len is NULL");
-  }
-  *data = nullptr;
-  *len = 0;
-  return capi_call("sluice_response_next_timeout", [&] {
-    response->lent.release();
-    auto chunk = response->response.body.next_for(std::chrono::milliseconds(timeout_ms),
-                                                  max == 0 ? SIZE_MAX : max);
-    if (!chunk) return fail(chunk.error());
-    if (!*chunk) return SLUICE_WOULD_BLOCK;
-    return lend(response, std::move(**chunk), data, len);
-  });
+  return next_body("sluice_response_next_timeout", response, max,
+                   std::chrono::milliseconds(timeout_ms), data, len);
+}
+
+sluice_code sluice_response_release(sluice_response* response) {
+  if (!usable(response)) return invalid("sluice_response_release", "response is not live");
+  response->lent.release();
+  return ok();
 }
 
 sluice_code sluice_response_on_data(sluice_response* response, sluice_data_cb on_data,
@@ -326,12 +338,6 @@ sluice_code sluice_response_resume(sluice_response* response) {
     response->callbacks->resume();
     return ok();
   });
-}
-
-sluice_code sluice_response_release(sluice_response* response) {
-  if (!usable(response)) return invalid("sluice_response_release", "response is not live");
-  response->lent.release();
-  return ok();
 }
 
 size_t sluice_response_buffered(const sluice_response* response) {

@@ -23,16 +23,18 @@ Result<std::shared_ptr<HostDispatch>> HostDispatch::create() {
 
 HostDispatch::~HostDispatch() { ::close(fd_); }
 
+void HostDispatch::make_readable() noexcept {
+  const std::uint64_t one = 1;
+  // Cannot fail but for a counter at its maximum, which one write per empty->full
+  // turn never reaches (run() reads it back to 0 each time).
+  [[maybe_unused]] const ssize_t rv = ::write(fd_, &one, sizeof one);
+}
+
 void HostDispatch::post(Task task) {
   std::lock_guard lock(mu_);
   const bool was_empty = tasks_.empty();
   tasks_.push_back(std::move(task));
-  if (was_empty) {
-    const std::uint64_t one = 1;
-    // Cannot fail but for a counter at its maximum, which one write per empty->full
-    // turn never reaches (run() reads it back to 0 each time).
-    [[maybe_unused]] const ssize_t rv = ::write(fd_, &one, sizeof one);
-  }
+  if (was_empty) make_readable();
 }
 
 std::size_t HostDispatch::run() {
@@ -54,10 +56,7 @@ std::size_t HostDispatch::run() {
       const bool was_empty = tasks_.empty();
       tasks_.insert(tasks_.begin(), std::make_move_iterator(batch.begin() + i + 1),
                     std::make_move_iterator(batch.end()));
-      if (was_empty && !tasks_.empty()) {
-        const std::uint64_t one = 1;
-        [[maybe_unused]] const ssize_t rv = ::write(fd_, &one, sizeof one);
-      }
+      if (was_empty && !tasks_.empty()) make_readable();
       throw;
     }
   }

@@ -42,6 +42,8 @@ class HostDispatch {
 
  private:
   explicit HostDispatch(int fd) : fd_(fd) {}
+  /// Under mu_, when the queue turned non-empty: the fd turns readable.
+  void make_readable() noexcept;
 
   const int fd_;
   std::mutex mu_;
