@@ -5,9 +5,12 @@
 #include <chrono>
 #include <future>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/client_on_clock.hpp"
+#include "support/manual_clock.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -157,42 +160,63 @@ TEST(ClientBackpressure, DroppedLargeBodyClosesTheConnection) {
 // period from the moment it may send again: here the server answers 0.5 s after the
 // reader resumed, well inside the 2 s idle timeout, right across the timer's check
 // at 4 s. Were the clock left at the 2 s check, the transfer would fail at 4 s.
+// The Client runs on a manual clock, so each of those moments is exact: the head
+// and the first mark arrive at 0 s, the checks run at 2 s and 4 s, the reader reads
+// at 3.9 s and the server answers at 4.4 s.
 TEST(ClientBackpressure, IdleTimeoutRestartsWhenAHeldReaderResumes) {
   constexpr std::size_t kMark = 64 * 1024;
   const std::string first(kMark, 'a');
   const std::string rest(kMark, 'b');
-  std::promise<void> reader_resumed;
-  std::shared_future<void> resumed = reader_resumed.get_future().share();
+  std::promise<void> answer_promise;
+  std::shared_future<void> answer = answer_promise.get_future().share();
   TestServer server([&](ServerConnection& conn) {
     if (!conn.read_request()) return;
     conn.write("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(2 * kMark) + "\r\n\r\n" +
                first);
-    resumed.wait();
-    // Pace, not synchronisation: the server answers half an idle period late.
-    std::this_thread::sleep_for(500ms);
+    answer.wait();  // the test says when, on its clock
     conn.write(rest);
   });
-  auto client = Client::create().value();
+  // Declared after the server, so destroyed before it joins its thread: a failed
+  // assertion that returns early still lets the server finish.
+  struct AnswerOnce {
+    std::promise<void>& promise;
+    bool said = false;
+    void now() {
+      if (!std::exchange(said, true)) promise.set_value();
+    }
+    ~AnswerOnce() { now(); }
+  } answer_now{answer_promise};
+  test::ManualClock clock;
+  auto client = test::client_on(clock).value();
   Request request = Request::get(server.url("/held-then-read"));
   request.mark = kMark;
   request.timeouts.idle = 2s;
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
-  const auto head_at = std::chrono::steady_clock::now();
   // The first mark is staged and the receiver paused: an event, waited for.
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
       << "the first mark never arrived: buffered " << response->body.buffered();
   ASSERT_EQ(response->body.buffered(), kMark);
-  // Pace, not synchronisation: the Client runs on the real clock, so holding past
-  // its idle check at 2 s and resuming just before the one at 4 s takes real time.
-  // The assertions hold however late this thread wakes; a wake after 4 s only makes
-  // the case easier (the paused check at 4 s restarts the clock too).
-  std::this_thread::sleep_until(head_at + 3900ms);
+  // Held past the check at 2 s (which finds the reader holding and restarts the
+  // clock), to just before the one at 4 s.
+  ASSERT_TRUE(test::advance(clock, client, 2s));
+  ASSERT_EQ(client.stats().in_flight, 1u) << "the idle timeout counted the reader's hold";
+  ASSERT_TRUE(test::advance(clock, client, 1900ms));
   std::vector<std::byte> piece(2 * kMark);
   auto got = response->body.read(piece);
   ASSERT_TRUE(got.ok()) << got.error().message();
   EXPECT_EQ(*got, kMark);
-  reader_resumed.set_value();
+  // The read told the HTTP thread the stream may receive again; that is handled now,
+  // at 3.9 s, before the clock moves on.
+  ASSERT_TRUE(test::settle(client));
+  // The check at 4 s: the server has been free to send for 0.1 s only.
+  ASSERT_TRUE(test::advance(clock, client, 100ms));
+  ASSERT_EQ(client.stats().in_flight, 1u)
+      << "the idle timeout counted from its check at 2 s, not from the reader's resume";
+  // Half an idle period after the resume, the server answers.
+  ASSERT_TRUE(test::advance(clock, client, 400ms));
+  ASSERT_EQ(client.stats().in_flight, 1u);
+  answer_now.now();
   std::string all(reinterpret_cast<const char*>(piece.data()), *got);
   auto remaining = response->body.read_all();
   ASSERT_TRUE(remaining.ok()) << remaining.error().message();

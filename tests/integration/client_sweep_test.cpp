@@ -2,7 +2,9 @@
 // loses its empty scratch (the connection's receive and send buffers, the decoder's
 // output scratch) after one sweep, while the bytes waiting for the reader stay; a
 // prompt reader keeps its buffers. Each test also runs the same hold with the sweep
-// effectively off, to show that the scratch it expects gone is really there.
+// effectively off, to show that the scratch it expects gone is really there. That
+// control hold runs on a clock frozen once the body paused: held for as long as the
+// test moves it, whatever the machine's load.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +13,8 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/client_on_clock.hpp"
+#include "support/freezable_clock.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -24,14 +28,27 @@ constexpr auto kQuickSweep = 100ms;  // so a receiver qualifies after 100 ms pau
 // machine (or under a sanitizer) can lag by tens of milliseconds, not by this.
 constexpr auto kModerateSweep = 400ms;
 constexpr auto kNoSweep = std::chrono::milliseconds(std::chrono::hours(1));
+// The control hold, in the HTTP thread's time: longer than a quick sweep's receiver
+// waits to qualify (kQuickSweep) and than the swept hold usually lasts, in steps of
+// the quick sweep's period so that anything periodic gets its turns.
+constexpr auto kControlHold = 1000ms;
 
 class ClientSweep : public ::testing::Test {
  protected:
-  Client make_client(std::chrono::milliseconds sweep_interval) {
+  ClientOptions options_with(std::chrono::milliseconds sweep_interval) {
     ClientOptions options;
     options.ca_file = env_.get("SLUICE_TEST_CA");
     options.sweep_interval = sweep_interval;
-    auto client = Client::create(options);
+    return options;
+  }
+  Client make_client(std::chrono::milliseconds sweep_interval) {
+    auto client = Client::create(options_with(sweep_interval));
+    EXPECT_TRUE(client.ok()) << client.error().describe();
+    return std::move(*client);
+  }
+  // A Client whose HTTP thread runs on clock_ (which outlives it).
+  Client make_client_on_clock(std::chrono::milliseconds sweep_interval) {
+    auto client = test::client_on(clock_, options_with(sweep_interval));
     EXPECT_TRUE(client.ok()) << client.error().describe();
     return std::move(*client);
   }
@@ -58,16 +75,20 @@ class ClientSweep : public ::testing::Test {
     });
   }
 
-  // The same hold without a sweep: paused, then a little longer than a quick sweep
-  // would need.
-  static ClientStats hold_without_sweep(const Client& client) {
+  // The same hold without a sweep, on clock_: paused, then the clock frozen and moved
+  // by kControlHold, each step's timers run (anything but the sweep that would free
+  // the scratch has had its chance), with the sweep an hour away. The clock runs on
+  // afterwards, for the body's rest (QUIC needs time to pass to send).
+  ClientStats hold_without_sweep(Client& client) {
     ClientStats paused = wait_for_stats(
         client, [](const ClientStats& stats) { return stats.paused_receivers == 1; });
     EXPECT_EQ(paused.paused_receivers, 1u);
-    // Pace, not synchronisation: with the sweep an hour away, the snapshot is the
-    // same however long this takes; the hold only matches the swept one's length.
-    std::this_thread::sleep_for(400ms);
-    return client.stats();
+    clock_.freeze();
+    EXPECT_TRUE(test::advance_in_steps(clock_, client, kControlHold, kQuickSweep))
+        << "the HTTP thread is stuck";
+    const ClientStats held = client.stats();
+    EXPECT_TRUE(test::thaw(clock_, client));
+    return held;
   }
 
   void expect_body(Response& response, std::string_view file) {
@@ -88,7 +109,7 @@ class ClientSweep : public ::testing::Test {
     const ClientStats swept = hold_until_swept(swept_client, min_swept_bytes);
     expect_body(*swept_response, file);
 
-    Client unswept_client = make_client(kNoSweep);
+    Client unswept_client = make_client_on_clock(kNoSweep);
     auto unswept_response = unswept_client.fetch(request);
     EXPECT_TRUE(unswept_response.ok()) << unswept_response.error().describe();
     if (!unswept_response.ok()) return {};
@@ -107,6 +128,7 @@ class ClientSweep : public ::testing::Test {
   }
 
   test::TestEnv env_;
+  test::FreezableClock clock_;  // the unswept control's HTTP thread time
 };
 
 TEST_F(ClientSweep, PausedHttp1ReceiverLosesItsEmptyScratch) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/client_on_clock.hpp"
 #include "support/test_body.hpp"
 #include "support/test_env.hpp"
 
@@ -137,11 +138,28 @@ class TraceLog {
     }
     return false;
   }
+  /// The lines so far, in order.
+  std::vector<std::string> lines() const {
+    std::lock_guard lock(mutex_);
+    return lines_;
+  }
 
  private:
   mutable std::mutex mutex_;
   std::vector<std::string> lines_;
 };
+
+/// Whether a trace line says the client let a server send more body: reading resumed
+/// (h1), a stream's credit or window given back or grown (h2 "window +N", h3
+/// "credit +N", both "window A -> B"), a paused stream resumed. What a held stream must
+/// never see: it tells of the leak itself, before (and whether or not) the bytes it lets
+/// through have arrived.
+inline bool lets_server_send(std::string_view line) {
+  for (std::string_view part : {"resumed", "window +", "credit +", "(rtt "}) {
+    if (line.find(part) != std::string_view::npos) return true;
+  }
+  return false;
+}
 
 /// Polls `done` every few milliseconds until it holds or `deadline` passed; returns
 /// its last answer. For conditions the test can only observe (stats, traces).
@@ -215,9 +233,14 @@ class VersionsTest : public ::testing::TestWithParam<Wire> {
   Wire wire() const { return GetParam(); }
 
   Client make_client(ClientOptions options = {}) {
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    if (!options.trace) options.trace = trace_.sink();
-    auto client = Client::create(std::move(options));
+    auto client = Client::create(with_defaults(std::move(options)));
+    EXPECT_TRUE(client.ok()) << (client.ok() ? "" : client.error().message());
+    return std::move(client).value();
+  }
+  /// The same, with the HTTP thread on `clock` (which outlives the Client): a hold
+  /// or a timeout is then a move of the clock and a settle() (client_on_clock.hpp).
+  Client make_client_on(const TimeSource& clock, ClientOptions options = {}) {
+    auto client = client_on(clock, with_defaults(std::move(options)));
     EXPECT_TRUE(client.ok()) << (client.ok() ? "" : client.error().message());
     return std::move(client).value();
   }
@@ -251,6 +274,13 @@ class VersionsTest : public ::testing::TestWithParam<Wire> {
 
   TestEnv env_;
   TraceLog trace_;
+
+ private:
+  ClientOptions with_defaults(ClientOptions options) {
+    options.ca_file = env_.get("SLUICE_TEST_CA");
+    if (!options.trace) options.trace = trace_.sink();
+    return options;
+  }
 };
 
 }  // namespace sluice::test

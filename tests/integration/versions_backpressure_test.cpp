@@ -4,7 +4,10 @@
 // on the same connection free to finish.
 #include <gtest/gtest.h>
 
-#include <thread>
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "integration/versions.hpp"
 #include "sluice/sluice.hpp"
@@ -27,8 +30,12 @@ class VersionsBackpressure : public test::VersionsTest {
   }
 };
 
+// The hold is the HTTP thread's time: its clock freezes once the body is paused and
+// moves as the test says, so whatever that thread does over time (the sweep, idle
+// checks, credit for a stream gone quiet) runs while the reader holds.
 TEST_P(VersionsBackpressure, HeldBodyStaysAtItsMarkAndThenArrivesWhole) {
-  auto client = make_client();
+  test::FreezableClock clock;
+  auto client = make_client_on(clock);
   Request request = request_for(Need::files, "/1m.bin");  // four marks of 256 KiB
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().describe();
@@ -36,20 +43,33 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsMarkAndThenArrivesWhole) {
 
   ASSERT_TRUE(wait_paused(client)) << "the held body never reached its mark; staged "
                                    << client.stats().staged_bytes;
+  clock.freeze();
   const ClientStats held = client.stats();
   EXPECT_GE(held.staged_bytes, request.mark);
   EXPECT_LE(held.staged_bytes, request.mark + kOneReceive);
   EXPECT_EQ(held.in_flight, 1u);
   EXPECT_EQ(response->body.bytes_read(), 0u);
 
-  // Held on (a hold, not a synchronisation: nothing may arrive meanwhile)...
-  std::this_thread::sleep_for(200ms);
+  // Held on for 5 s of the HTTP thread's time, past a sweep (every 4 s by default),
+  // with each of its turns run: from the moment the client paused the stream, it lets
+  // the server send nothing more (its trace would say so at once, wherever the bytes
+  // that could then come are), and nothing more arrives...
+  ASSERT_TRUE(test::advance_in_steps(clock, client, 5s, 100ms)) << "the HTTP thread is stuck";
+  const std::vector<std::string> lines = trace_.lines();
+  const auto paused = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.find("paused") != std::string::npos;
+  });
+  ASSERT_NE(paused, lines.end()) << "the client's trace does not show the pause";
+  for (auto line = std::next(paused); line != lines.end(); ++line) {
+    EXPECT_FALSE(test::lets_server_send(*line)) << "while held: " << *line;
+  }
   const ClientStats later = client.stats();
   EXPECT_EQ(later.paused_receivers, 1u);
   EXPECT_LE(later.staged_bytes, request.mark + kOneReceive) << "the held body grew past its mark";
   EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
 
   // ...and once read, every byte is there.
+  ASSERT_TRUE(test::thaw(clock, client));
   expect_file(response->body, "1m.bin");
   EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
   EXPECT_EQ(client.stats().staged_bytes, 0u);

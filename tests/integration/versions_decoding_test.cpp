@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
-#include <thread>
 
 #include "integration/versions.hpp"
 #include "sluice/sluice.hpp"
@@ -114,9 +113,12 @@ TEST_P(VersionsDecoding, BombStopsAtTheDefaultRatioWithTooLarge) {
 }
 
 // Without any limit, a reader that holds the bomb holds at most its mark of inflated
-// bytes: decoding waits for room like the transport does.
+// bytes: decoding waits for room like the transport does. The hold is the HTTP
+// thread's time: its clock freezes once the body is paused and moves as the test
+// says, so whatever that thread does over time runs while the reader holds.
 TEST_P(VersionsDecoding, HeldBombInflatesNoFurtherThanTheMark) {
-  auto client = make_client();
+  test::FreezableClock clock;
+  auto client = make_client_on(clock);
   Request request = bomb_request();
   request.decode.max_ratio = 0;
   {
@@ -125,10 +127,14 @@ TEST_P(VersionsDecoding, HeldBombInflatesNoFurtherThanTheMark) {
     EXPECT_EQ(response->headers.get("content-encoding"), "gzip");
     ASSERT_TRUE(wait_until([&] { return client.stats().paused_receivers == 1; }))
         << "the bomb never filled its mark";
-    std::this_thread::sleep_for(200ms);  // held on: nothing more may inflate
+    clock.freeze();
+    // Held on for 5 s of the HTTP thread's time, past a sweep (every 4 s by
+    // default), each turn run: nothing more may inflate.
+    ASSERT_TRUE(test::advance_in_steps(clock, client, 5s, 100ms)) << "the HTTP thread is stuck";
     EXPECT_LE(client.stats().staged_bytes, request.mark + kOneReceive);
     EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
     EXPECT_EQ(client.stats().paused_receivers, 1u);
+    ASSERT_TRUE(test::thaw(clock, client));
   }  // dropped over the mark: abandoned, not inflated to the end
   EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
       << "the dropped bomb went on inflating";

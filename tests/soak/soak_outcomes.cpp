@@ -42,13 +42,52 @@ bool version_accepted(const Versions& versions, HttpVersion got) {
   return versions.empty() || std::find(versions.begin(), versions.end(), got) != versions.end();
 }
 
-void hold(Turn& turn) {
+bool is_hold_mode(Mode mode) {
+  return mode == Mode::hold_then_read || mode == Mode::hold_then_drop;
+}
+
+// A hold mode gives its request this idle timeout, shorter than most holds (1-4 s):
+// time the reader holds the body at its mark must not count as idle.
+constexpr auto kHoldIdle = 2s;
+
+// The idle timeout covers every silence of the server, not only the hold: the wait
+// for the head, the body's way to its mark, the rest after the hold. On a loaded
+// machine (ThreadSanitizer, both cores busy) those can last 2 s, and a timeout there
+// is right. So a hold mode notes, on this thread's clock, when its request left and
+// when its hold ended, and whether the body then sat at its mark: then it was paused,
+// its silence ours, from the moment it got there until the reader read on (an idle
+// timeout on its way to the mark would have stopped it short of it). A decoding body
+// may pause below its mark in decoded bytes (undecoded ones count too): its idle
+// timeouts in the hold then pass as outside it.
+struct HoldWatch {
+  std::size_t mark = 0;
+  std::chrono::steady_clock::time_point sent;
+  std::optional<std::chrono::steady_clock::time_point> hold_ended;
+  bool held_at_mark = false;
+};
+
+// Whether `error` is an idle timeout that a silence outside the hold explains: before
+// the hold began (the head), or once it ended; or a body that never sat at its mark
+// in the hold. Any other idle timeout must have started while the reader held a paused
+// body: held time counted as idle, which is what the hold modes look for.
+bool idle_timeout_outside_hold(const Error& error, const HoldWatch& watch) {
+  if (error.code() != ErrorCode::idle_timeout) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (!watch.hold_ended) return now - watch.sent >= kHoldIdle;
+  return !watch.held_at_mark || now - *watch.hold_ended >= kHoldIdle;
+}
+
+// Pace, not synchronisation: the reader's own hold, its length the scenario's choice.
+void hold(Turn& turn, const BodyReader& body, HoldWatch& watch) {
   std::this_thread::sleep_for(std::chrono::milliseconds(turn.uniform(1000, 4000)));
+  watch.hold_ended = std::chrono::steady_clock::now();
+  watch.held_at_mark = body.buffered() >= watch.mark;
 }
 
 // Reads the body as `mode` says. std::nullopt: the worker dropped it on purpose.
 std::optional<Result<void>> read_body(Turn& turn, PendingResponse& pending, Response& response,
-                                      BodyCheck& check, Mode mode, std::uint64_t size) {
+                                      BodyCheck& check, Mode mode, std::uint64_t size,
+                                      HoldWatch& watch) {
   switch (mode) {
     case Mode::full:
     case Mode::cancel_pending:
@@ -56,9 +95,9 @@ std::optional<Result<void>> read_body(Turn& turn, PendingResponse& pending, Resp
     case Mode::slow: return read_to_end(response.body, check, turn.rng, true);
     case Mode::callback: return read_by_callbacks(response.body, check, turn.rng);
     case Mode::hold_then_read:
-      hold(turn);
+      hold(turn, response.body, watch);
       return read_to_end(response.body, check, turn.rng, false);
-    case Mode::hold_then_drop: hold(turn); return std::nullopt;
+    case Mode::hold_then_drop: hold(turn, response.body, watch); return std::nullopt;
     case Mode::cancel_drop:
       (void)read_some(response.body, check, turn.uniform(0, size));
       return std::nullopt;
@@ -129,7 +168,8 @@ void run_good(Turn& turn, std::string_view kind, Client& client, Request request
   // A hang guard: a good transfer that stops would otherwise stall the soak silently.
   if (request.timeouts.total.count() == 0) request.timeouts.total = 180s;
   // Held time must not count as idle: a held body sits paused at its mark.
-  if (mode == Mode::hold_then_read || mode == Mode::hold_then_drop) request.timeouts.idle = 2s;
+  if (is_hold_mode(mode)) request.timeouts.idle = kHoldIdle;
+  HoldWatch watch{request.mark, std::chrono::steady_clock::now(), std::nullopt, false};
   PendingResponse pending = client.send(std::move(request));
   if (mode == Mode::cancel_pending) {
     std::this_thread::sleep_for(std::chrono::microseconds(turn.uniform(0, 5000)));
@@ -140,6 +180,9 @@ void run_good(Turn& turn, std::string_view kind, Client& client, Request request
     if (mode == Mode::cancel_pending && response.error().category() == ErrorCategory::cancelled) {
       return turn.record(kind, Outcome::cancelled);
     }
+    if (is_hold_mode(mode) && idle_timeout_outside_hold(response.error(), watch)) {
+      return turn.record(kind, Outcome::expected_error, "idle_timeout_outside_hold");
+    }
     return turn.record(kind, Outcome::unexpected, what + ": " + response.error().describe());
   }
   if (response->status != status || !version_accepted(versions, response->version)) {
@@ -148,12 +191,15 @@ void run_good(Turn& turn, std::string_view kind, Client& client, Request request
                            to_string(response->version));
   }
   BodyCheck check(expected);
-  auto result = read_body(turn, pending, *response, check, mode, expected.size);
+  auto result = read_body(turn, pending, *response, check, mode, expected.size, watch);
   if (!result) return turn.record(kind, Outcome::cancelled);
   if (!*result && is_soak_stall(result->error())) pending.cancel();
   if (!*result) {
     if (is_cancel_mode(mode) && result->error().category() == ErrorCategory::cancelled) {
       return turn.record(kind, Outcome::cancelled);
+    }
+    if (is_hold_mode(mode) && idle_timeout_outside_hold(result->error(), watch)) {
+      return turn.record(kind, Outcome::expected_error, "idle_timeout_outside_hold");
     }
     return turn.record(kind, Outcome::unexpected,
                        what + ": body failed after " + std::to_string(check.bytes()) +
@@ -182,7 +228,8 @@ void run_fault(Turn& turn, std::string_view kind, Client& client, Request reques
   if (!response) return judge_error(response.error(), 0);
   // The fault servers' bodies are cut from their payload, so the bytes are checked too.
   BodyCheck check(Expected{FaultServers::kPayloadSize, "", turn.shared.faults->payload()});
-  auto result = read_body(turn, pending, *response, check, mode, 0);
+  HoldWatch no_hold;  // the reading modes never hold
+  auto result = read_body(turn, pending, *response, check, mode, 0, no_hold);
   if (result && !*result && is_soak_stall(result->error())) pending.cancel();
   if (result && *result) {
     return turn.record(kind, Outcome::unexpected,
