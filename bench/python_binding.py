@@ -19,7 +19,6 @@ Usage (servers from tests/support/servers/start.sh, env file sourced):
 import argparse
 import asyncio
 import os
-import resource
 import subprocess
 import sys
 import time

@@ -4,6 +4,7 @@ loop's thread inside sluice_client_dispatch: no thread per request, no polling."
 
 import asyncio
 import ctypes
+import weakref
 
 from . import _callbacks, _capi
 from .errors import CancelledError, UsageError, check, error_for
@@ -41,6 +42,7 @@ class Client:
         self._handle = handle.value
         self._fd = _capi.client_dispatch_fd(self._handle)
         self._loop = None
+        self._bodies = weakref.WeakSet()  # bodies that may still be under way
 
     # --- the loop ---
     def _bind(self):
@@ -70,13 +72,16 @@ class Client:
 
     def close(self):
         """Cancels what is in flight and frees the client (idempotent). Callbacks still
-        waiting run now, so every pending fetch ends."""
+        waiting run now, so every pending fetch ends; a body not yet ended gives what
+        Python already holds, then raises sluice.CancelledError."""
         if not self._handle:
             return
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._fd)
         handle, self._handle = self._handle, None
         _capi.client_free(handle)
+        for body in list(self._bodies):
+            body.client_closed()
 
     def stats(self):
         """What the client holds now: in_flight, paused_receivers, staged_bytes, ..."""
@@ -93,6 +98,7 @@ class Client:
         may already arrive. `timeout`: seconds for the whole exchange, or a dict of
         connect/tls/first_byte/idle/total. Cancelling the task cancels the request."""
         self._require_open()
+        _check_body(body)
         loop = self._bind()
         request = self._build(method, url, headers, version, mark, timeout, redirect, decode)
         writer = None
@@ -130,7 +136,9 @@ class Client:
         except BaseException:
             _capi.pending_free(pending)
             raise
-        return Response(response, pending.value, mark, loop)
+        response = Response(response, pending.value, mark, loop)
+        self._bodies.add(response.body)
+        return response
 
     def _build(self, method, url, headers, version, mark, timeout, redirect, decode):
         method_data, url_data = method.encode(), url.encode()
@@ -160,7 +168,9 @@ class Client:
             timeouts = timeout if isinstance(timeout, dict) else (
                 {} if timeout is None else {"total": timeout})
             for which, seconds in timeouts.items():
-                check(_capi.request_set_timeout_ms(request, _capi.TIMEOUTS[which], int(seconds * 1000)))
+                # 0 ms would mean "no timeout": a positive one of under 1 ms is 1 ms.
+                ms = max(1, round(seconds * 1000)) if seconds > 0 else 0
+                check(_capi.request_set_timeout_ms(request, _capi.TIMEOUTS[which], ms))
         except BaseException:
             _capi.request_free(request)
             raise
@@ -193,6 +203,15 @@ class Client:
             _capi.writer_abort(writer, reason, len(reason))
         finally:
             _capi.writer_free(writer)
+
+
+def _check_body(body):
+    """Refuses a body that is neither bytes nor an iterable of them before anything
+    is sent (a str would otherwise stream its characters one by one)."""
+    if body is None or isinstance(body, (bytes, bytearray, memoryview)):
+        return
+    if isinstance(body, str) or not (hasattr(body, "__aiter__") or hasattr(body, "__iter__")):
+        raise TypeError(f"body must be bytes or an (async) iterable of bytes, not {type(body).__name__}")
 
 
 def _settle(decided, code, response):

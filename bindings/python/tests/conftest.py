@@ -49,3 +49,36 @@ async def eventually(condition, deadline=30.0):
             return False
         await asyncio.sleep(0.005)
     return True
+
+
+def rss_bytes():
+    """This process's resident set size now."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def start_server(handler):
+    """An asyncio HTTP/1.1 server on loopback, for exact bytes on the wire; returns
+    (server, base URL)."""
+    server = await asyncio.start_server(handler, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    return server, f"http://127.0.0.1:{port}"
+
+
+async def read_head(reader):
+    """The request line and header lines of one request, without CRLFs."""
+    lines = []
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        lines.append(line.decode("latin-1").rstrip("\r\n"))
+    return lines
+
+
+def never_answer(arrived):
+    """A handler that reads a request head, sets `arrived` and never answers (it
+    returns when the client closes the connection)."""
+    async def handle(reader, writer):
+        await read_head(reader)
+        arrived.set()
+        await reader.read()
+        writer.close()
+    return handle
