@@ -119,7 +119,9 @@ class CallbackBody {
  public:
   CallbackBody() = default;
 
-  /// Resumes delivery paused by on_data returning false. Any thread.
+  /// Resumes delivery paused by on_data returning false. Any thread. Once the Client
+  /// is destroyed, the callbacks run here, on the caller's thread, before it returns:
+  /// the bytes still staged, then on_end (the body's error if the Client cut it).
   void resume();
   /// Trailer fields, available after the body ended.
   Headers trailers() const;

@@ -67,6 +67,14 @@ void ClientCore::start() {
     pthread_setname_np(pthread_self(), "sluice-http");
     arm_sweep();
     loop_.run();
+    // From here a post fails, and its sender acts on its own thread (a request is
+    // refused, a callback body delivers where it was resumed): a task posted after
+    // the loop's last drain would otherwise be dropped unseen, and a body paused at
+    // shutdown would never hear its end. What was posted before the close still runs.
+    poster_->close();
+    loop_.run_remaining();
+    cancel_everything();  // and anything those tasks started
+    loop_.run_remaining();
   });
 }
 
@@ -77,7 +85,6 @@ void ClientCore::shutdown() {
     loop_.stop();
   });
   thread_.join();
-  poster_->close();
 }
 
 void ClientCore::cancel_everything() {

@@ -194,7 +194,7 @@ void StagingBuffer::set_callbacks(BodyReader::DataCallback on_data,
     on_data_ = std::move(on_data);
     on_end_ = std::move(on_end);
   }
-  notify_();  // the HTTP thread delivers what is already staged
+  if (!notify_()) deliver_here();  // the HTTP thread delivers what is already staged
 }
 
 void StagingBuffer::resume_callbacks() {
@@ -203,7 +203,33 @@ void StagingBuffer::resume_callbacks() {
     callbacks_paused_ = false;
     ++callback_resumes_;
   }
-  notify_();
+  if (!notify_()) deliver_here();
+}
+
+void StagingBuffer::deliver_here() {
+  // Nothing appends any more (the Client is gone), so this thread may hand pieces
+  // over as the HTTP thread would; with host dispatch, as dispatch() would: the
+  // host's queue has nobody left to run it.
+  if (host_) {
+    deliver_on_host();
+  } else {
+    deliver_callbacks();
+  }
+}
+
+bool StagingBuffer::begin_delivery_locked() {
+  if (delivering_) {
+    deliver_again_ = true;  // what this caller came for, the deliverer does next
+    return false;
+  }
+  delivering_ = true;
+  return true;
+}
+
+bool StagingBuffer::end_delivery_locked() {
+  if (std::exchange(deliver_again_, false)) return false;
+  delivering_ = false;
+  return true;
 }
 
 bool StagingBuffer::deliver_callbacks() {
@@ -217,25 +243,33 @@ bool StagingBuffer::deliver_callbacks() {
     }
     return false;
   }
-  bool delivered = false;
+  if (!begin_delivery_locked()) return false;
+  const std::uint64_t taken_before = taken_;
+  do {
+    deliver_pieces_in_place(lock);
+  } while (!end_delivery_locked());
+  const bool delivered = taken_ != taken_before;
+  deliver_end(lock);
+  return delivered;
+}
+
+void StagingBuffer::deliver_pieces_in_place(std::unique_lock<std::mutex>& lock) {
   while (!callbacks_paused_ && !queue_.empty()) {
-    delivered = true;
-    // Handed over in place: only this thread appends or frees blocks, and it is
-    // here, so the run stays put while on_data runs unlocked.
+    // Handed over in place: only the delivering thread appends or frees blocks (the
+    // HTTP thread, or any thread once it is gone), so the run stays put while
+    // on_data runs unlocked.
     const std::span<const std::byte> piece = queue_.front(kCallbackPiece);
     auto on_data = on_data_;
     const std::uint64_t resumes_before = callback_resumes_;
     lock.unlock();
     const bool more = on_data(piece);
     lock.lock();
-    take_locked(piece.size());  // the HTTP thread is the caller: no resume post needed
+    take_locked(piece.size());  // the deliverer hears of the room itself: no post needed
     // The reader may learn of the pause inside on_data and call resume() on its own
     // thread before this lock is taken again: that resume cancels this pause, or
     // delivery would wait for a resume that already came.
     if (!more && callback_resumes_ == resumes_before) callbacks_paused_ = true;
   }
-  deliver_end(lock);
-  return delivered;
 }
 
 void StagingBuffer::deliver_end(std::unique_lock<std::mutex>& lock) {
@@ -250,7 +284,14 @@ void StagingBuffer::deliver_end(std::unique_lock<std::mutex>& lock) {
 void StagingBuffer::deliver_on_host() {
   std::unique_lock lock(mu_);
   host_delivery_queued_ = false;
-  if (!on_data_) return;
+  if (!on_data_ || !begin_delivery_locked()) return;
+  do {
+    deliver_pieces_lent(lock);
+  } while (!end_delivery_locked());
+  deliver_end(lock);
+}
+
+void StagingBuffer::deliver_pieces_lent(std::unique_lock<std::mutex>& lock) {
   while (!callbacks_paused_ && !queue_.empty()) {
     const std::span<const std::byte> piece = queue_.front(kCallbackPiece);
     lent_ = piece.size();
@@ -268,7 +309,6 @@ void StagingBuffer::deliver_on_host() {
       lock.lock();
     }
   }
-  deliver_end(lock);
 }
 
 std::size_t StagingBuffer::release_empty_capacity() {

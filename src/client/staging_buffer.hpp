@@ -37,7 +37,10 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
  public:
   enum class Signal { flowing, paused };
   /// Runs on the thread that caused it; it must only post to the HTTP thread.
-  using Notify = std::function<void()>;
+  /// Returns false once the HTTP thread is gone (the Client was destroyed): callbacks
+  /// a reader registers or resumes then run on the reader's own thread, since no
+  /// other thread will ever run them.
+  using Notify = std::function<bool()>;
 
   /// `budget`: the Client's staged-bytes total, which this buffer adds to and takes
   /// from; null for none. `clock` says when a pause began (read on the HTTP thread
@@ -143,6 +146,18 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   /// Under mu_ (held by `lock`, which it releases if it calls on_end): once the last
   /// byte went to on_data and the body ended, calls on_end once.
   void deliver_end(std::unique_lock<std::mutex>& lock);
+  /// The one-deliverer rule: pieces are handed over in place and taken after
+  /// on_data returns, so two threads delivering at once would hand the same piece
+  /// twice. begin_delivery() (under mu_) claims delivery, or records that the
+  /// current deliverer must go round once more; end_delivery() releases it unless
+  /// such a round was asked for.
+  bool begin_delivery_locked();
+  bool end_delivery_locked();
+  /// Callback delivery on this thread, when the HTTP thread that would run it is gone.
+  void deliver_here();
+  /// One round of delivery, under mu_ and the delivery claim.
+  void deliver_pieces_in_place(std::unique_lock<std::mutex>& lock);
+  void deliver_pieces_lent(std::unique_lock<std::mutex>& lock);
 
   const std::size_t mark_;
   const Notify notify_;
@@ -170,7 +185,9 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   bool budget_held_ = false;           // guarded by mu_
   std::uint64_t taken_ = 0;            // guarded by mu_: bytes readers took, ever
   std::uint64_t report_at_ = 0;        // guarded by mu_: notify once taken_ reaches it
-  bool end_delivered_ = false;         // the thread that delivers (HTTP or host)
+  bool end_delivered_ = false;         // guarded by mu_
+  bool delivering_ = false;            // guarded by mu_: a thread is delivering now
+  bool deliver_again_ = false;         // guarded by mu_: it must go round once more
   std::shared_ptr<HostDispatch> host_;  // set before sharing, then read-only
   bool host_delivery_queued_ = false;  // guarded by mu_
 };

@@ -62,7 +62,7 @@ void Transfer::begin() {
   // when the post runs. Only the post holds it, so nothing outlives a dropped post.
   auto staging_cell = std::make_shared<std::weak_ptr<StagingBuffer>>();
   staging_ = std::make_shared<StagingBuffer>(request_.mark, [poster, weak, staging_cell] {
-    poster->post([weak, staging = staging_cell->lock()] {
+    return poster->post([weak, staging = staging_cell->lock()] {
       if (auto self = weak.lock(); self && self->phase_ == Phase::body) {
         self->on_consumer_activity();
       } else if (staging) {

@@ -87,10 +87,14 @@ void EventLoop::run() {
     now_ = clock_.now();
     for (int i = 0; i < count; ++i) dispatch(events[static_cast<std::size_t>(i)]);
   }
-  while (run_posted() || run_turn_end()) {
-  }
+  run_remaining();
   std::lock_guard lock(posted_mu_);
   stop_requested_ = false;  // the loop may be run again
+}
+
+void EventLoop::run_remaining() {
+  while (run_posted() || run_turn_end()) {
+  }
 }
 
 void EventLoop::stop() {

@@ -49,6 +49,9 @@ class EventLoop final : public TimeSource {
 
   /// Runs until stop(); then runs the posted tasks that remain and returns.
   void run();
+  /// After run() returned, on its thread: runs posted and turn-end tasks until none
+  /// is left (those posted since run's own last drain).
+  void run_remaining();
   /// Any thread. run() returns soon after.
   void stop();
   /// Any thread. `task` runs on the HTTP thread, in posting order.

@@ -4,7 +4,6 @@ loop's thread inside sluice_client_dispatch: no thread per request, no polling."
 
 import asyncio
 import ctypes
-import weakref
 
 from . import _callbacks, _capi
 from .errors import CancelledError, UsageError, check, error_for
@@ -42,7 +41,6 @@ class Client:
         self._handle = handle.value
         self._fd = _capi.client_dispatch_fd(self._handle)
         self._loop = None
-        self._bodies = weakref.WeakSet()  # bodies that may still be under way
 
     # --- the loop ---
     def _bind(self):
@@ -73,15 +71,14 @@ class Client:
     def close(self):
         """Cancels what is in flight and frees the client (idempotent). Callbacks still
         waiting run now, so every pending fetch ends; a body not yet ended gives what
-        Python already holds, then raises sluice.CancelledError."""
+        was received, then raises sluice.CancelledError (a body its reader paused
+        hears the rest when it reads on: the library delivers it in the resume)."""
         if not self._handle:
             return
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._fd)
         handle, self._handle = self._handle, None
         _capi.client_free(handle)
-        for body in list(self._bodies):
-            body.client_closed()
 
     def stats(self):
         """What the client holds now: in_flight, paused_receivers, staged_bytes, ..."""
@@ -136,9 +133,7 @@ class Client:
         except BaseException:
             _capi.pending_free(pending)
             raise
-        response = Response(response, pending.value, mark, loop)
-        self._bodies.add(response.body)
-        return response
+        return Response(response, pending.value, mark, loop)
 
     def _build(self, method, url, headers, version, mark, timeout, redirect, decode):
         method_data, url_data = method.encode(), url.encode()

@@ -13,7 +13,7 @@ import collections
 import ctypes
 
 from . import _callbacks, _capi
-from .errors import CancelledError, UsageError, check, error_for
+from .errors import UsageError, check, error_for
 
 _VERSIONS = {11: "1.1", 20: "2", 30: "3"}
 _PIECE = 64 * 1024  # the most the library hands on_data at once
@@ -89,17 +89,6 @@ class Body:
         self._ended = True
         if code != _capi.OK:
             self._error = error_for(code)
-        self._wake()
-
-    def client_closed(self):
-        """The client was freed before this body ended. A body its reader paused gets
-        no on_end then (delivery waits for a resume nobody can serve), so the body ends
-        here: what Python holds can still be read, then it fails as a read would."""
-        if self._ended:
-            return
-        _callbacks.unregister(self._key)
-        self._ended = True
-        self._error = CancelledError(_capi.E_CANCELLED, "the client was closed before the body ended")
         self._wake()
 
     def _wake(self):
