@@ -101,6 +101,10 @@ class BodyReader {
   /// window let the server send beyond it (the window is the mark, unless it grew
   /// while the reader kept up on a long path: ClientOptions::max_stream_window).
   std::size_t buffered() const;
+  /// When the body ended, on the clock of Response::timing (Resource Timing's
+  /// responseEnd, curl's time_total): its last byte arrived, or it failed. nullopt
+  /// while it is under way.
+  std::optional<std::chrono::steady_clock::time_point> ended_at() const;
   /// Bytes handed to the reader so far (decoded).
   std::uint64_t bytes_read() const noexcept { return bytes_read_; }
   bool valid() const noexcept { return staging_ != nullptr; }
@@ -127,6 +131,8 @@ class CallbackBody {
   Headers trailers() const;
   /// Decoded bytes staged and not yet handed to on_data.
   std::size_t buffered() const;
+  /// When the body ended (see BodyReader::ended_at).
+  std::optional<std::chrono::steady_clock::time_point> ended_at() const;
   bool valid() const noexcept { return staging_ != nullptr; }
 
  private:

@@ -19,6 +19,28 @@ enum class HttpVersion { http1_1, http2, http3 };
 /// "1.1", "2", "3": the form curl's %{http_version} prints.
 const char* to_string(HttpVersion version) noexcept;
 
+/// When each step of a response happened: the steps of the W3C Resource Timing
+/// (startTime ... responseStart) and of curl's -w times, on the steady clock of the
+/// Client's HTTP thread. The body's end (responseEnd, curl's time_total) comes later:
+/// BodyReader::ended_at().
+struct ResponseTiming {
+  using TimePoint = std::chrono::steady_clock::time_point;
+  TimePoint start{};        ///< the HTTP thread took the request (startTime)
+  TimePoint fetch_start{};  ///< the final hop began, after any redirects (fetchStart)
+  /// How the response's connection was made: set when the request waited for a new
+  /// connection (never earlier than fetch_start), nullopt on one already open
+  /// (connection_reused). dns_*: domainLookupStart/End (curl: namelookup).
+  std::optional<TimePoint> dns_start, dns_end;
+  /// The TCP connect (curl: connect); over HTTP/3 the QUIC handshake.
+  std::optional<TimePoint> connect_start, connect_end;
+  /// The TLS handshake: tls_start is secureConnectionStart, tls_end curl's appconnect
+  /// (and Resource Timing's connectEnd for https). Over HTTP/3 the QUIC handshake.
+  std::optional<TimePoint> tls_start, tls_end;
+  bool connection_reused = false;
+  TimePoint request_start{};   ///< the request began to be sent (requestStart; curl: pretransfer)
+  TimePoint response_start{};  ///< the response head arrived (responseStart; curl: starttransfer)
+};
+
 /// A response whose headers arrived; its body streams through `body`.
 struct Response {
   int status = 0;
@@ -26,6 +48,9 @@ struct Response {
   HttpVersion version = HttpVersion::http1_1;
   std::string effective_url;  ///< after redirects
   int redirects = 0;          ///< how many were followed
+  std::string remote_ip;      ///< the address the connection reached: "127.0.0.1", "::1"
+  std::uint16_t remote_port = 0;
+  ResponseTiming timing;
   BodyReader body;
 };
 

@@ -316,6 +316,40 @@ sluice_code sluice_response_header_get(const sluice_response *response, const ch
                                        size_t name_len, const char **value,
                                        size_t *value_len);
 
+/* Where the connection went: its address ("127.0.0.1", "::1"; valid for the life of
+ * the response) and port (curl's %{remote_ip} and %{remote_port}). */
+sluice_code sluice_response_remote_address(const sluice_response *response, const char **ip,
+                                           size_t *len, uint16_t *port);
+
+/* When each step of the response happened: the steps of the W3C Resource Timing and
+ * of curl's -w times. DNS, CONNECT and TLS are the steps of a connection made while
+ * the request waited (a reused connection has none); CONNECT is the TCP connect, TLS
+ * its handshake; over HTTP/3 both are the one QUIC handshake. REQUEST_START: the
+ * request began to be sent; RESPONSE_START: its head arrived; RESPONSE_END: the body
+ * ended (its last byte, or its failure). */
+typedef enum sluice_timing_step {
+  SLUICE_TIMING_FETCH_START = 0, /* the final hop began (later than 0 after redirects) */
+  SLUICE_TIMING_DNS_START = 1,
+  SLUICE_TIMING_DNS_END = 2,
+  SLUICE_TIMING_CONNECT_START = 3,
+  SLUICE_TIMING_CONNECT_END = 4,
+  SLUICE_TIMING_TLS_START = 5,
+  SLUICE_TIMING_TLS_END = 6,
+  SLUICE_TIMING_REQUEST_START = 7,
+  SLUICE_TIMING_RESPONSE_START = 8,
+  SLUICE_TIMING_RESPONSE_END = 9,
+  SLUICE_TIMING_MAX_ = 0x7fffffff /* not a step: see SLUICE_VERSION_POLICY_MAX_ */
+} sluice_timing_step;
+/* Nanoseconds from the request's start (Resource Timing's startTime: the HTTP thread
+ * took it) to `step`, or -1 when the step did not happen for this response (no DNS,
+ * connect or TLS on a reused connection, no TLS over http://, no end while the body
+ * is under way). */
+sluice_code sluice_response_timing(const sluice_response *response, sluice_timing_step step,
+                                   int64_t *ns);
+/* 1 when the response came over a connection that was open before its request, 0
+ * when the request waited for a new one (or for a bad handle). */
+int sluice_response_connection_reused(const sluice_response *response);
+
 /* Body reading. A body that ends early is an error, never a short success. */
 
 /* Blocks until at least one byte is there (*n > 0), the body ended (*n == 0), or it

@@ -67,6 +67,9 @@ class Transfer {
     report_.num_redirects = response.redirects;
     if (!response.effective_url.empty()) report_.url_effective = response.effective_url;
     report_.content_type = std::string(response.headers.get("Content-Type").value_or(""));
+    report_.timing = response.timing;
+    report_.remote_ip = response.remote_ip;
+    report_.remote_port = response.remote_port;
     if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
     if (options_.fail_on_http_error && response.status >= 400) {
       return fail(kExitHttpError,

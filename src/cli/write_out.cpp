@@ -1,6 +1,7 @@
 #include "cli/write_out.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <utility>
 
@@ -12,7 +13,7 @@ struct VariableName {
   WriteOutVariable variable;
 };
 
-constexpr std::array<VariableName, 9> kVariables = {{
+constexpr std::array<VariableName, 16> kVariables = {{
     {"http_code", WriteOutVariable::http_code},
     {"http_version", WriteOutVariable::http_version},
     {"size_download", WriteOutVariable::size_download},
@@ -22,6 +23,13 @@ constexpr std::array<VariableName, 9> kVariables = {{
     {"content_type", WriteOutVariable::content_type},
     {"exitcode", WriteOutVariable::exitcode},
     {"errormsg", WriteOutVariable::errormsg},
+    {"time_namelookup", WriteOutVariable::time_namelookup},
+    {"time_connect", WriteOutVariable::time_connect},
+    {"time_appconnect", WriteOutVariable::time_appconnect},
+    {"time_pretransfer", WriteOutVariable::time_pretransfer},
+    {"time_starttransfer", WriteOutVariable::time_starttransfer},
+    {"remote_ip", WriteOutVariable::remote_ip},
+    {"remote_port", WriteOutVariable::remote_port},
 }};
 
 std::optional<WriteOutVariable> find_variable(std::string_view name) {
@@ -48,6 +56,27 @@ std::string format_int(long long value, const char* pattern) {
   return text;
 }
 
+std::string format_seconds(double seconds) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.6f", seconds);
+  return text;
+}
+
+// Seconds from the response's start to one of its steps, as curl prints them: 0 for
+// a step that did not happen (no lookup, connect or TLS on a reused connection, no
+// TLS over http://) or before any response.
+std::string seconds_to(const TransferReport& report,
+                       std::optional<ResponseTiming::TimePoint> ResponseTiming::*step) {
+  if (!report.timing || !((*report.timing).*step)) return format_seconds(0);
+  return format_seconds(
+      std::chrono::duration<double>(*((*report.timing).*step) - report.timing->start).count());
+}
+std::string seconds_to(const TransferReport& report, ResponseTiming::TimePoint ResponseTiming::*step) {
+  if (!report.timing) return format_seconds(0);
+  return format_seconds(
+      std::chrono::duration<double>((*report.timing).*step - report.timing->start).count());
+}
+
 std::string expand_variable(WriteOutVariable variable, const TransferReport& report) {
   switch (variable) {
     case WriteOutVariable::http_code: return format_int(report.http_code, "%03lld");
@@ -55,11 +84,16 @@ std::string expand_variable(WriteOutVariable variable, const TransferReport& rep
       return report.version ? to_string(*report.version) : "0";
     case WriteOutVariable::size_download:
       return format_int(static_cast<long long>(report.size_download), "%lld");
-    case WriteOutVariable::time_total: {
-      char text[48];
-      std::snprintf(text, sizeof text, "%.6f", report.time_total);
-      return text;
-    }
+    case WriteOutVariable::time_total: return format_seconds(report.time_total);
+    case WriteOutVariable::time_namelookup: return seconds_to(report, &ResponseTiming::dns_end);
+    case WriteOutVariable::time_connect: return seconds_to(report, &ResponseTiming::connect_end);
+    case WriteOutVariable::time_appconnect: return seconds_to(report, &ResponseTiming::tls_end);
+    case WriteOutVariable::time_pretransfer:
+      return seconds_to(report, &ResponseTiming::request_start);
+    case WriteOutVariable::time_starttransfer:
+      return seconds_to(report, &ResponseTiming::response_start);
+    case WriteOutVariable::remote_ip: return report.remote_ip;
+    case WriteOutVariable::remote_port: return format_int(report.remote_port, "%lld");
     case WriteOutVariable::num_redirects: return format_int(report.num_redirects, "%lld");
     case WriteOutVariable::url_effective: return report.url_effective;
     case WriteOutVariable::content_type: return report.content_type;

@@ -27,6 +27,11 @@ struct TransferReport {
   std::string content_type;   ///< empty when the response had none
   int exit_code = 0;
   std::string error_message;  ///< empty on success
+  /// The response's steps (time_namelookup ... time_starttransfer, in seconds from
+  /// timing.start) and address; unset before a response arrived.
+  std::optional<ResponseTiming> timing;
+  std::string remote_ip;
+  int remote_port = 0;
 };
 
 enum class WriteOutVariable {
@@ -39,6 +44,13 @@ enum class WriteOutVariable {
   content_type,
   exitcode,
   errormsg,
+  time_namelookup,
+  time_connect,
+  time_appconnect,
+  time_pretransfer,
+  time_starttransfer,
+  remote_ip,
+  remote_port,
 };
 
 class WriteOutFormat {

@@ -122,6 +122,10 @@ CallbackBody BodyReader::on_data(DataCallback on_data, EndCallback on_end) && {
 
 std::size_t BodyReader::buffered() const { return staging_ ? staging_->staged_bytes() : 0; }
 
+std::optional<TimePoint> BodyReader::ended_at() const {
+  return staging_ ? staging_->ended_at() : std::nullopt;
+}
+
 Headers BodyReader::trailers() const { return staging_ ? staging_->trailers() : Headers{}; }
 
 CallbackBody::CallbackBody(std::shared_ptr<StagingBuffer> staging) : staging_(std::move(staging)) {}
@@ -131,6 +135,10 @@ void CallbackBody::resume() {
 }
 
 std::size_t CallbackBody::buffered() const { return staging_ ? staging_->staged_bytes() : 0; }
+
+std::optional<TimePoint> CallbackBody::ended_at() const {
+  return staging_ ? staging_->ended_at() : std::nullopt;
+}
 
 Headers CallbackBody::trailers() const { return staging_ ? staging_->trailers() : Headers{}; }
 

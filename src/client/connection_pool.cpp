@@ -127,6 +127,7 @@ void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
 void ConnectionPool::on_connected(const std::string& key, Connector* connector, std::uint64_t id,
                                   Result<std::unique_ptr<Transport>> transport) {
   Origin& origin = origins_[key];
+  ConnectTiming timing = connector->timing();
   auto& connectors = origin.connectors;
   auto it = std::find_if(connectors.begin(), connectors.end(),
                          [connector](const auto& c) { return c.get() == connector; });
@@ -151,6 +152,7 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
     return;
   }
   std::unique_ptr<Connection> conn = factory_.over_tcp(std::move(*transport), origin.policy, *this, id);
+  conn->set_connect_timing(std::move(timing));
   origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
     for (Transfer* transfer : std::exchange(origin.waiting, {})) {

@@ -58,6 +58,7 @@ class ConnectionPool final : public ConnectionOwner {
     Connection* conn = nullptr;             // handshaking; owned by Origin::conns
     EventLoop::TimerId fallback_timer = 0;
     std::optional<Error> last_error;
+    ConnectTiming timing;  // the lookup, and the handshake of the address tried now
   };
   struct Origin {
     std::vector<std::unique_ptr<Connection>> conns;

@@ -75,6 +75,7 @@ void ConnectionPool::open_h3(const std::string& key, Origin& origin, std::string
         core_.loop().now() + core_.options().http3_fallback_after,
         [this, key] { on_h3_fallback_timer(key); });
   }
+  origin.h3->timing.dns_start = core_.loop().now();
   origin.h3->lookup = core_.resolver().resolve(
       origin.h3->host, port,
       [this, key](Result<std::vector<SocketAddress>> addresses) {
@@ -86,6 +87,7 @@ void ConnectionPool::on_h3_resolved(const std::string& key,
                                     Result<std::vector<SocketAddress>> addresses) {
   auto found = origins_.find(key);
   if (found == origins_.end() || !found->second.h3) return;
+  found->second.h3->timing.dns_end = core_.loop().now();
   if (!addresses) {
     h3_failed(key, std::move(addresses).error());
     return;
@@ -114,6 +116,10 @@ void ConnectionPool::try_next_h3_address(const std::string& key) {
     return;
   }
   attempt.conn = conn->get();
+  // QUIC connects and secures in one handshake: both steps start here, end in h3_ready.
+  attempt.timing.connect_start = attempt.timing.tls_start = core_.loop().now();
+  attempt.timing.remote_ip = remote.ip();
+  attempt.timing.remote_port = remote.port();
   conn_origin_[attempt.conn] = key;
   origin.conns.push_back(std::move(*conn));
 }
@@ -135,6 +141,9 @@ void ConnectionPool::h3_ready(const std::string& key) {
     core_.trace().emit("HTTP/3 to " + origin.url.origin() + " is up (c" +
                        std::to_string(origin.h3->conn->id()) + ")");
   }
+  ConnectTiming& timing = origin.h3->timing;
+  timing.connect_end = timing.tls_end = core_.loop().now();
+  origin.h3->conn->set_connect_timing(std::move(timing));
   origin.h3->conn = nullptr;  // no longer an attempt: an ordinary pooled connection
   end_h3_attempt(origin);
   origin.seen_version = HttpVersion::http3;

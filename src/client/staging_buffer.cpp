@@ -74,24 +74,31 @@ void StagingBuffer::wake_reader() {
   if (sleeper) readable_.notify_one();
 }
 
-void StagingBuffer::finish(Headers trailers) {
+void StagingBuffer::finish(Headers trailers, TimePoint at) {
   {
     std::lock_guard lock(mu_);
     if (end_ != End::open) return;
     end_ = End::done;
+    ended_at_ = at;
     trailers_ = std::move(trailers);
   }
   readable_.notify_all();
 }
 
-void StagingBuffer::fail(Error error) {
+void StagingBuffer::fail(Error error, std::optional<TimePoint> at) {
   {
     std::lock_guard lock(mu_);
+    if (!ended_at_) ended_at_ = at;
     if (end_ != End::open) return;
     end_ = End::failed;
     error_ = std::move(error);
   }
   readable_.notify_all();
+}
+
+std::optional<TimePoint> StagingBuffer::ended_at() const {
+  std::lock_guard lock(mu_);
+  return ended_at_;
 }
 
 bool StagingBuffer::take_locked(std::size_t n) {

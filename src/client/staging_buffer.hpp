@@ -84,10 +84,15 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   bool hold_for_budget();
   /// Wakes a reader sleeping in read(), if any.
   void wake_reader();
-  void finish(Headers trailers);
+  /// The body ended whole `at` (the HTTP thread's now).
+  void finish(Headers trailers, TimePoint at);
   /// Also from the consumer's thread (PendingState::cancel_request): once failed,
   /// appends are dropped, so readers get what was staged before it, then `error`.
-  void fail(Error error);
+  /// `at`: when, from the HTTP thread (the consumer's cancel has no clock to read:
+  /// the HTTP thread's fail that follows it supplies the time).
+  void fail(Error error, std::optional<TimePoint> at = std::nullopt);
+  /// When the body ended (finish or fail with a time); nullopt before.
+  std::optional<TimePoint> ended_at() const;
   /// Delivers staged bytes to callbacks, when the reader chose callback mode.
   /// Returns whether it handed over any bytes (so there is room again). With host
   /// dispatch it hands over nothing here: it queues one delivery for the host's
@@ -174,6 +179,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   End end_ = End::open;                // guarded by mu_
   std::optional<Error> error_;         // guarded by mu_
   Headers trailers_;                   // guarded by mu_
+  std::optional<TimePoint> ended_at_;  // guarded by mu_
   bool reader_gone_ = false;           // guarded by mu_
   int waiting_readers_ = 0;            // guarded by mu_; appends wake only these
   BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread

@@ -1,5 +1,6 @@
 #include "client/transfer.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "client/body_access.hpp"
@@ -53,6 +54,7 @@ Transfer::Transfer(ClientCore& core, Request request, Url url,
 Transfer::~Transfer() = default;
 
 void Transfer::begin() {
+  timing_.start = timing_.fetch_start = core_.loop().now();
   std::weak_ptr<Transfer> weak = weak_from_this();
   auto poster = core_.poster();
   // A reader may register callbacks after the transfer ended: the staging buffer then
@@ -136,6 +138,7 @@ void Transfer::attach(Connection& conn) {
   conn_ = &conn;
   exchange_ = kNoExchange;
   conn_reused_ = conn.was_reused();
+  note_connection(conn);
   phase_ = Phase::waiting_head;
   if (request_.timeouts.first_byte.count() > 0) {
     arm_timer(first_byte_timer_, request_.timeouts.first_byte, &Transfer::first_byte_timeout_error);
@@ -150,9 +153,30 @@ void Transfer::attach(Connection& conn) {
   if (attach == attaches_ && conn_ == &conn) exchange_ = exchange;
 }
 
+void Transfer::note_connection(const Connection& conn) {
+  const TimePoint now = core_.loop().now();
+  timing_.request_start = now;
+  const ConnectTiming& made = conn.connect_timing();
+  // A connection that became ready while this request waited was made for it (or
+  // for it and others queued with it): its steps are this response's. Steps begun
+  // before the request are clamped to its start, as Resource Timing does.
+  const auto ready = made.ready();
+  timing_.connection_reused = !ready || *ready < timing_.fetch_start;
+  auto step = [&](const std::optional<TimePoint>& at) -> std::optional<TimePoint> {
+    if (timing_.connection_reused || !at) return std::nullopt;
+    return std::max(*at, timing_.fetch_start);
+  };
+  timing_.dns_start = step(made.dns_start);
+  timing_.dns_end = step(made.dns_end);
+  timing_.connect_start = step(made.connect_start);
+  timing_.connect_end = step(made.connect_end);
+  timing_.tls_start = step(made.tls_start);
+  timing_.tls_end = step(made.tls_end);
+}
+
 void Transfer::on_response_head(ResponseHead head) {
   cancel_timer(first_byte_timer_);
-  last_activity_ = core_.loop().now();
+  last_activity_ = timing_.response_start = core_.loop().now();
   if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
   if (phase_ == Phase::finished) return;
   if (!request_.redirects.follow && request_.redirects.fail_on_redirect &&
@@ -183,6 +207,11 @@ void Transfer::on_response_head(ResponseHead head) {
   response.version = conn_ != nullptr ? conn_->version() : HttpVersion::http1_1;
   response.effective_url = url_.to_string();
   response.redirects = redirects_;
+  if (conn_ != nullptr) {
+    response.remote_ip = conn_->connect_timing().remote_ip;
+    response.remote_port = conn_->connect_timing().remote_port;
+  }
+  response.timing = timing_;
   response.body = BodyAccess::reader(staging_);
   pending_->set_body(staging_);
   pending_->decide(std::move(response));
@@ -232,6 +261,7 @@ void Transfer::follow_redirect() {
   url_ = std::move(step.next);
   method_ = std::move(step.method);
   ++redirects_;
+  timing_.fetch_start = core_.loop().now();
   queue_for_connection();
 }
 
@@ -333,7 +363,7 @@ void Transfer::finish_body() {
       return;
     }
   }
-  staging_->finish(std::move(trailers_));
+  staging_->finish(std::move(trailers_), core_.loop().now());
   staging_->deliver_callbacks();
   finished();
 }
@@ -526,7 +556,7 @@ void Transfer::fail(Error error) {
     core_.pool().withdraw(*this);
   }
   if (phase_ == Phase::body) {
-    staging_->fail(std::move(error));
+    staging_->fail(std::move(error), core_.loop().now());
     staging_->deliver_callbacks();
   } else {
     pending_->decide(std::move(error));

@@ -108,6 +108,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   Error idle_error(std::chrono::milliseconds idle) const;
   void cancel_timer(EventLoop::TimerId& id);
   void arm_drain_timer();
+  /// On attach: the connection's steps, if this request waited for them.
+  void note_connection(const Connection& conn);
 
   ClientCore& core_;
   Request request_;
@@ -146,6 +148,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   EventLoop::TimerId idle_timer_ = 0;
   EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
   TimePoint last_activity_{};
+  ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
 };
 
 }  // namespace sluice

@@ -11,7 +11,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
+#include "io/connect_timing.hpp"
 #include "io/exchange.hpp"
 #include "sluice/headers.hpp"
 #include "sluice/response.hpp"
@@ -126,6 +128,14 @@ class Connection {
   virtual std::optional<Error> close_reason() const { return std::nullopt; }
   /// Connection id for tracing ("c12").
   virtual std::uint64_t id() const noexcept = 0;
+
+  /// How it was made and where it goes: set by its maker once, before (or as, for
+  /// QUIC) it carries a request.
+  const ConnectTiming& connect_timing() const noexcept { return connect_timing_; }
+  void set_connect_timing(ConnectTiming timing) { connect_timing_ = std::move(timing); }
+
+ private:
+  ConnectTiming connect_timing_;
 };
 
 }  // namespace sluice

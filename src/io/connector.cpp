@@ -16,6 +16,7 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
   if (options_.trace != nullptr && options_.trace->on()) {
     trace("resolving " + host_ + " for " + target.origin);
   }
+  timing_.dns_start = loop_.now();
   lookup_ = resolver.resolve(host_, port_, [this](Result<std::vector<SocketAddress>> addresses) {
     on_resolved(std::move(addresses));
   });
@@ -27,6 +28,7 @@ Connector::~Connector() {
 }
 
 void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
+  timing_.dns_end = loop_.now();
   if (!addresses) {
     finish(std::move(addresses).error());
     return;
@@ -36,6 +38,7 @@ void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
     for (const auto& address : *addresses) list += (list.empty() ? "" : ", ") + address.to_string();
     trace("trying " + list);
   }
+  timing_.connect_start = loop_.now();
   connect_ = std::make_unique<TcpConnect>(loop_, std::move(*addresses),
                                           [this](Result<int> fd) { on_connected(std::move(fd)); });
 }
@@ -45,10 +48,16 @@ void Connector::on_connected(Result<int> fd) {
     finish(std::move(fd).error());
     return;
   }
+  timing_.connect_end = loop_.now();
+  if (auto peer = SocketAddress::peer_of(*fd)) {
+    timing_.remote_ip = peer->ip();
+    timing_.remote_port = peer->port();
+  }
   if (!https_) {
     finish(make_plain_transport(*fd));
     return;
   }
+  timing_.tls_start = loop_.now();
   auto transport = tls_->connect(*fd, host_, options_.alpn);
   if (!transport) {
     finish(std::move(transport).error());
@@ -75,6 +84,7 @@ void Connector::drive_handshake() {
     return;
   }
   if (*state == IoStatus::done) {
+    timing_.tls_end = loop_.now();
     if (options_.trace != nullptr && options_.trace->on()) {
       const std::string alpn = handshaking_->alpn();
       trace("TLS handshake done with " + host_ + ", ALPN " + (alpn.empty() ? "none" : alpn));

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "io/connect_timing.hpp"
 #include "io/event_loop.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
@@ -39,6 +40,8 @@ class Connector : private FdWatcher {
   ~Connector() override;
   /// Sets (or replaces) the callback; for owners that create the connector first.
   void set_callback(Callback done) { done_ = std::move(done); }
+  /// The steps so far; complete once the callback got a transport.
+  const ConnectTiming& timing() const noexcept { return timing_; }
 
  private:
   void on_resolved(Result<std::vector<SocketAddress>> addresses);
@@ -60,6 +63,7 @@ class Connector : private FdWatcher {
   std::unique_ptr<Transport> handshaking_;
   bool watching_ = false;
   EventLoop::TimerId tls_timer_ = 0;
+  ConnectTiming timing_;
 };
 
 }  // namespace sluice

@@ -62,20 +62,44 @@ Result<std::vector<SocketAddress>> resolve_blocking(const std::string& host, std
 
 }  // namespace
 
-std::string SocketAddress::to_string() const {
+std::string SocketAddress::ip() const {
   char text[INET6_ADDRSTRLEN] = {};
   if (storage.ss_family == AF_INET) {
     const auto& v4 = reinterpret_cast<const sockaddr_in&>(storage);
     inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
-    return std::string(text) + ":" + std::to_string(ntohs(v4.sin_port));
+    return text;
   }
   if (storage.ss_family == AF_INET6) {
     const auto& v6 = reinterpret_cast<const sockaddr_in6&>(storage);
     inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
-    std::string scope = v6.sin6_scope_id != 0 ? "%" + std::to_string(v6.sin6_scope_id) : "";
-    return "[" + std::string(text) + scope + "]:" + std::to_string(ntohs(v6.sin6_port));
+    return v6.sin6_scope_id != 0 ? text + ("%" + std::to_string(v6.sin6_scope_id)) : text;
   }
+  return {};
+}
+
+std::uint16_t SocketAddress::port() const {
+  if (storage.ss_family == AF_INET) {
+    return ntohs(reinterpret_cast<const sockaddr_in&>(storage).sin_port);
+  }
+  if (storage.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
+  }
+  return 0;
+}
+
+std::string SocketAddress::to_string() const {
+  if (storage.ss_family == AF_INET) return ip() + ":" + std::to_string(port());
+  if (storage.ss_family == AF_INET6) return "[" + ip() + "]:" + std::to_string(port());
   return "(address family " + std::to_string(storage.ss_family) + ")";
+}
+
+std::optional<SocketAddress> SocketAddress::peer_of(int fd) {
+  SocketAddress peer;
+  peer.length = sizeof peer.storage;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer.storage), &peer.length) != 0) {
+    return std::nullopt;
+  }
+  return peer;
 }
 
 std::optional<SocketAddress> SocketAddress::from_ip(const std::string& host, std::uint16_t port) {

@@ -22,6 +22,10 @@ struct SocketAddress {
   sockaddr_storage storage{};
   socklen_t length = 0;
   std::string to_string() const;  ///< "127.0.0.1:80", "[::1]:443"
+  std::string ip() const;         ///< "127.0.0.1", "::1" (no brackets, no port)
+  std::uint16_t port() const;
+  /// The address a connected socket talks to; nullopt if the kernel cannot say.
+  static std::optional<SocketAddress> peer_of(int fd);
   /// Parses an IPv4 or IPv6 literal ("127.0.0.1", "::1", "[::1]"); nullopt otherwise.
   static std::optional<SocketAddress> from_ip(const std::string& host, std::uint16_t port);
 };

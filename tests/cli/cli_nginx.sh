@@ -45,6 +45,27 @@ case_write_out_reports_the_transfer() {
   grep -Eqx '[0-9]+\.[0-9]{6}' "$OUT" || fail "time_total '$(cat "$OUT")' is not seconds with 6 decimals"
 }
 
+case_write_out_times_each_step_and_names_the_address() {
+  run_sluice --cacert "$SLUICE_TEST_CA" -o /dev/null \
+    -w '%{remote_ip} %{remote_port} %{time_namelookup} %{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total}' \
+    "$HTTPS/1m.bin"
+  expect_code 0
+  local ip port steps
+  read -r ip port steps < "$OUT"
+  [ "$ip" = 127.0.0.1 ] || fail "remote_ip '$ip'"
+  [[ "$HTTPS" == *":$port" ]] || fail "remote_port '$port' is not the port of $HTTPS"
+  # Each step comes no earlier than the one before it, all after 0 over a new TLS
+  # connection, and the total last.
+  awk '{ for (i = 1; i <= NF; ++i) { if ($i <= 0 || (i > 1 && $i < $(i - 1))) exit 1 } }' \
+    <<<"$steps" || fail "steps out of order or zero: $steps"
+  # Plain http has no TLS step: time_appconnect is 0, as curl prints it.
+  run_sluice -o /dev/null -w '%{time_appconnect} %{time_connect}' "$HTTP/small.txt"
+  expect_code 0
+  read -r tls connect < "$OUT"
+  [ "$tls" = 0.000000 ] || fail "time_appconnect over http is '$tls'"
+  [ "$connect" != 0.000000 ] || fail "time_connect over a new connection is 0"
+}
+
 case_fail_on_404_exits_22_without_output() {
   run_sluice -f -o "$SCRATCH/missing.out" -w '%{http_code} %{exitcode}' "$HTTP/no-such-file"
   expect_code 22

@@ -119,6 +119,59 @@ TEST_F(Capi, FetchesAFileByteForByteOverEachVersion) {
   }
 }
 
+// Nanoseconds from the start to `step`, or -1 for a step that did not happen.
+int64_t step_ns(sluice_response* response, sluice_timing_step step) {
+  int64_t ns = -2;
+  EXPECT_EQ(sluice_response_timing(response, step, &ns), SLUICE_OK) << sluice_last_error();
+  return ns;
+}
+
+TEST_F(Capi, TimingAndRemoteAddressSayHowTheResponseCame) {
+  const std::string url = env_.get("SLUICE_NGINX_HTTPS_URL") + "/1m.bin";
+  RequestHandle first_request = get(url);
+  ResponseHandle first;
+  ASSERT_EQ(sluice_client_fetch(client_.get, first_request.get, &first.get), SLUICE_OK)
+      << sluice_last_error();
+  EXPECT_EQ(step_ns(first.get, SLUICE_TIMING_RESPONSE_END), -1) << "ended before it was read";
+  EXPECT_EQ(test::sha256_hex(read_all(first.get)), env_.sha256_of("1m.bin"));
+  EXPECT_EQ(sluice_response_connection_reused(first.get), 0);
+  // A new TLS connection: every step happened, each no earlier than the one before.
+  int64_t last = 0;
+  for (int step = SLUICE_TIMING_FETCH_START; step <= SLUICE_TIMING_RESPONSE_END; ++step) {
+    const int64_t at = step_ns(first.get, static_cast<sluice_timing_step>(step));
+    EXPECT_GE(at, last) << "step " << step;
+    last = at;
+  }
+  const char* ip = nullptr;
+  size_t ip_len = 0;
+  uint16_t port = 0;
+  ASSERT_EQ(sluice_response_remote_address(first.get, &ip, &ip_len, &port), SLUICE_OK);
+  EXPECT_EQ(std::string(ip, ip_len), "127.0.0.1");
+  EXPECT_NE(url.find(":" + std::to_string(port) + "/"), std::string::npos) << port;
+
+  RequestHandle second_request = get(url);
+  ResponseHandle second;
+  ASSERT_EQ(sluice_client_fetch(client_.get, second_request.get, &second.get), SLUICE_OK);
+  EXPECT_EQ(sluice_response_connection_reused(second.get), 1);
+  for (sluice_timing_step step : {SLUICE_TIMING_DNS_START, SLUICE_TIMING_CONNECT_END,
+                                  SLUICE_TIMING_TLS_START, SLUICE_TIMING_TLS_END}) {
+    EXPECT_EQ(step_ns(second.get, step), -1) << "a reused connection has no step " << step;
+  }
+  EXPECT_GE(step_ns(second.get, SLUICE_TIMING_RESPONSE_START),
+            step_ns(second.get, SLUICE_TIMING_REQUEST_START));
+
+  int64_t ns = 0;
+  EXPECT_EQ(sluice_response_timing(nullptr, SLUICE_TIMING_DNS_START, &ns),
+            SLUICE_E_INVALID_ARGUMENT);
+  EXPECT_EQ(sluice_response_timing(second.get, SLUICE_TIMING_DNS_START, nullptr),
+            SLUICE_E_INVALID_ARGUMENT);
+  EXPECT_EQ(sluice_response_timing(second.get, static_cast<sluice_timing_step>(10), &ns),
+            SLUICE_E_INVALID_ARGUMENT);
+  EXPECT_EQ(sluice_response_remote_address(second.get, &ip, nullptr, &port),
+            SLUICE_E_INVALID_ARGUMENT);
+  EXPECT_EQ(sluice_response_connection_reused(nullptr), 0);
+}
+
 TEST_F(Capi, TheBorrowingReadLendsEveryByteOnce) {
   RequestHandle request = get(env_.get("SLUICE_NGINX_HTTP_URL") + "/1m.bin");
   ResponseHandle response;

@@ -125,6 +125,15 @@ response_http_version = _declare("sluice_response_http_version", ctypes.c_int, c
 response_effective_url = _declare(
     "sluice_response_effective_url", c_code, c_void_p, ctypes.POINTER(c_char_p), ctypes.POINTER(c_size_t))
 response_redirects = _declare("sluice_response_redirects", ctypes.c_int, c_void_p)
+response_remote_address = _declare(
+    "sluice_response_remote_address", c_code, c_void_p, ctypes.POINTER(c_char_p),
+    ctypes.POINTER(c_size_t), ctypes.POINTER(ctypes.c_uint16))
+response_timing = _declare(
+    "sluice_response_timing", c_code, c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64))
+response_connection_reused = _declare("sluice_response_connection_reused", ctypes.c_int, c_void_p)
+# sluice_timing_step, in order: Resource Timing's names for the steps
+TIMING_STEPS = ("fetch_start", "dns_start", "dns_end", "connect_start", "connect_end",
+                "tls_start", "tls_end", "request_start", "response_start", "response_end")
 response_header_count = _declare("sluice_response_header_count", c_size_t, c_void_p)
 response_header = _declare(
     "sluice_response_header", c_code, c_void_p, c_size_t, ctypes.POINTER(ctypes.c_void_p),

@@ -159,6 +159,31 @@ class Response:
             self._url = ctypes.string_at(url, length.value).decode("utf-8", "replace")
         return self._url
 
+    @property
+    def remote_address(self):
+        """(ip, port) the connection reached: ("127.0.0.1", 443)."""
+        self._require_handle()
+        ip, length, port = ctypes.c_char_p(), ctypes.c_size_t(), ctypes.c_uint16()
+        check(_capi.response_remote_address(self._handle, ctypes.byref(ip), ctypes.byref(length),
+                                            ctypes.byref(port)))
+        return ctypes.string_at(ip, length.value).decode("ascii"), port.value
+
+    @property
+    def timing(self):
+        """When each step happened, in milliseconds from the request's start (Resource
+        Timing's names): fetch_start, dns_start, dns_end, connect_start, connect_end,
+        tls_start, tls_end, request_start, response_start, response_end; None for a step
+        that did not happen (no DNS, connect or TLS on a reused connection, no
+        response_end while the body is under way). Also connection_reused."""
+        self._require_handle()
+        steps = {}
+        ns = ctypes.c_int64()
+        for index, name in enumerate(_capi.TIMING_STEPS):
+            check(_capi.response_timing(self._handle, index, ctypes.byref(ns)))
+            steps[name] = None if ns.value < 0 else ns.value / 1e6
+        steps["connection_reused"] = bool(_capi.response_connection_reused(self._handle))
+        return steps
+
     def _require_handle(self):
         if self._handle is None:
             raise UsageError(1002, "the response is closed")

@@ -86,3 +86,27 @@ def test_a_hundred_concurrent_fetches_in_one_loop(url_key, version):
         assert [status for status, _ in results] == [200] * 100
         assert {sha256(body) for _, body in results} == {sha256_of("small.txt")}
     run(main())
+
+
+def test_timing_and_remote_address_say_how_a_response_came():
+    async def main():
+        url = ENV["SLUICE_NGINX_HTTPS_URL"] + "/1m.bin"
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"]) as client:
+            first = await client.fetch(url)
+            assert first.timing["response_end"] is None  # the body is under way
+            await first.read()
+            timing = first.timing
+            assert not timing.pop("connection_reused")
+            steps = list(timing.values())
+            assert None not in steps, timing  # a new TLS connection: every step happened
+            assert steps == sorted(steps), timing
+            ip, port = first.remote_address
+            assert ip == "127.0.0.1" and f":{port}/" in url
+
+            second = await client.fetch(url)
+            await second.read()
+            timing = second.timing
+            assert timing["connection_reused"]
+            assert timing["dns_start"] is None and timing["tls_end"] is None
+            assert timing["request_start"] <= timing["response_start"] <= timing["response_end"]
+    run(main())

@@ -98,7 +98,7 @@ TEST(StagingBuffer, AppendsAfterAFailureAreDroppedAndUncounted) {
 TEST(StagingBuffer, AFailureAfterTheEndChangesNothing) {
   Fixture f;
   f.staging.append(bytes_of("whole"));
-  f.staging.finish({});
+  f.staging.finish({}, steady_now());
   f.staging.fail(Error(ErrorCategory::cancelled, "request cancelled"));
   EXPECT_EQ(f.read(100), "whole");
   std::vector<std::byte> into(10);
@@ -110,7 +110,7 @@ TEST(StagingBuffer, AFailureAfterTheEndChangesNothing) {
 TEST(StagingBuffer, EndReadsAsZeroAfterTheBytes) {
   Fixture f;
   f.staging.append(bytes_of("all"));
-  f.staging.finish({});
+  f.staging.finish({}, steady_now());
   EXPECT_EQ(f.read(100), "all");
   std::vector<std::byte> into(10);
   auto end = f.staging.read(into, std::nullopt);
@@ -189,7 +189,7 @@ TEST(StagingBuffer, CallbacksReceiveStagedBytesThenTheEnd) {
   f.staging.deliver_callbacks();
   EXPECT_EQ(seen, "abc");
   f.staging.append(bytes_of("def"));
-  f.staging.finish({});
+  f.staging.finish({}, steady_now());
   f.staging.deliver_callbacks();
   EXPECT_EQ(seen, "abcdef");
   EXPECT_TRUE(ended);
@@ -263,7 +263,7 @@ TEST(StagingBuffer, AStaleLendIsNotGivenBackTwice) {
 TEST(StagingBuffer, LendingEndsWithAnEmptyRunOrTheError) {
   Fixture ended;
   ended.staging.append(bytes_of("x"));
-  ended.staging.finish({});
+  ended.staging.finish({}, steady_now());
   EXPECT_EQ(text_of(lend_now(ended.staging).bytes), "x");
   EXPECT_TRUE(lend_now(ended.staging).bytes.empty());
 
@@ -317,7 +317,7 @@ TEST(StagingBuffer, OtherBytesAreCopiedAndEndThePrepare) {
 
 TEST(StagingBuffer, NoRoomIsPreparedOnceNothingMayBeStaged) {
   Fixture ended;
-  ended.staging.finish({});
+  ended.staging.finish({}, steady_now());
   EXPECT_TRUE(ended.staging.prepare(100).empty());
   Fixture gone;
   gone.staging.close_reader();

@@ -1,0 +1,27 @@
+#pragma once
+// ConnectTiming: when each step of making a connection happened, and the address it
+// reached. Whoever makes the connection records it (Connector for TCP and TLS, the
+// pool's HTTP/3 attempt for QUIC) and the Connection keeps it, so that a response
+// that waited for that connection can say how it was reached (ResponseTiming).
+// Ownership: a value; HTTP thread.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "io/time_source.hpp"
+
+namespace sluice {
+
+struct ConnectTiming {
+  std::optional<TimePoint> dns_start, dns_end;
+  std::optional<TimePoint> connect_start, connect_end;  // TCP; QUIC: its handshake
+  std::optional<TimePoint> tls_start, tls_end;          // https over TCP; QUIC: its handshake
+  std::string remote_ip;
+  std::uint16_t remote_port = 0;
+
+  /// When the connection could first carry a request.
+  std::optional<TimePoint> ready() const { return tls_end ? tls_end : connect_end; }
+};
+
+}  // namespace sluice
