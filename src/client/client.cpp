@@ -109,8 +109,11 @@ Client::~Client() {
   if (!impl_ || !impl_->core) return;
   impl_->core->shutdown();
   // Shutdown failed what was in flight, and those callbacks wait for a dispatch()
-  // that will not come: run them here, so each then() fires once.
+  // that will not come: run them here, so each then() fires once. Callbacks caused
+  // later (a paused body resumed, a then() on a decided response) run where they are
+  // caused.
   if (const auto& host = impl_->core->host_dispatch()) {
+    host->close();
     while (host->run() > 0) {
     }
   }

@@ -31,10 +31,21 @@ void HostDispatch::make_readable() noexcept {
 }
 
 void HostDispatch::post(Task task) {
+  {
+    std::lock_guard lock(mu_);
+    if (!closed_) {
+      const bool was_empty = tasks_.empty();
+      tasks_.push_back(std::move(task));
+      if (was_empty) make_readable();
+      return;
+    }
+  }
+  task();
+}
+
+void HostDispatch::close() {
   std::lock_guard lock(mu_);
-  const bool was_empty = tasks_.empty();
-  tasks_.push_back(std::move(task));
-  if (was_empty) make_readable();
+  closed_ = true;
 }
 
 std::size_t HostDispatch::run() {

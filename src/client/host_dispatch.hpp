@@ -8,8 +8,9 @@
 //
 // The fd is readable exactly while tasks wait: post() writes it when the queue
 // turns non-empty, run() reads it when it takes the queue, both under mu_.
-// Thread-safety: post() from any thread; run() from the host's thread (one at a
-// time; a task that calls run() again only finds the tasks posted after its batch).
+// Thread-safety: post() and close() from any thread; run() from the host's thread
+// (one at a time; a task that calls run() again only finds the tasks posted after
+// its batch).
 
 #include <cstddef>
 #include <functional>
@@ -33,8 +34,12 @@ class HostDispatch {
 
   /// Readable while tasks wait; owned here (close it never).
   int fd() const noexcept { return fd_; }
-  /// Any thread. Never runs `task` here.
+  /// Any thread. Queues `task` for the host's dispatch(); once closed, runs it here
+  /// at once instead (nobody will dispatch again), so every callback still runs once.
   void post(Task task);
+  /// When the Client goes: from now on post() runs its task on the caller's thread.
+  /// What is queued already stays for run().
+  void close();
   /// Runs the tasks waiting now, on the calling thread, in the order posted; returns
   /// how many ran. A task that throws is not caught (it is the host's code): the
   /// exception leaves run(), and the tasks after it stay queued for the next run().
@@ -48,6 +53,7 @@ class HostDispatch {
   const int fd_;
   std::mutex mu_;
   std::vector<Task> tasks_;  // guarded by mu_
+  bool closed_ = false;      // guarded by mu_
 };
 
 }  // namespace sluice

@@ -210,18 +210,37 @@ void StagingBuffer::resume_callbacks() {
     callbacks_paused_ = false;
     ++callback_resumes_;
   }
-  if (!notify_()) deliver_here();
+  // With host dispatch the delivery runs on the host's thread anyway: queue it there
+  // straight away. Through the HTTP thread, a reader that resumes after each piece
+  // (the Python binding) waited for two thread wake-ups per piece. Giving pieces back
+  // tells the HTTP thread when the stream may receive again.
+  if (host_) {
+    queue_host_delivery();
+  } else if (!notify_()) {
+    deliver_here();
+  }
 }
 
 void StagingBuffer::deliver_here() {
   // Nothing appends any more (the Client is gone), so this thread may hand pieces
-  // over as the HTTP thread would; with host dispatch, as dispatch() would: the
-  // host's queue has nobody left to run it.
+  // over as the HTTP thread would; with host dispatch, as dispatch() would.
   if (host_) {
-    deliver_on_host();
+    queue_host_delivery();
   } else {
     deliver_callbacks();
   }
+}
+
+void StagingBuffer::queue_host_delivery() {
+  {
+    std::lock_guard lock(mu_);
+    // A delivery waits already, or the reader paused with bytes still to hand over:
+    // then its resume queues the next one. Queuing anyway would cost the HTTP thread
+    // an eventfd write, and the host a wake-up, for each receive while it is paused.
+    if (host_delivery_queued_ || (callbacks_paused_ && !queue_.empty())) return;
+    host_delivery_queued_ = true;
+  }
+  host_->post([self = shared_from_this()] { self->deliver_on_host(); });
 }
 
 bool StagingBuffer::begin_delivery_locked() {
@@ -243,11 +262,8 @@ bool StagingBuffer::deliver_callbacks() {
   std::unique_lock lock(mu_);
   if (!on_data_) return false;
   if (host_) {
-    if (!host_delivery_queued_) {
-      host_delivery_queued_ = true;
-      lock.unlock();
-      host_->post([self = shared_from_this()] { self->deliver_on_host(); });
-    }
+    lock.unlock();
+    queue_host_delivery();
     return false;
   }
   if (!begin_delivery_locked()) return false;

@@ -160,6 +160,9 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   bool end_delivery_locked();
   /// Callback delivery on this thread, when the HTTP thread that would run it is gone.
   void deliver_here();
+  /// Host dispatch: queues one deliver_on_host() for the host's dispatch() unless one
+  /// waits already (HostDispatch runs it here once the Client is gone).
+  void queue_host_delivery();
   /// One round of delivery, under mu_ and the delivery claim.
   void deliver_pieces_in_place(std::unique_lock<std::mutex>& lock);
   void deliver_pieces_lent(std::unique_lock<std::mutex>& lock);

@@ -140,6 +140,31 @@ TEST(ClientHostDispatch, APausedCallbackKeepsTheStreamHeldUntilResumed) {
   EXPECT_EQ(test::sha256_hex(body), env.sha256_of("64m.bin"));
 }
 
+// A paused reader has nothing to be handed: the HTTP thread filling its buffer up to
+// the mark must not wake the host once per receive. Its resume queues the delivery.
+TEST(ClientHostDispatch, APausedBodyDoesNotWakeTheHostUntilItResumes) {
+  test::TestEnv env;
+  Client client = host_client();
+  auto head = client.fetch(Request::get(env.get("SLUICE_NGINX_HTTP_URL") + "/64m.bin"));
+  ASSERT_TRUE(head.ok()) << head.error().describe();
+  std::size_t pieces = 0;
+  bool hold = true;
+  auto callbacks = std::move(head->body).on_data(
+      [&](std::span<const std::byte>) {
+        ++pieces;
+        return !hold;
+      },
+      [](Result<void>) {});
+  ASSERT_TRUE(run_host_loop(client, [&] { return pieces > 0; }));
+  ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }));
+  pollfd fd{client.dispatch_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&fd, 1, 0), 0) << "the host was woken for a paused body";
+  callbacks.resume();
+  EXPECT_TRUE(fd_readable(client)) << "a resume queued no delivery";
+  client.dispatch();
+  EXPECT_EQ(pieces, 2u) << "one more piece, and the pause it asked for";
+}
+
 TEST(ClientHostDispatch, WhenWritableAndTraceRunInDispatch) {
   TestServer server([](ServerConnection& conn) {
     if (auto request = conn.read_request()) {

@@ -133,7 +133,7 @@ class Client:
         except BaseException:
             _capi.pending_free(pending)
             raise
-        return Response(response, pending.value, mark, loop)
+        return Response(response, pending.value, mark, loop, self._dispatch)
 
     def _build(self, method, url, headers, version, mark, timeout, redirect, decode):
         method_data, url_data = method.encode(), url.encode()
