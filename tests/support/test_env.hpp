@@ -1,7 +1,8 @@
 #pragma once
 // TestEnv: where the real servers of the integration tests are. The ctest fixture
-// servers.start (tests/support/servers/start.sh) starts nginx, nghttpd, caddy and
-// gtlsserver on free loopback ports and writes $SLUICE_TEST_ENV/env, one KEY=VALUE per line:
+// servers.start (tests/support/servers/start.sh) starts nginx, nghttpd, caddy,
+// gtlsserver and the proxies squid and microsocks on free loopback ports and writes
+// $SLUICE_TEST_ENV/env, one KEY=VALUE per line:
 //   SLUICE_NGINX_HTTP_URL   http://127.0.0.1:PORT   nginx, HTTP/1.1
 //   SLUICE_NGINX_HTTPS_URL  https://localhost:PORT  nginx, HTTP/1.1 only over TLS 1.2/1.3
 //                           (ALPN offers http/1.1 alone)
@@ -28,6 +29,21 @@
 //                           256m.bin (random bytes), small.txt, large.txt and 64m.txt
 //                           (text, gzip-encoded on request by nginx only), and
 //                           sha256sums of those seven
+//   SLUICE_SQUID_PROXY      http://127.0.0.1:PORT   squid 5.7, an HTTP/1.1 forward proxy
+//                           without authentication: absolute-form requests for http://
+//                           and CONNECT tunnels to any port, to loopback destinations
+//                           only (others get 403). Caches nothing; what it forwards
+//                           itself (not a tunnel) gets "Via: 1.1 sluice-test (squid/5.7)"
+//                           both ways and X-Forwarded-For on the request
+//   SLUICE_SQUID_AUTH_PROXY http://127.0.0.1:PORT   the same squid on a second port that
+//                           requires Basic proxy authentication: no or wrong
+//                           credentials get 407 with Proxy-Authenticate: Basic
+//                           realm="sluice-test", for a CONNECT too
+//   SLUICE_SQUID_AUTH_USER      sluice         the credentials SLUICE_SQUID_AUTH_PROXY
+//   SLUICE_SQUID_AUTH_PASSWORD  proxy-secret   accepts
+//   SLUICE_SOCKS5_PROXY     socks5://127.0.0.1:PORT microsocks: SOCKS5 CONNECT with the
+//                           no-authentication method only; takes IPv4, IPv6 and domain
+//                           name addresses (so socks5h:// works too), to any address
 // Paths nginx also answers (on all three of its URLs): /redirect (302 to /small.txt),
 // /moved (301), /redirect-relative (302 with "Location: /small.txt"),
 // /redirect-chain/3 (three 302s, then /small.txt), /redirect-loop (302 to itself),

@@ -85,14 +85,14 @@ print(" ".join(map(str, found)))
 PY
 }
 
-# take_free_port VAR: sets VAR to a port from free_ports, which is asked for eight at
-# a time (SLUICE_PORT_POOL holds the rest) so that starting every server costs one
-# python run, not one per server. Call it in the current shell, not in $(...), or the
-# pool is lost with the subshell.
+# take_free_port VAR: sets VAR to a port from free_ports, which is asked for twelve at
+# a time (SLUICE_PORT_POOL holds the rest) so that starting every server and proxy
+# costs one python run, not one per server. Call it in the current shell, not in
+# $(...), or the pool is lost with the subshell.
 take_free_port() {
   local -n taken=$1
   if [ -z "${SLUICE_PORT_POOL:-}" ]; then
-    SLUICE_PORT_POOL=$(free_ports 8)
+    SLUICE_PORT_POOL=$(free_ports 12)
   fi
   # shellcheck disable=SC2034 # taken is the caller's variable, through the nameref
   read -r taken SLUICE_PORT_POOL <<< "$SLUICE_PORT_POOL"
@@ -199,6 +199,39 @@ udp_bound_by() {
       return 0
     fi
   done < <(awk -v local="$hex_addr:$hex_port" '$2 == local { print $10 }' "$table" 2>/dev/null)
+  return 1
+}
+
+# tcp_listened_by PID PORT: succeeds when process PID holds a TCP socket listening on
+# 127.0.0.1:PORT. Stricter than port_open: squid that cannot bind one of its ports
+# logs it and keeps running, and the port then accepts for whoever holds it.
+tcp_listened_by() {
+  local pid=$1 port=$2 hex_port inode
+  hex_port=$(printf '%04X' "$port")
+  # State 0A is LISTEN.
+  while read -r inode; do
+    if find "/proc/$pid/fd" -maxdepth 1 -lname "socket:\[$inode\]" 2>/dev/null | grep -q .; then
+      return 0
+    fi
+  done < <(awk -v local="0100007F:$hex_port" '$2 == local && $4 == "0A" { print $10 }' \
+    /proc/net/tcp 2>/dev/null)
+  return 1
+}
+
+# daemon_wait_listening STATE NAME PORT: waits up to 10 s until the process of
+# STATE/NAME.pid listens on 127.0.0.1:PORT. Fails early when the process exits (a
+# port taken meanwhile, a bad option).
+daemon_wait_listening() {
+  local state=$1 name=$2 port=$3 pid
+  pid=$(cat "$state/$name.pid")
+  for _ in $(seq 100); do
+    if tcp_listened_by "$pid" "$port"; then
+      daemon_running "$state" "$name"
+      return
+    fi
+    pid_alive "$pid" || return 1
+    sleep 0.1
+  done
   return 1
 }
 

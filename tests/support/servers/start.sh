@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the real servers for the integration tests (ctest fixture servers.start):
 # nginx (HTTP/1.1 plain and TLS, HTTP/2 over TLS), nghttpd (HTTP/2 over TLS and h2c),
-# caddy (h1/h2 over TLS, h3 over UDP) and gtlsserver (h3 over UDP only).
+# caddy (h1/h2 over TLS, h3 over UDP) and gtlsserver (h3 over UDP only); and the
+# proxies: squid (HTTP proxy, open and with Basic auth) and microsocks (SOCKS5).
 # Usage: start.sh BUILD_DIR
 # State goes to BUILD_DIR/test-env: generated files, certificates, configs, pid
 # files, logs, and `env` (KEY=VALUE lines) that tests read through
@@ -18,18 +19,24 @@ files=$state/files
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/support/servers/peers.sh
 . "$(dirname "$0")/peers.sh"
+# shellcheck source=tests/support/servers/proxies.sh
+. "$(dirname "$0")/proxies.sh"
 
 command -v nginx >/dev/null || servers_die "nginx not found: run ./dev deps (installs nginx-light)"
 command -v nghttpd >/dev/null || servers_die "nghttpd not found: run ./dev deps (installs nghttp2-server)"
 command -v caddy >/dev/null || servers_die "caddy not found: run ./dev deps (installs caddy)"
 command -v gtlsserver >/dev/null \
   || servers_die "gtlsserver not found: run ./dev deps (installs ngtcp2-server)"
+squid_program >/dev/null || servers_die "squid not found: run ./dev deps (installs squid)"
+command -v microsocks >/dev/null \
+  || servers_die "microsocks not found: run ./dev deps (installs microsocks)"
 mkdir -p "$state" "$files"
 rm -f "$state/env"
 # A start that fails half way leaves nothing running.
 stop_all_on_failure() {
   local status=$?
   if [ "$status" -ne 0 ]; then
+    stop_proxies "$state"
     stop_peers "$state"
     stop_nginx "$state"
   fi
@@ -93,6 +100,8 @@ start_nghttpd "$state" "$files" nghttpd-h2c h2c
 nghttpd_h2c_port=$NGHTTPD_PORT
 start_caddy "$state" "$files" "$NGINX_HTTP_PORT"
 start_gtlsserver "$state" "$files"
+start_squid "$state"
+start_microsocks "$state"
 
 cat > "$state/env.tmp" <<ENV
 SLUICE_NGINX_HTTP_URL=http://127.0.0.1:$NGINX_HTTP_PORT
@@ -104,10 +113,18 @@ SLUICE_CADDY_URL=https://localhost:$CADDY_PORT
 SLUICE_GTLSSERVER_URL=https://localhost:$GTLSSERVER_PORT
 SLUICE_TEST_CA=$state/certs/ca.pem
 SLUICE_FILES_DIR=$files
+SLUICE_SQUID_PROXY=http://127.0.0.1:$SQUID_PORT
+SLUICE_SQUID_AUTH_PROXY=http://127.0.0.1:$SQUID_AUTH_PORT
+SLUICE_SQUID_AUTH_USER=$SLUICE_SQUID_AUTH_USER
+SLUICE_SQUID_AUTH_PASSWORD=$SLUICE_SQUID_AUTH_PASSWORD
+SLUICE_SOCKS5_PROXY=socks5://127.0.0.1:$MICROSOCKS_PORT
 ENV
 mv "$state/env.tmp" "$state/env"
 echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT, https://localhost:$NGINX_HTTPS_PORT (h1)" \
   "and https://localhost:$NGINX_H2_PORT (h2)"
 echo "servers: nghttpd on https://localhost:$nghttpd_tls_port and h2c http://127.0.0.1:$nghttpd_h2c_port"
 echo "servers: caddy on https://localhost:$CADDY_PORT (h1/h2 TCP, h3 UDP)"
-echo "servers: gtlsserver on https://localhost:$GTLSSERVER_PORT (h3 UDP only); state $state"
+echo "servers: gtlsserver on https://localhost:$GTLSSERVER_PORT (h3 UDP only)"
+echo "servers: squid on http://127.0.0.1:$SQUID_PORT and, with Basic auth," \
+  "http://127.0.0.1:$SQUID_AUTH_PORT; microsocks on socks5://127.0.0.1:$MICROSOCKS_PORT"
+echo "servers: state $state"

@@ -9,8 +9,11 @@ state=$(cd "$1" && pwd)/test-env
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/support/servers/peers.sh
 . "$(dirname "$0")/peers.sh"
+# shellcheck source=tests/support/servers/proxies.sh
+. "$(dirname "$0")/proxies.sh"
 
 [ -d "$state" ] || exit 0
+stop_proxies "$state"
 stop_peers "$state"
 stop_nginx "$state"
 rm -f "$state/env"
