@@ -103,6 +103,21 @@ def content_range_seeds():
         write("content_range", "seed-%d" % i, text)
 
 
+def proxy_connect_seeds():
+    answers = [
+        one_piece(b"HTTP/1.1 200 Connection established\r\n\r\n"),
+        pieces_of([1, 3, 7], b"HTTP/1.0 200 OK\r\nVia: 1.1 squid\r\n\r\n"),
+        one_piece(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                  b"Proxy-Authenticate: Basic realm=\"x\"\r\nContent-Length: 4\r\n\r\nnope"),
+        one_piece(b"HTTP/1.1 403 Forbidden\r\n\r\n"),
+        one_piece(b"HTTP/1.1 200 OK\r\n\r\n\x16\x03\x01"),
+        one_piece(b"SSH-2.0-OpenSSH_9.2\r\n\r\n"),
+        pieces_of([200], b"HTTP/1.1 200 OK\r\n" + b"X: " + b"y" * 600 + b"\r\n\r\n"),
+    ]
+    for i, data in enumerate(answers):
+        write("proxy_connect", "seed-%d" % i, data)
+
+
 # ---- HTTP/1.1 -----------------------------------------------------------------
 
 def h1_response_seeds():
@@ -314,6 +329,7 @@ def main():
     content_disposition_seeds()
     download_control_seeds()
     content_range_seeds()
+    proxy_connect_seeds()
     h1_response_seeds()
     content_decoder_seeds()
     h2_session_seeds()

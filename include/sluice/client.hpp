@@ -61,6 +61,28 @@ struct ClientOptions {
   /// http3_broken_for.
   std::chrono::milliseconds http3_fallback_after{1'000};
   std::chrono::milliseconds http3_broken_for{300'000};
+  /// A proxy for every request: "http://host:port" or "http://user:password@host:port"
+  /// ("host:port" alone means http://; no port means 1080, as curl). http:// requests
+  /// go to it in absolute form, https:// ones through a CONNECT tunnel (TLS and ALPN
+  /// end to end, so HTTP/2 works inside); HTTP/3 is never proxied (it falls back to
+  /// TCP). Empty: none, unless proxy_from_environment. A refused tunnel fails with
+  /// ErrorCode::proxy_refused naming the proxy and its answer.
+  std::string proxy;
+  /// Hosts reached directly, as curl's --noproxy and NO_PROXY: names separated by
+  /// commas (each names itself and its subdomains; a leading dot is ignored), IP
+  /// addresses, CIDR ranges ("10.0.0.0/8", "fd00::/8"), or "*" for every host.
+  std::string no_proxy;
+  /// Read the proxy from the environment as curl does (http_proxy; https_proxy or
+  /// HTTPS_PROXY; all_proxy or ALL_PROXY; no_proxy or NO_PROXY), once, when the
+  /// Client is made. Off by default: a library should not change where a program's
+  /// requests go behind its back. Ignored when `proxy` is set. HTTP_PROXY in capitals
+  /// is never read (under CGI it comes from a request's "Proxy:" header).
+  bool proxy_from_environment = false;
+  /// Tunnel http:// requests through the proxy with CONNECT too (curl's -p).
+  bool proxy_tunnel = false;
+  /// "user:password" for the proxy, as given (not %-encoded): Basic credentials for
+  /// whichever proxy is used, over any in its URL (curl's --proxy-user).
+  std::string proxy_user;
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
   /// Host dispatch, for embedding in another event loop (a language runtime, a GUI):

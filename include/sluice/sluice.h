@@ -53,6 +53,7 @@ typedef enum sluice_code {
 
   SLUICE_E_DNS = 100,               /* the host name did not resolve */
   SLUICE_E_CONNECT = 200,           /* no address accepted a connection */
+  SLUICE_E_PROXY_REFUSED = 201,     /* the proxy refused the tunnel or the request */
   SLUICE_E_TLS = 300,               /* the TLS handshake or session failed */
   SLUICE_E_TLS_CERTIFICATE = 301,   /* the certificate was not trusted for the host */
   SLUICE_E_PROTOCOL = 400,          /* the server broke HTTP */
@@ -100,6 +101,20 @@ sluice_code sluice_client_options_set_ca_file(sluice_client_options *options,
                                               const char *path, size_t path_len);
 /* Non-zero: skip certificate and host verification (-k). Never the default. */
 sluice_code sluice_client_options_set_insecure(sluice_client_options *options, int insecure);
+/* Proxies (ClientOptions::proxy and the rest): an http:// proxy URL, credentials in
+ * it or set apart ("user:password", not %-encoded), hosts reached directly (curl's
+ * NO_PROXY syntax), whether to read the environment as curl does (off by default),
+ * and whether http:// also tunnels. A proxy URL that does not parse, or one of
+ * another scheme, fails sluice_client_new with SLUICE_E_USAGE. */
+sluice_code sluice_client_options_set_proxy(sluice_client_options *options, const char *url,
+                                            size_t len);
+sluice_code sluice_client_options_set_proxy_user(sluice_client_options *options,
+                                                 const char *user_password, size_t len);
+sluice_code sluice_client_options_set_no_proxy(sluice_client_options *options,
+                                               const char *list, size_t len);
+sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_options *options,
+                                                             int enabled);
+sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options *options, int enabled);
 sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
                                                  const char *user_agent, size_t len);
 sluice_code sluice_client_options_set_max_connections_per_origin(

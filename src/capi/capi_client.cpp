@@ -13,17 +13,6 @@ using namespace sluice::capi;
 static_assert(std::string_view(SLUICE_VERSION_STRING) == kVersion,
               "sluice.h and sluice/version.hpp must name the same version");
 
-namespace {
-
-// Runs `set` on a live options handle, or refuses the call.
-template <class Set>
-sluice_code with_options(const char* function, sluice_client_options* options, Set&& set) {
-  if (!usable(options)) return invalid(function, "options is NULL or not a live options handle");
-  return capi_call(function, [&] { return set(options->options); });
-}
-
-}  // namespace
-
 extern "C" {
 
 const char* sluice_version(void) { return SLUICE_VERSION_STRING; }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "capi/capi_call.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
 #include "sluice/request.hpp"
@@ -97,3 +98,14 @@ struct sluice_download_result : sluice::capi::Tagged<sluice::capi::Tag::download
   explicit sluice_download_result(sluice::DownloadResult r) : result(std::move(r)) {}
   sluice::DownloadResult result;
 };
+
+namespace sluice::capi {
+
+/// Runs `set` on a live options handle, or refuses the call.
+template <class Set>
+sluice_code with_options(const char* function, sluice_client_options* options, Set&& set) {
+  if (!usable(options)) return invalid(function, "options is NULL or not a live options handle");
+  return capi_call(function, [&] { return set(options->options); });
+}
+
+}  // namespace sluice::capi

@@ -165,7 +165,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 25> kOptions = {{
+const std::array<OptionSpec, 29> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -204,6 +204,22 @@ const std::array<OptionSpec, 25> kOptions = {{
      }},
     {'\0', "cacert", true, [](ParseState& s, std::string_view v) -> Result<void> {
        s.options.ca_file = std::string(v);
+       return {};
+     }},
+    {'x', "proxy", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.proxy = std::string(v);
+       return {};
+     }},
+    {'\0', "proxy-user", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.proxy_user = std::string(v);
+       return {};
+     }},
+    {'\0', "noproxy", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.no_proxy = std::string(v);
+       return {};
+     }},
+    {'p', "proxytunnel", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.proxy_tunnel = true;
        return {};
      }},
     {'\0', "max-redirs", true, apply_max_redirs},

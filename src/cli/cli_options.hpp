@@ -69,6 +69,11 @@ struct CliOptions {
   int max_redirects = 50;  ///< curl's default; -1 on the command line means no limit
   bool insecure = false;
   std::string ca_file;
+  /// -x/--proxy; unset: the environment's, as curl ("" turns every proxy off).
+  std::optional<std::string> proxy;
+  std::string proxy_user;             ///< --proxy-user USER:PASSWORD
+  std::optional<std::string> no_proxy;  ///< --noproxy LIST (over NO_PROXY)
+  bool proxy_tunnel = false;          ///< -p/--proxytunnel
   std::optional<std::chrono::milliseconds> connect_timeout;  ///< unset: library default
   std::chrono::milliseconds max_time{0};                     ///< 0: no limit
 

@@ -72,6 +72,12 @@ ClientOptions build_client_options(const CliOptions& options) {
   ClientOptions client_options;
   client_options.ca_file = options.ca_file;
   client_options.insecure = options.insecure;
+  // As curl: the environment's proxies unless -x names one ("" names none).
+  client_options.proxy_from_environment = !options.proxy.has_value();
+  client_options.proxy = options.proxy.value_or("");
+  client_options.proxy_user = options.proxy_user;
+  client_options.no_proxy = options.no_proxy.value_or("");
+  client_options.proxy_tunnel = options.proxy_tunnel;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;
   if (options.verbose) {

@@ -8,7 +8,9 @@
 
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
+#include "client/credentials.hpp"
 #include "client/pending_state.hpp"
+#include "client/proxy_choice.hpp"
 #include "client/request_body.hpp"
 #include "client/transfer.hpp"
 #include "sluice/url.hpp"
@@ -62,6 +64,21 @@ Result<void> validate_request(const Request& request) {
   return {};
 }
 
+// http://user:password@host/ asks for Basic authentication, as curl reads it: the
+// credentials become an Authorization header (unless the request sets its own) and
+// leave the URL, so no effective URL, trace or error message repeats them. A
+// redirect to another origin drops the header (drop_credentials_across_origins).
+Result<void> credentials_to_header(Url& url, Headers& headers) {
+  if (url.userinfo.empty()) return {};
+  auto credentials = basic_credentials(url.userinfo);
+  if (!credentials) {
+    return Error(ErrorCode::bad_url, "URL: the user name or password has a malformed %-escape");
+  }
+  if (!headers.contains("authorization")) headers.add("Authorization", *credentials);
+  url.userinfo.clear();
+  return {};
+}
+
 }  // namespace
 
 Result<Client> Client::create(ClientOptions options) {
@@ -79,6 +96,8 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
                    "refused in anything sent on the wire)");
     }
   }
+  auto proxies = ProxySettings::from(options);
+  if (!proxies) return std::move(proxies).error();
   TlsOptions tls_options{options.ca_file, options.insecure};
   auto tls = TlsContext::create(tls_options);
   if (!tls) return std::move(tls).error();
@@ -95,7 +114,8 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
     }
   }
   auto impl = std::make_unique<Client::Impl>();
-  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host);
+  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host,
+                                            std::move(*proxies));
   if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));
@@ -145,6 +165,10 @@ PendingResponse Client::send(Request request) {
   }
   if (auto valid = validate_request(request); !valid) {
     pending->decide(std::move(valid).error());
+    return handle;
+  }
+  if (auto moved = credentials_to_header(*url, request.headers); !moved) {
+    pending->decide(std::move(moved).error());
     return handle;
   }
   std::unique_ptr<RequestBodySource> body;

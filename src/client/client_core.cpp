@@ -31,8 +31,10 @@ void HttpPoster::close() {
 }
 
 ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
-                       const TimeSource& clock, std::shared_ptr<HostDispatch> host)
+                       const TimeSource& clock, std::shared_ptr<HostDispatch> host,
+                       ProxySettings proxies)
     : options_(std::move(options)),
+      proxies_(std::move(proxies)),
       host_(std::move(host)),
       trace_(options_.trace),
       loop_(clock),

@@ -14,6 +14,7 @@
 #include "client/alt_svc.hpp"
 #include "client/connection_pool.hpp"
 #include "client/host_dispatch.hpp"
+#include "client/proxy_choice.hpp"
 #include "client/staged_budget.hpp"
 #include "quic/quic_tls.hpp"
 #include "io/event_loop.hpp"
@@ -47,7 +48,7 @@ class ClientCore {
   /// `clock` (which outlives the core) is the HTTP thread's time.
   /// `host`: the callback queue of a host-dispatch Client (null otherwise).
   ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls, const TimeSource& clock,
-             std::shared_ptr<HostDispatch> host = nullptr);
+             std::shared_ptr<HostDispatch> host = nullptr, ProxySettings proxies = {});
   ~ClientCore();
 
   /// Starts the HTTP thread.
@@ -58,6 +59,8 @@ class ClientCore {
   bool on_http_thread() const noexcept { return std::this_thread::get_id() == thread_.get_id(); }
 
   const ClientOptions& options() const noexcept { return options_; }
+  /// Which proxy each request goes through (read-only after construction).
+  const ProxySettings& proxies() const noexcept { return proxies_; }
   const std::shared_ptr<HttpPoster>& poster() const noexcept { return poster_; }
   WorkerPool& file_pool() noexcept { return file_pool_; }
   /// Where user callbacks run with ClientOptions::host_dispatch; null without it.
@@ -93,6 +96,7 @@ class ClientCore {
   void cancel_everything();
 
   const ClientOptions options_;
+  const ProxySettings proxies_;
   const std::shared_ptr<HostDispatch> host_;
   const Trace trace_;
   EventLoop loop_;

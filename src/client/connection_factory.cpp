@@ -21,6 +21,7 @@ std::vector<std::string> alpn_for(VersionPolicy policy) {
 }  // namespace
 
 std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, VersionPolicy policy,
+                                                          const std::optional<ProxyHop>& proxy,
                                                           std::chrono::milliseconds tls_timeout,
                                                           std::uint64_t conn_id,
                                                           Connector::Callback done) {
@@ -29,7 +30,7 @@ std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, Versio
   options.alpn = alpn_for(policy);
   options.conn_id = conn_id;
   options.trace = &core_.trace();
-  const Connector::Target target{url.host, url.port, url.is_https(), url.origin()};
+  const Connector::Target target{url.host, url.port, url.is_https(), url.origin(), proxy};
   return std::make_unique<Connector>(core_.loop(), core_.resolver(), core_.tls(), target, options,
                                      std::move(done));
 }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ class ConnectionFactory {
   /// Starts a TCP (and for https, TLS) attempt to `url`'s origin, offering the ALPN
   /// protocols `policy` allows; `done` gets the transport or the error.
   std::unique_ptr<Connector> connect_tcp(const Url& url, VersionPolicy policy,
+                                         const std::optional<ProxyHop>& proxy,
                                          std::chrono::milliseconds tls_timeout,
                                          std::uint64_t conn_id, Connector::Callback done);
   /// The connection a finished TCP attempt becomes: HTTP/2 when TLS chose h2 or

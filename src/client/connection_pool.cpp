@@ -12,7 +12,7 @@ namespace {
 // Requests share connections only when they accept the same protocols: automatic,
 // http2 and http3 all take h3 (when tried), h2 and http/1.1 over TLS. Over plain http:// only prior knowledge
 // speaks h2 (h2c by Upgrade is not offered).
-std::string origin_key(const Url& url, VersionPolicy policy) {
+std::string protocols_key(const Url& url, VersionPolicy policy) {
   switch (policy) {
     case VersionPolicy::http1_only: return url.origin() + " h1";
     case VersionPolicy::http2_prior_knowledge: return url.origin() + " h2-prior";
@@ -23,6 +23,13 @@ std::string origin_key(const Url& url, VersionPolicy policy) {
   }
   return url.origin() + (url.is_https() ? " alpn" : " h1");
 }
+
+// ... and only when they go through the same proxy (or none).
+std::string origin_key(const Transfer& transfer) {
+  std::string key = protocols_key(transfer.url(), transfer.version_policy());
+  if (const auto& proxy = transfer.proxy_route()) key += " via " + proxy->key();
+  return key;
+}
 }  // namespace
 
 ConnectionPool::ConnectionPool(ClientCore& core) : core_(core), factory_(core) {}
@@ -30,20 +37,21 @@ ConnectionPool::ConnectionPool(ClientCore& core) : core_(core), factory_(core) {
 ConnectionPool::~ConnectionPool() = default;
 
 void ConnectionPool::submit(Transfer& transfer) {
-  const std::string key = origin_key(transfer.url(), transfer.version_policy());
+  const std::string key = origin_key(transfer);
   auto [found, created] = origins_.try_emplace(key);
   Origin& origin = found->second;
   if (created || (origin.conns.empty() && origin.connectors.empty() && !origin.h3)) {
     origin.policy = transfer.version_policy();
     origin.https = transfer.url().is_https();
     origin.url = transfer.url();
+    origin.proxy = transfer.proxy_route();
   }
   origin.waiting.push_back(&transfer);
   dispatch(key);
 }
 
 void ConnectionPool::withdraw(Transfer& transfer) {
-  const std::string key = origin_key(transfer.url(), transfer.version_policy());
+  const std::string key = origin_key(transfer);
   auto found = origins_.find(key);
   if (found == origins_.end()) return;
   auto& waiting = found->second.waiting;
@@ -116,7 +124,8 @@ void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
   const std::uint64_t id = next_conn_id_++;
   auto& connectors = origins_[key].connectors;
   connectors.push_back(
-      factory_.connect_tcp(first.url(), first.version_policy(), first.tls_timeout(), id, nullptr));
+      factory_.connect_tcp(first.url(), first.version_policy(), first.proxy_route(),
+                           first.tls_timeout(), id, nullptr));
   // The connector reports through `key` and its own address; the pool outlives it.
   Connector* raw = connectors.back().get();
   raw->set_callback([this, key, raw, id](Result<std::unique_ptr<Transport>> transport) {

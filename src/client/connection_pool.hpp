@@ -69,6 +69,7 @@ class ConnectionPool final : public ConnectionOwner {
     Url url;  // the first transfer's, for the origin's host, port and Alt-Svc key
     std::optional<HttpVersion> seen_version;  // what the last connection spoke
     std::unique_ptr<H3Attempt> h3;            // a QUIC attempt in progress
+    std::optional<ProxyHop> proxy;            // every connection of the origin goes through it
   };
   bool may_multiplex(const Origin& origin) const;
   /// Connections that count toward max_connections_per_origin: all but those

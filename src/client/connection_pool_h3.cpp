@@ -23,6 +23,14 @@ std::string millis(std::chrono::milliseconds ms) { return std::to_string(ms.coun
 bool ConnectionPool::should_try_h3(Origin& origin, std::string* why, std::string* host,
                                    std::uint16_t* port) {
   if (!origin.https) return false;
+  if (origin.proxy) {
+    // QUIC is UDP: an HTTP proxy cannot carry it, so a proxied origin stays on TCP.
+    if (origin.policy == VersionPolicy::http3 && core_.trace().on()) {
+      core_.trace().emit("HTTP/3 is not used through proxy " + origin.proxy->display +
+                         ": using TCP for " + origin.url.origin());
+    }
+    return false;
+  }
   *host = origin.url.host;
   *port = origin.url.port;
   if (origin.policy == VersionPolicy::http3_only) {

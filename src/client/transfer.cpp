@@ -77,7 +77,22 @@ void Transfer::begin() {
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total, &Transfer::total_timeout_error);
   }
+  if (!choose_proxy()) return;
   queue_for_connection();
+}
+
+bool Transfer::choose_proxy() {
+  proxy_ = core_.proxies().route_for(url_);
+  if (!proxy_) return true;
+  if (request_.version == VersionPolicy::http3_only) {
+    fail(Error(ErrorCategory::usage, "HTTP/3 cannot go through proxy " + proxy_->display +
+                                         " (QUIC is UDP): allow another version, or exempt " +
+                                         url_.host + " with no_proxy"));
+    return false;
+  }
+  // h2c by prior knowledge speaks HTTP/2 from the first byte: only a tunnel carries it.
+  if (request_.version == VersionPolicy::http2_prior_knowledge) proxy_->tunnel = true;
+  return true;
 }
 
 void Transfer::queue_for_connection() {
@@ -117,13 +132,22 @@ ExchangeRequest Transfer::build_exchange() {
   exchange.scheme = url_.scheme;
   exchange.authority = url_.authority();
   exchange.target = url_.target();
+  const bool forward_proxy = proxy_ && !proxy_->tunnel;
+  if (forward_proxy) {
+    // A proxy that forwards (no tunnel) takes the whole URL in the request line.
+    exchange.target = url_.scheme + "://" + url_.authority() + url_.target();
+  }
   // Room for the defaults added below: the copy, then no reallocation.
-  exchange.headers.reserve(request_.headers.size() + 3);
+  exchange.headers.reserve(request_.headers.size() + 4);
   exchange.headers = request_.headers;
   if (!exchange.headers.contains("user-agent")) {
     exchange.headers.add("User-Agent", core_.options().user_agent);
   }
   if (!exchange.headers.contains("accept")) exchange.headers.add("Accept", "*/*");
+  if (forward_proxy && !proxy_->authorization.empty() &&
+      !exchange.headers.contains("proxy-authorization")) {
+    exchange.headers.add("Proxy-Authorization", proxy_->authorization);
+  }
   if (request_.decode.enabled && !exchange.headers.contains("accept-encoding")) {
     exchange.headers.add("Accept-Encoding", std::string(kAcceptEncoding));
   }
@@ -262,6 +286,7 @@ void Transfer::follow_redirect() {
   method_ = std::move(step.method);
   ++redirects_;
   timing_.fetch_start = core_.loop().now();
+  if (!choose_proxy()) return;
   queue_for_connection();
 }
 

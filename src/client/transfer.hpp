@@ -20,6 +20,7 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "io/proxy_hop.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 
@@ -46,6 +47,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   VersionPolicy version_policy() const noexcept { return request_.version; }
   std::chrono::milliseconds tls_timeout() const noexcept { return request_.timeouts.tls; }
   std::chrono::milliseconds connect_timeout() const noexcept { return request_.timeouts.connect; }
+  /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
+  const std::optional<ProxyHop>& proxy_route() const noexcept { return proxy_; }
 
   /// The pool hands over a connection that can start an exchange now.
   void attach(Connection& conn);
@@ -78,6 +81,9 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
 
   ExchangeRequest build_exchange();
   void queue_for_connection();
+  /// Chooses the proxy for url_ (at the start and after each redirect); false when
+  /// the request cannot go through it (it failed).
+  bool choose_proxy();
   bool start_redirect(const ResponseHead& head);
   void remember_alt_svc(const Headers& headers);
   void follow_redirect();
@@ -149,6 +155,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
   TimePoint last_activity_{};
   ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
+  std::optional<ProxyHop> proxy_;
 };
 
 }  // namespace sluice

@@ -1,6 +1,11 @@
 #include "io/connector.hpp"
 
 #include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace sluice {
 
@@ -11,26 +16,45 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
       host_(target.host),
       port_(target.port),
       https_(target.tls),
+      proxy_(target.proxy),
       options_(std::move(options)),
       done_(std::move(done)) {
+  // Through a proxy the name to resolve is the proxy's; the proxy resolves the target.
+  const std::string& name = proxy_ ? proxy_->host : host_;
+  const std::uint16_t port = proxy_ ? proxy_->port : port_;
   if (options_.trace != nullptr && options_.trace->on()) {
-    trace("resolving " + host_ + " for " + target.origin);
+    trace("resolving " + name + " for " + target.origin +
+          (proxy_ ? " (proxy " + proxy_->display + ")" : ""));
   }
   timing_.dns_start = loop_.now();
-  lookup_ = resolver.resolve(host_, port_, [this](Result<std::vector<SocketAddress>> addresses) {
+  lookup_ = resolver.resolve(name, port, [this](Result<std::vector<SocketAddress>> addresses) {
     on_resolved(std::move(addresses));
   });
 }
 
 Connector::~Connector() {
   if (watching_ && handshaking_) loop_.unwatch(handshaking_->fd());
+  if (tunnel_fd_ >= 0) {
+    if (watching_) loop_.unwatch(tunnel_fd_);
+    ::close(tunnel_fd_);
+  }
   if (tls_timer_ != 0) loop_.cancel_timer(tls_timer_);
+}
+
+Error Connector::via_proxy(Error error) const {
+  if (!proxy_) return error;
+  return Error(error.code(), "proxy " + proxy_->display + ": " + error.message());
+}
+
+std::string Connector::target_authority() const {
+  const bool ipv6 = host_.find(':') != std::string::npos;
+  return (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
 }
 
 void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
   timing_.dns_end = loop_.now();
   if (!addresses) {
-    finish(std::move(addresses).error());
+    finish(via_proxy(std::move(addresses).error()));
     return;
   }
   if (options_.trace != nullptr && options_.trace->on()) {
@@ -45,7 +69,7 @@ void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
 
 void Connector::on_connected(Result<int> fd) {
   if (!fd) {
-    finish(std::move(fd).error());
+    finish(via_proxy(std::move(fd).error()));
     return;
   }
   timing_.connect_end = loop_.now();
@@ -53,12 +77,25 @@ void Connector::on_connected(Result<int> fd) {
     timing_.remote_ip = peer->ip();
     timing_.remote_port = peer->port();
   }
+  if (proxy_ && proxy_->tunnel) {
+    tunnel_fd_ = *fd;
+    tunnel_request_ = connect_request(target_authority(), proxy_->authorization);
+    if (options_.trace != nullptr && options_.trace->on()) {
+      trace("CONNECT " + target_authority() + " through proxy " + proxy_->display);
+    }
+    drive_tunnel();
+    return;
+  }
+  secure(*fd);
+}
+
+void Connector::secure(int fd) {
   if (!https_) {
-    finish(make_plain_transport(*fd));
+    finish(make_plain_transport(fd));
     return;
   }
   timing_.tls_start = loop_.now();
-  auto transport = tls_->connect(*fd, host_, options_.alpn);
+  auto transport = tls_->connect(fd, host_, options_.alpn);
   if (!transport) {
     finish(std::move(transport).error());
     return;
@@ -75,7 +112,76 @@ void Connector::on_connected(Result<int> fd) {
   drive_handshake();
 }
 
-void Connector::on_fd_ready(std::uint32_t) { drive_handshake(); }
+void Connector::on_fd_ready(std::uint32_t) {
+  if (tunnel_fd_ >= 0) {
+    drive_tunnel();
+  } else {
+    drive_handshake();
+  }
+}
+
+Result<void> Connector::watch_for(int fd, std::uint32_t events) {
+  auto armed = watching_ ? loop_.modify(fd, events) : loop_.watch(fd, events, this);
+  if (armed) watching_ = true;
+  return armed;
+}
+
+void Connector::drive_tunnel() {
+  const std::string to = " the tunnel to " + target_authority();
+  while (tunnel_sent_ < tunnel_request_.size()) {
+    const ssize_t sent = ::send(tunnel_fd_, tunnel_request_.data() + tunnel_sent_,
+                                tunnel_request_.size() - tunnel_sent_, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (auto armed = watch_for(tunnel_fd_, EPOLLOUT); !armed) finish(std::move(armed).error());
+      return;
+    }
+    if (sent < 0) {
+      finish(via_proxy(Error(ErrorCode::connect_failed,
+                             std::string("cannot ask for") + to + ": " + std::strerror(errno))));
+      return;
+    }
+    tunnel_sent_ += static_cast<std::size_t>(sent);
+  }
+  char buffer[4096];
+  ConnectReply::State state = ConnectReply::State::incomplete;
+  while (state == ConnectReply::State::incomplete) {
+    const ssize_t got = ::recv(tunnel_fd_, buffer, sizeof buffer, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (auto armed = watch_for(tunnel_fd_, EPOLLIN); !armed) finish(std::move(armed).error());
+      return;
+    }
+    if (got <= 0) {
+      const std::string why = got == 0 ? "closed the connection" : std::strerror(errno);
+      finish(via_proxy(Error(ErrorCode::connect_failed,
+                             why + " before answering the request for" + to)));
+      return;
+    }
+    state = tunnel_reply_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
+  }
+  if (state == ConnectReply::State::malformed) {
+    finish(via_proxy(Error(ErrorCode::protocol_error,
+                           "sent " + tunnel_reply_.summary() + " (asked for" + to + ")")));
+    return;
+  }
+  if (state == ConnectReply::State::refused) {
+    std::string message = "proxy " + proxy_->display + " refused" + to + " (" +
+                          tunnel_reply_.summary() + ")";
+    if (tunnel_reply_.status() == 407) {
+      message += proxy_->authorization.empty()
+                     ? ": it wants credentials (a proxy URL with user:password)"
+                     : ": it did not accept the credentials";
+    }
+    finish(Error(ErrorCode::proxy_refused, std::move(message)));
+    return;
+  }
+  if (options_.trace != nullptr && options_.trace->on()) {
+    trace("tunnel to " + target_authority() + " open (" + tunnel_reply_.summary() + ")");
+  }
+  const int fd = std::exchange(tunnel_fd_, -1);  // TLS or the transport owns it now
+  secure(fd);
+}
 
 void Connector::drive_handshake() {
   auto state = handshaking_->handshake();
@@ -93,13 +199,7 @@ void Connector::drive_handshake() {
     return;
   }
   const std::uint32_t events = *state == IoStatus::want_write ? EPOLLOUT : EPOLLIN;
-  auto armed = watching_ ? loop_.modify(handshaking_->fd(), events)
-                         : loop_.watch(handshaking_->fd(), events, this);
-  if (!armed) {
-    finish(std::move(armed).error());
-    return;
-  }
-  watching_ = true;
+  if (auto armed = watch_for(handshaking_->fd(), events); !armed) finish(std::move(armed).error());
 }
 
 void Connector::trace(const std::string& what) const {
@@ -109,9 +209,14 @@ void Connector::trace(const std::string& what) const {
 void Connector::finish(Result<std::unique_ptr<Transport>> result) {
   if (watching_) {
     // The transport keeps its fd; the next owner registers it again.
-    const int fd = result ? (*result)->fd() : (handshaking_ ? handshaking_->fd() : -1);
+    const int fd = result ? (*result)->fd()
+                          : (handshaking_ ? handshaking_->fd() : tunnel_fd_);
     if (fd >= 0) loop_.unwatch(fd);
     watching_ = false;
+  }
+  if (tunnel_fd_ >= 0) {
+    ::close(tunnel_fd_);  // a tunnel that failed: nobody else holds its socket
+    tunnel_fd_ = -1;
   }
   if (tls_timer_ != 0) {
     loop_.cancel_timer(tls_timer_);

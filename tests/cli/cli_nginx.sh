@@ -66,6 +66,56 @@ case_write_out_times_each_step_and_names_the_address() {
   [ "$connect" != 0.000000 ] || fail "time_connect over a new connection is 0"
 }
 
+port_of() { local rest=${1##*:}; echo "${rest%%/*}"; }
+
+case_proxy_option_forwards_http_and_tunnels_https() {
+  local proxy_port
+  proxy_port=$(port_of "$SLUICE_SQUID_PROXY")
+  run_sluice -x "$SLUICE_SQUID_PROXY" -o "$SCRATCH/plain" -w '%{remote_port}' "$HTTP/1m.bin"
+  expect_code 0
+  expect_stdout "$proxy_port"
+  [ "$(sha_of "$SCRATCH/plain")" = "$(expected_sha 1m.bin)" ] || fail "the proxied body differs"
+  run_sluice -x "$SLUICE_SQUID_PROXY" --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/tls" \
+    -w '%{remote_port} %{http_version}' "$SLUICE_NGINX_H2_URL/1m.bin"
+  expect_code 0
+  expect_stdout "$proxy_port 2"
+  [ "$(sha_of "$SCRATCH/tls")" = "$(expected_sha 1m.bin)" ] || fail "the tunnelled body differs"
+}
+
+case_proxy_comes_from_the_environment_as_in_curl() {
+  local proxy_port server_port
+  proxy_port=$(port_of "$SLUICE_SQUID_PROXY")
+  server_port=$(port_of "$HTTP")
+  export http_proxy=$SLUICE_SQUID_PROXY
+  run_sluice -o /dev/null -w '%{remote_port}' "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "$proxy_port"
+  run_sluice --noproxy 127.0.0.1 -o /dev/null -w '%{remote_port}' "$HTTP/small.txt"
+  expect_stdout "$server_port"
+  run_sluice -x "" -o /dev/null -w '%{remote_port}' "$HTTP/small.txt"
+  expect_stdout "$server_port"
+  unset http_proxy
+  # HTTP_PROXY in capitals is what a CGI request's "Proxy:" header becomes: ignored.
+  export HTTP_PROXY=$SLUICE_SQUID_PROXY
+  run_sluice -o /dev/null -w '%{remote_port}' "$HTTP/small.txt"
+  expect_stdout "$server_port"
+  unset HTTP_PROXY
+}
+
+case_proxy_refusal_names_the_proxy_and_credentials_open_it() {
+  local proxy_port
+  proxy_port=$(port_of "$SLUICE_SQUID_AUTH_PROXY")
+  run_sluice -x "$SLUICE_SQUID_AUTH_PROXY" --cacert "$SLUICE_TEST_CA" -o /dev/null "$HTTPS/small.txt"
+  expect_code 7
+  expect_one_error "proxy 127.0.0.1:$proxy_port refused the tunnel to localhost:"
+  grep -q "407" "$ERR" || fail "the refusal does not say 407"
+  run_sluice -x "$SLUICE_SQUID_AUTH_PROXY" \
+    --proxy-user "$SLUICE_SQUID_AUTH_USER:$SLUICE_SQUID_AUTH_PASSWORD" \
+    --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/small.txt" "$HTTPS/small.txt"
+  expect_code 0
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "body differs"
+}
+
 case_fail_on_404_exits_22_without_output() {
   run_sluice -f -o "$SCRATCH/missing.out" -w '%{http_code} %{exitcode}' "$HTTP/no-such-file"
   expect_code 22

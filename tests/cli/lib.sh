@@ -14,6 +14,11 @@
 
 set -uo pipefail
 
+# `sluice` reads proxies from the environment, as curl does: a proxy set where the
+# tests run (a CI runner's) must not carry the tests' loopback traffic. The proxy
+# cases set the variables they test on the command line (env VAR=... sluice ...).
+unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
+
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-cli-test.XXXXXX")
 BACKGROUND_PIDS=()
 cleanup() {
@@ -74,7 +79,7 @@ load_servers() {
   local key value
   while IFS='=' read -r key value; do
     case $key in
-      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR)
+      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR|SLUICE_SQUID_*)
         printf -v "$key" '%s' "$value" ;;
     esac
   done < "$file"

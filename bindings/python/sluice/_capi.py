@@ -89,6 +89,10 @@ options_set_insecure = _declare("sluice_client_options_set_insecure", c_code, c_
 options_set_user_agent = _declare("sluice_client_options_set_user_agent", c_code, c_void_p, c_char_p, c_size_t)
 options_set_max_connections = _declare(
     "sluice_client_options_set_max_connections_per_origin", c_code, c_void_p, c_size_t)
+options_set_proxy = _declare("sluice_client_options_set_proxy", c_code, c_void_p, c_char_p, c_size_t)
+options_set_no_proxy = _declare("sluice_client_options_set_no_proxy", c_code, c_void_p, c_char_p, c_size_t)
+options_set_proxy_from_environment = _declare(
+    "sluice_client_options_set_proxy_from_environment", c_code, c_void_p, ctypes.c_int)
 options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)
 
 client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)

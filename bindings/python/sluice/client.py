@@ -21,7 +21,11 @@ class Client:
     """`async with sluice.Client() as client: response = await client.fetch(url)`."""
 
     def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
-                 max_connections_per_origin=None):
+                 max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False):
+        """`proxy`: "http://[user:password@]host:port" for every request (https://
+        tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
+        `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
+        environment, as aiohttp's option of that name does (off by default)."""
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -33,6 +37,12 @@ class Client:
                 _set_text(_capi.options_set_user_agent, options, user_agent)
             if max_connections_per_origin is not None:
                 check(_capi.options_set_max_connections(options, max_connections_per_origin))
+            if proxy is not None:
+                _set_text(_capi.options_set_proxy, options, proxy)
+            if no_proxy is not None:
+                _set_text(_capi.options_set_no_proxy, options, no_proxy)
+            if trust_env:
+                check(_capi.options_set_proxy_from_environment(options, 1))
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))

@@ -102,6 +102,26 @@ TEST(CapiArguments, AnUnusableOptionFailsTheClientWithItsMessage) {
   sluice_client_options_free(options);
 }
 
+TEST(CapiArguments, AProxyOfAnotherSchemeFailsTheClientNamingIt) {
+  sluice_client_options* options = nullptr;
+  ASSERT_EQ(sluice_client_options_new(&options), SLUICE_OK);
+  expect_invalid(sluice_client_options_set_proxy(options, nullptr, 3),
+                 "sluice_client_options_set_proxy");
+  expect_invalid(sluice_client_options_set_no_proxy(nullptr, "a", 1),
+                 "sluice_client_options_set_no_proxy");
+  const std::string proxy = "socks4://127.0.0.1:1080";
+  ASSERT_EQ(sluice_client_options_set_proxy(options, proxy.data(), proxy.size()), SLUICE_OK);
+  ASSERT_EQ(sluice_client_options_set_proxy_tunnel(options, 1), SLUICE_OK);
+  sluice_client* client = nullptr;
+  EXPECT_EQ(sluice_client_new(options, &client), SLUICE_E_USAGE);
+  EXPECT_EQ(client, nullptr);
+  EXPECT_NE(std::string(sluice_last_error()).find("socks4://"), std::string::npos)
+      << sluice_last_error();
+  sluice_client_options_free(options);
+  EXPECT_STREQ(sluice_code_name(SLUICE_E_PROXY_REFUSED), "proxy_refused");
+  EXPECT_STREQ(sluice_category_name(SLUICE_E_PROXY_REFUSED), "connect");
+}
+
 TEST(CapiArguments, CodesHaveNamesAndCategories) {
   EXPECT_STREQ(sluice_code_name(SLUICE_OK), "ok");
   EXPECT_STREQ(sluice_code_name(SLUICE_WOULD_BLOCK), "would_block");

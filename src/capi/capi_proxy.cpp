@@ -1,0 +1,62 @@
+// The C API: a client's proxy options (ClientOptions::proxy, proxy_user, no_proxy,
+// proxy_from_environment, proxy_tunnel). Checked when the client is made.
+#include <string>
+#include <string_view>
+
+#include "capi/capi_call.hpp"
+#include "capi/capi_handles.hpp"
+
+using namespace sluice;
+using namespace sluice::capi;
+
+namespace {
+
+// Sets one text option, refusing NULL and embedded NUL bytes.
+sluice_code set_text(const char* function, sluice_client_options* options, const char* data,
+                     size_t len, std::string ClientOptions::*field) {
+  std::string_view text;
+  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
+  return with_options(function, options, [&](ClientOptions& o) {
+    o.*field = std::string(text);
+    return ok();
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+sluice_code sluice_client_options_set_proxy(sluice_client_options* options, const char* url,
+                                            size_t len) {
+  return set_text("sluice_client_options_set_proxy", options, url, len, &ClientOptions::proxy);
+}
+
+sluice_code sluice_client_options_set_proxy_user(sluice_client_options* options,
+                                                 const char* user_password, size_t len) {
+  return set_text("sluice_client_options_set_proxy_user", options, user_password, len,
+                  &ClientOptions::proxy_user);
+}
+
+sluice_code sluice_client_options_set_no_proxy(sluice_client_options* options, const char* list,
+                                               size_t len) {
+  return set_text("sluice_client_options_set_no_proxy", options, list, len,
+                  &ClientOptions::no_proxy);
+}
+
+sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_options* options,
+                                                             int enabled) {
+  return with_options("sluice_client_options_set_proxy_from_environment", options,
+                      [&](ClientOptions& o) {
+                        o.proxy_from_environment = enabled != 0;
+                        return ok();
+                      });
+}
+
+sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options* options, int enabled) {
+  return with_options("sluice_client_options_set_proxy_tunnel", options, [&](ClientOptions& o) {
+    o.proxy_tunnel = enabled != 0;
+    return ok();
+  });
+}
+
+}  // extern "C"
