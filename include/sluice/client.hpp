@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -70,13 +71,15 @@ struct ClientOptions {
   std::string proxy;
   /// Hosts reached directly, as curl's --noproxy and NO_PROXY: names separated by
   /// commas (each names itself and its subdomains; a leading dot is ignored), IP
-  /// addresses, CIDR ranges ("10.0.0.0/8", "fd00::/8"), or "*" for every host.
-  std::string no_proxy;
-  /// Read the proxy from the environment as curl does (http_proxy; https_proxy or
-  /// HTTPS_PROXY; all_proxy or ALL_PROXY; no_proxy or NO_PROXY), once, when the
-  /// Client is made. Off by default: a library should not change where a program's
-  /// requests go behind its back. Ignored when `proxy` is set. HTTP_PROXY in capitals
-  /// is never read (under CGI it comes from a request's "Proxy:" header).
+  /// addresses, CIDR ranges ("10.0.0.0/8", "fd00::/8"), or "*" for every host. Unset:
+  /// the environment's, when proxy_from_environment, else none; set (even to ""):
+  /// exactly this list.
+  std::optional<std::string> no_proxy;
+  /// Read what the two above leave unset from the environment, as curl does
+  /// (http_proxy; https_proxy or HTTPS_PROXY; all_proxy or ALL_PROXY; no_proxy or
+  /// NO_PROXY), once, when the Client is made. Off by default: a library should not
+  /// change where a program's requests go behind its back. HTTP_PROXY in capitals is
+  /// never read (under CGI it comes from a request's "Proxy:" header).
   bool proxy_from_environment = false;
   /// Tunnel http:// requests through the proxy with CONNECT too (curl's -p).
   bool proxy_tunnel = false;

@@ -39,8 +39,14 @@ sluice_code sluice_client_options_set_proxy_user(sluice_client_options* options,
 
 sluice_code sluice_client_options_set_no_proxy(sluice_client_options* options, const char* list,
                                                size_t len) {
-  return set_text("sluice_client_options_set_no_proxy", options, list, len,
-                  &ClientOptions::no_proxy);
+  std::string_view text;
+  if (!text_argument(list, len, text)) {
+    return invalid("sluice_client_options_set_no_proxy", "list is NULL or holds a NUL byte");
+  }
+  return with_options("sluice_client_options_set_no_proxy", options, [&](ClientOptions& o) {
+    o.no_proxy = std::string(text);  // even "": exactly this list, none from the environment
+    return ok();
+  });
 }
 
 sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_options* options,

@@ -72,11 +72,12 @@ ClientOptions build_client_options(const CliOptions& options) {
   ClientOptions client_options;
   client_options.ca_file = options.ca_file;
   client_options.insecure = options.insecure;
-  // As curl: the environment's proxies unless -x names one ("" names none).
-  client_options.proxy_from_environment = !options.proxy.has_value();
+  // As curl: the environment's proxy unless -x names one, and its NO_PROXY unless
+  // --noproxy gives a list (even an empty one); -x "" turns every proxy off.
+  client_options.proxy_from_environment = options.proxy.value_or("x") != "";
   client_options.proxy = options.proxy.value_or("");
   client_options.proxy_user = options.proxy_user;
-  client_options.no_proxy = options.no_proxy.value_or("");
+  client_options.no_proxy = options.no_proxy;
   client_options.proxy_tunnel = options.proxy_tunnel;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;

@@ -165,7 +165,8 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
   origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
     for (Transfer* transfer : std::exchange(origin.waiting, {})) {
-      transfer->fail(Error(ErrorCategory::io, "cannot watch the connection to " + key));
+      transfer->fail(
+          Error(ErrorCategory::io, "cannot watch the connection to " + origin.url.origin()));
     }
     forget_if_unused(key);
     return;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -60,7 +61,11 @@ bool entry_matches(std::string_view entry, std::string_view host,
   if (entry == "*") return true;
   if (const auto slash = entry.find('/'); slash != std::string_view::npos) {
     const auto network = parse_address(entry.substr(0, slash));
-    const int bits = std::atoi(std::string(entry.substr(slash + 1)).c_str());
+    const std::string_view suffix = entry.substr(slash + 1);
+    int bits = -1;
+    const auto [end, error] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), bits);
+    // "10.0.0.0/" or "/x" is no range at all: it must not read as /0 (every host).
+    if (error != std::errc() || end != suffix.data() + suffix.size()) return false;
     return network && host_address && network->bits == host_address->bits && bits >= 0 &&
            bits <= network->bits && same_prefix(*network, *host_address, bits);
   }
@@ -85,23 +90,35 @@ bool names_port(std::string_view url) {
   return colon != std::string_view::npos && authority.find(']', colon) == std::string_view::npos;
 }
 
-Result<std::optional<Url>> parse_proxy(const std::string& text, const char* where) {
-  if (text.empty()) return std::optional<Url>();
+// The proxy as messages may show it: a password never goes to a log or a terminal.
+std::string redacted(const std::string& text) {
+  const std::size_t start = text.find("://") == std::string::npos ? 0 : text.find("://") + 3;
+  const std::size_t at = text.find('@', start);
+  const std::size_t slash = text.find('/', start);
+  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return text;
+  return text.substr(0, start) + "***@" + text.substr(at + 1);
+}
+
+Result<std::optional<Url>> parse_proxy(const std::string& given, const char* where) {
+  if (given.empty()) return std::optional<Url>();
+  const std::string& text = given;
+  const std::string shown = redacted(given);
   // Like curl, a proxy without a scheme is an HTTP proxy.
   const std::string with_scheme = text.find("://") == std::string::npos ? "http://" + text : text;
   const std::string scheme = lowercase(with_scheme.substr(0, with_scheme.find("://")));
   if (scheme != "http") {
-    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + text + "': the scheme " +
+    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown + "': the scheme " +
                                        scheme + ":// is not supported (only http:// proxies)");
   }
   auto url = Url::parse(with_scheme);
   if (!url) {
-    return Error(ErrorCode::usage,
-                 std::string(where) + ": proxy '" + text + "': " + url.error().message());
+    // The parser's message quotes the URL: name the proxy only as it may be shown.
+    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
+                                       "' is not a URL the parser accepts");
   }
   if (!names_port(with_scheme)) url->port = 1080;  // curl's default proxy port
   if (!url->userinfo.empty() && !basic_credentials(url->userinfo)) {
-    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + text +
+    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
                                        "': the user name or password has a malformed %-escape");
   }
   return std::optional<Url>(std::move(*url));
@@ -130,6 +147,7 @@ std::vector<std::string> split_no_proxy(std::string_view list) {
 }
 
 bool no_proxy_matches(const std::vector<std::string>& entries, std::string_view host) {
+  if (host.ends_with('.')) host.remove_suffix(1);  // "example.org." is example.org
   const std::string lower = lowercase(host);
   const auto address = parse_address(lower);
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& entry) {
@@ -146,38 +164,37 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
   ProxySettings settings;
   settings.tunnel_http_ = options.proxy_tunnel;
   if (!options.proxy_user.empty()) settings.authorization_ = "Basic " + base64(options.proxy_user);
-  if (!options.proxy.empty() || !options.proxy_from_environment) {
-    auto proxy = parse_proxy(options.proxy, "ClientOptions::proxy");
-    if (!proxy) return std::move(proxy).error();
-    settings.http_proxy_ = settings.https_proxy_ = std::move(*proxy);
-    settings.no_proxy_ = split_no_proxy(options.no_proxy);
-    return settings;
-  }
-  auto first_of = [&](std::initializer_list<const char*> names) -> std::optional<std::pair<std::string, const char*>> {
+  const bool from_environment = options.proxy_from_environment;
+  // The first of `names` the environment sets, with the name (for messages).
+  auto first_of = [&](std::initializer_list<const char*> names)
+      -> std::optional<std::pair<std::string, const char*>> {
+    if (!from_environment) return std::nullopt;
     for (const char* name : names) {
       if (auto value = environment(name)) return std::make_pair(*value, name);
     }
     return std::nullopt;
   };
-  const auto all = first_of({"all_proxy", "ALL_PROXY"});
-  const auto http = first_of({"http_proxy"});  // never HTTP_PROXY: see the header
-  const auto https = first_of({"https_proxy", "HTTPS_PROXY"});
-  const auto chosen_http = http ? http : all;
-  const auto chosen_https = https ? https : all;
-  if (chosen_http) {
-    auto proxy = parse_proxy(chosen_http->first, chosen_http->second);
+  if (!options.proxy.empty()) {
+    auto proxy = parse_proxy(options.proxy, "ClientOptions::proxy");
     if (!proxy) return std::move(proxy).error();
-    settings.http_proxy_ = std::move(*proxy);
+    settings.http_proxy_ = settings.https_proxy_ = std::move(*proxy);
+  } else {
+    const auto all = first_of({"all_proxy", "ALL_PROXY"});
+    const auto http = first_of({"http_proxy"});  // never HTTP_PROXY: see the header
+    const auto https = first_of({"https_proxy", "HTTPS_PROXY"});
+    for (auto [chosen, slot] : {std::pair{http ? http : all, &settings.http_proxy_},
+                                std::pair{https ? https : all, &settings.https_proxy_}}) {
+      if (!chosen) continue;
+      auto proxy = parse_proxy(chosen->first, chosen->second);
+      if (!proxy) return std::move(proxy).error();
+      *slot = std::move(*proxy);
+    }
   }
-  if (chosen_https) {
-    auto proxy = parse_proxy(chosen_https->first, chosen_https->second);
-    if (!proxy) return std::move(proxy).error();
-    settings.https_proxy_ = std::move(*proxy);
+  if (options.no_proxy) {
+    settings.no_proxy_ = split_no_proxy(*options.no_proxy);
+  } else if (const auto listed = first_of({"no_proxy", "NO_PROXY"})) {
+    settings.no_proxy_ = split_no_proxy(listed->first);
   }
-  const std::string no_proxy = !options.no_proxy.empty() ? options.no_proxy
-                               : environment("no_proxy")  ? *environment("no_proxy")
-                                                          : environment("NO_PROXY").value_or("");
-  settings.no_proxy_ = split_no_proxy(no_proxy);
   return settings;
 }
 

@@ -274,6 +274,9 @@ void Transfer::follow_redirect() {
     return;
   }
   drop_credentials_across_origins(url_, step.next, request_.headers);
+  // Credentials a Location carries are not sent (curl neither) and must not show in
+  // the effective URL or the trace.
+  step.next.userinfo.clear();
   if (!step.keep_body && body_) {
     body_.reset();
     request_.headers.remove("content-type");

@@ -33,11 +33,8 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
 }
 
 Connector::~Connector() {
-  if (watching_ && handshaking_) loop_.unwatch(handshaking_->fd());
-  if (tunnel_fd_ >= 0) {
-    if (watching_) loop_.unwatch(tunnel_fd_);
-    ::close(tunnel_fd_);
-  }
+  if (watched_fd_ >= 0) loop_.unwatch(watched_fd_);
+  if (tunnel_fd_ >= 0) ::close(tunnel_fd_);
   if (tls_timer_ != 0) loop_.cancel_timer(tls_timer_);
 }
 
@@ -83,6 +80,17 @@ void Connector::on_connected(Result<int> fd) {
     if (options_.trace != nullptr && options_.trace->on()) {
       trace("CONNECT " + target_authority() + " through proxy " + proxy_->display);
     }
+    // A proxy that accepts and never answers must not hold the attempt (and the
+    // origin's connection slot) forever: the tunnel has the TLS handshake's limit, or
+    // 30 s without one.
+    const auto limit = options_.tls_timeout.count() > 0 ? options_.tls_timeout
+                                                        : std::chrono::milliseconds(30'000);
+    tls_timer_ = loop_.add_timer(loop_.now() + limit, [this, limit] {
+      tls_timer_ = 0;
+      finish(Error(ErrorCode::connect_timeout,
+                   "proxy " + proxy_->display + " did not answer the request for the tunnel to " +
+                       target_authority() + " within " + std::to_string(limit.count()) + " ms"));
+    });
     drive_tunnel();
     return;
   }
@@ -90,6 +98,10 @@ void Connector::on_connected(Result<int> fd) {
 }
 
 void Connector::secure(int fd) {
+  if (tls_timer_ != 0) {  // the tunnel's, if any: TLS arms its own
+    loop_.cancel_timer(tls_timer_);
+    tls_timer_ = 0;
+  }
   if (!https_) {
     finish(make_plain_transport(fd));
     return;
@@ -121,66 +133,85 @@ void Connector::on_fd_ready(std::uint32_t) {
 }
 
 Result<void> Connector::watch_for(int fd, std::uint32_t events) {
-  auto armed = watching_ ? loop_.modify(fd, events) : loop_.watch(fd, events, this);
-  if (armed) watching_ = true;
+  // The tunnel's socket becomes TLS's: the same fd, so its registration carries over.
+  auto armed = watched_fd_ == fd ? loop_.modify(fd, events) : loop_.watch(fd, events, this);
+  if (armed) watched_fd_ = fd;
   return armed;
 }
 
 void Connector::drive_tunnel() {
-  const std::string to = " the tunnel to " + target_authority();
+  if (send_connect() && read_connect_reply()) tunnel_answered();
+}
+
+bool Connector::send_connect() {
   while (tunnel_sent_ < tunnel_request_.size()) {
     const ssize_t sent = ::send(tunnel_fd_, tunnel_request_.data() + tunnel_sent_,
                                 tunnel_request_.size() - tunnel_sent_, MSG_NOSIGNAL);
     if (sent < 0 && errno == EINTR) continue;
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (auto armed = watch_for(tunnel_fd_, EPOLLOUT); !armed) finish(std::move(armed).error());
-      return;
+      return false;
     }
     if (sent < 0) {
-      finish(via_proxy(Error(ErrorCode::connect_failed,
-                             std::string("cannot ask for") + to + ": " + std::strerror(errno))));
-      return;
+      finish(via_proxy(Error(ErrorCode::connect_failed, "cannot ask for the tunnel to " +
+                                                            target_authority() + ": " +
+                                                            std::strerror(errno))));
+      return false;
     }
     tunnel_sent_ += static_cast<std::size_t>(sent);
   }
+  return true;
+}
+
+bool Connector::read_connect_reply() {
   char buffer[4096];
-  ConnectReply::State state = ConnectReply::State::incomplete;
-  while (state == ConnectReply::State::incomplete) {
+  for (;;) {
     const ssize_t got = ::recv(tunnel_fd_, buffer, sizeof buffer, 0);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (auto armed = watch_for(tunnel_fd_, EPOLLIN); !armed) finish(std::move(armed).error());
-      return;
+      return false;
     }
     if (got <= 0) {
       const std::string why = got == 0 ? "closed the connection" : std::strerror(errno);
-      finish(via_proxy(Error(ErrorCode::connect_failed,
-                             why + " before answering the request for" + to)));
+      finish(via_proxy(Error(ErrorCode::connect_failed, why + " before answering the request for the tunnel to " +
+                                                            target_authority())));
+      return false;
+    }
+    if (tunnel_reply_.feed(std::string_view(buffer, static_cast<std::size_t>(got))) !=
+        ConnectReply::State::incomplete) {
+      return true;
+    }
+  }
+}
+
+void Connector::tunnel_answered() {
+  const std::string to = " the tunnel to " + target_authority();
+  switch (tunnel_reply_.state()) {
+    case ConnectReply::State::incomplete:
+      return;  // not reached: read_connect_reply returns once decided
+    case ConnectReply::State::malformed:
+      finish(via_proxy(Error(ErrorCode::protocol_error,
+                             "sent " + tunnel_reply_.summary() + " (asked for" + to + ")")));
+      return;
+    case ConnectReply::State::refused: {
+      std::string message = "proxy " + proxy_->display + " refused" + to + " (" +
+                            tunnel_reply_.summary() + ")";
+      if (tunnel_reply_.status() == 407) {
+        message += proxy_->authorization.empty()
+                       ? ": it wants credentials (a proxy URL with user:password)"
+                       : ": it did not accept the credentials";
+      }
+      finish(Error(ErrorCode::proxy_refused, std::move(message)));
       return;
     }
-    state = tunnel_reply_.feed(std::string_view(buffer, static_cast<std::size_t>(got)));
-  }
-  if (state == ConnectReply::State::malformed) {
-    finish(via_proxy(Error(ErrorCode::protocol_error,
-                           "sent " + tunnel_reply_.summary() + " (asked for" + to + ")")));
-    return;
-  }
-  if (state == ConnectReply::State::refused) {
-    std::string message = "proxy " + proxy_->display + " refused" + to + " (" +
-                          tunnel_reply_.summary() + ")";
-    if (tunnel_reply_.status() == 407) {
-      message += proxy_->authorization.empty()
-                     ? ": it wants credentials (a proxy URL with user:password)"
-                     : ": it did not accept the credentials";
-    }
-    finish(Error(ErrorCode::proxy_refused, std::move(message)));
-    return;
+    case ConnectReply::State::open:
+      break;
   }
   if (options_.trace != nullptr && options_.trace->on()) {
     trace("tunnel to " + target_authority() + " open (" + tunnel_reply_.summary() + ")");
   }
-  const int fd = std::exchange(tunnel_fd_, -1);  // TLS or the transport owns it now
-  secure(fd);
+  secure(std::exchange(tunnel_fd_, -1));  // TLS or the transport owns the socket now
 }
 
 void Connector::drive_handshake() {
@@ -207,12 +238,10 @@ void Connector::trace(const std::string& what) const {
 }
 
 void Connector::finish(Result<std::unique_ptr<Transport>> result) {
-  if (watching_) {
-    // The transport keeps its fd; the next owner registers it again.
-    const int fd = result ? (*result)->fd()
-                          : (handshaking_ ? handshaking_->fd() : tunnel_fd_);
-    if (fd >= 0) loop_.unwatch(fd);
-    watching_ = false;
+  if (watched_fd_ >= 0) {
+    // The transport keeps its fd and its next owner registers it again; an fd that
+    // failed is closed or about to be. Either way this Connector's entry goes.
+    loop_.unwatch(std::exchange(watched_fd_, -1));
   }
   if (tunnel_fd_ >= 0) {
     ::close(tunnel_fd_);  // a tunnel that failed: nobody else holds its socket

@@ -55,8 +55,14 @@ class Connector : private FdWatcher {
   /// After TCP (and the tunnel, if any): TLS for https, else done.
   void secure(int fd);
   void on_fd_ready(std::uint32_t events) override;
-  /// The CONNECT exchange on tunnel_fd_: sends the request, reads the answer.
+  /// The CONNECT exchange on tunnel_fd_: sends the request, reads the answer, then
+  /// goes on to secure() or fails.
   void drive_tunnel();
+  /// Steps of drive_tunnel: each returns false when it is not done yet (waiting for
+  /// the socket, or failed and finished).
+  bool send_connect();
+  bool read_connect_reply();
+  void tunnel_answered();
   /// Watches `fd` for `events` (registering it the first time).
   Result<void> watch_for(int fd, std::uint32_t events);
   /// "host:port" of the target, bracketed for IPv6, as CONNECT names it.
@@ -78,7 +84,7 @@ class Connector : private FdWatcher {
   std::unique_ptr<Resolver::Lookup> lookup_;
   std::unique_ptr<TcpConnect> connect_;
   std::unique_ptr<Transport> handshaking_;
-  bool watching_ = false;
+  int watched_fd_ = -1;  // registered with the loop (the tunnel's, then TLS's socket)
   EventLoop::TimerId tls_timer_ = 0;
   ConnectTiming timing_;
   // The tunnel: its socket (owned until TLS or a transport takes it), the CONNECT

@@ -28,7 +28,21 @@ ConnectReply::State ConnectReply::feed(std::string_view bytes) {
     return state_;
   }
   head_.append(bytes);
-  const std::size_t end = head_.find("\r\n\r\n");
+  // The head ends at an empty line; a bare LF ends a line too (RFC 9112 section 2.2).
+  std::size_t end = std::string::npos;
+  std::size_t end_length = 0;
+  for (std::size_t i = head_.find('\n'); i != std::string::npos; i = head_.find('\n', i + 1)) {
+    if (i + 1 < head_.size() && head_[i + 1] == '\n') {
+      end = i + 1;
+      end_length = 1;
+      break;
+    }
+    if (i + 2 < head_.size() && head_[i + 1] == '\r' && head_[i + 2] == '\n') {
+      end = i + 1;
+      end_length = 2;
+      break;
+    }
+  }
   if (end == std::string::npos) {
     if (head_.size() > kMaxReplyHead) {
       state_ = State::malformed;
@@ -36,7 +50,7 @@ ConnectReply::State ConnectReply::feed(std::string_view bytes) {
     }
     return state_;
   }
-  const bool more = end + 4 != head_.size();
+  const bool more = end + end_length != head_.size();
   head_.resize(end);
   state_ = parse_head();
   // A refusal may carry a body (squid's error page): the connection is dropped
@@ -49,25 +63,31 @@ ConnectReply::State ConnectReply::feed(std::string_view bytes) {
   return state_;
 }
 
+namespace {
+// What a message may quote of the proxy's bytes: printable ASCII, at most 80 of them
+// (they reach a terminal: no escape sequences, no floods).
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, 80)) out += c >= 0x20 && c < 0x7f ? c : '?';
+  return out;
+}
+bool digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
 ConnectReply::State ConnectReply::parse_head() {
-  const std::string_view head(head_);
-  const std::string_view line = head.substr(0, head.find("\r\n"));
-  // "HTTP/1.1 200 Connection established"
-  if (!line.starts_with("HTTP/1.") || line.size() < 12 || line[8] != ' ') {
-    summary_ = "an answer to CONNECT that is not HTTP/1.x ('" + std::string(line.substr(0, 40)) + "')";
+  std::string_view line = std::string_view(head_).substr(0, head_.find('\n'));
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  // "HTTP/1.1 200 Connection established": exactly three digits, then a space or the end.
+  const bool well_formed = line.starts_with("HTTP/1.") && line.size() >= 12 && digit(line[7]) &&
+                           line[8] == ' ' && digit(line[9]) && digit(line[10]) &&
+                           digit(line[11]) && (line.size() == 12 || line[12] == ' ');
+  if (!well_formed) {
+    summary_ = "an answer to CONNECT that is not an HTTP/1.x status line ('" + printable(line) + "')";
     return State::malformed;
   }
-  int status = 0;
-  for (std::size_t i = 9; i < 12; ++i) {
-    if (line[i] < '0' || line[i] > '9') {
-      summary_ = "an answer to CONNECT without a status ('" + std::string(line.substr(0, 40)) + "')";
-      return State::malformed;
-    }
-    status = status * 10 + (line[i] - '0');
-  }
-  status_ = status;
-  summary_ = std::string(line.substr(9));
-  return status >= 200 && status < 300 ? State::open : State::refused;
+  status_ = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
+  summary_ = printable(line.substr(9));
+  return status_ >= 200 && status_ < 300 ? State::open : State::refused;
 }
 
 }  // namespace sluice

@@ -20,6 +20,7 @@ class ConnectReply {
 
   /// Takes the next bytes received; returns the state after them.
   State feed(std::string_view bytes);
+  State state() const noexcept { return state_; }
   int status() const noexcept { return status_; }
   /// "403 Forbidden", or what is wrong with a malformed answer.
   const std::string& summary() const noexcept { return summary_; }

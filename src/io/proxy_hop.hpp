@@ -5,6 +5,7 @@
 // Ownership: a value.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace sluice {
@@ -18,8 +19,12 @@ struct ProxyHop {
   std::string authorization;  ///< a Proxy-Authorization value, or empty
   std::string display;        ///< "127.0.0.1:3128": errors and trace lines name it
 
-  /// Connections through different proxies (or none) never mix in the pool.
-  std::string key() const { return display + (tunnel ? " tunnel" : " forward") + "|" + authorization; }
+  /// Connections through different proxies, or with other credentials, never mix in
+  /// the pool. The credentials enter it as a hash: a key may end up in a message.
+  std::string key() const {
+    return display + (tunnel ? " tunnel" : " forward") + " #" +
+           std::to_string(std::hash<std::string>{}(authorization));
+  }
 };
 
 }  // namespace sluice

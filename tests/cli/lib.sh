@@ -16,7 +16,7 @@ set -uo pipefail
 
 # `sluice` reads proxies from the environment, as curl does: a proxy set where the
 # tests run (a CI runner's) must not carry the tests' loopback traffic. The proxy
-# cases set the variables they test on the command line (env VAR=... sluice ...).
+# cases export the variables they test, then unset them.
 unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/sluice-cli-test.XXXXXX")

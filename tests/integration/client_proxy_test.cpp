@@ -8,7 +8,10 @@
 
 #include <string>
 
+#include <future>
+
 #include "sluice/sluice.hpp"
+#include "support/client_on_clock.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -139,6 +142,32 @@ TEST_F(ClientProxy, ARefusedTunnelNamesTheProxyTheTargetAndTheAnswer) {
   EXPECT_EQ(response.error().message(),
             "proxy 127.0.0.1:" + std::to_string(proxy.port()) +
                 " refused the tunnel to blocked.example:443 (403 Forbidden)");
+}
+
+TEST_F(ClientProxy, AProxyThatNeverAnswersTheTunnelTimesOutNamingIt) {
+  std::promise<void> asked;
+  auto asked_future = asked.get_future();
+  TestServer proxy([&asked](ServerConnection& conn) {
+    if (!conn.read_request_head()) return;
+    asked.set_value();
+    conn.wait_peer_closed(30s);  // accepts, reads the CONNECT, never answers
+  });
+  test::ManualClock clock;
+  ClientOptions options;
+  options.proxy = "127.0.0.1:" + std::to_string(proxy.port());
+  auto client = test::client_on(clock, options).value();
+  Request request = Request::get("https://silent.example/");
+  request.timeouts.connect = 120s;  // the tunnel's own limit (the TLS timeout) ends it
+  request.timeouts.tls = 5s;
+  PendingResponse pending = client.send(request);
+  ASSERT_EQ(asked_future.wait_for(30s), std::future_status::ready);
+  ASSERT_TRUE(test::advance(clock, client, 5s));
+  auto response = pending.wait();
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().code(), ErrorCode::connect_timeout) << response.error().describe();
+  EXPECT_NE(response.error().message().find("did not answer the request for the tunnel"),
+            std::string::npos)
+      << response.error().message();
 }
 
 TEST_F(ClientProxy, AProxyThatIsNotThereIsAConnectErrorNamingIt) {

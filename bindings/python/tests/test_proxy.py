@@ -45,6 +45,8 @@ def test_a_refused_tunnel_raises_with_the_proxys_answer():
 def test_the_environment_is_read_only_with_trust_env(monkeypatch):
     proxy = ENV["SLUICE_SQUID_PROXY"]
     server = ENV["SLUICE_NGINX_HTTP_URL"]
+    for name in ("all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "https_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)  # the machine's own settings stay out
     monkeypatch.setenv("http_proxy", proxy)
 
     async def remote_port(**options):

@@ -24,7 +24,7 @@ ProxySettings::Environment environment(std::map<std::string, std::string> values
 }
 
 ProxySettings from_environment(std::map<std::string, std::string> values,
-                               std::string no_proxy_option = {}) {
+                               std::optional<std::string> no_proxy_option = std::nullopt) {
   ClientOptions options;
   options.proxy_from_environment = true;
   options.no_proxy = std::move(no_proxy_option);
@@ -131,6 +131,40 @@ TEST(NoProxy, AddressesAndRangesOfBothFamilies) {
   EXPECT_TRUE(no_proxy_matches(entries, "fd12:3456::1"));
   EXPECT_FALSE(no_proxy_matches(entries, "fe80::1"));
   EXPECT_FALSE(no_proxy_matches(entries, "172.16.example"));
+  // A range without a number is no range: it must not read as /0, every host.
+  EXPECT_FALSE(no_proxy_matches(split_no_proxy("10.0.0.0/,10.0.0.0/x"), "192.168.1.1"));
+  EXPECT_TRUE(no_proxy_matches(split_no_proxy("0.0.0.0/0"), "192.168.1.1"));
+  EXPECT_TRUE(no_proxy_matches(split_no_proxy("example.org"), "www.example.org."));
+}
+
+TEST(ProxyChoice, APasswordNeverShowsInAMessage) {
+  ClientOptions options;
+  options.proxy = "socks5://user:hunter2@proxy:1080";
+  auto refused = ProxySettings::from(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message().find("hunter2"), std::string::npos)
+      << refused.error().message();
+  options.proxy = "http://user:hunter2@proxy:notaport";
+  auto unparsed = ProxySettings::from(options);
+  ASSERT_FALSE(unparsed.ok());
+  EXPECT_EQ(unparsed.error().message().find("hunter2"), std::string::npos)
+      << unparsed.error().message();
+}
+
+TEST(ProxyChoice, AnEmptyNoProxyOptionOverridesTheEnvironmentsList) {
+  const auto settings = from_environment({{"all_proxy", "p:1"}, {"no_proxy", "a.example"}}, "");
+  EXPECT_EQ(route_of(settings, "http://a.example/"), "p:1 forward");
+}
+
+TEST(ProxyChoice, AnOptionsProxyStillTakesTheEnvironmentsNoProxy) {
+  ClientOptions options;
+  options.proxy = "http://p:1";
+  options.proxy_from_environment = true;  // as the CLI does with -x
+  const auto settings =
+      ProxySettings::from(options, environment({{"NO_PROXY", "a.example"}, {"http_proxy", "q:2"}}))
+          .value();
+  EXPECT_EQ(route_of(settings, "http://a.example/"), "direct");
+  EXPECT_EQ(route_of(settings, "http://b.example/"), "p:1 forward");
 }
 
 TEST(ProxyChoice, ProxyCredentialsBecomeBasicAuthorization) {

@@ -42,6 +42,26 @@ TEST(ProxyConnect, OtherStatusesRefuseWithStatusAndReason) {
   EXPECT_EQ(with_page.summary(), "403 Forbidden");
 }
 
+TEST(ProxyConnect, BareLineFeedsEndLinesToo) {
+  ConnectReply reply;
+  EXPECT_EQ(reply.feed("HTTP/1.0 200 OK\nVia: old\n\n"), State::open);
+  EXPECT_EQ(reply.status(), 200);
+}
+
+TEST(ProxyConnect, TheStatusIsExactlyThreeDigitsAndTheReasonIsSafeToPrint) {
+  ConnectReply four_digits;
+  EXPECT_EQ(four_digits.feed("HTTP/1.1 2000 OK\r\n\r\n"), State::malformed);
+  ConnectReply bad_version;
+  EXPECT_EQ(bad_version.feed("HTTP/1.x 200 OK\r\n\r\n"), State::malformed);
+  ConnectReply no_reason;
+  EXPECT_EQ(no_reason.feed("HTTP/1.1 204\r\n\r\n"), State::open);
+  ConnectReply escapes;
+  EXPECT_EQ(escapes.feed("HTTP/1.1 403 \x1b[31mred" + std::string(200, 'x') + "\r\n\r\n"),
+            State::refused);
+  EXPECT_EQ(escapes.summary().find('\x1b'), std::string::npos);
+  EXPECT_LE(escapes.summary().size(), 80u);
+}
+
 TEST(ProxyConnect, NonsenseOrBytesAfterTheAnswerAreMalformed) {
   ConnectReply garbage;
   EXPECT_EQ(garbage.feed("SSH-2.0-OpenSSH\r\n\r\n"), State::malformed);
