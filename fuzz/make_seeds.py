@@ -118,6 +118,22 @@ def proxy_connect_seeds():
         write("proxy_connect", "seed-%d" % i, data)
 
 
+def socks5_handshake_seeds():
+    granted = b"\x05\x00\x00\x01\x7f\x00\x00\x01\x04\x38"
+    cases = [
+        b"\x00" + one_piece(b"\x05\x00" + granted),
+        b"\x00" + pieces_of([2, 3], b"\x05\x00" + granted),
+        b"\x01" + pieces_of([2, 2], b"\x05\x02\x01\x00" + granted),
+        b"\x01" + pieces_of([2, 2], b"\x05\x02\x01\x01"),
+        b"\x02" + pieces_of([2], b"\x05\x00\x05\x05\x00\x01\x00\x00\x00\x00\x00\x00"),
+        b"\x00" + pieces_of([2], b"\x05\x00\x05\x00\x00\x03\x04host\x00\x50"),
+        b"\x00" + one_piece(b"\x05\xff"),
+        b"\x00" + one_piece(b"HTTP/1.1 400 Bad Request\r\n\r\n"),
+    ]
+    for i, data in enumerate(cases):
+        write("socks5_handshake", "seed-%d" % i, data)
+
+
 # ---- HTTP/1.1 -----------------------------------------------------------------
 
 def h1_response_seeds():
@@ -330,6 +346,7 @@ def main():
     download_control_seeds()
     content_range_seeds()
     proxy_connect_seeds()
+    socks5_handshake_seeds()
     h1_response_seeds()
     content_decoder_seeds()
     h2_session_seeds()

@@ -62,10 +62,12 @@ struct ClientOptions {
   /// http3_broken_for.
   std::chrono::milliseconds http3_fallback_after{1'000};
   std::chrono::milliseconds http3_broken_for{300'000};
-  /// A proxy for every request: "http://host:port" or "http://user:password@host:port"
-  /// ("host:port" alone means http://; no port means 1080, as curl). http:// requests
-  /// go to it in absolute form, https:// ones through a CONNECT tunnel (TLS and ALPN
-  /// end to end, so HTTP/2 works inside); HTTP/3 is never proxied (it falls back to
+  /// A proxy for every request: "http://[user:password@]host:port" ("host:port" alone
+  /// means http://; no port means 1080, as curl), or SOCKS5: "socks5://..." (the
+  /// target's name resolved here) or "socks5h://..." (by the proxy), with optional
+  /// username/password. An HTTP proxy gets http:// requests in absolute form and
+  /// https:// ones through a CONNECT tunnel; SOCKS5 tunnels everything. TLS and ALPN
+  /// are end to end, so HTTP/2 works inside; HTTP/3 is never proxied (it falls back to
   /// TCP). Empty: none, unless proxy_from_environment. A refused tunnel fails with
   /// ErrorCode::proxy_refused naming the proxy and its answer.
   std::string proxy;

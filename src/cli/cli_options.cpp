@@ -165,7 +165,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 29> kOptions = {{
+const std::array<OptionSpec, 31> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -208,6 +208,14 @@ const std::array<OptionSpec, 29> kOptions = {{
      }},
     {'x', "proxy", true, [](ParseState& s, std::string_view v) -> Result<void> {
        s.options.proxy = std::string(v);
+       return {};
+     }},
+    {'\0', "socks5", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.proxy = "socks5://" + std::string(v);
+       return {};
+     }},
+    {'\0', "socks5-hostname", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.proxy = "socks5h://" + std::string(v);
        return {};
      }},
     {'\0', "proxy-user", true, [](ParseState& s, std::string_view v) -> Result<void> {

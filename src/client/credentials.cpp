@@ -59,14 +59,20 @@ std::string base64(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> basic_credentials(std::string_view userinfo) {
-  if (userinfo.empty()) return std::nullopt;
+std::optional<std::pair<std::string, std::string>> user_and_password(std::string_view userinfo) {
   const std::size_t colon = userinfo.find(':');
   auto user = percent_decoded(userinfo.substr(0, colon));
   auto password = percent_decoded(colon == std::string_view::npos ? std::string_view()
                                                                   : userinfo.substr(colon + 1));
   if (!user || !password) return std::nullopt;
-  return "Basic " + base64(*user + ":" + *password);
+  return std::make_pair(std::move(*user), std::move(*password));
+}
+
+std::optional<std::string> basic_credentials(std::string_view userinfo) {
+  if (userinfo.empty()) return std::nullopt;
+  auto both = user_and_password(userinfo);
+  if (!both) return std::nullopt;
+  return "Basic " + base64(both->first + ":" + both->second);
 }
 
 }  // namespace sluice

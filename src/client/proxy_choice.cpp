@@ -99,17 +99,30 @@ std::string redacted(const std::string& text) {
   return text.substr(0, start) + "***@" + text.substr(at + 1);
 }
 
-Result<std::optional<Url>> parse_proxy(const std::string& given, const char* where) {
-  if (given.empty()) return std::optional<Url>();
-  const std::string& text = given;
+std::optional<ProxyKind> kind_of(const std::string& scheme) {
+  if (scheme == "http") return ProxyKind::http;
+  if (scheme == "socks5") return ProxyKind::socks5;
+  if (scheme == "socks5h") return ProxyKind::socks5h;
+  return std::nullopt;
+}
+
+template <class Proxy>
+Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* where) {
+  if (given.empty()) return std::optional<Proxy>();
   const std::string shown = redacted(given);
   // Like curl, a proxy without a scheme is an HTTP proxy.
-  const std::string with_scheme = text.find("://") == std::string::npos ? "http://" + text : text;
-  const std::string scheme = lowercase(with_scheme.substr(0, with_scheme.find("://")));
-  if (scheme != "http") {
+  const std::size_t separator = given.find("://");
+  const std::string scheme =
+      separator == std::string::npos ? "http" : lowercase(given.substr(0, separator));
+  const auto kind = kind_of(scheme);
+  if (!kind) {
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown + "': the scheme " +
-                                       scheme + ":// is not supported (only http:// proxies)");
+                                       scheme + ":// is not supported (http://, socks5:// and "
+                                       "socks5h:// are)");
   }
+  // The URL parser knows http: the rest of a SOCKS URL has the same shape.
+  const std::string with_scheme =
+      "http://" + (separator == std::string::npos ? given : given.substr(separator + 3));
   auto url = Url::parse(with_scheme);
   if (!url) {
     // The parser's message quotes the URL: name the proxy only as it may be shown.
@@ -121,7 +134,7 @@ Result<std::optional<Url>> parse_proxy(const std::string& given, const char* whe
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
                                        "': the user name or password has a malformed %-escape");
   }
-  return std::optional<Url>(std::move(*url));
+  return std::optional<Proxy>(Proxy{*kind, std::move(*url)});
 }
 
 std::optional<std::string> from_process(const char* name) {
@@ -163,7 +176,10 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
                                           const Environment& environment) {
   ProxySettings settings;
   settings.tunnel_http_ = options.proxy_tunnel;
-  if (!options.proxy_user.empty()) settings.authorization_ = "Basic " + base64(options.proxy_user);
+  if (!options.proxy_user.empty()) {
+    settings.authorization_ = "Basic " + base64(options.proxy_user);
+    settings.user_password_ = options.proxy_user;
+  }
   const bool from_environment = options.proxy_from_environment;
   // The first of `names` the environment sets, with the name (for messages).
   auto first_of = [&](std::initializer_list<const char*> names)
@@ -175,7 +191,7 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
     return std::nullopt;
   };
   if (!options.proxy.empty()) {
-    auto proxy = parse_proxy(options.proxy, "ClientOptions::proxy");
+    auto proxy = parse_proxy<Proxy>(options.proxy, "ClientOptions::proxy");
     if (!proxy) return std::move(proxy).error();
     settings.http_proxy_ = settings.https_proxy_ = std::move(*proxy);
   } else {
@@ -185,7 +201,7 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
     for (auto [chosen, slot] : {std::pair{http ? http : all, &settings.http_proxy_},
                                 std::pair{https ? https : all, &settings.https_proxy_}}) {
       if (!chosen) continue;
-      auto proxy = parse_proxy(chosen->first, chosen->second);
+      auto proxy = parse_proxy<Proxy>(chosen->first, chosen->second);
       if (!proxy) return std::move(proxy).error();
       *slot = std::move(*proxy);
     }
@@ -199,15 +215,30 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
 }
 
 std::optional<ProxyRoute> ProxySettings::route_for(const Url& target) const {
-  const std::optional<Url>& proxy = target.is_https() ? https_proxy_ : http_proxy_;
+  const std::optional<Proxy>& proxy = target.is_https() ? https_proxy_ : http_proxy_;
   if (!proxy || no_proxy_matches(no_proxy_, target.host)) return std::nullopt;
+  const Url& url = proxy->url;
   ProxyRoute route;
-  route.host = proxy->host;
-  route.port = proxy->port;
+  route.kind = proxy->kind;
+  route.host = url.host;
+  route.port = url.port;
+  route.display = url.authority();
+  if (proxy->kind != ProxyKind::http) {
+    // SOCKS has no forwarding mode: every connection is a tunnel.
+    route.tunnel = true;
+    if (!user_password_.empty()) {
+      const std::size_t colon = user_password_.find(':');
+      route.user = user_password_.substr(0, colon);
+      route.password = colon == std::string::npos ? "" : user_password_.substr(colon + 1);
+    } else if (auto both = user_and_password(url.userinfo); both && !url.userinfo.empty()) {
+      route.user = std::move(both->first);
+      route.password = std::move(both->second);
+    }
+    return route;
+  }
   route.tunnel = target.is_https() || tunnel_http_;
   route.authorization = !authorization_.empty() ? authorization_
-                                                : basic_credentials(proxy->userinfo).value_or("");
-  route.display = proxy->authority();
+                                                : basic_credentials(url.userinfo).value_or("");
   return route;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
-// Which proxy, if any, a request goes through: ClientOptions::proxy for every
+// Which proxy, if any, a request goes through (an HTTP proxy, or SOCKS5 with the
+// target's name resolved here, socks5://, or by the proxy, socks5h://):
+// ClientOptions::proxy for every
 // request, or the environment as curl reads it (http_proxy for http://, https_proxy
 // or HTTPS_PROXY for https://, all_proxy or ALL_PROXY for either), minus the hosts
 // that no_proxy names. HTTP_PROXY in capitals is never read: a CGI program gets a
@@ -38,10 +40,16 @@ class ProxySettings {
   std::optional<ProxyRoute> route_for(const Url& target) const;
 
  private:
-  std::optional<Url> http_proxy_, https_proxy_;
+  /// A proxy as configured: its kind (the URL's scheme) and the URL parsed as http://.
+  struct Proxy {
+    ProxyKind kind = ProxyKind::http;
+    Url url;
+  };
+  std::optional<Proxy> http_proxy_, https_proxy_;
   std::vector<std::string> no_proxy_;  // lowercase entries
   bool tunnel_http_ = false;
   std::string authorization_;  // from ClientOptions::proxy_user: over the URL's
+  std::string user_password_;  // the same, as given, for SOCKS5
 };
 
 /// Whether `host` is one that a no_proxy list (already split and lowercased) names:

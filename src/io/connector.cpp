@@ -19,17 +19,42 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
       proxy_(target.proxy),
       options_(std::move(options)),
       done_(std::move(done)) {
-  // Through a proxy the name to resolve is the proxy's; the proxy resolves the target.
-  const std::string& name = proxy_ ? proxy_->host : host_;
-  const std::uint16_t port = proxy_ ? proxy_->port : port_;
   if (options_.trace != nullptr && options_.trace->on()) {
-    trace("resolving " + name + " for " + target.origin +
-          (proxy_ ? " (proxy " + proxy_->display + ")" : ""));
+    trace("resolving for " + target.origin + (proxy_ ? " (proxy " + proxy_->display + ")" : ""));
   }
   timing_.dns_start = loop_.now();
+  // socks5:// sends the proxy the target's address: resolve that first (a literal
+  // needs no lookup).
+  if (proxy_ && proxy_->kind == ProxyKind::socks5) {
+    target_address_ = SocketAddress::from_ip(host_, port_);
+    if (!target_address_) {
+      lookup_ = resolver.resolve(host_, port_,
+                                 [this, &resolver](Result<std::vector<SocketAddress>> addresses) {
+                                   on_target_resolved(resolver, std::move(addresses));
+                                 });
+      return;
+    }
+  }
+  resolve_next_hop(resolver);
+}
+
+void Connector::resolve_next_hop(Resolver& resolver) {
+  // Through a proxy the name to resolve is the proxy's; the proxy reaches the target.
+  const std::string& name = proxy_ ? proxy_->host : host_;
+  const std::uint16_t port = proxy_ ? proxy_->port : port_;
   lookup_ = resolver.resolve(name, port, [this](Result<std::vector<SocketAddress>> addresses) {
     on_resolved(std::move(addresses));
   });
+}
+
+void Connector::on_target_resolved(Resolver& resolver,
+                                   Result<std::vector<SocketAddress>> addresses) {
+  if (!addresses) {
+    finish(std::move(addresses).error());
+    return;
+  }
+  target_address_ = addresses->front();
+  resolve_next_hop(resolver);  // replaces the lookup that is calling: allowed
 }
 
 Connector::~Connector() {
@@ -76,9 +101,9 @@ void Connector::on_connected(Result<int> fd) {
   }
   if (proxy_ && proxy_->tunnel) {
     tunnel_fd_ = *fd;
-    tunnel_request_ = connect_request(target_authority(), proxy_->authorization);
+    tunnel_ = make_tunnel_handshake(*proxy_, host_, port_, target_address_);
     if (options_.trace != nullptr && options_.trace->on()) {
-      trace("CONNECT " + target_authority() + " through proxy " + proxy_->display);
+      trace("tunnel to " + target_authority() + " through proxy " + proxy_->display);
     }
     // A proxy that accepts and never answers must not hold the attempt (and the
     // origin's connection slot) forever: the tunnel has the TLS handshake's limit, or
@@ -140,13 +165,38 @@ Result<void> Connector::watch_for(int fd, std::uint32_t events) {
 }
 
 void Connector::drive_tunnel() {
-  if (send_connect() && read_connect_reply()) tunnel_answered();
+  char buffer[4096];
+  for (;;) {
+    if (!send_tunnel_output()) return;
+    const ssize_t got = ::recv(tunnel_fd_, buffer, sizeof buffer, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (auto armed = watch_for(tunnel_fd_, EPOLLIN); !armed) finish(std::move(armed).error());
+      return;
+    }
+    if (got <= 0) {
+      const std::string why = got == 0 ? "closed the connection" : std::strerror(errno);
+      finish(via_proxy(Error(ErrorCode::connect_failed,
+                             why + " before the tunnel to " + target_authority() + " opened")));
+      return;
+    }
+    switch (tunnel_->feed(std::string_view(buffer, static_cast<std::size_t>(got)))) {
+      case TunnelHandshake::Progress::waiting: continue;  // maybe with more to send
+      case TunnelHandshake::Progress::failed: finish(tunnel_->error()); return;
+      case TunnelHandshake::Progress::open: break;
+    }
+    if (options_.trace != nullptr && options_.trace->on()) {
+      trace("tunnel to " + target_authority() + " open (" + tunnel_->answer() + ")");
+    }
+    tunnel_.reset();
+    secure(std::exchange(tunnel_fd_, -1));  // TLS or the transport owns the socket now
+    return;
+  }
 }
 
-bool Connector::send_connect() {
-  while (tunnel_sent_ < tunnel_request_.size()) {
-    const ssize_t sent = ::send(tunnel_fd_, tunnel_request_.data() + tunnel_sent_,
-                                tunnel_request_.size() - tunnel_sent_, MSG_NOSIGNAL);
+bool Connector::send_tunnel_output() {
+  for (std::string_view out = tunnel_->output(); !out.empty(); out = tunnel_->output()) {
+    const ssize_t sent = ::send(tunnel_fd_, out.data(), out.size(), MSG_NOSIGNAL);
     if (sent < 0 && errno == EINTR) continue;
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (auto armed = watch_for(tunnel_fd_, EPOLLOUT); !armed) finish(std::move(armed).error());
@@ -158,60 +208,9 @@ bool Connector::send_connect() {
                                                             std::strerror(errno))));
       return false;
     }
-    tunnel_sent_ += static_cast<std::size_t>(sent);
+    tunnel_->sent(static_cast<std::size_t>(sent));
   }
   return true;
-}
-
-bool Connector::read_connect_reply() {
-  char buffer[4096];
-  for (;;) {
-    const ssize_t got = ::recv(tunnel_fd_, buffer, sizeof buffer, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (auto armed = watch_for(tunnel_fd_, EPOLLIN); !armed) finish(std::move(armed).error());
-      return false;
-    }
-    if (got <= 0) {
-      const std::string why = got == 0 ? "closed the connection" : std::strerror(errno);
-      finish(via_proxy(Error(ErrorCode::connect_failed, why + " before answering the request for the tunnel to " +
-                                                            target_authority())));
-      return false;
-    }
-    if (tunnel_reply_.feed(std::string_view(buffer, static_cast<std::size_t>(got))) !=
-        ConnectReply::State::incomplete) {
-      return true;
-    }
-  }
-}
-
-void Connector::tunnel_answered() {
-  const std::string to = " the tunnel to " + target_authority();
-  switch (tunnel_reply_.state()) {
-    case ConnectReply::State::incomplete:
-      return;  // not reached: read_connect_reply returns once decided
-    case ConnectReply::State::malformed:
-      finish(via_proxy(Error(ErrorCode::protocol_error,
-                             "sent " + tunnel_reply_.summary() + " (asked for" + to + ")")));
-      return;
-    case ConnectReply::State::refused: {
-      std::string message = "proxy " + proxy_->display + " refused" + to + " (" +
-                            tunnel_reply_.summary() + ")";
-      if (tunnel_reply_.status() == 407) {
-        message += proxy_->authorization.empty()
-                       ? ": it wants credentials (a proxy URL with user:password)"
-                       : ": it did not accept the credentials";
-      }
-      finish(Error(ErrorCode::proxy_refused, std::move(message)));
-      return;
-    }
-    case ConnectReply::State::open:
-      break;
-  }
-  if (options_.trace != nullptr && options_.trace->on()) {
-    trace("tunnel to " + target_authority() + " open (" + tunnel_reply_.summary() + ")");
-  }
-  secure(std::exchange(tunnel_fd_, -1));  // TLS or the transport owns the socket now
 }
 
 void Connector::drive_handshake() {

@@ -14,8 +14,8 @@
 
 #include "io/connect_timing.hpp"
 #include "io/event_loop.hpp"
-#include "io/proxy_connect.hpp"
 #include "io/proxy_hop.hpp"
+#include "io/tunnel_handshake.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
 #include "io/trace.hpp"
@@ -50,19 +50,21 @@ class Connector : private FdWatcher {
   const ConnectTiming& timing() const noexcept { return timing_; }
 
  private:
+  /// Resolves where to connect: the proxy's name, or the target's.
+  void resolve_next_hop(Resolver& resolver);
+  /// SOCKS5 with local resolution: the target's address, before the proxy's.
+  void on_target_resolved(Resolver& resolver, Result<std::vector<SocketAddress>> addresses);
   void on_resolved(Result<std::vector<SocketAddress>> addresses);
   void on_connected(Result<int> fd);
   /// After TCP (and the tunnel, if any): TLS for https, else done.
   void secure(int fd);
   void on_fd_ready(std::uint32_t events) override;
-  /// The CONNECT exchange on tunnel_fd_: sends the request, reads the answer, then
-  /// goes on to secure() or fails.
+  /// The proxy's handshake on tunnel_fd_ (HTTP CONNECT or SOCKS5): sends what it
+  /// says, reads the answers, then goes on to secure() or fails.
   void drive_tunnel();
-  /// Steps of drive_tunnel: each returns false when it is not done yet (waiting for
-  /// the socket, or failed and finished).
-  bool send_connect();
-  bool read_connect_reply();
-  void tunnel_answered();
+  /// Sends what the handshake has to say; false when the socket is full (watched) or
+  /// it failed (finished).
+  bool send_tunnel_output();
   /// Watches `fd` for `events` (registering it the first time).
   Result<void> watch_for(int fd, std::uint32_t events);
   /// "host:port" of the target, bracketed for IPv6, as CONNECT names it.
@@ -87,12 +89,10 @@ class Connector : private FdWatcher {
   int watched_fd_ = -1;  // registered with the loop (the tunnel's, then TLS's socket)
   EventLoop::TimerId tls_timer_ = 0;
   ConnectTiming timing_;
-  // The tunnel: its socket (owned until TLS or a transport takes it), the CONNECT
-  // bytes not yet sent, and the answer so far.
+  // The tunnel: its socket (owned until TLS or a transport takes it) and handshake.
   int tunnel_fd_ = -1;
-  std::string tunnel_request_;
-  std::size_t tunnel_sent_ = 0;
-  ConnectReply tunnel_reply_;
+  std::unique_ptr<TunnelHandshake> tunnel_;
+  std::optional<SocketAddress> target_address_;  // SOCKS5 with local resolution
 };
 
 }  // namespace sluice

@@ -89,6 +89,9 @@ case_help_lists_every_option_and_variable() {
       --remote-name --remote-header-name --output-dir --create-dirs --input-file --parallel \
       --parallel-max --continue-at --split --max-host-connections --checksum --limit-rate \
       --retry --retry-delay --retry-all-errors --progress --no-progress --json 'Exit status' \
+      --proxy --proxy-user --noproxy --proxytunnel --socks5 --socks5-hostname \
+      '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \
+      '%{time_appconnect}' '%{time_pretransfer}' '%{time_starttransfer}' \
       '%{http_code}' '%{http_version}' '%{size_download}' '%{time_total}' \
       '%{num_redirects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}'; do
     grep -qF -- "$word" "$OUT" || fail "--help does not mention $word"

@@ -102,6 +102,20 @@ case_proxy_comes_from_the_environment_as_in_curl() {
   unset HTTP_PROXY
 }
 
+case_socks5_carries_http_and_https() {
+  local socks=${SLUICE_SOCKS5_PROXY#*://} socks_port
+  socks_port=$(port_of "$SLUICE_SOCKS5_PROXY")
+  run_sluice --socks5-hostname "$socks" -o "$SCRATCH/plain" -w '%{remote_port}' "$HTTP/1m.bin"
+  expect_code 0
+  expect_stdout "$socks_port"
+  [ "$(sha_of "$SCRATCH/plain")" = "$(expected_sha 1m.bin)" ] || fail "the body differs"
+  run_sluice -x "socks5://$socks" --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/tls" \
+    -w '%{remote_port}' "$HTTPS/1m.bin"
+  expect_code 0
+  expect_stdout "$socks_port"
+  [ "$(sha_of "$SCRATCH/tls")" = "$(expected_sha 1m.bin)" ] || fail "the TLS body differs"
+}
+
 case_proxy_refusal_names_the_proxy_and_credentials_open_it() {
   local proxy_port
   proxy_port=$(port_of "$SLUICE_SQUID_AUTH_PROXY")

@@ -61,5 +61,15 @@ def test_the_environment_is_read_only_with_trust_env(monkeypatch):
 
 
 def test_an_unsupported_proxy_is_refused_when_the_client_is_made():
-    with pytest.raises(sluice.UsageError, match="socks5://"):
-        sluice.Client(proxy="socks5://127.0.0.1:1080")
+    with pytest.raises(sluice.UsageError, match="socks4://"):
+        sluice.Client(proxy="socks4://127.0.0.1:1080")
+
+
+def test_socks5_carries_https_with_the_name_resolved_by_the_proxy():
+    async def main():
+        socks = ENV["SLUICE_SOCKS5_PROXY"].replace("socks5://", "socks5h://")
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"], proxy=socks) as client:
+            response = await client.fetch(ENV["SLUICE_NGINX_HTTPS_URL"] + "/1m.bin")
+            assert sha256(await response.read()) == sha256_of("1m.bin")
+            assert response.remote_address[1] == int(socks.rsplit(":", 1)[1])
+    run(main())

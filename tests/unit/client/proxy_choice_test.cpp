@@ -61,11 +61,11 @@ TEST(ProxyChoice, NoSchemeMeansHttpAndNoPortMeans1080) {
 
 TEST(ProxyChoice, AnUnsupportedOrBrokenProxyIsRefusedWithItsName) {
   ClientOptions options;
-  options.proxy = "socks5://127.0.0.1:1080";
+  options.proxy = "socks4://127.0.0.1:1080";
   auto refused = ProxySettings::from(options);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().category(), ErrorCategory::usage);
-  EXPECT_NE(refused.error().message().find("socks5://"), std::string::npos)
+  EXPECT_NE(refused.error().message().find("socks4://"), std::string::npos)
       << refused.error().message();
   options.proxy = "http://user:bad%zzescape@proxy:1";
   EXPECT_FALSE(ProxySettings::from(options).ok());
@@ -139,7 +139,7 @@ TEST(NoProxy, AddressesAndRangesOfBothFamilies) {
 
 TEST(ProxyChoice, APasswordNeverShowsInAMessage) {
   ClientOptions options;
-  options.proxy = "socks5://user:hunter2@proxy:1080";
+  options.proxy = "socks4://user:hunter2@proxy:1080";
   auto refused = ProxySettings::from(options);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message().find("hunter2"), std::string::npos)
