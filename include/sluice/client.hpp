@@ -10,12 +10,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sluice/error.hpp"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
 
 namespace sluice {
+
+/// Which address families a Client connects over (curl's -4 and -6).
+enum class IpVersion { any, v4_only, v6_only };
 
 struct ClientOptions {
   /// PEM bundle to trust instead of the system store (--cacert).
@@ -88,6 +92,39 @@ struct ClientOptions {
   /// "user:password" for the proxy, as given (not %-encoded): Basic credentials for
   /// whichever proxy is used, over any in its URL (curl's --proxy-user).
   std::string proxy_user;
+  /// Which address families to use: names resolve to only these, and an IP literal of
+  /// the other family fails (curl's -4, -6).
+  IpVersion ip_version = IpVersion::any;
+  /// Fixed addresses for names, as curl's --resolve: each entry
+  /// "host:port:address[,address...]" ("*" as port: every port), used instead of DNS.
+  /// Client::create refuses a malformed entry.
+  std::vector<std::string> resolve;
+  /// Connect somewhere else, as curl's --connect-to: each entry
+  /// "host:port:connect_host:connect_port" (an empty host or port matches any; an
+  /// empty connect_host or connect_port keeps the URL's). The URL's name still goes
+  /// in TLS (SNI and certificate checks) and the Host header. The first match wins.
+  std::vector<std::string> connect_to;
+  /// Every connection goes to this Unix domain socket instead of the network (curl's
+  /// --unix-socket): http:// as HTTP/1.1 or h2c, https:// with TLS over it. No DNS,
+  /// no proxy, no HTTP/3. Empty: the network.
+  std::string unix_socket;
+  /// Name servers to ask instead of /etc/resolv.conf's (curl's --dns-servers):
+  /// "192.0.2.1,[2001:db8::1]:5353". /etc/hosts is read first either way.
+  std::string dns_servers;
+  /// A name the servers have not answered within this fails with
+  /// ErrorCode::dns_timeout (0: only the request's connect timeout bounds it).
+  std::chrono::milliseconds dns_timeout{15'000};
+  /// DNS answers are reused for their TTL, but at most this long (curl's default DNS
+  /// cache time). 0: every new connection asks again.
+  std::chrono::seconds dns_cache_ttl{60};
+  /// Happy Eyeballs (RFC 8305): while an address has not connected within this, the
+  /// next one (of the other family first) is tried beside it; the first to connect
+  /// wins. curl's --happy-eyeballs-timeout-ms; the RFC recommends 250 ms.
+  std::chrono::milliseconds happy_eyeballs_delay{250};
+  /// One address that has not connected within this is given up, so that a
+  /// black-holed address costs this, not the request's whole connect timeout
+  /// (0: no limit of its own).
+  std::chrono::milliseconds connect_attempt_timeout{10'000};
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
   /// Host dispatch, for embedding in another event loop (a language runtime, a GUI):
@@ -118,6 +155,8 @@ struct ClientStats {
   /// The receive windows granted to open HTTP/2 and HTTP/3 streams, summed: what
   /// their servers may send beyond what readers took (see max_stream_window).
   std::size_t stream_window_bytes = 0;
+  std::uint64_t dns_queries = 0;     ///< names asked of DNS (or /etc/hosts) so far
+  std::uint64_t dns_cache_hits = 0;  ///< lookups the DNS cache answered
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

@@ -50,6 +50,7 @@ enum class ErrorCode : int {
   total_timeout = 504,        ///< the transfer did not end within Timeouts::total
   ping_timeout = 505,         ///< an HTTP/2 connection did not answer a PING
   handshake_timeout = 506,    ///< a QUIC handshake did not complete
+  dns_timeout = 507,          ///< no answer from the name servers within ClientOptions::dns_timeout
   cancelled = 600,            ///< the caller (or the Client's end) cancelled
   too_large = 700,            ///< a configured limit was exceeded
   too_many_redirects = 701,   ///< RedirectOptions::max_redirects

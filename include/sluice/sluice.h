@@ -65,6 +65,7 @@ typedef enum sluice_code {
   SLUICE_E_TOTAL_TIMEOUT = 504,
   SLUICE_E_PING_TIMEOUT = 505,
   SLUICE_E_HANDSHAKE_TIMEOUT = 506,
+  SLUICE_E_DNS_TIMEOUT = 507,       /* no answer from the name servers within the DNS timeout */
   SLUICE_E_CANCELLED = 600,
   SLUICE_E_TOO_LARGE = 700,
   SLUICE_E_TOO_MANY_REDIRECTS = 701,
@@ -115,6 +116,25 @@ sluice_code sluice_client_options_set_no_proxy(sluice_client_options *options,
 sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_options *options,
                                                              int enabled);
 sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options *options, int enabled);
+/* Names and routes (ClientOptions::ip_version and the rest; curl's -4/-6, --resolve,
+ * --connect-to, --unix-socket, --dns-servers, --happy-eyeballs-timeout-ms).
+ * `version`: 0 (any), 4 or 6. The add_ calls append one entry each
+ * ("host:port:addr[,addr]", "host:port:connect_host:connect_port"). A malformed entry
+ * fails sluice_client_new with SLUICE_E_USAGE naming it. Times in milliseconds;
+ * dns_timeout 0 leaves DNS bounded by the connect timeout only. */
+sluice_code sluice_client_options_set_ip_version(sluice_client_options *options, int version);
+sluice_code sluice_client_options_add_resolve(sluice_client_options *options,
+                                              const char *entry, size_t len);
+sluice_code sluice_client_options_add_connect_to(sluice_client_options *options,
+                                                 const char *entry, size_t len);
+sluice_code sluice_client_options_set_unix_socket(sluice_client_options *options,
+                                                  const char *path, size_t len);
+sluice_code sluice_client_options_set_dns_servers(sluice_client_options *options,
+                                                  const char *list, size_t len);
+sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options *options,
+                                                     uint32_t ms);
+sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options *options,
+                                                              uint32_t ms);
 sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
                                                  const char *user_agent, size_t len);
 sluice_code sluice_client_options_set_max_connections_per_origin(
@@ -164,6 +184,8 @@ typedef struct sluice_client_stats {
   uint64_t sweep_bytes_released;
   uint64_t budget_waits;
   size_t stream_window_bytes;
+  uint64_t dns_queries;       /* names asked of DNS (or /etc/hosts) */
+  uint64_t dns_cache_hits;    /* lookups the DNS cache answered */
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */

@@ -165,7 +165,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 31> kOptions = {{
+const std::array<OptionSpec, 38> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -228,6 +228,40 @@ const std::array<OptionSpec, 31> kOptions = {{
      }},
     {'p', "proxytunnel", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.proxy_tunnel = true;
+       return {};
+     }},
+    {'4', "ipv4", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.ip_version = IpVersion::v4_only;
+       return {};
+     }},
+    {'6', "ipv6", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.ip_version = IpVersion::v6_only;
+       return {};
+     }},
+    {'\0', "resolve", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.resolve.emplace_back(v);
+       return {};
+     }},
+    {'\0', "connect-to", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.connect_to.emplace_back(v);
+       return {};
+     }},
+    {'\0', "unix-socket", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.unix_socket = std::string(v);
+       return {};
+     }},
+    {'\0', "dns-servers", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.dns_servers = std::string(v);
+       return {};
+     }},
+    {'\0', "happy-eyeballs-timeout-ms", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       unsigned ms = 0;
+       auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), ms);
+       if (ec != std::errc() || end != v.data() + v.size()) {
+         return Error(ErrorCode::usage, "--happy-eyeballs-timeout-ms: '" + std::string(v) +
+                                            "' is not a number of milliseconds");
+       }
+       s.options.happy_eyeballs_delay = std::chrono::milliseconds(ms);
        return {};
      }},
     {'\0', "max-redirs", true, apply_max_redirs},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/write_out.hpp"
+#include "sluice/client.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 #include "sluice/request.hpp"
@@ -74,6 +75,12 @@ struct CliOptions {
   std::string proxy_user;             ///< --proxy-user USER:PASSWORD
   std::optional<std::string> no_proxy;  ///< --noproxy LIST (over NO_PROXY)
   bool proxy_tunnel = false;          ///< -p/--proxytunnel
+  IpVersion ip_version = IpVersion::any;    ///< -4 / -6
+  std::vector<std::string> resolve;         ///< --resolve HOST:PORT:ADDR[,ADDR] (repeatable)
+  std::vector<std::string> connect_to;      ///< --connect-to H:P:H2:P2 (repeatable)
+  std::string unix_socket;                  ///< --unix-socket PATH
+  std::string dns_servers;                  ///< --dns-servers LIST
+  std::optional<std::chrono::milliseconds> happy_eyeballs_delay;  ///< --happy-eyeballs-timeout-ms
   std::optional<std::chrono::milliseconds> connect_timeout;  ///< unset: library default
   std::chrono::milliseconds max_time{0};                     ///< 0: no limit
 

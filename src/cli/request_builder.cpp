@@ -79,6 +79,12 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.proxy_user = options.proxy_user;
   client_options.no_proxy = options.no_proxy;
   client_options.proxy_tunnel = options.proxy_tunnel;
+  client_options.ip_version = options.ip_version;
+  client_options.resolve = options.resolve;
+  client_options.connect_to = options.connect_to;
+  client_options.unix_socket = options.unix_socket;
+  client_options.dns_servers = options.dns_servers;
+  if (options.happy_eyeballs_delay) client_options.happy_eyeballs_delay = *options.happy_eyeballs_delay;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;
   if (options.verbose) {

@@ -98,6 +98,8 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   }
   auto proxies = ProxySettings::from(options);
   if (!proxies) return std::move(proxies).error();
+  auto network = NetworkSettings::from(options);
+  if (!network) return std::move(network).error();
   TlsOptions tls_options{options.ca_file, options.insecure};
   auto tls = TlsContext::create(tls_options);
   if (!tls) return std::move(tls).error();
@@ -115,7 +117,7 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   }
   auto impl = std::make_unique<Client::Impl>();
   impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host,
-                                            std::move(*proxies));
+                                            std::move(*proxies), std::move(*network));
   if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));

@@ -32,9 +32,10 @@ void HttpPoster::close() {
 
 ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
                        const TimeSource& clock, std::shared_ptr<HostDispatch> host,
-                       ProxySettings proxies)
+                       ProxySettings proxies, NetworkSettings network)
     : options_(std::move(options)),
       proxies_(std::move(proxies)),
+      network_(std::move(network)),
       host_(std::move(host)),
       trace_(options_.trace),
       loop_(clock),
@@ -44,7 +45,7 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
           // Posted through the poster: a reader may take bytes after the Client is gone.
           [poster = poster_, this] { poster->post([this] { resume_under_budget(); }); })),
       file_pool_(options_.file_threads),
-      resolver_(loop_),
+      resolver_(loop_, network_.resolver),
       tls_(std::move(tls)),
       // The staged-bytes budget caps the windows granted too: no stream grows past it.
       window_ledger_(options_.staged_bytes_budget),
@@ -132,6 +133,9 @@ ClientStats ClientCore::stats() const {
   stats.sweep_releases = sweep_releases_;
   stats.sweep_bytes_released = sweep_bytes_released_;
   stats.stream_window_bytes = static_cast<std::size_t>(window_ledger_.granted());
+  const Resolver::Stats dns = resolver_.stats();
+  stats.dns_queries = dns.queries;
+  stats.dns_cache_hits = dns.cache_hits;
   return stats;
 }
 

@@ -14,12 +14,13 @@
 #include "client/alt_svc.hpp"
 #include "client/connection_pool.hpp"
 #include "client/host_dispatch.hpp"
+#include "client/network_settings.hpp"
 #include "client/proxy_choice.hpp"
 #include "client/staged_budget.hpp"
 #include "quic/quic_tls.hpp"
 #include "io/event_loop.hpp"
 #include "io/stream_credit.hpp"
-#include "io/tcp_connect.hpp"
+#include "io/resolver.hpp"
 #include "io/tls.hpp"
 #include "io/trace.hpp"
 #include "io/worker_pool.hpp"
@@ -48,7 +49,8 @@ class ClientCore {
   /// `clock` (which outlives the core) is the HTTP thread's time.
   /// `host`: the callback queue of a host-dispatch Client (null otherwise).
   ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls, const TimeSource& clock,
-             std::shared_ptr<HostDispatch> host = nullptr, ProxySettings proxies = {});
+             std::shared_ptr<HostDispatch> host = nullptr, ProxySettings proxies = {},
+             NetworkSettings network = {});
   ~ClientCore();
 
   /// Starts the HTTP thread.
@@ -61,6 +63,8 @@ class ClientCore {
   const ClientOptions& options() const noexcept { return options_; }
   /// Which proxy each request goes through (read-only after construction).
   const ProxySettings& proxies() const noexcept { return proxies_; }
+  /// Where connections go: --connect-to, --unix-socket, Happy Eyeballs (read-only).
+  const NetworkSettings& network() const noexcept { return network_; }
   const std::shared_ptr<HttpPoster>& poster() const noexcept { return poster_; }
   WorkerPool& file_pool() noexcept { return file_pool_; }
   /// Where user callbacks run with ClientOptions::host_dispatch; null without it.
@@ -97,6 +101,7 @@ class ClientCore {
 
   const ClientOptions options_;
   const ProxySettings proxies_;
+  const NetworkSettings network_;
   const std::shared_ptr<HostDispatch> host_;
   const Trace trace_;
   EventLoop loop_;

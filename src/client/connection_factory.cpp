@@ -30,7 +30,20 @@ std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, Versio
   options.alpn = alpn_for(policy);
   options.conn_id = conn_id;
   options.trace = &core_.trace();
-  const Connector::Target target{url.host, url.port, url.is_https(), url.origin(), proxy};
+  const NetworkSettings& network = core_.network();
+  options.attempts = network.attempts;
+  Connector::Target target;
+  target.host = url.host;
+  target.port = url.port;
+  target.tls = url.is_https();
+  target.origin = url.origin();
+  target.proxy = proxy;
+  if (const auto* elsewhere = find_connect_to(network.connect_to, url.host, url.port)) {
+    target.connect_host = elsewhere->connect_host;
+    target.connect_port = elsewhere->connect_port;
+  }
+  target.unix_socket = network.unix_socket;
+  if (!target.unix_socket.empty()) target.proxy.reset();  // the socket is the whole route
   return std::make_unique<Connector>(core_.loop(), core_.resolver(), core_.tls(), target, options,
                                      std::move(done));
 }

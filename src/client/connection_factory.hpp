@@ -17,7 +17,7 @@
 
 #include "io/connection.hpp"
 #include "io/connector.hpp"
-#include "io/tcp_connect.hpp"
+#include "io/socket_address.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 

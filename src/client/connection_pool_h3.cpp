@@ -31,8 +31,21 @@ bool ConnectionPool::should_try_h3(Origin& origin, std::string* why, std::string
     }
     return false;
   }
+  if (!core_.network().unix_socket.empty()) {
+    if (core_.trace().on()) {
+      core_.trace().emit("HTTP/3 is not used over a Unix socket: using TCP for " +
+                         origin.url.origin());
+    }
+    return false;
+  }
   *host = origin.url.host;
   *port = origin.url.port;
+  // --connect-to moves the QUIC connection too; the certificate still names the origin.
+  if (const auto* elsewhere =
+          find_connect_to(core_.network().connect_to, origin.url.host, origin.url.port)) {
+    if (!elsewhere->connect_host.empty()) *host = elsewhere->connect_host;
+    if (elsewhere->connect_port != 0) *port = elsewhere->connect_port;
+  }
   if (origin.policy == VersionPolicy::http3_only) {
     *why = "--http3-only";
     return true;

@@ -10,16 +10,11 @@
 #include <cstring>
 
 #include "client/credentials.hpp"
+#include "io/ascii_case.hpp"
 
 namespace sluice {
 namespace {
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // An address as 16 bytes (IPv4 as its first 4) and its length in bits.
 struct Address {
@@ -113,7 +108,7 @@ Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* w
   // Like curl, a proxy without a scheme is an HTTP proxy.
   const std::size_t separator = given.find("://");
   const std::string scheme =
-      separator == std::string::npos ? "http" : lowercase(given.substr(0, separator));
+      separator == std::string::npos ? "http" : ascii_lowercase(given.substr(0, separator));
   const auto kind = kind_of(scheme);
   if (!kind) {
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown + "': the scheme " +
@@ -150,18 +145,18 @@ std::vector<std::string> split_no_proxy(std::string_view list) {
   std::string current;
   for (char c : list) {
     if (c == ',' || c == ' ' || c == '\t') {
-      if (!current.empty()) entries.push_back(lowercase(std::exchange(current, {})));
+      if (!current.empty()) entries.push_back(ascii_lowercase(std::exchange(current, {})));
     } else {
       current += c;
     }
   }
-  if (!current.empty()) entries.push_back(lowercase(current));
+  if (!current.empty()) entries.push_back(ascii_lowercase(current));
   return entries;
 }
 
 bool no_proxy_matches(const std::vector<std::string>& entries, std::string_view host) {
   if (host.ends_with('.')) host.remove_suffix(1);  // "example.org." is example.org
-  const std::string lower = lowercase(host);
+  const std::string lower = ascii_lowercase(host);
   const auto address = parse_address(lower);
   return std::any_of(entries.begin(), entries.end(), [&](const std::string& entry) {
     return entry_matches(entry, lower, address);

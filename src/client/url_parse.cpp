@@ -5,6 +5,8 @@
 
 #include "client/url_parse.hpp"
 
+#include "io/ascii_case.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -351,13 +353,7 @@ bool is_scheme_syntax(std::string_view scheme) noexcept {
   });
 }
 
-std::string to_lower(std::string_view text) {
-  std::string out(text);
-  for (char& ch : out) {
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  }
-  return out;
-}
+std::string to_lower(std::string_view text) { return ascii_lowercase(text); }
 
 std::uint16_t default_port(std::string_view scheme) noexcept {
   if (scheme == "http") return 80;

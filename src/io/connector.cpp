@@ -15,6 +15,8 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
       tls_(tls),
       host_(target.host),
       port_(target.port),
+      connect_host_(target.connect_host.empty() ? target.host : target.connect_host),
+      connect_port_(target.connect_port == 0 ? target.port : target.connect_port),
       https_(target.tls),
       proxy_(target.proxy),
       options_(std::move(options)),
@@ -23,12 +25,21 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
     trace("resolving for " + target.origin + (proxy_ ? " (proxy " + proxy_->display + ")" : ""));
   }
   timing_.dns_start = loop_.now();
+  if (!target.unix_socket.empty()) {
+    // No name to resolve: the "lookup" is done as it starts.
+    timing_.dns_end = timing_.dns_start;
+    // A path too long for sun_path is refused by Client::create; here it would leave
+    // no address ("no addresses to connect to").
+    auto address = SocketAddress::from_unix_path(target.unix_socket);
+    connect_to(address ? std::vector<SocketAddress>{*address} : std::vector<SocketAddress>{});
+    return;
+  }
   // socks5:// sends the proxy the target's address: resolve that first (a literal
   // needs no lookup).
   if (proxy_ && proxy_->kind == ProxyKind::socks5) {
-    target_address_ = SocketAddress::from_ip(host_, port_);
+    target_address_ = SocketAddress::from_ip(connect_host_, connect_port_);
     if (!target_address_) {
-      lookup_ = resolver.resolve(host_, port_,
+      lookup_ = resolver.resolve(connect_host_, connect_port_,
                                  [this, &resolver](Result<std::vector<SocketAddress>> addresses) {
                                    on_target_resolved(resolver, std::move(addresses));
                                  });
@@ -40,8 +51,8 @@ Connector::Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const
 
 void Connector::resolve_next_hop(Resolver& resolver) {
   // Through a proxy the name to resolve is the proxy's; the proxy reaches the target.
-  const std::string& name = proxy_ ? proxy_->host : host_;
-  const std::uint16_t port = proxy_ ? proxy_->port : port_;
+  const std::string& name = proxy_ ? proxy_->host : connect_host_;
+  const std::uint16_t port = proxy_ ? proxy_->port : connect_port_;
   lookup_ = resolver.resolve(name, port, [this](Result<std::vector<SocketAddress>> addresses) {
     on_resolved(std::move(addresses));
   });
@@ -69,8 +80,8 @@ Error Connector::via_proxy(Error error) const {
 }
 
 std::string Connector::target_authority() const {
-  const bool ipv6 = host_.find(':') != std::string::npos;
-  return (ipv6 ? "[" + host_ + "]" : host_) + ":" + std::to_string(port_);
+  const bool ipv6 = connect_host_.find(':') != std::string::npos;
+  return (ipv6 ? "[" + connect_host_ + "]" : connect_host_) + ":" + std::to_string(connect_port_);
 }
 
 void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
@@ -84,9 +95,18 @@ void Connector::on_resolved(Result<std::vector<SocketAddress>> addresses) {
     for (const auto& address : *addresses) list += (list.empty() ? "" : ", ") + address.to_string();
     trace("trying " + list);
   }
+  connect_to(std::move(*addresses));
+}
+
+void Connector::connect_to(std::vector<SocketAddress> addresses) {
   timing_.connect_start = loop_.now();
-  connect_ = std::make_unique<TcpConnect>(loop_, std::move(*addresses),
-                                          [this](Result<int> fd) { on_connected(std::move(fd)); });
+  ConnectAttempts attempts = options_.attempts;
+  if (options_.trace != nullptr && options_.trace->on()) {
+    attempts.note = [this](const std::string& what) { trace(what); };
+  }
+  connect_ = std::make_unique<TcpConnect>(loop_, std::move(addresses),
+                                          [this](Result<int> fd) { on_connected(std::move(fd)); },
+                                          std::move(attempts));
 }
 
 void Connector::on_connected(Result<int> fd) {
@@ -101,7 +121,7 @@ void Connector::on_connected(Result<int> fd) {
   }
   if (proxy_ && proxy_->tunnel) {
     tunnel_fd_ = *fd;
-    tunnel_ = make_tunnel_handshake(*proxy_, host_, port_, target_address_);
+    tunnel_ = make_tunnel_handshake(*proxy_, connect_host_, connect_port_, target_address_);
     if (options_.trace != nullptr && options_.trace->on()) {
       trace("tunnel to " + target_authority() + " through proxy " + proxy_->display);
     }

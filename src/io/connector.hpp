@@ -16,6 +16,7 @@
 #include "io/event_loop.hpp"
 #include "io/proxy_hop.hpp"
 #include "io/tunnel_handshake.hpp"
+#include "io/resolver.hpp"
 #include "io/tcp_connect.hpp"
 #include "io/tls.hpp"
 #include "io/trace.hpp"
@@ -33,11 +34,18 @@ class Connector : private FdWatcher {
     bool tls = false;      ///< https: a TLS handshake follows the connect
     std::string origin;    ///< "https://host:port", for trace lines
     std::optional<ProxyHop> proxy;  ///< reach it through this proxy
+    /// --connect-to: connect (or tunnel) to this host and port instead; TLS still
+    /// names `host`. Empty / 0: `host` and `port`.
+    std::string connect_host;
+    std::uint16_t connect_port = 0;
+    /// --unix-socket: connect to this Unix socket path instead (no DNS, no proxy).
+    std::string unix_socket;
   };
   struct Options {
     std::chrono::milliseconds tls_timeout{0};  ///< 0 = none
     std::vector<std::string> alpn;             ///< for https
     std::uint64_t conn_id = 0;                 ///< the connection it will become
+    ConnectAttempts attempts;                  ///< Happy Eyeballs' delay and deadline
     const Trace* trace = nullptr;
   };
 
@@ -56,6 +64,8 @@ class Connector : private FdWatcher {
   void on_target_resolved(Resolver& resolver, Result<std::vector<SocketAddress>> addresses);
   void on_resolved(Result<std::vector<SocketAddress>> addresses);
   void on_connected(Result<int> fd);
+  /// Starts Happy Eyeballs over `addresses`.
+  void connect_to(std::vector<SocketAddress> addresses);
   /// After TCP (and the tunnel, if any): TLS for https, else done.
   void secure(int fd);
   void on_fd_ready(std::uint32_t events) override;
@@ -77,8 +87,10 @@ class Connector : private FdWatcher {
 
   EventLoop& loop_;
   TlsContext* tls_;
-  std::string host_;
+  std::string host_;  // the name TLS verifies and SNI carries
   std::uint16_t port_;
+  std::string connect_host_;  // where the connection (or tunnel) goes
+  std::uint16_t connect_port_;
   bool https_;
   std::optional<ProxyHop> proxy_;
   Options options_;

@@ -81,6 +81,7 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::total_timeout: return "total_timeout";
     case ErrorCode::ping_timeout: return "ping_timeout";
     case ErrorCode::handshake_timeout: return "handshake_timeout";
+    case ErrorCode::dns_timeout: return "dns_timeout";
     case ErrorCode::cancelled: return "cancelled";
     case ErrorCode::too_large: return "too_large";
     case ErrorCode::too_many_redirects: return "too_many_redirects";

@@ -1,258 +1,170 @@
-// Resolver (getaddrinfo on helper threads, results posted to the HTTP thread) and
-// TcpConnect (non-blocking connect over a list of addresses).
-// Ownership: both are created, driven and destroyed on the HTTP thread; only
-// Resolver's helper threads run getaddrinfo.
+// TcpConnect: Happy Eyeballs v2 (RFC 8305) over the addresses a name resolved to.
+// Ownership: HTTP thread only.
 
 #include "io/tcp_connect.hpp"
 
-#include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
-#include "io/worker_pool.hpp"
-
 namespace sluice {
-namespace {
 
-// getaddrinfo blocks for as long as DNS takes; a few threads keep one slow name
-// from holding up the others.
-constexpr int kResolverThreads = 4;
-
-std::string bare_host(const std::string& host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    return host.substr(1, host.size() - 2);
-  return host;
+std::vector<SocketAddress> interleave_families(std::vector<SocketAddress> addresses) {
+  if (addresses.empty()) return addresses;
+  const int first_family = addresses.front().family();
+  std::vector<SocketAddress> first;
+  std::vector<SocketAddress> other;
+  for (auto& address : addresses) {
+    (address.family() == first_family ? first : other).push_back(address);
+  }
+  std::vector<SocketAddress> ordered;
+  ordered.reserve(addresses.size());
+  for (std::size_t i = 0; i < std::max(first.size(), other.size()); ++i) {
+    if (i < first.size()) ordered.push_back(first[i]);
+    if (i < other.size()) ordered.push_back(other[i]);
+  }
+  return ordered;
 }
 
-Error dns_error(const std::string& host, const std::string& reason) {
-  return Error(ErrorCategory::dns, "DNS: cannot resolve '" + host + "': " + reason);
-}
-
-// Runs on a helper thread.
-Result<std::vector<SocketAddress>> resolve_blocking(const std::string& host, std::uint16_t port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_protocol = IPPROTO_TCP;
-  // No AI_ADDRCONFIG: on a machine with only loopback it hides every address,
-  // "localhost" included.
-  hints.ai_flags = AI_NUMERICSERV;
-  const std::string service = std::to_string(port);
-  addrinfo* list = nullptr;
-  const int rv = getaddrinfo(host.c_str(), service.c_str(), &hints, &list);
-  if (rv != 0) return dns_error(host, rv == EAI_SYSTEM ? std::strerror(errno) : gai_strerror(rv));
-  std::vector<SocketAddress> addresses;
-  for (const addrinfo* entry = list; entry != nullptr; entry = entry->ai_next) {
-    if (entry->ai_addrlen > sizeof(sockaddr_storage)) continue;
-    SocketAddress address;
-    std::memcpy(&address.storage, entry->ai_addr, entry->ai_addrlen);
-    address.length = entry->ai_addrlen;
-    addresses.push_back(address);
+// One socket connecting to one address, with its own deadline.
+class TcpConnect::Attempt final : public FdWatcher {
+ public:
+  Attempt(TcpConnect& owner, SocketAddress address, int fd)
+      : owner_(owner), address_(address), fd_(fd) {}
+  ~Attempt() override {
+    if (timer_ != 0) owner_.loop_.cancel_timer(timer_);
+    if (fd_ >= 0) {
+      owner_.loop_.unwatch(fd_);
+      ::close(fd_);
+    }
   }
-  freeaddrinfo(list);
-  if (addresses.empty()) return dns_error(host, "no IPv4 or IPv6 address");
-  return addresses;
-}
+  Attempt(const Attempt&) = delete;
+  Attempt& operator=(const Attempt&) = delete;
+  // Nothing after the call: the owner may destroy this attempt.
+  void on_fd_ready(std::uint32_t events) override { owner_.on_attempt_ready(this, events); }
 
-}  // namespace
-
-std::string SocketAddress::ip() const {
-  char text[INET6_ADDRSTRLEN] = {};
-  if (storage.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(storage);
-    inet_ntop(AF_INET, &v4.sin_addr, text, sizeof text);
-    return text;
+  const SocketAddress& address() const noexcept { return address_; }
+  int fd() const noexcept { return fd_; }
+  /// Hands the socket over: this attempt no longer closes it.
+  int release() {
+    owner_.loop_.unwatch(fd_);
+    return std::exchange(fd_, -1);
   }
-  if (storage.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(storage);
-    inet_ntop(AF_INET6, &v6.sin6_addr, text, sizeof text);
-    return v6.sin6_scope_id != 0 ? text + ("%" + std::to_string(v6.sin6_scope_id)) : text;
-  }
-  return {};
-}
+  void set_timer(EventLoop::TimerId timer) { timer_ = timer; }
 
-std::uint16_t SocketAddress::port() const {
-  if (storage.ss_family == AF_INET) {
-    return ntohs(reinterpret_cast<const sockaddr_in&>(storage).sin_port);
-  }
-  if (storage.ss_family == AF_INET6) {
-    return ntohs(reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
-  }
-  return 0;
-}
-
-std::string SocketAddress::to_string() const {
-  if (storage.ss_family == AF_INET) return ip() + ":" + std::to_string(port());
-  if (storage.ss_family == AF_INET6) return "[" + ip() + "]:" + std::to_string(port());
-  return "(address family " + std::to_string(storage.ss_family) + ")";
-}
-
-std::optional<SocketAddress> SocketAddress::peer_of(int fd) {
-  SocketAddress peer;
-  peer.length = sizeof peer.storage;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer.storage), &peer.length) != 0) {
-    return std::nullopt;
-  }
-  return peer;
-}
-
-std::optional<SocketAddress> SocketAddress::from_ip(const std::string& host, std::uint16_t port) {
-  const std::string bare = bare_host(host);
-  SocketAddress address;
-  auto& v4 = reinterpret_cast<sockaddr_in&>(address.storage);
-  if (inet_pton(AF_INET, bare.c_str(), &v4.sin_addr) == 1) {
-    v4.sin_family = AF_INET;
-    v4.sin_port = htons(port);
-    address.length = sizeof(sockaddr_in);
-    return address;
-  }
-  address = SocketAddress{};
-  auto& v6 = reinterpret_cast<sockaddr_in6&>(address.storage);
-  if (inet_pton(AF_INET6, bare.c_str(), &v6.sin6_addr) == 1) {
-    v6.sin6_family = AF_INET6;
-    v6.sin6_port = htons(port);
-    address.length = sizeof(sockaddr_in6);
-    return address;
-  }
-  return std::nullopt;
-}
-
-// ---- Resolver ---------------------------------------------------------------
-
-struct Resolver::Shared {
-  explicit Shared(EventLoop& event_loop) : loop(event_loop) {}
-  EventLoop& loop;
-  std::atomic<bool> closing{false};  // set by ~Resolver: queued jobs give up
-  WorkerPool pool{kResolverThreads};  // last: joined before the members above go
+ private:
+  TcpConnect& owner_;
+  SocketAddress address_;
+  int fd_;
+  EventLoop::TimerId timer_ = 0;
 };
 
-struct Resolver::Lookup::State {
-  std::atomic<bool> cancelled{false};  // written on the HTTP thread, read by helpers
-  Callback done;                       // HTTP thread only
-};
-
-Resolver::Lookup::~Lookup() {
-  state_->cancelled = true;
-  state_->done = nullptr;  // release what the callback captured, now
-}
-
-Resolver::Resolver(EventLoop& loop) : shared_(std::make_shared<Shared>(loop)) {}
-
-Resolver::~Resolver() {
-  shared_->closing = true;
-  shared_.reset();  // joins the pool
-}
-
-namespace {
-
-// Posts `result` to the loop; it reaches `done` only if the Lookup still lives then.
-void deliver(EventLoop& loop, std::shared_ptr<Resolver::Lookup::State> state,
-             Result<std::vector<SocketAddress>> result) {
-  loop.post([state = std::move(state), result = std::move(result)]() mutable {
-    if (state->cancelled || !state->done) return;
-    // Moved out first: the callback may destroy the Lookup, which clears `done`.
-    Resolver::Callback done = std::move(state->done);
-    state->done = nullptr;
-    done(std::move(result));
-  });
-}
-
-}  // namespace
-
-std::unique_ptr<Resolver::Lookup> Resolver::resolve(const std::string& host, std::uint16_t port,
-                                                    Callback done) {
-  auto state = std::make_shared<Lookup::State>();
-  state->done = std::move(done);
-  auto lookup = std::make_unique<Lookup>(state);
-  if (auto literal = SocketAddress::from_ip(host, port)) {
-    deliver(shared_->loop, std::move(state), std::vector<SocketAddress>{*literal});
-    return lookup;
-  }
-  if (host.empty()) {
-    deliver(shared_->loop, std::move(state), dns_error(host, "the host name is empty"));
-    return lookup;
-  }
-  Shared* shared = shared_.get();  // outlives every job: ~Shared joins the pool
-  shared->pool.submit([shared, state = std::move(state), host, port]() mutable {
-    if (state->cancelled || shared->closing) return;
-    auto result = resolve_blocking(host, port);
-    if (state->cancelled || shared->closing) return;
-    deliver(shared->loop, std::move(state), std::move(result));
-  });
-  return lookup;
-}
-
-// ---- TcpConnect -------------------------------------------------------------
-
-TcpConnect::TcpConnect(EventLoop& loop, std::vector<SocketAddress> addresses, Callback done)
-    : loop_(loop), addresses_(std::move(addresses)), done_(std::move(done)),
+TcpConnect::TcpConnect(EventLoop& loop, std::vector<SocketAddress> addresses, Callback done,
+                       ConnectAttempts attempts)
+    : loop_(loop),
+      addresses_(interleave_families(std::move(addresses))),
+      settings_(std::move(attempts)),
+      done_(std::move(done)),
       alive_(std::make_shared<bool>(true)) {
   // Started from the loop, so that even an immediate result (a refused loopback
   // connect) reaches `done` after the owner has stored this object.
   loop_.post([this, alive = std::weak_ptr<bool>(alive_)] {
-    if (alive.lock()) try_next();
+    if (alive.lock()) start_next();
   });
 }
 
 TcpConnect::~TcpConnect() {
-  if (fd_ >= 0) {
-    loop_.unwatch(fd_);
-    close(fd_);
-  }
+  attempts_.clear();  // closes the sockets still connecting
+  if (stagger_timer_ != 0) loop_.cancel_timer(stagger_timer_);
 }
 
-void TcpConnect::try_next() {
-  while (next_ < addresses_.size()) {
-    if (start_one(addresses_[next_++])) return;
+void TcpConnect::start_next() {
+  if (stagger_timer_ != 0) {
+    loop_.cancel_timer(stagger_timer_);
+    stagger_timer_ = 0;
   }
-  fail();
+  while (next_ < addresses_.size()) {
+    const SocketAddress& address = addresses_[next_++];
+    if (!start_one(address)) continue;
+    if (next_ < addresses_.size()) {
+      stagger_timer_ = loop_.add_timer(loop_.now() + settings_.delay, [this] {
+        stagger_timer_ = 0;
+        if (!attempts_.empty()) {
+          note(attempts_.back()->address().to_string() + " has not answered within " +
+               std::to_string(settings_.delay.count()) + " ms; trying the next address too");
+        }
+        start_next();
+      });
+    }
+    return;
+  }
+  if (attempts_.empty()) fail();
 }
 
 bool TcpConnect::start_one(const SocketAddress& address) {
-  const int fd = socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                        IPPROTO_TCP);
+  const int tcp = address.family() == AF_UNIX ? 0 : IPPROTO_TCP;
+  const int fd = ::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, tcp);
   if (fd < 0) {
     record_failure(address, std::strerror(errno));
     return false;
   }
-  fd_ = fd;
-  const int rv = connect(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.length);
-  if (rv == 0) {
-    succeed();
-    return true;
-  }
+  // Connected at once (loopback, a Unix socket) or not, the socket is watched: it is
+  // writable when connected, and the win is taken from the loop, never from here.
   // EINTR: a non-blocking connect carries on in the background, like EINPROGRESS.
-  if (errno == EINPROGRESS || errno == EINTR) {
-    auto watched = loop_.watch(fd, EPOLLOUT, this);
-    if (watched) return true;
-    record_failure(address, watched.error().message());
-  } else {
+  const int rv = ::connect(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.length);
+  if (rv != 0 && errno != EINPROGRESS && errno != EINTR) {
     record_failure(address, std::strerror(errno));
+    ::close(fd);
+    return false;
   }
-  close(fd);
-  fd_ = -1;
-  return false;
+  auto attempt = std::make_unique<Attempt>(*this, address, fd);
+  if (auto watched = loop_.watch(fd, EPOLLOUT, attempt.get()); !watched) {
+    record_failure(address, watched.error().message());
+    ::close(attempt->release());
+    return false;
+  }
+  note("connecting to " + address.to_string());
+  if (settings_.timeout.count() > 0) {
+    Attempt* raw = attempt.get();
+    attempt->set_timer(loop_.add_timer(loop_.now() + settings_.timeout,
+                                       [this, raw] { on_attempt_timeout(raw); }));
+  }
+  attempts_.push_back(std::move(attempt));
+  return true;
 }
 
-void TcpConnect::on_fd_ready(std::uint32_t) {
+void TcpConnect::on_attempt_ready(Attempt* attempt, std::uint32_t) {
   int err = 0;
   socklen_t length = sizeof err;
-  if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &length) != 0) err = errno;
+  if (getsockopt(attempt->fd(), SOL_SOCKET, SO_ERROR, &err, &length) != 0) err = errno;
   if (err == 0) {
-    succeed();
+    note("connected to " + attempt->address().to_string());
+    succeed(attempt->release());
     return;
   }
-  loop_.unwatch(fd_);
-  close(fd_);
-  fd_ = -1;
-  record_failure(addresses_[next_ - 1], std::strerror(err));
-  try_next();
+  drop(attempt, std::strerror(err));
+}
+
+void TcpConnect::on_attempt_timeout(Attempt* attempt) {
+  attempt->set_timer(0);  // fired
+  drop(attempt, "no answer within " + std::to_string(settings_.timeout.count()) + " ms");
+}
+
+void TcpConnect::drop(Attempt* attempt, const std::string& reason) {
+  record_failure(attempt->address(), reason);
+  note(attempt->address().to_string() + ": " + reason);
+  std::erase_if(attempts_, [attempt](const auto& a) { return a.get() == attempt; });
+  // RFC 8305 5: a failed attempt starts the next one at once, without the delay.
+  if (next_ < addresses_.size()) {
+    start_next();
+  } else if (attempts_.empty()) {
+    fail();
+  }
 }
 
 void TcpConnect::record_failure(const SocketAddress& address, const std::string& reason) {
@@ -260,14 +172,18 @@ void TcpConnect::record_failure(const SocketAddress& address, const std::string&
   failures_ += address.to_string() + ": " + reason;
 }
 
-void TcpConnect::succeed() {
-  loop_.unwatch(fd_);
+void TcpConnect::succeed(int fd) {
+  attempts_.clear();  // the losers are closed
+  if (stagger_timer_ != 0) {
+    loop_.cancel_timer(stagger_timer_);
+    stagger_timer_ = 0;
+  }
   const int one = 1;
-  // Requests and h2 frames are written whole; Nagle would only delay them.
-  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  const int fd = fd_;
-  fd_ = -1;
+  // Requests and h2 frames are written whole; Nagle would only delay them. (A Unix
+  // socket refuses the option, harmlessly.)
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   Callback done = std::move(done_);
+  done_ = nullptr;
   done(fd);  // may destroy this object: nothing after
 }
 
@@ -275,7 +191,12 @@ void TcpConnect::fail() {
   std::string message = failures_.empty() ? "connect: no addresses to connect to"
                                           : "connect: cannot connect to " + failures_;
   Callback done = std::move(done_);
+  done_ = nullptr;
   done(Error(ErrorCategory::connect, std::move(message)));
+}
+
+void TcpConnect::note(const std::string& what) const {
+  if (settings_.note) settings_.note(what);
 }
 
 }  // namespace sluice

@@ -1,99 +1,76 @@
 #pragma once
-// Name resolution that never blocks the HTTP thread, and non-blocking TCP connect
-// that tries every resolved address in turn.
-// Ownership: both objects are created, driven and destroyed on the HTTP thread.
-// Destroying one cancels it: its callback never fires afterwards.
+// TcpConnect: a non-blocking connect over a list of addresses by Happy Eyeballs v2
+// (RFC 8305): the families interleaved, the next attempt started when the previous
+// one has not connected within the attempt delay (or at once when it fails), the
+// first socket connected wins and the others are closed. Each attempt has its own
+// deadline, so one black-holed address cannot hold the connection back.
+// Ownership: created, driven and destroyed on the HTTP thread. Destroying it cancels
+// it (sockets still connecting are closed): its callback never fires afterwards.
 
-#include <sys/socket.h>
-
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "io/event_loop.hpp"
+#include "io/socket_address.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
-struct SocketAddress {
-  sockaddr_storage storage{};
-  socklen_t length = 0;
-  std::string to_string() const;  ///< "127.0.0.1:80", "[::1]:443"
-  std::string ip() const;         ///< "127.0.0.1", "::1" (no brackets, no port)
-  std::uint16_t port() const;
-  /// The address a connected socket talks to; nullopt if the kernel cannot say.
-  static std::optional<SocketAddress> peer_of(int fd);
-  /// Parses an IPv4 or IPv6 literal ("127.0.0.1", "::1", "[::1]"); nullopt otherwise.
-  static std::optional<SocketAddress> from_ip(const std::string& host, std::uint16_t port);
+struct ConnectAttempts {
+  /// RFC 8305's Connection Attempt Delay: how long an attempt has before the next
+  /// address is tried beside it (the RFC recommends 250 ms; curl waits 200).
+  std::chrono::milliseconds delay{250};
+  /// An attempt not connected within this is given up (0: none; then only the
+  /// request's connect timeout ends it).
+  std::chrono::milliseconds timeout{0};
+  /// Told of each attempt started, failed and won (for trace lines); may be empty.
+  std::function<void(const std::string&)> note;
 };
 
-/// Resolves host names with getaddrinfo on a helper thread and delivers the result
-/// on the HTTP thread through EventLoop::post. IP literals resolve at once (still
-/// delivered through post, never re-entrantly).
-class Resolver {
- public:
-  using Callback = std::function<void(Result<std::vector<SocketAddress>>)>;
-  explicit Resolver(EventLoop& loop);
-  /// Joins the helper threads after abandoning the lookups still queued (their
-  /// callbacks never fire); waits only for a getaddrinfo already running.
-  ~Resolver();
-  Resolver(const Resolver&) = delete;
-  Resolver& operator=(const Resolver&) = delete;
-  class Lookup;  // cancel by destroying
-  /// Error (category dns): "DNS: cannot resolve 'nosuch.invalid': Name or service not known".
-  /// `done` fires once, on the HTTP thread, never from inside resolve(); it may
-  /// destroy the Lookup.
-  std::unique_ptr<Lookup> resolve(const std::string& host, std::uint16_t port, Callback done);
+/// RFC 8305 section 4: the first address's family first, then the families in turn
+/// (each family's addresses keep their order).
+std::vector<SocketAddress> interleave_families(std::vector<SocketAddress> addresses);
 
- private:
-  struct Shared;
-  std::shared_ptr<Shared> shared_;
-};
-
-/// One lookup in flight. HTTP thread only. Destroying it cancels it: its callback
-/// never fires afterwards (the helper thread may still finish getaddrinfo).
-class Resolver::Lookup {
- public:
-  struct State;  // shared with the helper thread and the posted result
-  explicit Lookup(std::shared_ptr<State> state) : state_(std::move(state)) {}
-  ~Lookup();
-  Lookup(const Lookup&) = delete;
-  Lookup& operator=(const Lookup&) = delete;
-
- private:
-  std::shared_ptr<State> state_;
-};
-
-/// Connects to the first address that accepts, trying them in order (IPv6 and IPv4
-/// as resolved). `done` receives a connected non-blocking socket (TCP_NODELAY set;
-/// the receiver owns it),
-/// or an Error (category connect) naming every address tried:
-/// "connect: cannot connect to 127.0.0.1:9: Connection refused" (addresses joined by "; ").
-class TcpConnect : private FdWatcher {
+/// `done` receives a connected non-blocking socket (TCP_NODELAY set on TCP; the
+/// receiver owns it), or an Error (category connect) naming every address tried:
+/// "connect: cannot connect to 127.0.0.1:9: Connection refused" (joined by "; ").
+class TcpConnect {
  public:
   using Callback = std::function<void(Result<int>)>;
   /// Starts on the next turn of the loop; `done` fires once, never from inside the
   /// constructor, and may destroy this object.
-  TcpConnect(EventLoop& loop, std::vector<SocketAddress> addresses, Callback done);
-  ~TcpConnect() override;  // closes a socket still connecting
+  TcpConnect(EventLoop& loop, std::vector<SocketAddress> addresses, Callback done,
+             ConnectAttempts attempts = {});
+  ~TcpConnect();
   TcpConnect(const TcpConnect&) = delete;
   TcpConnect& operator=(const TcpConnect&) = delete;
 
  private:
-  void on_fd_ready(std::uint32_t events) override;
-  void try_next();
-  bool start_one(const SocketAddress& address);  // false: failed at once
+  class Attempt;
+  /// Starts addresses until one is connecting (or connected); fails when none is
+  /// left and none is in flight.
+  void start_next();
+  /// false: failed at once (recorded).
+  bool start_one(const SocketAddress& address);
+  void on_attempt_ready(Attempt* attempt, std::uint32_t events);
+  void on_attempt_timeout(Attempt* attempt);
+  /// Forgets an attempt that failed and moves on.
+  void drop(Attempt* attempt, const std::string& reason);
   void record_failure(const SocketAddress& address, const std::string& reason);
-  void succeed();
+  void succeed(int fd);
   void fail();
+  void note(const std::string& what) const;
 
   EventLoop& loop_;
   std::vector<SocketAddress> addresses_;
   std::size_t next_ = 0;
-  int fd_ = -1;  // the socket connecting to addresses_[next_ - 1]
+  ConnectAttempts settings_;
+  std::vector<std::unique_ptr<Attempt>> attempts_;  // sockets connecting now
+  EventLoop::TimerId stagger_timer_ = 0;            // starts the next address
   std::string failures_;  // "127.0.0.1:9: Connection refused; ..."
   Callback done_;
   std::shared_ptr<bool> alive_;  // the posted start runs only while this lives

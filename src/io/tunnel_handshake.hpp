@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "io/proxy_hop.hpp"
-#include "io/tcp_connect.hpp"
+#include "io/socket_address.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

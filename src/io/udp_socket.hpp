@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "io/tcp_connect.hpp"
+#include "io/socket_address.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

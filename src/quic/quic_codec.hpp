@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "io/datagram_driver.hpp"
-#include "io/tcp_connect.hpp"
+#include "io/socket_address.hpp"
 #include "io/trace.hpp"
 #include "quic/quic_errors.hpp"
 #include "quic/quic_streams.hpp"

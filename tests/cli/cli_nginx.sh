@@ -130,6 +130,46 @@ case_proxy_refusal_names_the_proxy_and_credentials_open_it() {
   [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "body differs"
 }
 
+case_resolve_and_connect_to_choose_where_to_connect() {
+  local port https_port
+  port=$(port_of "$HTTP")
+  https_port=$(port_of "$HTTPS")
+  run_sluice --resolve "files.test:$port:127.0.0.1" -o "$SCRATCH/small.txt" -w '%{remote_ip}' \
+    "http://files.test:$port/small.txt"
+  expect_code 0
+  expect_stdout "127.0.0.1"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "body differs"
+  # Port 1 has nothing; TLS still checks the URL's name (localhost), which passes.
+  run_sluice --connect-to "localhost:1:127.0.0.1:$https_port" --cacert "$SLUICE_TEST_CA" \
+    -o /dev/null -w '%{remote_port}' "https://localhost:1/small.txt"
+  expect_code 0
+  expect_stdout "$https_port"
+  run_sluice --resolve "files.test:$port" -o /dev/null "http://files.test:$port/small.txt"
+  expect_code 2
+  expect_one_error "--resolve 'files.test:$port': missing a part"
+}
+
+case_unix_socket_carries_http1_and_h2c() {
+  run_sluice --unix-socket "$SLUICE_NGINX_UNIX_SOCKET" -o "$SCRATCH/small.txt" \
+    -w '%{http_version}' "http://localhost/small.txt"
+  expect_code 0
+  expect_stdout "1.1"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "body differs"
+  run_sluice --unix-socket "$SLUICE_NGINX_H2C_UNIX_SOCKET" --http2-prior-knowledge \
+    -o /dev/null -w '%{http_version}' "http://localhost/small.txt"
+  expect_code 0
+  expect_stdout "2"
+}
+
+case_ipv6_only_refuses_an_ipv4_server() {
+  run_sluice -6 -o /dev/null "$HTTP/small.txt"
+  expect_code 6
+  expect_one_error "only IPv6 is allowed"
+  run_sluice -4 -o /dev/null -w '%{remote_ip}' "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "127.0.0.1"
+}
+
 case_fail_on_404_exits_22_without_output() {
   run_sluice -f -o "$SCRATCH/missing.out" -w '%{http_code} %{exitcode}' "$HTTP/no-such-file"
   expect_code 22

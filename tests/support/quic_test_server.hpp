@@ -27,7 +27,7 @@
 #include <variant>
 #include <vector>
 
-#include "io/tcp_connect.hpp"
+#include "io/socket_address.hpp"
 #include "io/time_source.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"

@@ -6,6 +6,8 @@
 //   SLUICE_NGINX_HTTP_URL   http://127.0.0.1:PORT   nginx, HTTP/1.1
 //   SLUICE_NGINX_HTTPS_URL  https://localhost:PORT  nginx, HTTP/1.1 only over TLS 1.2/1.3
 //                           (ALPN offers http/1.1 alone)
+//   SLUICE_NGINX_UNIX_SOCKET     PATH  nginx, HTTP/1.1 on a Unix socket (--unix-socket)
+//   SLUICE_NGINX_H2C_UNIX_SOCKET PATH  nginx, h2c by prior knowledge on a Unix socket
 //   SLUICE_NGINX_H2_URL     https://localhost:PORT  nginx, TLS with ALPN h2 and
 //                           http/1.1: HTTP/2 when the client offers it. Same server
 //                           block as the two above: same files and paths.

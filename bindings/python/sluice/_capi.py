@@ -58,6 +58,8 @@ class ClientStats(ctypes.Structure):
         ("sweep_bytes_released", c_uint64),
         ("budget_waits", c_uint64),
         ("stream_window_bytes", c_size_t),
+        ("dns_queries", c_uint64),
+        ("dns_cache_hits", c_uint64),
     ]
 
 
@@ -91,6 +93,11 @@ options_set_max_connections = _declare(
     "sluice_client_options_set_max_connections_per_origin", c_code, c_void_p, c_size_t)
 options_set_proxy = _declare("sluice_client_options_set_proxy", c_code, c_void_p, c_char_p, c_size_t)
 options_set_no_proxy = _declare("sluice_client_options_set_no_proxy", c_code, c_void_p, c_char_p, c_size_t)
+options_set_ip_version = _declare("sluice_client_options_set_ip_version", c_code, c_void_p, ctypes.c_int)
+options_add_resolve = _declare("sluice_client_options_add_resolve", c_code, c_void_p, c_char_p, c_size_t)
+options_add_connect_to = _declare("sluice_client_options_add_connect_to", c_code, c_void_p, c_char_p, c_size_t)
+options_set_unix_socket = _declare("sluice_client_options_set_unix_socket", c_code, c_void_p, c_char_p, c_size_t)
+options_set_dns_servers = _declare("sluice_client_options_set_dns_servers", c_code, c_void_p, c_char_p, c_size_t)
 options_set_proxy_from_environment = _declare(
     "sluice_client_options_set_proxy_from_environment", c_code, c_void_p, ctypes.c_int)
 options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)

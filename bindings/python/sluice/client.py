@@ -21,11 +21,18 @@ class Client:
     """`async with sluice.Client() as client: response = await client.fetch(url)`."""
 
     def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
-                 max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False):
+                 max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False,
+                 ip_version=None, resolve=(), connect_to=(), unix_socket=None,
+                 dns_servers=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
-        environment, as aiohttp's option of that name does (off by default)."""
+        environment, as aiohttp's option of that name does (off by default).
+        Routing, as curl's options of these names: `ip_version` 4 or 6 (-4, -6);
+        `resolve`: entries "host:port:addr[,addr]"; `connect_to`: entries
+        "host:port:connect_host:connect_port"; `unix_socket`: a path every connection
+        goes to instead of the network; `dns_servers`: "addr[:port],..." instead of
+        /etc/resolv.conf's."""
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -43,6 +50,16 @@ class Client:
                 _set_text(_capi.options_set_no_proxy, options, no_proxy)
             if trust_env:
                 check(_capi.options_set_proxy_from_environment(options, 1))
+            if ip_version is not None:
+                check(_capi.options_set_ip_version(options, ip_version))
+            for entry in resolve:
+                _set_text(_capi.options_add_resolve, options, entry)
+            for entry in connect_to:
+                _set_text(_capi.options_add_connect_to, options, entry)
+            if unix_socket is not None:
+                _set_text(_capi.options_set_unix_socket, options, str(unix_socket))
+            if dns_servers is not None:
+                _set_text(_capi.options_set_dns_servers, options, dns_servers)
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))

@@ -303,6 +303,8 @@ start_nginx() {
   local state=$1 files=$2 attempt
   mkdir -p "$state/tmp"
   stop_nginx "$state"
+  # A socket file left by an nginx that did not exit cleanly would make bind fail.
+  rm -f "$state/nginx.sock" "$state/nginx-h2c.sock"
   for attempt in 1 2 3; do
     take_free_port NGINX_HTTP_PORT
     take_free_port NGINX_HTTPS_PORT
@@ -311,7 +313,7 @@ start_nginx() {
     if nginx -e "$state/error.log" -p "$state" -c "$state/nginx.conf"; then
       for _ in $(seq 100); do
         if port_open "$NGINX_HTTP_PORT" && port_open "$NGINX_HTTPS_PORT" \
-            && port_open "$NGINX_H2_PORT"; then
+            && port_open "$NGINX_H2_PORT" && [ -S "$state/nginx.sock" ]; then
           return 0
         fi
         sleep 0.1

@@ -122,6 +122,31 @@ TEST(CapiArguments, AProxyOfAnotherSchemeFailsTheClientNamingIt) {
   EXPECT_STREQ(sluice_category_name(SLUICE_E_PROXY_REFUSED), "connect");
 }
 
+TEST(CapiArguments, RoutingOptionsRefuseBadArgumentsAndBadEntriesFailTheClient) {
+  sluice_client_options* options = nullptr;
+  ASSERT_EQ(sluice_client_options_new(&options), SLUICE_OK);
+  expect_invalid(sluice_client_options_set_ip_version(options, 5),
+                 "sluice_client_options_set_ip_version");
+  expect_invalid(sluice_client_options_add_resolve(options, nullptr, 4),
+                 "sluice_client_options_add_resolve");
+  expect_invalid(sluice_client_options_set_unix_socket(nullptr, "/x", 2),
+                 "sluice_client_options_set_unix_socket");
+  ASSERT_EQ(sluice_client_options_set_ip_version(options, 6), SLUICE_OK);
+  ASSERT_EQ(sluice_client_options_set_dns_timeout_ms(options, 500), SLUICE_OK);
+  ASSERT_EQ(sluice_client_options_set_happy_eyeballs_delay_ms(options, 100), SLUICE_OK);
+  const std::string entry = "example.org:443:not-an-address";
+  ASSERT_EQ(sluice_client_options_add_resolve(options, entry.data(), entry.size()), SLUICE_OK);
+  sluice_client* client = nullptr;
+  EXPECT_EQ(sluice_client_new(options, &client), SLUICE_E_USAGE);
+  EXPECT_EQ(client, nullptr);
+  EXPECT_NE(std::string(sluice_last_error()).find("'not-an-address' is not an IP address"),
+            std::string::npos)
+      << sluice_last_error();
+  sluice_client_options_free(options);
+  EXPECT_STREQ(sluice_code_name(SLUICE_E_DNS_TIMEOUT), "dns_timeout");
+  EXPECT_STREQ(sluice_category_name(SLUICE_E_DNS_TIMEOUT), "timeout");
+}
+
 TEST(CapiArguments, CodesHaveNamesAndCategories) {
   EXPECT_STREQ(sluice_code_name(SLUICE_OK), "ok");
   EXPECT_STREQ(sluice_code_name(SLUICE_WOULD_BLOCK), "would_block");

@@ -14,6 +14,7 @@
 
 #include "io/byte_queue.hpp"
 #include "io/transport.hpp"
+#include "support/black_hole.hpp"
 
 namespace sluice {
 namespace {
@@ -63,7 +64,8 @@ std::uint16_t peer_port(int fd) {
 }
 
 // Runs one TcpConnect to completion on a loop; bounded by a 2 s deadline.
-std::optional<Result<int>> connect_all(std::vector<SocketAddress> addresses) {
+std::optional<Result<int>> connect_all(std::vector<SocketAddress> addresses,
+                                       ConnectAttempts attempts = {}) {
   EventLoop loop;
   std::optional<Result<int>> outcome;
   std::unique_ptr<TcpConnect> connect;
@@ -71,7 +73,7 @@ std::optional<Result<int>> connect_all(std::vector<SocketAddress> addresses) {
     outcome.emplace(std::move(result));
     connect.reset();  // destroying it from its own callback is allowed
     loop.stop();
-  });
+  }, std::move(attempts));
   loop.add_timer(Clock::now() + 2s, [&] { loop.stop(); });
   loop.run();
   return outcome;
@@ -150,6 +152,80 @@ TEST(TcpConnect, EmptyAddressListFails) {
   EXPECT_EQ(outcome->error().category(), ErrorCategory::connect);
 }
 
+TEST(HappyEyeballs, InterleavesTheFamiliesStartingWithTheFirstAddresss) {
+  auto at = [](const char* ip) { return *SocketAddress::from_ip(ip, 80); };
+  const auto ordered =
+      interleave_families({at("::1"), at("fd00::2"), at("fd00::3"), at("127.0.0.1"), at("10.0.0.2")});
+  std::vector<std::string> got;
+  for (const auto& address : ordered) got.push_back(address.ip());
+  EXPECT_EQ(got, (std::vector<std::string>{"::1", "127.0.0.1", "fd00::2", "10.0.0.2", "fd00::3"}));
+}
+
+TEST(HappyEyeballs, ABlackHoledFirstAddressDoesNotHoldUpTheSecond) {
+  test::BlackHole hole("127.0.0.2");
+  LoopbackSocket listener(AF_INET, true);
+  // The black hole on the good address's port, so both differ only in the IP.
+  test::BlackHole same_port("127.0.0.3", listener.port());
+  ConnectAttempts attempts;
+  attempts.delay = 50ms;
+  std::vector<std::string> notes;
+  attempts.note = [&](const std::string& line) { notes.push_back(line); };
+  // Without the stagger the connect would wait on the first address for ever (the
+  // helper's 2 s guard would end it with no outcome).
+  auto outcome = connect_all({*SocketAddress::from_ip("127.0.0.3", listener.port()),
+                              listener.address()}, attempts);
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_TRUE(*outcome) << outcome->error().message();
+  EXPECT_EQ(peer_port(**outcome), listener.port());
+  close(**outcome);
+  ASSERT_GE(notes.size(), 3u);
+  EXPECT_EQ(notes[0], "connecting to 127.0.0.3:" + std::to_string(listener.port()));
+  EXPECT_EQ(notes[1], "127.0.0.3:" + std::to_string(listener.port()) +
+                          " has not answered within 50 ms; trying the next address too");
+  EXPECT_EQ(notes.back(), "connected to " + listener.address().to_string());
+}
+
+TEST(HappyEyeballs, AnAttemptThatNeverAnswersFailsAtItsOwnDeadline) {
+  test::BlackHole hole("127.0.0.2");
+  ConnectAttempts attempts;
+  attempts.timeout = 100ms;
+  auto outcome = connect_all({*SocketAddress::from_ip("127.0.0.2", hole.port())}, attempts);
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_FALSE(*outcome);
+  EXPECT_EQ(outcome->error().category(), ErrorCategory::connect);
+  EXPECT_EQ(outcome->error().message(), "connect: cannot connect to 127.0.0.2:" +
+                                            std::to_string(hole.port()) +
+                                            ": no answer within 100 ms");
+}
+
+TEST(HappyEyeballs, AFailureStartsTheNextAddressAtOnceWithoutTheDelay) {
+  LoopbackSocket closed(AF_INET6, false);
+  LoopbackSocket listener(AF_INET, true);
+  ConnectAttempts attempts;
+  attempts.delay = 60s;  // were the refusal not seen, the test's 2 s guard would end it
+  auto outcome = connect_all({closed.address(), listener.address()}, attempts);
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_TRUE(*outcome) << outcome->error().message();
+  EXPECT_EQ(peer_port(**outcome), listener.port());
+  close(**outcome);
+}
+
+TEST(TcpConnect, ConnectsToAUnixSocket) {
+  const std::string path = "/tmp/sluice-tcp-connect-test-" + std::to_string(getpid()) + ".sock";
+  unlink(path.c_str());
+  const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const auto address = *SocketAddress::from_unix_path(path);
+  ASSERT_EQ(bind(listener, reinterpret_cast<const sockaddr*>(&address.storage), address.length), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  auto outcome = connect_all({address});
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_TRUE(*outcome) << outcome->error().message();
+  EXPECT_EQ(SocketAddress::peer_of(**outcome)->to_string(), "unix:" + path);
+  close(**outcome);
+  close(listener);
+  unlink(path.c_str());
+}
+
 TEST(TcpConnect, DestroyedBeforeItStartsNeverCallsBack) {
   LoopbackSocket listener(AF_INET, true);
   EventLoop loop;
@@ -160,105 +236,6 @@ TEST(TcpConnect, DestroyedBeforeItStartsNeverCallsBack) {
   loop.add_timer(Clock::now() + 20ms, [&] { loop.stop(); });
   loop.run();
   EXPECT_FALSE(called);
-}
-
-// ---- Resolver ---------------------------------------------------------------
-
-std::optional<Result<std::vector<SocketAddress>>> resolve_once(const std::string& host,
-                                                               std::uint16_t port) {
-  EventLoop loop;
-  Resolver resolver(loop);
-  std::optional<Result<std::vector<SocketAddress>>> outcome;
-  auto lookup = resolver.resolve(host, port, [&](Result<std::vector<SocketAddress>> result) {
-    outcome.emplace(std::move(result));
-    loop.stop();
-  });
-  loop.add_timer(Clock::now() + 5s, [&] { loop.stop(); });
-  loop.run();
-  return outcome;
-}
-
-TEST(Resolver, LocalhostResolvesToLoopback) {
-  auto outcome = resolve_once("localhost", 8080);
-  ASSERT_TRUE(outcome.has_value());
-  ASSERT_TRUE(*outcome) << outcome->error().message();
-  ASSERT_FALSE(outcome->value().empty());
-  for (const SocketAddress& address : outcome->value()) {
-    const std::string text = address.to_string();
-    EXPECT_TRUE(text == "127.0.0.1:8080" || text == "[::1]:8080") << text;
-  }
-}
-
-TEST(Resolver, UnknownNameFailsWithCategoryDns) {
-  auto outcome = resolve_once("nosuch.invalid", 80);
-  ASSERT_TRUE(outcome.has_value());
-  ASSERT_FALSE(*outcome);
-  EXPECT_EQ(outcome->error().category(), ErrorCategory::dns);
-  EXPECT_EQ(outcome->error().message().rfind("DNS: cannot resolve 'nosuch.invalid': ", 0), 0u)
-      << outcome->error().message();
-}
-
-TEST(Resolver, IpLiteralIsDeliveredLaterNotFromInsideResolve) {
-  EventLoop loop;
-  Resolver resolver(loop);
-  bool returned = false;
-  std::optional<bool> called_after_return;
-  std::string text;
-  auto lookup = resolver.resolve("[::1]", 443, [&](Result<std::vector<SocketAddress>> result) {
-    called_after_return = returned;
-    if (result && result.value().size() == 1) text = result.value()[0].to_string();
-    loop.stop();
-  });
-  returned = true;
-  loop.add_timer(Clock::now() + 2s, [&] { loop.stop(); });
-  loop.run();
-  ASSERT_TRUE(called_after_return.has_value());
-  EXPECT_TRUE(*called_after_return);
-  EXPECT_EQ(text, "[::1]:443");
-}
-
-TEST(Resolver, DestroyedLookupNeverCallsBack) {
-  EventLoop loop;
-  bool called = false;
-  {
-    Resolver resolver(loop);
-    auto lookup = resolver.resolve("localhost", 80, [&](auto) { called = true; });
-    lookup.reset();
-  }  // the Resolver joined its threads: anything they posted is queued now
-  loop.post([&] { loop.stop(); });
-  loop.run();
-  EXPECT_FALSE(called);
-}
-
-TEST(Resolver, LookupDestroyedAfterItsResultWasPostedNeverCallsBack) {
-  EventLoop loop;
-  bool called = false;
-  std::unique_ptr<Resolver::Lookup> lookup;
-  {
-    Resolver resolver(loop);
-    lookup = resolver.resolve("127.0.0.1", 80, [&](auto) { called = true; });
-  }
-  // The result is queued on the loop (IP literals post at once); cancel first.
-  lookup.reset();
-  loop.post([&] { loop.stop(); });
-  loop.run();
-  EXPECT_FALSE(called);
-}
-
-TEST(Resolver, CallbackMayDestroyItsLookup) {
-  EventLoop loop;
-  Resolver resolver(loop);
-  std::unique_ptr<Resolver::Lookup> lookup;
-  bool called = false;
-  lookup = resolver.resolve("127.0.0.1", 80, [&](auto) {
-    called = true;
-    lookup.reset();
-    loop.stop();
-  });
-  loop.add_timer(Clock::now() + 2s, [&] { loop.stop(); });
-  loop.run();
-  EXPECT_TRUE(called);
-  EXPECT_EQ(lookup, nullptr);
 }
 
 // ---- PlainTransport (make_plain_transport) ----------------------------------

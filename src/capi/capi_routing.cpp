@@ -1,0 +1,82 @@
+// The C API: where a client's connections go (ClientOptions::ip_version, resolve,
+// connect_to, unix_socket, dns_servers, dns_timeout, happy_eyeballs_delay). Entries
+// are checked when the client is made.
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "capi/capi_call.hpp"
+#include "capi/capi_handles.hpp"
+
+using namespace sluice;
+using namespace sluice::capi;
+
+namespace {
+
+// Sets (or, into a list, appends) one text option, refusing NULL and NUL bytes.
+template <typename Apply>
+sluice_code with_text(const char* function, sluice_client_options* options, const char* data,
+                      size_t len, Apply apply) {
+  std::string_view text;
+  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
+  return with_options(function, options, [&](ClientOptions& o) {
+    apply(o, std::string(text));
+    return ok();
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+sluice_code sluice_client_options_set_ip_version(sluice_client_options* options, int version) {
+  if (version != 0 && version != 4 && version != 6) {
+    return invalid("sluice_client_options_set_ip_version", "version must be 0 (any), 4 or 6");
+  }
+  return with_options("sluice_client_options_set_ip_version", options, [&](ClientOptions& o) {
+    o.ip_version = version == 4 ? IpVersion::v4_only : version == 6 ? IpVersion::v6_only : IpVersion::any;
+    return ok();
+  });
+}
+
+sluice_code sluice_client_options_add_resolve(sluice_client_options* options, const char* entry,
+                                              size_t len) {
+  return with_text("sluice_client_options_add_resolve", options, entry, len,
+                   [](ClientOptions& o, std::string text) { o.resolve.push_back(std::move(text)); });
+}
+
+sluice_code sluice_client_options_add_connect_to(sluice_client_options* options, const char* entry,
+                                                 size_t len) {
+  return with_text("sluice_client_options_add_connect_to", options, entry, len,
+                   [](ClientOptions& o, std::string text) { o.connect_to.push_back(std::move(text)); });
+}
+
+sluice_code sluice_client_options_set_unix_socket(sluice_client_options* options, const char* path,
+                                                  size_t len) {
+  return with_text("sluice_client_options_set_unix_socket", options, path, len,
+                   [](ClientOptions& o, std::string text) { o.unix_socket = std::move(text); });
+}
+
+sluice_code sluice_client_options_set_dns_servers(sluice_client_options* options, const char* list,
+                                                  size_t len) {
+  return with_text("sluice_client_options_set_dns_servers", options, list, len,
+                   [](ClientOptions& o, std::string text) { o.dns_servers = std::move(text); });
+}
+
+sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options* options, uint32_t ms) {
+  return with_options("sluice_client_options_set_dns_timeout_ms", options, [&](ClientOptions& o) {
+    o.dns_timeout = std::chrono::milliseconds(ms);
+    return ok();
+  });
+}
+
+sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options* options,
+                                                              uint32_t ms) {
+  return with_options("sluice_client_options_set_happy_eyeballs_delay_ms", options,
+                      [&](ClientOptions& o) {
+                        o.happy_eyeballs_delay = std::chrono::milliseconds(ms);
+                        return ok();
+                      });
+}
+
+}  // extern "C"

@@ -1,0 +1,89 @@
+// NetworkSettings: ClientOptions' routing and DNS settings, checked and parsed.
+
+#include "client/network_settings.hpp"
+
+#include <sys/socket.h>
+
+#include <charconv>
+
+namespace sluice {
+namespace {
+
+// "192.0.2.1", "192.0.2.1:5353", "::1", "[::1]:5353": what c-ares takes as a server.
+bool is_name_server(std::string_view entry) {
+  std::string host(entry);
+  if (!entry.empty() && entry.front() == '[') {
+    const std::size_t close = entry.find(']');
+    if (close == std::string_view::npos) return false;
+    host = std::string(entry.substr(1, close - 1));
+    std::string_view rest = entry.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return false;
+      rest.remove_prefix(1);
+      unsigned port = 0;
+      auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), port);
+      if (ec != std::errc() || end != rest.data() + rest.size() || port == 0 || port > 65535) {
+        return false;
+      }
+    }
+    return SocketAddress::from_ip(host, 0).has_value();
+  }
+  if (SocketAddress::from_ip(host, 0)) return true;  // IPv4, or IPv6 without a port
+  const std::size_t colon = entry.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  std::string_view port_text = entry.substr(colon + 1);
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  return ec == std::errc() && end == port_text.data() + port_text.size() && port > 0 &&
+         port <= 65535 && SocketAddress::from_ip(std::string(entry.substr(0, colon)), 0);
+}
+
+Result<void> check_name_servers(const std::string& servers) {
+  std::string_view rest = servers;
+  while (!rest.empty()) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    const std::string_view entry = rest.substr(0, comma);
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+    if (!is_name_server(entry)) {
+      return Error(ErrorCode::usage, "dns_servers: '" + std::string(entry) +
+                                         "' is not an IP address with an optional port "
+                                         "(expected 192.0.2.1,[2001:db8::1]:5353)");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<NetworkSettings> NetworkSettings::from(const ClientOptions& options) {
+  NetworkSettings settings;
+  if (auto checked = check_name_servers(options.dns_servers); !checked) {
+    return std::move(checked).error();
+  }
+  settings.resolver.servers = options.dns_servers;
+  settings.resolver.family = options.ip_version == IpVersion::v4_only   ? AF_INET
+                             : options.ip_version == IpVersion::v6_only ? AF_INET6
+                                                                        : AF_UNSPEC;
+  settings.resolver.timeout = options.dns_timeout;
+  settings.resolver.cache.max_ttl = options.dns_cache_ttl;
+  for (const std::string& entry : options.resolve) {
+    auto parsed = parse_resolve_override(entry);
+    if (!parsed) return std::move(parsed).error();
+    settings.resolver.overrides.push_back(std::move(*parsed));
+  }
+  for (const std::string& entry : options.connect_to) {
+    auto parsed = parse_connect_to_override(entry);
+    if (!parsed) return std::move(parsed).error();
+    settings.connect_to.push_back(std::move(*parsed));
+  }
+  settings.attempts.delay = options.happy_eyeballs_delay;
+  settings.attempts.timeout = options.connect_attempt_timeout;
+  if (!options.unix_socket.empty() && !SocketAddress::from_unix_path(options.unix_socket)) {
+    return Error(ErrorCode::usage, "unix_socket: the path '" + options.unix_socket +
+                                       "' is longer than a Unix socket address holds (107 bytes)");
+  }
+  settings.unix_socket = options.unix_socket;
+  return settings;
+}
+
+}  // namespace sluice
