@@ -135,6 +135,9 @@ sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options *opti
                                                      uint32_t ms);
 sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options *options,
                                                               uint32_t ms);
+/* DNS answers are reused for their TTL but at most this long (default 60; 0: no cache). */
+sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options *options,
+                                                      uint32_t seconds);
 sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
                                                  const char *user_agent, size_t len);
 sluice_code sluice_client_options_set_max_connections_per_origin(

@@ -1,5 +1,6 @@
 // The C API: where a client's connections go (ClientOptions::ip_version, resolve,
-// connect_to, unix_socket, dns_servers, dns_timeout, happy_eyeballs_delay). Entries
+// connect_to, unix_socket, dns_servers, dns_timeout, dns_cache_ttl, happy_eyeballs_delay).
+// Entries
 // are checked when the client is made.
 #include <chrono>
 #include <string>
@@ -77,6 +78,14 @@ sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_opti
                         o.happy_eyeballs_delay = std::chrono::milliseconds(ms);
                         return ok();
                       });
+}
+
+sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options* options,
+                                                      uint32_t seconds) {
+  return with_options("sluice_client_options_set_dns_cache_ttl_s", options, [&](ClientOptions& o) {
+    o.dns_cache_ttl = std::chrono::seconds(seconds);
+    return ok();
+  });
 }
 
 }  // extern "C"

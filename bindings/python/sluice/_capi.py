@@ -97,6 +97,7 @@ options_set_ip_version = _declare("sluice_client_options_set_ip_version", c_code
 options_add_resolve = _declare("sluice_client_options_add_resolve", c_code, c_void_p, c_char_p, c_size_t)
 options_add_connect_to = _declare("sluice_client_options_add_connect_to", c_code, c_void_p, c_char_p, c_size_t)
 options_set_unix_socket = _declare("sluice_client_options_set_unix_socket", c_code, c_void_p, c_char_p, c_size_t)
+options_set_dns_cache_ttl = _declare("sluice_client_options_set_dns_cache_ttl_s", c_code, c_void_p, ctypes.c_uint32)
 options_set_dns_servers = _declare("sluice_client_options_set_dns_servers", c_code, c_void_p, c_char_p, c_size_t)
 options_set_proxy_from_environment = _declare(
     "sluice_client_options_set_proxy_from_environment", c_code, c_void_p, ctypes.c_int)

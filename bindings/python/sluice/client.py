@@ -23,7 +23,7 @@ class Client:
     def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
                  max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
-                 dns_servers=None):
+                 dns_servers=None, dns_cache_ttl=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -32,7 +32,8 @@ class Client:
         `resolve`: entries "host:port:addr[,addr]"; `connect_to`: entries
         "host:port:connect_host:connect_port"; `unix_socket`: a path every connection
         goes to instead of the network; `dns_servers`: "addr[:port],..." instead of
-        /etc/resolv.conf's."""
+        /etc/resolv.conf's; `dns_cache_ttl`: seconds an answer is reused at most
+        (default 60; 0: no cache)."""
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -60,6 +61,8 @@ class Client:
                 _set_text(_capi.options_set_unix_socket, options, str(unix_socket))
             if dns_servers is not None:
                 _set_text(_capi.options_set_dns_servers, options, dns_servers)
+            if dns_cache_ttl is not None:
+                check(_capi.options_set_dns_cache_ttl(options, dns_cache_ttl))
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))
