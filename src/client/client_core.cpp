@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <vector>
 
+#include "client/tls_settings.hpp"
 #include "client/transfer.hpp"
 
 namespace sluice {
@@ -55,7 +56,9 @@ ClientCore::~ClientCore() { shutdown(); }
 
 Result<std::shared_ptr<const QuicTlsContext>> ClientCore::quic_tls() {
   if (!quic_tls_) {
-    auto made = QuicTlsContext::create(options_.ca_file, options_.insecure);
+    auto settings = quic_tls_options_of(options_);
+    if (!settings) return std::move(settings).error();
+    auto made = QuicTlsContext::create(*settings);
     if (!made) return std::move(made).error();
     quic_tls_ = std::move(*made);
   }
@@ -132,6 +135,9 @@ ClientStats ClientCore::stats() const {
   stats.sweep_releases = sweep_releases_;
   stats.sweep_bytes_released = sweep_bytes_released_;
   stats.stream_window_bytes = static_cast<std::size_t>(window_ledger_.granted());
+  const TlsHandshakeCounts handshakes = tls_->handshakes();
+  stats.tls_full_handshakes = handshakes.full;
+  stats.tls_resumed_handshakes = handshakes.resumed;
   return stats;
 }
 
