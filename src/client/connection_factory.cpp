@@ -43,7 +43,10 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
   // one says which kind it was, for -v and for telling whether resumption works.
   if (transport->is_tls() && core_.trace().on()) {
     core_.trace().emit("c" + std::to_string(conn_id) + " connect: TLS handshake done, " +
-                       (transport->resumed_session() ? "session resumed" : "full handshake"));
+                       (transport->resumed_session()   ? "session resumed"
+                        : transport->offered_session() ? "full handshake (the server declined "
+                                                         "the cached session)"
+                                                       : "full handshake"));
   }
   const bool h2 = transport->alpn() == "h2" ||
                   (policy == VersionPolicy::http2_prior_knowledge && !transport->is_tls());

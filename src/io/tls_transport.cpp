@@ -75,6 +75,7 @@ class TlsTransport final : public Transport {
   bool has_buffered_input() const noexcept override { return SSL_has_pending(ssl_) == 1; }
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
   bool resumed_session() const noexcept override { return resumed_; }
+  bool offered_session() const noexcept override { return offered_; }
 
   static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;
   /// The new-session callback's work: the origin's next connection offers it.
@@ -95,6 +96,7 @@ class TlsTransport final : public Transport {
   bool insecure_;
   std::shared_ptr<TlsShared> shared_;
   bool resumed_ = false;
+  bool offered_ = false;  // a cached session went into the ClientHello
   bool established_ = false;
   bool fatal_ = false;  // OpenSSL forbids SSL_shutdown after a fatal error
   std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
@@ -139,8 +141,16 @@ Result<void> TlsTransport::configure(const std::string& alpn_wire) {
     return Error(ErrorCategory::tls, "TLS: cannot offer ALPN protocols");
   // Offering a session the server no longer knows costs nothing: it answers with a
   // full handshake, and that one's session replaces it.
+  // A copy, not the cached object: OpenSSL resumes with the very session it was
+  // given, and marks it not resumable when that connection ends without
+  // close_notify (a server that just closes, a cancelled transfer), which would
+  // spoil the origin's ticket for every connection after it.
   if (SSL_SESSION* cached = shared_->sessions.find(cache_key_); cached != nullptr) {
-    if (SSL_set_session(ssl_, cached) != 1) ERR_clear_error();
+    if (SSL_SESSION* copy = SSL_SESSION_dup(cached); copy != nullptr) {
+      offered_ = SSL_set_session(ssl_, copy) == 1;
+      SSL_SESSION_free(copy);  // the SSL holds its own reference
+    }
+    ERR_clear_error();
   }
   SSL_set_connect_state(ssl_);
   return {};
