@@ -58,6 +58,8 @@ class ClientStats(ctypes.Structure):
         ("sweep_bytes_released", c_uint64),
         ("budget_waits", c_uint64),
         ("stream_window_bytes", c_size_t),
+        ("tls_full_handshakes", c_uint64),
+        ("tls_resumed_handshakes", c_uint64),
     ]
 
 
@@ -93,6 +95,17 @@ options_set_proxy = _declare("sluice_client_options_set_proxy", c_code, c_void_p
 options_set_no_proxy = _declare("sluice_client_options_set_no_proxy", c_code, c_void_p, c_char_p, c_size_t)
 options_set_proxy_from_environment = _declare(
     "sluice_client_options_set_proxy_from_environment", c_code, c_void_p, ctypes.c_int)
+# TLS options: text setters (client certificate, key, passphrase, CA path, pins,
+# cipher lists, key log) share one signature.
+options_set_tls_text = {
+    name: _declare("sluice_client_options_set_" + name, c_code, c_void_p, c_char_p, c_size_t)
+    for name in ("client_cert", "client_key", "key_password", "ca_path", "pinned_public_key",
+                 "tls12_ciphers", "tls13_ciphers", "key_log_file")
+}
+options_set_tls_versions = _declare(
+    "sluice_client_options_set_tls_versions", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
+options_set_tls_session_cache = _declare(
+    "sluice_client_options_set_tls_session_cache", c_code, c_void_p, ctypes.c_int)
 options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)
 
 client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)
