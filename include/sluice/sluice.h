@@ -197,6 +197,7 @@ typedef struct sluice_client_stats {
   size_t stream_window_bytes;
   uint64_t tls_full_handshakes;     /* TLS handshakes over TCP: full ones, */
   uint64_t tls_resumed_handshakes;  /* and those that resumed a cached session */
+  uint64_t tls_handshake_cpu_ns;    /* CPU spent in them (ns) */
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */

@@ -138,6 +138,7 @@ ClientStats ClientCore::stats() const {
   const TlsHandshakeCounts handshakes = tls_->handshakes();
   stats.tls_full_handshakes = handshakes.full;
   stats.tls_resumed_handshakes = handshakes.resumed;
+  stats.tls_handshake_cpu_ns = handshakes.cpu_ns;
   return stats;
 }
 

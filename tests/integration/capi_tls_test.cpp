@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sluice/sluice.h"
+#include "support/capi_handles.hpp"
 #include "support/test_env.hpp"
 
 namespace sluice {
@@ -16,18 +17,9 @@ struct OptionsHandle {
   OptionsHandle() { EXPECT_EQ(sluice_client_options_new(&get), SLUICE_OK); }
   ~OptionsHandle() { sluice_client_options_free(get); }
 };
-struct ClientHandle {
-  sluice_client* get = nullptr;
-  ~ClientHandle() { sluice_client_free(get); }
-};
-struct RequestHandle {
-  sluice_request* get = nullptr;
-  ~RequestHandle() { sluice_request_free(get); }
-};
-struct ResponseHandle {
-  sluice_response* get = nullptr;
-  ~ResponseHandle() { sluice_response_free(get); }
-};
+using test::ClientHandle;
+using test::RequestHandle;
+using test::ResponseHandle;
 
 sluice_code set(sluice_code (*setter)(sluice_client_options*, const char*, size_t),
                 OptionsHandle& options, const std::string& text) {

@@ -60,6 +60,7 @@ class ClientStats(ctypes.Structure):
         ("stream_window_bytes", c_size_t),
         ("tls_full_handshakes", c_uint64),
         ("tls_resumed_handshakes", c_uint64),
+        ("tls_handshake_cpu_ns", c_uint64),
     ]
 
 

@@ -12,16 +12,23 @@ servers_die() {
   exit 1
 }
 
+# make_ca DIR NAME CN: a self-signed P-256 CA, DIR/NAME.pem and DIR/NAME.key.
+make_ca() {
+  local dir=$1 name=$2 cn=$3
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+    -subj "/CN=$cn" -keyout "$dir/$name.key" -out "$dir/$name.pem" \
+    -addext "basicConstraints=critical,CA:TRUE" \
+    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null \
+    || servers_die "openssl could not create the CA $name in $dir"
+}
+
 # make_certs DIR: a CA (ca.pem, ca.key) and a localhost certificate it signs
-# (server.pem, server.key) for DNS:localhost, IP:127.0.0.1 and IP:::1.
+# (server.pem, server.key) for DNS:localhost, IP:127.0.0.1 and IP:::1; then the
+# client side (make_client_certs).
 make_certs() {
   local dir=$1
   mkdir -p "$dir"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
-    -subj "/CN=sluice test CA" -keyout "$dir/ca.key" -out "$dir/ca.pem" \
-    -addext "basicConstraints=critical,CA:TRUE" \
-    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null \
-    || servers_die "openssl could not create the test CA in $dir"
+  make_ca "$dir" ca "sluice test CA"
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -subj "/CN=localhost" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null \
     || servers_die "openssl could not create the server key in $dir"
@@ -47,11 +54,7 @@ EXT
 # sha256//BASE64) for --pinnedpubkey.
 make_client_certs() {
   local dir=$1
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
-    -subj "/CN=sluice test client CA" -keyout "$dir/client-ca.key" -out "$dir/client-ca.pem" \
-    -addext "basicConstraints=critical,CA:TRUE" \
-    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null \
-    || servers_die "openssl could not create the client CA in $dir"
+  make_ca "$dir" client-ca "sluice test client CA"
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -subj "/CN=sluice test client" -keyout "$dir/client.key" -out "$dir/client.csr" 2>/dev/null \
     || servers_die "openssl could not create the client key in $dir"
