@@ -25,13 +25,14 @@ const char* subcommand_name(Subcommand subcommand) {
     case Subcommand::append_growth: return "append-growth";
     case Subcommand::download: return "download";
     case Subcommand::link: return "link";
+    case Subcommand::resumption: return "resumption";
   }
   return "?";
 }
 
 constexpr Subcommand kAllSubcommands[] = {
     Subcommand::throughput,    Subcommand::held,     Subcommand::many, Subcommand::upload_burst,
-    Subcommand::append_growth, Subcommand::download, Subcommand::link};
+    Subcommand::append_growth, Subcommand::download, Subcommand::link, Subcommand::resumption};
 
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
@@ -40,7 +41,8 @@ constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigne
 // the library locally, and a network option given to them is a mistake.
 constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
                                          bit(Subcommand::many) | bit(Subcommand::upload_burst) |
-                                         bit(Subcommand::download) | bit(Subcommand::link);
+                                         bit(Subcommand::download) | bit(Subcommand::link) |
+                                         bit(Subcommand::resumption);
 // The subcommands whose transfers may run through a delay link (--rtt): the others
 // measure memory locally or against their own slow server, where a delay means nothing.
 constexpr unsigned kLinkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
@@ -222,7 +224,9 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
     return {};
   }
   if (name == "--dir") {
-    if (Result<void> ok = only_for(bit(Subcommand::download), name); !ok) return ok;
+    if (Result<void> ok = only_for(bit(Subcommand::download) | bit(Subcommand::resumption), name);
+        !ok)
+      return ok;
     if (value.empty()) return usage_error("--dir: expected a directory");
     options_.dir = std::string(value);
     return {};
@@ -284,9 +288,9 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
     std::uint64_t min, max;
   };
   static const Counted kCounted[] = {
-      {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download), 1,
-       1000},
-      {"--split", bit(Subcommand::download), 1, 16},
+      {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download) |
+                     bit(Subcommand::resumption), 1, 1000},
+      {"--split", bit(Subcommand::download) | bit(Subcommand::resumption), 1, 16},
       {"--count", bit(Subcommand::held) | bit(Subcommand::upload_burst), 1, 10000},
       {"--reads", bit(Subcommand::held), 0, 1},
       {"--requests", bit(Subcommand::many), 1, 100'000'000},
@@ -360,7 +364,11 @@ Result<void> Parser::check_complete() {
   if (options_.read_first > 0 && options_.reads_one_chunk) {
     return usage_error("--read-first conflicts with --reads 1 (give one of them)");
   }
-  if (options_.runs == 0) options_.runs = subcommand_ == Subcommand::many ? 1 : 3;
+  if (options_.runs == 0) {
+    options_.runs = subcommand_ == Subcommand::many ? 1 : subcommand_ == Subcommand::resumption ? 5 : 3;
+  }
+  // Resumption needs connections after the first: a split of 1 would measure nothing.
+  if (subcommand_ == Subcommand::resumption && options_.split < 2) options_.split = 8;
   set_burst_defaults();
   return {};
 }

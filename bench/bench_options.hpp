@@ -25,6 +25,7 @@ enum class Subcommand {
   append_growth,
   download,
   link,
+  resumption,
 };
 
 struct BenchOptions {
@@ -49,8 +50,8 @@ struct BenchOptions {
   bool copy_reads = false;
   std::size_t requests = 0;         ///< many: requests in all (required)
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
-  unsigned split = 1;               ///< download: DownloadOptions::ranges (--split N)
-  std::string dir;                  ///< download: where files go (--dir; empty: $TMPDIR or /tmp)
+  unsigned split = 1;               ///< download, resumption: DownloadOptions::ranges (--split N)
+  std::string dir;                  ///< download, resumption: where files go (--dir; empty: $TMPDIR or /tmp)
   /// --rtt MS: throughput, held, many, download run through delay links with this
   /// round-trip time (0 allowed: the link without delay); unset: straight to the URL.
   std::optional<double> rtt_ms;

@@ -23,6 +23,7 @@
 #include "bench/measure.hpp"
 #include "bench/peer.hpp"
 #include "bench/report.hpp"
+#include "bench/scratch_dir.hpp"
 #include "bench/rss.hpp"
 #include "bench/subcommands.hpp"
 #include "sluice/client.hpp"
@@ -55,50 +56,6 @@ struct Contender {
   std::string name;  // "sluice", "curl", "wget", "aria2c": also the output file's stem
   std::vector<RunFigures> runs;
 };
-
-// A directory made with mkdtemp under the chosen parent, removed (empty) at the end.
-// Owned by run_download.
-class ScratchDir {
- public:
-  static Result<ScratchDir> create(const std::string& parent) {
-    std::string pattern = parent + "/sluice-bench-download.XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Error(ErrorCategory::io, "cannot make a scratch directory in " + parent + ": " +
-                                          std::strerror(errno) + " (choose one with --dir)");
-    }
-    return ScratchDir(std::move(pattern));
-  }
-  ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  ScratchDir& operator=(ScratchDir&&) = delete;
-  ~ScratchDir() {
-    if (!path_.empty()) ::rmdir(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit ScratchDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
-std::string scratch_parent(const BenchOptions& options) {
-  if (!options.dir.empty()) return options.dir;
-  const char* tmpdir = std::getenv("TMPDIR");
-  return tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-}
-
-std::optional<std::uint64_t> file_size(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
-  return static_cast<std::uint64_t>(info.st_size);
-}
-
-// The file and whatever a failed run may have left beside it (sluice's control file
-// and quarantined bytes, aria2c's control file), so the scratch directory empties.
-void remove_outputs(const std::string& path) {
-  for (const char* suffix : {"", ".sluice", ".sluice-bad", ".aria2"}) {
-    ::unlink((path + suffix).c_str());
-  }
-}
 
 // HttpVersion crosses the child's pipe as a number: 1.1, 2 or 3.
 double version_number(HttpVersion version) {

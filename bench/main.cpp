@@ -21,6 +21,7 @@ std::optional<sluice::bench::Subcommand> subcommand_named(std::string_view name)
   if (name == "upload-burst") return Subcommand::upload_burst;
   if (name == "append-growth") return Subcommand::append_growth;
   if (name == "download") return Subcommand::download;
+  if (name == "resumption") return Subcommand::resumption;
   if (name == "link") return Subcommand::link;
   return std::nullopt;
 }
@@ -34,6 +35,7 @@ int dispatch(sluice::bench::Subcommand subcommand, const sluice::bench::BenchOpt
     case Subcommand::upload_burst: return run_upload_burst(options);
     case Subcommand::append_growth: return run_append_growth(options);
     case Subcommand::download: return run_download(options);
+    case Subcommand::resumption: return run_resumption(options);
     case Subcommand::link: return run_link(options);
   }
   return kExitUsage;

@@ -30,5 +30,8 @@ int run_download(const BenchOptions& options);
 /// SIGINT or SIGTERM: for running any client by hand through the same path
 /// (link.cpp).
 int run_link(const BenchOptions& options);
+/// A segmented download's handshakes with and without TLS session resumption: time
+/// and CPU until every range's response began, and aria2c's download (resumption.cpp).
+int run_resumption(const BenchOptions& options);
 
 }  // namespace sluice::bench

@@ -47,6 +47,12 @@ subcommands:
       `aria2c -x N -s N` (those on PATH) on the same URL. Every file must have
       the same size; each is deleted after its run. Prints the median MiB/s,
       peak resident MiB and CPU per GiB of each, and ratio_vs_PEER.
+  resumption --url https://URL [--split N] [--runs R] [--dir DIR]
+      A segmented download (sluice::download(), as `sluice --split N`) of URL
+      in N ranges (default 8), R times (default 5) with TLS session resumption
+      and R times without (--no-sessionid), interleaved, each in a child
+      process: the time and the process CPU until every range's response had
+      begun, the handshakes counted, and the ratios; then `aria2c -x N -s N`.
   link --url URL --rtt MS [--link-mbit N] [--http3 | --http3-only]
       Starts the delay links of --rtt to URL's port, prints link_url (the URL
       through them) and keeps them up until SIGINT or SIGTERM: for running any
@@ -57,12 +63,14 @@ subcommands:
 options:
   --url URL        the URL to download (http or https); upload-burst: where to
                    PUT (optional)
-  --runs N         throughput, many, download: runs per contender (1..1000;
-                   default 3, many 1)
-  --split N        download: byte ranges fetched at once (1..16; default 1);
+  --runs N         throughput, many, download, resumption: runs per contender
+                   (1..1000; default 3, many 1, resumption 5)
+  --split N        download, resumption: byte ranges fetched at once (1..16;
+                   default 1, resumption 8);
                    aria2c gets -x N -s N
-  --dir DIR        download: where the scratch directory goes (default $TMPDIR
-                   or /tmp); use a disk, not a tmpfs, for a 1 GiB file
+  --dir DIR        download, resumption: where the scratch directory goes
+                   (default $TMPDIR or /tmp); use a disk, not a tmpfs, for a
+                   1 GiB file
   --count N        held: responses held at once; also the connection limit;
                    upload-burst: bodies (default 300)
   --size BYTES     upload-burst: bytes each (default 1M);

@@ -20,12 +20,52 @@ namespace sluice {
 
 /// Which address families a Client connects over (curl's -4 and -6).
 enum class IpVersion { any, v4_only, v6_only };
+/// TLS protocol versions for ClientOptions::tls_min_version / tls_max_version.
+enum class TlsVersion { v1_2, v1_3 };
 
 struct ClientOptions {
   /// PEM bundle to trust instead of the system store (--cacert).
   std::string ca_file;
   /// Skip certificate and host verification (-k). Never the default.
   bool insecure = false;
+  /// A client certificate for mutual TLS (--cert): a PEM file with the certificate,
+  /// then any intermediates, and the private key too unless client_key names it.
+  /// Read when the Client is made: an unreadable file, a wrong passphrase or a key
+  /// that does not match fails Client::create with a message naming the file. Used
+  /// over HTTP/3 as well.
+  std::string client_cert;
+  /// The PEM private key of client_cert, when it is in a file of its own (--key).
+  std::string client_key;
+  /// The passphrase of an encrypted client key (--pass). Never prompted for.
+  std::string key_password;
+  /// A directory of PEM CA certificates named by subject hash (`openssl rehash`), to
+  /// trust besides ca_file (--capath); either replaces the system store.
+  std::string ca_path;
+  /// The lowest TLS version offered (--tlsv1.2, --tlsv1.3). Never below 1.2.
+  TlsVersion tls_min_version = TlsVersion::v1_2;
+  /// The highest TLS version offered (--tls-max). v1_2 means no HTTP/3 (QUIC is TLS
+  /// 1.3 only): automatic and http3 policies use TCP, http3_only fails saying so.
+  TlsVersion tls_max_version = TlsVersion::v1_3;
+  /// OpenSSL cipher list for TLS 1.2 over TCP (--ciphers), e.g.
+  /// "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256". Empty: OpenSSL's
+  /// defaults. Not used by HTTP/3, which is TLS 1.3 only.
+  std::string tls12_ciphers;
+  /// TLS 1.3 cipher suites (--tls13-ciphers), colon-separated IANA names such as
+  /// "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"; HTTP/3 honours them too.
+  std::string tls13_ciphers;
+  /// Public key pinning (--pinnedpubkey): "sha256//BASE64" entries separated by ';',
+  /// or the path of a PEM or DER public key file. The server's certificate must carry
+  /// one of these keys (SHA-256 of its SubjectPublicKeyInfo), even with insecure; a
+  /// mismatch fails with ErrorCode::tls_certificate naming both pins. Over HTTP/3 too.
+  std::string pinned_public_key;
+  /// Resume TLS sessions: each origin's latest session ticket is kept (at most 256
+  /// origins), so the next TCP connection to it skips the certificate exchange. Off
+  /// is curl's --no-sessionid. ClientStats counts full and resumed handshakes.
+  bool tls_session_cache = true;
+  /// Append TLS secrets to this file in the NSS key log format, for Wireshark. Empty:
+  /// the SSLKEYLOGFILE environment variable's file, if set, as curl and browsers do
+  /// (HTTP/3's GnuTLS reads SSLKEYLOGFILE itself).
+  std::string key_log_file;
   /// Connections per origin (HTTP/1.1 runs one request per connection at a time).
   /// An HTTP/2 or HTTP/3 connection draining after the server's GOAWAY does not
   /// count, so new requests need not wait for it to end; at most this many draining
@@ -157,6 +197,13 @@ struct ClientStats {
   std::size_t stream_window_bytes = 0;
   std::uint64_t dns_queries = 0;     ///< names asked of DNS (or /etc/hosts) so far
   std::uint64_t dns_cache_hits = 0;  ///< lookups the DNS cache answered
+  /// TLS handshakes over TCP since the Client was made: full ones, and those that
+  /// resumed a cached session (see ClientOptions::tls_session_cache).
+  std::uint64_t tls_full_handshakes = 0;
+  std::uint64_t tls_resumed_handshakes = 0;
+  /// CPU time the HTTP thread spent in those handshakes (nanoseconds; the TLS
+  /// library's work only, measured around each handshake step).
+  std::uint64_t tls_handshake_cpu_ns = 0;
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

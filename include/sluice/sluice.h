@@ -102,6 +102,37 @@ sluice_code sluice_client_options_set_ca_file(sluice_client_options *options,
                                               const char *path, size_t path_len);
 /* Non-zero: skip certificate and host verification (-k). Never the default. */
 sluice_code sluice_client_options_set_insecure(sluice_client_options *options, int insecure);
+/* TLS (ClientOptions' TLS options; see sluice/client.hpp). Files are read by
+ * sluice_client_new, which fails naming the file: SLUICE_E_USAGE for a missing or
+ * unreadable certificate or key, a wrong passphrase, a bad pin or cipher list.
+ * client_cert: PEM certificate (chain), with the key too unless client_key names it;
+ * key_password: the key's passphrase; ca_path: a directory of hashed CA certificates;
+ * pinned_public_key: "sha256//BASE64[;sha256//...]" or a public key file;
+ * key_log_file: NSS key log (else $SSLKEYLOGFILE). */
+sluice_code sluice_client_options_set_client_cert(sluice_client_options *options,
+                                                  const char *path, size_t len);
+sluice_code sluice_client_options_set_client_key(sluice_client_options *options,
+                                                 const char *path, size_t len);
+sluice_code sluice_client_options_set_key_password(sluice_client_options *options,
+                                                   const char *password, size_t len);
+sluice_code sluice_client_options_set_ca_path(sluice_client_options *options, const char *path,
+                                              size_t len);
+sluice_code sluice_client_options_set_pinned_public_key(sluice_client_options *options,
+                                                        const char *pins, size_t len);
+sluice_code sluice_client_options_set_tls12_ciphers(sluice_client_options *options,
+                                                    const char *list, size_t len);
+sluice_code sluice_client_options_set_tls13_ciphers(sluice_client_options *options,
+                                                    const char *list, size_t len);
+sluice_code sluice_client_options_set_key_log_file(sluice_client_options *options,
+                                                   const char *path, size_t len);
+/* TLS versions offered: SLUICE_TLS_1_2 or SLUICE_TLS_1_3 for each bound (min <= max);
+ * other values are SLUICE_E_INVALID_ARGUMENT. A maximum of 1.2 rules out HTTP/3. */
+typedef enum sluice_tls_version { SLUICE_TLS_1_2 = 12, SLUICE_TLS_1_3 = 13 } sluice_tls_version;
+sluice_code sluice_client_options_set_tls_versions(sluice_client_options *options, int min,
+                                                   int max);
+/* Non-zero (the default): resume TLS sessions per origin; 0 is curl's --no-sessionid. */
+sluice_code sluice_client_options_set_tls_session_cache(sluice_client_options *options,
+                                                        int enabled);
 /* Proxies (ClientOptions::proxy and the rest): an http:// proxy URL, credentials in
  * it or set apart ("user:password", not %-encoded), hosts reached directly (curl's
  * NO_PROXY syntax), whether to read the environment as curl does (off by default),
@@ -189,6 +220,9 @@ typedef struct sluice_client_stats {
   size_t stream_window_bytes;
   uint64_t dns_queries;       /* names asked of DNS (or /etc/hosts) */
   uint64_t dns_cache_hits;    /* lookups the DNS cache answered */
+  uint64_t tls_full_handshakes;     /* TLS handshakes over TCP: full ones, */
+  uint64_t tls_resumed_handshakes;  /* and those that resumed a cached session */
+  uint64_t tls_handshake_cpu_ns;    /* CPU spent in them (ns) */
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */

@@ -189,6 +189,9 @@ sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* 
     all.stream_window_bytes = stats.stream_window_bytes;
     all.dns_queries = stats.dns_queries;
     all.dns_cache_hits = stats.dns_cache_hits;
+    all.tls_full_handshakes = stats.tls_full_handshakes;
+    all.tls_resumed_handshakes = stats.tls_resumed_handshakes;
+    all.tls_handshake_cpu_ns = stats.tls_handshake_cpu_ns;
     // A caller built against an older, shorter struct gets the fields it knows.
     std::memcpy(out, &all, out_size < sizeof all ? out_size : sizeof all);
     return ok();

@@ -9,31 +9,16 @@
 using namespace sluice;
 using namespace sluice::capi;
 
-namespace {
-
-// Sets one text option, refusing NULL and embedded NUL bytes.
-sluice_code set_text(const char* function, sluice_client_options* options, const char* data,
-                     size_t len, std::string ClientOptions::*field) {
-  std::string_view text;
-  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
-  return with_options(function, options, [&](ClientOptions& o) {
-    o.*field = std::string(text);
-    return ok();
-  });
-}
-
-}  // namespace
-
 extern "C" {
 
 sluice_code sluice_client_options_set_proxy(sluice_client_options* options, const char* url,
                                             size_t len) {
-  return set_text("sluice_client_options_set_proxy", options, url, len, &ClientOptions::proxy);
+  return set_text_option("sluice_client_options_set_proxy", options, url, len, &ClientOptions::proxy);
 }
 
 sluice_code sluice_client_options_set_proxy_user(sluice_client_options* options,
                                                  const char* user_password, size_t len) {
-  return set_text("sluice_client_options_set_proxy_user", options, user_password, len,
+  return set_text_option("sluice_client_options_set_proxy_user", options, user_password, len,
                   &ClientOptions::proxy_user);
 }
 

@@ -317,7 +317,7 @@ const std::array<OptionSpec, 38> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), download_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.long_name == name) return &spec;
     }
@@ -326,7 +326,7 @@ const OptionSpec* find_long(std::string_view name) {
 }
 
 const OptionSpec* find_short(char name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), download_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.short_name != '\0' && spec.short_name == name) return &spec;
     }

@@ -21,6 +21,20 @@ namespace sluice::cli {
 /// --progress=MODE as given; automatic picks bar on a terminal, none elsewhere.
 enum class ProgressChoice { automatic, bar, line, none };
 
+/// The TLS options besides -k and --cacert (tls_options.cpp); curl's names.
+struct TlsCliOptions {
+  std::string cert;             ///< --cert / -E FILE (PEM, may hold the key)
+  std::string key;              ///< --key FILE
+  std::string pass;             ///< --pass PHRASE
+  std::string capath;           ///< --capath DIR
+  bool tls13_min = false;       ///< --tlsv1.3 (--tlsv1.2 is the floor anyway)
+  bool tls12_max = false;       ///< --tls-max 1.2
+  std::string ciphers;          ///< --ciphers LIST (TLS 1.2)
+  std::string tls13_ciphers;    ///< --tls13-ciphers LIST
+  std::string pinned_pubkey;    ///< --pinnedpubkey sha256//...;... or FILE
+  bool no_sessionid = false;    ///< --no-sessionid
+};
+
 /// The downloader's options (download_options.cpp).
 struct DownloadCliOptions {
   bool remote_name = false;          ///< -O: name each file from its URL
@@ -70,6 +84,7 @@ struct CliOptions {
   int max_redirects = 50;  ///< curl's default; -1 on the command line means no limit
   bool insecure = false;
   std::string ca_file;
+  TlsCliOptions tls;  ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...
   /// -x/--proxy; unset: the environment's, as curl ("" turns every proxy off).
   std::optional<std::string> proxy;
   std::string proxy_user;             ///< --proxy-user USER:PASSWORD

@@ -15,6 +15,7 @@
 #include "cli/request_builder.hpp"
 #include "cli/terminal.hpp"
 #include "cli/transfer.hpp"
+#include "cli/verbose.hpp"
 #include "cli/write_out.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
@@ -151,6 +152,9 @@ int run_downloads(const CliOptions& options) {
   const std::size_t at_once = options.download.parallel ? options.download.parallel_max : 1;
   const int code = run_all(*jobs, run, at_once);
   display.finish();
+  // What the downloads cost, as a single transfer reports it (-v): memory and the
+  // TLS handshakes, full and resumed, of all the connections they opened.
+  if (options.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
   return code;
 }
 

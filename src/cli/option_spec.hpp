@@ -40,6 +40,9 @@ inline Error usage_error(std::string message) {
   return Error(ErrorCategory::usage, std::move(message));
 }
 
+/// --cert, --key, --pass, --capath, --tlsv1.2, --tls-max, --ciphers, ... (tls_options.cpp).
+std::span<const OptionSpec> tls_option_specs();
+
 /// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();
 

@@ -72,6 +72,16 @@ ClientOptions build_client_options(const CliOptions& options) {
   ClientOptions client_options;
   client_options.ca_file = options.ca_file;
   client_options.insecure = options.insecure;
+  client_options.client_cert = options.tls.cert;
+  client_options.client_key = options.tls.key;
+  client_options.key_password = options.tls.pass;
+  client_options.ca_path = options.tls.capath;
+  if (options.tls.tls13_min) client_options.tls_min_version = TlsVersion::v1_3;
+  if (options.tls.tls12_max) client_options.tls_max_version = TlsVersion::v1_2;
+  client_options.tls12_ciphers = options.tls.ciphers;
+  client_options.tls13_ciphers = options.tls.tls13_ciphers;
+  client_options.pinned_public_key = options.tls.pinned_pubkey;
+  client_options.tls_session_cache = !options.tls.no_sessionid;
   // As curl: the environment's proxy unless -x names one, and its NO_PROXY unless
   // --noproxy gives a list (even an empty one); -x "" turns every proxy off.
   client_options.proxy_from_environment = options.proxy.value_or("x") != "";

@@ -12,6 +12,7 @@
 #include "client/pending_state.hpp"
 #include "client/proxy_choice.hpp"
 #include "client/request_body.hpp"
+#include "client/tls_settings.hpp"
 #include "client/transfer.hpp"
 #include "sluice/url.hpp"
 
@@ -100,8 +101,7 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   if (!proxies) return std::move(proxies).error();
   auto network = NetworkSettings::from(options);
   if (!network) return std::move(network).error();
-  TlsOptions tls_options{options.ca_file, options.insecure};
-  auto tls = TlsContext::create(tls_options);
+  auto tls = TlsContext::create(tls_options_of(options));
   if (!tls) return std::move(tls).error();
   std::shared_ptr<HostDispatch> host;
   if (options.host_dispatch) {

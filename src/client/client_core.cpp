@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <vector>
 
+#include "client/tls_settings.hpp"
 #include "client/transfer.hpp"
 
 namespace sluice {
@@ -56,7 +57,9 @@ ClientCore::~ClientCore() { shutdown(); }
 
 Result<std::shared_ptr<const QuicTlsContext>> ClientCore::quic_tls() {
   if (!quic_tls_) {
-    auto made = QuicTlsContext::create(options_.ca_file, options_.insecure);
+    auto settings = quic_tls_options_of(options_);
+    if (!settings) return std::move(settings).error();
+    auto made = QuicTlsContext::create(*settings);
     if (!made) return std::move(made).error();
     quic_tls_ = std::move(*made);
   }
@@ -136,6 +139,10 @@ ClientStats ClientCore::stats() const {
   const Resolver::Stats dns = resolver_.stats();
   stats.dns_queries = dns.queries;
   stats.dns_cache_hits = dns.cache_hits;
+  const TlsHandshakeCounts handshakes = tls_->handshakes();
+  stats.tls_full_handshakes = handshakes.full;
+  stats.tls_resumed_handshakes = handshakes.resumed;
+  stats.tls_handshake_cpu_ns = handshakes.cpu_ns;
   return stats;
 }
 

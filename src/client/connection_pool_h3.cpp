@@ -38,6 +38,16 @@ bool ConnectionPool::should_try_h3(Origin& origin, std::string* why, std::string
     }
     return false;
   }
+  // QUIC is TLS 1.3 only: with a TLS maximum of 1.2 an origin stays on TCP, and an
+  // h3-only request fails at its QUIC attempt, which says why (tls_settings.cpp).
+  if (core_.options().tls_max_version == TlsVersion::v1_2 &&
+      origin.policy != VersionPolicy::http3_only) {
+    if (origin.policy == VersionPolicy::http3 && core_.trace().on()) {
+      core_.trace().emit("HTTP/3 needs TLS 1.3 and the TLS maximum is 1.2: using TCP for " +
+                         origin.url.origin());
+    }
+    return false;
+  }
   *host = origin.url.host;
   *port = origin.url.port;
   // --connect-to moves the QUIC connection too; the certificate still names the origin.

@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <optional>
 
 #include "io/tls_diagnostics.hpp"
+#include "io/tls_shared.hpp"
 #include "io/tls_socket_bio.hpp"
 
 namespace sluice {
@@ -52,8 +55,13 @@ Error socket_error(int err) {
 
 class TlsTransport final : public Transport {
  public:
-  TlsTransport(SSL* ssl, int fd, std::string host, bool insecure)
-      : ssl_(ssl), fd_(fd), host_(std::move(host)), insecure_(insecure) {}
+  TlsTransport(SSL* ssl, int fd, TlsTransportSettings settings)
+      : ssl_(ssl),
+        fd_(fd),
+        host_(bare_host(settings.host)),
+        cache_key_(std::move(settings.cache_key)),
+        insecure_(settings.insecure),
+        shared_(std::move(settings.shared)) {}
   ~TlsTransport() override;
   TlsTransport(const TlsTransport&) = delete;
   TlsTransport& operator=(const TlsTransport&) = delete;
@@ -68,18 +76,29 @@ class TlsTransport final : public Transport {
   bool is_tls() const noexcept override { return established_; }
   bool has_buffered_input() const noexcept override { return SSL_has_pending(ssl_) == 1; }
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
+  bool resumed_session() const noexcept override { return resumed_; }
+  bool offered_session() const noexcept override { return offered_; }
 
   static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;
+  /// The new-session callback's work: the origin's next connection offers it.
+  void keep_session(SSL_SESSION* session) { shared_->sessions.store(cache_key_, session); }
+  const TlsKeyLog& key_log() const noexcept { return shared_->key_log; }
 
  private:
   Error handshake_error(int ssl_error, int saved_errno);
   std::string handshake_failure_reason(int ssl_error, int saved_errno) const;
   Result<IoOutcome> io_failure(int rv, bool reading);
+  Result<void> check_pin() const;
+  Result<IoStatus> established();
 
   SSL* ssl_;
   int fd_;
   std::string host_;  // as given, without URL brackets: for SNI, checks, messages
+  std::string cache_key_;
   bool insecure_;
+  std::shared_ptr<TlsShared> shared_;
+  bool resumed_ = false;
+  bool offered_ = false;  // a cached session went into the ClientHello
   bool established_ = false;
   bool fatal_ = false;  // OpenSSL forbids SSL_shutdown after a fatal error
   std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
@@ -122,6 +141,19 @@ Result<void> TlsTransport::configure(const std::string& alpn_wire) {
       SSL_set_alpn_protos(ssl_, reinterpret_cast<const unsigned char*>(alpn_wire.data()),
                           static_cast<unsigned>(alpn_wire.size())) != 0)
     return Error(ErrorCategory::tls, "TLS: cannot offer ALPN protocols");
+  // Offering a session the server no longer knows costs nothing: it answers with a
+  // full handshake, and that one's session replaces it.
+  // A copy, not the cached object: OpenSSL resumes with the very session it was
+  // given, and marks it not resumable when that connection ends without
+  // close_notify (a server that just closes, a cancelled transfer), which would
+  // spoil the origin's ticket for every connection after it.
+  if (SSL_SESSION* cached = shared_->sessions.find(cache_key_); cached != nullptr) {
+    if (SSL_SESSION* copy = SSL_SESSION_dup(cached); copy != nullptr) {
+      offered_ = SSL_set_session(ssl_, copy) == 1;
+      SSL_SESSION_free(copy);  // the SSL holds its own reference
+    }
+    ERR_clear_error();
+  }
   SSL_set_connect_state(ssl_);
   return {};
 }
@@ -139,15 +171,23 @@ int TlsTransport::verify_callback(int preverify_ok, X509_STORE_CTX* store) noexc
   return 0;
 }
 
+// CPU time of the calling thread: what each handshake step costs, for ClientStats
+// (a clock_gettime per step; a handshake takes a few steps).
+std::uint64_t thread_cpu_ns() noexcept {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(now.tv_nsec);
+}
+
 Result<IoStatus> TlsTransport::handshake() {
   if (established_) return IoStatus::done;
   ERR_clear_error();
+  const std::uint64_t cpu_before = thread_cpu_ns();
   const int rv = SSL_do_handshake(ssl_);
   const int saved_errno = errno;
-  if (rv == 1) {
-    established_ = true;
-    return IoStatus::done;
-  }
+  shared_->handshakes.cpu_ns += thread_cpu_ns() - cpu_before;
+  if (rv == 1) return established();
   const int ssl_error = SSL_get_error(ssl_, rv);
   if (ssl_error == SSL_ERROR_WANT_READ) return IoStatus::want_read;
   if (ssl_error == SSL_ERROR_WANT_WRITE) return IoStatus::want_write;
@@ -155,6 +195,32 @@ Result<IoStatus> TlsTransport::handshake() {
   Error error = handshake_error(ssl_error, saved_errno);
   ERR_clear_error();
   return error;
+}
+
+Result<IoStatus> TlsTransport::established() {
+  // A pin is checked on resumed sessions too: the session keeps the peer's certificate.
+  if (auto pinned = check_pin(); !pinned) {
+    fatal_ = true;
+    shared_->sessions.forget(cache_key_);
+    return std::move(pinned).error();
+  }
+  established_ = true;
+  resumed_ = SSL_session_reused(ssl_) == 1;
+  ++(resumed_ ? shared_->handshakes.resumed : shared_->handshakes.full);
+  return IoStatus::done;
+}
+
+Result<void> TlsTransport::check_pin() const {
+  if (shared_->pins.empty()) return {};
+  X509* cert = SSL_get0_peer_certificate(ssl_);
+  unsigned char* der = nullptr;
+  const int length = cert != nullptr ? i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &der) : -1;
+  if (length <= 0)
+    return Error(ErrorCode::tls_certificate,
+                 "TLS: " + host_ + " sent no public key to check against the pinned one");
+  const std::string pin = public_key_pin(std::span(der, static_cast<std::size_t>(length)));
+  OPENSSL_free(der);
+  return check_public_key_pin(shared_->pins, pin, host_);
 }
 
 Error TlsTransport::handshake_error(int ssl_error, int saved_errno) {
@@ -248,11 +314,9 @@ std::string TlsTransport::alpn() const {
 }  // namespace
 
 Result<std::unique_ptr<Transport>> make_tls_transport(SSL_CTX* ctx, int fd,
-                                                      const std::string& host,
-                                                      const std::vector<std::string>& alpn,
-                                                      bool insecure) {
+                                                      TlsTransportSettings settings) {
   ERR_clear_error();
-  auto wire = alpn_wire(alpn);
+  auto wire = alpn_wire(settings.alpn);
   SSL* ssl = wire ? SSL_new(ctx) : nullptr;
   if (ssl == nullptr) {
     close(fd);
@@ -263,12 +327,24 @@ Result<std::unique_ptr<Transport>> make_tls_transport(SSL_CTX* ctx, int fd,
     return error;
   }
   // From here the transport owns both the SSL and the fd.
-  auto transport = std::make_unique<TlsTransport>(ssl, fd, bare_host(host), insecure);
+  auto transport = std::make_unique<TlsTransport>(ssl, fd, std::move(settings));
   if (auto configured = transport->configure(*wire); !configured) {
     ERR_clear_error();
     return std::move(configured).error();
   }
   return std::unique_ptr<Transport>(std::move(transport));
+}
+
+bool tls_transport_keep_session(SSL* ssl, SSL_SESSION* session) {
+  auto* transport = static_cast<TlsTransport*>(SSL_get_app_data(ssl));
+  if (transport == nullptr) return false;
+  transport->keep_session(session);
+  return true;
+}
+
+void tls_transport_log_key(const SSL* ssl, const char* line) noexcept {
+  const auto* transport = static_cast<const TlsTransport*>(SSL_get_app_data(ssl));
+  if (transport != nullptr && line != nullptr) transport->key_log().append(line);
 }
 
 }  // namespace sluice

@@ -51,6 +51,12 @@ class Transport {
   /// marks (an HTTP/1.1 close-delimited body) may have been cut by an attacker.
   /// Always false for plain TCP, which has no way to tell.
   virtual bool ended_without_close_notify() const noexcept { return false; }
+  /// Whether the TLS handshake resumed a cached session (no certificate exchange).
+  /// Always false for plain TCP and for a full handshake.
+  virtual bool resumed_session() const noexcept { return false; }
+  /// Whether the TLS handshake offered a cached session (resumed or declined by the
+  /// server). Always false for plain TCP.
+  virtual bool offered_session() const noexcept { return false; }
 };
 
 /// Wraps a connected non-blocking socket; the transport owns and closes it.

@@ -5,6 +5,7 @@
 #include "quic/quic_tls.hpp"
 
 #include <arpa/inet.h>
+#include <gnutls/abstract.h>
 #include <gnutls/x509.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
@@ -15,13 +16,6 @@
 
 namespace sluice {
 namespace {
-
-// QUIC needs TLS 1.3 and the AEADs ngtcp2_crypto can protect packets with; no
-// middlebox compatibility mode (QUIC has no ChangeCipherSpec).
-constexpr const char* kPriority =
-    "%DISABLE_TLS13_COMPAT_MODE:NORMAL:-VERS-ALL:+VERS-TLS1.3:"
-    "-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-CCM:"
-    "-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:+GROUP-SECP521R1";
 
 constexpr unsigned char kAlpnH3[] = {'h', '3'};
 
@@ -131,32 +125,6 @@ std::string tls_alert_text(std::uint8_t alert) {
   return text + " (TLS alert " + std::to_string(alert) + ")";
 }
 
-// ---- QuicTlsContext ---------------------------------------------------------
-
-Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const std::string& ca_file,
-                                                                     bool insecure) {
-  std::shared_ptr<QuicTlsContext> context(new QuicTlsContext());
-  context->insecure_ = insecure;
-  context->ca_file_ = ca_file;
-  const int rv = gnutls_certificate_allocate_credentials(&context->credentials_);
-  if (rv != 0) return tls_error("cannot set up GnuTLS credentials: " + gnutls_text(rv));
-  if (insecure) return std::shared_ptr<const QuicTlsContext>(std::move(context));
-  if (!ca_file.empty()) {
-    const int loaded = gnutls_certificate_set_x509_trust_file(context->credentials_,
-                                                              ca_file.c_str(), GNUTLS_X509_FMT_PEM);
-    if (loaded < 0) return tls_error("cannot load CA file '" + ca_file + "': " + gnutls_text(loaded));
-    if (loaded == 0) return tls_error("CA file '" + ca_file + "' holds no PEM certificate");
-  } else {
-    const int loaded = gnutls_certificate_set_x509_system_trust(context->credentials_);
-    if (loaded < 0) return tls_error("cannot load the system trust store: " + gnutls_text(loaded));
-  }
-  return std::shared_ptr<const QuicTlsContext>(std::move(context));
-}
-
-QuicTlsContext::~QuicTlsContext() {
-  if (credentials_ != nullptr) gnutls_certificate_free_credentials(credentials_);
-}
-
 // ---- verification messages --------------------------------------------------
 
 Error describe_quic_verify_failure(const QuicTlsVerifyFailure& failure, const std::string& host) {
@@ -212,7 +180,7 @@ Result<std::unique_ptr<QuicTls>> QuicTls::create(std::shared_ptr<const QuicTlsCo
 Result<void> QuicTls::configure() {
   int rv = gnutls_init(&session_, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
   if (rv != 0) return tls_error("cannot create a GnuTLS session: " + gnutls_text(rv));
-  rv = gnutls_priority_set_direct(session_, kPriority, nullptr);
+  rv = gnutls_priority_set_direct(session_, context_->priority().c_str(), nullptr);
   if (rv != 0) return tls_error("GnuTLS rejected the QUIC cipher settings: " + gnutls_text(rv));
   if (ngtcp2_crypto_gnutls_configure_client_session(session_) != 0)
     return tls_error("cannot prepare a GnuTLS session for QUIC");
@@ -227,7 +195,8 @@ Result<void> QuicTls::configure() {
     rv = gnutls_server_name_set(session_, GNUTLS_NAME_DNS, host_.data(), host_.size());
     if (rv != 0) return tls_error("cannot set the server name " + host_ + ": " + gnutls_text(rv));
   }
-  if (!context_->insecure()) gnutls_session_set_verify_function(session_, &QuicTls::verify_trampoline);
+  if (!context_->insecure() || !context_->pins().empty())
+    gnutls_session_set_verify_function(session_, &QuicTls::verify_trampoline);
   return {};
 }
 
@@ -251,9 +220,10 @@ int QuicTls::verify_trampoline(gnutls_session_t session) noexcept {
 }
 
 bool QuicTls::verify_peer() {
+  if (context_->insecure()) return check_pin();
   unsigned status = 0;
   const int rv = gnutls_certificate_verify_peers3(session_, host_.c_str(), &status);
-  if (rv == 0 && status == 0) return true;
+  if (rv == 0 && status == 0) return check_pin();
   QuicTlsVerifyFailure failure;
   if (rv < 0) {
     failure.problem = gnutls_text(rv);
@@ -265,6 +235,39 @@ bool QuicTls::verify_peer() {
   return false;
 }
 
+// The leaf's SubjectPublicKeyInfo, hashed as curl's --pinnedpubkey does.
+bool QuicTls::check_pin() {
+  if (context_->pins().empty()) return true;
+  unsigned count = 0;
+  const gnutls_datum_t* chain = gnutls_certificate_get_peers(session_, &count);
+  std::string spki;
+  gnutls_x509_crt_t cert = nullptr;
+  gnutls_pubkey_t key = nullptr;
+  if (chain != nullptr && count > 0 && gnutls_x509_crt_init(&cert) == 0) {
+    if (gnutls_x509_crt_import(cert, &chain[0], GNUTLS_X509_FMT_DER) == 0 &&
+        gnutls_pubkey_init(&key) == 0 && gnutls_pubkey_import_x509(key, cert, 0) == 0) {
+      gnutls_datum_t der{};
+      if (gnutls_pubkey_export2(key, GNUTLS_X509_FMT_DER, &der) == 0) {
+        spki.assign(reinterpret_cast<const char*>(der.data), der.size);
+        gnutls_free(der.data);
+      }
+    }
+    if (key != nullptr) gnutls_pubkey_deinit(key);
+    gnutls_x509_crt_deinit(cert);
+  }
+  if (spki.empty()) {
+    pin_failure_ = Error(ErrorCode::tls_certificate,
+                         "TLS: " + host_ + " sent no public key to check against the pinned one");
+    return false;
+  }
+  const std::string pin = public_key_pin(
+      std::span(reinterpret_cast<const unsigned char*>(spki.data()), spki.size()));
+  auto checked = check_public_key_pin(context_->pins(), pin, host_);
+  if (checked) return true;
+  pin_failure_ = std::move(checked).error();
+  return false;
+}
+
 std::string QuicTls::selected_alpn() const {
   gnutls_datum_t selected{};
   if (gnutls_alpn_get_selected_protocol(session_, &selected) != 0) return {};
@@ -273,6 +276,7 @@ std::string QuicTls::selected_alpn() const {
 
 Error QuicTls::handshake_error(std::uint8_t alert) const {
   if (verify_failure_) return describe_quic_verify_failure(*verify_failure_, host_);
+  if (pin_failure_) return *pin_failure_;
   if (alert != 0) return tls_error("QUIC handshake with " + host_ + " failed: " + tls_alert_text(alert));
   return tls_error("QUIC handshake with " + host_ + " failed");
 }

@@ -17,17 +17,39 @@
 #include <optional>
 #include <string>
 
+#include "io/tls_pins.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
+/// What a QUIC client's TLS may be told (ClientOptions' TLS settings that GnuTLS can
+/// honour; TLS 1.2 ciphers and versions do not apply to QUIC, which is TLS 1.3 only).
+struct QuicTlsOptions {
+  std::string ca_file;             ///< PEM bundle to trust instead of the system store
+  std::string ca_path;             ///< directory of PEM CA certificates, besides ca_file
+  bool insecure = false;           ///< verify nothing (pins are still checked)
+  std::string client_cert;         ///< PEM client certificate, maybe with its key
+  std::string client_key;          ///< PEM key; empty: in client_cert
+  std::string key_password;        ///< passphrase of an encrypted key
+  std::string tls13_ciphers;       ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
+  std::string pinned_public_key;   ///< as ClientOptions::pinned_public_key
+};
+
 class QuicTlsContext {
  public:
-  /// Trust for server certificates: `ca_file` (PEM) when set, else the system store.
-  /// With `insecure` nothing is verified (the store is not even loaded).
-  /// Error (category tls): "TLS: cannot load CA file 'x.pem': ...".
+  /// Trust for server certificates: `ca_file` (PEM) and `ca_path` when set, else the
+  /// system store. With `insecure` nothing is verified (the store is not even loaded).
+  /// Error (category tls or usage): "TLS: cannot load CA file 'x.pem': ...",
+  /// "TLS: cannot use client certificate c.pem with key k.pem: ...".
+  static Result<std::shared_ptr<const QuicTlsContext>> create(const QuicTlsOptions& options);
+  /// Trust only: a CA file (or the system store), or none with `insecure`.
   static Result<std::shared_ptr<const QuicTlsContext>> create(const std::string& ca_file,
-                                                              bool insecure);
+                                                              bool insecure) {
+    QuicTlsOptions options;
+    options.ca_file = ca_file;
+    options.insecure = insecure;
+    return create(options);
+  }
   ~QuicTlsContext();
   QuicTlsContext(const QuicTlsContext&) = delete;
   QuicTlsContext& operator=(const QuicTlsContext&) = delete;
@@ -35,12 +57,20 @@ class QuicTlsContext {
   gnutls_certificate_credentials_t credentials() const noexcept { return credentials_; }
   bool insecure() const noexcept { return insecure_; }
   const std::string& ca_file() const noexcept { return ca_file_; }
+  /// The GnuTLS priority string: TLS 1.3 and the ciphers QUIC can use (or those asked for).
+  const std::string& priority() const noexcept { return priority_; }
+  const PublicKeyPins& pins() const noexcept { return pins_; }
 
  private:
   QuicTlsContext() = default;
+  Result<void> load_trust(const QuicTlsOptions& options);
+  Result<void> load_client_certificate(const QuicTlsOptions& options);
+
   gnutls_certificate_credentials_t credentials_ = nullptr;
   bool insecure_ = false;
   std::string ca_file_;
+  std::string priority_;
+  PublicKeyPins pins_;
 };
 
 /// What certificate verification rejected, captured inside GnuTLS's verify callback
@@ -87,6 +117,7 @@ class QuicTls {
   static int verify_trampoline(gnutls_session_t session) noexcept;
   static ngtcp2_conn* get_conn(ngtcp2_crypto_conn_ref* ref) noexcept;
   bool verify_peer();
+  bool check_pin();
 
   std::shared_ptr<const QuicTlsContext> context_;
   std::string host_;  // without brackets
@@ -94,6 +125,7 @@ class QuicTls {
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_conn* conn_ = nullptr;
   std::optional<QuicTlsVerifyFailure> verify_failure_;
+  std::optional<Error> pin_failure_;  // the pinned key did not match
 };
 
 /// "Certificate is bad (TLS alert 42)": GnuTLS's description of a TLS alert.

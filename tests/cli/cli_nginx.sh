@@ -269,6 +269,52 @@ case_https_untrusted_certificate_exits_35() {
   [ ! -e "$SCRATCH/never.bin" ] || fail "a failed handshake created the output file"
 }
 
+case_client_certificate_opens_mutual_tls() {
+  run_sluice --cacert "$SLUICE_TEST_CA" --cert "$SLUICE_CLIENT_CERT" --key "$SLUICE_CLIENT_KEY" \
+    "$SLUICE_NGINX_MTLS_URL/whoami"
+  expect_code 0
+  expect_no_stderr
+  expect_stdout "CN=sluice test client"$'\n'
+  run_sluice -E "$SLUICE_CLIENT_CERT" --key "$SLUICE_CLIENT_KEY_ENCRYPTED" \
+    --pass "$SLUICE_CLIENT_KEY_PASSPHRASE" --cacert "$SLUICE_TEST_CA" "$SLUICE_NGINX_MTLS_URL/whoami"
+  expect_code 0
+  expect_stdout "CN=sluice test client"$'\n'
+  # Without a certificate nginx completes the handshake and answers 400.
+  run_sluice -f --cacert "$SLUICE_TEST_CA" "$SLUICE_NGINX_MTLS_URL/whoami"
+  expect_code 22
+  run_sluice --cacert "$SLUICE_TEST_CA" --cert "$SLUICE_CLIENT_CERT" \
+    --key "$SLUICE_CLIENT_KEY_ENCRYPTED" --pass wrong "$SLUICE_NGINX_MTLS_URL/whoami"
+  expect_code 2
+  expect_one_error "wrong passphrase for private key $SLUICE_CLIENT_KEY_ENCRYPTED"
+}
+
+case_pinnedpubkey_mismatch_names_both_pins() {
+  run_sluice --cacert "$SLUICE_TEST_CA" --pinnedpubkey "$SLUICE_SERVER_PUBKEY_PIN" "$H2/small.txt"
+  expect_code 0
+  local wrong=sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=
+  run_sluice -k --pinnedpubkey "$wrong" "$H2/small.txt"
+  expect_code 35
+  expect_one_error "is $SLUICE_SERVER_PUBKEY_PIN, which does not match the pinned $wrong"
+}
+
+# --split 8 over HTTP/1.1 + TLS opens eight connections to one origin: the first
+# does a full handshake, the seven others resume its session (-v says which, and
+# the closing stats line counts them); --no-sessionid makes all eight full.
+case_split_over_tls_resumes_after_the_first_handshake() {
+  run_sluice -v --http1.1 --split 8 --no-progress --cacert "$SLUICE_TEST_CA" \
+    -o "$SCRATCH/64m.bin" "$HTTPS/64m.bin"
+  expect_code 0
+  [ "$(sha_of "$SCRATCH/64m.bin")" = "$(expected_sha 64m.bin)" ] || fail "--split body differs"
+  [ "$(grep -c 'TLS handshake done, full handshake' "$ERR")" -eq 1 ] || fail "not one full handshake"
+  [ "$(grep -c 'TLS handshake done, session resumed' "$ERR")" -eq 7 ] || fail "not seven resumed"
+  grep -q '^\* tls: 1 full handshake, 7 resumed$' "$ERR" || fail "the stats line does not count them"
+  rm -f "$SCRATCH/64m.bin"
+  run_sluice -v --http1.1 --split 8 --no-progress --no-sessionid --cacert "$SLUICE_TEST_CA" \
+    -o "$SCRATCH/64m.bin" "$HTTPS/64m.bin"
+  expect_code 0
+  [ "$(grep -c 'TLS handshake done, full handshake' "$ERR")" -eq 8 ] || fail "--no-sessionid resumed"
+}
+
 case_insecure_skips_verification() {
   run_sluice -k "$HTTPS/small.txt"
   expect_code 0

@@ -71,6 +71,9 @@ set(SLUICE_CLI_NGINX_CASES
   max_redirs_stops_a_longer_chain
   https_with_cacert_downloads
   https_untrusted_certificate_exits_35
+  client_certificate_opens_mutual_tls
+  pinnedpubkey_mismatch_names_both_pins
+  split_over_tls_resumes_after_the_first_handshake
   http2_is_negotiated_and_reported
   http2_prior_knowledge_speaks_h2c
   http3_only_speaks_h3_to_caddy

@@ -76,10 +76,14 @@ load_servers() {
   local file=${SLUICE_TEST_ENV_FILE:-}
   [ -n "$file" ] && [ -f "$file" ] \
     || fail "no server env file '$file' (run with the real_servers ctest fixture)"
-  local key value
-  while IFS='=' read -r key value; do
+  local line key value
+  # Split at the first '=' by hand: read with IFS='=' would drop a value's trailing
+  # '=' (base64 pins end in one).
+  while IFS= read -r line; do
+    key=${line%%=*}
+    value=${line#*=}
     case $key in
-      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGINX_*UNIX_SOCKET|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR|SLUICE_SQUID_*|SLUICE_SOCKS5_PROXY)
+      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGINX_*UNIX_SOCKET|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR|SLUICE_SQUID_*|SLUICE_SOCKS5_PROXY|SLUICE_NGINX_MTLS_URL|SLUICE_CLIENT_*|SLUICE_SERVER_PUBKEY*)
         printf -v "$key" '%s' "$value" ;;
     esac
   done < "$file"

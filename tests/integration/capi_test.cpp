@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sluice/sluice.h"
+#include "support/capi_handles.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -24,23 +25,10 @@ using test::TestServer;
 
 constexpr std::size_t kOneReceive = 64u << 10;
 
-// Owners for the C handles, so a failed assertion frees them too.
-struct ClientHandle {
-  sluice_client* get = nullptr;
-  ~ClientHandle() { sluice_client_free(get); }
-};
-struct RequestHandle {
-  sluice_request* get = nullptr;
-  ~RequestHandle() { sluice_request_free(get); }
-};
-struct ResponseHandle {
-  sluice_response* get = nullptr;
-  ~ResponseHandle() { sluice_response_free(get); }
-};
-struct PendingHandle {
-  sluice_pending* get = nullptr;
-  ~PendingHandle() { sluice_pending_free(get); }
-};
+using test::ClientHandle;
+using test::PendingHandle;
+using test::RequestHandle;
+using test::ResponseHandle;
 
 std::string describe(sluice_code code) {
   return std::string(sluice_code_name(code)) + ": " + sluice_last_error();

@@ -27,6 +27,25 @@
 //                           404 with an HTML body
 //   SLUICE_TEST_CA          the CA that signed every server's certificate (PEM; the
 //                           certificate is for localhost, 127.0.0.1 and ::1)
+//   SLUICE_NGINX_MTLS_URL   https://localhost:PORT  nginx with ssl_verify_client on (h2
+//                           and http/1.1, the same files): a client certificate signed
+//                           by the test client CA is required; without one every
+//                           request gets 400 "No required SSL certificate was sent".
+//                           /whoami answers the client certificate's subject
+//                           ("CN=sluice test client")
+//   SLUICE_NGINX_ONESHOT_URL https://localhost:PORT nginx, h2 and http/1.1 over TLS,
+//                           one request per connection (keepalive_requests 1: h1
+//                           closes, h2 sends GOAWAY), so every request after the
+//                           first opens a new connection: for TLS session resumption
+//   SLUICE_CLIENT_CERT      the client certificate (PEM) nginx's mTLS server accepts
+//   SLUICE_CLIENT_KEY       its private key (PEM, unencrypted)
+//   SLUICE_CLIENT_COMBINED  certificate and key in one PEM file
+//   SLUICE_CLIENT_KEY_ENCRYPTED   the key, encrypted (PKCS#8, AES-256) under
+//   SLUICE_CLIENT_KEY_PASSPHRASE  this passphrase
+//   SLUICE_TEST_CAPATH      a directory holding SLUICE_TEST_CA under its subject hash
+//                           (openssl rehash), for --capath
+//   SLUICE_SERVER_PUBKEY    the public key (PEM) of every server's certificate
+//   SLUICE_SERVER_PUBKEY_PIN  its pin, sha256//BASE64, for --pinnedpubkey
 //   SLUICE_FILES_DIR        what every server serves at "/": empty.bin, 1m.bin, 64m.bin,
 //                           256m.bin (random bytes), small.txt, large.txt and 64m.txt
 //                           (text, gzip-encoded on request by nginx only), and

@@ -60,6 +60,9 @@ class ClientStats(ctypes.Structure):
         ("stream_window_bytes", c_size_t),
         ("dns_queries", c_uint64),
         ("dns_cache_hits", c_uint64),
+        ("tls_full_handshakes", c_uint64),
+        ("tls_resumed_handshakes", c_uint64),
+        ("tls_handshake_cpu_ns", c_uint64),
     ]
 
 
@@ -101,6 +104,17 @@ options_set_dns_cache_ttl = _declare("sluice_client_options_set_dns_cache_ttl_s"
 options_set_dns_servers = _declare("sluice_client_options_set_dns_servers", c_code, c_void_p, c_char_p, c_size_t)
 options_set_proxy_from_environment = _declare(
     "sluice_client_options_set_proxy_from_environment", c_code, c_void_p, ctypes.c_int)
+# TLS options: text setters (client certificate, key, passphrase, CA path, pins,
+# cipher lists, key log) share one signature.
+options_set_tls_text = {
+    name: _declare("sluice_client_options_set_" + name, c_code, c_void_p, c_char_p, c_size_t)
+    for name in ("client_cert", "client_key", "key_password", "ca_path", "pinned_public_key",
+                 "tls12_ciphers", "tls13_ciphers", "key_log_file")
+}
+options_set_tls_versions = _declare(
+    "sluice_client_options_set_tls_versions", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
+options_set_tls_session_cache = _declare(
+    "sluice_client_options_set_tls_session_cache", c_code, c_void_p, ctypes.c_int)
 options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)
 
 client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)

@@ -17,13 +17,32 @@ def _set_text(setter, handle, text):
     check(setter(handle, data, len(data)))
 
 
+_TLS_VERSIONS = {"1.2": 12, "1.3": 13}
+
+
+def _set_tls_options(handle, tls):
+    tls = dict(tls)
+    for name, setter in _capi.options_set_tls_text.items():
+        if name in tls:
+            _set_text(setter, handle, str(tls.pop(name)))
+    if "min_version" in tls or "max_version" in tls:
+        low, high = tls.pop("min_version", "1.2"), tls.pop("max_version", "1.3")
+        if low not in _TLS_VERSIONS or high not in _TLS_VERSIONS:
+            raise UsageError(1002, "TLS versions are \"1.2\" or \"1.3\"")
+        check(_capi.options_set_tls_versions(handle, _TLS_VERSIONS[low], _TLS_VERSIONS[high]))
+    if "session_cache" in tls:
+        check(_capi.options_set_tls_session_cache(handle, 1 if tls.pop("session_cache") else 0))
+    if tls:
+        raise UsageError(1002, "unknown TLS option(s): " + ", ".join(sorted(tls)))
+
+
 class Client:
     """`async with sluice.Client() as client: response = await client.fetch(url)`."""
 
     def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
                  max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
-                 dns_servers=None, dns_cache_ttl=None):
+                 dns_servers=None, dns_cache_ttl=None, tls=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -33,7 +52,13 @@ class Client:
         "host:port:connect_host:connect_port"; `unix_socket`: a path every connection
         goes to instead of the network; `dns_servers`: "addr[:port],..." instead of
         /etc/resolv.conf's; `dns_cache_ttl`: seconds an answer is reused at most
-        (default 60; 0: no cache)."""
+        (default 60; 0: no cache).
+
+        `tls`: a dict of TLS options, as ClientOptions names them: client_cert,
+        client_key, key_password, ca_path, pinned_public_key, tls12_ciphers,
+        tls13_ciphers, key_log_file (text); min_version and max_version ("1.2" or
+        "1.3"); session_cache (bool, default True). A file that cannot be used raises
+        sluice.UsageError naming it."""
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -63,6 +88,8 @@ class Client:
                 _set_text(_capi.options_set_dns_servers, options, dns_servers)
             if dns_cache_ttl is not None:
                 check(_capi.options_set_dns_cache_ttl(options, dns_cache_ttl))
+            if tls:
+                _set_tls_options(options, tls)
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))

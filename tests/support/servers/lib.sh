@@ -12,16 +12,23 @@ servers_die() {
   exit 1
 }
 
+# make_ca DIR NAME CN: a self-signed P-256 CA, DIR/NAME.pem and DIR/NAME.key.
+make_ca() {
+  local dir=$1 name=$2 cn=$3
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+    -subj "/CN=$cn" -keyout "$dir/$name.key" -out "$dir/$name.pem" \
+    -addext "basicConstraints=critical,CA:TRUE" \
+    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null \
+    || servers_die "openssl could not create the CA $name in $dir"
+}
+
 # make_certs DIR: a CA (ca.pem, ca.key) and a localhost certificate it signs
-# (server.pem, server.key) for DNS:localhost, IP:127.0.0.1 and IP:::1.
+# (server.pem, server.key) for DNS:localhost, IP:127.0.0.1 and IP:::1; then the
+# client side (make_client_certs).
 make_certs() {
   local dir=$1
   mkdir -p "$dir"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
-    -subj "/CN=sluice test CA" -keyout "$dir/ca.key" -out "$dir/ca.pem" \
-    -addext "basicConstraints=critical,CA:TRUE" \
-    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null \
-    || servers_die "openssl could not create the test CA in $dir"
+  make_ca "$dir" ca "sluice test CA"
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -subj "/CN=localhost" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null \
     || servers_die "openssl could not create the server key in $dir"
@@ -35,6 +42,45 @@ EXT
     -CAcreateserial -days 30 -extfile "$dir/server.ext" -out "$dir/server.pem" 2>/dev/null \
     || servers_die "openssl could not sign the server certificate in $dir"
   rm -f "$dir/server.csr" "$dir/ca.srl"
+  make_client_certs "$dir"
+}
+
+# make_client_certs DIR: for mutual TLS and the other TLS options' tests, beside the
+# server's: a client CA (client-ca.pem) that nginx's mTLS server trusts; a client
+# certificate it signs (client.pem, key client.key; client-combined.pem holds both;
+# client-encrypted.key is the key under the passphrase in client-key-passphrase); a
+# CA directory for --capath (capath/, the server CA under its subject hash); and the
+# server's public key (server-pubkey.pem) and its pin (server-pubkey.pin,
+# sha256//BASE64) for --pinnedpubkey.
+make_client_certs() {
+  local dir=$1
+  make_ca "$dir" client-ca "sluice test client CA"
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -subj "/CN=sluice test client" -keyout "$dir/client.key" -out "$dir/client.csr" 2>/dev/null \
+    || servers_die "openssl could not create the client key in $dir"
+  cat > "$dir/client.ext" <<EXT
+basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature
+extendedKeyUsage=clientAuth
+EXT
+  openssl x509 -req -in "$dir/client.csr" -CA "$dir/client-ca.pem" -CAkey "$dir/client-ca.key" \
+    -CAcreateserial -days 30 -extfile "$dir/client.ext" -out "$dir/client.pem" 2>/dev/null \
+    || servers_die "openssl could not sign the client certificate in $dir"
+  cat "$dir/client.pem" "$dir/client.key" > "$dir/client-combined.pem"
+  echo "sluice-client-passphrase" > "$dir/client-key-passphrase"
+  openssl pkey -in "$dir/client.key" -aes256 -passout "file:$dir/client-key-passphrase" \
+    -out "$dir/client-encrypted.key" 2>/dev/null \
+    || servers_die "openssl could not encrypt the client key in $dir"
+  rm -rf "$dir/capath"
+  mkdir -p "$dir/capath"
+  cp "$dir/ca.pem" "$dir/capath/sluice-test-ca.pem"
+  openssl rehash "$dir/capath" 2>/dev/null \
+    || servers_die "openssl rehash failed for $dir/capath"
+  openssl x509 -in "$dir/server.pem" -pubkey -noout > "$dir/server-pubkey.pem" \
+    || servers_die "openssl could not extract the server's public key in $dir"
+  printf 'sha256//%s\n' "$(openssl pkey -pubin -in "$dir/server-pubkey.pem" -outform der \
+    | openssl dgst -sha256 -binary | base64)" > "$dir/server-pubkey.pin"
+  rm -f "$dir/client.csr" "$dir/client-ca.srl"
 }
 
 # ipv6_loopback: succeeds when ::1 can be bound here (containers may lack it). The
@@ -252,16 +298,20 @@ daemon_wait_udp() {
   return 1
 }
 
-# write_nginx_conf STATE FILES HTTP_PORT HTTPS_PORT H2_PORT: STATE/nginx.conf from
-# the template, serving FILES on the three ports with STATE/certs/server.{pem,key}:
-# plain HTTP/1.1, TLS HTTP/1.1 only, and TLS with HTTP/2.
+# write_nginx_conf STATE FILES HTTP_PORT HTTPS_PORT H2_PORT MTLS_PORT ONESHOT_PORT:
+# STATE/nginx.conf from the template, serving FILES on the ports with
+# STATE/certs/server.{pem,key}: plain HTTP/1.1, TLS HTTP/1.1 only, TLS with HTTP/2,
+# mutual TLS (h2 and h1), and one request per TLS connection (h2 and h1).
 write_nginx_conf() {
-  local state=$1 files=$2 http_port=$3 https_port=$4 h2_port=$5
-  local listen6_http="" listen6_https="" listen6_h2="" user_line=""
+  local state=$1 files=$2 http_port=$3 https_port=$4 h2_port=$5 mtls_port=$6 oneshot_port=$7
+  local listen6_http="" listen6_https="" listen6_h2="" listen6_mtls="" listen6_oneshot=""
+  local user_line=""
   if ipv6_loopback; then
     listen6_http="listen [::1]:$http_port;"
     listen6_https="listen [::1]:$https_port ssl;"
     listen6_h2="listen [::1]:$h2_port ssl http2;"
+    listen6_mtls="listen [::1]:$mtls_port ssl http2;"
+    listen6_oneshot="listen [::1]:$oneshot_port ssl http2;"
   fi
   # As root, workers would run as nobody and could not read a private build tree.
   if [ "$(id -u)" = 0 ]; then
@@ -269,9 +319,11 @@ write_nginx_conf() {
   fi
   sed -e "s|@STATE@|$state|g" -e "s|@FILES@|$files|g" \
       -e "s|@HTTP_PORT@|$http_port|g" -e "s|@HTTPS_PORT@|$https_port|g" \
-      -e "s|@H2_PORT@|$h2_port|g" \
+      -e "s|@H2_PORT@|$h2_port|g" -e "s|@MTLS_PORT@|$mtls_port|g" \
+      -e "s|@ONESHOT_PORT@|$oneshot_port|g" \
       -e "s|@LISTEN6_HTTP@|$listen6_http|g" -e "s|@LISTEN6_HTTPS@|$listen6_https|g" \
-      -e "s|@LISTEN6_H2@|$listen6_h2|g" \
+      -e "s|@LISTEN6_H2@|$listen6_h2|g" -e "s|@LISTEN6_MTLS@|$listen6_mtls|g" \
+      -e "s|@LISTEN6_ONESHOT@|$listen6_oneshot|g" \
       -e "s|@USER_LINE@|$user_line|g" \
       "$SLUICE_SERVERS_DIR/nginx.conf.in" > "$state/nginx.conf"
 }
@@ -296,9 +348,10 @@ stop_nginx() {
   rm -f "$pid_file"
 }
 
-# start_nginx STATE FILES: starts nginx (daemon) on three new free ports serving FILES
-# and sets NGINX_HTTP_PORT, NGINX_HTTPS_PORT (TLS, HTTP/1.1 only) and NGINX_H2_PORT
-# (TLS, ALPN h2 and http/1.1). Needs STATE/certs (make_certs).
+# start_nginx STATE FILES: starts nginx (daemon) on five new free ports serving FILES
+# and sets NGINX_HTTP_PORT, NGINX_HTTPS_PORT (TLS, HTTP/1.1 only), NGINX_H2_PORT
+# (TLS, ALPN h2 and http/1.1), NGINX_MTLS_PORT (mutual TLS) and NGINX_ONESHOT_PORT
+# (one request per connection). Needs STATE/certs (make_certs).
 start_nginx() {
   local state=$1 files=$2 attempt
   mkdir -p "$state/tmp"
@@ -309,11 +362,15 @@ start_nginx() {
     take_free_port NGINX_HTTP_PORT
     take_free_port NGINX_HTTPS_PORT
     take_free_port NGINX_H2_PORT
-    write_nginx_conf "$state" "$files" "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2_PORT"
+    take_free_port NGINX_MTLS_PORT
+    take_free_port NGINX_ONESHOT_PORT
+    write_nginx_conf "$state" "$files" "$NGINX_HTTP_PORT" "$NGINX_HTTPS_PORT" "$NGINX_H2_PORT" \
+      "$NGINX_MTLS_PORT" "$NGINX_ONESHOT_PORT"
     if nginx -e "$state/error.log" -p "$state" -c "$state/nginx.conf"; then
       for _ in $(seq 100); do
         if port_open "$NGINX_HTTP_PORT" && port_open "$NGINX_HTTPS_PORT" \
-            && port_open "$NGINX_H2_PORT" && [ -S "$state/nginx.sock" ]; then
+            && port_open "$NGINX_H2_PORT" && port_open "$NGINX_MTLS_PORT" \
+            && port_open "$NGINX_ONESHOT_PORT" && [ -S "$state/nginx.sock" ]; then
           return 0
         fi
         sleep 0.1

@@ -1,0 +1,65 @@
+"""TLS options through the binding: a client certificate opens nginx's mutual TLS,
+a wrong passphrase fails the Client naming the key, pins are checked, and the stats
+count full and resumed handshakes (nginx's one-request-per-connection server)."""
+
+import asyncio
+
+import pytest
+
+import sluice
+from conftest import ENV
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_a_client_certificate_opens_mutual_tls():
+    async def main():
+        tls = {"client_cert": ENV["SLUICE_CLIENT_CERT"],
+               "client_key": ENV["SLUICE_CLIENT_KEY_ENCRYPTED"],
+               "key_password": ENV["SLUICE_CLIENT_KEY_PASSPHRASE"],
+               "pinned_public_key": ENV["SLUICE_SERVER_PUBKEY_PIN"]}
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"], tls=tls) as client:
+            response = await client.fetch(ENV["SLUICE_NGINX_MTLS_URL"] + "/whoami")
+            assert await response.read() == b"CN=sluice test client\n"
+    run(main())
+
+
+def test_a_wrong_passphrase_names_the_key():
+    key = ENV["SLUICE_CLIENT_KEY_ENCRYPTED"]
+    with pytest.raises(sluice.UsageError, match="wrong passphrase .*" + key):
+        sluice.Client(tls={"client_cert": ENV["SLUICE_CLIENT_CERT"], "client_key": key,
+                           "key_password": "wrong"})
+
+
+def test_unknown_tls_options_and_versions_are_refused():
+    with pytest.raises(sluice.UsageError, match="no_such_option"):
+        sluice.Client(tls={"no_such_option": 1})
+    with pytest.raises(sluice.UsageError, match="1.2"):
+        sluice.Client(tls={"max_version": "1.1"})
+
+
+def test_a_pin_mismatch_names_both_pins():
+    async def main():
+        wrong = "sha256//" + "A" * 43 + "="
+        async with sluice.Client(insecure=True, tls={"pinned_public_key": wrong}) as client:
+            with pytest.raises(sluice.TlsError) as raised:
+                await client.fetch(ENV["SLUICE_NGINX_H2_URL"] + "/small.txt")
+            assert wrong in str(raised.value)
+            assert ENV["SLUICE_SERVER_PUBKEY_PIN"] in str(raised.value)
+    run(main())
+
+
+@pytest.mark.parametrize("session_cache", [True, False])
+def test_the_second_connection_resumes_unless_the_cache_is_off(session_cache):
+    async def main():
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"],
+                                 tls={"session_cache": session_cache}) as client:
+            for _ in range(2):
+                response = await client.fetch(ENV["SLUICE_NGINX_ONESHOT_URL"] + "/small.txt")
+                await response.read()
+            stats = client.stats()
+            assert stats["tls_full_handshakes"] == (1 if session_cache else 2)
+            assert stats["tls_resumed_handshakes"] == (1 if session_cache else 0)
+    run(main())

@@ -1,0 +1,18 @@
+#pragma once
+// The TLS settings of ClientOptions, turned into what TCP TLS (src/io, OpenSSL) and
+// QUIC (src/quic, GnuTLS) each take.
+// Ownership: pure functions; any thread.
+
+#include "io/tls.hpp"
+#include "quic/quic_tls.hpp"
+#include "sluice/client.hpp"
+
+namespace sluice {
+
+/// The key log file is ClientOptions::key_log_file, else $SSLKEYLOGFILE.
+TlsOptions tls_options_of(const ClientOptions& options);
+
+/// Fails (category usage) when the options rule QUIC out: a TLS maximum of 1.2.
+Result<QuicTlsOptions> quic_tls_options_of(const ClientOptions& options);
+
+}  // namespace sluice

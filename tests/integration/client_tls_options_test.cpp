@@ -1,0 +1,385 @@
+// The TLS options of ClientOptions against the real servers of the ctest fixture:
+// client certificates (nginx with ssl_verify_client on), --capath, public key pins,
+// versions and ciphers, the key log, and session resumption per origin (nginx with
+// one request per connection), over HTTP/1.1, HTTP/2 and, where it applies, HTTP/3.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "sluice/sluice.hpp"
+#include "support/test_env.hpp"
+
+namespace sluice {
+namespace {
+
+struct Fetched {
+  int status = 0;
+  std::string body;
+  HttpVersion version = HttpVersion::http1_1;
+};
+
+Result<Fetched> fetch_all(Client& client, Request request) {
+  auto response = client.fetch(std::move(request));
+  if (!response) return std::move(response).error();
+  auto body = response->body.read_all(16u << 20);
+  if (!body) return std::move(body).error();
+  return Fetched{response->status, std::move(*body), response->version};
+}
+
+Request get(const std::string& url, VersionPolicy version) {
+  Request request = Request::get(url);
+  request.version = version;
+  return request;
+}
+
+bool mentions(const Error& error, const std::string& text) {
+  return error.message().find(text) != std::string::npos;
+}
+
+// ---- over TCP: h1 and h2 ----------------------------------------------------
+
+class ClientTlsOptions : public ::testing::TestWithParam<VersionPolicy> {
+ protected:
+  ClientOptions trusting() const {
+    ClientOptions options;
+    options.ca_file = env_.get("SLUICE_TEST_CA");
+    return options;
+  }
+  ClientOptions with_client_cert() const {
+    ClientOptions options = trusting();
+    options.client_cert = env_.get("SLUICE_CLIENT_CERT");
+    options.client_key = env_.get("SLUICE_CLIENT_KEY");
+    return options;
+  }
+  Request mtls(const std::string& path) const {
+    return get(env_.get("SLUICE_NGINX_MTLS_URL") + path, GetParam());
+  }
+  Request oneshot(const std::string& path) const {
+    return get(env_.get("SLUICE_NGINX_ONESHOT_URL") + path, GetParam());
+  }
+  HttpVersion expected_version() const {
+    return GetParam() == VersionPolicy::http1_only ? HttpVersion::http1_1 : HttpVersion::http2;
+  }
+  test::TestEnv env_;
+};
+
+TEST_P(ClientTlsOptions, ClientCertificateIsAcceptedByMutualTls) {
+  auto client = Client::create(with_client_cert());
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, mtls("/whoami"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->status, 200);
+  EXPECT_EQ(fetched->body, "CN=sluice test client\n");
+  EXPECT_EQ(fetched->version, expected_version());
+}
+
+TEST_P(ClientTlsOptions, WithoutAClientCertificateMutualTlsRefuses) {
+  auto client = Client::create(trusting());
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, mtls("/small.txt"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  // nginx completes the handshake and refuses the request, as it does for curl.
+  EXPECT_EQ(fetched->status, 400);
+  EXPECT_NE(fetched->body.find("No required SSL certificate was sent"), std::string::npos)
+      << fetched->body;
+}
+
+TEST_P(ClientTlsOptions, CertificateAndKeyInOneFileWork) {
+  ClientOptions options = trusting();
+  options.client_cert = env_.get("SLUICE_CLIENT_COMBINED");
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, mtls("/whoami"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->body, "CN=sluice test client\n");
+}
+
+TEST_P(ClientTlsOptions, EncryptedKeyWorksWithItsPassphrase) {
+  ClientOptions options = with_client_cert();
+  options.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
+  options.key_password = env_.get("SLUICE_CLIENT_KEY_PASSPHRASE");
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, mtls("/whoami"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->body, "CN=sluice test client\n");
+}
+
+TEST_P(ClientTlsOptions, SecondConnectionToAnOriginResumesTheSession) {
+  auto client = Client::create(trusting());
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  for (int i = 0; i < 3; ++i) {
+    auto fetched = fetch_all(*client, oneshot("/small.txt"));
+    ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+    EXPECT_EQ(fetched->status, 200);
+    EXPECT_EQ(fetched->version, expected_version());
+  }
+  // The server allows one request per connection: three connections, the first
+  // with a full handshake, the others resuming its session (or a later ticket).
+  const ClientStats stats = client->stats();
+  EXPECT_EQ(stats.tls_full_handshakes, 1u);
+  EXPECT_EQ(stats.tls_resumed_handshakes, 2u);
+  EXPECT_GT(stats.tls_handshake_cpu_ns, 0u);  // three handshakes cannot cost nothing
+}
+
+TEST_P(ClientTlsOptions, WithoutTheSessionCacheEveryHandshakeIsFull) {
+  ClientOptions options = trusting();
+  options.tls_session_cache = false;
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  for (int i = 0; i < 2; ++i) {
+    auto fetched = fetch_all(*client, oneshot("/small.txt"));
+    ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  }
+  const ClientStats stats = client->stats();
+  EXPECT_EQ(stats.tls_full_handshakes, 2u);
+  EXPECT_EQ(stats.tls_resumed_handshakes, 0u);
+}
+
+TEST_P(ClientTlsOptions, CaPathIsTrusted) {
+  ClientOptions options;
+  options.ca_path = env_.get("SLUICE_TEST_CAPATH");
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, oneshot("/small.txt"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->status, 200);
+}
+
+TEST_P(ClientTlsOptions, MatchingPinIsAccepted) {
+  for (const std::string& pin : {env_.get("SLUICE_SERVER_PUBKEY_PIN"),
+                                  "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=;" +
+                                      env_.get("SLUICE_SERVER_PUBKEY_PIN"),
+                                  env_.get("SLUICE_SERVER_PUBKEY")}) {
+    ClientOptions options = trusting();
+    options.pinned_public_key = pin;
+    auto client = Client::create(options);
+    ASSERT_TRUE(client.ok()) << client.error().message();
+    auto fetched = fetch_all(*client, oneshot("/small.txt"));
+    ASSERT_TRUE(fetched.ok()) << pin << ": " << fetched.error().message();
+  }
+}
+
+TEST_P(ClientTlsOptions, PinMismatchNamesBothPinsEvenWhenInsecure) {
+  ClientOptions options;
+  options.insecure = true;
+  const std::string wrong = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  options.pinned_public_key = wrong;
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, oneshot("/small.txt"));
+  ASSERT_FALSE(fetched.ok());
+  EXPECT_EQ(fetched.error().code(), ErrorCode::tls_certificate);
+  EXPECT_TRUE(mentions(fetched.error(), wrong)) << fetched.error().message();
+  EXPECT_TRUE(mentions(fetched.error(), env_.get("SLUICE_SERVER_PUBKEY_PIN")))
+      << fetched.error().message();
+}
+
+TEST_P(ClientTlsOptions, Tls12CipherListAppliesWhenTls12IsTheMaximum) {
+  // The server's key is ECDSA: an RSA-only TLS 1.2 list leaves nothing in common,
+  // which proves both the list and the version bound reached the handshake.
+  ClientOptions options = trusting();
+  options.tls_max_version = TlsVersion::v1_2;
+  options.tls12_ciphers = "ECDHE-RSA-AES128-GCM-SHA256";
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto refused = fetch_all(*client, oneshot("/small.txt"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().category(), ErrorCategory::tls) << refused.error().message();
+
+  options.tls12_ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256";
+  auto matching = Client::create(options);
+  ASSERT_TRUE(matching.ok()) << matching.error().message();
+  auto fetched = fetch_all(*matching, oneshot("/small.txt"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+
+  // Without the maximum, TLS 1.3 is chosen and the 1.2 list does not matter.
+  options.tls_max_version = TlsVersion::v1_3;
+  options.tls12_ciphers = "ECDHE-RSA-AES128-GCM-SHA256";
+  auto tls13 = Client::create(options);
+  ASSERT_TRUE(tls13.ok()) << tls13.error().message();
+  auto over13 = fetch_all(*tls13, oneshot("/small.txt"));
+  ASSERT_TRUE(over13.ok()) << over13.error().message();
+}
+
+TEST_P(ClientTlsOptions, KeyLogFileGetsTheSecrets) {
+  const std::string path = "/tmp/sluice-keylog-" + std::to_string(::getpid()) + ".txt";
+  ::unlink(path.c_str());
+  {
+    ClientOptions options = trusting();
+    options.key_log_file = path;
+    auto client = Client::create(options);
+    ASSERT_TRUE(client.ok()) << client.error().message();
+    auto fetched = fetch_all(*client, oneshot("/small.txt"));
+    ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  }
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  ::unlink(path.c_str());
+  EXPECT_NE(text.str().find("CLIENT_TRAFFIC_SECRET_0 "), std::string::npos) << text.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, ClientTlsOptions,
+                         ::testing::Values(VersionPolicy::http1_only, VersionPolicy::automatic),
+                         [](const auto& param_info) {
+                           return param_info.param == VersionPolicy::http1_only ? "h1" : "h2";
+                         });
+
+// ---- Client::create refuses unusable settings, naming the file --------------
+
+class ClientTlsOptionErrors : public ::testing::Test {
+ protected:
+  Error create_error(const ClientOptions& options) {
+    auto client = Client::create(options);
+    EXPECT_FALSE(client.ok());
+    return client.ok() ? Error(ErrorCategory::usage, "") : client.error();
+  }
+  test::TestEnv env_;
+};
+
+TEST_F(ClientTlsOptionErrors, MissingCertificateFileIsNamed) {
+  ClientOptions options;
+  options.client_cert = "/nonexistent/client.pem";
+  const Error error = create_error(options);
+  EXPECT_TRUE(mentions(error, "/nonexistent/client.pem")) << error.message();
+  EXPECT_TRUE(mentions(error, "No such file")) << error.message();
+}
+
+TEST_F(ClientTlsOptionErrors, WrongPassphraseNamesTheKey) {
+  ClientOptions options;
+  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
+  options.key_password = "not the passphrase";
+  const Error error = create_error(options);
+  EXPECT_TRUE(mentions(error, "wrong passphrase")) << error.message();
+  EXPECT_TRUE(mentions(error, options.client_key)) << error.message();
+}
+
+TEST_F(ClientTlsOptionErrors, EncryptedKeyWithoutPassphraseSaysSo) {
+  ClientOptions options;
+  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
+  const Error error = create_error(options);
+  EXPECT_TRUE(mentions(error, "is encrypted")) << error.message();
+  EXPECT_TRUE(mentions(error, "--pass")) << error.message();
+}
+
+TEST_F(ClientTlsOptionErrors, CertificateWithoutKeyAsksForOne) {
+  ClientOptions options;
+  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  const Error error = create_error(options);
+  EXPECT_TRUE(mentions(error, options.client_cert)) << error.message();
+  EXPECT_TRUE(mentions(error, "--key")) << error.message();
+}
+
+TEST_F(ClientTlsOptionErrors, KeyOfAnotherCertificateIsRefused) {
+  ClientOptions options;
+  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.client_key = env_.get("SLUICE_TEST_CA");  // a certificate, no key at all
+  const Error error = create_error(options);
+  EXPECT_TRUE(mentions(error, options.client_key)) << error.message();
+}
+
+TEST_F(ClientTlsOptionErrors, BadSettingsAreRefused) {
+  ClientOptions pin;
+  pin.pinned_public_key = "sha256//short";
+  EXPECT_TRUE(mentions(create_error(pin), "sha256//short"));
+  ClientOptions pin_file;
+  pin_file.pinned_public_key = "/nonexistent/key.pem";
+  EXPECT_TRUE(mentions(create_error(pin_file), "/nonexistent/key.pem"));
+  ClientOptions capath;
+  capath.ca_path = "/nonexistent/certs";
+  EXPECT_TRUE(mentions(create_error(capath), "/nonexistent/certs"));
+  ClientOptions ciphers;
+  ciphers.tls12_ciphers = "NO-SUCH-CIPHER";
+  EXPECT_TRUE(mentions(create_error(ciphers), "NO-SUCH-CIPHER"));
+  ClientOptions suites;
+  suites.tls13_ciphers = "TLS_NO_SUCH_SUITE";
+  EXPECT_TRUE(mentions(create_error(suites), "TLS_NO_SUCH_SUITE"));
+  ClientOptions versions;
+  versions.tls_min_version = TlsVersion::v1_3;
+  versions.tls_max_version = TlsVersion::v1_2;
+  EXPECT_TRUE(mentions(create_error(versions), "minimum"));
+}
+
+// ---- HTTP/3: GnuTLS honours what it can, the rest is refused or falls back ----
+
+class ClientTlsOptionsH3 : public ::testing::Test {
+ protected:
+  Request h3_only(const std::string& path) const {
+    return get(env_.get("SLUICE_GTLSSERVER_URL") + path, VersionPolicy::http3_only);
+  }
+  test::TestEnv env_;
+};
+
+TEST_F(ClientTlsOptionsH3, PinsAreCheckedOverQuic) {
+  ClientOptions options;
+  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.pinned_public_key = env_.get("SLUICE_SERVER_PUBKEY_PIN");
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, h3_only("/small.txt"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->version, HttpVersion::http3);
+
+  const std::string wrong = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  options.pinned_public_key = wrong;
+  auto pinned = Client::create(options);
+  ASSERT_TRUE(pinned.ok()) << pinned.error().message();
+  auto refused = fetch_all(*pinned, h3_only("/small.txt"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::tls_certificate) << refused.error().message();
+  EXPECT_TRUE(mentions(refused.error(), wrong)) << refused.error().message();
+  EXPECT_TRUE(mentions(refused.error(), env_.get("SLUICE_SERVER_PUBKEY_PIN")))
+      << refused.error().message();
+}
+
+TEST_F(ClientTlsOptionsH3, CaPathIsTrustedOverQuic) {
+  ClientOptions options;
+  options.ca_path = env_.get("SLUICE_TEST_CAPATH");
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, h3_only("/small.txt"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->version, HttpVersion::http3);
+}
+
+TEST_F(ClientTlsOptionsH3, Tls13CipherSuitesApplyToQuic) {
+  ClientOptions options;
+  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls13_ciphers = "TLS_CHACHA20_POLY1305_SHA256";
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, h3_only("/small.txt"));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->version, HttpVersion::http3);
+}
+
+TEST_F(ClientTlsOptionsH3, TlsMaximumOf12RefusesHttp3Only) {
+  ClientOptions options;
+  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls_max_version = TlsVersion::v1_2;
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, h3_only("/small.txt"));
+  ASSERT_FALSE(fetched.ok());
+  EXPECT_TRUE(mentions(fetched.error(), "HTTP/3 needs TLS 1.3")) << fetched.error().message();
+}
+
+TEST_F(ClientTlsOptionsH3, TlsMaximumOf12UsesTcpWhereFallbackIsAllowed) {
+  ClientOptions options;
+  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls_max_version = TlsVersion::v1_2;
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  auto fetched = fetch_all(*client, get(env_.get("SLUICE_CADDY_URL") + "/small.txt",
+                                        VersionPolicy::http3));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->version, HttpVersion::http2);
+}
+
+}  // namespace
+}  // namespace sluice
