@@ -107,7 +107,8 @@ struct ClientOptions {
   std::chrono::milliseconds http3_fallback_after{1'000};
   std::chrono::milliseconds http3_broken_for{300'000};
   /// A proxy for every request: "http://[user:password@]host:port" ("host:port" alone
-  /// means http://; no port means 1080, as curl), or SOCKS5: "socks5://..." (the
+  /// means http://; no port means 1080, as curl), "https://..." (TLS to the proxy;
+  /// port 443 by default), or SOCKS5: "socks5://..." (the
   /// target's name resolved here) or "socks5h://..." (by the proxy), with optional
   /// username/password. An HTTP proxy gets http:// requests in absolute form and
   /// https:// ones through a CONNECT tunnel; SOCKS5 tunnels everything. TLS and ALPN
@@ -132,6 +133,12 @@ struct ClientOptions {
   /// "user:password" for the proxy, as given (not %-encoded): Basic credentials for
   /// whichever proxy is used, over any in its URL (curl's --proxy-user).
   std::string proxy_user;
+  /// An https:// proxy ("https://proxy.example:443") is spoken to over TLS, its
+  /// certificate checked against the system store, or this PEM bundle (curl's
+  /// --proxy-cacert); proxy_insecure skips the check (--proxy-insecure). The target's
+  /// TLS runs inside, end to end, with ca_file and insecure.
+  std::string proxy_ca_file;
+  bool proxy_insecure = false;
   /// Which address families to use: names resolve to only these, and an IP literal of
   /// the other family fails (curl's -4, -6).
   IpVersion ip_version = IpVersion::any;

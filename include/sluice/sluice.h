@@ -147,6 +147,11 @@ sluice_code sluice_client_options_set_no_proxy(sluice_client_options *options,
 sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_options *options,
                                                              int enabled);
 sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options *options, int enabled);
+/* An https:// proxy's certificate: trusted against this PEM bundle instead of the
+ * system store (curl's --proxy-cacert), or not checked at all (--proxy-insecure). */
+sluice_code sluice_client_options_set_proxy_ca_file(sluice_client_options *options,
+                                                    const char *path, size_t len);
+sluice_code sluice_client_options_set_proxy_insecure(sluice_client_options *options, int insecure);
 /* Names and routes (ClientOptions::ip_version and the rest; curl's -4/-6, --resolve,
  * --connect-to, --unix-socket, --dns-servers, --happy-eyeballs-timeout-ms).
  * `version`: 0 (any), 4 or 6. The add_ calls append one entry each

@@ -1,5 +1,6 @@
 // The C API: a client's proxy options (ClientOptions::proxy, proxy_user, no_proxy,
-// proxy_from_environment, proxy_tunnel). Checked when the client is made.
+// proxy_from_environment, proxy_tunnel, proxy_ca_file, proxy_insecure). Checked when the
+// client is made.
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,19 @@ sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_optio
                         o.proxy_from_environment = enabled != 0;
                         return ok();
                       });
+}
+
+sluice_code sluice_client_options_set_proxy_ca_file(sluice_client_options* options,
+                                                    const char* path, size_t len) {
+  return set_text_option("sluice_client_options_set_proxy_ca_file", options, path, len,
+                  &ClientOptions::proxy_ca_file);
+}
+
+sluice_code sluice_client_options_set_proxy_insecure(sluice_client_options* options, int insecure) {
+  return with_options("sluice_client_options_set_proxy_insecure", options, [&](ClientOptions& o) {
+    o.proxy_insecure = insecure != 0;
+    return ok();
+  });
 }
 
 sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options* options, int enabled) {

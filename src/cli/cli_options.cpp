@@ -165,7 +165,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 38> kOptions = {{
+const std::array<OptionSpec, 40> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -220,6 +220,14 @@ const std::array<OptionSpec, 38> kOptions = {{
      }},
     {'\0', "proxy-user", true, [](ParseState& s, std::string_view v) -> Result<void> {
        s.options.proxy_user = std::string(v);
+       return {};
+     }},
+    {'\0', "proxy-cacert", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.proxy_ca_file = std::string(v);
+       return {};
+     }},
+    {'\0', "proxy-insecure", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.proxy_insecure = true;
        return {};
      }},
     {'\0', "noproxy", true, [](ParseState& s, std::string_view v) -> Result<void> {

@@ -88,6 +88,8 @@ struct CliOptions {
   /// -x/--proxy; unset: the environment's, as curl ("" turns every proxy off).
   std::optional<std::string> proxy;
   std::string proxy_user;             ///< --proxy-user USER:PASSWORD
+  std::string proxy_ca_file;          ///< --proxy-cacert FILE
+  bool proxy_insecure = false;        ///< --proxy-insecure
   std::optional<std::string> no_proxy;  ///< --noproxy LIST (over NO_PROXY)
   bool proxy_tunnel = false;          ///< -p/--proxytunnel
   IpVersion ip_version = IpVersion::any;    ///< -4 / -6

@@ -87,6 +87,8 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.proxy_from_environment = options.proxy.value_or("x") != "";
   client_options.proxy = options.proxy.value_or("");
   client_options.proxy_user = options.proxy_user;
+  client_options.proxy_ca_file = options.proxy_ca_file;
+  client_options.proxy_insecure = options.proxy_insecure;
   client_options.no_proxy = options.no_proxy;
   client_options.proxy_tunnel = options.proxy_tunnel;
   client_options.ip_version = options.ip_version;

@@ -101,6 +101,11 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   if (!proxies) return std::move(proxies).error();
   auto network = NetworkSettings::from(options);
   if (!network) return std::move(network).error();
+  // Made even when no proxy is https: the trust store is read at its first use only.
+  auto proxy_tls = TlsContext::create(TlsOptions{options.proxy_ca_file, options.proxy_insecure});
+  if (!proxy_tls) {
+    return Error(proxy_tls.error().code(), "proxy_ca_file: " + proxy_tls.error().message());
+  }
   auto tls = TlsContext::create(tls_options_of(options));
   if (!tls) return std::move(tls).error();
   std::shared_ptr<HostDispatch> host;
@@ -117,7 +122,8 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   }
   auto impl = std::make_unique<Client::Impl>();
   impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host,
-                                            std::move(*proxies), std::move(*network));
+                                            std::move(*proxies), std::move(*network),
+                                            std::move(*proxy_tls));
   if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));

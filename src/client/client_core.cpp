@@ -33,7 +33,8 @@ void HttpPoster::close() {
 
 ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
                        const TimeSource& clock, std::shared_ptr<HostDispatch> host,
-                       ProxySettings proxies, NetworkSettings network)
+                       ProxySettings proxies, NetworkSettings network,
+                       std::shared_ptr<TlsContext> proxy_tls)
     : options_(std::move(options)),
       proxies_(std::move(proxies)),
       network_(std::move(network)),
@@ -48,6 +49,7 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
       file_pool_(options_.file_threads),
       resolver_(loop_, network_.resolver),
       tls_(std::move(tls)),
+      proxy_tls_(std::move(proxy_tls)),
       // The staged-bytes budget caps the windows granted too: no stream grows past it.
       window_ledger_(options_.staged_bytes_budget),
       window_policy_{options_.max_stream_window, std::chrono::milliseconds(1), &window_ledger_},

@@ -50,7 +50,7 @@ class ClientCore {
   /// `host`: the callback queue of a host-dispatch Client (null otherwise).
   ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls, const TimeSource& clock,
              std::shared_ptr<HostDispatch> host = nullptr, ProxySettings proxies = {},
-             NetworkSettings network = {});
+             NetworkSettings network = {}, std::shared_ptr<TlsContext> proxy_tls = nullptr);
   ~ClientCore();
 
   /// Starts the HTTP thread.
@@ -74,6 +74,8 @@ class ClientCore {
   EventLoop& loop() noexcept { return loop_; }
   Resolver& resolver() noexcept { return resolver_; }
   TlsContext* tls() noexcept { return tls_.get(); }
+  /// Trust for https:// proxies (proxy_ca_file, proxy_insecure).
+  TlsContext* proxy_tls() noexcept { return proxy_tls_.get(); }
   ConnectionPool& pool() noexcept { return pool_; }
   AltSvcCache& alt_svc() noexcept { return alt_svc_; }
   /// The Client's staged-bytes total and budget, shared with every staging buffer.
@@ -110,6 +112,7 @@ class ClientCore {
   WorkerPool file_pool_;
   Resolver resolver_;
   std::shared_ptr<TlsContext> tls_;
+  std::shared_ptr<TlsContext> proxy_tls_;
   WindowLedger window_ledger_;                        // HTTP thread
   WindowPolicy window_policy_;                        // points at window_ledger_
   AltSvcCache alt_svc_;                               // HTTP thread

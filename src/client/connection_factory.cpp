@@ -32,6 +32,7 @@ std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, Versio
   options.trace = &core_.trace();
   const NetworkSettings& network = core_.network();
   options.attempts = network.attempts;
+  options.proxy_tls = core_.proxy_tls();
   Connector::Target target;
   target.host = url.host;
   target.port = url.port;

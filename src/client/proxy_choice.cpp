@@ -96,6 +96,7 @@ std::string redacted(const std::string& text) {
 
 std::optional<ProxyKind> kind_of(const std::string& scheme) {
   if (scheme == "http") return ProxyKind::http;
+  if (scheme == "https") return ProxyKind::https;
   if (scheme == "socks5") return ProxyKind::socks5;
   if (scheme == "socks5h") return ProxyKind::socks5h;
   return std::nullopt;
@@ -112,8 +113,8 @@ Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* w
   const auto kind = kind_of(scheme);
   if (!kind) {
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown + "': the scheme " +
-                                       scheme + ":// is not supported (http://, socks5:// and "
-                                       "socks5h:// are)");
+                                       scheme + ":// is not supported (http://, https://, "
+                                       "socks5:// and socks5h:// are)");
   }
   // The URL parser knows http: the rest of a SOCKS URL has the same shape.
   const std::string with_scheme =
@@ -124,7 +125,8 @@ Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* w
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
                                        "' is not a URL the parser accepts");
   }
-  if (!names_port(with_scheme)) url->port = 1080;  // curl's default proxy port
+  // curl's default proxy ports: 443 for a proxy spoken to over TLS, else 1080.
+  if (!names_port(with_scheme)) url->port = *kind == ProxyKind::https ? 443 : 1080;
   if (!url->userinfo.empty() && !basic_credentials(url->userinfo)) {
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
                                        "': the user name or password has a malformed %-escape");
@@ -218,7 +220,7 @@ std::optional<ProxyRoute> ProxySettings::route_for(const Url& target) const {
   route.host = url.host;
   route.port = url.port;
   route.display = url.authority();
-  if (proxy->kind != ProxyKind::http) {
+  if (!speaks_http(proxy->kind)) {
     // SOCKS has no forwarding mode: every connection is a tunnel.
     route.tunnel = true;
     if (!user_password_.empty()) {

@@ -70,7 +70,6 @@ void Connector::on_target_resolved(Resolver& resolver,
 
 Connector::~Connector() {
   if (watched_fd_ >= 0) loop_.unwatch(watched_fd_);
-  if (tunnel_fd_ >= 0) ::close(tunnel_fd_);
   if (tls_timer_ != 0) loop_.cancel_timer(tls_timer_);
 }
 
@@ -119,40 +118,74 @@ void Connector::on_connected(Result<int> fd) {
     timing_.remote_ip = peer->ip();
     timing_.remote_port = peer->port();
   }
-  if (proxy_ && proxy_->tunnel) {
-    tunnel_fd_ = *fd;
-    tunnel_ = make_tunnel_handshake(*proxy_, connect_host_, connect_port_, target_address_);
-    if (options_.trace != nullptr && options_.trace->on()) {
-      trace("tunnel to " + target_authority() + " through proxy " + proxy_->display);
-    }
-    // A proxy that accepts and never answers must not hold the attempt (and the
-    // origin's connection slot) forever: the tunnel has the TLS handshake's limit, or
-    // 30 s without one.
-    const auto limit = options_.tls_timeout.count() > 0 ? options_.tls_timeout
-                                                        : std::chrono::milliseconds(30'000);
-    tls_timer_ = loop_.add_timer(loop_.now() + limit, [this, limit] {
-      tls_timer_ = 0;
-      finish(Error(ErrorCode::connect_timeout,
-                   "proxy " + proxy_->display + " did not answer the request for the tunnel to " +
-                       target_authority() + " within " + std::to_string(limit.count()) + " ms"));
-    });
-    drive_tunnel();
+  if (proxy_ && proxy_->kind == ProxyKind::https) {
+    secure_proxy(*fd);
     return;
   }
-  secure(*fd);
+  hop_ = make_plain_transport(*fd);
+  through_proxy();
 }
 
-void Connector::secure(int fd) {
-  if (tls_timer_ != 0) {  // the tunnel's, if any: TLS arms its own
+void Connector::arm_proxy_timer() {
+  // A proxy that accepts and never answers must not hold the attempt (and the
+  // origin's connection slot) forever: its part has the TLS handshake's limit, or 30 s
+  // without one.
+  const auto limit = options_.tls_timeout.count() > 0 ? options_.tls_timeout
+                                                      : std::chrono::milliseconds(30'000);
+  tls_timer_ = loop_.add_timer(loop_.now() + limit, [this, limit] {
+    tls_timer_ = 0;
+    finish(Error(ErrorCode::connect_timeout,
+                 "proxy " + proxy_->display + " did not answer the request for the tunnel to " +
+                     target_authority() + " within " + std::to_string(limit.count()) + " ms"));
+  });
+}
+
+void Connector::secure_proxy(int fd) {
+  if (options_.proxy_tls == nullptr) {
+    ::close(fd);
+    finish(via_proxy(Error(ErrorCode::usage, "no TLS settings for an https:// proxy")));
+    return;
+  }
+  // HTTP/1.1 to the proxy: CONNECT and forwarded requests are HTTP/1.1 messages.
+  auto transport = options_.proxy_tls->connect(fd, proxy_->host, {"http/1.1"});
+  if (!transport) {
+    finish(via_proxy(std::move(transport).error()));
+    return;
+  }
+  handshaking_ = std::move(*transport);
+  proxy_handshake_ = true;
+  arm_proxy_timer();
+  drive_handshake();
+}
+
+void Connector::through_proxy() {
+  if (!proxy_ || !proxy_->tunnel) {
+    secure(std::move(hop_));  // direct, or a forwarding proxy: the hop is the connection
+    return;
+  }
+  tunnel_ = make_tunnel_handshake(*proxy_, connect_host_, connect_port_, target_address_);
+  if (options_.trace != nullptr && options_.trace->on()) {
+    trace("tunnel to " + target_authority() + " through proxy " + proxy_->display);
+  }
+  if (tls_timer_ == 0) arm_proxy_timer();
+  drive_tunnel();
+}
+
+void Connector::secure(std::unique_ptr<Transport> under) {
+  if (tls_timer_ != 0) {  // the proxy's, if any: TLS arms its own
     loop_.cancel_timer(tls_timer_);
     tls_timer_ = 0;
   }
-  if (!https_) {
-    finish(make_plain_transport(fd));
+  if (!https_ || (proxy_ && !proxy_->tunnel)) {
+    // Plain http, or a forwarding proxy, which gets the request as it is.
+    finish(std::move(under));
     return;
   }
   timing_.tls_start = loop_.now();
-  auto transport = tls_->connect(fd, host_, options_.alpn);
+  // Over an https:// proxy the target's TLS runs inside the proxy's; otherwise it
+  // takes the socket itself.
+  auto transport = under->is_tls() ? tls_->connect_over(std::move(under), host_, port_, options_.alpn)
+                                   : tls_->connect(under->release_socket(), host_, options_.alpn);
   if (!transport) {
     finish(std::move(transport).error());
     return;
@@ -170,7 +203,7 @@ void Connector::secure(int fd) {
 }
 
 void Connector::on_fd_ready(std::uint32_t) {
-  if (tunnel_fd_ >= 0) {
+  if (tunnel_) {
     drive_tunnel();
   } else {
     drive_handshake();
@@ -185,22 +218,28 @@ Result<void> Connector::watch_for(int fd, std::uint32_t events) {
 }
 
 void Connector::drive_tunnel() {
-  char buffer[4096];
+  std::byte buffer[4096];
   for (;;) {
     if (!send_tunnel_output()) return;
-    const ssize_t got = ::recv(tunnel_fd_, buffer, sizeof buffer, 0);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (auto armed = watch_for(tunnel_fd_, EPOLLIN); !armed) finish(std::move(armed).error());
+    auto got = hop_->read(buffer);
+    if (!got) {
+      finish(via_proxy(Error(ErrorCode::connect_failed, got.error().message() +
+                                                            " before the tunnel to " +
+                                                            target_authority() + " opened")));
       return;
     }
-    if (got <= 0) {
-      const std::string why = got == 0 ? "closed the connection" : std::strerror(errno);
-      finish(via_proxy(Error(ErrorCode::connect_failed,
-                             why + " before the tunnel to " + target_authority() + " opened")));
+    if (got->status == IoStatus::want_read || got->status == IoStatus::want_write) {
+      const std::uint32_t events = got->status == IoStatus::want_write ? EPOLLOUT : EPOLLIN;
+      if (auto armed = watch_for(hop_->fd(), events); !armed) finish(std::move(armed).error());
       return;
     }
-    switch (tunnel_->feed(std::string_view(buffer, static_cast<std::size_t>(got)))) {
+    if (got->status == IoStatus::eof) {
+      finish(via_proxy(Error(ErrorCode::connect_failed, "closed the connection before the tunnel to " +
+                                                            target_authority() + " opened")));
+      return;
+    }
+    const auto* bytes = reinterpret_cast<const char*>(buffer);
+    switch (tunnel_->feed(std::string_view(bytes, got->bytes))) {
       case TunnelHandshake::Progress::waiting: continue;  // maybe with more to send
       case TunnelHandshake::Progress::failed: finish(tunnel_->error()); return;
       case TunnelHandshake::Progress::open: break;
@@ -209,26 +248,26 @@ void Connector::drive_tunnel() {
       trace("tunnel to " + target_authority() + " open (" + tunnel_->answer() + ")");
     }
     tunnel_.reset();
-    secure(std::exchange(tunnel_fd_, -1));  // TLS or the transport owns the socket now
+    secure(std::move(hop_));  // TLS or the transport owns the way to the proxy now
     return;
   }
 }
 
 bool Connector::send_tunnel_output() {
   for (std::string_view out = tunnel_->output(); !out.empty(); out = tunnel_->output()) {
-    const ssize_t sent = ::send(tunnel_fd_, out.data(), out.size(), MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (auto armed = watch_for(tunnel_fd_, EPOLLOUT); !armed) finish(std::move(armed).error());
-      return false;
-    }
-    if (sent < 0) {
+    auto sent = hop_->write(std::as_bytes(std::span(out.data(), out.size())));
+    if (!sent) {
       finish(via_proxy(Error(ErrorCode::connect_failed, "cannot ask for the tunnel to " +
                                                             target_authority() + ": " +
-                                                            std::strerror(errno))));
+                                                            sent.error().message())));
       return false;
     }
-    tunnel_->sent(static_cast<std::size_t>(sent));
+    if (sent->status == IoStatus::want_read || sent->status == IoStatus::want_write) {
+      const std::uint32_t events = sent->status == IoStatus::want_read ? EPOLLIN : EPOLLOUT;
+      if (auto armed = watch_for(hop_->fd(), events); !armed) finish(std::move(armed).error());
+      return false;
+    }
+    tunnel_->sent(sent->bytes);
   }
   return true;
 }
@@ -236,10 +275,19 @@ bool Connector::send_tunnel_output() {
 void Connector::drive_handshake() {
   auto state = handshaking_->handshake();
   if (!state) {
-    finish(std::move(state).error());
+    finish(proxy_handshake_ ? via_proxy(std::move(state).error()) : std::move(state).error());
     return;
   }
   if (*state == IoStatus::done) {
+    if (proxy_handshake_) {
+      proxy_handshake_ = false;
+      if (options_.trace != nullptr && options_.trace->on()) {
+        trace("TLS handshake done with proxy " + proxy_->display);
+      }
+      hop_ = std::move(handshaking_);
+      through_proxy();
+      return;
+    }
     timing_.tls_end = loop_.now();
     if (options_.trace != nullptr && options_.trace->on()) {
       const std::string alpn = handshaking_->alpn();
@@ -262,10 +310,8 @@ void Connector::finish(Result<std::unique_ptr<Transport>> result) {
     // failed is closed or about to be. Either way this Connector's entry goes.
     loop_.unwatch(std::exchange(watched_fd_, -1));
   }
-  if (tunnel_fd_ >= 0) {
-    ::close(tunnel_fd_);  // a tunnel that failed: nobody else holds its socket
-    tunnel_fd_ = -1;
-  }
+  hop_.reset();  // a tunnel that failed: nobody else holds its socket
+  tunnel_.reset();
   if (tls_timer_ != 0) {
     loop_.cancel_timer(tls_timer_);
     tls_timer_ = 0;

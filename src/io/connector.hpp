@@ -1,7 +1,8 @@
 #pragma once
 // Connector: one attempt to open a TCP connection to an origin: resolve, TCP connect,
-// through an HTTP proxy a CONNECT tunnel when asked, and for https the TLS handshake
-// with ALPN (end to end, inside the tunnel). Reports a ready Transport or an Error;
+// TLS to an https:// proxy, a tunnel through the proxy when asked (CONNECT, SOCKS5),
+// and for https the TLS handshake with ALPN (end to end, inside the tunnel, so over
+// an https:// proxy TLS inside TLS). Reports a ready Transport or an Error;
 // errors on the way to a proxy name it ("proxy 127.0.0.1:3128: connect: ...").
 // (HTTP/3's QUIC handshake is QuicCodec's, in src/quic.)
 // Ownership: HTTP thread only; destroying it cancels the attempt (no callback).
@@ -47,6 +48,7 @@ class Connector : private FdWatcher {
     std::uint64_t conn_id = 0;                 ///< the connection it will become
     ConnectAttempts attempts;                  ///< Happy Eyeballs' delay and deadline
     const Trace* trace = nullptr;
+    TlsContext* proxy_tls = nullptr;           ///< trust for https:// proxies
   };
 
   Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Target& target,
@@ -66,11 +68,15 @@ class Connector : private FdWatcher {
   void on_connected(Result<int> fd);
   /// Starts Happy Eyeballs over `addresses`.
   void connect_to(std::vector<SocketAddress> addresses);
-  /// After TCP (and the tunnel, if any): TLS for https, else done.
-  void secure(int fd);
+  /// TLS to an https:// proxy, on `fd`; then the tunnel or done.
+  void secure_proxy(int fd);
+  /// The way to the proxy is ready (TCP, or TLS to it): the tunnel, or done.
+  void through_proxy();
+  /// After TCP (and the tunnel, if any): TLS for https over `under`, else done.
+  void secure(std::unique_ptr<Transport> under);
   void on_fd_ready(std::uint32_t events) override;
-  /// The proxy's handshake on tunnel_fd_ (HTTP CONNECT or SOCKS5): sends what it
-  /// says, reads the answers, then goes on to secure() or fails.
+  /// The proxy's handshake over hop_ (HTTP CONNECT or SOCKS5): sends what it says,
+  /// reads the answers, then goes on to secure() or fails.
   void drive_tunnel();
   /// Sends what the handshake has to say; false when the socket is full (watched) or
   /// it failed (finished).
@@ -81,7 +87,10 @@ class Connector : private FdWatcher {
   std::string target_authority() const;
   /// An error on the way to the proxy, named so: "proxy 127.0.0.1:3128: ...".
   Error via_proxy(Error error) const;
+  /// Advances the TLS handshake of handshaking_ (the proxy's, or the target's).
   void drive_handshake();
+  /// Arms the limit of a proxy's part (TLS to it and the tunnel).
+  void arm_proxy_timer();
   void finish(Result<std::unique_ptr<Transport>> result);
   void trace(const std::string& what) const;
 
@@ -101,9 +110,11 @@ class Connector : private FdWatcher {
   int watched_fd_ = -1;  // registered with the loop (the tunnel's, then TLS's socket)
   EventLoop::TimerId tls_timer_ = 0;
   ConnectTiming timing_;
-  // The tunnel: its socket (owned until TLS or a transport takes it) and handshake.
-  int tunnel_fd_ = -1;
+  // The way to the proxy (plain, or TLS to an https:// proxy) while the tunnel
+  // opens; then TLS or the finished transport takes it.
+  std::unique_ptr<Transport> hop_;
   std::unique_ptr<TunnelHandshake> tunnel_;
+  bool proxy_handshake_ = false;  // handshaking_ is TLS to the proxy, not the target
   std::optional<SocketAddress> target_address_;  // SOCKS5 with local resolution
 };
 

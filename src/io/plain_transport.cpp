@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "io/transport.hpp"
 
@@ -27,7 +28,9 @@ Error socket_error(int err, const char* operation) {
 class PlainTransport final : public Transport {
  public:
   explicit PlainTransport(int fd) : fd_(fd) {}
-  ~PlainTransport() override { close(fd_); }
+  ~PlainTransport() override {
+    if (fd_ >= 0) close(fd_);
+  }
   PlainTransport(const PlainTransport&) = delete;
   PlainTransport& operator=(const PlainTransport&) = delete;
 
@@ -61,6 +64,7 @@ class PlainTransport final : public Transport {
 
   std::string alpn() const override { return {}; }
   bool is_tls() const noexcept override { return false; }
+  int release_socket() noexcept override { return std::exchange(fd_, -1); }
 
  private:
   int fd_;

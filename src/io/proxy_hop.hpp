@@ -1,8 +1,8 @@
 #pragma once
 // ProxyHop: how a connection reaches its target through a proxy. The client layer
-// chooses it (client/proxy_choice.hpp); Connector follows it: TCP to the proxy, then
-// for a tunnel the proxy's handshake (HTTP CONNECT, or SOCKS5's) before anything
-// else, TLS included.
+// chooses it (client/proxy_choice.hpp); Connector follows it: TCP to the proxy, TLS
+// to an https:// proxy, then for a tunnel the proxy's handshake (HTTP CONNECT, or
+// SOCKS5's) before anything else, the target's TLS included.
 // Ownership: a value.
 
 #include <cstdint>
@@ -13,9 +13,13 @@ namespace sluice {
 
 enum class ProxyKind {
   http,     ///< an HTTP proxy: CONNECT tunnels, or requests forwarded in absolute form
+  https,    ///< the same, spoken over TLS to the proxy (https://)
   socks5,   ///< SOCKS5, the target's name resolved here (socks5://)
   socks5h,  ///< SOCKS5, the target's name resolved by the proxy (socks5h://)
 };
+
+/// Whether the proxy speaks HTTP (CONNECT, or forwarding), not SOCKS.
+inline bool speaks_http(ProxyKind kind) { return kind == ProxyKind::http || kind == ProxyKind::https; }
 
 struct ProxyHop {
   ProxyKind kind = ProxyKind::http;

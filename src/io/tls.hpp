@@ -60,6 +60,12 @@ class TlsContext {
   /// `alpn` lists protocols to offer in order, e.g. {"h2", "http/1.1"}.
   Result<std::unique_ptr<Transport>> connect(int fd, const std::string& host,
                                              const std::vector<std::string>& alpn);
+  /// The same inside `inner`, a transport already secured (TLS to an https://
+  /// proxy, its tunnel open): TLS inside TLS. `port` is the target's, for the
+  /// session cache. The new transport owns `inner`.
+  Result<std::unique_ptr<Transport>> connect_over(std::unique_ptr<Transport> inner,
+                                                  const std::string& host, std::uint16_t port,
+                                                  const std::vector<std::string>& alpn);
   bool insecure() const noexcept { return insecure_; }
   /// Full and resumed handshakes completed so far (HTTP thread).
   TlsHandshakeCounts handshakes() const noexcept;

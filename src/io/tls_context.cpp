@@ -215,4 +215,13 @@ Result<std::unique_ptr<Transport>> TlsContext::connect(int fd, const std::string
   return make_tls_transport(ctx_, fd, std::move(settings));
 }
 
+Result<std::unique_ptr<Transport>> TlsContext::connect_over(std::unique_ptr<Transport> inner,
+                                                            const std::string& host,
+                                                            std::uint16_t port,
+                                                            const std::vector<std::string>& alpn) {
+  if (auto loaded = load_system_store(); !loaded) return std::move(loaded).error();
+  TlsTransportSettings settings{host, host + ":" + std::to_string(port), alpn, insecure_, shared_};
+  return make_tls_transport_over(ctx_, std::move(inner), std::move(settings));
+}
+
 }  // namespace sluice

@@ -18,6 +18,7 @@
 #include "io/tls_diagnostics.hpp"
 #include "io/tls_shared.hpp"
 #include "io/tls_socket_bio.hpp"
+#include "io/tls_transport_bio.hpp"
 
 namespace sluice {
 namespace {
@@ -55,9 +56,13 @@ Error socket_error(int err) {
 
 class TlsTransport final : public Transport {
  public:
-  TlsTransport(SSL* ssl, int fd, TlsTransportSettings settings)
+  /// Over a socket (`inner` null, the transport owns `fd`), or over another
+  /// transport (TLS inside an https:// proxy's TLS; `fd` is the inner one's).
+  TlsTransport(SSL* ssl, int fd, TlsTransportSettings settings,
+               std::unique_ptr<Transport> inner = nullptr)
       : ssl_(ssl),
         fd_(fd),
+        inner_(std::move(inner)),
         host_(bare_host(settings.host)),
         cache_key_(std::move(settings.cache_key)),
         insecure_(settings.insecure),
@@ -74,7 +79,9 @@ class TlsTransport final : public Transport {
   Result<IoOutcome> write(std::span<const std::byte> from) override;
   std::string alpn() const override;
   bool is_tls() const noexcept override { return established_; }
-  bool has_buffered_input() const noexcept override { return SSL_has_pending(ssl_) == 1; }
+  bool has_buffered_input() const noexcept override {
+    return SSL_has_pending(ssl_) == 1 || (inner_ && inner_->has_buffered_input());
+  }
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
   bool resumed_session() const noexcept override { return resumed_; }
   bool offered_session() const noexcept override { return offered_; }
@@ -90,9 +97,12 @@ class TlsTransport final : public Transport {
   Result<IoOutcome> io_failure(int rv, bool reading);
   Result<void> check_pin() const;
   Result<IoStatus> established();
+  /// Over another transport: the error it failed the BIO with, if it did.
+  std::optional<Error> inner_error() const;
 
   SSL* ssl_;
   int fd_;
+  std::unique_ptr<Transport> inner_;  // the transport carrying this one, if any (owns fd_)
   std::string host_;  // as given, without URL brackets: for SNI, checks, messages
   std::string cache_key_;
   bool insecure_;
@@ -114,11 +124,16 @@ TlsTransport::~TlsTransport() {
   }
   ERR_clear_error();
   SSL_free(ssl_);
-  close(fd_);
+  if (!inner_) close(fd_);  // else the inner transport closes it
+}
+
+std::optional<Error> TlsTransport::inner_error() const {
+  if (!inner_) return std::nullopt;
+  return transport_bio_error(SSL_get_rbio(ssl_));
 }
 
 Result<void> TlsTransport::configure(const std::string& alpn_wire) {
-  BIO* bio = make_socket_bio(fd_);
+  BIO* bio = inner_ ? make_transport_bio(*inner_) : make_socket_bio(fd_);
   if (bio == nullptr) return Error(ErrorCategory::tls, "TLS: out of memory creating a session");
   SSL_set_bio(ssl_, bio, bio);  // one reference, consumed by the SSL
   SSL_set_app_data(ssl_, this);
@@ -231,6 +246,9 @@ Error TlsTransport::handshake_error(int ssl_error, int saved_errno) {
     failure.code = verify;
     return describe_verify_failure(failure, host_);
   }
+  if (auto inner = inner_error()) {
+    return Error(ErrorCategory::tls, "TLS: handshake with " + host_ + " failed: " + inner->message());
+  }
   return Error(ErrorCategory::tls, "TLS: handshake with " + host_ + " failed: " +
                                        handshake_failure_reason(ssl_error, saved_errno));
 }
@@ -276,6 +294,11 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
   const int ssl_error = SSL_get_error(ssl_, rv);
   if (ssl_error == SSL_ERROR_WANT_READ) return IoOutcome{0, IoStatus::want_read};
   if (ssl_error == SSL_ERROR_WANT_WRITE) return IoOutcome{0, IoStatus::want_write};
+  if (auto inner = inner_error()) {
+    fatal_ = true;
+    ERR_clear_error();
+    return std::move(*inner);
+  }
   const unsigned long code = ERR_peek_last_error();
   // A close without close_notify reads as eof too: many servers do it, and HTTP
   // framing (Content-Length, chunked) tells a truncated body from a complete one.
@@ -328,6 +351,28 @@ Result<std::unique_ptr<Transport>> make_tls_transport(SSL_CTX* ctx, int fd,
   }
   // From here the transport owns both the SSL and the fd.
   auto transport = std::make_unique<TlsTransport>(ssl, fd, std::move(settings));
+  if (auto configured = transport->configure(*wire); !configured) {
+    ERR_clear_error();
+    return std::move(configured).error();
+  }
+  return std::unique_ptr<Transport>(std::move(transport));
+}
+
+Result<std::unique_ptr<Transport>> make_tls_transport_over(SSL_CTX* ctx,
+                                                           std::unique_ptr<Transport> inner,
+                                                           TlsTransportSettings settings) {
+  ERR_clear_error();
+  auto wire = alpn_wire(settings.alpn);
+  if (!wire) return std::move(wire).error();
+  SSL* ssl = SSL_new(ctx);
+  if (ssl == nullptr) {
+    Error error(ErrorCategory::tls, "TLS: cannot create a session: " +
+                                        openssl_error_text("out of memory"));
+    ERR_clear_error();
+    return error;
+  }
+  const int fd = inner->fd();
+  auto transport = std::make_unique<TlsTransport>(ssl, fd, std::move(settings), std::move(inner));
   if (auto configured = transport->configure(*wire); !configured) {
     ERR_clear_error();
     return std::move(configured).error();

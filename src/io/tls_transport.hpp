@@ -30,6 +30,12 @@ struct TlsTransportSettings {
 Result<std::unique_ptr<Transport>> make_tls_transport(SSL_CTX* ctx, int fd,
                                                       TlsTransportSettings settings);
 
+/// The same inside `inner` (TLS through an https:// proxy's TLS session), which the
+/// new transport owns; dropped with it on error.
+Result<std::unique_ptr<Transport>> make_tls_transport_over(SSL_CTX* ctx,
+                                                           std::unique_ptr<Transport> inner,
+                                                           TlsTransportSettings settings);
+
 /// For the SSL_CTX's new-session callback: keeps `session` for the origin of the
 /// transport that owns `ssl`. True when it took the reference.
 bool tls_transport_keep_session(SSL* ssl, SSL_SESSION* session);

@@ -57,6 +57,9 @@ class Transport {
   /// Whether the TLS handshake offered a cached session (resumed or declined by the
   /// server). Always false for plain TCP.
   virtual bool offered_session() const noexcept { return false; }
+  /// Plain TCP: gives up the socket (the transport no longer closes it), for a TLS
+  /// session to take over after a proxy's tunnel opened. TLS: -1, its socket stays.
+  virtual int release_socket() noexcept { return -1; }
 };
 
 /// Wraps a connected non-blocking socket; the transport owns and closes it.

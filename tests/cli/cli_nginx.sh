@@ -170,6 +170,22 @@ case_ipv6_only_refuses_an_ipv4_server() {
   expect_stdout "127.0.0.1"
 }
 
+case_https_proxy_carries_http_and_https() {
+  local proxy_port
+  proxy_port=$(port_of "$SLUICE_HTTPS_PROXY")
+  run_sluice -x "$SLUICE_HTTPS_PROXY" --proxy-cacert "$SLUICE_TEST_CA" --cacert "$SLUICE_TEST_CA" \
+    -o "$SCRATCH/tls" -w '%{remote_port} %{http_version}' "$H2/1m.bin"
+  expect_code 0
+  expect_stdout "$proxy_port 2"
+  [ "$(sha_of "$SCRATCH/tls")" = "$(expected_sha 1m.bin)" ] || fail "the body differs"
+  run_sluice -x "$SLUICE_HTTPS_PROXY" -o /dev/null "$HTTP/small.txt"
+  expect_code 35
+  expect_one_error "proxy localhost:$proxy_port: TLS: "
+  run_sluice -x "$SLUICE_HTTPS_PROXY" --proxy-insecure -o /dev/null -w '%{remote_port}' "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "$proxy_port"
+}
+
 case_fail_on_404_exits_22_without_output() {
   run_sluice -f -o "$SCRATCH/missing.out" -w '%{http_code} %{exitcode}' "$HTTP/no-such-file"
   expect_code 22

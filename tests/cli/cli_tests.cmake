@@ -61,6 +61,7 @@ set(SLUICE_CLI_NGINX_CASES
   proxy_comes_from_the_environment_as_in_curl
   proxy_refusal_names_the_proxy_and_credentials_open_it
   socks5_carries_http_and_https
+  https_proxy_carries_http_and_https
   resolve_and_connect_to_choose_where_to_connect
   unix_socket_carries_http1_and_h2c
   ipv6_only_refuses_an_ipv4_server

@@ -195,5 +195,45 @@ TEST_F(ClientProxy, UrlCredentialsBecomeBasicAuthorizationAndLeaveTheUrl) {
       << "credentials stayed in the effective URL: " << response->effective_url;
 }
 
+
+// An https:// proxy (stunnel in front of squid): TLS to the proxy, then forwarding or
+// CONNECT as over http://; the target's TLS runs inside the proxy's.
+class ClientHttpsProxy : public ClientProxy {
+ protected:
+  Client client_with(bool trust_proxy, bool insecure_proxy = false) {
+    ClientOptions options;
+    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.proxy = env_.get("SLUICE_HTTPS_PROXY");
+    if (trust_proxy) options.proxy_ca_file = env_.get("SLUICE_TEST_CA");
+    options.proxy_insecure = insecure_proxy;
+    return Client::create(std::move(options)).value();
+  }
+};
+
+TEST_F(ClientHttpsProxy, ForwardsHttpAndTunnelsHttp2InsideTls) {
+  Client client = client_with(true);
+  const std::uint16_t proxy_port = port_of(env_.get("SLUICE_HTTPS_PROXY"));
+  auto plain = client.fetch(Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/1m.bin"));
+  expect_file(plain, "1m.bin");
+  EXPECT_EQ(plain->remote_port, proxy_port);
+  auto secure = client.fetch(Request::get(env_.get("SLUICE_NGINX_H2_URL") + "/1m.bin"));
+  expect_file(secure, "1m.bin");
+  EXPECT_EQ(secure->remote_port, proxy_port);
+  EXPECT_EQ(secure->version, HttpVersion::http2);  // ALPN end to end, through two TLS layers
+}
+
+TEST_F(ClientHttpsProxy, AnUntrustedProxyCertificateFailsNamingTheProxy) {
+  Client client = client_with(false);
+  auto response = client.fetch(Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/small.txt"));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::tls);
+  const std::string proxy = env_.get("SLUICE_HTTPS_PROXY");
+  EXPECT_EQ(response.error().message().rfind("proxy " + proxy.substr(proxy.find("://") + 3) + ": TLS: ", 0), 0u)
+      << response.error().message();
+  Client insecure = client_with(false, true);
+  auto passed = insecure.fetch(Request::get(env_.get("SLUICE_NGINX_HTTPS_URL") + "/small.txt"));
+  expect_file(passed, "small.txt");  // the target's certificate is still checked
+}
+
 }  // namespace
 }  // namespace sluice

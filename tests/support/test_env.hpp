@@ -63,6 +63,8 @@
 //   SLUICE_SQUID_AUTH_USER      sluice         the credentials SLUICE_SQUID_AUTH_PROXY
 //   SLUICE_SQUID_AUTH_PASSWORD  proxy-secret   accepts
 //   SLUICE_SOCKS5_PROXY     socks5://127.0.0.1:PORT microsocks: SOCKS5 CONNECT with the
+//   SLUICE_HTTPS_PROXY      https://localhost:PORT  stunnel in front of squid's open port:
+//                           an HTTPS proxy (TLS to the proxy, the servers' certificate)
 //                           no-authentication method only; takes IPv4, IPv6 and domain
 //                           name addresses (so socks5h:// works too), to any address
 // Paths nginx also answers (on all three of its URLs): /redirect (302 to /small.txt),

@@ -96,6 +96,7 @@ options_set_max_connections = _declare(
     "sluice_client_options_set_max_connections_per_origin", c_code, c_void_p, c_size_t)
 options_set_proxy = _declare("sluice_client_options_set_proxy", c_code, c_void_p, c_char_p, c_size_t)
 options_set_no_proxy = _declare("sluice_client_options_set_no_proxy", c_code, c_void_p, c_char_p, c_size_t)
+options_set_proxy_ca_file = _declare("sluice_client_options_set_proxy_ca_file", c_code, c_void_p, c_char_p, c_size_t)
 options_set_ip_version = _declare("sluice_client_options_set_ip_version", c_code, c_void_p, ctypes.c_int)
 options_add_resolve = _declare("sluice_client_options_add_resolve", c_code, c_void_p, c_char_p, c_size_t)
 options_add_connect_to = _declare("sluice_client_options_add_connect_to", c_code, c_void_p, c_char_p, c_size_t)

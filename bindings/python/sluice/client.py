@@ -41,12 +41,14 @@ class Client:
 
     def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
                  max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False,
+                 proxy_ca_file=None,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
                  dns_servers=None, dns_cache_ttl=None, tls=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
-        environment, as aiohttp's option of that name does (off by default).
+        environment, as aiohttp's option of that name does (off by default);
+        `proxy_ca_file`: the PEM bundle an https:// proxy's certificate is checked against.
         Routing, as curl's options of these names: `ip_version` 4 or 6 (-4, -6);
         `resolve`: entries "host:port:addr[,addr]"; `connect_to`: entries
         "host:port:connect_host:connect_port"; `unix_socket`: a path every connection
@@ -76,6 +78,8 @@ class Client:
                 _set_text(_capi.options_set_no_proxy, options, no_proxy)
             if trust_env:
                 check(_capi.options_set_proxy_from_environment(options, 1))
+            if proxy_ca_file is not None:
+                _set_text(_capi.options_set_proxy_ca_file, options, str(proxy_ca_file))
             if ip_version is not None:
                 check(_capi.options_set_ip_version(options, ip_version))
             for entry in resolve:

@@ -73,3 +73,14 @@ def test_socks5_carries_https_with_the_name_resolved_by_the_proxy():
             assert sha256(await response.read()) == sha256_of("1m.bin")
             assert response.remote_address[1] == int(socks.rsplit(":", 1)[1])
     run(main())
+
+
+def test_an_https_proxy_carries_a_tunnel_inside_its_tls():
+    async def main():
+        proxy = ENV["SLUICE_HTTPS_PROXY"]
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"], proxy=proxy,
+                                 proxy_ca_file=ENV["SLUICE_TEST_CA"]) as client:
+            response = await client.fetch(ENV["SLUICE_NGINX_H2_URL"] + "/1m.bin", version="2")
+            assert sha256(await response.read()) == sha256_of("1m.bin")
+            assert response.http_version == "2" and response.remote_address[1] == port_of(proxy)
+    run(main())

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # The proxies of the integration tests: squid (an HTTP proxy on two ports, one open and
-# one with Basic proxy authentication) and microsocks (SOCKS5). Source it after
+# one with Basic proxy authentication), stunnel in front of squid's open port (an HTTPS
+# proxy: TLS to the proxy, with the servers' certificate for localhost) and microsocks
+# (SOCKS5). Source it after
 # lib.sh; it defines functions only. Each keeps its pid, argv and logs in the state
 # directory (lib.sh's daemon_* functions) and forwards only to loopback servers.
 
@@ -134,8 +136,39 @@ start_microsocks() {
   servers_die "microsocks would not start; log $log"
 }
 
-# stop_proxies STATE: stops squid and microsocks of STATE, whichever run.
+# start_stunnel STATE SQUID_PORT: starts stunnel on a new free port of 127.0.0.1,
+# taking TLS (STATE/certs/server.pem, a certificate for localhost) and passing the
+# bytes inside to squid's SQUID_PORT: an HTTPS proxy. Sets STUNNEL_PORT.
+start_stunnel() {
+  local state=$1 squid_port=$2 attempt log=$1/stunnel.log
+  command -v stunnel4 >/dev/null || servers_die "stunnel4 not found: run ./dev deps (installs stunnel4)"
+  daemon_stop "$state" stunnel
+  for attempt in 1 2 3; do
+    take_free_port STUNNEL_PORT
+    cat > "$state/stunnel.conf" <<CONF
+foreground = yes
+pid =
+debug = warning
+[https-proxy]
+accept = 127.0.0.1:$STUNNEL_PORT
+connect = 127.0.0.1:$squid_port
+cert = $state/certs/server.pem
+key = $state/certs/server.key
+CONF
+    : > "$log"
+    daemon_start "$state" stunnel "$log" stunnel4 "$state/stunnel.conf"
+    daemon_wait_listening "$state" stunnel "$STUNNEL_PORT" && return 0
+    echo "servers: stunnel failed to listen on port $STUNNEL_PORT (attempt $attempt);" \
+      "last lines of $log:" >&2
+    tail -n 5 "$log" >&2 || true
+    daemon_stop "$state" stunnel
+  done
+  servers_die "stunnel would not start; log $log"
+}
+
+# stop_proxies STATE: stops squid, stunnel and microsocks of STATE, whichever run.
 stop_proxies() {
+  daemon_stop "$1" stunnel
   daemon_stop "$1" squid
   squid_remove_dir "$1"
   daemon_stop "$1" microsocks

@@ -101,6 +101,7 @@ nghttpd_h2c_port=$NGHTTPD_PORT
 start_caddy "$state" "$files" "$NGINX_HTTP_PORT"
 start_gtlsserver "$state" "$files"
 start_squid "$state"
+start_stunnel "$state" "$SQUID_PORT"
 start_microsocks "$state"
 
 cat > "$state/env.tmp" <<ENV
@@ -130,6 +131,7 @@ SLUICE_SQUID_AUTH_PROXY=http://127.0.0.1:$SQUID_AUTH_PORT
 SLUICE_SQUID_AUTH_USER=$SLUICE_SQUID_AUTH_USER
 SLUICE_SQUID_AUTH_PASSWORD=$SLUICE_SQUID_AUTH_PASSWORD
 SLUICE_SOCKS5_PROXY=socks5://127.0.0.1:$MICROSOCKS_PORT
+SLUICE_HTTPS_PROXY=https://localhost:$STUNNEL_PORT
 ENV
 mv "$state/env.tmp" "$state/env"
 echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT, https://localhost:$NGINX_HTTPS_PORT (h1)" \
