@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "sluice/sluice.hpp"
@@ -356,6 +357,28 @@ TEST_F(ClientTlsOptionsH3, Tls13CipherSuitesApplyToQuic) {
   auto fetched = fetch_all(*client, h3_only("/small.txt"));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->version, HttpVersion::http3);
+}
+
+TEST_F(ClientTlsOptionsH3, SecondQuicConnectionResumesTheSession) {
+  for (const bool cache : {true, false}) {
+    ClientOptions options;
+    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls_session_cache = cache;
+    // The idle connection closes soon after each request, so the next opens another.
+    options.pool_idle_timeout = std::chrono::milliseconds(20);
+    auto client = Client::create(options);
+    ASSERT_TRUE(client.ok()) << client.error().message();
+    for (int i = 0; i < 2; ++i) {
+      auto fetched = fetch_all(*client, h3_only("/small.txt"));
+      ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+      EXPECT_EQ(fetched->version, HttpVersion::http3);
+      // Waits for the event (the pool closed the idle connection), not for a time.
+      while (client->stats().connections != 0) std::this_thread::yield();
+    }
+    const ClientStats stats = client->stats();
+    EXPECT_EQ(stats.quic_full_handshakes, cache ? 1u : 2u) << "cache " << cache;
+    EXPECT_EQ(stats.quic_resumed_handshakes, cache ? 1u : 0u) << "cache " << cache;
+  }
 }
 
 TEST_F(ClientTlsOptionsH3, TlsMaximumOf12RefusesHttp3Only) {
