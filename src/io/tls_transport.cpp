@@ -53,6 +53,19 @@ Error socket_error(int err) {
   return Error(ErrorCategory::io, std::string("socket I/O failed: ") + std::strerror(err));
 }
 
+// A TLS 1.3 server checks a client certificate after the client's Finished, so its
+// refusal arrives as an alert on the first read, not in the handshake: say what it
+// means. `has_cert`: whether this client presented one.
+std::string client_certificate_hint(unsigned long code, bool has_cert) {
+  if (code == 0 || ERR_GET_LIB(code) != ERR_LIB_SSL) return {};
+  const int reason = ERR_GET_REASON(code);
+  if (reason != SSL_R_SSLV3_ALERT_BAD_CERTIFICATE &&
+      reason != SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
+    return {};
+  return has_cert ? " (the server rejected the client certificate)"
+                  : " (the server requires a client certificate: --cert FILE)";
+}
+
 class TlsTransport final : public Transport {
  public:
   TlsTransport(SSL* ssl, int fd, TlsTransportSettings settings)
@@ -248,7 +261,8 @@ std::string TlsTransport::handshake_failure_reason(int ssl_error, int saved_errn
   }
   if (ssl_lib && ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
     return "the server did not answer in TLS (wrong version number); is the port plain HTTP?";
-  return openssl_error_text("unknown OpenSSL error");
+  return openssl_error_text("unknown OpenSSL error") +
+         client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr);
 }
 
 Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
@@ -297,8 +311,10 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
   Error error = closed ? Error(ErrorCategory::io, "connection closed by peer")
                 : ssl_error == SSL_ERROR_SYSCALL && code == 0
                     ? socket_error(saved_errno)
-                    : Error(ErrorCategory::tls, "TLS: connection with " + host_ + " failed: " +
-                                                    openssl_error_text("unknown OpenSSL error"));
+                    : Error(ErrorCategory::tls,
+                            "TLS: connection with " + host_ + " failed: " +
+                                openssl_error_text("unknown OpenSSL error") +
+                                client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr));
   ERR_clear_error();
   return error;
 }
