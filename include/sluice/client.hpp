@@ -59,8 +59,9 @@ struct ClientOptions {
   /// mismatch fails with ErrorCode::tls_certificate naming both pins. Over HTTP/3 too.
   std::string pinned_public_key;
   /// Resume TLS sessions: each origin's latest session ticket is kept (at most 256
-  /// origins), so the next TCP connection to it skips the certificate exchange. Off
-  /// is curl's --no-sessionid. ClientStats counts full and resumed handshakes.
+  /// origins), so the next connection to it (TCP, and QUIC with its own store) skips
+  /// the certificate exchange; no 0-RTT. Off is curl's --no-sessionid. ClientStats
+  /// counts full and resumed handshakes.
   bool tls_session_cache = true;
   /// Append TLS secrets to this file in the NSS key log format, for Wireshark. Empty:
   /// the SSLKEYLOGFILE environment variable's file, if set, as curl and browsers do
@@ -211,6 +212,9 @@ struct ClientStats {
   /// CPU time the HTTP thread spent in those handshakes (nanoseconds; the TLS
   /// library's work only, measured around each handshake step).
   std::uint64_t tls_handshake_cpu_ns = 0;
+  /// QUIC (HTTP/3) handshakes: full ones, and those that resumed a session ticket.
+  std::uint64_t quic_full_handshakes = 0;
+  std::uint64_t quic_resumed_handshakes = 0;
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

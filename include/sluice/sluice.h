@@ -228,6 +228,8 @@ typedef struct sluice_client_stats {
   uint64_t tls_full_handshakes;     /* TLS handshakes over TCP: full ones, */
   uint64_t tls_resumed_handshakes;  /* and those that resumed a cached session */
   uint64_t tls_handshake_cpu_ns;    /* CPU spent in them (ns) */
+  uint64_t quic_full_handshakes;    /* QUIC (HTTP/3) handshakes: full ones, */
+  uint64_t quic_resumed_handshakes; /* and those that resumed a session ticket */
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */

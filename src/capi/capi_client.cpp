@@ -192,6 +192,8 @@ sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* 
     all.tls_full_handshakes = stats.tls_full_handshakes;
     all.tls_resumed_handshakes = stats.tls_resumed_handshakes;
     all.tls_handshake_cpu_ns = stats.tls_handshake_cpu_ns;
+    all.quic_full_handshakes = stats.quic_full_handshakes;
+    all.quic_resumed_handshakes = stats.quic_resumed_handshakes;
     // A caller built against an older, shorter struct gets the fields it knows.
     std::memcpy(out, &all, out_size < sizeof all ? out_size : sizeof all);
     return ok();

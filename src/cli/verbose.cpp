@@ -100,7 +100,12 @@ std::string describe_client_stats(const ClientStats& stats) {
          human_bytes(stats.stream_window_bytes) + " of stream windows granted\n" +
          "* tls: " + std::to_string(stats.tls_full_handshakes) + " full handshake" +
          (stats.tls_full_handshakes == 1 ? "" : "s") + ", " +
-         std::to_string(stats.tls_resumed_handshakes) + " resumed\n";
+         std::to_string(stats.tls_resumed_handshakes) + " resumed" +
+         (stats.quic_full_handshakes + stats.quic_resumed_handshakes == 0
+              ? std::string()
+              : "; h3: " + std::to_string(stats.quic_full_handshakes) + " full, " +
+                    std::to_string(stats.quic_resumed_handshakes) + " resumed") +
+         "\n";
 }
 
 }  // namespace sluice::cli

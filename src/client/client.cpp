@@ -102,7 +102,10 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   auto network = NetworkSettings::from(options);
   if (!network) return std::move(network).error();
   // Made even when no proxy is https: the trust store is read at its first use only.
-  auto proxy_tls = TlsContext::create(TlsOptions{options.proxy_ca_file, options.proxy_insecure});
+  TlsOptions proxy_trust;
+  proxy_trust.ca_file = options.proxy_ca_file;
+  proxy_trust.insecure = options.proxy_insecure;
+  auto proxy_tls = TlsContext::create(proxy_trust);
   if (!proxy_tls) {
     return Error(proxy_tls.error().code(), "proxy_ca_file: " + proxy_tls.error().message());
   }

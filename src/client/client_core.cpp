@@ -145,6 +145,10 @@ ClientStats ClientCore::stats() const {
   stats.tls_full_handshakes = handshakes.full;
   stats.tls_resumed_handshakes = handshakes.resumed;
   stats.tls_handshake_cpu_ns = handshakes.cpu_ns;
+  if (quic_tls_) {
+    stats.quic_full_handshakes = quic_tls_->tickets().full;
+    stats.quic_resumed_handshakes = quic_tls_->tickets().resumed;
+  }
   return stats;
 }
 

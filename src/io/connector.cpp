@@ -147,7 +147,7 @@ void Connector::secure_proxy(int fd) {
     return;
   }
   // HTTP/1.1 to the proxy: CONNECT and forwarded requests are HTTP/1.1 messages.
-  auto transport = options_.proxy_tls->connect(fd, proxy_->host, {"http/1.1"});
+  auto transport = options_.proxy_tls->connect(fd, proxy_->host, {"http/1.1"}, proxy_->port);
   if (!transport) {
     finish(via_proxy(std::move(transport).error()));
     return;
@@ -185,7 +185,7 @@ void Connector::secure(std::unique_ptr<Transport> under) {
   // Over an https:// proxy the target's TLS runs inside the proxy's; otherwise it
   // takes the socket itself.
   auto transport = under->is_tls() ? tls_->connect_over(std::move(under), host_, port_, options_.alpn)
-                                   : tls_->connect(under->release_socket(), host_, options_.alpn);
+                                   : tls_->connect(under->release_socket(), host_, options_.alpn, port_);
   if (!transport) {
     finish(std::move(transport).error());
     return;

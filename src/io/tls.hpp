@@ -56,10 +56,12 @@ class TlsContext {
   /// call of a context without a CA file (and not insecure) loads the system trust
   /// store.
   /// `host` is used for SNI (not for IP literals) and hostname/IP verification, and
-  /// with the socket's peer port as the key of the session cache.
+  /// with `port` as the key of the session cache (0: the socket's peer port, which
+  /// through a proxy's tunnel is the proxy's, so a tunnel passes the target's).
   /// `alpn` lists protocols to offer in order, e.g. {"h2", "http/1.1"}.
   Result<std::unique_ptr<Transport>> connect(int fd, const std::string& host,
-                                             const std::vector<std::string>& alpn);
+                                             const std::vector<std::string>& alpn,
+                                             std::uint16_t port = 0);
   /// The same inside `inner`, a transport already secured (TLS to an https://
   /// proxy, its tunnel open): TLS inside TLS. `port` is the target's, for the
   /// session cache. The new transport owns `inner`.

@@ -189,14 +189,12 @@ TlsHandshakeCounts TlsContext::handshakes() const noexcept { return shared_->han
 namespace {
 
 // The session cache's key: the name (SNI, and what the certificate was checked
-// against) and the port. The port is the socket's peer's: the target's on a direct
-// connection, the proxy's through a tunnel (TlsContext::connect is not told the
-// target port; the name still decides which certificate was verified).
-std::string session_key(int fd, const std::string& host) {
+// against) and the target's port: `port` when the caller knows it (a tunnel's socket
+// talks to the proxy), else the socket's peer's.
+std::string session_key(int fd, const std::string& host, unsigned port) {
   sockaddr_storage peer{};
   socklen_t size = sizeof peer;
-  unsigned port = 0;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &size) == 0) {
+  if (port == 0 && ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &size) == 0) {
     if (peer.ss_family == AF_INET) port = ntohs(reinterpret_cast<sockaddr_in*>(&peer)->sin_port);
     if (peer.ss_family == AF_INET6) port = ntohs(reinterpret_cast<sockaddr_in6*>(&peer)->sin6_port);
   }
@@ -206,12 +204,13 @@ std::string session_key(int fd, const std::string& host) {
 }  // namespace
 
 Result<std::unique_ptr<Transport>> TlsContext::connect(int fd, const std::string& host,
-                                                       const std::vector<std::string>& alpn) {
+                                                       const std::vector<std::string>& alpn,
+                                                       std::uint16_t port) {
   if (auto loaded = load_system_store(); !loaded) {
     ::close(fd);  // the fd is ours to close whatever happens
     return std::move(loaded).error();
   }
-  TlsTransportSettings settings{host, session_key(fd, host), alpn, insecure_, shared_};
+  TlsTransportSettings settings{host, session_key(fd, host, port), alpn, insecure_, shared_};
   return make_tls_transport(ctx_, fd, std::move(settings));
 }
 

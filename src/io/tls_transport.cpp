@@ -54,6 +54,19 @@ Error socket_error(int err) {
   return Error(ErrorCategory::io, std::string("socket I/O failed: ") + std::strerror(err));
 }
 
+// A TLS 1.3 server checks a client certificate after the client's Finished, so its
+// refusal arrives as an alert on the first read, not in the handshake: say what it
+// means. `has_cert`: whether this client presented one.
+std::string client_certificate_hint(unsigned long code, bool has_cert) {
+  if (code == 0 || ERR_GET_LIB(code) != ERR_LIB_SSL) return {};
+  const int reason = ERR_GET_REASON(code);
+  if (reason != SSL_R_SSLV3_ALERT_BAD_CERTIFICATE &&
+      reason != SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
+    return {};
+  return has_cert ? " (the server rejected the client certificate)"
+                  : " (the server requires a client certificate: --cert FILE)";
+}
+
 class TlsTransport final : public Transport {
  public:
   /// Over a socket (`inner` null, the transport owns `fd`), or over another
@@ -95,6 +108,8 @@ class TlsTransport final : public Transport {
   Error handshake_error(int ssl_error, int saved_errno);
   std::string handshake_failure_reason(int ssl_error, int saved_errno) const;
   Result<IoOutcome> io_failure(int rv, bool reading);
+  /// After a write met the peer's close: the alert the peer sent before it, if any.
+  std::optional<Error> peer_alert();
   Result<void> check_pin() const;
   Result<IoStatus> established();
   /// Over another transport: the error it failed the BIO with, if it did.
@@ -266,7 +281,8 @@ std::string TlsTransport::handshake_failure_reason(int ssl_error, int saved_errn
   }
   if (ssl_lib && ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
     return "the server did not answer in TLS (wrong version number); is the port plain HTTP?";
-  return openssl_error_text("unknown OpenSSL error");
+  return openssl_error_text("unknown OpenSSL error") +
+         client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr);
 }
 
 Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
@@ -316,14 +332,45 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
     ERR_clear_error();
     return IoOutcome{0, IoStatus::eof};
   }
+  if (!reading && (closed || (ssl_error == SSL_ERROR_SYSCALL && code == 0))) {
+    // The peer may have said why before it closed: a TLS 1.3 server refuses a
+    // client certificate with an alert after the handshake, and a client that
+    // writes first (HTTP/2's preface) meets the close before reading the alert.
+    if (auto alert = peer_alert()) {
+      fatal_ = true;
+      return *std::move(alert);
+    }
+  }
   if (ssl_error != SSL_ERROR_ZERO_RETURN) fatal_ = true;
   Error error = closed ? Error(ErrorCategory::io, "connection closed by peer")
                 : ssl_error == SSL_ERROR_SYSCALL && code == 0
                     ? socket_error(saved_errno)
-                    : Error(ErrorCategory::tls, "TLS: connection with " + host_ + " failed: " +
-                                                    openssl_error_text("unknown OpenSSL error"));
+                    : Error(ErrorCategory::tls,
+                            "TLS: connection with " + host_ + " failed: " +
+                                openssl_error_text("unknown OpenSSL error") +
+                                client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr));
   ERR_clear_error();
   return error;
+}
+
+std::optional<Error> TlsTransport::peer_alert() {
+  ERR_clear_error();
+  char byte = 0;
+  std::size_t got = 0;
+  const int rv = SSL_peek_ex(ssl_, &byte, 1, &got);
+  const unsigned long code = ERR_peek_last_error();
+  std::optional<Error> alert;
+  // OpenSSL's reasons for received alerts are the alert's number plus
+  // SSL_AD_REASON_OFFSET.
+  if (rv != 1 && SSL_get_error(ssl_, rv) == SSL_ERROR_SSL && ERR_GET_LIB(code) == ERR_LIB_SSL &&
+      ERR_GET_REASON(code) >= SSL_AD_REASON_OFFSET) {
+    alert = Error(ErrorCategory::tls,
+                  "TLS: connection with " + host_ + " failed: " +
+                      openssl_error_text("alert from the server") +
+                      client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr));
+  }
+  ERR_clear_error();
+  return alert;
 }
 
 std::string TlsTransport::alpn() const {

@@ -195,7 +195,11 @@ int QuicCodec::handle_handshake_completed() {
   }
   handshake_done_ = true;
   state_ = State::open;
-  if (trace_.on()) trace("handshake done (ALPN h3)");
+  const bool resumed = tls_->note_handshake_done();
+  if (trace_.on()) {
+    trace(std::string("handshake done (ALPN h3), ") +
+          (resumed ? "session resumed" : "full handshake"));
+  }
   start_application();
   return 0;
 }

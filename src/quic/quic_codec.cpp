@@ -60,7 +60,7 @@ Result<std::unique_ptr<QuicCodec>> QuicCodec::create(QuicOptions options, Path p
     if (!context) return std::move(context).error();
     options.tls_context = std::move(context).value();
   }
-  auto tls = QuicTls::create(options.tls_context, options.host);
+  auto tls = QuicTls::create(options.tls_context, options.host, port_of(path.remote));
   if (!tls) return std::move(tls).error();
   std::unique_ptr<QuicCodec> codec(new QuicCodec(std::move(options), std::move(path), port, app,
                                                  trace, conn_id, std::move(tls).value()));

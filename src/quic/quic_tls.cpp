@@ -159,8 +159,8 @@ Error describe_quic_verify_failure(const QuicTlsVerifyFailure& failure, const st
 
 // ---- QuicTls ----------------------------------------------------------------
 
-QuicTls::QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host)
-    : context_(std::move(context)), host_(std::move(host)) {
+QuicTls::QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host, std::string key)
+    : context_(std::move(context)), host_(std::move(host)), key_(std::move(key)) {
   conn_ref_.get_conn = &QuicTls::get_conn;
   conn_ref_.user_data = this;
 }
@@ -170,8 +170,10 @@ QuicTls::~QuicTls() {
 }
 
 Result<std::unique_ptr<QuicTls>> QuicTls::create(std::shared_ptr<const QuicTlsContext> context,
-                                                 const std::string& host) {
-  std::unique_ptr<QuicTls> tls(new QuicTls(std::move(context), bare_host(host)));
+                                                 const std::string& host, std::uint16_t port) {
+  const std::string bare = bare_host(host);
+  std::unique_ptr<QuicTls> tls(
+      new QuicTls(std::move(context), bare, bare + ":" + std::to_string(port)));
   auto configured = tls->configure();
   if (!configured) return std::move(configured).error();
   return tls;
@@ -195,6 +197,16 @@ Result<void> QuicTls::configure() {
     rv = gnutls_server_name_set(session_, GNUTLS_NAME_DNS, host_.data(), host_.size());
     if (rv != 0) return tls_error("cannot set the server name " + host_ + ": " + gnutls_text(rv));
   }
+  // Resumption: the origin's stored session, if any (GnuTLS falls back to a full
+  // handshake when the server does not take it), and a hook that keeps each new
+  // ticket. No GNUTLS_ENABLE_EARLY_DATA: no 0-RTT.
+  if (const std::string* data = context_->tickets().find(key_); data != nullptr) {
+    if (gnutls_session_set_data(session_, data->data(), data->size()) != 0) {
+      // A stored session GnuTLS will not take is simply not offered.
+    }
+  }
+  gnutls_handshake_set_hook_function(session_, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET,
+                                     GNUTLS_HOOK_POST, &QuicTls::ticket_hook);
   if (!context_->insecure() || !context_->pins().empty())
     gnutls_session_set_verify_function(session_, &QuicTls::verify_trampoline);
   return {};
@@ -233,6 +245,30 @@ bool QuicTls::verify_peer() {
   }
   verify_failure_ = std::move(failure);
   return false;
+}
+
+// Called by GnuTLS on the HTTP thread after it processed a NewSessionTicket (TLS
+// 1.3 sends them after the handshake): the session data now carries the ticket.
+int QuicTls::ticket_hook(gnutls_session_t session, unsigned, unsigned, unsigned,
+                         const gnutls_datum_t*) noexcept {
+  auto* ref = static_cast<ngtcp2_crypto_conn_ref*>(gnutls_session_get_ptr(session));
+  auto* self = static_cast<QuicTls*>(ref->user_data);
+  gnutls_datum_t data{};
+  if (gnutls_session_get_data2(session, &data) != 0) return 0;
+  try {
+    self->context_->tickets().store(self->key_,
+                                    std::string(reinterpret_cast<const char*>(data.data), data.size));
+  } catch (...) {
+    // Out of memory: the ticket is not kept; the next connection does a full handshake.
+  }
+  gnutls_free(data.data);
+  return 0;
+}
+
+bool QuicTls::note_handshake_done() {
+  const bool resumed = gnutls_session_is_resumed(session_) != 0;
+  ++(resumed ? context_->tickets().resumed : context_->tickets().full);
+  return resumed;
 }
 
 // The leaf's SubjectPublicKeyInfo, hashed as curl's --pinnedpubkey does.

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "io/tls_pins.hpp"
+#include "quic/quic_ticket_store.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -33,6 +34,7 @@ struct QuicTlsOptions {
   std::string key_password;        ///< passphrase of an encrypted key
   std::string tls13_ciphers;       ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
   std::string pinned_public_key;   ///< as ClientOptions::pinned_public_key
+  bool session_cache = true;       ///< resume TLS sessions per origin (tickets)
 };
 
 class QuicTlsContext {
@@ -60,6 +62,9 @@ class QuicTlsContext {
   /// The GnuTLS priority string: TLS 1.3 and the ciphers QUIC can use (or those asked for).
   const std::string& priority() const noexcept { return priority_; }
   const PublicKeyPins& pins() const noexcept { return pins_; }
+  /// The sessions to resume and the handshake counts: mutable state behind a const
+  /// context, used on the HTTP thread only.
+  QuicTicketStore& tickets() const noexcept { return *tickets_; }
 
  private:
   QuicTlsContext() = default;
@@ -71,6 +76,7 @@ class QuicTlsContext {
   std::string ca_file_;
   std::string priority_;
   PublicKeyPins pins_;
+  std::shared_ptr<QuicTicketStore> tickets_;
 };
 
 /// What certificate verification rejected, captured inside GnuTLS's verify callback
@@ -95,8 +101,11 @@ class QuicTls {
   /// A client session for `host` (a name or an IP literal; brackets allowed): SNI
   /// for a name, verification against `host` unless the context is insecure, ALPN
   /// "h3" required.
+  /// `port` keys the context's ticket store (with the host): a session offered to
+  /// the same origin only.
   static Result<std::unique_ptr<QuicTls>> create(std::shared_ptr<const QuicTlsContext> context,
-                                                 const std::string& host);
+                                                 const std::string& host,
+                                                 std::uint16_t port = 0);
   ~QuicTls();
   QuicTls(const QuicTls&) = delete;
   QuicTls& operator=(const QuicTls&) = delete;
@@ -107,20 +116,25 @@ class QuicTls {
   gnutls_session_t session() const noexcept { return session_; }
   /// The protocol the server selected, "" if none.
   std::string selected_alpn() const;
+  /// At handshake completion: whether a stored session was resumed; counts it.
+  bool note_handshake_done();
   /// Why the handshake failed on our side, given the TLS alert ngtcp2 recorded (0 if
   /// none): the verification failure when one was captured, else the alert.
   Error handshake_error(std::uint8_t alert) const;
 
  private:
-  QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host);
+  QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host, std::string key);
   Result<void> configure();
   static int verify_trampoline(gnutls_session_t session) noexcept;
+  static int ticket_hook(gnutls_session_t session, unsigned type, unsigned when,
+                         unsigned incoming, const gnutls_datum_t* message) noexcept;
   static ngtcp2_conn* get_conn(ngtcp2_crypto_conn_ref* ref) noexcept;
   bool verify_peer();
   bool check_pin();
 
   std::shared_ptr<const QuicTlsContext> context_;
   std::string host_;  // without brackets
+  std::string key_;   // the ticket store's key: host:port
   gnutls_session_t session_ = nullptr;
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_conn* conn_ = nullptr;

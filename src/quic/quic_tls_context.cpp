@@ -54,6 +54,8 @@ Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const QuicT
   std::shared_ptr<QuicTlsContext> context(new QuicTlsContext());
   context->insecure_ = options.insecure;
   context->ca_file_ = options.ca_file;
+  // As many origins as the TCP session cache keeps (io/tls_shared.hpp).
+  context->tickets_ = std::make_shared<QuicTicketStore>(options.session_cache ? 256 : 0);
   auto ciphers = cipher_priority(options.tls13_ciphers);
   if (!ciphers) return std::move(ciphers).error();
   context->priority_ = std::string(kPriorityHead) + *ciphers + kGroups;

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "sluice/sluice.hpp"
@@ -356,6 +357,68 @@ TEST_F(ClientTlsOptionsH3, Tls13CipherSuitesApplyToQuic) {
   auto fetched = fetch_all(*client, h3_only("/small.txt"));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->version, HttpVersion::http3);
+}
+
+TEST_F(ClientTlsOptionsH3, SecondQuicConnectionResumesTheSession) {
+  for (const bool cache : {true, false}) {
+    ClientOptions options;
+    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls_session_cache = cache;
+    // The idle connection closes soon after each request, so the next opens another.
+    options.pool_idle_timeout = std::chrono::milliseconds(20);
+    auto client = Client::create(options);
+    ASSERT_TRUE(client.ok()) << client.error().message();
+    for (int i = 0; i < 2; ++i) {
+      auto fetched = fetch_all(*client, h3_only("/small.txt"));
+      ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+      EXPECT_EQ(fetched->version, HttpVersion::http3);
+      // Waits for the event (the pool closed the idle connection), not for a time.
+      while (client->stats().connections != 0) std::this_thread::yield();
+    }
+    const ClientStats stats = client->stats();
+    EXPECT_EQ(stats.quic_full_handshakes, cache ? 1u : 2u) << "cache " << cache;
+    EXPECT_EQ(stats.quic_resumed_handshakes, cache ? 1u : 0u) << "cache " << cache;
+  }
+}
+
+TEST_F(ClientTlsOptionsH3, ClientCertificateOpensMutualTlsOverEveryVersion) {
+  // caddy's mTLS site refuses the handshake itself without a certificate, over
+  // QUIC too (TLS alert 42); with one, every version gets the file.
+  const std::string url = env_.get("SLUICE_CADDY_MTLS_URL") + "/small.txt";
+  ClientOptions options;
+  options.ca_file = env_.get("SLUICE_TEST_CA");
+  auto anonymous = Client::create(options);
+  ASSERT_TRUE(anonymous.ok()) << anonymous.error().message();
+  options.client_cert = env_.get("SLUICE_CLIENT_COMBINED");
+  auto client = Client::create(options);
+  ASSERT_TRUE(client.ok()) << client.error().message();
+  for (const VersionPolicy version :
+       {VersionPolicy::http1_only, VersionPolicy::http2, VersionPolicy::http3_only}) {
+    auto fetched = fetch_all(*client, get(url, version));
+    ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+    // caddy 2.6 accepts the certificate in the QUIC handshake, then answers 421
+    // Misdirected Request to HTTP/3 requests on its client-auth site (with or
+    // without resumption); the handshake is what this test is about.
+    EXPECT_EQ(fetched->status, version == VersionPolicy::http3_only ? 421 : 200);
+    EXPECT_EQ(fetched->version, version == VersionPolicy::http1_only ? HttpVersion::http1_1
+                                : version == VersionPolicy::http2    ? HttpVersion::http2
+                                                                     : HttpVersion::http3);
+    auto refused = fetch_all(*anonymous, get(url, version));
+    ASSERT_FALSE(refused.ok()) << "no certificate, yet an answer";
+  }
+  auto over_h1 = fetch_all(*anonymous, get(url, VersionPolicy::http1_only));
+  ASSERT_FALSE(over_h1.ok());
+  EXPECT_EQ(over_h1.error().category(), ErrorCategory::tls) << over_h1.error().message();
+  EXPECT_TRUE(mentions(over_h1.error(), "requires a client certificate")) << over_h1.error().message();
+  // Over HTTP/2 the client writes its preface before it reads the alert; the error
+  // still carries it.
+  auto over_h2 = fetch_all(*anonymous, get(url, VersionPolicy::http2));
+  ASSERT_FALSE(over_h2.ok());
+  EXPECT_EQ(over_h2.error().category(), ErrorCategory::tls) << over_h2.error().message();
+  EXPECT_TRUE(mentions(over_h2.error(), "requires a client certificate")) << over_h2.error().message();
+  auto over_h3 = fetch_all(*anonymous, get(url, VersionPolicy::http3_only));
+  ASSERT_FALSE(over_h3.ok());
+  EXPECT_TRUE(mentions(over_h3.error(), "TLS alert 42")) << over_h3.error().message();
 }
 
 TEST_F(ClientTlsOptionsH3, TlsMaximumOf12RefusesHttp3Only) {

@@ -24,7 +24,7 @@ TEST_F(QuicConnectionTest, CompletesTheHandshakeWithAlpnH3AgainstGtlsserver) {
   EXPECT_TRUE(conn->codec().handshake_completed());
   EXPECT_EQ(conn->codec().alpn(), "h3");
   EXPECT_FALSE(app_.closed);
-  EXPECT_EQ(trace_lines_.back(), "c1 h3: handshake done (ALPN h3)");
+  EXPECT_EQ(trace_lines_.back(), "c1 h3: handshake done (ALPN h3), full handshake");
   // The server's control stream (unidirectional, server-initiated: id 3) arrives
   // and starts with its stream type, 0x00.
   EXPECT_TRUE(run_until(loop_, [&] { return app_.in.count(3) != 0; }));

@@ -20,6 +20,10 @@
 //                           Alt-Svc: h3=":PORT"; ma=2592000,h3=":PORT"; ma=2592000).
 //                           Only the host localhost is routed: https://127.0.0.1:PORT
 //                           gets an empty 200
+//   SLUICE_CADDY_MTLS_URL   https://localhost:PORT  the same caddy, a site that requires
+//                           a client certificate signed by the test client CA over
+//                           h1, h2 and h3 (without one the TLS handshake fails: alert
+//                           42 over QUIC); serves the files
 //   SLUICE_GTLSSERVER_URL   https://localhost:PORT  gtlsserver (ngtcp2's example
 //                           server): HTTP/3 only on UDP PORT of 127.0.0.1 (and ::1
 //                           where it exists); nothing listens on TCP PORT, and no

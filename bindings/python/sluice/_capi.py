@@ -63,6 +63,8 @@ class ClientStats(ctypes.Structure):
         ("tls_full_handshakes", c_uint64),
         ("tls_resumed_handshakes", c_uint64),
         ("tls_handshake_cpu_ns", c_uint64),
+        ("quic_full_handshakes", c_uint64),
+        ("quic_resumed_handshakes", c_uint64),
     ]
 
 

@@ -22,6 +22,19 @@ make_ca() {
     || servers_die "openssl could not create the CA $name in $dir"
 }
 
+# make_leaf DIR NAME CA CN: a P-256 key (DIR/NAME.key) and a certificate for CN
+# (DIR/NAME.pem) that DIR/CA.pem signs with the extensions in DIR/NAME.ext.
+make_leaf() {
+  local dir=$1 name=$2 ca=$3 cn=$4
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -subj "/CN=$cn" -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null \
+    || servers_die "openssl could not create the $name key in $dir"
+  openssl x509 -req -in "$dir/$name.csr" -CA "$dir/$ca.pem" -CAkey "$dir/$ca.key" \
+    -CAcreateserial -days 30 -extfile "$dir/$name.ext" -out "$dir/$name.pem" 2>/dev/null \
+    || servers_die "openssl could not sign the $name certificate in $dir"
+  rm -f "$dir/$name.csr" "$dir/$ca.srl"
+}
+
 # make_certs DIR: a CA (ca.pem, ca.key) and a localhost certificate it signs
 # (server.pem, server.key) for DNS:localhost, IP:127.0.0.1 and IP:::1; then the
 # client side (make_client_certs).
@@ -29,19 +42,13 @@ make_certs() {
   local dir=$1
   mkdir -p "$dir"
   make_ca "$dir" ca "sluice test CA"
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -subj "/CN=localhost" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null \
-    || servers_die "openssl could not create the server key in $dir"
   cat > "$dir/server.ext" <<EXT
 basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=serverAuth
 subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1
 EXT
-  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
-    -CAcreateserial -days 30 -extfile "$dir/server.ext" -out "$dir/server.pem" 2>/dev/null \
-    || servers_die "openssl could not sign the server certificate in $dir"
-  rm -f "$dir/server.csr" "$dir/ca.srl"
+  make_leaf "$dir" server ca localhost
   make_client_certs "$dir"
 }
 
@@ -55,17 +62,12 @@ EXT
 make_client_certs() {
   local dir=$1
   make_ca "$dir" client-ca "sluice test client CA"
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -subj "/CN=sluice test client" -keyout "$dir/client.key" -out "$dir/client.csr" 2>/dev/null \
-    || servers_die "openssl could not create the client key in $dir"
   cat > "$dir/client.ext" <<EXT
 basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature
 extendedKeyUsage=clientAuth
 EXT
-  openssl x509 -req -in "$dir/client.csr" -CA "$dir/client-ca.pem" -CAkey "$dir/client-ca.key" \
-    -CAcreateserial -days 30 -extfile "$dir/client.ext" -out "$dir/client.pem" 2>/dev/null \
-    || servers_die "openssl could not sign the client certificate in $dir"
+  make_leaf "$dir" client client-ca "sluice test client"
   cat "$dir/client.pem" "$dir/client.key" > "$dir/client-combined.pem"
   echo "sluice-client-passphrase" > "$dir/client-key-passphrase"
   openssl pkey -in "$dir/client.key" -aes256 -passout "file:$dir/client-key-passphrase" \
@@ -80,7 +82,6 @@ EXT
     || servers_die "openssl could not extract the server's public key in $dir"
   printf 'sha256//%s\n' "$(openssl pkey -pubin -in "$dir/server-pubkey.pem" -outform der \
     | openssl dgst -sha256 -binary | base64)" > "$dir/server-pubkey.pin"
-  rm -f "$dir/client.csr" "$dir/client-ca.srl"
 }
 
 # ipv6_loopback: succeeds when ::1 can be bound here (containers may lack it). The

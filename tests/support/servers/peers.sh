@@ -30,15 +30,16 @@ start_nghttpd() {
   servers_die "$name (nghttpd) would not start; log $log"
 }
 
-# write_caddyfile STATE FILES PORT UPLOAD_PORT: STATE/Caddyfile from the template;
-# /upload/* is proxied to 127.0.0.1:UPLOAD_PORT (nginx's plain HTTP port).
+# write_caddyfile STATE FILES PORT UPLOAD_PORT MTLS_PORT: STATE/Caddyfile from the
+# template; /upload/* is proxied to 127.0.0.1:UPLOAD_PORT (nginx's plain HTTP port);
+# the mutual-TLS site listens on MTLS_PORT.
 write_caddyfile() {
-  local state=$1 files=$2 port=$3 upload_port=$4 bind=127.0.0.1
+  local state=$1 files=$2 port=$3 upload_port=$4 mtls_port=$5 bind=127.0.0.1
   if ipv6_loopback; then
     bind="127.0.0.1 [::1]"
   fi
   sed -e "s|@STATE@|$state|g" -e "s|@FILES@|$files|g" -e "s|@PORT@|$port|g" \
-      -e "s|@UPLOAD_PORT@|$upload_port|g" \
+      -e "s|@UPLOAD_PORT@|$upload_port|g" -e "s|@MTLS_PORT@|$mtls_port|g" \
       -e "s|@BIND@|$bind|g" "$SLUICE_SERVERS_DIR/Caddyfile.in" > "$state/Caddyfile"
 }
 
@@ -54,7 +55,8 @@ caddy_serves_h3() {
 
 # start_caddy STATE FILES UPLOAD_PORT: starts caddy on a new free port serving FILES
 # over TLS with STATE/certs, TCP (h1, h2) and UDP (h3), and sets CADDY_PORT; uploads
-# (/upload/*) go to nginx on 127.0.0.1:UPLOAD_PORT. HOME and XDG directories point
+# (/upload/*) go to nginx on 127.0.0.1:UPLOAD_PORT. Its mutual-TLS site gets a port
+# of its own, CADDY_MTLS_PORT. HOME and XDG directories point
 # into STATE/caddy so that caddy writes nothing outside it.
 start_caddy() {
   local state=$1 files=$2 upload_port=$3 attempt
@@ -63,14 +65,16 @@ start_caddy() {
   mkdir -p "$state/caddy/home" "$state/caddy/data" "$state/caddy/config"
   for attempt in 1 2 3; do
     take_free_port CADDY_PORT
-    write_caddyfile "$state" "$files" "$CADDY_PORT" "$upload_port"
+    take_free_port CADDY_MTLS_PORT
+    write_caddyfile "$state" "$files" "$CADDY_PORT" "$upload_port" "$CADDY_MTLS_PORT"
     : > "$log"
     HOME=$state/caddy/home XDG_DATA_HOME=$state/caddy/data \
       XDG_CONFIG_HOME=$state/caddy/config \
       daemon_start "$state" caddy "$log" caddy run --config "$state/Caddyfile" --adapter caddyfile
     if daemon_wait_accepting "$state" caddy "$CADDY_PORT"; then
       for _ in $(seq 50); do
-        caddy_serves_h3 "$state" "$CADDY_PORT" && return 0
+        caddy_serves_h3 "$state" "$CADDY_PORT" && caddy_serves_h3 "$state" "$CADDY_MTLS_PORT" \
+          && return 0
         sleep 0.1
       done
       daemon_stop "$state" caddy

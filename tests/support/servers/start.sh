@@ -113,6 +113,7 @@ SLUICE_NGINX_H2C_UNIX_SOCKET=$state/nginx-h2c.sock
 SLUICE_NGHTTPD_URL=https://localhost:$nghttpd_tls_port
 SLUICE_NGHTTPD_H2C_URL=http://127.0.0.1:$nghttpd_h2c_port
 SLUICE_CADDY_URL=https://localhost:$CADDY_PORT
+SLUICE_CADDY_MTLS_URL=https://localhost:$CADDY_MTLS_PORT
 SLUICE_GTLSSERVER_URL=https://localhost:$GTLSSERVER_PORT
 SLUICE_TEST_CA=$state/certs/ca.pem
 SLUICE_NGINX_MTLS_URL=https://localhost:$NGINX_MTLS_PORT
