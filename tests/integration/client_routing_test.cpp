@@ -174,6 +174,27 @@ TEST_F(ClientRouting, NamesResolveThroughTheGivenServerOnceThenFromTheCache) {
   EXPECT_EQ(dns.questions("files.test"), 2u);  // one A and one AAAA question, once
 }
 
+TEST_F(ClientRouting, AnAOnlyNameConnectsOverIpv4AndAnAaaaOnlyNameOverIpv6) {
+  test::DnsTestServer dns;
+  dns.answer("four.test", {"127.0.0.1"}, 60);
+  dns.answer("six.test", {"::1"}, 60);
+  ClientOptions options;
+  options.dns_servers = dns.address();
+  auto client = Client::create(options).value();
+  const std::string port = std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL")));
+  auto four = client.fetch(Request::get("http://four.test:" + port + "/small.txt"));
+  expect_small(four);
+  EXPECT_EQ(four->remote_ip, "127.0.0.1");
+  auto six = client.fetch(Request::get("http://six.test:" + port + "/small.txt"));
+  if (env_.get("SLUICE_IPV6_LOOPBACK") == "yes") {  // nginx listens on [::1] too
+    expect_small(six);
+    EXPECT_EQ(six->remote_ip, "::1");
+  } else {  // no ::1 here: the name resolves, the connect is what fails
+    ASSERT_FALSE(six.ok());
+    EXPECT_EQ(six.error().category(), ErrorCategory::connect) << six.error().message();
+  }
+}
+
 TEST_F(ClientRouting, ANameServerThatNeverAnswersFailsWithDnsTimeout) {
   test::DnsTestServer dns;
   dns.silent();

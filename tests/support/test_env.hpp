@@ -8,6 +8,7 @@
 //                           (ALPN offers http/1.1 alone)
 //   SLUICE_NGINX_UNIX_SOCKET     PATH  nginx, HTTP/1.1 on a Unix socket (--unix-socket)
 //   SLUICE_NGINX_H2C_UNIX_SOCKET PATH  nginx, h2c by prior knowledge on a Unix socket
+//   SLUICE_IPV6_LOOPBACK    yes or no: whether ::1 works here (nginx then listens on it too)
 //   SLUICE_NGINX_H2_URL     https://localhost:PORT  nginx, TLS with ALPN h2 and
 //                           http/1.1: HTTP/2 when the client offers it. Same server
 //                           block as the two above: same files and paths.

@@ -109,6 +109,7 @@ SLUICE_NGINX_HTTP_URL=http://127.0.0.1:$NGINX_HTTP_PORT
 SLUICE_NGINX_HTTPS_URL=https://localhost:$NGINX_HTTPS_PORT
 SLUICE_NGINX_H2_URL=https://localhost:$NGINX_H2_PORT
 SLUICE_NGINX_UNIX_SOCKET=$state/nginx.sock
+SLUICE_IPV6_LOOPBACK=$(ipv6_loopback && echo yes || echo no)
 SLUICE_NGINX_H2C_UNIX_SOCKET=$state/nginx-h2c.sock
 SLUICE_NGHTTPD_URL=https://localhost:$nghttpd_tls_port
 SLUICE_NGHTTPD_H2C_URL=http://127.0.0.1:$nghttpd_h2c_port
