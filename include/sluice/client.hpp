@@ -60,9 +60,16 @@ struct ClientOptions {
   std::string pinned_public_key;
   /// Resume TLS sessions: each origin's latest session ticket is kept (at most 256
   /// origins), so the next connection to it (TCP, and QUIC with its own store) skips
-  /// the certificate exchange; no 0-RTT. Off is curl's --no-sessionid. ClientStats
-  /// counts full and resumed handshakes.
+  /// the certificate exchange. Off is curl's --no-sessionid. ClientStats counts full
+  /// and resumed handshakes.
   bool tls_session_cache = true;
+  /// 0-RTT (curl's --tls-earlydata): a resumed HTTP/3 connection sends requests
+  /// that are safe to replay (GET, HEAD and OPTIONS without a body) with its first
+  /// packet, a round trip sooner. Others wait for the handshake as usual. When the
+  /// server refuses the early data, the requests go again after the handshake.
+  /// Off by default, as in curl: a server that does not guard against replay could
+  /// see such a request twice. Needs tls_session_cache. TCP TLS sends nothing early.
+  bool tls_early_data = false;
   /// Append TLS secrets to this file in the NSS key log format, for Wireshark. Empty:
   /// the SSLKEYLOGFILE environment variable's file, if set, as curl and browsers do
   /// (HTTP/3's GnuTLS reads SSLKEYLOGFILE itself).
@@ -215,6 +222,11 @@ struct ClientStats {
   /// QUIC (HTTP/3) handshakes: full ones, and those that resumed a session ticket.
   std::uint64_t quic_full_handshakes = 0;
   std::uint64_t quic_resumed_handshakes = 0;
+  /// QUIC connections that sent requests as 0-RTT early data, by whether the server
+  /// accepted them (ClientOptions::tls_early_data), and the requests sent so.
+  std::uint64_t quic_early_data_accepted = 0;
+  std::uint64_t quic_early_data_rejected = 0;
+  std::uint64_t quic_early_requests = 0;
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

@@ -133,6 +133,10 @@ sluice_code sluice_client_options_set_tls_versions(sluice_client_options *option
 /* Non-zero (the default): resume TLS sessions per origin; 0 is curl's --no-sessionid. */
 sluice_code sluice_client_options_set_tls_session_cache(sluice_client_options *options,
                                                         int enabled);
+/* Non-zero: send GET, HEAD and OPTIONS requests without a body as 0-RTT early data on
+ * a resumed HTTP/3 connection (curl's --tls-earlydata; off by default). */
+sluice_code sluice_client_options_set_tls_early_data(sluice_client_options *options,
+                                                     int enabled);
 /* Proxies (ClientOptions::proxy and the rest): an http:// proxy URL, credentials in
  * it or set apart ("user:password", not %-encoded), hosts reached directly (curl's
  * NO_PROXY syntax), whether to read the environment as curl does (off by default),
@@ -230,6 +234,9 @@ typedef struct sluice_client_stats {
   uint64_t tls_handshake_cpu_ns;    /* CPU spent in them (ns) */
   uint64_t quic_full_handshakes;    /* QUIC (HTTP/3) handshakes: full ones, */
   uint64_t quic_resumed_handshakes; /* and those that resumed a session ticket */
+  uint64_t quic_early_data_accepted; /* QUIC connections whose 0-RTT data was taken, */
+  uint64_t quic_early_data_rejected; /* and refused (the requests went again) */
+  uint64_t quic_early_requests;      /* requests sent as 0-RTT early data */
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */

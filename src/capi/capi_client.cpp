@@ -194,6 +194,9 @@ sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* 
     all.tls_handshake_cpu_ns = stats.tls_handshake_cpu_ns;
     all.quic_full_handshakes = stats.quic_full_handshakes;
     all.quic_resumed_handshakes = stats.quic_resumed_handshakes;
+    all.quic_early_data_accepted = stats.quic_early_data_accepted;
+    all.quic_early_data_rejected = stats.quic_early_data_rejected;
+    all.quic_early_requests = stats.quic_early_requests;
     // A caller built against an older, shorter struct gets the fields it knows.
     std::memcpy(out, &all, out_size < sizeof all ? out_size : sizeof all);
     return ok();

@@ -92,4 +92,13 @@ sluice_code sluice_client_options_set_tls_session_cache(sluice_client_options* o
                       });
 }
 
+sluice_code sluice_client_options_set_tls_early_data(sluice_client_options* options,
+                                                     int enabled) {
+  return with_options("sluice_client_options_set_tls_early_data", options,
+                      [&](ClientOptions& o) {
+                        o.tls_early_data = enabled != 0;
+                        return ok();
+                      });
+}
+
 }  // extern "C"

@@ -33,6 +33,7 @@ struct TlsCliOptions {
   std::string tls13_ciphers;    ///< --tls13-ciphers LIST
   std::string pinned_pubkey;    ///< --pinnedpubkey sha256//...;... or FILE
   bool no_sessionid = false;    ///< --no-sessionid
+  bool early_data = false;      ///< --tls-earlydata (0-RTT over HTTP/3)
 };
 
 /// The downloader's options (download_options.cpp).

@@ -82,6 +82,7 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.tls13_ciphers = options.tls.tls13_ciphers;
   client_options.pinned_public_key = options.tls.pinned_pubkey;
   client_options.tls_session_cache = !options.tls.no_sessionid;
+  client_options.tls_early_data = options.tls.early_data;
   // As curl: the environment's proxy unless -x names one, and its NO_PROXY unless
   // --noproxy gives a list (even an empty one); -x "" turns every proxy off.
   client_options.proxy_from_environment = options.proxy.value_or("x") != "";

@@ -1,6 +1,6 @@
 // The TLS options of the `sluice` command, under curl's names: --cert, --key, --pass,
 // --capath, --tlsv1.2, --tlsv1.3, --tls-max, --ciphers, --tls13-ciphers,
-// --pinnedpubkey, --no-sessionid. Files are read by Client::create, which names them.
+// --pinnedpubkey, --no-sessionid, --tls-earlydata. Files are read by Client::create, which names them.
 // Ownership: constant tables; applied on main's thread.
 
 #include <array>
@@ -30,7 +30,7 @@ Result<void> non_empty(std::string_view option, std::string_view v, std::string&
   return {};
 }
 
-const std::array<OptionSpec, 12> kTlsOptions = {{
+const std::array<OptionSpec, 13> kTlsOptions = {{
     {'E', "cert", true, [](ParseState& s, std::string_view v) { return non_empty("--cert", v, s.options.tls.cert); }},
     {'\0', "key", true, [](ParseState& s, std::string_view v) { return non_empty("--key", v, s.options.tls.key); }},
     {'\0', "pass", true, [](ParseState& s, std::string_view v) -> Result<void> {
@@ -60,6 +60,10 @@ const std::array<OptionSpec, 12> kTlsOptions = {{
      }},
     {'\0', "sessionid", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.tls.no_sessionid = false;
+       return {};
+     }},
+    {'\0', "tls-earlydata", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.tls.early_data = true;
        return {};
      }},
 }};

@@ -83,6 +83,7 @@ std::string usage_text() {
          "      --pinnedpubkey PINS    sha256//BASE64[;sha256//...] or a public key FILE:\n"
          "                             the server's key must be one of these\n"
          "      --no-sessionid         do not resume TLS sessions\n"
+         "      --tls-earlydata        send GET/HEAD as 0-RTT early data when HTTP/3 resumes\n"
          "                             (SSLKEYLOGFILE=FILE: log TLS secrets for Wireshark)\n"
          "\n"
          "Proxies (without -x: http_proxy, https_proxy, all_proxy, no_proxy, as curl):\n"

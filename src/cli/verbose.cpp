@@ -105,6 +105,12 @@ std::string describe_client_stats(const ClientStats& stats) {
               ? std::string()
               : "; h3: " + std::to_string(stats.quic_full_handshakes) + " full, " +
                     std::to_string(stats.quic_resumed_handshakes) + " resumed") +
+         (stats.quic_early_requests == 0
+              ? std::string()
+              : "; 0-RTT: " + std::to_string(stats.quic_early_requests) + " request" +
+                    (stats.quic_early_requests == 1 ? "" : "s") + " sent early, " +
+                    std::to_string(stats.quic_early_data_accepted) + " accepted, " +
+                    std::to_string(stats.quic_early_data_rejected) + " refused") +
          "\n";
 }
 

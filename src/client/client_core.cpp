@@ -148,6 +148,9 @@ ClientStats ClientCore::stats() const {
   if (quic_tls_) {
     stats.quic_full_handshakes = quic_tls_->tickets().full;
     stats.quic_resumed_handshakes = quic_tls_->tickets().resumed;
+    stats.quic_early_data_accepted = quic_tls_->tickets().early_accepted;
+    stats.quic_early_data_rejected = quic_tls_->tickets().early_rejected;
+    stats.quic_early_requests = quic_tls_->tickets().early_requests;
   }
   return stats;
 }

@@ -114,8 +114,12 @@ void ConnectionPool::dispatch(const std::string& key) {
 Connection* ConnectionPool::idle_connection(const std::string& key) {
   auto found = origins_.find(key);
   if (found == origins_.end() || found->second.waiting.empty()) return nullptr;
+  const Transfer& next = *found->second.waiting.front();
   for (auto& conn : found->second.conns) {
-    if (!conn->is_closed() && conn->available_streams() > 0) return conn.get();
+    if (conn->is_closed() || conn->available_streams() == 0) continue;
+    // 0-RTT takes only what is safe to replay; the rest waits for the handshake.
+    if (conn->early() && !next.safe_for_early_data()) continue;
+    return conn.get();
   }
   return nullptr;
 }
@@ -206,7 +210,8 @@ void ConnectionPool::on_connection_available(Connection& conn) {
   std::string key;
   Origin* origin = origin_of(conn, &key);
   if (origin == nullptr) return;
-  if (origin->h3 && origin->h3->conn == &conn) h3_ready(key);
+  // Early data flows before the handshake completed: the attempt is not over yet.
+  if (origin->h3 && origin->h3->conn == &conn && !conn.early()) h3_ready(key);
   dispatch(key);
   if (conn.idle() && !conn.is_closed()) arm_idle_close(conn);
 }

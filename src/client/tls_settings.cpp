@@ -50,6 +50,7 @@ Result<QuicTlsOptions> quic_tls_options_of(const ClientOptions& options) {
   quic.tls13_ciphers = options.tls13_ciphers;
   quic.pinned_public_key = options.pinned_public_key;
   quic.session_cache = options.tls_session_cache;
+  quic.early_data = options.tls_early_data;
   return quic;
 }
 

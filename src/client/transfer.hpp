@@ -50,6 +50,10 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
   const std::optional<ProxyHop>& proxy_route() const noexcept { return proxy_; }
 
+  /// May go as 0-RTT early data (a safe method, no body: io/connection.hpp).
+  bool safe_for_early_data() const noexcept {
+    return sluice::safe_for_early_data(method_, body_ != nullptr);
+  }
   /// The pool hands over a connection that can start an exchange now.
   void attach(Connection& conn);
   /// Ends the transfer with `error` (connect failure, timeout, cancel, shutdown).

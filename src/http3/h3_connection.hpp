@@ -7,6 +7,10 @@
 // needs), and passes everything else to the session.
 // Until the handshake completes available_streams() is 0: the pool waits, or falls
 // back to TCP, and never starts an exchange on a connection that may never be.
+// The exception is 0-RTT (ClientOptions::tls_early_data): a resumed connection
+// takes requests safe to replay (early() says so) before its first packet leaves.
+// Should the server refuse the early data, or the handshake fail, those requests
+// hear on_unprocessed and go again: after the handshake, or over another connection.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
 
 #include <cstdint>
@@ -37,12 +41,14 @@ class H3Connection final : public Connection, private QuicApplication {
 
   HttpVersion version() const noexcept override { return HttpVersion::http3; }
   std::size_t available_streams() const noexcept override;
-  bool idle() const noexcept override { return session_.open_streams() == 0; }
+  bool idle() const noexcept override { return session_->open_streams() == 0; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return quic_ == nullptr || quic_->is_closed(); }
   /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
   /// The pool does not count a draining connection toward its per-origin limit.
-  bool draining() const noexcept override { return !is_closed() && session_.goaway_received(); }
+  bool draining() const noexcept override { return !is_closed() && session_->goaway_received(); }
+  /// Sending 0-RTT early data: only requests safe_for_early_data() may start.
+  bool early() const noexcept override { return early_ && !handshake_done_ && !is_closed(); }
   /// The exchange's id is its QUIC stream id.
   ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;
   void resume(ExchangeId exchange) override;
@@ -64,42 +70,51 @@ class H3Connection final : public Connection, private QuicApplication {
 
   // QuicApplication: the session's, with the two events the connection itself needs.
   Result<void> on_handshake_completed(QuicStreams& streams) override;
+  bool wants_early_data() const override { return true; }
+  Result<void> on_early_data_ready(QuicStreams& streams) override;
+  void on_early_data_rejected() override;
   Result<std::size_t> on_stream_data(std::int64_t stream_id, std::span<const std::uint8_t> data,
                                      bool fin) override {
-    return session_.on_stream_data(stream_id, data, fin);
+    return session_->on_stream_data(stream_id, data, fin);
   }
   void on_stream_acked(std::int64_t stream_id, std::uint64_t n) override {
-    session_.on_stream_acked(stream_id, n);
+    session_->on_stream_acked(stream_id, n);
   }
   void on_stream_closed(std::int64_t stream_id, std::optional<std::uint64_t> app_error) override {
-    session_.on_stream_closed(stream_id, app_error);
+    session_->on_stream_closed(stream_id, app_error);
   }
   void on_stream_reset(std::int64_t stream_id, std::uint64_t app_error) override {
-    session_.on_stream_reset(stream_id, app_error);
+    session_->on_stream_reset(stream_id, app_error);
   }
   void on_stop_sending(std::int64_t stream_id, std::uint64_t app_error) override {
-    session_.on_stop_sending(stream_id, app_error);
+    session_->on_stop_sending(stream_id, app_error);
   }
-  void on_stream_writable(std::int64_t stream_id) override { session_.on_stream_writable(stream_id); }
-  void on_streams_available() override { session_.on_streams_available(); }
-  Result<QuicOutput> next_output(std::span<QuicVec> vecs) override { return session_.next_output(vecs); }
+  void on_stream_writable(std::int64_t stream_id) override { session_->on_stream_writable(stream_id); }
+  void on_streams_available() override { session_->on_streams_available(); }
+  Result<QuicOutput> next_output(std::span<QuicVec> vecs) override { return session_->next_output(vecs); }
   Result<void> on_output_written(std::int64_t stream_id, std::size_t n) override {
-    return session_.on_output_written(stream_id, n);
+    return session_->on_output_written(stream_id, n);
   }
-  void on_stream_blocked(std::int64_t stream_id) override { session_.on_stream_blocked(stream_id); }
+  void on_stream_blocked(std::int64_t stream_id) override { session_->on_stream_blocked(stream_id); }
   void on_connection_closed(const Error& error) override;
-  std::optional<TimePoint> next_deadline() const override { return session_.next_deadline(); }
-  void on_timer() override { session_.on_timer(); }
+  std::optional<TimePoint> next_deadline() const override { return session_->next_deadline(); }
+  void on_timer() override { session_->on_timer(); }
 
   /// After every session change: tell the owner about freed streams or the end.
   void tell_owner();
   OwnerView owner_view() const;
 
+  std::unique_ptr<H3Session> make_session();
+
   OwnerReports reports_;  // what the owner (the pool) has heard
   std::uint64_t id_;
-  H3Session session_;
+  EventLoop& loop_;
+  const Trace& trace_;
+  H3SessionOptions session_options_;
+  std::unique_ptr<H3Session> session_;  // replaced when the server refuses early data
   std::unique_ptr<QuicConnection> quic_;
   bool handshake_done_ = false;
+  bool early_ = false;  // the session was set up for 0-RTT early data
   std::optional<Error> close_reason_;
   std::uint64_t exchanges_ = 0;
 };

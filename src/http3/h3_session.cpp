@@ -159,6 +159,8 @@ H3Session::~H3Session() {
 
 Result<void> H3Session::on_handshake_completed(QuicStreams& streams) {
   Entry entry(*this);
+  // Set up for 0-RTT already, and the server accepted the early data.
+  if (conn_ != nullptr && streams_ == &streams && !broken_ && !closed_) return {};
   if (conn_ != nullptr || closed_) {
     return Error(ErrorCategory::protocol, "HTTP/3: the session was already started or closed");
   }
@@ -481,6 +483,11 @@ void H3Session::on_connection_closed(const Error& error) {
   conn_ = nullptr;
   stream_map_.clear();
   spare_blocks_.clear();
+}
+
+void H3Session::fail_all_unprocessed(const Error& error) {
+  for (auto& [stream_id, stream] : stream_map_) stream.unprocessed = true;
+  fail_all(error);
 }
 
 void H3Session::fail_all(const Error& error) {

@@ -85,7 +85,16 @@ class H3Session final : public QuicApplication {
   H3Session& operator=(const H3Session&) = delete;
 
   // --- QuicApplication (called by the transport) ---
+  /// Sets nghttp3 up, unless on_early_data_ready did (then the early data was accepted).
   Result<void> on_handshake_completed(QuicStreams& streams) override;
+  /// 0-RTT: the session sets up at once and takes requests, which go as early data.
+  /// Should the server refuse it (on_early_data_rejected), the session is of no
+  /// further use: its owner fails its exchanges as unprocessed and makes a new one
+  /// (H3Connection does).
+  bool wants_early_data() const override { return true; }
+  Result<void> on_early_data_ready(QuicStreams& streams) override {
+    return on_handshake_completed(streams);
+  }
   Result<std::size_t> on_stream_data(std::int64_t stream_id, std::span<const std::uint8_t> data,
                                      bool fin) override;
   void on_stream_acked(std::int64_t stream_id, std::uint64_t n) override;
@@ -133,6 +142,9 @@ class H3Session final : public QuicApplication {
   /// Every open exchange gets on_error(error); the session takes no more streams.
   /// For a connection about to close: nothing is sent for the streams.
   void fail_all(const Error& error);
+  /// fail_all, but the server never processed these exchanges (refused early data,
+  /// a handshake that failed): their sinks hear on_unprocessed and may send again.
+  void fail_all_unprocessed(const Error& error);
   /// The HTTP/3 error code for the CONNECTION_CLOSE after a fatal error (H3_NO_ERROR
   /// while all is well).
   std::uint64_t close_error_code() const noexcept { return close_code_; }

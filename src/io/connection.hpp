@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "io/connect_timing.hpp"
@@ -65,6 +66,15 @@ struct ExchangeRequest {
   std::size_t mark = 256 * 1024;
 };
 
+/// Whether a request may go as 0-RTT early data, which an attacker could replay:
+/// a safe method (RFC 9110 section 9.2.1) and no body, as RFC 8470 advises.
+inline bool safe_for_early_data(std::string_view method, bool has_body) noexcept {
+  return !has_body && (method == "GET" || method == "HEAD" || method == "OPTIONS");
+}
+inline bool safe_for_early_data(const ExchangeRequest& request) noexcept {
+  return safe_for_early_data(request.method, request.body != nullptr);
+}
+
 class Connection;
 
 /// Names one exchange on its connection: an HTTP/2 stream id, an HTTP/3 stream id,
@@ -103,6 +113,9 @@ class Connection {
   /// the pool does not count it toward max_connections_per_origin. HTTP/1.1 has no
   /// GOAWAY (a Connection: close response just closes).
   virtual bool draining() const noexcept { return false; }
+  /// The handshake is still running and what starts now goes as 0-RTT early data:
+  /// only requests safe_for_early_data() may start (the pool holds the others).
+  virtual bool early() const noexcept { return false; }
   /// Starts an exchange; events go to `sink` until on_complete or on_error. Returns
   /// its id, or kNoExchange when it did not start (the sink heard why already,
   /// from inside this call).

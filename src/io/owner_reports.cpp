@@ -22,16 +22,19 @@ void OwnerReports::tell(Connection& conn, const OwnerView& now) {
     return;
   }
   // Set before the call: the owner may start exchanges from inside it.
-  const bool more = now.available > 0 &&
-                    (now.available > told_available_ || now.ended != told_ended_);
+  // Leaving the early phase opens the connection to every request.
+  const bool more = now.available > 0 && (now.available > told_available_ ||
+                                          now.ended != told_ended_ || now.early != told_early_);
   told_available_ = now.available;
   told_ended_ = now.ended;
+  told_early_ = now.early;
   if (more) owner_.on_connection_available(conn);
 }
 
 void OwnerReports::started(const OwnerView& now) {
   told_available_ = std::min(told_available_, now.available);
   told_ended_ = now.ended;
+  told_early_ = now.early;
 }
 
 }  // namespace sluice

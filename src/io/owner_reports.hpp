@@ -20,6 +20,7 @@ struct OwnerView {
   bool draining = false;
   std::size_t available = 0;  ///< exchanges it can start now
   std::uint64_t ended = 0;    ///< exchanges that ended so far
+  bool early = false;         ///< takes only requests safe for early data (Connection::early)
 };
 
 class OwnerReports {
@@ -40,6 +41,7 @@ class OwnerReports {
   bool told_draining_ = false;
   std::size_t told_available_ = 0;
   std::uint64_t told_ended_ = 0;
+  bool told_early_ = false;
 };
 
 }  // namespace sluice

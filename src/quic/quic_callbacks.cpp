@@ -57,6 +57,13 @@ struct QuicCallbacks {
     return guarded(user_data, [](QuicCodec& self) { return self.handle_handshake_completed(); });
   }
 
+  static int early_data_rejected(ngtcp2_conn*, void* user_data) noexcept {
+    return guarded(user_data, [](QuicCodec& self) {
+      self.handle_early_data_rejected();
+      return 0;
+    });
+  }
+
   static int handshake_confirmed(ngtcp2_conn*, void* user_data) noexcept {
     return guarded(user_data, [](QuicCodec& self) {
       self.handshake_confirmed_ = true;
@@ -167,6 +174,7 @@ struct QuicCallbacks {
     table.extend_max_stream_data = extend_max_stream_data;
     table.extend_max_local_streams_bidi = extend_max_local_streams_bidi;
     table.recv_stateless_reset = recv_stateless_reset;
+    table.early_data_rejected = early_data_rejected;
     table.rand = rand;
     table.get_new_connection_id = get_new_connection_id;
     // Not set: stream_stop_sending reports OUR stop of reading in 0.12 (the
@@ -200,14 +208,56 @@ int QuicCodec::handle_handshake_completed() {
     trace(std::string("handshake done (ALPN h3), ") +
           (resumed ? "session resumed" : "full handshake"));
   }
+  keep_transport_params();
+  if (early_) {
+    const bool accepted = tls_->early_data_accepted();
+    ++(accepted ? tls_->tickets().early_accepted : tls_->tickets().early_rejected);
+    if (trace_.on()) {
+      trace(accepted ? "0-RTT early data accepted"
+                     : "0-RTT early data refused: its requests go again");
+    }
+    // GnuTLS tells only now; ngtcp2 then drops the early streams and calls
+    // handle_early_data_rejected.
+    if (!accepted && ngtcp2_conn_early_data_rejected(conn_) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
+  }
   start_application();
   return 0;
 }
 
+// The server's transport parameters, kept with the session for the next
+// connection's early data.
+void QuicCodec::keep_transport_params() {
+  const ngtcp2_transport_params* params = ngtcp2_conn_get_remote_transport_params(conn_);
+  if (params == nullptr) return;
+  std::uint8_t buffer[512];
+  const ngtcp2_ssize n = ngtcp2_encode_transport_params(
+      buffer, sizeof buffer, NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS, params);
+  if (n > 0) tls_->keep_transport_params(std::string(reinterpret_cast<const char*>(buffer), n));
+}
+
+void QuicCodec::handle_early_data_rejected() {
+  // ngtcp2 forgot the streams: nothing may be asked about them any more.
+  requeue_.clear();
+  deferred_.clear();
+  if (app_started_) app_.on_early_data_rejected();
+  app_started_ = false;
+}
+
 void QuicCodec::start_application() {
-  if (app_started_ || state_ != State::open) return;
+  if (handshake_told_ || state_ != State::open) return;
+  handshake_told_ = true;
   app_started_ = true;
   auto started = app_.on_handshake_completed(*this);
+  if (!started) fail_from_application(std::move(started).error(), kH3InternalError);
+}
+
+// Before the first packet of a connection that may send early data: the
+// application opens its streams now, so its requests go with the ClientHello.
+void QuicCodec::start_early_application() {
+  if (!early_ || app_started_ || state_ != State::handshaking) return;
+  app_started_ = true;
+  if (trace_.on()) trace("0-RTT: sending early data with the handshake");
+  auto started = app_.on_early_data_ready(*this);
   if (!started) fail_from_application(std::move(started).error(), kH3InternalError);
 }
 

@@ -121,6 +121,7 @@ Result<void> QuicCodec::start() {
                  std::string("QUIC: cannot create a connection: ") + ngtcp2_strerror(rv));
   }
   tls_->attach(conn_);
+  offer_early_data();
   if (options_.keep_alive.count() > 0)
     ngtcp2_conn_set_keep_alive_timeout(conn_, quic_duration(options_.keep_alive));
   port_.request_write();  // the Initial packet
@@ -129,8 +130,23 @@ Result<void> QuicCodec::start() {
 
 // ---- QuicStreams ------------------------------------------------------------
 
+// 0-RTT: with the server's parameters of last time set, ngtcp2 lets streams open
+// before the handshake; the application opens them at the first write.
+void QuicCodec::offer_early_data() {
+  const std::string& saved = tls_->early_transport_params();
+  if (saved.empty() || !app_.wants_early_data()) return;
+  ngtcp2_transport_params params;
+  if (ngtcp2_decode_transport_params(&params, NGTCP2_TRANSPORT_PARAMS_TYPE_ENCRYPTED_EXTENSIONS,
+                                     reinterpret_cast<const std::uint8_t*>(saved.data()),
+                                     saved.size()) != 0) {
+    return;  // unreadable: GnuTLS may still offer early data, ngtcp2 sends none
+  }
+  ngtcp2_conn_set_early_remote_transport_params(conn_, &params);
+  early_ = true;
+}
+
 Result<std::int64_t> QuicCodec::open_bidi_stream() {
-  if (state_ != State::open)
+  if (!streams_usable())
     return Error(ErrorCategory::protocol, "QUIC: connection to " + peer_ + " is not open");
   std::int64_t stream_id = -1;
   const int rv = ngtcp2_conn_open_bidi_stream(conn_, &stream_id, nullptr);
@@ -144,7 +160,7 @@ Result<std::int64_t> QuicCodec::open_bidi_stream() {
 }
 
 Result<std::int64_t> QuicCodec::open_uni_stream() {
-  if (state_ != State::open)
+  if (!streams_usable())
     return Error(ErrorCategory::protocol, "QUIC: connection to " + peer_ + " is not open");
   std::int64_t stream_id = -1;
   const int rv = ngtcp2_conn_open_uni_stream(conn_, &stream_id, nullptr);
@@ -156,7 +172,7 @@ Result<std::int64_t> QuicCodec::open_uni_stream() {
 }
 
 std::uint64_t QuicCodec::bidi_streams_left() const {
-  if (state_ != State::open) return 0;
+  if (!streams_usable()) return 0;
   return ngtcp2_conn_get_streams_bidi_left(conn_);
 }
 

@@ -120,6 +120,10 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
 
   bool is_closed() const noexcept { return state_ == State::closed; }
   bool handshake_completed() const noexcept { return handshake_done_; }
+  /// Before the handshake completed, streams opened now go as 0-RTT early data.
+  bool sending_early_data() const noexcept { return early_ && !handshake_done_; }
+  /// A request went as early data (counted in the client's stats).
+  void count_early_request() noexcept { ++tls_->tickets().early_requests; }
   std::uint64_t id() const noexcept { return id_; }
   /// "localhost:4433": the host and port the messages name.
   const std::string& peer() const noexcept { return peer_; }
@@ -152,6 +156,7 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
   QuicCodec(QuicOptions options, Path path, DatagramPort& port, QuicApplication& app,
             const Trace& trace, std::uint64_t conn_id, std::unique_ptr<QuicTls> tls);
   Result<void> start();
+  void offer_early_data();
   ngtcp2_path ngtcp2_path_of() noexcept;
 
   // Deadlines and closing (quic_codec.cpp).
@@ -173,6 +178,13 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
 
   // From ngtcp2's callbacks (quic_callbacks.cpp); non-zero: NGTCP2_ERR_CALLBACK_FAILURE.
   int handle_handshake_completed();
+  void handle_early_data_rejected();
+  void keep_transport_params();
+  void start_early_application();
+  /// Streams may open: the handshake completed, or early data may be sent.
+  bool streams_usable() const noexcept {
+    return state_ == State::open || (state_ == State::handshaking && early_);
+  }
   int handle_stream_data(std::uint32_t flags, std::int64_t stream_id,
                          std::span<const std::uint8_t> data);
   void start_application();
@@ -192,7 +204,9 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
 
   State state_ = State::handshaking;
   bool handshake_done_ = false;
-  bool app_started_ = false;       // on_handshake_completed was delivered
+  bool app_started_ = false;       // the application may send: early, or after the handshake
+  bool handshake_told_ = false;    // on_handshake_completed was delivered
+  bool early_ = false;             // 0-RTT offered: the server's old parameters are set
   bool stateless_reset_ = false;   // seen in this read: the draining is not a close
   std::optional<Failure> failure_;  // raised where it cannot be acted on yet
   int ngtcp2_depth_ = 0;           // > 0 inside an ngtcp2 call (its callbacks run)

@@ -85,6 +85,8 @@ QuicCodec::Failure QuicCodec::expiry_failure(int liberr) {
 // GSO); ngtcp2's pacing then sets the deadline for the next.
 void QuicCodec::write_datagrams(DatagramBatch& batch, TimePoint now) {
   if (act_on_failure() || state_ == State::closed) return;
+  start_early_application();
+  if (act_on_failure() || state_ == State::closed) return;
   const ngtcp2_tstamp ts = quic_timestamp_of(now);
   const std::size_t max_size = ngtcp2_conn_get_max_tx_udp_payload_size(conn_);
   batch.begin(std::clamp<std::size_t>(ngtcp2_conn_get_send_quantum(conn_) / max_size, 1,

@@ -79,8 +79,19 @@ class QuicStreams {
 class QuicApplication {
  public:
   virtual ~QuicApplication() = default;
-  /// The handshake completed (ALPN h3): open and bind the control and QPACK streams.
+  /// The handshake completed (ALPN h3): open and bind the control and QPACK streams
+  /// (unless on_early_data_ready did and the server accepted the early data).
   virtual Result<void> on_handshake_completed(QuicStreams& streams) = 0;
+  /// Whether the application would send 0-RTT early data on a resumed connection.
+  virtual bool wants_early_data() const { return false; }
+  /// 0-RTT: before the handshake, streams may open within the limits the server
+  /// gave last time; what is written goes as early data. Called once, only when
+  /// wants_early_data(), before the first packet leaves.
+  virtual Result<void> on_early_data_ready(QuicStreams& /*streams*/) { return {}; }
+  /// The server refused the early data (or the client could not send it): every
+  /// stream opened since on_early_data_ready is gone, nothing of them was
+  /// processed. on_handshake_completed follows, on a clean slate.
+  virtual void on_early_data_rejected() {}
   /// In-order bytes of a stream; `fin` when they end it. Returns the bytes the
   /// transport may credit at once (framing, or body of a cancelled request); body
   /// bytes handed to a consumer are credited later through extend_stream. An error

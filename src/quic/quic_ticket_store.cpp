@@ -2,24 +2,39 @@
 
 #include "quic/quic_ticket_store.hpp"
 
+#include <utility>
+
 namespace sluice {
 
-const std::string* QuicTicketStore::find(const std::string& key) const {
+const QuicSavedSession* QuicTicketStore::find(const std::string& key) const {
   auto found = entries_.find(key);
-  return found == entries_.end() ? nullptr : &found->second.data;
+  return found == entries_.end() ? nullptr : &found->second.saved;
 }
 
 void QuicTicketStore::store(const std::string& key, std::string session_data) {
-  if (capacity_ == 0) return;
+  if (Entry* entry = slot(key)) entry->saved.session_data = std::move(session_data);
+}
+
+void QuicTicketStore::store_transport_params(const std::string& key, std::string params) {
+  if (Entry* entry = slot(key)) entry->saved.transport_params = std::move(params);
+}
+
+// The origin's entry, made (evicting the oldest) when new; nullptr when nothing is kept.
+QuicTicketStore::Entry* QuicTicketStore::slot(const std::string& key) {
+  if (capacity_ == 0) return nullptr;
   auto found = entries_.find(key);
-  if (found == entries_.end() && entries_.size() >= capacity_) {
-    auto oldest = entries_.begin();
-    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->second.stored < oldest->second.stored) oldest = it;
+  if (found == entries_.end()) {
+    if (entries_.size() >= capacity_) {
+      auto oldest = entries_.begin();
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->second.stored < oldest->second.stored) oldest = it;
+      }
+      entries_.erase(oldest);
     }
-    entries_.erase(oldest);
+    found = entries_.emplace(key, Entry{}).first;
   }
-  entries_[key] = Entry{std::move(session_data), ++clock_};
+  found->second.stored = ++clock_;
+  return &found->second;
 }
 
 }  // namespace sluice

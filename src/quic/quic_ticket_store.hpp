@@ -1,9 +1,10 @@
 #pragma once
 // QuicTicketStore: each origin's latest TLS 1.3 session (GnuTLS's session data, with
 // the server's ticket) for a Client's QUIC connections, so the next connection to
-// the origin resumes (no certificate exchange). No 0-RTT: early data would need the
-// server's transport parameters kept too, and a policy for which requests may be
-// replayed. Bounded like the TCP cache: the least recently stored origin goes first.
+// the origin resumes (no certificate exchange), and the server's transport
+// parameters beside it: a client may send 0-RTT early data only within the limits
+// the server announced last time (RFC 9000 section 7.4.1). Bounded like the TCP
+// cache: the least recently stored origin goes first.
 // Ownership: held by the QuicTlsContext (shared_ptr); HTTP thread only.
 
 #include <cstddef>
@@ -13,23 +14,39 @@
 
 namespace sluice {
 
+/// What a new connection to an origin may resume with.
+struct QuicSavedSession {
+  std::string session_data;      ///< gnutls_session_get_data2's bytes
+  std::string transport_params;  ///< the server's, as ngtcp2 encodes them; "" if unknown
+};
+
 class QuicTicketStore {
  public:
   explicit QuicTicketStore(std::size_t capacity) : capacity_(capacity) {}
 
-  /// The session data to resume `key` ("host:port") with, or nullptr.
-  const std::string* find(const std::string& key) const;
+  /// The session to resume `key` ("host:port") with, or nullptr.
+  const QuicSavedSession* find(const std::string& key) const;
+  /// A new ticket arrived: it replaces the session data (the parameters stay).
   void store(const std::string& key, std::string session_data);
+  /// The handshake completed: the server's transport parameters for early data.
+  void store_transport_params(const std::string& key, std::string params);
 
   /// Handshakes completed by the connections of this store's context.
   std::uint64_t full = 0;
   std::uint64_t resumed = 0;
+  /// Connections that sent requests as 0-RTT early data, by the server's answer,
+  /// and the requests sent so (those of a rejected connection went again).
+  std::uint64_t early_accepted = 0;
+  std::uint64_t early_rejected = 0;
+  std::uint64_t early_requests = 0;
 
  private:
   struct Entry {
-    std::string data;
+    QuicSavedSession saved;
     std::uint64_t stored = 0;
   };
+  Entry* slot(const std::string& key);
+
   std::size_t capacity_;
   std::uint64_t clock_ = 0;
   std::map<std::string, Entry> entries_;

@@ -180,7 +180,16 @@ Result<std::unique_ptr<QuicTls>> QuicTls::create(std::shared_ptr<const QuicTlsCo
 }
 
 Result<void> QuicTls::configure() {
-  int rv = gnutls_init(&session_, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA);
+  // Resumption: the origin's stored session, if any (GnuTLS falls back to a full
+  // handshake when the server does not take it). Early data only with the server's
+  // transport parameters from then, which bound what may be sent before it answers.
+  const QuicSavedSession* saved = context_->tickets().find(key_);
+  if (saved != nullptr && saved->session_data.empty()) saved = nullptr;
+  if (saved != nullptr && context_->early_data()) early_params_ = saved->transport_params;
+  // No EndOfEarlyData message: QUIC ends 0-RTT by itself (RFC 9001 section 8.3).
+  unsigned flags = GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA;
+  if (!early_params_.empty()) flags |= GNUTLS_ENABLE_EARLY_DATA;
+  int rv = gnutls_init(&session_, flags);
   if (rv != 0) return tls_error("cannot create a GnuTLS session: " + gnutls_text(rv));
   rv = gnutls_priority_set_direct(session_, context_->priority().c_str(), nullptr);
   if (rv != 0) return tls_error("GnuTLS rejected the QUIC cipher settings: " + gnutls_text(rv));
@@ -197,14 +206,11 @@ Result<void> QuicTls::configure() {
     rv = gnutls_server_name_set(session_, GNUTLS_NAME_DNS, host_.data(), host_.size());
     if (rv != 0) return tls_error("cannot set the server name " + host_ + ": " + gnutls_text(rv));
   }
-  // Resumption: the origin's stored session, if any (GnuTLS falls back to a full
-  // handshake when the server does not take it), and a hook that keeps each new
-  // ticket. No GNUTLS_ENABLE_EARLY_DATA: no 0-RTT.
-  if (const std::string* data = context_->tickets().find(key_); data != nullptr) {
-    if (gnutls_session_set_data(session_, data->data(), data->size()) != 0) {
-      // A stored session GnuTLS will not take is simply not offered.
-    }
+  if (saved != nullptr &&
+      gnutls_session_set_data(session_, saved->session_data.data(), saved->session_data.size()) != 0) {
+    early_params_.clear();  // a stored session GnuTLS will not take is simply not offered
   }
+  // Each new ticket is kept for the next connection.
   gnutls_handshake_set_hook_function(session_, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET,
                                      GNUTLS_HOOK_POST, &QuicTls::ticket_hook);
   if (!context_->insecure() || !context_->pins().empty())
@@ -269,6 +275,18 @@ bool QuicTls::note_handshake_done() {
   const bool resumed = gnutls_session_is_resumed(session_) != 0;
   ++(resumed ? context_->tickets().resumed : context_->tickets().full);
   return resumed;
+}
+
+void QuicTls::keep_transport_params(std::string params) {
+  try {
+    context_->tickets().store_transport_params(key_, std::move(params));
+  } catch (...) {
+    // Out of memory: the next connection simply sends nothing early.
+  }
+}
+
+bool QuicTls::early_data_accepted() const {
+  return (gnutls_session_get_flags(session_) & GNUTLS_SFLAGS_EARLY_DATA) != 0;
 }
 
 // The leaf's SubjectPublicKeyInfo, hashed as curl's --pinnedpubkey does.

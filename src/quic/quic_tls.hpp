@@ -35,6 +35,8 @@ struct QuicTlsOptions {
   std::string tls13_ciphers;       ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
   std::string pinned_public_key;   ///< as ClientOptions::pinned_public_key
   bool session_cache = true;       ///< resume TLS sessions per origin (tickets)
+  /// Send safe requests as 0-RTT early data on a resumed connection (needs the cache).
+  bool early_data = false;
 };
 
 class QuicTlsContext {
@@ -62,6 +64,7 @@ class QuicTlsContext {
   /// The GnuTLS priority string: TLS 1.3 and the ciphers QUIC can use (or those asked for).
   const std::string& priority() const noexcept { return priority_; }
   const PublicKeyPins& pins() const noexcept { return pins_; }
+  bool early_data() const noexcept { return early_data_; }
   /// The sessions to resume and the handshake counts: mutable state behind a const
   /// context, used on the HTTP thread only.
   QuicTicketStore& tickets() const noexcept { return *tickets_; }
@@ -73,6 +76,7 @@ class QuicTlsContext {
 
   gnutls_certificate_credentials_t credentials_ = nullptr;
   bool insecure_ = false;
+  bool early_data_ = false;
   std::string ca_file_;
   std::string priority_;
   PublicKeyPins pins_;
@@ -118,6 +122,16 @@ class QuicTls {
   std::string selected_alpn() const;
   /// At handshake completion: whether a stored session was resumed; counts it.
   bool note_handshake_done();
+  /// The server's transport parameters for this origin, kept for the next
+  /// connection's early data (at handshake completion).
+  void keep_transport_params(std::string params);
+  /// The stored server transport parameters when this session offers 0-RTT early
+  /// data (the context allows it and a session with them was stored), else "".
+  const std::string& early_transport_params() const noexcept { return early_params_; }
+  /// After the handshake: whether the server accepted the early data.
+  bool early_data_accepted() const;
+  /// The store this session's counts go to.
+  QuicTicketStore& tickets() const noexcept { return context_->tickets(); }
   /// Why the handshake failed on our side, given the TLS alert ngtcp2 recorded (0 if
   /// none): the verification failure when one was captured, else the alert.
   Error handshake_error(std::uint8_t alert) const;
@@ -135,6 +149,7 @@ class QuicTls {
   std::shared_ptr<const QuicTlsContext> context_;
   std::string host_;  // without brackets
   std::string key_;   // the ticket store's key: host:port
+  std::string early_params_;  // set when 0-RTT is offered (see early_transport_params)
   gnutls_session_t session_ = nullptr;
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_conn* conn_ = nullptr;

@@ -53,6 +53,7 @@ Result<std::string> cipher_priority(const std::string& suites) {
 Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const QuicTlsOptions& options) {
   std::shared_ptr<QuicTlsContext> context(new QuicTlsContext());
   context->insecure_ = options.insecure;
+  context->early_data_ = options.early_data && options.session_cache;
   context->ca_file_ = options.ca_file;
   // As many origins as the TCP session cache keeps (io/tls_shared.hpp).
   context->tickets_ = std::make_shared<QuicTicketStore>(options.session_cache ? 256 : 0);

@@ -115,6 +115,7 @@ TEST_F(CapiTls, BadArgumentsAreRefused) {
   EXPECT_EQ(sluice_client_options_set_tls_versions(options.get, SLUICE_TLS_1_3, SLUICE_TLS_1_2),
             SLUICE_E_INVALID_ARGUMENT);
   EXPECT_EQ(sluice_client_options_set_tls_session_cache(nullptr, 1), SLUICE_E_INVALID_ARGUMENT);
+  EXPECT_EQ(sluice_client_options_set_tls_early_data(nullptr, 1), SLUICE_E_INVALID_ARGUMENT);
   EXPECT_EQ(sluice_client_options_set_tls12_ciphers(options.get, "NO-SUCH", 7), SLUICE_OK);
   ClientHandle client;
   EXPECT_EQ(sluice_client_new(options.get, &client.get), SLUICE_E_USAGE);

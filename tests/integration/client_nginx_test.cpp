@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/fetch_all.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -13,20 +14,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Fetched {
-  int status = 0;
-  std::string body;
-  HttpVersion version = HttpVersion::http1_1;
-  int redirects = 0;
-};
-
-Result<Fetched> fetch_all(Client& client, Request request, std::size_t limit = 128u << 20) {
-  auto response = client.fetch(std::move(request));
-  if (!response) return std::move(response).error();
-  auto body = response->body.read_all(limit);
-  if (!body) return std::move(body).error();
-  return Fetched{response->status, std::move(*body), response->version, response->redirects};
-}
+using test::fetch_all;
 
 class ClientNginx : public ::testing::TestWithParam<bool> {
  protected:

@@ -10,24 +10,13 @@
 #include <unistd.h>
 
 #include "sluice/sluice.hpp"
+#include "support/fetch_all.hpp"
 #include "support/test_env.hpp"
 
 namespace sluice {
 namespace {
 
-struct Fetched {
-  int status = 0;
-  std::string body;
-  HttpVersion version = HttpVersion::http1_1;
-};
-
-Result<Fetched> fetch_all(Client& client, Request request) {
-  auto response = client.fetch(std::move(request));
-  if (!response) return std::move(response).error();
-  auto body = response->body.read_all(16u << 20);
-  if (!body) return std::move(body).error();
-  return Fetched{response->status, std::move(*body), response->version};
-}
+using test::fetch_all;
 
 Request get(const std::string& url, VersionPolicy version) {
   Request request = Request::get(url);

@@ -117,10 +117,17 @@ void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint n
   answer_requests(now);
 }
 
+bool QuicTestServer::resumed() const { return tls_ != nullptr && tls_->resumed(); }
+
+bool QuicTestServer::early_data_accepted() const {
+  return tls_ != nullptr && tls_->early_data_accepted();
+}
+
 bool QuicTestServer::accept(std::span<const std::uint8_t> datagram, TimePoint now) {
   ngtcp2_pkt_hd header{};
   if (ngtcp2_accept(&header, datagram.data(), datagram.size()) != 0) return false;
-  auto tls = QuicServerTls::create(options_.cert_file, options_.key_file);
+  auto tls = QuicServerTls::create(options_.cert_file, options_.key_file, options_.session_tickets,
+                                   options_.accept_early_data);
   ngtcp2_cid scid{};
   scid.datalen = kCidLength;
   if (!tls || gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, kCidLength) != 0) {

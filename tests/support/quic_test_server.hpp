@@ -120,6 +120,11 @@ struct QuicTestServerOptions {
   SocketAddress client_address;  ///< and the client's (one client only)
   QuicTestTransport transport;
   QuicTestHandler handler;  ///< unset: 200 with an empty body
+  /// Issue TLS session tickets, so a client's next connection resumes; 0-RTT early
+  /// data in it is refused (the client sends its requests again) unless
+  /// accept_early_data.
+  bool session_tickets = false;
+  bool accept_early_data = false;
 };
 
 /// How the client ended the connection, when it sent CONNECTION_CLOSE.
@@ -160,6 +165,10 @@ class QuicTestServer {
   void goaway();
 
   bool handshake_done() const { return handshake_done_; }
+  /// The handshake resumed a session of an earlier connection.
+  bool resumed() const;
+  /// The client's 0-RTT early data was accepted.
+  bool early_data_accepted() const;
   /// Closing (we sent CONNECTION_CLOSE), draining (the client did), or gone (idle
   /// timeout, a dropped handshake): no more requests on this connection.
   bool closed() const { return state_ != State::waiting && state_ != State::open; }

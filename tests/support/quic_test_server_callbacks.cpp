@@ -51,6 +51,7 @@ struct QuicTestServerCallbacks {
       if (server.tls_->alpn() != "h3")  // GnuTLS enforces it; this states the contract
         return Error(ErrorCategory::tls, "QuicTestServer: the client did not agree to h3");
       server.handshake_done_ = true;
+      server.tls_->send_ticket();
       if (!server.start_h3()) return Error(ErrorCategory::protocol, server.error_);
       return {};
     });

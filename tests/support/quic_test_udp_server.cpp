@@ -229,6 +229,7 @@ void QuicTestUdpServer::publish() {
   stats.bytes_sent = bytes_before_;
   if (server_) {
     stats.handshake_done = server_->handshake_done();
+    stats.resumed = server_->resumed();
     stats.closed = server_->closed();
     stats.client_close = server_->client_close();
     stats.bytes_sent += server_->bytes_sent();

@@ -35,6 +35,7 @@ namespace sluice::test {
 struct QuicTestUdpStats {
   std::size_t connections = 0;  ///< QuicTestServers made so far
   bool handshake_done = false;
+  bool resumed = false;  ///< its handshake resumed an earlier connection's session
   bool closed = false;
   std::optional<QuicTestCloseError> client_close;
   std::uint64_t bytes_sent = 0;  ///< by all connections

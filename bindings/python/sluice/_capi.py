@@ -65,6 +65,9 @@ class ClientStats(ctypes.Structure):
         ("tls_handshake_cpu_ns", c_uint64),
         ("quic_full_handshakes", c_uint64),
         ("quic_resumed_handshakes", c_uint64),
+        ("quic_early_data_accepted", c_uint64),
+        ("quic_early_data_rejected", c_uint64),
+        ("quic_early_requests", c_uint64),
     ]
 
 
@@ -118,6 +121,8 @@ options_set_tls_versions = _declare(
     "sluice_client_options_set_tls_versions", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
 options_set_tls_session_cache = _declare(
     "sluice_client_options_set_tls_session_cache", c_code, c_void_p, ctypes.c_int)
+options_set_tls_early_data = _declare(
+    "sluice_client_options_set_tls_early_data", c_code, c_void_p, ctypes.c_int)
 options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)
 
 client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)

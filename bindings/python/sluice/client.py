@@ -32,6 +32,8 @@ def _set_tls_options(handle, tls):
         check(_capi.options_set_tls_versions(handle, _TLS_VERSIONS[low], _TLS_VERSIONS[high]))
     if "session_cache" in tls:
         check(_capi.options_set_tls_session_cache(handle, 1 if tls.pop("session_cache") else 0))
+    if "early_data" in tls:
+        check(_capi.options_set_tls_early_data(handle, 1 if tls.pop("early_data") else 0))
     if tls:
         raise UsageError(1002, "unknown TLS option(s): " + ", ".join(sorted(tls)))
 
@@ -59,7 +61,8 @@ class Client:
         `tls`: a dict of TLS options, as ClientOptions names them: client_cert,
         client_key, key_password, ca_path, pinned_public_key, tls12_ciphers,
         tls13_ciphers, key_log_file (text); min_version and max_version ("1.2" or
-        "1.3"); session_cache (bool, default True). A file that cannot be used raises
+        "1.3"); session_cache (bool, default True); early_data (bool, default False:
+        0-RTT for safe requests over HTTP/3, as curl's --tls-earlydata). A file that cannot be used raises
         sluice.UsageError naming it."""
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))

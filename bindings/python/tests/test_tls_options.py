@@ -63,3 +63,20 @@ def test_the_second_connection_resumes_unless_the_cache_is_off(session_cache):
             assert stats["tls_full_handshakes"] == (1 if session_cache else 2)
             assert stats["tls_resumed_handshakes"] == (1 if session_cache else 0)
     run(main())
+
+
+def test_early_data_is_an_option_and_its_stats_count():
+    # One HTTP/3 connection: no ticket yet, so nothing goes early. The library's
+    # tests cover the resumed connection that sends early (client_early_data_test).
+    async def main():
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"],
+                                 tls={"early_data": True}) as client:
+            response = await client.fetch(ENV["SLUICE_GTLSSERVER_URL"] + "/small.txt",
+                                          version="3")
+            await response.read()
+            assert response.http_version == "3"
+            stats = client.stats()
+            assert stats["quic_full_handshakes"] == 1
+            assert stats["quic_early_requests"] == 0
+            assert stats["quic_early_data_accepted"] == stats["quic_early_data_rejected"] == 0
+    run(main())

@@ -1,0 +1,135 @@
+// 0-RTT early data over HTTP/3 (ClientOptions::tls_early_data): against gtlsserver,
+// which accepts early data in the tickets it issues, and against our own QUIC test
+// server, whose tickets never allow it, so every early request is refused and must
+// go again after the handshake. Each Client's pool closes an idle connection after
+// 20 ms, so its next request opens a new connection that resumes the session; the
+// tests wait for that event (no connection left), never for a time.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+
+#include "sluice/sluice.hpp"
+#include "support/quic_test_udp_server.hpp"
+#include "support/test_certs.hpp"
+#include "support/fetch_all.hpp"
+#include "support/test_env.hpp"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+
+using test::fetch_all;
+
+Request h3_only(const std::string& url, std::string method = "GET") {
+  Request request = Request::get(url);
+  request.method = std::move(method);
+  request.version = VersionPolicy::http3_only;
+  return request;
+}
+
+Client early_client(const std::string& ca_file, bool early_data = true) {
+  ClientOptions options;
+  options.ca_file = ca_file;
+  options.tls_early_data = early_data;
+  options.pool_idle_timeout = 20ms;
+  return Client::create(std::move(options)).value();
+}
+
+// The pool closed the idle connection: the next request needs a new one.
+void wait_for_no_connection(Client& client) {
+  while (client.stats().connections != 0) std::this_thread::yield();
+}
+
+class ClientEarlyData : public ::testing::Test {
+ protected:
+  std::string url(const std::string& path) const {
+    return env_.get("SLUICE_GTLSSERVER_URL") + path;
+  }
+  test::TestEnv env_;
+};
+
+TEST_F(ClientEarlyData, ResumedConnectionSendsASafeRequestEarlyAndTheServerTakesIt) {
+  Client client = early_client(env_.get("SLUICE_TEST_CA"));
+  auto first = fetch_all(client, h3_only(url("/small.txt")));
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  wait_for_no_connection(client);
+  // The first connection had no ticket: nothing went early.
+  EXPECT_EQ(client.stats().quic_early_requests, 0u);
+
+  auto second = fetch_all(client, h3_only(url("/small.txt")));
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_EQ(second->status, 200);
+  EXPECT_EQ(second->version, HttpVersion::http3);
+  EXPECT_EQ(second->body, first->body);
+  const ClientStats stats = client.stats();
+  EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
+  EXPECT_EQ(stats.quic_early_requests, 1u);
+  EXPECT_EQ(stats.quic_early_data_accepted, 1u);
+  EXPECT_EQ(stats.quic_early_data_rejected, 0u);
+}
+
+TEST_F(ClientEarlyData, RequestThatIsNotSafeToReplayWaitsForTheHandshake) {
+  Client client = early_client(env_.get("SLUICE_TEST_CA"));
+  ASSERT_TRUE(fetch_all(client, h3_only(url("/small.txt"))).ok());
+  wait_for_no_connection(client);
+  // DELETE is idempotent but not safe: a replayed one would act twice.
+  auto deleted = fetch_all(client, h3_only(url("/small.txt"), "DELETE"));
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message();
+  EXPECT_EQ(deleted->version, HttpVersion::http3);
+  const ClientStats stats = client.stats();
+  EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
+  EXPECT_EQ(stats.quic_early_requests, 0u);
+}
+
+TEST_F(ClientEarlyData, WithoutTheOptionNothingGoesEarly) {
+  Client client = early_client(env_.get("SLUICE_TEST_CA"), /*early_data=*/false);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(fetch_all(client, h3_only(url("/small.txt"))).ok());
+    wait_for_no_connection(client);
+  }
+  const ClientStats stats = client.stats();
+  EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
+  EXPECT_EQ(stats.quic_early_requests, 0u);
+  EXPECT_EQ(stats.quic_early_data_accepted + stats.quic_early_data_rejected, 0u);
+}
+
+TEST(ClientEarlyDataRefused, RefusedEarlyRequestsGoAgainAfterTheHandshake) {
+  test::QuicTestServerOptions options;
+  options.cert_file = test::test_certs().server_cert;
+  options.key_file = test::test_certs().server_key;
+  options.session_tickets = true;
+  options.handler = [](const test::QuicTestRequest& request) {
+    return test::QuicTestResponse::text("answer to " + request.path());
+  };
+  test::QuicTestUdpServer server(std::move(options));
+  Client client = early_client(test::test_certs().ca_file);
+  auto first = fetch_all(client, h3_only(server.url("/one")));
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  wait_for_no_connection(client);
+
+  // Three requests wait for the second connection; all go early and are refused.
+  std::vector<PendingResponse> pending;
+  for (const char* path : {"/a", "/b", "/c"}) pending.push_back(client.send(h3_only(server.url(path))));
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    auto response = pending[i].wait();
+    ASSERT_TRUE(response.ok()) << response.error().message();
+    auto body = response->body.read_all(1 << 20);
+    ASSERT_TRUE(body.ok()) << body.error().message();
+    EXPECT_EQ(*body, std::string("answer to /") + static_cast<char>('a' + i));
+  }
+  EXPECT_TRUE(server.stats().resumed);
+  const ClientStats stats = client.stats();
+  EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
+  EXPECT_EQ(stats.quic_early_data_rejected, 1u);
+  EXPECT_EQ(stats.quic_early_data_accepted, 0u);
+  EXPECT_GE(stats.quic_early_requests, 1u);
+  // Each request reached the server's handler once: the early copies never counted.
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].path(), "/one");
+}
+
+}  // namespace
+}  // namespace sluice
