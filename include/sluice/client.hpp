@@ -180,6 +180,15 @@ struct ClientOptions {
   /// black-holed address costs this, not the request's whole connect timeout
   /// (0: no limit of its own).
   std::chrono::milliseconds connect_attempt_timeout{10'000};
+  /// Where connections leave from (curl's --interface): an interface name ("eth0")
+  /// or a local IP address. A name binds each socket to that interface's address of
+  /// the family it connects with (and to the device itself when the process may).
+  /// Empty: the kernel's routing decides. TCP and QUIC; not a Unix socket.
+  std::string interface;
+  /// The local port connections use (curl's --local-port): the first free one of
+  /// local_port .. local_port + local_port_range - 1. 0: any.
+  std::uint16_t local_port = 0;
+  std::uint16_t local_port_range = 1;
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
   /// Host dispatch, for embedding in another event loop (a language runtime, a GUI):

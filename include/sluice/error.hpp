@@ -39,6 +39,7 @@ enum class ErrorCode : int {
   dns_failed = 100,           ///< the host name did not resolve
   connect_failed = 200,       ///< no address accepted a connection
   proxy_refused = 201,        ///< the proxy refused the tunnel or request (a non-2xx answer)
+  local_bind_failed = 202,    ///< the local interface or port (ClientOptions::interface) was unusable
   tls_failed = 300,           ///< the TLS handshake or session failed
   tls_certificate = 301,      ///< the server's certificate was not trusted for the host
   protocol_error = 400,       ///< the server broke HTTP

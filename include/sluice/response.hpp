@@ -50,6 +50,8 @@ struct Response {
   int redirects = 0;          ///< how many were followed
   std::string remote_ip;      ///< the address the connection reached: "127.0.0.1", "::1"
   std::uint16_t remote_port = 0;
+  std::string local_ip;       ///< where the connection left from ("" over a Unix socket)
+  std::uint16_t local_port = 0;
   ResponseTiming timing;
   BodyReader body;
 };

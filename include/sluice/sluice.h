@@ -54,6 +54,7 @@ typedef enum sluice_code {
   SLUICE_E_DNS = 100,               /* the host name did not resolve */
   SLUICE_E_CONNECT = 200,           /* no address accepted a connection */
   SLUICE_E_PROXY_REFUSED = 201,     /* the proxy refused the tunnel or the request */
+  SLUICE_E_LOCAL_BIND = 202,        /* the local interface or port could not be used */
   SLUICE_E_TLS = 300,               /* the TLS handshake or session failed */
   SLUICE_E_TLS_CERTIFICATE = 301,   /* the certificate was not trusted for the host */
   SLUICE_E_PROTOCOL = 400,          /* the server broke HTTP */
@@ -178,6 +179,15 @@ sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_opti
 /* DNS answers are reused for their TTL but at most this long (default 60; 0: no cache). */
 sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options *options,
                                                       uint32_t seconds);
+/* Where connections leave from (curl's --interface and --local-port): an interface
+ * name or local IP address, and the first free port of port .. port + range - 1
+ * (port 0: any; range at least 1). An interface that does not exist fails
+ * sluice_client_new with SLUICE_E_LOCAL_BIND; one without an address of the family,
+ * or no free port, fails the request with it. */
+sluice_code sluice_client_options_set_interface(sluice_client_options *options,
+                                                const char *interface_name, size_t len);
+sluice_code sluice_client_options_set_local_port(sluice_client_options *options, uint16_t port,
+                                                 uint16_t range);
 sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
                                                  const char *user_agent, size_t len);
 sluice_code sluice_client_options_set_max_connections_per_origin(
@@ -408,6 +418,10 @@ sluice_code sluice_response_header_get(const sluice_response *response, const ch
  * the response) and port (curl's %{remote_ip} and %{remote_port}). */
 sluice_code sluice_response_remote_address(const sluice_response *response, const char **ip,
                                            size_t *len, uint16_t *port);
+/* Where the connection left from (curl's %{local_ip} and %{local_port}); "" and 0 over
+ * a Unix socket. */
+sluice_code sluice_response_local_address(const sluice_response *response, const char **ip,
+                                          size_t *len, uint16_t *port);
 
 /* When each step of the response happened: the steps of the W3C Resource Timing and
  * of curl's -w times. DNS, CONNECT and TLS are the steps of a connection made while

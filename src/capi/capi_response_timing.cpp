@@ -37,20 +37,33 @@ bool known_step(sluice_timing_step step) {
   return step >= SLUICE_TIMING_FETCH_START && step <= SLUICE_TIMING_RESPONSE_END;
 }
 
+// One end of the response's connection into the caller's pointers.
+sluice_code address_out(const char* function, const sluice_response* response, bool local,
+                        const char** ip, size_t* len, uint16_t* port) {
+  if (!usable(response)) return invalid(function, "response is not live");
+  if (ip == nullptr || len == nullptr || port == nullptr) {
+    return invalid(function, "ip, len or port is NULL");
+  }
+  const Response& r = response->response;
+  const std::string& text = local ? r.local_ip : r.remote_ip;
+  *ip = text.c_str();
+  *len = text.size();
+  *port = local ? r.local_port : r.remote_port;
+  return ok();
+}
+
 }  // namespace
 
 extern "C" {
 
 sluice_code sluice_response_remote_address(const sluice_response* response, const char** ip,
                                            size_t* len, uint16_t* port) {
-  if (!usable(response)) return invalid("sluice_response_remote_address", "response is not live");
-  if (ip == nullptr || len == nullptr || port == nullptr) {
-    return invalid("sluice_response_remote_address", "ip, len or port is NULL");
-  }
-  *ip = response->response.remote_ip.c_str();
-  *len = response->response.remote_ip.size();
-  *port = response->response.remote_port;
-  return ok();
+  return address_out("sluice_response_remote_address", response, /*local=*/false, ip, len, port);
+}
+
+sluice_code sluice_response_local_address(const sluice_response* response, const char** ip,
+                                          size_t* len, uint16_t* port) {
+  return address_out("sluice_response_local_address", response, /*local=*/true, ip, len, port);
 }
 
 sluice_code sluice_response_timing(const sluice_response* response, sluice_timing_step step,

@@ -1,5 +1,6 @@
 // The C API: where a client's connections go (ClientOptions::ip_version, resolve,
-// connect_to, unix_socket, dns_servers, dns_timeout, dns_cache_ttl, happy_eyeballs_delay).
+// connect_to, unix_socket, dns_servers, dns_timeout, dns_cache_ttl, happy_eyeballs_delay,
+// interface, local_port).
 // Entries
 // are checked when the client is made.
 #include <chrono>
@@ -56,6 +57,25 @@ sluice_code sluice_client_options_set_unix_socket(sluice_client_options* options
                                                   size_t len) {
   return with_text("sluice_client_options_set_unix_socket", options, path, len,
                    [](ClientOptions& o, std::string text) { o.unix_socket = std::move(text); });
+}
+
+sluice_code sluice_client_options_set_interface(sluice_client_options* options,
+                                                const char* interface_name, size_t len) {
+  return with_text("sluice_client_options_set_interface", options, interface_name, len,
+                   [](ClientOptions& o, std::string text) { o.interface = std::move(text); });
+}
+
+sluice_code sluice_client_options_set_local_port(sluice_client_options* options, uint16_t port,
+                                                 uint16_t range) {
+  if (range == 0 || std::uint32_t{port} + range - 1 > 65535) {
+    return invalid("sluice_client_options_set_local_port",
+                   "range must be at least 1 and port + range - 1 at most 65535");
+  }
+  return with_options("sluice_client_options_set_local_port", options, [&](ClientOptions& o) {
+    o.local_port = port;
+    o.local_port_range = range;
+    return ok();
+  });
 }
 
 sluice_code sluice_client_options_set_dns_servers(sluice_client_options* options, const char* list,

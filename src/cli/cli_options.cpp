@@ -165,7 +165,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 40> kOptions = {{
+const std::array<OptionSpec, 42> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -270,6 +270,32 @@ const std::array<OptionSpec, 40> kOptions = {{
                                             "' is not a number of milliseconds");
        }
        s.options.happy_eyeballs_delay = std::chrono::milliseconds(ms);
+       return {};
+     }},
+    {'\0', "interface", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return Error(ErrorCode::usage, "--interface: give an interface name or address");
+       s.options.interface = std::string(v);
+       return {};
+     }},
+    {'\0', "local-port", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       // "N" or "N-M", as curl takes it.
+       const std::size_t dash = v.find('-');
+       const std::string_view low = v.substr(0, dash);
+       const std::string_view high = dash == std::string_view::npos ? low : v.substr(dash + 1);
+       unsigned first = 0, last = 0;
+       for (const auto& [part, value] : {std::pair{low, &first}, std::pair{high, &last}}) {
+         auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *value);
+         if (ec != std::errc() || end != part.data() + part.size() || *value < 1 || *value > 65535) {
+           return Error(ErrorCode::usage, "--local-port: '" + std::string(part) +
+                                              "' is not a port number (1-65535)");
+         }
+       }
+       if (last < first) {
+         return Error(ErrorCode::usage,
+                      "--local-port: the range " + std::string(v) + " ends before it starts");
+       }
+       s.options.local_port = static_cast<std::uint16_t>(first);
+       s.options.local_port_range = static_cast<std::uint16_t>(last - first + 1);
        return {};
      }},
     {'\0', "max-redirs", true, apply_max_redirs},

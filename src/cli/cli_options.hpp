@@ -98,6 +98,9 @@ struct CliOptions {
   std::vector<std::string> connect_to;      ///< --connect-to H:P:H2:P2 (repeatable)
   std::string unix_socket;                  ///< --unix-socket PATH
   std::string dns_servers;                  ///< --dns-servers LIST
+  std::string interface;                    ///< --interface NAME|ADDRESS
+  std::uint16_t local_port = 0;             ///< --local-port N[-M]: the first port
+  std::uint16_t local_port_range = 1;       ///< and how many
   std::optional<std::chrono::milliseconds> happy_eyeballs_delay;  ///< --happy-eyeballs-timeout-ms
   std::optional<std::chrono::milliseconds> connect_timeout;  ///< unset: library default
   std::chrono::milliseconds max_time{0};                     ///< 0: no limit

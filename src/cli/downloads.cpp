@@ -45,7 +45,7 @@ class DownloadRun {
       display_.update(slot, progress);
     };
     Result<DownloadResult> result = download(client_, std::move(job.options));
-    const int code = result ? kExitOk : exit_code_for(result.error().category());
+    const int code = result ? kExitOk : exit_code_for(result.error());
     display_.end(slot, result.ok());
     report(job.url, result, code);
     return code;
@@ -140,7 +140,7 @@ int run_downloads(const CliOptions& options) {
   Result<Client> client = Client::create(client_options);
   if (!client) {
     print_error(client.error().message());
-    return exit_code_for(client.error().category());
+    return exit_code_for(client.error());
   }
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);

@@ -20,6 +20,7 @@ inline constexpr int kExitReadError = 26;    ///< a local file for -d/--data-bin
 inline constexpr int kExitTimeout = 28;      ///< a timeout expired
 inline constexpr int kExitTls = 35;          ///< TLS handshake or certificate verification failed
 inline constexpr int kExitCancelled = 42;    ///< the transfer was cancelled
+inline constexpr int kExitInterface = 45;    ///< --interface or --local-port could not be used
 inline constexpr int kExitDecode = 61;       ///< content decoding failed
 inline constexpr int kExitTooLarge = 63;     ///< a limit was exceeded (redirects, sizes)
 
@@ -40,6 +41,13 @@ constexpr int exit_code_for(ErrorCategory category) noexcept {
     case ErrorCategory::http: return kExitHttpError;
   }
   return kExitUsage;
+}
+
+/// The exit code for a library error: by its category, except where curl has a
+/// number of its own for the code.
+inline int exit_code_for(const Error& error) noexcept {
+  if (error.code() == ErrorCode::local_bind_failed) return kExitInterface;
+  return exit_code_for(error.category());
 }
 
 }  // namespace sluice::cli

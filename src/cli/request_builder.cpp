@@ -97,6 +97,9 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.connect_to = options.connect_to;
   client_options.unix_socket = options.unix_socket;
   client_options.dns_servers = options.dns_servers;
+  client_options.interface = options.interface;
+  client_options.local_port = options.local_port;
+  client_options.local_port_range = options.local_port_range;
   if (options.happy_eyeballs_delay) client_options.happy_eyeballs_delay = *options.happy_eyeballs_delay;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;

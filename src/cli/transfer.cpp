@@ -70,6 +70,8 @@ class Transfer {
     report_.timing = response.timing;
     report_.remote_ip = response.remote_ip;
     report_.remote_port = response.remote_port;
+    report_.local_ip = response.local_ip;
+    report_.local_port = response.local_port;
     if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
     if (options_.fail_on_http_error && response.status >= 400) {
       return fail(kExitHttpError,
@@ -105,10 +107,10 @@ class Transfer {
       message += " ('" + sink.path() + "' is incomplete: " +
                  std::to_string(sink.bytes_written()) + " bytes written)";
     }
-    return fail(exit_code_for(error.category()), std::move(message));
+    return fail(exit_code_for(error), std::move(message));
   }
 
-  int fail_with(const Error& error) { return fail(exit_code_for(error.category()), error.message()); }
+  int fail_with(const Error& error) { return fail(exit_code_for(error), error.message()); }
 
   int fail(int exit_code, std::string message) {
     report_.error_message = one_line(message);

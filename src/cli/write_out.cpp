@@ -13,7 +13,7 @@ struct VariableName {
   WriteOutVariable variable;
 };
 
-constexpr std::array<VariableName, 16> kVariables = {{
+constexpr std::array<VariableName, 18> kVariables = {{
     {"http_code", WriteOutVariable::http_code},
     {"http_version", WriteOutVariable::http_version},
     {"size_download", WriteOutVariable::size_download},
@@ -30,6 +30,8 @@ constexpr std::array<VariableName, 16> kVariables = {{
     {"time_starttransfer", WriteOutVariable::time_starttransfer},
     {"remote_ip", WriteOutVariable::remote_ip},
     {"remote_port", WriteOutVariable::remote_port},
+    {"local_ip", WriteOutVariable::local_ip},
+    {"local_port", WriteOutVariable::local_port},
 }};
 
 std::optional<WriteOutVariable> find_variable(std::string_view name) {
@@ -94,6 +96,8 @@ std::string expand_variable(WriteOutVariable variable, const TransferReport& rep
       return seconds_to(report, &ResponseTiming::response_start);
     case WriteOutVariable::remote_ip: return report.remote_ip;
     case WriteOutVariable::remote_port: return format_int(report.remote_port, "%lld");
+    case WriteOutVariable::local_ip: return report.local_ip;
+    case WriteOutVariable::local_port: return format_int(report.local_port, "%lld");
     case WriteOutVariable::num_redirects: return format_int(report.num_redirects, "%lld");
     case WriteOutVariable::url_effective: return report.url_effective;
     case WriteOutVariable::content_type: return report.content_type;

@@ -32,6 +32,8 @@ struct TransferReport {
   std::optional<ResponseTiming> timing;
   std::string remote_ip;
   int remote_port = 0;
+  std::string local_ip;
+  int local_port = 0;
 };
 
 enum class WriteOutVariable {
@@ -51,6 +53,8 @@ enum class WriteOutVariable {
   time_starttransfer,
   remote_ip,
   remote_port,
+  local_ip,
+  local_port,
 };
 
 class WriteOutFormat {

@@ -82,6 +82,7 @@ Result<std::unique_ptr<Connection>> ConnectionFactory::connect_quic(
   QuicOptions options;
   options.remote = remote;
   options.host = host;
+  options.local = core_.network().attempts.local;
   options.tls_context = std::move(*tls);
   options.handshake_timeout = handshake_timeout;
   H3SessionOptions session;
@@ -90,6 +91,12 @@ Result<std::unique_ptr<Connection>> ConnectionFactory::connect_quic(
   auto conn = H3Connection::connect(core_.loop(), std::move(options), owner, conn_id, core_.trace(),
                                     std::move(session));
   if (!conn) return std::move(conn).error();
+  // The pool completes the timing when the handshake is done; where it left from is
+  // known now.
+  ConnectTiming timing;
+  timing.local_ip = (*conn)->local_address().ip();
+  timing.local_port = (*conn)->local_address().port();
+  (*conn)->set_connect_timing(std::move(timing));
   return std::unique_ptr<Connection>(std::move(*conn));
 }
 

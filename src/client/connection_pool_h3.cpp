@@ -151,6 +151,8 @@ void ConnectionPool::try_next_h3_address(const std::string& key) {
   attempt.timing.connect_start = attempt.timing.tls_start = core_.loop().now();
   attempt.timing.remote_ip = remote.ip();
   attempt.timing.remote_port = remote.port();
+  attempt.timing.local_ip = (*conn)->connect_timing().local_ip;
+  attempt.timing.local_port = (*conn)->connect_timing().local_port;
   conn_origin_[attempt.conn] = key;
   origin.conns.push_back(std::move(*conn));
 }

@@ -83,6 +83,18 @@ Result<NetworkSettings> NetworkSettings::from(const ClientOptions& options) {
                                        "' is longer than a Unix socket address holds (107 bytes)");
   }
   settings.unix_socket = options.unix_socket;
+  if (auto checked = check_interface(options.interface); !checked) {
+    return Error(ErrorCode::local_bind_failed, "interface: " + checked.error().message());
+  }
+  if (options.local_port_range == 0 ||
+      std::uint32_t{options.local_port} + options.local_port_range - 1 > 65535) {
+    return Error(ErrorCode::usage, "local_port_range: " + std::to_string(options.local_port_range) +
+                                       " ports from " + std::to_string(options.local_port) +
+                                       " go past 65535 (or the range is 0)");
+  }
+  settings.attempts.local.interface = options.interface;
+  settings.attempts.local.port = options.local_port;
+  settings.attempts.local.port_range = options.local_port_range;
   return settings;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // NetworkSettings: the ClientOptions that decide where connections go (-4/-6,
 // --resolve, --connect-to, --unix-socket, --dns-servers, the DNS cache and timeout,
-// Happy Eyeballs), checked and parsed once when the Client is made.
+// Happy Eyeballs, --interface and --local-port), checked and parsed once when the
+// Client is made.
 // Ownership: built by Client::create, then read-only (the HTTP thread reads it).
 
 #include <string>

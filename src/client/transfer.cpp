@@ -234,6 +234,8 @@ void Transfer::on_response_head(ResponseHead head) {
   if (conn_ != nullptr) {
     response.remote_ip = conn_->connect_timing().remote_ip;
     response.remote_port = conn_->connect_timing().remote_port;
+    response.local_ip = conn_->connect_timing().local_ip;
+    response.local_port = conn_->connect_timing().local_port;
   }
   response.timing = timing_;
   response.body = BodyAccess::reader(staging_);

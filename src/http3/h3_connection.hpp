@@ -60,6 +60,8 @@ class H3Connection final : public Connection, private QuicApplication {
   std::uint64_t id() const noexcept override { return id_; }
 
   bool handshake_completed() const noexcept { return handshake_done_; }
+  /// The UDP socket's local end.
+  const SocketAddress& local_address() const noexcept { return quic_->local_address(); }
   /// Why the connection ended (peer close, handshake failure or timeout, idle timeout,
   /// stateless reset, local close); empty while it is up.
   std::optional<Error> close_reason() const override { return close_reason_; }

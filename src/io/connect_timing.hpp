@@ -19,6 +19,8 @@ struct ConnectTiming {
   std::optional<TimePoint> tls_start, tls_end;          // https over TCP; QUIC: its handshake
   std::string remote_ip;
   std::uint16_t remote_port = 0;
+  std::string local_ip;  // where the connection left from ("" over a Unix socket)
+  std::uint16_t local_port = 0;
 
   /// When the connection could first carry a request.
   std::optional<TimePoint> ready() const { return tls_end ? tls_end : connect_end; }

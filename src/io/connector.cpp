@@ -118,6 +118,10 @@ void Connector::on_connected(Result<int> fd) {
     timing_.remote_ip = peer->ip();
     timing_.remote_port = peer->port();
   }
+  if (auto local = SocketAddress::local_of(*fd); local && local->family() != AF_UNIX) {
+    timing_.local_ip = local->ip();
+    timing_.local_port = local->port();
+  }
   if (proxy_ && proxy_->kind == ProxyKind::https) {
     secure_proxy(*fd);
     return;

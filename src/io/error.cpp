@@ -37,6 +37,7 @@ ErrorCategory category_of(ErrorCode code) noexcept {
 
 bool retryable_by_default(ErrorCode code) noexcept {
   if (code == ErrorCode::proxy_refused) return false;  // it said no; asking again changes nothing
+  if (code == ErrorCode::local_bind_failed) return false;  // our configuration, not the network
   switch (category_of(code)) {
     case ErrorCategory::dns:
     case ErrorCategory::connect:
@@ -70,6 +71,7 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::dns_failed: return "dns_failed";
     case ErrorCode::connect_failed: return "connect_failed";
     case ErrorCode::proxy_refused: return "proxy_refused";
+    case ErrorCode::local_bind_failed: return "local_bind_failed";
     case ErrorCode::tls_failed: return "tls_failed";
     case ErrorCode::tls_certificate: return "tls_certificate";
     case ErrorCode::protocol_error: return "protocol_error";

@@ -25,6 +25,17 @@ std::string unix_path(const SocketAddress& address) {
   return std::string(un.sun_path, strnlen(un.sun_path, std::min(room, sizeof un.sun_path)));
 }
 
+// getpeername or getsockname into a SocketAddress.
+template <class Query>
+std::optional<SocketAddress> ask_kernel(int fd, Query query) {
+  SocketAddress address;
+  address.length = sizeof address.storage;
+  if (query(fd, reinterpret_cast<sockaddr*>(&address.storage), &address.length) != 0) {
+    return std::nullopt;
+  }
+  return address;
+}
+
 }  // namespace
 
 std::string SocketAddress::ip() const {
@@ -66,14 +77,9 @@ std::string SocketAddress::to_string() const {
   return "(address family " + std::to_string(family()) + ")";
 }
 
-std::optional<SocketAddress> SocketAddress::peer_of(int fd) {
-  SocketAddress peer;
-  peer.length = sizeof peer.storage;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer.storage), &peer.length) != 0) {
-    return std::nullopt;
-  }
-  return peer;
-}
+std::optional<SocketAddress> SocketAddress::peer_of(int fd) { return ask_kernel(fd, ::getpeername); }
+
+std::optional<SocketAddress> SocketAddress::local_of(int fd) { return ask_kernel(fd, ::getsockname); }
 
 std::optional<SocketAddress> SocketAddress::from_ip(const std::string& host, std::uint16_t port) {
   const std::string bare = bare_host(host);

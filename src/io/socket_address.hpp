@@ -22,6 +22,8 @@ struct SocketAddress {
   bool operator==(const SocketAddress& other) const noexcept;
   /// The address a connected socket talks to; nullopt if the kernel cannot say.
   static std::optional<SocketAddress> peer_of(int fd);
+  /// The address a socket is bound to (its local end); nullopt if the kernel cannot say.
+  static std::optional<SocketAddress> local_of(int fd);
   /// Parses an IPv4 or IPv6 literal ("127.0.0.1", "::1", "[::1]"); nullopt otherwise.
   static std::optional<SocketAddress> from_ip(const std::string& host, std::uint16_t port);
   /// A Unix domain socket; nullopt when the path is empty or longer than sun_path.

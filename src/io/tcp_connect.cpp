@@ -113,6 +113,13 @@ bool TcpConnect::start_one(const SocketAddress& address) {
     record_failure(address, std::strerror(errno));
     return false;
   }
+  if (address.family() != AF_UNIX) {
+    if (auto bound = bind_local(fd, address.family(), settings_.local); !bound) {
+      record_failure(address, bound.error().message(), /*at_bind=*/true);
+      ::close(fd);
+      return false;
+    }
+  }
   // Connected at once (loopback, a Unix socket) or not, the socket is watched: it is
   // writable when connected, and the win is taken from the loop, never from here.
   // EINTR: a non-blocking connect carries on in the background, like EINPROGRESS.
@@ -167,7 +174,9 @@ void TcpConnect::drop(Attempt* attempt, const std::string& reason) {
   }
 }
 
-void TcpConnect::record_failure(const SocketAddress& address, const std::string& reason) {
+void TcpConnect::record_failure(const SocketAddress& address, const std::string& reason,
+                                bool at_bind) {
+  if (!at_bind) only_bind_failures_ = false;
   if (!failures_.empty()) failures_ += "; ";
   failures_ += address.to_string() + ": " + reason;
 }
@@ -192,7 +201,8 @@ void TcpConnect::fail() {
                                           : "connect: cannot connect to " + failures_;
   Callback done = std::move(done_);
   done_ = nullptr;
-  done(Error(ErrorCategory::connect, std::move(message)));
+  const bool local = !failures_.empty() && only_bind_failures_;
+  done(Error(local ? ErrorCode::local_bind_failed : ErrorCode::connect_failed, std::move(message)));
 }
 
 void TcpConnect::note(const std::string& what) const {

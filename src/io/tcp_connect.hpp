@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/event_loop.hpp"
+#include "io/local_binding.hpp"
 #include "io/socket_address.hpp"
 #include "sluice/error.hpp"
 
@@ -29,6 +30,8 @@ struct ConnectAttempts {
   std::chrono::milliseconds timeout{0};
   /// Told of each attempt started, failed and won (for trace lines); may be empty.
   std::function<void(const std::string&)> note;
+  /// Where each socket leaves from (--interface, --local-port); not for Unix sockets.
+  LocalBinding local;
 };
 
 /// RFC 8305 section 4: the first address's family first, then the families in turn
@@ -37,7 +40,8 @@ std::vector<SocketAddress> interleave_families(std::vector<SocketAddress> addres
 
 /// `done` receives a connected non-blocking socket (TCP_NODELAY set on TCP; the
 /// receiver owns it), or an Error (category connect) naming every address tried:
-/// "connect: cannot connect to 127.0.0.1:9: Connection refused" (joined by "; ").
+/// "connect: cannot connect to 127.0.0.1:9: Connection refused" (joined by "; ");
+/// ErrorCode::local_bind_failed when no attempt got past binding its local end.
 class TcpConnect {
  public:
   using Callback = std::function<void(Result<int>)>;
@@ -60,7 +64,9 @@ class TcpConnect {
   void on_attempt_timeout(Attempt* attempt);
   /// Forgets an attempt that failed and moves on.
   void drop(Attempt* attempt, const std::string& reason);
-  void record_failure(const SocketAddress& address, const std::string& reason);
+  /// `at_bind`: the local end could not be bound (--interface, --local-port).
+  void record_failure(const SocketAddress& address, const std::string& reason,
+                      bool at_bind = false);
   void succeed(int fd);
   void fail();
   void note(const std::string& what) const;
@@ -72,6 +78,7 @@ class TcpConnect {
   std::vector<std::unique_ptr<Attempt>> attempts_;  // sockets connecting now
   EventLoop::TimerId stagger_timer_ = 0;            // starts the next address
   std::string failures_;  // "127.0.0.1:9: Connection refused; ..."
+  bool only_bind_failures_ = true;  // every address failed at the local bind
   Callback done_;
   std::shared_ptr<bool> alive_;  // the posted start runs only while this lives
 };

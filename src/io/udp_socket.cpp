@@ -86,7 +86,8 @@ struct UdpSocket::SendOutcome {
   int err = 0;
 };
 
-Result<UdpSocket> UdpSocket::connect(const SocketAddress& remote, std::string label) {
+Result<UdpSocket> UdpSocket::connect(const SocketAddress& remote, std::string label,
+                                     const LocalBinding& binding) {
   const int family = remote.storage.ss_family;
   const int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
   if (fd < 0) {
@@ -96,6 +97,10 @@ Result<UdpSocket> UdpSocket::connect(const SocketAddress& remote, std::string la
                      std::strerror(err));
   }
   set_socket_options(fd, family);
+  if (auto bound = bind_local(fd, family, binding); !bound) {
+    ::close(fd);
+    return Error(ErrorCode::local_bind_failed, label + ": " + bound.error().message());
+  }
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&remote.storage), remote.length) != 0) {
     const int err = errno;
     ::close(fd);

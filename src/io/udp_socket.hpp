@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "io/local_binding.hpp"
 #include "io/socket_address.hpp"
 #include "sluice/error.hpp"
 
@@ -31,10 +32,12 @@ class UdpSocket {
   /// it as its max_udp_payload_size, so a conforming peer never sends one.
   static constexpr std::size_t kMaxDatagram = 2048;
 
-  /// A socket connected to `remote`, bound to an ephemeral local port. `label` starts
-  /// every error message ("QUIC" -> "QUIC: UDP send to 127.0.0.1:4433 failed: ...").
-  /// Errors: category connect when the address is unreachable, io otherwise.
-  static Result<UdpSocket> connect(const SocketAddress& remote, std::string label);
+  /// A socket connected to `remote`, bound to an ephemeral local port, or as `local`
+  /// says. `label` starts every error message ("QUIC" -> "QUIC: UDP send to
+  /// 127.0.0.1:4433 failed: ..."). Errors: category connect when the address is
+  /// unreachable (ErrorCode::local_bind_failed for `local`), io otherwise.
+  static Result<UdpSocket> connect(const SocketAddress& remote, std::string label,
+                                   const LocalBinding& local = {});
 
   UdpSocket(UdpSocket&& other) noexcept;
   UdpSocket& operator=(UdpSocket&& other) noexcept;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "io/datagram_driver.hpp"
+#include "io/local_binding.hpp"
 #include "io/socket_address.hpp"
 #include "io/trace.hpp"
 #include "quic/quic_errors.hpp"
@@ -43,6 +44,7 @@ namespace sluice {
 
 struct QuicOptions {
   SocketAddress remote;  ///< the server's resolved address (the caller resolves)
+  LocalBinding local;    ///< where the UDP socket leaves from (--interface, --local-port)
   std::string host;      ///< SNI and certificate name; messages name it
   std::string ca_file;   ///< PEM CA to trust instead of the system store
   bool insecure = false; ///< no certificate or host name verification at all

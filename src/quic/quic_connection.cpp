@@ -13,7 +13,7 @@ Result<std::unique_ptr<QuicConnection>> QuicConnection::connect(EventLoop& loop,
                                                                 QuicApplication& app,
                                                                 const Trace& trace,
                                                                 std::uint64_t conn_id) {
-  auto socket = UdpSocket::connect(options.remote, "QUIC");
+  auto socket = UdpSocket::connect(options.remote, "QUIC", options.local);
   if (!socket) return std::move(socket).error();
   QuicCodec::Path path{socket->local(), socket->remote()};
   const bool gso = socket->gso_enabled();

@@ -37,6 +37,8 @@ class QuicConnection {
     codec_->close(std::move(error), app_error);
   }
   bool is_closed() const noexcept { return codec_->is_closed(); }
+  /// Where the UDP socket is bound (the connection's local end).
+  const SocketAddress& local_address() const noexcept { return driver_.socket().local(); }
   void request_write() { codec_->request_write(); }
   /// Whether sends go out as UDP GSO runs (false once closed).
   bool uses_gso() const noexcept { return !driver_.closed() && driver_.socket().gso_enabled(); }

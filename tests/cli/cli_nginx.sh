@@ -170,6 +170,22 @@ case_ipv6_only_refuses_an_ipv4_server() {
   expect_stdout "127.0.0.1"
 }
 
+case_interface_and_local_port_choose_where_connections_leave_from() {
+  run_sluice --interface lo --local-port 45000-45099 -o /dev/null \
+    -w '%{local_ip} %{local_port}' "$HTTP/small.txt"
+  expect_code 0
+  local ip port
+  read -r ip port < "$OUT"
+  [ "$ip" = "127.0.0.1" ] || fail "left from '$ip', not 127.0.0.1"
+  [ "$port" -ge 45000 ] && [ "$port" -le 45099 ] || fail "left from port $port, outside 45000-45099"
+  run_sluice --interface nosuch0 -o /dev/null "$HTTP/small.txt"
+  expect_code 45
+  expect_one_error "no network interface named nosuch0"
+  run_sluice --local-port 70000 -o /dev/null "$HTTP/small.txt"
+  expect_code 2
+  expect_one_error "'70000' is not a port number"
+}
+
 case_https_proxy_carries_http_and_https() {
   local proxy_port
   proxy_port=$(port_of "$SLUICE_HTTPS_PROXY")

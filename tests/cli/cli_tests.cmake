@@ -65,6 +65,7 @@ set(SLUICE_CLI_NGINX_CASES
   resolve_and_connect_to_choose_where_to_connect
   unix_socket_carries_http1_and_h2c
   ipv6_only_refuses_an_ipv4_server
+  interface_and_local_port_choose_where_connections_leave_from
   fail_on_404_exits_22_without_output
   404_without_fail_is_a_success_with_the_error_page
   location_follows_one_redirect

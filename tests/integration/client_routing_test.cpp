@@ -4,11 +4,16 @@
 // of the test's own: the cache, the stats, and a server that never answers.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "io/socket_address.hpp"
 #include "sluice/sluice.hpp"
 #include "support/black_hole.hpp"
 #include "support/client_on_clock.hpp"
@@ -209,6 +214,56 @@ TEST_F(ClientRouting, ANameServerThatNeverAnswersFailsWithDnsTimeout) {
   EXPECT_GE(dns.questions("nowhere.test"), 1u);
 }
 
+// --interface and --local-port: TCP (nginx) and QUIC (gtlsserver) leave from the
+// loopback interface's address and a port of the range, and the response says so.
+TEST_F(ClientRouting, ConnectionsLeaveFromTheInterfaceAndThePortRange) {
+  // The range starts at a port the kernel just handed out, so it is most likely free.
+  const int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  auto any = SocketAddress::from_ip("127.0.0.1", 0);
+  ASSERT_EQ(bind(probe, reinterpret_cast<const sockaddr*>(&any->storage), any->length), 0);
+  const std::uint16_t first = std::min<std::uint16_t>(SocketAddress::local_of(probe)->port(), 65000);
+  close(probe);
+  ClientOptions options;
+  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.interface = "lo";
+  options.local_port = first;
+  options.local_port_range = 100;
+  auto client = Client::create(options).value();
+  Request h3 = Request::get(env_.get("SLUICE_GTLSSERVER_URL") + "/small.txt");
+  h3.version = VersionPolicy::http3_only;
+  for (Request request : {Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/small.txt"), h3}) {
+    auto response = client.fetch(std::move(request));
+    expect_small(response);
+    EXPECT_EQ(response->local_ip, "127.0.0.1");
+    EXPECT_GE(response->local_port, first);
+    EXPECT_LT(response->local_port, first + 100);
+  }
+}
+
+TEST_F(ClientRouting, AnUnusableInterfaceIsALocalBindError) {
+  ClientOptions missing;
+  missing.interface = "nosuch0";
+  auto made = Client::create(missing);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.error().code(), ErrorCode::local_bind_failed);
+  EXPECT_EQ(made.error().message(), "interface: no network interface named nosuch0");
+
+  // An IPv4 address cannot carry a connection to an IPv6 literal (where this
+  // machine has IPv6 at all: without it the socket itself fails first).
+  if (env_.get("SLUICE_IPV6_LOOPBACK") != "yes") return;
+  ClientOptions v4;
+  v4.interface = "127.0.0.1";
+  auto client = Client::create(v4).value();
+  auto refused = client.fetch(Request::get("http://[::1]:" +
+                                           std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) +
+                                           "/small.txt"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::local_bind_failed) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("local address 127.0.0.1 is not an IPv6 address"),
+            std::string::npos)
+      << refused.error().message();
+}
+
 TEST_F(ClientRouting, BadRoutingOptionsAreRefusedByCreate) {
   ClientOptions bad_resolve;
   bad_resolve.resolve = {"example.org:443"};
@@ -222,6 +277,10 @@ TEST_F(ClientRouting, BadRoutingOptionsAreRefusedByCreate) {
   ClientOptions bad_connect_to;
   bad_connect_to.connect_to = {"a:99999:b:1"};
   ASSERT_FALSE(Client::create(bad_connect_to).ok());
+  ClientOptions bad_ports;
+  bad_ports.local_port = 65500;
+  bad_ports.local_port_range = 100;
+  ASSERT_FALSE(Client::create(bad_ports).ok());
 }
 
 }  // namespace

@@ -106,6 +106,9 @@ options_set_ip_version = _declare("sluice_client_options_set_ip_version", c_code
 options_add_resolve = _declare("sluice_client_options_add_resolve", c_code, c_void_p, c_char_p, c_size_t)
 options_add_connect_to = _declare("sluice_client_options_add_connect_to", c_code, c_void_p, c_char_p, c_size_t)
 options_set_unix_socket = _declare("sluice_client_options_set_unix_socket", c_code, c_void_p, c_char_p, c_size_t)
+options_set_interface = _declare("sluice_client_options_set_interface", c_code, c_void_p, c_char_p, c_size_t)
+options_set_local_port = _declare(
+    "sluice_client_options_set_local_port", c_code, c_void_p, ctypes.c_uint16, ctypes.c_uint16)
 options_set_dns_cache_ttl = _declare("sluice_client_options_set_dns_cache_ttl_s", c_code, c_void_p, ctypes.c_uint32)
 options_set_dns_servers = _declare("sluice_client_options_set_dns_servers", c_code, c_void_p, c_char_p, c_size_t)
 options_set_proxy_from_environment = _declare(
@@ -161,6 +164,9 @@ response_effective_url = _declare(
 response_redirects = _declare("sluice_response_redirects", ctypes.c_int, c_void_p)
 response_remote_address = _declare(
     "sluice_response_remote_address", c_code, c_void_p, ctypes.POINTER(c_char_p),
+    ctypes.POINTER(c_size_t), ctypes.POINTER(ctypes.c_uint16))
+response_local_address = _declare(
+    "sluice_response_local_address", c_code, c_void_p, ctypes.POINTER(c_char_p),
     ctypes.POINTER(c_size_t), ctypes.POINTER(ctypes.c_uint16))
 response_timing = _declare(
     "sluice_response_timing", c_code, c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64))

@@ -45,7 +45,8 @@ class Client:
                  max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False,
                  proxy_ca_file=None,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
-                 dns_servers=None, dns_cache_ttl=None, tls=None):
+                 dns_servers=None, dns_cache_ttl=None, interface=None, local_port=None,
+                 tls=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -56,7 +57,9 @@ class Client:
         "host:port:connect_host:connect_port"; `unix_socket`: a path every connection
         goes to instead of the network; `dns_servers`: "addr[:port],..." instead of
         /etc/resolv.conf's; `dns_cache_ttl`: seconds an answer is reused at most
-        (default 60; 0: no cache).
+        (default 60; 0: no cache); `interface`: an interface name or local address
+        connections leave from (--interface); `local_port`: a port, or a (first, last)
+        range, they leave from (--local-port).
 
         `tls`: a dict of TLS options, as ClientOptions names them: client_cert,
         client_key, key_password, ca_path, pinned_public_key, tls12_ciphers,
@@ -95,6 +98,13 @@ class Client:
                 _set_text(_capi.options_set_dns_servers, options, dns_servers)
             if dns_cache_ttl is not None:
                 check(_capi.options_set_dns_cache_ttl(options, dns_cache_ttl))
+            if interface is not None:
+                _set_text(_capi.options_set_interface, options, str(interface))
+            if local_port is not None:
+                first, last = (local_port, local_port) if isinstance(local_port, int) else local_port
+                if not 1 <= first <= last <= 65535:
+                    raise UsageError(1002, "local_port: a port 1-65535 or a (first, last) range")
+                check(_capi.options_set_local_port(options, first, last - first + 1))
             if tls:
                 _set_tls_options(options, tls)
             check(_capi.options_set_host_dispatch(options, 1))

@@ -174,6 +174,16 @@ class Response:
         return ctypes.string_at(ip, length.value).decode("ascii"), port.value
 
     @property
+    def local_address(self):
+        """(ip, port) the connection left from: ("127.0.0.1", 51234); ("", 0) over a
+        Unix socket."""
+        self._require_handle()
+        ip, length, port = ctypes.c_char_p(), ctypes.c_size_t(), ctypes.c_uint16()
+        check(_capi.response_local_address(self._handle, ctypes.byref(ip), ctypes.byref(length),
+                                           ctypes.byref(port)))
+        return ctypes.string_at(ip, length.value).decode("ascii"), port.value
+
+    @property
     def timing(self):
         """When each step happened, in milliseconds from the request's start (Resource
         Timing's names): fetch_start, dns_start, dns_end, connect_start, connect_end,

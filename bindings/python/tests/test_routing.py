@@ -51,3 +51,21 @@ def test_ipv6_only_refuses_an_ipv4_server():
 def test_a_malformed_resolve_entry_is_refused_by_the_client():
     with pytest.raises(sluice.UsageError, match="missing a part"):
         sluice.Client(resolve=["example.org:443"])
+
+
+def test_connections_leave_from_the_interface_and_port_range():
+    async def main():
+        async with sluice.Client(interface="lo", local_port=(46000, 46099)) as client:
+            response = await client.fetch(ENV["SLUICE_NGINX_HTTP_URL"] + "/small.txt")
+            await response.read()
+            ip, port = response.local_address
+            assert ip == "127.0.0.1"
+            assert 46000 <= port <= 46099
+    run(main())
+
+
+def test_a_missing_interface_or_a_bad_port_range_is_refused():
+    with pytest.raises(sluice.Error, match="no network interface named nosuch0"):
+        sluice.Client(interface="nosuch0")
+    with pytest.raises(sluice.UsageError, match="local_port"):
+        sluice.Client(local_port=(2, 1))

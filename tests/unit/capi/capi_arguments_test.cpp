@@ -147,6 +147,30 @@ TEST(CapiArguments, RoutingOptionsRefuseBadArgumentsAndBadEntriesFailTheClient) 
   EXPECT_STREQ(sluice_category_name(SLUICE_E_DNS_TIMEOUT), "timeout");
 }
 
+TEST(CapiArguments, LocalBindingOptionsAreChecked) {
+  sluice_client_options* options = nullptr;
+  ASSERT_EQ(sluice_client_options_new(&options), SLUICE_OK);
+  expect_invalid(sluice_client_options_set_local_port(options, 65500, 100),
+                 "sluice_client_options_set_local_port");
+  expect_invalid(sluice_client_options_set_local_port(options, 4000, 0),
+                 "sluice_client_options_set_local_port");
+  expect_invalid(sluice_client_options_set_interface(options, nullptr, 2),
+                 "sluice_client_options_set_interface");
+  ASSERT_EQ(sluice_client_options_set_local_port(options, 40000, 10), SLUICE_OK);
+  ASSERT_EQ(sluice_client_options_set_interface(options, "nosuch0", 7), SLUICE_OK);
+  sluice_client* client = nullptr;
+  EXPECT_EQ(sluice_client_new(options, &client), SLUICE_E_LOCAL_BIND);
+  EXPECT_EQ(client, nullptr);
+  EXPECT_STREQ(sluice_last_error(), "interface: no network interface named nosuch0");
+  sluice_client_options_free(options);
+  EXPECT_STREQ(sluice_code_name(SLUICE_E_LOCAL_BIND), "local_bind_failed");
+  EXPECT_STREQ(sluice_category_name(SLUICE_E_LOCAL_BIND), "connect");
+  const char* ip = nullptr;
+  size_t len = 0;
+  uint16_t port = 0;
+  EXPECT_EQ(sluice_response_local_address(nullptr, &ip, &len, &port), SLUICE_E_INVALID_ARGUMENT);
+}
+
 TEST(CapiArguments, CodesHaveNamesAndCategories) {
   EXPECT_STREQ(sluice_code_name(SLUICE_OK), "ok");
   EXPECT_STREQ(sluice_code_name(SLUICE_WOULD_BLOCK), "would_block");
