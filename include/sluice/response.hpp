@@ -15,8 +15,10 @@
 
 namespace sluice {
 
-enum class HttpVersion { http1_1, http2, http3 };
-/// "1.1", "2", "3": the form curl's %{http_version} prints.
+/// http1_0 is last so the others keep their numbers; it is what a server that answered
+/// "HTTP/1.0" spoke, over a connection that asked in HTTP/1.1.
+enum class HttpVersion { http1_1, http2, http3, http1_0 };
+/// "1.0", "1.1", "2", "3": the form curl's %{http_version} prints.
 const char* to_string(HttpVersion version) noexcept;
 
 /// When each step of a response happened: the steps of the W3C Resource Timing

@@ -396,7 +396,7 @@ sluice_code sluice_client_fetch(sluice_client *client, const sluice_request *req
  * connection is reused; a longer one closes the connection. */
 void sluice_response_free(sluice_response *response);
 int sluice_response_status(const sluice_response *response);
-/* 11 for HTTP/1.1, 20 for HTTP/2, 30 for HTTP/3; 0 for a bad handle. */
+/* 10 for HTTP/1.0, 11 for HTTP/1.1, 20 for HTTP/2, 30 for HTTP/3; 0 for a bad handle. */
 int sluice_response_http_version(const sluice_response *response);
 /* The URL after redirects, and how many were followed. */
 sluice_code sluice_response_effective_url(const sluice_response *response,

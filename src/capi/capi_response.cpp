@@ -221,6 +221,7 @@ int sluice_response_status(const sluice_response* response) {
 int sluice_response_http_version(const sluice_response* response) {
   if (!usable(response)) return 0;
   switch (response->response.version) {
+    case HttpVersion::http1_0: return 10;
     case HttpVersion::http1_1: return 11;
     case HttpVersion::http2: return 20;
     case HttpVersion::http3: return 30;

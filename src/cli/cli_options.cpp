@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cli/option_spec.hpp"
+#include "cli/url_guess.hpp"
 #include "sluice/version.hpp"
 
 namespace sluice::cli {
@@ -165,7 +166,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 42> kOptions = {{
+const std::array<OptionSpec, 45> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -332,6 +333,19 @@ const std::array<OptionSpec, 42> kOptions = {{
        s.options.output_path = std::string(v);
        return {};
      }},
+    {'i', "include", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.include_head = true;
+       return {};
+     }},
+    {'I', "head", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.head_only = true;
+       return {};
+     }},
+    {'D', "dump-header", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("-D: the file name is empty (use - for stdout)");
+       s.options.dump_header_path = std::string(v);
+       return {};
+     }},
     {'w', "write-out", true, apply_write_out},
     {'A', "user-agent", true, [](ParseState& s, std::string_view v) -> Result<void> {
        if (Result<void> valid = validate_header_value(v); !valid) {
@@ -391,6 +405,10 @@ class ArgumentWalker {
       if (!step) return std::move(step).error();
     }
     if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
+    const CliOptions& o = state_.options;
+    if (o.head_only && (o.data || !o.data_file.empty())) {
+      return usage_error("-I sends a HEAD request, which carries no -d/--data-binary body");
+    }
     return std::move(state_.options);
   }
 
@@ -401,7 +419,7 @@ class ArgumentWalker {
   }
 
   Result<void> take_url(std::string_view arg) {
-    state_.options.urls.emplace_back(arg);
+    state_.options.urls.push_back(with_guessed_scheme(arg));
     return {};
   }
 

@@ -111,6 +111,9 @@ struct CliOptions {
   bool fail_on_http_error = false;
 
   std::string output_path;  ///< empty or "-": stdout
+  bool include_head = false;     ///< -i: the response head before the body in the output
+  bool head_only = false;        ///< -I: a HEAD request; its head is the output
+  std::string dump_header_path;  ///< -D FILE: the response head to FILE ("-": stdout)
   std::optional<WriteOutFormat> write_out;
 
   DownloadCliOptions download;

@@ -6,6 +6,7 @@
 
 #include "cli/option_spec.hpp"
 #include "cli/request_builder.hpp"
+#include "cli/url_guess.hpp"
 
 namespace sluice::cli {
 namespace {
@@ -19,7 +20,7 @@ void add_list(const std::string& text, std::vector<std::string>& urls) {
     }
     std::size_t start = line.find_first_not_of(" \t");
     if (start == std::string::npos || line[start] == '#') continue;
-    urls.push_back(line.substr(start));
+    urls.push_back(with_guessed_scheme(std::string_view(line).substr(start)));
   }
 }
 
@@ -28,7 +29,7 @@ void add_list(const std::string& text, std::vector<std::string>& urls) {
 Result<std::vector<std::string>> collect_urls(const CliOptions& options) {
   std::vector<std::string> urls = options.urls;
   for (const std::string& list : options.download.url_lists) {
-    Result<std::string> text = read_whole_file("-i", list);
+    Result<std::string> text = read_whole_file("--input-file", list);
     if (!text) return std::move(text).error();
     add_list(*text, urls);
   }
@@ -43,7 +44,7 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
   if (options.data || !options.data_file.empty() ||
       (!options.method.empty() && options.method != "GET")) {
     return usage_error("downloads are GET requests: -d, --data-binary and -X cannot be combined "
-                       "with -O, -J, -C, -Z, -i, --split, --checksum, --retry or several URLs");
+                       "with -O, -J, -C, -Z, --input-file, --split, --checksum, --retry or several URLs");
   }
   const bool to_stdout = options.output_path == "-";
   if (to_stdout) return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");

@@ -104,8 +104,9 @@ const std::array<OptionSpec, 18> kDownloadOptions = {{
        download(s).create_dirs = true;
        return {};
      }},
-    {'i', "input-file", true, [](ParseState& s, std::string_view v) -> Result<void> {
-       if (v.empty()) return usage_error("-i: the file name is empty (use - for stdin)");
+    // Not -i: that is curl's --include.
+    {'\0', "input-file", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--input-file: the file name is empty (use - for stdin)");
        download(s).url_lists.emplace_back(v);
        return {};
      }},

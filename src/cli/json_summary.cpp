@@ -2,26 +2,52 @@
 
 #include <cstdio>
 
+#include "cli/utf8.hpp"
+
 namespace sluice::cli {
 
 std::string json_string(std::string_view text) {
   std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
+  char escaped[8];
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (byte >= 0x80 && length > 0) {  // valid UTF-8 goes as it is
+      out.append(text.substr(i, length));
+      i += length;
+      continue;
+    }
+    if (byte >= 0x80) {
+      // A C1 control (valid UTF-8 that utf8_sequence_length refuses) is escaped; a
+      // byte that is not UTF-8 at all cannot be carried by JSON: U+FFFD stands in.
+      const bool c1 = byte == 0xC2 && i + 1 < text.size() &&
+                      static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                      static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+      if (c1) {
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
+        out += escaped;
+        i += 2;
+      } else {
+        out += "\\ufffd";
+        ++i;
+      }
+      continue;
+    }
+    switch (byte) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+        if (byte < 0x20 || byte == 0x7f) {
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(byte));
           out += escaped;
         } else {
-          out += c;
+          out += static_cast<char>(byte);
         }
     }
+    ++i;
   }
   return out + "\"";
 }

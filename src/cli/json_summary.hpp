@@ -17,8 +17,9 @@ namespace sluice::cli {
 std::string json_summary(const std::string& url, const Result<DownloadResult>& result,
                          int exit_code);
 
-/// `text` as a JSON string literal (quotes, backslashes and control characters escaped;
-/// other bytes, UTF-8 included, as they are).
+/// `text` as a JSON string literal: quotes, backslashes and control characters (C1
+/// included) escaped, valid UTF-8 as it is, and each byte that is not UTF-8 (a server's
+/// file name can hold any) as U+FFFD, so the line always parses as JSON.
 std::string json_string(std::string_view text);
 
 }  // namespace sluice::cli

@@ -44,6 +44,7 @@ RequestBody build_body(const CliOptions& options) {
 
 std::string build_method(const CliOptions& options) {
   if (!options.method.empty()) return options.method;
+  if (options.head_only) return "HEAD";
   return options.data || !options.data_file.empty() ? "POST" : "GET";
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/cli_clock.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/head_output.hpp"
 #include "cli/output_sink.hpp"
 #include "cli/request_builder.hpp"
 #include "cli/verbose.hpp"
@@ -77,12 +78,33 @@ class Transfer {
       return fail(kExitHttpError,
                   "The requested URL returned error: " + std::to_string(response.status));
     }
-    return write_body(response.body);
+    const bool head_in_output = options_.include_head || options_.head_only;
+    const std::string head =
+        head_in_output || !options_.dump_header_path.empty() ? response_head_text(response) : "";
+    if (!options_.dump_header_path.empty()) {
+      if (int failed = dump_head(head); failed != kExitOk) return failed;
+    }
+    return write_body(response.body, head_in_output ? head : std::string());
   }
 
-  int write_body(BodyReader& body) {
+  // -D FILE: the head alone, to its own file (or stdout with "-").
+  int dump_head(const std::string& head) {
+    OutputSink dump(options_.dump_header_path);
+    Result<void> done = dump.open();
+    if (done) done = dump.write_all(std::as_bytes(std::span(head)));
+    if (done) done = dump.close();
+    return done ? kExitOk : fail_with(done.error());
+  }
+
+  // `head` (for -i and -I) goes first, into the same output as the body.
+  int write_body(BodyReader& body, const std::string& head) {
     OutputSink sink(options_.output_path);
     if (Result<void> opened = sink.open(); !opened) return fail_with(opened.error());
+    if (!head.empty()) {
+      if (Result<void> wrote = sink.write_all(std::as_bytes(std::span(head))); !wrote) {
+        return fail_incomplete(wrote.error(), sink);
+      }
+    }
     auto next_stats = cli_now() + kStatsEvery;
     for (;;) {
       if (options_.verbose && cli_now() >= next_stats) {
@@ -94,7 +116,7 @@ class Transfer {
       if (!chunk) return fail_incomplete(chunk.error(), sink);
       if (chunk->empty()) break;
       Result<void> wrote = sink.write_all(chunk->bytes());
-      report_.size_download = sink.bytes_written();
+      report_.size_download = sink.bytes_written() - head.size();
       if (!wrote) return fail_incomplete(wrote.error(), sink);
     }
     if (Result<void> closed = sink.close(); !closed) return fail_incomplete(closed.error(), sink);

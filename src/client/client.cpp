@@ -225,6 +225,7 @@ ClientStats Client::stats() const {
 
 const char* to_string(HttpVersion version) noexcept {
   switch (version) {
+    case HttpVersion::http1_0: return "1.0";
     case HttpVersion::http1_1: return "1.1";
     case HttpVersion::http2: return "2";
     case HttpVersion::http3: return "3";

@@ -228,7 +228,9 @@ void Transfer::on_response_head(ResponseHead head) {
   Response response;
   response.status = head.status;
   response.headers = std::move(head.headers);
-  response.version = conn_ != nullptr ? conn_->version() : HttpVersion::http1_1;
+  response.version = head.version   ? *head.version
+                     : conn_ != nullptr ? conn_->version()
+                                        : HttpVersion::http1_1;
   response.effective_url = url_.to_string();
   response.redirects = redirects_;
   if (conn_ != nullptr) {

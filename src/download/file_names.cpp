@@ -101,6 +101,30 @@ std::optional<std::string> decode_ext_value(std::string_view value) {
   return std::nullopt;
 }
 
+// RFC 3629: well-formed sequences only (no overlongs, surrogates or code points past
+// U+10FFFF).
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80                   ? 1
+                               : lead >= 0xC2 && lead <= 0xDF ? 2
+                               : lead >= 0xE0 && lead <= 0xEF ? 3
+                               : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                              : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
+    }
+    const auto second = length > 1 ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F) ||
+        (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second > 0x8F)) {
+      return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
 const Parameter* find_parameter(const std::vector<Parameter>& parameters, std::string_view name) {
   for (const auto& parameter : parameters) {
     if (iequals(parameter.name, name)) return &parameter;
@@ -156,7 +180,9 @@ std::optional<std::string> url_path_file_name(std::string_view path) {
   const std::size_t slash = path.rfind('/');
   const std::string_view segment = slash == std::string_view::npos ? path : path.substr(slash + 1);
   auto decoded = percent_decode(segment);
-  if (!decoded) return safe_file_name(segment);  // a stray '%' is just a character
+  // A stray '%' is just a character; escapes that decode to bytes that are not UTF-8
+  // (%FF) stay escaped, so the name stays printable and the bytes stay recoverable.
+  if (!decoded || !is_valid_utf8(*decoded)) return safe_file_name(segment);
   return safe_file_name(*decoded);
 }
 

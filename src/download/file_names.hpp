@@ -15,8 +15,9 @@ namespace sluice {
 /// std::nullopt when neither gives a usable name.
 std::optional<std::string> content_disposition_file_name(std::string_view value);
 
-/// A URL path's last segment, percent-decoded and made safe; std::nullopt when it
-/// gives no usable name ("/" or "/dir/").
+/// A URL path's last segment, percent-decoded (unless that gives bytes that are not
+/// UTF-8: then as it is) and made safe; std::nullopt when it gives no usable name
+/// ("/" or "/dir/").
 std::optional<std::string> url_path_file_name(std::string_view path);
 
 /// `name` reduced to its last component after '/' or '\', or std::nullopt when that

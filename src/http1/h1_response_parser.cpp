@@ -267,7 +267,9 @@ Result<int> State::on_headers_complete() {
   }
   Headers head_fields = std::move(fields);
   fields = Headers();
-  events->on_response_head(ResponseHead{status, std::move(head_fields)});
+  std::optional<HttpVersion> version;
+  if (llhttp_get_http_minor(&parser) == 0) version = HttpVersion::http1_0;
+  events->on_response_head(ResponseHead{status, std::move(head_fields), version});
   return no_body ? 1 : 0;
 }
 

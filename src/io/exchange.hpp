@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
+#include "sluice/response.hpp"
 
 namespace sluice {
 
@@ -19,6 +21,9 @@ namespace sluice {
 struct ResponseHead {
   int status = 0;
   Headers headers;
+  /// What the status line said, when it is not the connection's own version (an
+  /// "HTTP/1.0" answer on an HTTP/1.1 connection).
+  std::optional<HttpVersion> version;
 };
 
 class ExchangeSink {

@@ -42,6 +42,8 @@ def serve(conn):
             extra = b""
             if mode == "disposition":
                 extra = b'Content-Disposition: attachment; filename="../../evil name.bin"\r\n'
+            if mode == "rawname":  # a name that is not UTF-8
+                extra = b'Content-Disposition: attachment; filename="caf\xff.bin"\r\n'
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n" % len(body) + extra +
                          b"\r\n" + body)
 
@@ -52,6 +54,23 @@ PY
   BACKGROUND_PIDS+=($!)
   wait_for_port_file "$port_file" "$1"
   PEER_URL="http://127.0.0.1:$(cat "$port_file")"
+}
+
+case_names_that_are_not_utf8_stay_printable_and_json_parses() {
+  start_file_peer rawname
+  # %FF in the URL is not decoded into a raw byte: the name keeps the escape.
+  run_sluice -O --create-dirs --output-dir "$SCRATCH/o" "$PEER_URL/a%FFb.bin"
+  expect_code 0
+  [ -f "$SCRATCH/o/a%FFb.bin" ] || fail "-O did not keep %FF escaped: $(ls "$SCRATCH/o")"
+  # The server's raw 0xFF in Content-Disposition: the JSON line still parses.
+  run_sluice -O -J --json --create-dirs --output-dir "$SCRATCH/j" "$PEER_URL/x.bin"
+  expect_code 0
+  python3 -c 'import json, sys
+for line in open(sys.argv[1], "rb"):
+    record = json.loads(line)
+    assert record["ok"], record
+    assert record["path"].endswith("caf\ufffd.bin"), record["path"]' "$OUT" \
+    || fail "the --json output does not parse or names the file wrongly: $(cat "$OUT")"
 }
 
 case_segmented_download_matches() {
@@ -141,7 +160,7 @@ case_remote_header_name_is_used_safely() {
 
 case_parallel_list_json_and_create_dirs() {
   printf '%s\n' "# files" "$HTTP/1m.bin" "" "$HTTP/small.txt" > "$SCRATCH/list.txt"
-  run_sluice -Z -O --json --create-dirs --output-dir "$SCRATCH/a/b" -i "$SCRATCH/list.txt" \
+  run_sluice -Z -O --json --create-dirs --output-dir "$SCRATCH/a/b" --input-file "$SCRATCH/list.txt" \
     "$HTTP/64m.bin"
   expect_code 0
   local name

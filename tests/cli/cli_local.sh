@@ -9,6 +9,7 @@ SLUICE=$1
 #   ok        answers every request with 200 and the body "hello from the peer\n"
 #   silent    accepts, reads the request, never answers
 #   truncated announces Content-Length: 100000, sends 1000 bytes, closes
+#   http10    answers with an HTTP/1.0 status line, then closes
 start_peer() {
   local port_file=$SCRATCH/peer.port
   rm -f "$port_file"
@@ -46,6 +47,9 @@ def serve(conn):
                              b"Content-Type: application/octet-stream\r\n\r\n" + b"x" * 1000)
                 return
             body = b"hello from the peer\n"
+            if mode == "http10":
+                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+                return
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
                          b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
@@ -91,6 +95,14 @@ case_truncated_body_exits_8_and_names_the_incomplete_file() {
   expect_one_error "'$SCRATCH/part.bin' is incomplete: 1000 bytes written"
   expect_stdout "8 1000"
   [ "$(stat -c %s "$SCRATCH/part.bin")" -eq 1000 ] || fail "the partial file is not 1000 bytes"
+}
+
+case_http10_answer_is_reported_as_1_0() {
+  start_peer http10
+  run_sluice -v -o /dev/null -w '%{http_version}' "$PEER_URL/old"
+  expect_code 0
+  expect_stdout "1.0"
+  grep -q "^< HTTP/1.0 200" "$ERR" || fail "-v does not show HTTP/1.0"
 }
 
 case_truncated_body_to_stdout_is_an_error() {

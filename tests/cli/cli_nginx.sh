@@ -186,6 +186,38 @@ case_interface_and_local_port_choose_where_connections_leave_from() {
   expect_one_error "'70000' is not a port number"
 }
 
+case_include_head_and_dump_header_show_the_response_head() {
+  run_sluice -i "$HTTP/small.txt"
+  expect_code 0
+  head -1 "$OUT" | grep -q $'^HTTP/1.1 200\r$' || fail "-i: no status line first"
+  grep -qi $'^content-length: [0-9]*\r$' "$OUT" || fail "-i: no Content-Length field"
+  # The body follows the blank line, byte for byte.
+  sed '1,/^\r$/d' "$OUT" > "$SCRATCH/body.txt"
+  [ "$(sha_of "$SCRATCH/body.txt")" = "$(expected_sha small.txt)" ] || fail "-i: the body differs"
+
+  run_sluice -I -w '%{size_download}' "$HTTP/small.txt"
+  expect_code 0
+  head -1 "$OUT" | grep -q $'^HTTP/1.1 200\r$' || fail "-I: no status line"
+  # The head's blank line, then -w's 0: no body in between.
+  [ "$(tail -c 5 "$OUT" | od -An -c | tr -d ' ')" = '\r\n\r\n0' ] || fail "-I: a body followed the head"
+
+  run_sluice -D "$SCRATCH/head.txt" -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  head -1 "$SCRATCH/head.txt" | grep -q $'^HTTP/1.1 200\r$' || fail "-D: no status line in the file"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "-D: the body differs"
+
+  run_sluice -I -d x "$HTTP/small.txt"
+  expect_code 2
+  expect_one_error "HEAD request"
+}
+
+case_url_without_scheme_is_taken_as_http() {
+  local bare=${HTTP#http://}
+  run_sluice -o /dev/null -w '%{http_code} %{url_effective}' "$bare/small.txt"
+  expect_code 0
+  expect_stdout "200 http://$bare/small.txt"
+}
+
 case_https_proxy_carries_http_and_https() {
   local proxy_port
   proxy_port=$(port_of "$SLUICE_HTTPS_PROXY")

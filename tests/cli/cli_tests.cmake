@@ -46,6 +46,7 @@ sluice_cli_tests(cli_local.sh local
   max_time_expires_exits_28
   truncated_body_exits_8_and_names_the_incomplete_file
   truncated_body_to_stdout_is_an_error
+  http10_answer_is_reported_as_1_0
   full_disk_exits_23
   unwritable_output_path_exits_23
   output_file_and_write_out_after_the_body
@@ -66,6 +67,8 @@ set(SLUICE_CLI_NGINX_CASES
   unix_socket_carries_http1_and_h2c
   ipv6_only_refuses_an_ipv4_server
   interface_and_local_port_choose_where_connections_leave_from
+  include_head_and_dump_header_show_the_response_head
+  url_without_scheme_is_taken_as_http
   fail_on_404_exits_22_without_output
   404_without_fail_is_a_success_with_the_error_page
   location_follows_one_redirect
@@ -107,6 +110,7 @@ set(SLUICE_CLI_DOWNLOAD_CASES
   checksum_mismatch_is_an_error_and_the_file_is_not_complete
   limit_rate_is_accurate
   remote_header_name_is_used_safely
+  names_that_are_not_utf8_stay_printable_and_json_parses
   parallel_list_json_and_create_dirs
   failed_download_in_a_list_sets_the_exit_code
   progress_bar_on_a_terminal_ends_on_a_clean_line

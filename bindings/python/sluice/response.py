@@ -15,7 +15,7 @@ import ctypes
 from . import _callbacks, _capi
 from .errors import UsageError, check, error_for
 
-_VERSIONS = {11: "1.1", 20: "2", 30: "3"}
+_VERSIONS = {10: "1.0", 11: "1.1", 20: "2", 30: "3"}
 _PIECE = 64 * 1024  # the most the library hands on_data at once
 
 

@@ -122,5 +122,11 @@ TEST(FileNameFor, StrayPercentInTheUrlIsKeptAsACharacter) {
   EXPECT_EQ(url_path_file_name("/x/100%25"), "100%");
 }
 
+TEST(FileNameFor, EscapesThatAreNotUtf8StayEscaped) {
+  EXPECT_EQ(url_path_file_name("/x/a%FFb.bin"), "a%FFb.bin");
+  EXPECT_EQ(url_path_file_name("/x/%C0%80.txt"), "%C0%80.txt");  // an overlong NUL
+  EXPECT_EQ(url_path_file_name("/x/caf%C3%A9.txt"), "caf\xC3\xA9.txt");  // UTF-8: decoded
+}
+
 }  // namespace
 }  // namespace sluice

@@ -27,6 +27,7 @@ class Recorder : public H1ParserEvents {
   void on_response_head(ResponseHead head) override {
     order.push_back("head");
     status = head.status;
+    version = head.version;
     headers = fields_of(head.headers);
     ++heads;
   }
@@ -47,6 +48,7 @@ class Recorder : public H1ParserEvents {
   std::vector<std::string> order;
   int heads = 0;
   int status = 0;
+  std::optional<HttpVersion> version;
   Fields headers;
   std::string body;
   std::vector<std::span<const std::byte>> body_spans;
@@ -664,6 +666,15 @@ TEST(H1ResponseParser, HeadDoneAndKeepAliveFollowTheResponse) {
   EXPECT_FALSE(parser.keep_alive()) << "not before the body is complete";
   ASSERT_TRUE(parser.feed(as_bytes("abc"), events));
   EXPECT_TRUE(parser.keep_alive());
+}
+
+TEST(H1ResponseParser, AnHttp10StatusLineIsReportedAsSuch) {
+  ParseRun old = parse_pieces("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi", {}, {});
+  ASSERT_FALSE(old.error) << old.error->message();
+  EXPECT_EQ(old.events.version, HttpVersion::http1_0);
+  EXPECT_FALSE(old.keep_alive);  // 1.0 closes unless it says keep-alive
+  ParseRun current = parse_pieces("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", {}, {});
+  EXPECT_FALSE(current.events.version.has_value());
 }
 
 TEST(H1ResponseParser, ErrorIsStickyUntilTheNextResponse) {

@@ -1,0 +1,32 @@
+// json_string: every byte a server can put in a file name or message comes out as a
+// JSON string that parses (RFC 8259), and valid UTF-8 comes out unchanged.
+#include "cli/json_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace sluice::cli {
+namespace {
+
+TEST(JsonString, EscapesQuotesBackslashesAndControls) {
+  EXPECT_EQ(json_string("a\"b\\c\n\t\x01\x7f"), "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\"");
+}
+
+TEST(JsonString, KeepsValidUtf8) {
+  EXPECT_EQ(json_string("caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80"),
+            "\"caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80\"");
+}
+
+TEST(JsonString, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
+  EXPECT_EQ(json_string("a\xff" "b"), "\"a\\ufffdb\"");
+  EXPECT_EQ(json_string("\xc3"), "\"\\ufffd\"");           // cut short
+  EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+}
+
+TEST(JsonString, C1ControlsAreEscaped) {
+  EXPECT_EQ(json_string("x\xc2\x9b" "y"), "\"x\\u009by\"");
+}
+
+}  // namespace
+}  // namespace sluice::cli
