@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "sluice/body.hpp"
@@ -85,6 +86,26 @@ struct StreamBody {
 
 using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody>;
 
+/// Who the request is from (curl's -u and --oauth2-bearer), sent as an Authorization
+/// header unless Request::headers sets one. Like credentials in the URL, it goes to
+/// the request's origin only: a redirect to another origin drops it, as curl does
+/// without --location-trusted.
+struct Authentication {
+  enum class Scheme {
+    none,
+    basic,   ///< RFC 7617: user and password, base64-encoded (readable on the wire without TLS)
+    bearer,  ///< RFC 6750: an OAuth 2.0 access token
+  } scheme = Scheme::none;
+  std::string user;      ///< basic: no ':' (RFC 7617)
+  std::string password;  ///< basic
+  std::string token;     ///< bearer
+
+  static Authentication basic(std::string user, std::string password) {
+    return {Scheme::basic, std::move(user), std::move(password), {}};
+  }
+  static Authentication bearer(std::string token) { return {Scheme::bearer, {}, {}, std::move(token)}; }
+};
+
 /// Everything that defines one request. Plain data: build it on any thread, then
 /// hand it to Client::send.
 struct Request {
@@ -92,6 +113,8 @@ struct Request {
   std::string url;
   Headers headers;
   RequestBody body;
+  /// Sent as Authorization (see Authentication); none by default.
+  Authentication auth;
 
   VersionPolicy version = VersionPolicy::automatic;
   /// The staging high-water mark: bytes of this response held for a reader that

@@ -312,6 +312,14 @@ sluice_code sluice_request_set_version(sluice_request *request, sluice_version_p
 /* Bytes of the response held for a reader that does not read; above it the
  * transport stops taking bytes for this stream. At least 1. */
 sluice_code sluice_request_set_mark(sluice_request *request, size_t mark);
+/* Authentication (curl's -u and --oauth2-bearer; Request::auth): sent as Authorization
+ * to the request's origin only. A user with ':' or a token with characters RFC 6750
+ * does not allow fails the request with SLUICE_E_USAGE. */
+sluice_code sluice_request_set_basic_auth(sluice_request *request, const char *user,
+                                          size_t user_len, const char *password,
+                                          size_t password_len);
+sluice_code sluice_request_set_bearer_token(sluice_request *request, const char *token,
+                                            size_t len);
 /* 0 ms: no such timeout. */
 sluice_code sluice_request_set_timeout_ms(sluice_request *request, sluice_timeout which,
                                           uint32_t ms);

@@ -138,6 +138,31 @@ sluice_code sluice_request_set_mark(sluice_request* request, size_t mark) {
   });
 }
 
+sluice_code sluice_request_set_basic_auth(sluice_request* request, const char* user,
+                                          size_t user_len, const char* password,
+                                          size_t password_len) {
+  std::string_view user_text, password_text;
+  if (!text_argument(user, user_len, user_text) || !text_argument(password, password_len, password_text)) {
+    return invalid("sluice_request_set_basic_auth", "user or password is NULL or holds a NUL byte");
+  }
+  return with_request("sluice_request_set_basic_auth", request, [&](Request& r) {
+    r.auth = Authentication::basic(std::string(user_text), std::string(password_text));
+    return ok();
+  });
+}
+
+sluice_code sluice_request_set_bearer_token(sluice_request* request, const char* token,
+                                            size_t len) {
+  std::string_view text;
+  if (!text_argument(token, len, text)) {
+    return invalid("sluice_request_set_bearer_token", "token is NULL or holds a NUL byte");
+  }
+  return with_request("sluice_request_set_bearer_token", request, [&](Request& r) {
+    r.auth = Authentication::bearer(std::string(text));
+    return ok();
+  });
+}
+
 sluice_code sluice_request_set_timeout_ms(sluice_request* request, sluice_timeout which,
                                           uint32_t ms) {
   return with_request("sluice_request_set_timeout_ms", request, [&](Request& r) {

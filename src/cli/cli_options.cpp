@@ -166,7 +166,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 45> kOptions = {{
+const std::array<OptionSpec, 47> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -331,6 +331,19 @@ const std::array<OptionSpec, 45> kOptions = {{
     {'o', "output", true, [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("-o: the file name is empty");
        s.options.output_path = std::string(v);
+       return {};
+     }},
+    {'u', "user", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       const std::size_t colon = v.find(':');
+       if (colon == std::string_view::npos) {
+         return usage_error("-u: give USER:PASSWORD (sluice does not ask for a password)");
+       }
+       s.options.auth = Authentication::basic(std::string(v.substr(0, colon)),
+                                              std::string(v.substr(colon + 1)));
+       return {};
+     }},
+    {'\0', "oauth2-bearer", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.auth = Authentication::bearer(std::string(v));
        return {};
      }},
     {'i', "include", false, [](ParseState& s, std::string_view) -> Result<void> {

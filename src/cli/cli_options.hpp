@@ -66,6 +66,7 @@ struct CliOptions {
   /// The URLs in command-line order (and, after load_url_lists(), those of -i).
   std::vector<std::string> urls;
   std::string method;  ///< -X; empty: GET, or POST when there is data
+  Authentication auth;  ///< -u USER:PASSWORD (Basic), --oauth2-bearer TOKEN
 
   /// -H fields in command-line order, already validated.
   std::vector<Header> headers;

@@ -55,6 +55,7 @@ Request build_request(const CliOptions& options) {
   request.method = build_method(options);
   request.url = options.urls.empty() ? std::string() : options.urls.front();
   request.headers = build_headers(options);
+  request.auth = options.auth;
   request.body = build_body(options);
   request.version = options.version;
   // curl's --connect-timeout covers the whole connect phase, TLS handshake included.

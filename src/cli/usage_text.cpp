@@ -15,6 +15,8 @@ std::string usage_text() {
          "\n"
          "Output:\n"
          "  -o, --output FILE          write the body to FILE\n"
+         "  -u, --user USER:PASSWORD   Basic authentication (to the URL's origin only)\n"
+         "      --oauth2-bearer TOKEN  Bearer authentication (to the URL's origin only)\n"
          "  -i, --include              write the response head before the body\n"
          "  -I, --head                 send HEAD and write the response head\n"
          "  -D, --dump-header FILE     write the response head to FILE (- stdout)\n"

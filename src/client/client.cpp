@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "client/authentication.hpp"
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
 #include "client/credentials.hpp"
@@ -176,6 +177,11 @@ PendingResponse Client::send(Request request) {
   }
   if (auto valid = validate_request(request); !valid) {
     pending->decide(std::move(valid).error());
+    return handle;
+  }
+  // Request::auth first: it wins over credentials in the URL, as -u does in curl.
+  if (auto added = authentication_to_header(request.auth, request.headers); !added) {
+    pending->decide(std::move(added).error());
     return handle;
   }
   if (auto moved = credentials_to_header(*url, request.headers); !moved) {

@@ -211,6 +211,21 @@ case_include_head_and_dump_header_show_the_response_head() {
   expect_one_error "HEAD request"
 }
 
+case_user_and_bearer_authenticate() {
+  run_sluice -o /dev/null -w '%{http_code}' "$HTTP/auth/small.txt"
+  expect_stdout "401"
+  run_sluice -o "$SCRATCH/small.txt" -w '%{http_code}' -u "$SLUICE_AUTH_USER:$SLUICE_AUTH_PASSWORD" \
+    "$HTTP/auth/small.txt"
+  expect_code 0
+  expect_stdout "200"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "the body differs"
+  run_sluice -o /dev/null -w '%{http_code}' --oauth2-bearer "$SLUICE_AUTH_TOKEN" "$HTTP/bearer/small.txt"
+  expect_stdout "200"
+  run_sluice -o /dev/null -u nopassword "$HTTP/auth/small.txt"
+  expect_code 2
+  expect_one_error "give USER:PASSWORD"
+}
+
 case_url_without_scheme_is_taken_as_http() {
   local bare=${HTTP#http://}
   run_sluice -o /dev/null -w '%{http_code} %{url_effective}' "$bare/small.txt"

@@ -69,6 +69,7 @@ set(SLUICE_CLI_NGINX_CASES
   interface_and_local_port_choose_where_connections_leave_from
   include_head_and_dump_header_show_the_response_head
   url_without_scheme_is_taken_as_http
+  user_and_bearer_authenticate
   fail_on_404_exits_22_without_output
   404_without_fail_is_a_success_with_the_error_page
   location_follows_one_redirect

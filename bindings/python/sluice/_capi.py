@@ -142,6 +142,10 @@ request_set_body_bytes = _declare("sluice_request_set_body_bytes", c_code, c_voi
 request_set_body_writer = _declare("sluice_request_set_body_writer", c_code, c_void_p, c_void_p, c_int64)
 request_set_version = _declare("sluice_request_set_version", c_code, c_void_p, ctypes.c_int)
 request_set_mark = _declare("sluice_request_set_mark", c_code, c_void_p, c_size_t)
+request_set_basic_auth = _declare(
+    "sluice_request_set_basic_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
+request_set_bearer_token = _declare(
+    "sluice_request_set_bearer_token", c_code, c_void_p, c_char_p, c_size_t)
 request_set_timeout_ms = _declare("sluice_request_set_timeout_ms", c_code, c_void_p, ctypes.c_int, c_uint32)
 request_set_redirects = _declare("sluice_request_set_redirects", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
 request_set_decode = _declare("sluice_request_set_decode", c_code, c_void_p, ctypes.c_int)

@@ -38,6 +38,19 @@ def _set_tls_options(handle, tls):
         raise UsageError(1002, "unknown TLS option(s): " + ", ".join(sorted(tls)))
 
 
+def _set_auth(request, auth):
+    if auth is None:
+        return
+    if isinstance(auth, str):
+        token = auth.encode()
+        check(_capi.request_set_bearer_token(request, token, len(token)))
+        return
+    user, password = auth
+    user_data, password_data = str(user).encode(), str(password).encode()
+    check(_capi.request_set_basic_auth(request, user_data, len(user_data), password_data,
+                                       len(password_data)))
+
+
 class Client:
     """`async with sluice.Client() as client: response = await client.fetch(url)`."""
 
@@ -163,8 +176,11 @@ class Client:
 
     # --- requests ---
     async def fetch(self, url, *, method="GET", headers=None, body=None, version="auto",
-                    mark=DEFAULT_MARK, timeout=None, redirect="manual", decode=False):
-        """Sends a request and returns its Response once the head arrived. `body`: bytes,
+                    mark=DEFAULT_MARK, timeout=None, redirect="manual", decode=False,
+                    auth=None):
+        """Sends a request and returns its Response once the head arrived. `auth`: a
+        (user, password) pair for Basic, or a str token for Bearer, sent to the URL's
+        origin only. `body`: bytes,
         or an (async) iterable of bytes streamed with backpressure while the response
         may already arrive. `timeout`: seconds for the whole exchange, or a dict of
         connect/tls/first_byte/idle/total. Cancelling the task cancels the request."""
@@ -172,6 +188,11 @@ class Client:
         _check_body(body)
         loop = self._bind()
         request = self._build(method, url, headers, version, mark, timeout, redirect, decode)
+        try:
+            _set_auth(request, auth)
+        except BaseException:
+            _capi.request_free(request)
+            raise
         writer = None
         try:
             if isinstance(body, (bytes, bytearray, memoryview)):

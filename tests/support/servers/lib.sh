@@ -299,6 +299,11 @@ daemon_wait_udp() {
   return 1
 }
 
+# The credentials nginx's /auth/ and /bearer/ locations take (the env file names them).
+SLUICE_AUTH_USER=sluice
+SLUICE_AUTH_PASSWORD=open-sesame.42
+SLUICE_AUTH_TOKEN=sluice-test-token.v1
+
 # write_nginx_conf STATE FILES HTTP_PORT HTTPS_PORT H2_PORT MTLS_PORT ONESHOT_PORT:
 # STATE/nginx.conf from the template, serving FILES on the ports with
 # STATE/certs/server.{pem,key}: plain HTTP/1.1, TLS HTTP/1.1 only, TLS with HTTP/2,
@@ -325,8 +330,11 @@ write_nginx_conf() {
       -e "s|@LISTEN6_HTTP@|$listen6_http|g" -e "s|@LISTEN6_HTTPS@|$listen6_https|g" \
       -e "s|@LISTEN6_H2@|$listen6_h2|g" -e "s|@LISTEN6_MTLS@|$listen6_mtls|g" \
       -e "s|@LISTEN6_ONESHOT@|$listen6_oneshot|g" \
-      -e "s|@USER_LINE@|$user_line|g" \
+      -e "s|@USER_LINE@|$user_line|g" -e "s|@AUTH_TOKEN@|$SLUICE_AUTH_TOKEN|g" \
       "$SLUICE_SERVERS_DIR/nginx.conf.in" > "$state/nginx.conf"
+  # Basic authentication's one user (apr1: an MD5-based crypt nginx reads).
+  printf '%s:%s\n' "$SLUICE_AUTH_USER" "$(openssl passwd -apr1 "$SLUICE_AUTH_PASSWORD")" \
+    > "$state/htpasswd"
 }
 
 # stop_nginx STATE: stops the nginx whose pid file is STATE/nginx.pid, if it runs.

@@ -171,6 +171,19 @@ TEST(CapiArguments, LocalBindingOptionsAreChecked) {
   EXPECT_EQ(sluice_response_local_address(nullptr, &ip, &len, &port), SLUICE_E_INVALID_ARGUMENT);
 }
 
+TEST(CapiArguments, AuthenticationArgumentsAreChecked) {
+  sluice_request* request = nullptr;
+  ASSERT_EQ(sluice_request_new("GET", 3, "http://x/", 9, &request), SLUICE_OK);
+  expect_invalid(sluice_request_set_basic_auth(request, nullptr, 1, "p", 1),
+                 "sluice_request_set_basic_auth");
+  expect_invalid(sluice_request_set_basic_auth(request, "u\0v", 3, "p", 1),
+                 "sluice_request_set_basic_auth");
+  expect_invalid(sluice_request_set_bearer_token(nullptr, "t", 1), "sluice_request_set_bearer_token");
+  EXPECT_EQ(sluice_request_set_basic_auth(request, "u", 1, "", 0), SLUICE_OK);
+  EXPECT_EQ(sluice_request_set_bearer_token(request, "t", 1), SLUICE_OK);
+  sluice_request_free(request);
+}
+
 TEST(CapiArguments, CodesHaveNamesAndCategories) {
   EXPECT_STREQ(sluice_code_name(SLUICE_OK), "ok");
   EXPECT_STREQ(sluice_code_name(SLUICE_WOULD_BLOCK), "would_block");
