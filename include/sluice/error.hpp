@@ -66,6 +66,7 @@ enum class ErrorCode : int {
   invalid_argument = 1002,    ///< a C API call got a null, dead or out-of-range argument
   http_status = 1100,         ///< an error status where success was needed
   redirect_refused = 1101,    ///< a redirect where RedirectPolicy::fail_on_redirect refused one
+  insecure_redirect = 1102,   ///< a redirect from https to http (RedirectPolicy::allow_https_to_http)
 };
 
 /// A code's category (its hundreds).

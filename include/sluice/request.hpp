@@ -51,7 +51,8 @@ struct RedirectPolicy {
   /// "error"). follow off and this off is fetch's "manual": the 3xx is the response.
   bool fail_on_redirect = false;
   int max_redirects = 20;
-  /// Following an https URL to an http one downgrades security; refused unless set.
+  /// Following an https URL to an http one downgrades security; refused
+  /// (ErrorCode::insecure_redirect) unless set.
   bool allow_https_to_http = false;
 };
 

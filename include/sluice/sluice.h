@@ -81,6 +81,7 @@ typedef enum sluice_code {
   SLUICE_E_INVALID_ARGUMENT = 1002, /* NULL, freed or out-of-range argument */
   SLUICE_E_HTTP_STATUS = 1100,
   SLUICE_E_REDIRECT_REFUSED = 1101, /* a redirect where the request refused them */
+  SLUICE_E_INSECURE_REDIRECT = 1102, /* a redirect from https to http, not allowed */
   SLUICE_CODE_MAX_ = 0x7fffffff     /* not a code: see SLUICE_VERSION_POLICY_MAX_ */
 } sluice_code;
 

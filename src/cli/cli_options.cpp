@@ -153,6 +153,41 @@ Result<void> apply_max_redirs(ParseState& state, std::string_view text) {
   return {};
 }
 
+// curl's --proto-redir: a comma-separated list of protocols, each with an optional
+// '=' (this list only), '+' (add) or '-' (remove), and "all". sluice speaks http and
+// https; redirects to https are always followed, so the list decides only whether an
+// https URL may redirect to http (by default it may not, safer than curl's default).
+Result<void> apply_proto_redir(ParseState& state, std::string_view text) {
+  bool http = false;
+  bool https = true;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const std::size_t comma = std::min(rest.find(','), rest.size());
+    std::string_view item = rest.substr(0, comma);
+    rest.remove_prefix(std::min(comma + 1, rest.size()));
+    char op = '+';
+    if (!item.empty() && (item.front() == '=' || item.front() == '+' || item.front() == '-')) {
+      op = item.front();
+      item.remove_prefix(1);
+    }
+    if (op == '=') http = https = false;
+    const bool on = op != '-';
+    if (item == "all") {
+      http = https = on;
+    } else if (item == "http") {
+      http = on;
+    } else if (item == "https") {
+      https = on;
+    } else if (!item.empty()) {
+      return usage_error("--proto-redir: '" + std::string(item) +
+                         "' is not a protocol sluice speaks (http, https, all)");
+    }
+  }
+  if (!https) return usage_error("--proto-redir: sluice always follows redirects to https");
+  state.options.redirect_to_http = http;
+  return {};
+}
+
 Result<void> apply_write_out(ParseState& state, std::string_view text) {
   std::string format(text);
   if (!text.empty() && text.front() == '@') {
@@ -166,7 +201,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 47> kOptions = {{
+const std::array<OptionSpec, 48> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -300,6 +335,7 @@ const std::array<OptionSpec, 47> kOptions = {{
        return {};
      }},
     {'\0', "max-redirs", true, apply_max_redirs},
+    {'\0', "proto-redir", true, apply_proto_redir},
     {'\0', "connect-timeout", true, [](ParseState& s, std::string_view v) -> Result<void> {
        Result<std::chrono::milliseconds> timeout = parse_seconds("--connect-timeout", v);
        if (!timeout) return std::move(timeout).error();

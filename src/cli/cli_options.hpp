@@ -84,6 +84,7 @@ struct CliOptions {
   bool compressed = false;
   bool follow_redirects = false;
   int max_redirects = 50;  ///< curl's default; -1 on the command line means no limit
+  bool redirect_to_http = false;  ///< --proto-redir allows http: an https URL may redirect to http
   bool insecure = false;
   std::string ca_file;
   TlsCliOptions tls;  ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...

@@ -9,6 +9,7 @@
 namespace sluice::cli {
 
 inline constexpr int kExitOk = 0;
+inline constexpr int kExitUnsupportedProtocol = 1;  ///< a redirect to a protocol not allowed
 inline constexpr int kExitUsage = 2;         ///< bad option or argument
 inline constexpr int kExitBadUrl = 3;        ///< URL did not parse (checked before sending)
 inline constexpr int kExitDns = 6;           ///< could not resolve host
@@ -47,6 +48,8 @@ constexpr int exit_code_for(ErrorCategory category) noexcept {
 /// number of its own for the code.
 inline int exit_code_for(const Error& error) noexcept {
   if (error.code() == ErrorCode::local_bind_failed) return kExitInterface;
+  // curl: "Protocol "http" not supported or disabled" for a redirect --proto-redir refuses.
+  if (error.code() == ErrorCode::insecure_redirect) return kExitUnsupportedProtocol;
   return exit_code_for(error.category());
 }
 

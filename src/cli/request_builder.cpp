@@ -66,6 +66,7 @@ Request build_request(const CliOptions& options) {
   request.timeouts.total = options.max_time;
   request.redirects.follow = options.follow_redirects;
   request.redirects.max_redirects = options.max_redirects;
+  request.redirects.allow_https_to_http = options.redirect_to_http;
   request.decode.enabled = options.compressed;
   return request;
 }

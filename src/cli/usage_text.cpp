@@ -69,6 +69,8 @@ std::string usage_text() {
          "      --compressed           ask for gzip, deflate, br or zstd and decode it\n"
          "  -L, --location             follow redirects\n"
          "      --max-redirs N         follow at most N redirects (default 50, -1: no limit)\n"
+         "      --proto-redir LIST     =http,https also follows https to http (refused by\n"
+         "                             default, exit 1)\n"
          "\n"
          "Protocols and TLS:\n"
          "      --http1.1              speak HTTP/1.1 only\n"

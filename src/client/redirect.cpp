@@ -26,8 +26,9 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                  "redirect: invalid Location '" + std::string(*location) + "': " + next.error().message());
   }
   if (current.is_https() && !next->is_https() && !policy.allow_https_to_http) {
-    return Error(ErrorCategory::usage, "redirect: refusing to follow https URL " + current.to_string() +
-                                           " to insecure " + next->to_string());
+    return Error(ErrorCode::insecure_redirect,
+                 "redirect: refusing to follow https URL " + current.to_string() + " to insecure " +
+                     next->to_string() + " (allow it with --proto-redir =http,https)");
   }
   RedirectStep step{std::move(*next), method, false};
   if (status == 303) {

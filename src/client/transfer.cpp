@@ -464,6 +464,13 @@ void Transfer::on_unprocessed(Error error) {
                                  "or a large body already freed after sending)"));
     return;
   }
+  if (unprocessed_retries_ > 0) {
+    // "Safe to send again" would read as advice: say that it was, and how often.
+    fail(Error(error.category(), error.message() + "; sluice sent the request " +
+                                     std::to_string(unprocessed_retries_ + 1) +
+                                     " times and the server refused it unprocessed each time"));
+    return;
+  }
   fail(std::move(error));
 }
 

@@ -98,6 +98,7 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::invalid_argument: return "invalid_argument";
     case ErrorCode::http_status: return "http_status";
     case ErrorCode::redirect_refused: return "redirect_refused";
+    case ErrorCode::insecure_redirect: return "insecure_redirect";
   }
   return "unknown";
 }

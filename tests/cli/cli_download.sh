@@ -73,6 +73,17 @@ for line in open(sys.argv[1], "rb"):
     || fail "the --json output does not parse or names the file wrongly: $(cat "$OUT")"
 }
 
+case_resuming_a_complete_file_is_a_success() {
+  run_sluice -C - -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  # The same command again: the server answers 416 for the range past the end, which
+  # names the size; the file is complete, not failed.
+  run_sluice -C - -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  grep -q "complete already" "$ERR" || fail "no note that the file was complete"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "small.txt differs"
+}
+
 case_segmented_download_matches() {
   run_sluice --split 8 -o "$SCRATCH/256m.bin" "$HTTP/256m.bin"
   expect_code 0

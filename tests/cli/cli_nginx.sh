@@ -226,6 +226,18 @@ case_user_and_bearer_authenticate() {
   expect_one_error "give USER:PASSWORD"
 }
 
+case_https_to_http_redirect_is_refused_unless_proto_redir_allows_it() {
+  run_sluice -L --cacert "$SLUICE_TEST_CA" -o /dev/null "$HTTPS/to-http"
+  expect_code 1
+  expect_one_error "--proto-redir =http,https"
+  run_sluice -L --proto-redir =http,https --cacert "$SLUICE_TEST_CA" -o "$SCRATCH/small.txt" \
+    -w '%{http_code} %{url_effective}' "$HTTPS/to-http"
+  expect_code 0
+  expect_stdout "200 $HTTP/small.txt"
+  run_sluice --proto-redir -https "$HTTP/small.txt"
+  expect_code 2
+}
+
 case_url_without_scheme_is_taken_as_http() {
   local bare=${HTTP#http://}
   run_sluice -o /dev/null -w '%{http_code} %{url_effective}' "$bare/small.txt"

@@ -70,6 +70,7 @@ set(SLUICE_CLI_NGINX_CASES
   include_head_and_dump_header_show_the_response_head
   url_without_scheme_is_taken_as_http
   user_and_bearer_authenticate
+  https_to_http_redirect_is_refused_unless_proto_redir_allows_it
   fail_on_404_exits_22_without_output
   404_without_fail_is_a_success_with_the_error_page
   location_follows_one_redirect
@@ -112,6 +113,7 @@ set(SLUICE_CLI_DOWNLOAD_CASES
   limit_rate_is_accurate
   remote_header_name_is_used_safely
   names_that_are_not_utf8_stay_printable_and_json_parses
+  resuming_a_complete_file_is_a_success
   parallel_list_json_and_create_dirs
   failed_download_in_a_list_sets_the_exit_code
   progress_bar_on_a_terminal_ends_on_a_clean_line

@@ -107,6 +107,23 @@ TEST(ClientOverHttp2Faults, GoawayBeforeAPostIsProcessedRetriesItWithTheBodyInta
   EXPECT_EQ(server.requests_per_connection(), (std::vector<std::size_t>{1, 1}));
 }
 
+// A server that refuses every attempt: the error says the request went three times,
+// not just that it could go again.
+TEST(ClientOverHttp2Faults, AServerThatRefusesEachAttemptFailsSayingHowOftenItWasSent) {
+  H2TestServer server([](H2ServerStream& stream) {
+    stream.conn().goaway(0, NGHTTP2_NO_ERROR);
+    stream.conn().close();
+  });
+  auto client = make_client();
+  auto response = client.fetch(h2_request(server, "/refused"));
+  ASSERT_FALSE(response.ok());
+  EXPECT_TRUE(contains(response.error().message(),
+                       "sluice sent the request 3 times and the server refused it unprocessed "
+                       "each time"))
+      << response.error().message();
+  EXPECT_EQ(server.requests_seen(), 3u);
+}
+
 // A body over the release threshold is freed as soon as its last byte was sent (the
 // release rule), so it cannot go again: one attempt, and an error that says why
 // rather than one that advises the retry that did not happen.
