@@ -188,7 +188,8 @@ void ConnectionPool::h3_failed(const std::string& key, Error error) {
   Origin& origin = origins_[key];
   if (Connection* pending = origin.h3->conn) {
     origin.h3->conn = nullptr;
-    pending->close(Error(ErrorCategory::cancelled, "HTTP/3 attempt abandoned: " + error.message()));
+    // Early (0-RTT) requests on it go back to waiting, and so to TCP below.
+    pending->abandon(Error(ErrorCategory::cancelled, "HTTP/3 attempt abandoned: " + error.message()));
     on_connection_closed(*pending);  // removes it; the attempt no longer claims it
   }
   end_h3_attempt(origin);

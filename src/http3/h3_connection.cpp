@@ -86,6 +86,13 @@ std::size_t H3Connection::scratch_bytes() const noexcept {
   return session_->scratch_bytes() + (quic_ ? quic_->scratch_bytes() : 0);
 }
 
+void H3Connection::abandon(Error error) {
+  // The sinks may ask the pool again from inside: available_streams() is 0 by then
+  // (the session takes no more), so they wait for what the owner decides next.
+  if (!handshake_done_ && !is_closed()) session_->fail_all_unprocessed(error);
+  close(std::move(error));
+}
+
 void H3Connection::close(Error error) {
   reports_.owner_closed();  // the owner asked; it needs no callback
   if (is_closed()) return;

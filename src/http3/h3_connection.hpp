@@ -57,6 +57,8 @@ class H3Connection final : public Connection, private QuicApplication {
   std::size_t release_scratch(TimePoint paused_before) override;
   std::size_t scratch_bytes() const noexcept override;
   void close(Error error) override;
+  /// Before the handshake, its early requests go back unprocessed.
+  void abandon(Error error) override;
   std::uint64_t id() const noexcept override { return id_; }
 
   bool handshake_completed() const noexcept { return handshake_done_; }

@@ -135,6 +135,11 @@ class Connection {
   virtual std::size_t scratch_bytes() const noexcept = 0;
   /// Closes now; in-flight exchanges get on_error(error).
   virtual void close(Error error) = 0;
+  /// Closes an attempt the owner gives up on (an HTTP/3 handshake past its fallback
+  /// time): exchanges it carries that the server cannot have answered yet (0-RTT
+  /// requests before the handshake) hear on_unprocessed and may go elsewhere; the
+  /// rest hear on_error as with close().
+  virtual void abandon(Error error) { close(std::move(error)); }
   /// Why a closed connection ended, when it knows better than its exchanges' errors
   /// say (an HTTP/3 handshake that failed: the pool falls back to TCP with it, or
   /// fails an --http3-only request with it).

@@ -22,9 +22,12 @@ void OwnerReports::tell(Connection& conn, const OwnerView& now) {
     return;
   }
   // Set before the call: the owner may start exchanges from inside it.
-  // Leaving the early phase opens the connection to every request.
-  const bool more = now.available > 0 && (now.available > told_available_ ||
-                                          now.ended != told_ended_ || now.early != told_early_);
+  // Leaving the early phase is news even with every stream taken by early requests:
+  // the owner learns the handshake completed (the pool ends its HTTP/3 attempt then).
+  const bool left_early = told_early_ && !now.early;
+  const bool more = left_early || (now.available > 0 && (now.available > told_available_ ||
+                                                         now.ended != told_ended_ ||
+                                                         now.early != told_early_));
   told_available_ = now.available;
   told_ended_ = now.ended;
   told_early_ = now.early;
