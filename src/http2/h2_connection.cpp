@@ -153,7 +153,8 @@ void H2Connection::after_event() {
 void H2Connection::tell_owner() { reports_.tell(*this, owner_view()); }
 
 OwnerView H2Connection::owner_view() const {
-  return OwnerView{driver_.closed(), draining(), available_streams(), session_.streams_ended()};
+  return OwnerView{driver_.closed(), draining(), available_streams(), session_.streams_ended(),
+                   false};
 }
 
 std::optional<TimePoint> H2Connection::next_deadline() const {

@@ -28,7 +28,9 @@ class HeldPort {
     fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     auto any = SocketAddress::from_ip("127.0.0.1", 0);
     EXPECT_EQ(bind(fd_, reinterpret_cast<const sockaddr*>(&any->storage), any->length), 0);
-    if (listening) EXPECT_EQ(listen(fd_, 8), 0);
+    if (listening) {
+      EXPECT_EQ(listen(fd_, 8), 0);
+    }
     port_ = SocketAddress::local_of(fd_)->port();
   }
   ~HeldPort() { close(fd_); }
