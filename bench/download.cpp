@@ -57,9 +57,10 @@ struct Contender {
   std::vector<RunFigures> runs;
 };
 
-// HttpVersion crosses the child's pipe as a number: 1.1, 2 or 3.
+// HttpVersion crosses the child's pipe as a number: 1.0, 1.1, 2 or 3.
 double version_number(HttpVersion version) {
   switch (version) {
+    case HttpVersion::http1_0: return 1.0;
     case HttpVersion::http1_1: return 1.1;
     case HttpVersion::http2: return 2;
     case HttpVersion::http3: return 3;
