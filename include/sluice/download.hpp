@@ -24,6 +24,7 @@
 #include "sluice/error.hpp"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
+#include "sluice/retry.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice {
@@ -73,13 +74,9 @@ struct DownloadOptions {
   /// Bytes per second over all ranges; 0 = no limit. Enforced by reading slower,
   /// so the transports hold the rest back.
   std::uint64_t max_bytes_per_second = 0;
-  /// Attempts after the first on a transient failure (connect, timeout, protocol,
-  /// 408, 429, 5xx), each resuming from the bytes already written.
-  int retries = 0;
-  /// Wait before a retry; 0 = 1 s doubling per attempt up to 60 s (or Retry-After).
-  std::chrono::milliseconds retry_delay{0};
-  /// Retry on every error, not only transient ones (curl's --retry-all-errors).
-  bool retry_all_errors = false;
+  /// Retries on a transient failure (connect, timeout, protocol, 408, 429, 5xx),
+  /// each resuming from the bytes already written (sluice/retry.hpp).
+  RetryPolicy retry;
   /// How often on_progress is called while bytes arrive (and once at the end).
   std::chrono::milliseconds progress_interval{200};
   /// Called on the thread that called download().

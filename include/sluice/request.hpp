@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "sluice/body.hpp"
 #include "sluice/headers.hpp"
@@ -85,7 +86,14 @@ struct StreamBody {
   std::optional<std::uint64_t> length;
 };
 
-using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody>;
+/// A request body sent as pieces one after another: bytes, and files read on the
+/// file pool like FileBody (never loaded whole). Its length is the sum of theirs,
+/// sent as Content-Length. multipart/form-data is built this way (sluice/multipart.hpp).
+struct PartsBody {
+  std::vector<std::variant<BytesBody, FileBody>> parts;
+};
+
+using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody, PartsBody>;
 
 /// Who the request is from (curl's -u and --oauth2-bearer), sent as an Authorization
 /// header unless Request::headers sets one. Like credentials in the URL, it goes to

@@ -309,6 +309,19 @@ sluice_code sluice_request_set_body_file(sluice_request *request, const char *pa
  * chunked); otherwise Content-Length, and closing short is an error. */
 sluice_code sluice_request_set_body_writer(sluice_request *request,
                                            sluice_body_writer *writer, int64_t length);
+/* The body: a multipart/form-data form (curl's -F), built one part at a time. The
+ * first call makes the body a form and sets Content-Type (with its boundary) unless
+ * the request has one; a later set_body_* call replaces the form. A text field: */
+sluice_code sluice_request_add_form_field(sluice_request *request, const char *name,
+                                          size_t name_len, const char *value, size_t value_len);
+/* A file part, read on the client's file threads while the request is sent, never
+ * loaded whole. `filename` NULL: the path's last component; `content_type` NULL:
+ * guessed from the file name (application/octet-stream when unknown). A missing
+ * file fails the request (SLUICE_E_IO), naming it. */
+sluice_code sluice_request_add_form_file(sluice_request *request, const char *name,
+                                         size_t name_len, const char *path, size_t path_len,
+                                         const char *filename, size_t filename_len,
+                                         const char *content_type, size_t content_type_len);
 sluice_code sluice_request_set_version(sluice_request *request, sluice_version_policy policy);
 /* Bytes of the response held for a reader that does not read; above it the
  * transport stops taking bytes for this stream. At least 1. */

@@ -106,7 +106,7 @@ sluice_code sluice_download_options_set_max_bytes_per_second(sluice_download_opt
 sluice_code sluice_download_options_set_retries(sluice_download_options* options, int retries) {
   if (retries < 0) return invalid("sluice_download_options_set_retries", "retries is negative");
   return with_download("sluice_download_options_set_retries", options, [&](DownloadOptions& o) {
-    o.retries = retries;
+    o.retry.retries = retries;
     return ok();
   });
 }

@@ -20,6 +20,7 @@
 #include "capi/capi_call.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
+#include "sluice/multipart.hpp"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
 #include "sluice/sluice.h"
@@ -64,6 +65,9 @@ struct sluice_client : sluice::capi::Tagged<sluice::capi::Tag::client> {
 
 struct sluice_request : sluice::capi::Tagged<sluice::capi::Tag::request> {
   sluice::Request request;
+  /// The form being built by sluice_request_add_form_*; request.body is its body
+  /// while request.body holds a PartsBody.
+  std::optional<sluice::MultipartForm> form;
 };
 
 struct sluice_body_writer : sluice::capi::Tagged<sluice::capi::Tag::writer> {

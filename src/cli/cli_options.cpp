@@ -99,49 +99,6 @@ Result<void> apply_method(ParseState& state, std::string_view text) {
   return {};
 }
 
-// -d: "@FILE" reads the file with CR and LF removed, as curl does for form data.
-Result<void> apply_data(ParseState& state, std::string_view text) {
-  DataItem item;
-  if (!text.empty() && text.front() == '@') {
-    Result<std::string> bytes = read_whole_file("-d", std::string(text.substr(1)));
-    if (!bytes) return std::move(bytes).error();
-    for (char c : *bytes) {
-      if (c != '\r' && c != '\n') item.bytes += c;
-    }
-  } else {
-    item.bytes = std::string(text);
-  }
-  state.data.push_back(std::move(item));
-  return {};
-}
-
-// --data-binary: "@FILE" of a regular file streams it from the file pool; anything
-// else (stdin, a pipe) has no size to announce, so it is read into memory.
-Result<void> apply_data_binary(ParseState& state, std::string_view text) {
-  DataItem item;
-  if (text.empty() || text.front() != '@') {
-    item.bytes = std::string(text);
-  } else {
-    std::string path(text.substr(1));
-    struct stat info {};
-    if (path != "-" && ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
-      if (std::FILE* probe = std::fopen(path.c_str(), "rb")) {
-        std::fclose(probe);
-        item.file = std::move(path);
-      } else {
-        return Error(ErrorCategory::io, "--data-binary: cannot read '" + path +
-                                            "': " + std::strerror(errno));
-      }
-    } else {
-      Result<std::string> bytes = read_whole_file("--data-binary", path);
-      if (!bytes) return std::move(bytes).error();
-      item.bytes = std::move(*bytes);
-    }
-  }
-  state.data.push_back(std::move(item));
-  return {};
-}
-
 Result<void> apply_max_redirs(ParseState& state, std::string_view text) {
   int count = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
@@ -224,8 +181,10 @@ const std::array<OptionSpec, 48> kOptions = {{
      }},
     {'H', "header", true, apply_header},
     {'X', "request", true, apply_method},
-    {'d', "data", true, apply_data},
-    {'\0', "data-binary", true, apply_data_binary},
+    {'d', "data", true, [](ParseState& s, std::string_view v) { return add_data(s, "-d", v); }},
+    {'\0', "data-binary", true, [](ParseState& s, std::string_view v) {
+       return add_binary_data(s, "--data-binary", v, false);
+     }},
     {'\0', "compressed", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.compressed = true;
        return {};
@@ -414,7 +373,7 @@ const std::array<OptionSpec, 48> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), download_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.long_name == name) return &spec;
     }
@@ -423,7 +382,7 @@ const OptionSpec* find_long(std::string_view name) {
 }
 
 const OptionSpec* find_short(char name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), download_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.short_name != '\0' && spec.short_name == name) return &spec;
     }
@@ -454,10 +413,7 @@ class ArgumentWalker {
       if (!step) return std::move(step).error();
     }
     if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
-    const CliOptions& o = state_.options;
-    if (o.head_only && (o.data || !o.data_file.empty())) {
-      return usage_error("-I sends a HEAD request, which carries no -d/--data-binary body");
-    }
+    if (Result<void> body = check_body_options(state_.options); !body) return std::move(body).error();
     return std::move(state_.options);
   }
 
@@ -505,8 +461,9 @@ class ArgumentWalker {
     return {};
   }
 
-  // curl joins several data values with '&'. A streamed file cannot be joined
-  // without reading it into memory, which --data-binary @FILE promises not to do.
+  // curl joins several data values with '&' (--json pieces without). A streamed
+  // --data-binary file cannot be joined without reading it into memory, which
+  // --data-binary @FILE promises not to do; a --json file is read in to be joined.
   Result<void> join_data() {
     if (state_.data.empty()) return {};
     if (state_.data.size() == 1 && !state_.data.front().file.empty()) {
@@ -514,13 +471,19 @@ class ArgumentWalker {
       return {};
     }
     std::string joined;
-    for (const DataItem& item : state_.data) {
+    for (DataItem& item : state_.data) {
+      if (!item.file.empty() && item.json) {
+        Result<std::string> bytes = read_whole_file("--json", item.file);
+        if (!bytes) return std::move(bytes).error();
+        item.bytes = std::move(*bytes);
+        item.file.clear();
+      }
       if (!item.file.empty()) {
         return usage_error("--data-binary @" + item.file +
                            " streams the file and cannot be combined with other "
                            "-d/--data-binary values");
       }
-      if (!joined.empty()) joined += '&';
+      if (!joined.empty() && !item.json) joined += '&';
       joined += item.bytes;
     }
     state_.options.data = std::move(joined);

@@ -15,6 +15,7 @@
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 #include "sluice/request.hpp"
+#include "sluice/retry.hpp"
 
 namespace sluice::cli {
 
@@ -36,6 +37,15 @@ struct TlsCliOptions {
   bool early_data = false;      ///< --tls-earlydata (0-RTT over HTTP/3)
 };
 
+/// One -F / --form-string part (body_options.cpp).
+struct FormPart {
+  std::string name;
+  std::string value;     ///< a field's text (-F name=value, -F name=<FILE read in)
+  std::string file;      ///< -F name=@FILE: uploaded from disk, streamed
+  std::string filename;  ///< ;filename= (for a file: its last path component by default)
+  std::string type;      ///< ;type=
+};
+
 /// The downloader's options (download_options.cpp).
 struct DownloadCliOptions {
   bool remote_name = false;          ///< -O: name each file from its URL
@@ -48,13 +58,9 @@ struct DownloadCliOptions {
   bool resume = false;               ///< -C -
   unsigned split = 1;                ///< --split N
   std::optional<std::string> sha256; ///< --checksum sha256=HEX (lowercase)
-  std::uint64_t limit_rate = 0;      ///< --limit-rate, bytes per second (0: none)
-  int retries = 0;                   ///< --retry
-  std::chrono::milliseconds retry_delay{0};  ///< --retry-delay
-  bool retry_all_errors = false;     ///< --retry-all-errors
   unsigned max_host_connections = 6; ///< --max-host-connections
   ProgressChoice progress = ProgressChoice::automatic;  ///< --progress=MODE, --no-progress
-  bool json = false;                 ///< --json: one summary object per transfer on stdout
+  bool summary_json = false;         ///< --json-summary: one JSON object per download on stdout
   /// Any option above that only the downloader has: such a run downloads to files.
   bool asked = false;
 };
@@ -79,6 +85,11 @@ struct CliOptions {
   std::optional<std::string> data;
   /// --data-binary @FILE given alone: the body streams from the file pool.
   std::string data_file;
+  /// -F / --form-string in command-line order: a multipart/form-data POST.
+  std::vector<FormPart> form;
+  bool data_in_query = false;  ///< -G: the data goes into each URL's query; GET
+  std::string upload_file;     ///< -T FILE ("-": stdin): PUT its bytes, streamed
+  bool json = false;           ///< --json: JSON's Content-Type and Accept headers
 
   VersionPolicy version = VersionPolicy::automatic;  ///< --http1.1, --http2, --http2-prior-knowledge
   bool compressed = false;
@@ -106,6 +117,9 @@ struct CliOptions {
   std::optional<std::chrono::milliseconds> happy_eyeballs_delay;  ///< --happy-eyeballs-timeout-ms
   std::optional<std::chrono::milliseconds> connect_timeout;  ///< unset: library default
   std::chrono::milliseconds max_time{0};                     ///< 0: no limit
+  /// --retry N, --retry-delay, --retry-all-errors: for a fetch and for each download.
+  RetryPolicy retry;
+  std::uint64_t limit_rate = 0;  ///< --limit-rate, bytes per second (0: none)
 
   bool silent = false;
   bool show_error = false;
@@ -123,6 +137,10 @@ struct CliOptions {
   /// Errors go to stderr unless -s was given without -S.
   bool errors_visible() const noexcept { return !silent || show_error; }
   bool writes_to_stdout() const noexcept { return output_path.empty() || output_path == "-"; }
+  /// Whether the request carries a body (-d and friends, -F, -T).
+  bool has_body() const noexcept {
+    return data.has_value() || !data_file.empty() || !form.empty() || !upload_file.empty();
+  }
 };
 
 /// Parses argv[1..argc). Errors: category usage (exit 2) for a bad option or value,

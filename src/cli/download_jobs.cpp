@@ -41,10 +41,9 @@ Result<std::vector<std::string>> collect_urls(const CliOptions& options) {
 
 Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
                                                 const std::vector<std::string>& urls) {
-  if (options.data || !options.data_file.empty() ||
-      (!options.method.empty() && options.method != "GET")) {
-    return usage_error("downloads are GET requests: -d, --data-binary and -X cannot be combined "
-                       "with -O, -J, -C, -Z, --input-file, --split, --checksum, --retry or several URLs");
+  if (options.has_body() || (!options.method.empty() && options.method != "GET")) {
+    return usage_error("downloads are GET requests: -d, -F, -T and -X cannot be combined "
+                       "with -O, -J, -C, -Z, --input-file, --split, --checksum or several URLs");
   }
   const bool to_stdout = options.output_path == "-";
   if (to_stdout) return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");
@@ -71,10 +70,8 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
     download.resume = options.download.resume;
     download.ranges = options.download.split;
     download.sha256 = options.download.sha256;
-    download.max_bytes_per_second = options.download.limit_rate;
-    download.retries = options.download.retries;
-    download.retry_delay = options.download.retry_delay;
-    download.retry_all_errors = options.download.retry_all_errors;
+    download.max_bytes_per_second = options.limit_rate;
+    download.retry = options.retry;
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -1,5 +1,7 @@
 // The downloader's command-line options. Each marks the run as a download (files,
-// not stdout); values are checked here so a typo fails before any transfer.
+// not stdout), except --limit-rate and the --retry family, which a single fetch to
+// stdout honours too (as in curl); values are checked here so a typo fails before
+// any transfer.
 // Ownership: constant tables and pure functions; main thread.
 
 #include <array>
@@ -49,7 +51,7 @@ Result<void> apply_limit_rate(ParseState& state, std::string_view text) {
     return usage_error("--limit-rate: '" + std::string(text) +
                        "' is not a rate (bytes per second, e.g. 500K or 2M)");
   }
-  download(state).limit_rate = value * unit;
+  state.options.limit_rate = value * unit;
   return {};
 }
 
@@ -139,17 +141,17 @@ const std::array<OptionSpec, 18> kDownloadOptions = {{
     {'\0', "retry", true, [](ParseState& s, std::string_view v) -> Result<void> {
        auto n = parse_count("--retry", v, 0, 1000);
        if (!n) return std::move(n).error();
-       download(s).retries = static_cast<int>(*n);
+       s.options.retry.retries = static_cast<int>(*n);
        return {};
      }},
     {'\0', "retry-delay", true, [](ParseState& s, std::string_view v) -> Result<void> {
        auto delay = parse_seconds("--retry-delay", v);
        if (!delay) return std::move(delay).error();
-       download(s).retry_delay = *delay;
+       s.options.retry.delay = *delay;
        return {};
      }},
     {'\0', "retry-all-errors", false, [](ParseState& s, std::string_view) -> Result<void> {
-       download(s).retry_all_errors = true;
+       s.options.retry.all_errors = true;
        return {};
      }},
     {'\0', "max-host-connections", true, [](ParseState& s, std::string_view v) -> Result<void> {
@@ -163,8 +165,8 @@ const std::array<OptionSpec, 18> kDownloadOptions = {{
        download(s).progress = ProgressChoice::none;
        return {};
      }},
-    {'\0', "json", false, [](ParseState& s, std::string_view) -> Result<void> {
-       download(s).json = true;
+    {'\0', "json-summary", false, [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).summary_json = true;
        return {};
      }},
 }};

@@ -60,13 +60,12 @@ class DownloadRun {
     if (!result && options_.errors_visible()) {
       display_.print("sluice: " + url + ": " + result.error().message());
     }
-    std::string out;
-    if (options_.download.json) out += json_summary(url, result, code);
-    if (options_.write_out) out += options_.write_out->expand(write_out_report(url, result, code));
-    if (!out.empty()) {
-      std::fputs(out.c_str(), stdout);
+    if (options_.download.summary_json) {
+      std::fputs(json_summary(url, result, code).c_str(), stdout);
       std::fflush(stdout);
     }
+    // A failure to write -w's text is the same as one of --json-summary's: not seen.
+    if (options_.write_out) (void)options_.write_out->print(write_out_report(url, result, code));
   }
 
   static TransferReport write_out_report(const std::string& url, const Result<DownloadResult>& result,
@@ -79,6 +78,7 @@ class DownloadRun {
       report.version = result->version;
       report.size_download = result->transferred;
       report.time_total = result->seconds;
+      report.num_retries = result->retries;
       if (!result->effective_url.empty()) report.url_effective = result->effective_url;
     } else {
       report.error_message = result.error().message();

@@ -1,7 +1,7 @@
 #pragma once
 // Runs a `sluice` command in downloader mode: every URL (from the command line and
 // from -i lists) into a file through sluice::download(), one after another or up to
-// --parallel-max at once with -Z, with a progress display and --json summaries.
+// --parallel-max at once with -Z, with a progress display and --json-summary lines.
 // Ownership: main's thread owns everything here; with -Z each download runs on a
 // worker thread of its own that only touches its job and the shared display.
 

@@ -1,5 +1,5 @@
 #pragma once
-// --json: one JSON object per download, on one line of stdout, written when the
+// --json-summary: one JSON object per download, on one line of stdout, written when the
 // download ends (success or failure), so a script can read a line per transfer.
 // Ownership: pure functions returning text; the caller prints it.
 

@@ -15,10 +15,11 @@
 
 namespace sluice::cli {
 
-// One -d/--data-binary value: bytes already in memory, or a file to stream.
+// One -d/--data-binary/--json value: bytes already in memory, or a file to stream.
 struct DataItem {
   std::string bytes;
   std::string file;
+  bool json = false;  // --json pieces are concatenated, not joined with '&'
 };
 
 // Parsing state: the options being filled and the data items joined at the end.
@@ -42,6 +43,19 @@ inline Error usage_error(std::string message) {
 
 /// --cert, --key, --pass, --capath, --tlsv1.2, --tls-max, --ciphers, ... (tls_options.cpp).
 std::span<const OptionSpec> tls_option_specs();
+
+/// -F, --form-string, --data-urlencode, --data-raw, -G, -T, --json (body_options.cpp).
+std::span<const OptionSpec> body_option_specs();
+
+/// -d's value: "@FILE" read with CR and LF removed, else the text. Errors name `option`.
+Result<void> add_data(ParseState& state, std::string_view option, std::string_view text);
+/// --data-binary's value: "@FILE" of a regular file streams, else bytes. Errors name `option`.
+Result<void> add_binary_data(ParseState& state, std::string_view option, std::string_view text,
+                             bool json);
+
+/// After parsing: refuses body options that contradict each other (-F with -d, -T
+/// with either, a body with -I) and applies -G, which moves the data into each URL.
+Result<void> check_body_options(CliOptions& options);
 
 /// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();

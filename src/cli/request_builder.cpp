@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "cli/percent_encode.hpp"
+#include "sluice/multipart.hpp"
 
 namespace sluice::cli {
 namespace {
@@ -25,18 +29,36 @@ void add_own_header(Headers& headers, const CliOptions& options, std::string nam
   headers.add(std::move(name), std::move(value));
 }
 
-Headers build_headers(const CliOptions& options) {
+Headers build_headers(const CliOptions& options, const std::optional<MultipartForm>& form) {
   Headers headers;
-  add_own_header(headers, options, "Accept", "*/*");
+  add_own_header(headers, options, "Accept", options.json ? "application/json" : "*/*");
   if (options.user_agent) add_own_header(headers, options, "User-Agent", *options.user_agent);
   if (options.data || !options.data_file.empty()) {
-    add_own_header(headers, options, "Content-Type", "application/x-www-form-urlencoded");
+    add_own_header(headers, options, "Content-Type",
+                   options.json ? "application/json" : "application/x-www-form-urlencoded");
   }
+  if (form) add_own_header(headers, options, "Content-Type", form->content_type());
   for (const Header& header : options.headers) headers.add(header.name, header.value);
   return headers;
 }
 
-RequestBody build_body(const CliOptions& options) {
+std::optional<MultipartForm> build_form(const CliOptions& options) {
+  if (options.form.empty()) return std::nullopt;
+  MultipartForm form;
+  for (const FormPart& part : options.form) {
+    if (part.file.empty()) {
+      form.add_field(part.name, part.value, part.type);
+    } else {
+      form.add_file(part.name, part.file, part.filename, part.type);
+    }
+  }
+  return form;
+}
+
+// -T - (stdin) is a StreamBody the transfer feeds (stdin_upload.hpp).
+RequestBody build_body(const CliOptions& options, const std::optional<MultipartForm>& form) {
+  if (form) return form->body();
+  if (!options.upload_file.empty() && options.upload_file != "-") return FileBody{options.upload_file};
   if (!options.data_file.empty()) return FileBody{options.data_file};
   if (options.data) return BytesBody{*options.data};
   return std::monostate{};
@@ -45,7 +67,17 @@ RequestBody build_body(const CliOptions& options) {
 std::string build_method(const CliOptions& options) {
   if (!options.method.empty()) return options.method;
   if (options.head_only) return "HEAD";
-  return options.data || !options.data_file.empty() ? "POST" : "GET";
+  if (!options.upload_file.empty()) return "PUT";
+  return options.has_body() ? "POST" : "GET";
+}
+
+// curl's -T rule: a URL that ends in '/' names a directory, and the file keeps its name.
+std::string upload_url(const CliOptions& options, std::string url) {
+  if (options.upload_file.empty() || options.upload_file == "-") return url;
+  const std::size_t query = std::min(url.find_first_of("?#"), url.size());
+  if (query == 0 || url[query - 1] != '/') return url;
+  const std::string name = options.upload_file.substr(options.upload_file.find_last_of('/') + 1);
+  return url.insert(query, percent_encoded(name));
 }
 
 }  // namespace
@@ -53,10 +85,11 @@ std::string build_method(const CliOptions& options) {
 Request build_request(const CliOptions& options) {
   Request request;
   request.method = build_method(options);
-  request.url = options.urls.empty() ? std::string() : options.urls.front();
-  request.headers = build_headers(options);
+  request.url = upload_url(options, options.urls.empty() ? std::string() : options.urls.front());
+  const std::optional<MultipartForm> form = build_form(options);
+  request.headers = build_headers(options, form);
   request.auth = options.auth;
-  request.body = build_body(options);
+  request.body = build_body(options, form);
   request.version = options.version;
   // curl's --connect-timeout covers the whole connect phase, TLS handshake included.
   if (options.connect_timeout) {

@@ -1,18 +1,24 @@
 #include "cli/transfer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <span>
 #include <string>
+#include <thread>
 
 #include "cli/cli_clock.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/fetch_resume.hpp"
 #include "cli/head_output.hpp"
 #include "cli/output_sink.hpp"
 #include "cli/request_builder.hpp"
+#include "cli/stdin_upload.hpp"
 #include "cli/verbose.hpp"
 #include "cli/write_out.hpp"
 #include "sluice/client.hpp"
+#include "sluice/rate_limiter.hpp"
+#include "sluice/retry.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice::cli {
@@ -20,6 +26,8 @@ namespace {
 
 // -v prints what the Client holds this often during a long body, and at its end.
 constexpr std::chrono::seconds kStatsEvery{5};
+// The most one read borrows: what one staged block can hold anyway.
+constexpr std::size_t kLargestRead = 256 * 1024;
 
 // Messages can carry server-supplied text; the one-line promise must hold anyway.
 std::string one_line(std::string_view message) {
@@ -30,10 +38,24 @@ std::string one_line(std::string_view message) {
   return line;
 }
 
-// One transfer from start to exit code. Owned by run_transfer's frame, main thread.
+// How one attempt ended: kExitOk, or the exit code and message to report when no
+// retry follows, and what should_retry() needs to decide whether one does.
+struct AttemptOutcome {
+  int exit_code = kExitOk;
+  std::string message;
+  std::optional<AttemptFailure> failure;
+};
+
+AttemptOutcome attempt_failed(int exit_code, std::string message, AttemptFailure failure) {
+  return {exit_code, std::move(message), std::move(failure)};
+}
+
+// One transfer from start to exit code: one attempt, or with --retry as many as the
+// policy allows, each continuing after the body bytes already written. Owned by
+// run_transfer's frame, main thread.
 class Transfer {
  public:
-  explicit Transfer(const CliOptions& options) : options_(options) {}
+  explicit Transfer(const CliOptions& options) : options_(options), sink_(options.output_path) {}
 
   int run() {
     report_.url_effective = options_.urls.front();
@@ -45,24 +67,61 @@ class Transfer {
   int execute() {
     Result<Url> url = Url::parse(options_.urls.front());
     if (!url) return fail(kExitBadUrl, url.error().message());
-    Request request = build_request(options_);
     ClientOptions client_options = build_client_options(options_);
-    // The client outlives the response below: destroying it first would cancel the body.
+    // The client outlives every response below: destroying it first would cancel the body.
     Result<Client> client = Client::create(client_options);
     if (!client) return fail_with(client.error());
-    if (options_.verbose) {
-      std::fputs(describe_request_head(request, *url, client_options).c_str(), stderr);
-    }
-    Result<Response> response = client->fetch(std::move(request));
-    if (!response) return fail_with(response.error());
+    if (options_.limit_rate > 0) limiter_.emplace(options_.limit_rate);
     client_ = &*client;
-    const int exit_code = take_response(*response);
-    if (options_.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
-    client_ = nullptr;
-    return exit_code;
+    for (int attempt = 0;; ++attempt) {
+      AttemptOutcome outcome = attempt_once(*client, client_options, *url, attempt);
+      // stdin is read once: what went to a failed attempt cannot be sent again.
+      const bool resendable = options_.upload_file != "-";
+      if (!outcome.failure || !resendable || !should_retry(*outcome.failure, attempt, options_.retry)) {
+        if (options_.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
+        client_ = nullptr;
+        if (outcome.exit_code == kExitOk) return close_output();
+        return fail(outcome.exit_code, std::move(outcome.message));
+      }
+      wait_before_retry(outcome, attempt);
+    }
   }
 
-  int take_response(Response& response) {
+  // curl's warning, with what was kept: "... will retry in 2 s (3 retries left)".
+  void wait_before_retry(const AttemptOutcome& outcome, int attempt) {
+    const auto wait = retry_wait(*outcome.failure, attempt, options_.retry);
+    ++report_.num_retries;
+    if (options_.errors_visible()) {
+      const int left = options_.retry.retries - attempt;
+      std::string note = outcome.message + "; retrying in " +
+                         std::to_string((wait.count() + 999) / 1000) + " s (" +
+                         std::to_string(left) + (left == 1 ? " retry" : " retries") + " left";
+      if (resume_.written() > 0) {
+        note += ", continuing after the " + std::to_string(resume_.written()) + " bytes written";
+      }
+      print_error(note + ")");
+    }
+    std::this_thread::sleep_for(wait);
+  }
+
+  AttemptOutcome attempt_once(Client& client, const ClientOptions& client_options, const Url& url,
+                              int attempt) {
+    Request request = build_request(options_);
+    if (options_.upload_file == "-") request.body = start_stdin_upload();
+    upload_size_ = request_body_length(request.body).value_or(0);
+    resume_.add_request_headers(request.headers);
+    if (options_.verbose) {
+      std::fputs(describe_request_head(request, url, client_options).c_str(), stderr);
+    }
+    Result<Response> response = client.fetch(std::move(request));
+    if (!response) {
+      return attempt_failed(exit_code_for(response.error()), response.error().message(),
+                            failure_from_error(response.error()));
+    }
+    return take_response(*response, attempt);
+  }
+
+  AttemptOutcome take_response(Response& response, int attempt) {
     report_.http_code = response.status;
     report_.version = response.version;
     report_.num_redirects = response.redirects;
@@ -73,18 +132,53 @@ class Transfer {
     report_.remote_port = response.remote_port;
     report_.local_ip = response.local_ip;
     report_.local_port = response.local_port;
+    report_.headers = response.headers;
+    report_.size_header = response_head_text(response).size();
+    report_.size_upload = upload_size_;
     if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
-    if (options_.fail_on_http_error && response.status >= 400) {
-      return fail(kExitHttpError,
-                  "The requested URL returned error: " + std::to_string(response.status));
+    const std::string status_error =
+        "The requested URL returned error: " + std::to_string(response.status);
+    // A transient status (503, 429, ...) is retried while retries are left; the last
+    // attempt's response is the result, as curl has it.
+    if (is_transient_status(response.status) && attempt < options_.retry.retries &&
+        options_.upload_file != "-") {
+      return attempt_failed(kExitHttpError, status_error,
+                            failure_from_status(response.status, response.headers, report_.url_effective));
     }
+    if (options_.fail_on_http_error && response.status >= 400) {
+      return attempt_failed(kExitHttpError, status_error,
+                            failure_from_status(response.status, response.headers, report_.url_effective));
+    }
+    Result<std::uint64_t> skip = resume_.bytes_to_skip(response);
+    if (!skip) {
+      return attempt_failed(exit_code_for(skip.error()), skip.error().message(),
+                            AttemptFailure{skip.error(), false, std::nullopt});
+    }
+    if (int failed = write_head(response); failed != kExitOk) {
+      return attempt_failed(failed, report_.error_message, AttemptFailure{
+          Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
+    }
+    resume_.remember(response, options_.compressed);
+    return write_body(response.body, *skip);
+  }
+
+  // -i and -I put the head before the body, -D in its own file; once per transfer
+  // (a retry that continues the body does not repeat it).
+  int write_head(const Response& response) {
+    if (head_written_) return kExitOk;
+    head_written_ = true;
     const bool head_in_output = options_.include_head || options_.head_only;
-    const std::string head =
-        head_in_output || !options_.dump_header_path.empty() ? response_head_text(response) : "";
+    if (!head_in_output && options_.dump_header_path.empty()) return kExitOk;
+    const std::string head = response_head_text(response);
     if (!options_.dump_header_path.empty()) {
       if (int failed = dump_head(head); failed != kExitOk) return failed;
     }
-    return write_body(response.body, head_in_output ? head : std::string());
+    if (!head_in_output) return kExitOk;
+    Result<void> wrote = open_output();
+    if (wrote) wrote = sink_.write_all(std::as_bytes(std::span(head)));
+    if (!wrote) return fail_quietly(wrote.error());
+    head_bytes_ = head.size();
+    return kExitOk;
   }
 
   // -D FILE: the head alone, to its own file (or stdout with "-").
@@ -93,17 +187,36 @@ class Transfer {
     Result<void> done = dump.open();
     if (done) done = dump.write_all(std::as_bytes(std::span(head)));
     if (done) done = dump.close();
-    return done ? kExitOk : fail_with(done.error());
+    return done ? kExitOk : fail_quietly(done.error());
   }
 
-  // `head` (for -i and -I) goes first, into the same output as the body.
-  int write_body(BodyReader& body, const std::string& head) {
-    OutputSink sink(options_.output_path);
-    if (Result<void> opened = sink.open(); !opened) return fail_with(opened.error());
-    if (!head.empty()) {
-      if (Result<void> wrote = sink.write_all(std::as_bytes(std::span(head))); !wrote) {
-        return fail_incomplete(wrote.error(), sink);
-      }
+  int fail_quietly(const Error& error) {
+    report_.error_message = one_line(error.message());
+    return exit_code_for(error);
+  }
+
+  Result<void> open_output() {
+    if (output_open_) return {};
+    Result<void> opened = sink_.open();
+    output_open_ = opened.has_value();
+    return opened;
+  }
+
+  // The bucket's grant for the next read (a tenth of a second's worth at most),
+  // after sleeping off its debt: reading slower is what makes the transport slow.
+  std::size_t rate_grant(std::size_t want) {
+    if (!limiter_) return want;
+    const RateLimiter::Grant grant = limiter_->take(want);
+    std::this_thread::sleep_until(grant.ready_at);
+    return std::max<std::size_t>(grant.bytes, 1);
+  }
+
+  // The body into the output, without its first `skip` bytes (already written by
+  // an earlier attempt).
+  AttemptOutcome write_body(BodyReader& body, std::uint64_t skip) {
+    if (Result<void> opened = open_output(); !opened) {
+      return attempt_failed(exit_code_for(opened.error()), opened.error().message(),
+                            AttemptFailure{opened.error(), false, std::nullopt});
     }
     auto next_stats = cli_now() + kStatsEvery;
     for (;;) {
@@ -112,24 +225,40 @@ class Transfer {
         next_stats = cli_now() + kStatsEvery;
       }
       // Written from where the HTTP thread staged it: no copy of our own.
-      Result<BodyChunk> chunk = body.next();
-      if (!chunk) return fail_incomplete(chunk.error(), sink);
-      if (chunk->empty()) break;
-      Result<void> wrote = sink.write_all(chunk->bytes());
-      report_.size_download = sink.bytes_written() - head.size();
-      if (!wrote) return fail_incomplete(wrote.error(), sink);
+      const std::size_t granted = rate_grant(kLargestRead);
+      Result<BodyChunk> chunk = body.next(granted);
+      if (limiter_) limiter_->refund(granted - (chunk ? chunk->size() : 0));
+      if (!chunk) return incomplete(chunk.error(), failure_from_error(chunk.error()));
+      if (chunk->empty()) return {};
+      std::span<const std::byte> bytes = chunk->bytes();
+      const std::size_t skipped = static_cast<std::size_t>(std::min<std::uint64_t>(skip, bytes.size()));
+      skip -= skipped;
+      bytes = bytes.subspan(skipped);
+      Result<void> wrote = sink_.write_all(bytes);
+      report_.size_download = sink_.bytes_written() - head_bytes_;
+      resume_.wrote(bytes.size());
+      if (!wrote) return incomplete(wrote.error(), AttemptFailure{wrote.error(), false, std::nullopt});
     }
-    if (Result<void> closed = sink.close(); !closed) return fail_incomplete(closed.error(), sink);
-    return kExitOk;
   }
 
-  int fail_incomplete(const Error& error, const OutputSink& sink) {
+  AttemptOutcome incomplete(const Error& error, AttemptFailure failure) {
     std::string message = error.message();
-    if (sink.is_file()) {
-      message += " ('" + sink.path() + "' is incomplete: " +
-                 std::to_string(sink.bytes_written()) + " bytes written)";
+    if (sink_.is_file()) {
+      message += " ('" + sink_.path() + "' is incomplete: " +
+                 std::to_string(sink_.bytes_written()) + " bytes written)";
     }
-    return fail(exit_code_for(error), std::move(message));
+    return attempt_failed(exit_code_for(error), std::move(message), std::move(failure));
+  }
+
+  int close_output() {
+    if (!output_open_) {
+      // A body-less response still creates the -o file, as curl does.
+      if (Result<void> opened = open_output(); !opened) return fail_with(opened.error());
+    }
+    if (Result<void> closed = sink_.close(); !closed) {
+      return fail(exit_code_for(closed.error()), closed.error().message());
+    }
+    return kExitOk;
   }
 
   int fail_with(const Error& error) { return fail(exit_code_for(error), error.message()); }
@@ -146,9 +275,7 @@ class Transfer {
     report_.time_total = elapsed.count();
     report_.exit_code = exit_code;
     if (options_.write_out) {
-      std::string text = options_.write_out->expand(report_);
-      OutputSink out("");
-      if (Result<void> wrote = out.write_all(std::as_bytes(std::span(text))); !wrote) {
+      if (Result<void> wrote = options_.write_out->print(report_); !wrote) {
         if (exit_code == kExitOk) return fail_with(wrote.error());
       }
     }
@@ -157,6 +284,13 @@ class Transfer {
 
   const CliOptions& options_;
   const Client* client_ = nullptr;  // while a body is read, for -v's memory lines
+  OutputSink sink_;                 // -o FILE or stdout, opened at the first byte
+  bool output_open_ = false;
+  bool head_written_ = false;
+  std::size_t head_bytes_ = 0;      // of -i's head in the output
+  FetchResume resume_;
+  std::optional<RateLimiter> limiter_;  // --limit-rate
+  std::uint64_t upload_size_ = 0;       // the request body's length, when it has one
   TransferReport report_;
   CliTimePoint start_;
 };

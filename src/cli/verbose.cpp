@@ -10,25 +10,42 @@
 namespace sluice::cli {
 namespace {
 
-// The length the library announces for a body it knows the size of.
-std::optional<std::uint64_t> body_length(const RequestBody& body) {
+std::optional<std::uint64_t> file_size(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> request_body_length(const RequestBody& body) {
   return std::visit(
       [](const auto& value) -> std::optional<std::uint64_t> {
         using Body = std::decay_t<decltype(value)>;
         if constexpr (std::is_same_v<Body, BytesBody>) {
           return value.bytes.size();
         } else if constexpr (std::is_same_v<Body, FileBody>) {
-          struct stat info {};
-          if (::stat(value.path.c_str(), &info) != 0) return std::nullopt;
-          return static_cast<std::uint64_t>(info.st_size);
+          return file_size(value.path);
         } else if constexpr (std::is_same_v<Body, StreamBody>) {
           return value.length;
+        } else if constexpr (std::is_same_v<Body, PartsBody>) {
+          std::uint64_t total = 0;
+          for (const auto& part : value.parts) {
+            const auto* bytes = std::get_if<BytesBody>(&part);
+            const auto size = bytes ? std::optional<std::uint64_t>(bytes->bytes.size())
+                                    : file_size(std::get<FileBody>(part).path);
+            if (!size) return std::nullopt;
+            total += *size;
+          }
+          return total;
         } else {
           return std::nullopt;
         }
       },
       body);
 }
+
+namespace {
 
 void add_line(std::string& out, std::string_view prefix, std::string_view name,
               std::string_view value) {
@@ -52,7 +69,7 @@ std::string describe_request_head(const Request& request, const Url& url,
     add_line(out, "> ", "User-Agent", client_options.user_agent);
   }
   for (const Header& header : request.headers) add_line(out, "> ", header.name, header.value);
-  if (std::optional<std::uint64_t> length = body_length(request.body)) {
+  if (std::optional<std::uint64_t> length = request_body_length(request.body)) {
     add_line(out, "> ", "Content-Length", std::to_string(*length));
   }
   out.append(">\n");

@@ -4,6 +4,8 @@
 // and "* memory:" lines with what the Client holds.
 // Ownership: pure functions returning text; the caller prints it (main thread).
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sluice/client.hpp"
@@ -12,6 +14,10 @@
 #include "sluice/url.hpp"
 
 namespace sluice::cli {
+
+/// The length the library announces for a body it knows the size of (Content-Length);
+/// nullopt for a stream without one, or a file that cannot be read.
+std::optional<std::uint64_t> request_body_length(const RequestBody& body);
 
 /// "> GET /path HTTP/1.1", "> Host: ...", the request's headers, the User-Agent and
 /// Content-Length the library adds, and a lone ">".

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "cli/json_summary.hpp"
+
 namespace sluice::cli {
 namespace {
 
@@ -13,7 +15,7 @@ struct VariableName {
   WriteOutVariable variable;
 };
 
-constexpr std::array<VariableName, 18> kVariables = {{
+constexpr std::array<VariableName, 28> kVariables = {{
     {"http_code", WriteOutVariable::http_code},
     {"http_version", WriteOutVariable::http_version},
     {"size_download", WriteOutVariable::size_download},
@@ -32,6 +34,16 @@ constexpr std::array<VariableName, 18> kVariables = {{
     {"remote_port", WriteOutVariable::remote_port},
     {"local_ip", WriteOutVariable::local_ip},
     {"local_port", WriteOutVariable::local_port},
+    {"num_retries", WriteOutVariable::num_retries},
+    {"time_redirect", WriteOutVariable::time_redirect},
+    {"speed_download", WriteOutVariable::speed_download},
+    {"speed_upload", WriteOutVariable::speed_upload},
+    {"size_header", WriteOutVariable::size_header},
+    {"size_upload", WriteOutVariable::size_upload},
+    {"scheme", WriteOutVariable::scheme},
+    {"json", WriteOutVariable::json},
+    {"stdout", WriteOutVariable::to_stdout},
+    {"stderr", WriteOutVariable::to_stderr},
 }};
 
 std::optional<WriteOutVariable> find_variable(std::string_view name) {
@@ -79,8 +91,40 @@ std::string seconds_to(const TransferReport& report, ResponseTiming::TimePoint R
       std::chrono::duration<double>((*report.timing).*step - report.timing->start).count());
 }
 
+// Bytes per second over the whole transfer, as curl prints it: a whole number.
+std::string speed(std::uint64_t bytes, double seconds) {
+  return format_int(seconds > 0 ? static_cast<long long>(static_cast<double>(bytes) / seconds) : 0,
+                    "%lld");
+}
+
+// The scheme of the URL, lowercase as it is written ("http", "https").
+std::string scheme_of(const std::string& url) {
+  const std::size_t colon = url.find("://");
+  std::string scheme = colon == std::string::npos ? std::string() : url.substr(0, colon);
+  for (char& c : scheme) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return scheme;
+}
+
+std::string json_of(const TransferReport& report);
+
 std::string expand_variable(WriteOutVariable variable, const TransferReport& report) {
   switch (variable) {
+    case WriteOutVariable::time_redirect:
+      if (!report.timing || report.num_redirects == 0) return format_seconds(0);
+      return format_seconds(
+          std::chrono::duration<double>(report.timing->fetch_start - report.timing->start).count());
+    case WriteOutVariable::speed_download: return speed(report.size_download, report.time_total);
+    case WriteOutVariable::speed_upload: return speed(report.size_upload, report.time_total);
+    case WriteOutVariable::size_header:
+      return format_int(static_cast<long long>(report.size_header), "%lld");
+    case WriteOutVariable::size_upload:
+      return format_int(static_cast<long long>(report.size_upload), "%lld");
+    case WriteOutVariable::scheme: return scheme_of(report.url_effective);
+    case WriteOutVariable::json: return json_of(report);
+    case WriteOutVariable::to_stdout:
+    case WriteOutVariable::to_stderr: return {};
     case WriteOutVariable::http_code: return format_int(report.http_code, "%03lld");
     case WriteOutVariable::http_version:
       return report.version ? to_string(*report.version) : "0";
@@ -99,12 +143,38 @@ std::string expand_variable(WriteOutVariable variable, const TransferReport& rep
     case WriteOutVariable::local_ip: return report.local_ip;
     case WriteOutVariable::local_port: return format_int(report.local_port, "%lld");
     case WriteOutVariable::num_redirects: return format_int(report.num_redirects, "%lld");
+    case WriteOutVariable::num_retries: return format_int(report.num_retries, "%lld");
     case WriteOutVariable::url_effective: return report.url_effective;
     case WriteOutVariable::content_type: return report.content_type;
     case WriteOutVariable::exitcode: return format_int(report.exit_code, "%lld");
     case WriteOutVariable::errormsg: return report.error_message;
   }
   return {};
+}
+
+// %{json}: every variable by its name, numbers as numbers (curl's key set, those
+// sluice has).
+std::string json_of(const TransferReport& report) {
+  std::string out = "{";
+  for (const VariableName& entry : kVariables) {
+    const WriteOutVariable variable = entry.variable;
+    if (variable == WriteOutVariable::json || variable == WriteOutVariable::to_stdout ||
+        variable == WriteOutVariable::to_stderr) {
+      continue;
+    }
+    // http_code is zero-padded for -w ("000"), which JSON does not allow.
+    const std::string value = variable == WriteOutVariable::http_code
+                                  ? std::to_string(report.http_code)
+                                  : expand_variable(variable, report);
+    const bool text = variable == WriteOutVariable::url_effective ||
+                      variable == WriteOutVariable::content_type ||
+                      variable == WriteOutVariable::errormsg || variable == WriteOutVariable::remote_ip ||
+                      variable == WriteOutVariable::local_ip || variable == WriteOutVariable::scheme ||
+                      variable == WriteOutVariable::http_version;
+    if (out.size() > 1) out += ',';
+    out += json_string(entry.name) + ":" + (text ? json_string(value) : value);
+  }
+  return out + "}";
 }
 
 }  // namespace
@@ -122,6 +192,16 @@ Result<WriteOutFormat> WriteOutFormat::parse(std::string_view format) {
     } else if (c == '%' && i + 1 < format.size() && format[i + 1] == '%') {
       literal += '%';
       ++i;
+    } else if (format.substr(i).starts_with("%header{")) {
+      const std::size_t open = i + std::string_view("%header{").size();
+      const std::size_t close = format.find('}', open);
+      if (close == std::string_view::npos || close == open) {
+        return Error(ErrorCategory::usage,
+                     "-w: unterminated or empty '%header{' (expected %header{Name})");
+      }
+      flush_literal();
+      parsed.pieces_.emplace_back(HeaderVariable{std::string(format.substr(open, close - open))});
+      i = close;
     } else if (c == '%' && i + 1 < format.size() && format[i + 1] == '{') {
       std::size_t close = format.find('}', i + 2);
       if (close == std::string_view::npos) {
@@ -146,16 +226,33 @@ Result<WriteOutFormat> WriteOutFormat::parse(std::string_view format) {
   return parsed;
 }
 
-std::string WriteOutFormat::expand(const TransferReport& report) const {
-  std::string out;
+WriteOutText WriteOutFormat::expand(const TransferReport& report) const {
+  WriteOutText text;
+  std::string* into = &text.out;
   for (const Piece& piece : pieces_) {
-    if (const auto* text = std::get_if<std::string>(&piece)) {
-      out += *text;
+    if (const auto* literal = std::get_if<std::string>(&piece)) {
+      *into += *literal;
+    } else if (const auto* header = std::get_if<HeaderVariable>(&piece)) {
+      *into += std::string(report.headers.get(header->name).value_or(""));
     } else {
-      out += expand_variable(std::get<WriteOutVariable>(piece), report);
+      const WriteOutVariable variable = std::get<WriteOutVariable>(piece);
+      if (variable == WriteOutVariable::to_stdout) into = &text.out;
+      if (variable == WriteOutVariable::to_stderr) into = &text.err;
+      *into += expand_variable(variable, report);
     }
   }
-  return out;
+  return text;
+}
+
+Result<void> WriteOutFormat::print(const TransferReport& report) const {
+  const WriteOutText text = expand(report);
+  if (!text.err.empty()) std::fwrite(text.err.data(), 1, text.err.size(), stderr);
+  if (text.out.empty()) return {};
+  if (std::fwrite(text.out.data(), 1, text.out.size(), stdout) != text.out.size() ||
+      std::fflush(stdout) != 0) {
+    return Error(ErrorCategory::io, "-w: cannot write to stdout");
+  }
+  return {};
 }
 
 }  // namespace sluice::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sluice/error.hpp"
+#include "sluice/headers.hpp"
 #include "sluice/response.hpp"
 
 namespace sluice::cli {
@@ -23,6 +24,7 @@ struct TransferReport {
   std::uint64_t size_download = 0;     ///< body bytes written to the output
   double time_total = 0.0;             ///< seconds from start to the end of the body
   int num_redirects = 0;
+  int num_retries = 0;        ///< --retry attempts made after the first
   std::string url_effective;  ///< the last URL requested
   std::string content_type;   ///< empty when the response had none
   int exit_code = 0;
@@ -34,6 +36,9 @@ struct TransferReport {
   int remote_port = 0;
   std::string local_ip;
   int local_port = 0;
+  Headers headers;                 ///< the last response's fields, for %header{name}
+  std::uint64_t size_header = 0;   ///< bytes of the last response's head
+  std::uint64_t size_upload = 0;   ///< request body bytes sent (of a body with a length)
 };
 
 enum class WriteOutVariable {
@@ -55,18 +60,41 @@ enum class WriteOutVariable {
   remote_port,
   local_ip,
   local_port,
+  num_retries,
+  time_redirect,
+  speed_download,
+  speed_upload,
+  size_header,
+  size_upload,
+  scheme,
+  json,       ///< every variable above as one JSON object
+  to_stdout,  ///< %{stdout}: what follows goes to stdout (the default)
+  to_stderr,  ///< %{stderr}: what follows goes to stderr
+};
+
+/// A %header{name} in the format: that response field's value ("" when absent).
+struct HeaderVariable {
+  std::string name;
+};
+
+/// The expanded format, split by where each part goes (%{stdout}, %{stderr}).
+struct WriteOutText {
+  std::string out;
+  std::string err;
 };
 
 class WriteOutFormat {
  public:
-  /// Parses a format: %{name} variables, \n \t \r \\ escapes, "%%" for a percent.
-  /// Error (usage) for an unknown variable or an unterminated %{.
+  /// Parses a format: %{name} variables, %header{name}, \n \t \r \\ escapes, "%%"
+  /// for a percent. Error (usage) for an unknown variable or an unterminated %{.
   static Result<WriteOutFormat> parse(std::string_view format);
 
-  std::string expand(const TransferReport& report) const;
+  WriteOutText expand(const TransferReport& report) const;
+  /// Prints the expansion: its stdout part to stdout, its stderr part to stderr.
+  Result<void> print(const TransferReport& report) const;
 
  private:
-  using Piece = std::variant<std::string, WriteOutVariable>;
+  using Piece = std::variant<std::string, WriteOutVariable, HeaderVariable>;
   std::vector<Piece> pieces_;
 };
 

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "client/body_access.hpp"
+#include "client/parts_source.hpp"
 #include "client/source_queue.hpp"
 #include "io/byte_queue.hpp"
 #include "io/memory_rules.hpp"
@@ -261,6 +262,16 @@ Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
     if (!stream->writer) return Error(ErrorCategory::usage, "StreamBody without a writer");
     return std::unique_ptr<RequestBodySource>(
         std::make_unique<StreamSource>(BodyAccess::queue(*stream->writer), stream->length, env));
+  }
+  if (auto* parts = std::get_if<PartsBody>(&body)) {
+    std::vector<std::unique_ptr<RequestBodySource>> sources;
+    for (auto& part : parts->parts) {
+      RequestBody one = std::visit([](auto& value) { return RequestBody(std::move(value)); }, part);
+      auto source = make_body_source(one, env);
+      if (!source) return std::move(source).error();
+      sources.push_back(std::move(*source));
+    }
+    return make_parts_source(std::move(sources));
   }
   return std::unique_ptr<RequestBodySource>();
 }

@@ -6,7 +6,7 @@
 
 #include "download/download_file.hpp"
 #include "download/download_sha256.hpp"
-#include "download/rate_limiter.hpp"
+#include "sluice/rate_limiter.hpp"
 #include "io/time_source.hpp"
 
 namespace sluice {
@@ -28,11 +28,11 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
     auto failure = this->attempt(response);
     response.reset();
     if (!failure) break;
-    if (shared_.stopping() || !should_retry(*failure, attempt, shared_.options)) {
+    if (shared_.stopping() || !should_retry(*failure, attempt, shared_.options.retry)) {
       outcome = std::move(failure->error);
       break;
     }
-    const auto wait = retry_wait(*failure, attempt, shared_.options);
+    const auto wait = retry_wait(*failure, attempt, shared_.options.retry);
     if (!sleep_until(steady_now() + wait)) {
       outcome = stopped().error;
       break;

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "download/download_ranges.hpp"
-#include "download/retry_policy.hpp"
+#include "sluice/retry.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
 

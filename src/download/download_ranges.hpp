@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/content_range.hpp"
+
 namespace sluice {
 
 /// One range of the file: bytes [start, end), `end` unknown while the file's size
@@ -32,13 +34,6 @@ std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsi
 /// The Range header value that asks for the rest of `range`: "bytes=N-" or "bytes=N-M".
 std::string range_header_value(const RangeSpec& range);
 
-/// A Content-Range value: "bytes F-L/T", "bytes F-L/*" or "bytes */T" (416).
-struct ContentRange {
-  std::optional<std::uint64_t> first;  ///< absent for "*/T"
-  std::optional<std::uint64_t> last;   ///< inclusive
-  std::optional<std::uint64_t> total;  ///< absent for "/*"
-};
-std::optional<ContentRange> parse_content_range(std::string_view value);
 
 /// A whole unsigned decimal number ("0", "1048576"), or nullopt (empty, signs,
 /// spaces, other characters, overflow).

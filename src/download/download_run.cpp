@@ -9,7 +9,7 @@
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
 #include "download/download_file.hpp"
-#include "download/rate_limiter.hpp"
+#include "sluice/rate_limiter.hpp"
 
 namespace sluice {
 namespace {

@@ -17,7 +17,7 @@
 #include "download/download_fetch.hpp"
 #include "download/download_file.hpp"
 #include "download/download_monitor.hpp"
-#include "download/retry_policy.hpp"
+#include "sluice/retry.hpp"
 #include "sluice/download.hpp"
 
 namespace sluice {

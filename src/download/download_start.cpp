@@ -125,9 +125,9 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
       case Verdict::fail:
         break;
     }
-    if (!should_retry(*decision.failure, attempt, options_))
+    if (!should_retry(*decision.failure, attempt, options_.retry))
       return std::move(decision.failure->error);
-    if (!sleep_with_ticks(retry_wait(*decision.failure, attempt, options_))) {
+    if (!sleep_with_ticks(retry_wait(*decision.failure, attempt, options_.retry))) {
       return Error(ErrorCategory::cancelled, "download: cancelled");
     }
     ++attempt;

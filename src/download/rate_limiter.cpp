@@ -1,4 +1,4 @@
-#include "download/rate_limiter.hpp"
+#include "sluice/rate_limiter.hpp"
 
 #include <algorithm>
 

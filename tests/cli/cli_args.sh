@@ -88,7 +88,9 @@ case_help_lists_every_option_and_variable() {
       --verbose --fail --output --write-out --user-agent --help --version \
       --remote-name --remote-header-name --output-dir --create-dirs --input-file --parallel \
       --parallel-max --continue-at --split --max-host-connections --checksum --limit-rate \
-      --retry --retry-delay --retry-all-errors --progress --no-progress --json 'Exit status' \
+      --retry --retry-delay --retry-all-errors --progress --no-progress --json-summary --json 'Exit status' \
+      --data-raw --data-ascii --data-urlencode --form --form-string --get --upload-file '%{num_retries}' \
+      '%{time_redirect}' '%{speed_download}' '%{size_header}' '%{size_upload}' '%{scheme}' '%{json}' '%header{Name}' '%{stderr}' \
       --proxy --proxy-user --noproxy --proxytunnel --socks5 --socks5-hostname \
       '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \
       '%{time_appconnect}' '%{time_pretransfer}' '%{time_starttransfer}' \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `sluice` as a downloader, against the real nginx of the real_servers fixture and
 # local python peers: segmented downloads, resume after a kill, -C - on a truncated
-# file, a server without ranges, checksums, the rate limit, -J, -Z, -i, --json and
+# file, a server without ranges, checksums, the rate limit, -J, -Z, -i, --json-summary and
 # the progress bar through a pseudo-terminal.
 # Usage: cli_download.sh SLUICE_BINARY CASE   (SLUICE_TEST_ENV_FILE names the env file)
 SLUICE=$1
@@ -63,14 +63,14 @@ case_names_that_are_not_utf8_stay_printable_and_json_parses() {
   expect_code 0
   [ -f "$SCRATCH/o/a%FFb.bin" ] || fail "-O did not keep %FF escaped: $(ls "$SCRATCH/o")"
   # The server's raw 0xFF in Content-Disposition: the JSON line still parses.
-  run_sluice -O -J --json --create-dirs --output-dir "$SCRATCH/j" "$PEER_URL/x.bin"
+  run_sluice -O -J --json-summary --create-dirs --output-dir "$SCRATCH/j" "$PEER_URL/x.bin"
   expect_code 0
   python3 -c 'import json, sys
 for line in open(sys.argv[1], "rb"):
     record = json.loads(line)
     assert record["ok"], record
     assert record["path"].endswith("caf\ufffd.bin"), record["path"]' "$OUT" \
-    || fail "the --json output does not parse or names the file wrongly: $(cat "$OUT")"
+    || fail "the --json-summary output does not parse or names the file wrongly: $(cat "$OUT")"
 }
 
 case_resuming_a_complete_file_is_a_success() {
@@ -114,10 +114,10 @@ case_killed_segmented_download_resumes() {
 
 case_continue_a_truncated_file() {
   head -c 10485760 "$SLUICE_FILES_DIR/64m.bin" > "$SCRATCH/64m.bin"
-  run_sluice -C - --json -o "$SCRATCH/64m.bin" "$HTTP/64m.bin"
+  run_sluice -C - --json-summary -o "$SCRATCH/64m.bin" "$HTTP/64m.bin"
   expect_code 0
   [ "$(sha_of "$SCRATCH/64m.bin")" = "$(expected_sha 64m.bin)" ] || fail "the continued file differs"
-  grep -q '"resumed_from":10485760' "$OUT" || fail "--json does not say it resumed: $(cat "$OUT")"
+  grep -q '"resumed_from":10485760' "$OUT" || fail "--json-summary does not say it resumed: $(cat "$OUT")"
   grep -q '"transferred":56623104' "$OUT" || fail "more than the rest was transferred: $(cat "$OUT")"
 }
 
@@ -171,20 +171,20 @@ case_remote_header_name_is_used_safely() {
 
 case_parallel_list_json_and_create_dirs() {
   printf '%s\n' "# files" "$HTTP/1m.bin" "" "$HTTP/small.txt" > "$SCRATCH/list.txt"
-  run_sluice -Z -O --json --create-dirs --output-dir "$SCRATCH/a/b" --input-file "$SCRATCH/list.txt" \
+  run_sluice -Z -O --json-summary --create-dirs --output-dir "$SCRATCH/a/b" --input-file "$SCRATCH/list.txt" \
     "$HTTP/64m.bin"
   expect_code 0
   local name
   for name in 1m.bin small.txt 64m.bin; do
     [ "$(sha_of "$SCRATCH/a/b/$name")" = "$(expected_sha "$name")" ] || fail "$name differs"
   done
-  [ "$(grep -c '"ok":true' "$OUT")" -eq 3 ] || fail "not three successful --json lines: $(cat "$OUT")"
+  [ "$(grep -c '"ok":true' "$OUT")" -eq 3 ] || fail "not three successful --json-summary lines: $(cat "$OUT")"
 }
 
 case_failed_download_in_a_list_sets_the_exit_code() {
-  run_sluice -O --json --output-dir "$SCRATCH" "$HTTP/1m.bin" "$HTTP/missing.bin"
+  run_sluice -O --json-summary --output-dir "$SCRATCH" "$HTTP/1m.bin" "$HTTP/missing.bin"
   expect_code 22
-  grep -q '"ok":false' "$OUT" || fail "no failed --json line"
+  grep -q '"ok":false' "$OUT" || fail "no failed --json-summary line"
   grep -q "404" "$ERR" || fail "the error does not name the status"
   [ ! -e "$SCRATCH/missing.bin" ] || fail "a 404 left a file presented as complete"
   [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "1m.bin differs"
@@ -196,7 +196,7 @@ case_failed_download_in_a_list_sets_the_exit_code() {
 case_progress_bar_on_a_terminal_ends_on_a_clean_line() {
   local typescript=$SCRATCH/typescript
   SLUICE_BIN=$SLUICE URL="$HTTP/64m.bin" OUTFILE="$SCRATCH/64m.bin" \
-    script -qfec '"$SLUICE_BIN" --limit-rate 32M -o "$OUTFILE" "$URL"' "$typescript" > /dev/null
+    script -qfec '"$SLUICE_BIN" --progress=bar --limit-rate 32M -o "$OUTFILE" "$URL"' "$typescript" > /dev/null
   [ "$(sha_of "$SCRATCH/64m.bin")" = "$(expected_sha 64m.bin)" ] || fail "64m.bin differs"
   grep -q "64m.bin" "$typescript" || fail "the bar does not name the file"
   grep -q "100%" "$typescript" || fail "the bar never reached 100%"

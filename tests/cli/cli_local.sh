@@ -10,6 +10,11 @@ SLUICE=$1
 #   silent    accepts, reads the request, never answers
 #   truncated announces Content-Length: 100000, sends 1000 bytes, closes
 #   http10    answers with an HTTP/1.0 status line, then closes
+#   echo      answers 200 with the request itself (head and body, chunked decoded)
+#   flaky     answers the first request 503 (Retry-After: 0), the next ones with "ok"
+#   cut       serves /big (100000 bytes, ETag "v1"): the first answer stops after
+#             40000 bytes; later ones answer a Range with 206 from its offset
+#   cut-full  the same, but later answers ignore the Range: 200 with the whole body
 start_peer() {
   local port_file=$SCRATCH/peer.port
   rm -f "$port_file"
@@ -25,6 +30,9 @@ with open(port_file + ".tmp", "w") as f:
 import os
 os.rename(port_file + ".tmp", port_file)
 
+BIG = bytes((i * 7) % 251 for i in range(100000))
+requests = []
+
 def read_head(conn):
     data = b""
     while b"\r\n\r\n" not in data:
@@ -34,11 +42,68 @@ def read_head(conn):
         data += chunk
     return data
 
+def read_exact(conn, data, size):
+    while len(data) < size:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+def read_body(conn, head, rest):
+    fields = {}
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        fields[name.strip().lower()] = value.strip()
+    if b"content-length" in fields:
+        return read_exact(conn, rest, int(fields[b"content-length"]))[:int(fields[b"content-length"])]
+    if fields.get(b"transfer-encoding", b"").lower() != b"chunked":
+        return b""
+    body, data = b"", rest
+    while True:
+        while b"\r\n" not in data:
+            data = read_exact(conn, data, len(data) + 1)
+        size_line, _, data = data.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        data = read_exact(conn, data, size + 2)
+        body, data = body + data[:size], data[size + 2:]
+        if size == 0:
+            return body
+
 def serve(conn):
     with conn:
         while True:
-            if read_head(conn) is None:
+            head = read_head(conn)
+            if head is None:
                 return
+            requests.append(head)
+            if mode == "echo":
+                head_part, _, rest = head.partition(b"\r\n\r\n")
+                body = read_body(conn, head_part, rest)
+                echoed = head_part + b"\r\n\r\n" + body
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(echoed) + echoed)
+                continue
+            if mode == "flaky":
+                if len(requests) == 1:
+                    conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\n"
+                                 b"Content-Length: 5\r\n\r\nbusy\n")
+                    continue
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+                continue
+            if mode in ("cut", "cut-full"):
+                ranged = b"\r\nrange: bytes=" in head.lower() and b'if-range: "v1"' in head.lower()
+                if len(requests) == 1:
+                    conn.sendall(b'HTTP/1.1 200 OK\r\nETag: "v1"\r\nContent-Length: 100000\r\n\r\n'
+                                 + BIG[:40000])
+                    return
+                if mode == "cut" and ranged:
+                    start = int(head.lower().split(b"range: bytes=")[1].split(b"-")[0])
+                    conn.sendall(b'HTTP/1.1 206 Partial Content\r\nETag: "v1"\r\n'
+                                 b"Content-Range: bytes %d-99999/100000\r\n"
+                                 b"Content-Length: %d\r\n\r\n" % (start, 100000 - start) + BIG[start:])
+                    continue
+                conn.sendall(b'HTTP/1.1 200 OK\r\nETag: "v1"\r\nContent-Length: 100000\r\n\r\n' + BIG)
+                continue
             if mode == "silent":
                 time.sleep(60)
                 return
@@ -60,6 +125,150 @@ PY
   BACKGROUND_PIDS+=($!)
   wait_for_port_file "$port_file" "$1"
   PEER_URL=http://127.0.0.1:$(cat "$port_file")
+}
+
+# The body the cut peers serve, for comparing.
+big_body() {
+  python3 -c 'import sys; sys.stdout.buffer.write(bytes((i * 7) % 251 for i in range(100000)))'
+}
+
+case_retry_in_fetch_mode_retries_a_503_and_writes_to_stdout() {
+  start_peer flaky
+  (cd "$SCRATCH" && run_sluice --retry 2 -w '|%{http_code} %{num_retries}' "$PEER_URL/file.txt")
+  expect_code 0
+  expect_stdout $'ok\n|200 1'
+  [ ! -e "$SCRATCH/file.txt" ] || fail "--retry switched to downloader mode and wrote file.txt"
+  grep -q '^sluice: .*503.*retrying in 0 s (2 retries left)' "$ERR" || fail "no retry warning"
+}
+
+case_retry_without_retries_left_reports_the_last_answer() {
+  start_peer flaky
+  run_sluice -f --retry 0 "$PEER_URL/"
+  expect_code 22
+  expect_one_error "503"
+}
+
+case_retry_continues_a_cut_body_on_stdout_from_a_range() {
+  start_peer cut
+  run_sluice --retry 1 --retry-delay 0.01 "$PEER_URL/big"
+  expect_code 0
+  cmp -s "$OUT" <(big_body) || fail "stdout is not the 100000-byte body ($(stat -c %s "$OUT") bytes)"
+  grep -q 'continuing after the 40000 bytes written' "$ERR" || fail "the retry note does not say what was kept"
+}
+
+case_retry_skips_what_was_written_when_the_server_ignores_the_range() {
+  start_peer cut-full
+  run_sluice --retry 1 --retry-delay 0.01 -o "$SCRATCH/big.bin" "$PEER_URL/big"
+  expect_code 0
+  cmp -s "$SCRATCH/big.bin" <(big_body) || fail "the file is not the 100000-byte body"
+}
+
+case_limit_rate_alone_fetches_to_stdout() {
+  start_peer ok
+  (cd "$SCRATCH" && run_sluice --limit-rate 1M "$PEER_URL/name.txt")
+  expect_code 0
+  expect_stdout $'hello from the peer\n'
+  [ ! -e "$SCRATCH/name.txt" ] || fail "--limit-rate switched to downloader mode"
+}
+
+# The request the echo peer got ($OUT): its body after the blank line, to FILE.
+echoed_body_to() {
+  python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read().split(b"\r\n\r\n", 1)[1])' "$OUT" > "$1"
+}
+
+case_form_sends_fields_and_streams_a_file_as_multipart() {
+  start_peer echo
+  head -c 300000 /dev/urandom > "$SCRATCH/data.bin"
+  printf 'from a file' > "$SCRATCH/note.txt"
+  run_sluice -F name=value -F "file=@$SCRATCH/data.bin;type=application/x-test" \
+    -F "note=<$SCRATCH/note.txt" -F 'pic=@'"$SCRATCH/note.txt"';filename=a"b.png' \
+    --form-string 'raw=@not-a-file;type=x' "$PEER_URL/form"
+  expect_code 0
+  python3 - "$OUT" "$SCRATCH/data.bin" <<'PY' || fail "the multipart body is wrong (see above)"
+import email.parser, email.policy, sys
+raw = open(sys.argv[1], "rb").read()
+head, body = raw.split(b"\r\n\r\n", 1)
+lines = head.decode().split("\r\n")
+assert lines[0] == "POST /form HTTP/1.1", lines[0]
+fields = dict(l.split(": ", 1) for l in lines[1:])
+ctype = fields["Content-Type"]
+assert ctype.startswith("multipart/form-data; boundary="), ctype
+assert int(fields["Content-Length"]) == len(body), (fields["Content-Length"], len(body))
+msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+    b"Content-Type: " + ctype.encode() + b"\r\n\r\n" + body)
+parts = [(p.get_param("name", header="content-disposition"),
+          p.get_param("filename", header="content-disposition"),
+          p.get_content_type(), p.get_payload(decode=True)) for p in msg.iter_parts()]
+data = open(sys.argv[2], "rb").read()
+expected = [("name", None, "text/plain", b"value"),
+            ("file", "data.bin", "application/x-test", data),
+            ("note", None, "text/plain", b"from a file"),
+            ("pic", "a%22b.png", "image/png", b"from a file"),
+            ("raw", None, "text/plain", b"@not-a-file;type=x")]
+for got, want in zip(parts, expected):
+    assert got == want, (got[:3], want[:3], len(got[3]), len(want[3]))
+assert len(parts) == len(expected), len(parts)
+PY
+}
+
+case_get_with_data_urlencode_puts_the_data_in_the_query() {
+  start_peer echo
+  run_sluice -G --data-urlencode 'q=a b&c/é' --data-urlencode '=x y' -d 'n=1' "$PEER_URL/search?lang=en"
+  expect_code 0
+  head -n 1 "$OUT" | grep -qxF $'GET /search?lang=en&q=a%20b%26c%2F%C3%A9&x%20y&n=1 HTTP/1.1\r' \
+    || fail "the request line is $(head -n 1 "$OUT")"
+}
+
+case_json_posts_concatenated_pieces_with_json_headers() {
+  start_peer echo
+  printf '"b"]' > "$SCRATCH/tail.json"
+  run_sluice --json '["a",' --json @"$SCRATCH/tail.json" "$PEER_URL/api"
+  expect_code 0
+  for line in $'POST /api HTTP/1.1\r' $'Content-Type: application/json\r' $'Accept: application/json\r'; do
+    grep -qxF -- "$line" "$OUT" || fail "the request lacks '$line'"
+  done
+  echoed_body_to "$SCRATCH/body"
+  [ "$(cat "$SCRATCH/body")" = '["a","b"]' ] || fail "the JSON body is '$(cat "$SCRATCH/body")'"
+}
+
+case_data_raw_sends_an_at_sign_as_is() {
+  start_peer echo
+  run_sluice --data-raw '@not-a-file' "$PEER_URL/"
+  expect_code 0
+  echoed_body_to "$SCRATCH/body"
+  [ "$(cat "$SCRATCH/body")" = '@not-a-file' ] || fail "the body is '$(cat "$SCRATCH/body")'"
+}
+
+case_upload_file_puts_it_under_its_name() {
+  start_peer echo
+  head -c 200000 /dev/urandom > "$SCRATCH/my file.bin"
+  run_sluice -T "$SCRATCH/my file.bin" "$PEER_URL/dir/"
+  expect_code 0
+  head -n 1 "$OUT" | grep -qxF $'PUT /dir/my%20file.bin HTTP/1.1\r' || fail "the request line is $(head -n 1 "$OUT")"
+  echoed_body_to "$SCRATCH/body"
+  cmp -s "$SCRATCH/body" "$SCRATCH/my file.bin" || fail "the uploaded bytes differ"
+}
+
+case_upload_from_stdin_streams_it_chunked() {
+  start_peer echo
+  head -c 150000 /dev/urandom > "$SCRATCH/in.bin"
+  run_sluice -T - "$PEER_URL/up" < "$SCRATCH/in.bin"
+  expect_code 0
+  grep -qxF $'Transfer-Encoding: chunked\r' "$OUT" || fail "stdin was not sent chunked"
+  echoed_body_to "$SCRATCH/body"
+  cmp -s "$SCRATCH/body" "$SCRATCH/in.bin" || fail "the uploaded bytes differ"
+}
+
+case_body_options_that_contradict_are_refused() {
+  run_sluice -F a=b -d c=d http://127.0.0.1:1/
+  expect_code 2
+  expect_one_error "-F"
+  run_sluice -T /etc/hostname -d c=d http://127.0.0.1:1/
+  expect_code 2
+  expect_one_error "-T"
+  run_sluice -F 'a=@/no/such/file' http://127.0.0.1:1/
+  expect_code 26
+  expect_one_error "/no/such/file"
 }
 
 case_connection_refused_exits_7() {
@@ -137,6 +346,23 @@ case_output_file_and_write_out_after_the_body() {
   run_sluice -w '[%{http_code}]' "$PEER_URL/x"
   expect_code 0
   expect_stdout $'hello from the peer\n[200]'
+}
+
+case_write_out_headers_json_and_stderr() {
+  start_peer ok
+  run_sluice -o /dev/null -w '%{stderr}[%{http_code}]%{stdout}%header{content-type}|%header{X-None}|%{scheme}|%{size_header}|%{size_upload}\n%{json}' \
+    -d 'abc' "$PEER_URL/x"
+  expect_code 0
+  [ "$(cat "$ERR")" = "[200]" ] || fail "stderr is '$(cat "$ERR")', expected [200]"
+  local head_size
+  head_size=$(printf 'HTTP/1.1 200\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n\r\n' | wc -c)
+  [ "$(head -n 1 "$OUT")" = "text/plain||http|$head_size|3" ] || fail "first line is '$(head -n 1 "$OUT")'"
+  tail -n +2 "$OUT" | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+assert d["http_code"] == 200 and d["size_download"] == 20 and d["size_upload"] == 3, d
+assert d["scheme"] == "http" and d["content_type"] == "text/plain" and d["exitcode"] == 0, d
+assert d["errormsg"] == "" and d["num_retries"] == 0 and d["url_effective"].endswith("/x"), d' \
+    || fail "%{json} is wrong: $(tail -n +2 "$OUT")"
 }
 
 case_verbose_prints_request_and_response_heads() {

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <future>
 #include <string>
 #include <thread>
@@ -332,6 +334,43 @@ TEST_F(Capi, AStreamedRequestBodyArrivesWhole) {
   const sluice_code code = sluice_pending_wait(pending.get, &response.get);
   ASSERT_EQ(code, SLUICE_OK) << describe(code);
   EXPECT_EQ(read_all(response.get), test::sha256_hex(body));
+}
+
+// A form built through the C API: the server gets multipart/form-data whose
+// boundary is the one in Content-Type, the field, and the file's bytes whole.
+TEST_F(Capi, AFormSendsItsFieldAndStreamsItsFile) {
+  TestServer server([](ServerConnection& conn) {
+    auto request = conn.read_request();
+    if (!request) return;
+    conn.write(test::http_response(
+        200, std::string(request->headers.get("content-type").value_or("none")) + "\n" + request->body));
+  });
+  const std::string payload = test::pseudo_random_bytes(700000, 5);
+  const std::string path = ::testing::TempDir() + "/sluice_capi_form.bin";
+  { std::ofstream(path, std::ios::binary) << payload; }
+  const std::string url = server.url("/form");
+  RequestHandle request;
+  ASSERT_EQ(sluice_request_new("POST", 4, url.data(), url.size(), &request.get), SLUICE_OK);
+  ASSERT_EQ(sluice_request_add_form_field(request.get, "title", 5, "hello", 5), SLUICE_OK);
+  ASSERT_EQ(sluice_request_add_form_file(request.get, "upload", 6, path.data(), path.size(), "x.bin",
+                                         5, nullptr, 0),
+            SLUICE_OK);
+  ResponseHandle response;
+  const sluice_code code = sluice_client_fetch(client_.get, request.get, &response.get);
+  ASSERT_EQ(code, SLUICE_OK) << describe(code);
+  const std::string echoed = read_all(response.get);
+  const std::string type = echoed.substr(0, echoed.find('\n'));
+  const std::string body = echoed.substr(echoed.find('\n') + 1);
+  const std::string prefix = "multipart/form-data; boundary=";
+  ASSERT_EQ(type.rfind(prefix, 0), 0u) << type;
+  const std::string boundary = type.substr(prefix.size());
+  const std::string expected =
+      "--" + boundary + "\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nhello\r\n" +
+      "--" + boundary + "\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"x.bin\"\r\n" +
+      "Content-Type: application/octet-stream\r\n\r\n" + payload + "\r\n--" + boundary + "--\r\n";
+  EXPECT_TRUE(body == expected) << "the form arrived changed (" << body.size() << " bytes, expected "
+                                << expected.size() << ")";
+  std::remove(path.c_str());
 }
 
 // Host dispatch through the C API: a C event loop (here poll()) drives every

@@ -35,7 +35,7 @@ class DownloadFaults : public ::testing::Test {
     DownloadOptions options;
     options.request = Request::get(server_.url());
     options.target.path = path;
-    options.retry_delay = 10ms;
+    options.retry.delay = 10ms;
     return options;
   }
 
@@ -107,7 +107,7 @@ TEST_F(DownloadFaults, CutBodyIsRetriedFromTheBytesWritten) {
       [](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
   const std::string path = dir_.file("f");
   auto options = options_for(path);
-  options.retries = 2;
+  options.retry.retries = 2;
   options.sha256 = test::sha256_hex(body_);
   auto result = download(client_, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
@@ -129,7 +129,7 @@ TEST_F(DownloadFaults, CutRangeOfASegmentedDownloadIsRetriedAlone) {
   const std::string path = dir_.file("f");
   auto options = options_for(path);
   options.ranges = 4;
-  options.retries = 2;
+  options.retry.retries = 2;
   auto result = download(client_, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
   EXPECT_EQ(result->ranges, 4u);
@@ -151,8 +151,8 @@ TEST_F(DownloadFaults, BusyStatusIsRetried) {
   server_.set_status([](int index) { return index == 0 ? 503 : 0; });
   const std::string path = dir_.file("f");
   auto options = options_for(path);
-  options.retries = 1;
-  options.retry_delay = 0ms;  // Retry-After: 0 decides
+  options.retry.retries = 1;
+  options.retry.delay = 0ms;  // Retry-After: 0 decides
   auto result = download(client_, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
   EXPECT_EQ(result->retries, 1);

@@ -288,7 +288,7 @@ TEST_F(DownloadNginx, NotFoundIsAnErrorAndLeavesNoFile) {
   auto client = make_client();
   auto options = options_for(nginx("/no-such-file"), path);
   options.ranges = 4;
-  options.retries = 3;  // a 404 is not retried
+  options.retry.retries = 3;  // a 404 is not retried
   const auto began = std::chrono::steady_clock::now();
   auto result = download(client, options);
   ASSERT_FALSE(result.ok());

@@ -8,6 +8,8 @@
 // it received (h2c), which the test compares instead.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <thread>
@@ -106,6 +108,27 @@ TEST_P(VersionsUpload, StreamedBodyToASlowServerArrivesWhole) {
   const Result<void> producer = produced.get();
   ASSERT_TRUE(producer.ok()) << producer.error().describe();
   expect_arrived(client, std::move(response), "stream.bin", test::sha256_hex(payload));
+}
+
+// A PartsBody (what MultipartForm sends): bytes, a file read on the file pool, bytes
+// again, and an empty file, one after another with one Content-Length; the file's
+// read pieces are all that is held.
+TEST_P(VersionsUpload, PartsOfBytesAndFilesArriveInOrder) {
+  auto client = make_client();
+  const std::string middle = test::pseudo_random_bytes(kUploadSize - 2000, 23);
+  const std::string head = test::pseudo_random_bytes(1000, 24);
+  const std::string tail = test::pseudo_random_bytes(1000, 25);
+  const std::string dir = ::testing::TempDir();
+  const std::string file = dir + "/sluice_parts_" + std::string(test::wire_name(wire())) + ".bin";
+  const std::string empty = file + ".empty";
+  { std::ofstream(file, std::ios::binary) << middle; }
+  { std::ofstream(empty, std::ios::binary); }
+  PartsBody body;
+  body.parts = {BytesBody{head}, FileBody{file}, BytesBody{tail}, FileBody{empty}};
+  auto response = client.fetch(put("parts.bin", std::move(body)));
+  expect_arrived(client, std::move(response), "parts.bin", test::sha256_hex(head + middle + tail));
+  std::remove(file.c_str());
+  std::remove(empty.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, VersionsUpload, ::testing::ValuesIn(test::all_wires()),

@@ -140,6 +140,11 @@ request_free = _declare("sluice_request_free", None, c_void_p)
 request_add_header = _declare("sluice_request_add_header", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_body_bytes = _declare("sluice_request_set_body_bytes", c_code, c_void_p, c_char_p, c_size_t)
 request_set_body_writer = _declare("sluice_request_set_body_writer", c_code, c_void_p, c_void_p, c_int64)
+request_add_form_field = _declare(
+    "sluice_request_add_form_field", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
+request_add_form_file = _declare(
+    "sluice_request_add_form_file", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t,
+    c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_version = _declare("sluice_request_set_version", c_code, c_void_p, ctypes.c_int)
 request_set_mark = _declare("sluice_request_set_mark", c_code, c_void_p, c_size_t)
 request_set_basic_auth = _declare(

@@ -7,6 +7,7 @@ import ctypes
 
 from . import _callbacks, _capi
 from .errors import CancelledError, UsageError, check, error_for
+from .form import Form
 from .response import Response
 
 DEFAULT_MARK = 256 * 1024
@@ -180,7 +181,7 @@ class Client:
                     auth=None):
         """Sends a request and returns its Response once the head arrived. `auth`: a
         (user, password) pair for Basic, or a str token for Bearer, sent to the URL's
-        origin only. `body`: bytes,
+        origin only. `body`: bytes, a sluice.Form (multipart/form-data, files streamed),
         or an (async) iterable of bytes streamed with backpressure while the response
         may already arrive. `timeout`: seconds for the whole exchange, or a dict of
         connect/tls/first_byte/idle/total. Cancelling the task cancels the request."""
@@ -198,6 +199,8 @@ class Client:
             if isinstance(body, (bytes, bytearray, memoryview)):
                 data = bytes(body)
                 check(_capi.request_set_body_bytes(request, data, len(data)))
+            elif isinstance(body, Form):
+                body._apply(request)
             elif body is not None:
                 writer = ctypes.c_void_p()
                 check(_capi.writer_new(mark, ctypes.byref(writer)))
@@ -298,10 +301,11 @@ class Client:
 def _check_body(body):
     """Refuses a body that is neither bytes nor an iterable of them before anything
     is sent (a str would otherwise stream its characters one by one)."""
-    if body is None or isinstance(body, (bytes, bytearray, memoryview)):
+    if body is None or isinstance(body, (bytes, bytearray, memoryview, Form)):
         return
     if isinstance(body, str) or not (hasattr(body, "__aiter__") or hasattr(body, "__iter__")):
-        raise TypeError(f"body must be bytes or an (async) iterable of bytes, not {type(body).__name__}")
+        raise TypeError(f"body must be bytes, a sluice.Form or an (async) iterable of bytes, "
+                        f"not {type(body).__name__}")
 
 
 def _settle(decided, code, response):

@@ -184,6 +184,24 @@ TEST(CapiArguments, AuthenticationArgumentsAreChecked) {
   sluice_request_free(request);
 }
 
+TEST(CapiArguments, FormArgumentsAreChecked) {
+  sluice_request* request = nullptr;
+  ASSERT_EQ(sluice_request_new("POST", 4, "http://x/", 9, &request), SLUICE_OK);
+  expect_invalid(sluice_request_add_form_field(nullptr, "a", 1, "b", 1),
+                 "sluice_request_add_form_field");
+  expect_invalid(sluice_request_add_form_field(request, "", 0, "b", 1),
+                 "sluice_request_add_form_field");
+  expect_invalid(sluice_request_add_form_field(request, "a", 1, nullptr, 1),
+                 "sluice_request_add_form_field");
+  expect_invalid(sluice_request_add_form_file(request, "f", 1, nullptr, 0, nullptr, 0, nullptr, 0),
+                 "sluice_request_add_form_file");
+  expect_invalid(sluice_request_add_form_file(request, "f", 1, "/p", 2, "n\0m", 3, nullptr, 0),
+                 "sluice_request_add_form_file");
+  EXPECT_EQ(sluice_request_add_form_field(request, "a", 1, "", 0), SLUICE_OK);
+  EXPECT_EQ(sluice_request_add_form_file(request, "f", 1, "/p", 2, nullptr, 0, nullptr, 0), SLUICE_OK);
+  sluice_request_free(request);
+}
+
 TEST(CapiArguments, CodesHaveNamesAndCategories) {
   EXPECT_STREQ(sluice_code_name(SLUICE_OK), "ok");
   EXPECT_STREQ(sluice_code_name(SLUICE_WOULD_BLOCK), "would_block");

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "download/rate_limiter.hpp"
-#include "download/retry_policy.hpp"
+#include "sluice/rate_limiter.hpp"
+#include "sluice/retry.hpp"
 #include "sluice/download.hpp"
 
 namespace sluice {
@@ -37,10 +37,10 @@ TEST(RetryPolicy, AnErrorMarkedNotRetryableIsNotTransientWhateverItsCategory) {
   Error recurring = Error(ErrorCode::body_truncated, "x").set_retryable(false);
   EXPECT_FALSE(failure_from_error(recurring).transient);
   EXPECT_TRUE(failure_from_error(Error(ErrorCode::body_truncated, "x")).transient);
-  DownloadOptions options;
+  RetryPolicy options;
   options.retries = 3;
   EXPECT_FALSE(should_retry(failure_from_error(recurring), 0, options));
-  options.retry_all_errors = true;  // curl's --retry-all-errors still may
+  options.all_errors = true;  // curl's --retry-all-errors still may
   EXPECT_TRUE(should_retry(failure_from_error(recurring), 0, options));
 }
 
@@ -52,7 +52,7 @@ TEST(RetryPolicy, StatusFailureNamesStatusAndUrl) {
 }
 
 TEST(RetryPolicy, RetriesOnlyWhileAttemptsRemain) {
-  DownloadOptions options;
+  RetryPolicy options;
   options.retries = 2;
   const auto transient = failure_of(ErrorCategory::connect);
   EXPECT_TRUE(should_retry(transient, 0, options));
@@ -63,10 +63,10 @@ TEST(RetryPolicy, RetriesOnlyWhileAttemptsRemain) {
 }
 
 TEST(RetryPolicy, RetryAllErrorsSparesUsageAndCancel) {
-  DownloadOptions options;
+  RetryPolicy options;
   options.retries = 3;
   EXPECT_FALSE(should_retry(failure_of(ErrorCategory::tls), 0, options));
-  options.retry_all_errors = true;
+  options.all_errors = true;
   EXPECT_TRUE(should_retry(failure_of(ErrorCategory::tls), 0, options));
   EXPECT_TRUE(should_retry(failure_from_status(404, Headers{}, "u"), 0, options));
   EXPECT_FALSE(should_retry(failure_of(ErrorCategory::usage), 0, options));
@@ -74,7 +74,7 @@ TEST(RetryPolicy, RetryAllErrorsSparesUsageAndCancel) {
 }
 
 TEST(RetryPolicy, WaitDoublesFromOneSecondUpToAMinute) {
-  DownloadOptions options;
+  RetryPolicy options;
   const auto failure = failure_of(ErrorCategory::connect);
   EXPECT_EQ(retry_wait(failure, 0, options), 1000ms);
   EXPECT_EQ(retry_wait(failure, 1, options), 2000ms);
@@ -84,14 +84,14 @@ TEST(RetryPolicy, WaitDoublesFromOneSecondUpToAMinute) {
 }
 
 TEST(RetryPolicy, RetryAfterSecondsAreHonouredAndCapped) {
-  DownloadOptions options;
+  RetryPolicy options;
   Headers headers{{"Retry-After", "7"}};
   EXPECT_EQ(retry_wait(failure_from_status(503, headers, "u"), 0, options), 7000ms);
   Headers huge{{"Retry-After", "86400"}};
   EXPECT_EQ(retry_wait(failure_from_status(503, huge, "u"), 0, options), 60000ms);
   Headers date{{"Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"}};
   EXPECT_EQ(retry_wait(failure_from_status(503, date, "u"), 2, options), 4000ms);
-  options.retry_delay = 250ms;
+  options.delay = 250ms;
   EXPECT_EQ(retry_wait(failure_from_status(503, headers, "u"), 5, options), 250ms)
       << "an explicit delay wins";
 }

@@ -1,9 +1,8 @@
-#include "download/retry_policy.hpp"
+#include "sluice/retry.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-#include "sluice/download.hpp"
 
 namespace sluice {
 namespace {
@@ -50,16 +49,16 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
   return std::chrono::milliseconds(seconds * 1000);
 }
 
-bool should_retry(const AttemptFailure& failure, int attempt, const DownloadOptions& options) {
-  if (attempt >= options.retries) return false;
+bool should_retry(const AttemptFailure& failure, int attempt, const RetryPolicy& policy) {
+  if (attempt >= policy.retries) return false;
   const ErrorCategory category = failure.error.category();
   if (category == ErrorCategory::usage || category == ErrorCategory::cancelled) return false;
-  return failure.transient || options.retry_all_errors;
+  return failure.transient || policy.all_errors;
 }
 
 std::chrono::milliseconds retry_wait(const AttemptFailure& failure, int attempt,
-                                     const DownloadOptions& options) {
-  if (options.retry_delay.count() > 0) return std::min(options.retry_delay, kMaxWait);
+                                     const RetryPolicy& policy) {
+  if (policy.delay.count() > 0) return std::min(policy.delay, kMaxWait);
   if (failure.retry_after) return std::min(*failure.retry_after, kMaxWait);
   std::chrono::milliseconds wait{1000};
   for (int i = 0; i < attempt && wait < kMaxWait; ++i) wait *= 2;

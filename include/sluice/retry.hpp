@@ -1,0 +1,62 @@
+#pragma once
+/// @file
+/// When a transfer tries again and how long it waits first, as curl's --retry
+/// decides it: transient failures (an Error that says it is retryable(): by default
+/// connect, dns, timeout and protocol ones; HTTP 408/429/500/502/503/504) are
+/// retried up to RetryPolicy::retries times. sluice::download() applies it to every
+/// range, and the `sluice` command to a single fetch; both resume from the bytes
+/// already written rather than starting over.
+/// Pure functions and values: any thread.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sluice/error.hpp"
+#include "sluice/headers.hpp"
+
+namespace sluice {
+
+/// How often and how patiently to retry (curl's --retry, --retry-delay,
+/// --retry-all-errors).
+struct RetryPolicy {
+  /// Attempts after the first.
+  int retries = 0;
+  /// Wait before a retry; 0 = 1 s doubling per attempt up to 60 s (or Retry-After).
+  std::chrono::milliseconds delay{0};
+  /// Retry on every error, not only transient ones.
+  bool all_errors = false;
+};
+
+/// One failed attempt: the error, whether trying again may help, and how long the
+/// server asked us to wait (Retry-After), when it did.
+struct AttemptFailure {
+  Error error;
+  bool transient = false;
+  std::optional<std::chrono::milliseconds> retry_after;
+};
+
+/// 408, 429, 500, 502, 503 and 504: a status that another attempt may not get.
+bool is_transient_status(int status) noexcept;
+
+/// A failure from an Error of the library (connect refused, body ended early, ...).
+AttemptFailure failure_from_error(Error error);
+/// A failure from an unwanted status: "HTTP 404 from URL", with the server's
+/// Retry-After when it sent one.
+AttemptFailure failure_from_status(int status, const Headers& headers, const std::string& url);
+
+/// Retry-After as delay-seconds; std::nullopt for an HTTP-date or garbage.
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
+
+/// Whether attempt number `attempt` (0 for the first) that ended in `failure` is
+/// followed by another: transient (or all_errors, except usage and cancelled) and
+/// attempts left.
+bool should_retry(const AttemptFailure& failure, int attempt, const RetryPolicy& policy);
+
+/// The wait before retry number `attempt` + 1: policy.delay when set; else the
+/// server's Retry-After; else 1 s doubling per attempt. At most 60 s.
+std::chrono::milliseconds retry_wait(const AttemptFailure& failure, int attempt,
+                                     const RetryPolicy& policy);
+
+}  // namespace sluice
