@@ -373,7 +373,7 @@ const std::array<OptionSpec, 48> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.long_name == name) return &spec;
     }
@@ -382,7 +382,7 @@ const OptionSpec* find_long(std::string_view name) {
 }
 
 const OptionSpec* find_short(char name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.short_name != '\0' && spec.short_name == name) return &spec;
     }
@@ -414,6 +414,9 @@ class ArgumentWalker {
     }
     if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
     if (Result<void> body = check_body_options(state_.options); !body) return std::move(body).error();
+    if (state_.options.fail_on_http_error && state_.options.fail_with_body) {
+      return usage_error("-f and --fail-with-body contradict each other: choose one");
+    }
     return std::move(state_.options);
   }
 

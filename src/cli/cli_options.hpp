@@ -125,6 +125,9 @@ struct CliOptions {
   bool show_error = false;
   bool verbose = false;
   bool fail_on_http_error = false;
+  bool fail_with_body = false;       ///< --fail-with-body: exit 22 on >= 400, body still written
+  bool remove_on_error = false;      ///< --remove-on-error: a failed transfer's -o file is removed
+  std::uint64_t max_filesize = 0;    ///< --max-filesize: larger bodies fail with exit 63 (0: none)
 
   std::string output_path;  ///< empty or "-": stdout
   bool include_head = false;     ///< -i: the response head before the body in the output

@@ -31,27 +31,11 @@ Result<std::uint64_t> parse_count(std::string_view option, std::string_view text
   return value;
 }
 
-// curl's rate syntax: bytes per second, with K, M or G (powers of 1024).
+// curl's rate syntax: bytes per second, with K, M or G.
 Result<void> apply_limit_rate(ParseState& state, std::string_view text) {
-  std::uint64_t unit = 1;
-  std::string_view digits = text;
-  if (!digits.empty()) {
-    switch (digits.back()) {
-      case 'k': case 'K': unit = 1024; break;
-      case 'm': case 'M': unit = 1024 * 1024; break;
-      case 'g': case 'G': unit = 1024 * 1024 * 1024; break;
-      default: break;
-    }
-    if (unit != 1) digits.remove_suffix(1);
-  }
-  std::uint64_t value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value == 0 ||
-      value > (std::uint64_t{1} << 40)) {
-    return usage_error("--limit-rate: '" + std::string(text) +
-                       "' is not a rate (bytes per second, e.g. 500K or 2M)");
-  }
-  state.options.limit_rate = value * unit;
+  Result<std::uint64_t> rate = parse_byte_count("--limit-rate", text);
+  if (!rate) return std::move(rate).error();
+  state.options.limit_rate = *rate;
   return {};
 }
 
@@ -172,6 +156,29 @@ const std::array<OptionSpec, 18> kDownloadOptions = {{
 }};
 
 }  // namespace
+
+// curl's size syntax: bytes, with K, M or G (powers of 1024).
+Result<std::uint64_t> parse_byte_count(std::string_view option, std::string_view text) {
+  std::uint64_t unit = 1;
+  std::string_view digits = text;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'k': case 'K': unit = 1024; break;
+      case 'm': case 'M': unit = 1024 * 1024; break;
+      case 'g': case 'G': unit = 1024 * 1024 * 1024; break;
+      default: break;
+    }
+    if (unit != 1) digits.remove_suffix(1);
+  }
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value == 0 ||
+      value > (std::uint64_t{1} << 40)) {
+    return usage_error(std::string(option) + ": '" + std::string(text) +
+                       "' is not a size (bytes, e.g. 500K or 2M)");
+  }
+  return value * unit;
+}
 
 std::span<const OptionSpec> download_option_specs() { return kDownloadOptions; }
 

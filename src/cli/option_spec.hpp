@@ -63,6 +63,13 @@ std::span<const OptionSpec> download_option_specs();
 /// Reads a whole file ("-" for stdin); errors have category io and name `option`.
 Result<std::string> read_whole_file(std::string_view option, const std::string& path);
 
+/// A byte count as curl writes it ("512", "500K", "2M", "1G": powers of 1024), from
+/// 1 to 2^40 units; errors name `option` (download_options.cpp).
+Result<std::uint64_t> parse_byte_count(std::string_view option, std::string_view text);
+
+/// -f's relatives: --fail-with-body, --remove-on-error, --max-filesize (failure_options.cpp).
+std::span<const OptionSpec> failure_option_specs();
+
 /// A number of seconds ("2.5"), rounded up to milliseconds; errors name `option`.
 Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::string_view text);
 

@@ -1,6 +1,7 @@
 #include "cli/transfer.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <span>
@@ -81,6 +82,7 @@ class Transfer {
         if (options_.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
         client_ = nullptr;
         if (outcome.exit_code == kExitOk) return close_output();
+        remove_output_on_error();
         return fail(outcome.exit_code, std::move(outcome.message));
       }
       wait_before_retry(outcome, attempt);
@@ -149,6 +151,7 @@ class Transfer {
       return attempt_failed(kExitHttpError, status_error,
                             failure_from_status(response.status, response.headers, report_.url_effective));
     }
+    if (auto too_large = check_announced_size(response)) return std::move(*too_large);
     Result<std::uint64_t> skip = resume_.bytes_to_skip(response);
     if (!skip) {
       return attempt_failed(exit_code_for(skip.error()), skip.error().message(),
@@ -159,7 +162,33 @@ class Transfer {
           Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
     }
     resume_.remember(response, options_.compressed);
-    return write_body(response.body, *skip);
+    AttemptOutcome written = write_body(response.body, *skip);
+    // --fail-with-body: the body is the output, the status still the exit code.
+    if (!written.failure && options_.fail_with_body && response.status >= 400) {
+      return attempt_failed(kExitHttpError, status_error,
+                            failure_from_status(response.status, response.headers, report_.url_effective));
+    }
+    return written;
+  }
+
+  AttemptOutcome too_large(std::string message) {
+    Error error(ErrorCategory::too_large, std::move(message));
+    return attempt_failed(kExitTooLarge, error.message(), AttemptFailure{error, false, std::nullopt});
+  }
+
+  // --max-filesize against Content-Length, before anything is written (curl's check;
+  // a body without one is held to the limit while it arrives).
+  std::optional<AttemptOutcome> check_announced_size(const Response& response) {
+    if (options_.max_filesize == 0) return std::nullopt;
+    const auto length = response.headers.get("content-length");
+    std::uint64_t announced = 0;
+    if (!length || std::from_chars(length->data(), length->data() + length->size(), announced).ec !=
+                       std::errc()) {
+      return std::nullopt;
+    }
+    if (announced <= options_.max_filesize) return std::nullopt;
+    return too_large("the body is " + std::to_string(announced) + " bytes, more than --max-filesize " +
+                     std::to_string(options_.max_filesize));
   }
 
   // -i and -I put the head before the body, -D in its own file; once per transfer
@@ -234,6 +263,10 @@ class Transfer {
       const std::size_t skipped = static_cast<std::size_t>(std::min<std::uint64_t>(skip, bytes.size()));
       skip -= skipped;
       bytes = bytes.subspan(skipped);
+      if (options_.max_filesize > 0 && resume_.written() + bytes.size() > options_.max_filesize) {
+        return too_large("the body grew past --max-filesize " + std::to_string(options_.max_filesize) +
+                         " bytes");
+      }
       Result<void> wrote = sink_.write_all(bytes);
       report_.size_download = sink_.bytes_written() - head_bytes_;
       resume_.wrote(bytes.size());
@@ -248,6 +281,14 @@ class Transfer {
                  std::to_string(sink_.bytes_written()) + " bytes written)";
     }
     return attempt_failed(exit_code_for(error), std::move(message), std::move(failure));
+  }
+
+  // --remove-on-error: a failed transfer leaves no file that looks complete.
+  void remove_output_on_error() {
+    if (!options_.remove_on_error || !output_open_ || !sink_.is_file()) return;
+    (void)sink_.close();
+    std::remove(sink_.path().c_str());
+    output_open_ = false;
   }
 
   int close_output() {

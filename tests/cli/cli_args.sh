@@ -53,7 +53,7 @@ case_download_options_check_their_values() {
   expect_one_error "is not sha256=HEX"
   run_sluice --limit-rate 5X "$URL"
   expect_code 2
-  expect_one_error "--limit-rate: '5X' is not a rate"
+  expect_one_error "--limit-rate: '5X' is not a size"
   run_sluice -C 100 "$URL"
   expect_code 2
   expect_one_error "only '-C -'"
@@ -91,6 +91,7 @@ case_help_lists_every_option_and_variable() {
       --retry --retry-delay --retry-all-errors --progress --no-progress --json-summary --json 'Exit status' \
       --data-raw --data-ascii --data-urlencode --form --form-string --get --upload-file '%{num_retries}' \
       '%{time_redirect}' '%{speed_download}' '%{size_header}' '%{size_upload}' '%{scheme}' '%{json}' '%header{Name}' '%{stderr}' \
+      --fail-with-body --remove-on-error --max-filesize \
       --proxy --proxy-user --noproxy --proxytunnel --socks5 --socks5-hostname \
       '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \
       '%{time_appconnect}' '%{time_pretransfer}' '%{time_starttransfer}' \

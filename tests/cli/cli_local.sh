@@ -10,6 +10,7 @@ SLUICE=$1
 #   silent    accepts, reads the request, never answers
 #   truncated announces Content-Length: 100000, sends 1000 bytes, closes
 #   http10    answers with an HTTP/1.0 status line, then closes
+#   chunked   answers 200 with a chunked body of 100000 bytes (no Content-Length)
 #   echo      answers 200 with the request itself (head and body, chunked decoded)
 #   flaky     answers the first request 503 (Retry-After: 0), the next ones with "ok"
 #   cut       serves /big (100000 bytes, ETag "v1"): the first answer stops after
@@ -77,6 +78,11 @@ def serve(conn):
             if head is None:
                 return
             requests.append(head)
+            if mode == "chunked":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                             b"".join(b"%x\r\n%s\r\n" % (10000, BIG[i:i + 10000])
+                                      for i in range(0, 100000, 10000)) + b"0\r\n\r\n")
+                continue
             if mode == "echo":
                 head_part, _, rest = head.partition(b"\r\n\r\n")
                 body = read_body(conn, head_part, rest)
@@ -269,6 +275,39 @@ case_body_options_that_contradict_are_refused() {
   run_sluice -F 'a=@/no/such/file' http://127.0.0.1:1/
   expect_code 26
   expect_one_error "/no/such/file"
+}
+
+case_fail_with_body_writes_the_body_and_exits_22() {
+  start_peer flaky
+  run_sluice --fail-with-body "$PEER_URL/"
+  expect_code 22
+  expect_one_error "503"
+  expect_stdout $'busy\n'
+  run_sluice -f --fail-with-body "$PEER_URL/"
+  expect_code 2
+}
+
+case_remove_on_error_leaves_no_partial_file() {
+  start_peer truncated
+  run_sluice --remove-on-error -o "$SCRATCH/part.bin" "$PEER_URL/big"
+  expect_code 8
+  [ ! -e "$SCRATCH/part.bin" ] || fail "the partial file was kept"
+}
+
+case_max_filesize_refuses_an_announced_or_growing_body() {
+  start_peer truncated
+  run_sluice --max-filesize 50K -o "$SCRATCH/big.bin" "$PEER_URL/big"
+  expect_code 63
+  expect_one_error "more than --max-filesize 51200"
+  [ ! -e "$SCRATCH/big.bin" ] || fail "a file was created for a body refused by its length"
+  start_peer chunked
+  run_sluice --max-filesize 50K -o "$SCRATCH/chunked.bin" "$PEER_URL/c"
+  expect_code 63
+  expect_one_error "grew past --max-filesize 51200"
+  [ "$(stat -c %s "$SCRATCH/chunked.bin")" -le 51200 ] || fail "more than the limit was written"
+  run_sluice --max-filesize 100000 -o "$SCRATCH/chunked.bin" "$PEER_URL/c"
+  expect_code 0
+  cmp -s "$SCRATCH/chunked.bin" <(big_body) || fail "the chunked body differs"
 }
 
 case_connection_refused_exits_7() {

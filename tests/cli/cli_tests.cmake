@@ -64,7 +64,10 @@ sluice_cli_tests(cli_local.sh local
   upload_file_puts_it_under_its_name
   upload_from_stdin_streams_it_chunked
   body_options_that_contradict_are_refused
-  write_out_headers_json_and_stderr)
+  write_out_headers_json_and_stderr
+  fail_with_body_writes_the_body_and_exits_22
+  remove_on_error_leaves_no_partial_file
+  max_filesize_refuses_an_announced_or_growing_body)
 
 set(SLUICE_CLI_NGINX_CASES
   downloads_to_stdout_match_sha256sums
