@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -41,18 +42,23 @@ class DownloadRun {
   int run(DownloadJob& job) {
     const std::size_t slot = display_.add(job.url);
     job.options.cancel = &interrupted;
-    job.options.on_progress = [this, slot](const DownloadProgress& progress) {
+    // The last report says what a failed download got (the download's thread calls
+    // this, and the result is read on the same thread after download() returned).
+    std::optional<DownloadProgress> last;
+    job.options.on_progress = [this, slot, &last](const DownloadProgress& progress) {
       display_.update(slot, progress);
+      last = progress;
     };
     Result<DownloadResult> result = download(client_, std::move(job.options));
     const int code = result ? kExitOk : exit_code_for(result.error());
     display_.end(slot, result.ok());
-    report(job.url, result, code);
+    report(job.url, result, code, last ? &*last : nullptr);
     return code;
   }
 
  private:
-  void report(const std::string& url, const Result<DownloadResult>& result, int code) {
+  void report(const std::string& url, const Result<DownloadResult>& result, int code,
+              const DownloadProgress* last) {
     std::lock_guard lock(output_mu_);
     if (result && !options_.silent) {
       for (const std::string& note : result->notes) display_.print("sluice: " + url + ": " + note);
@@ -61,15 +67,15 @@ class DownloadRun {
       display_.print("sluice: " + url + ": " + result.error().message());
     }
     if (options_.download.summary_json) {
-      std::fputs(json_summary(url, result, code).c_str(), stdout);
+      std::fputs(json_summary(url, result, code, last).c_str(), stdout);
       std::fflush(stdout);
     }
     // A failure to write -w's text is the same as one of --json-summary's: not seen.
-    if (options_.write_out) (void)options_.write_out->print(write_out_report(url, result, code));
+    if (options_.write_out) (void)options_.write_out->print(write_out_report(url, result, code, last));
   }
 
   static TransferReport write_out_report(const std::string& url, const Result<DownloadResult>& result,
-                                         int code) {
+                                         int code, const DownloadProgress* last) {
     TransferReport report;
     report.url_effective = url;
     report.exit_code = code;
@@ -82,6 +88,7 @@ class DownloadRun {
       if (!result->effective_url.empty()) report.url_effective = result->effective_url;
     } else {
       report.error_message = result.error().message();
+      if (last != nullptr) report.size_download = last->bytes_done - std::min(last->bytes_done, last->resumed_from);
     }
     return report;
   }

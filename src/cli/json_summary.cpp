@@ -1,5 +1,6 @@
 #include "cli/json_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/utf8.hpp"
@@ -79,16 +80,26 @@ std::string result_fields(const DownloadResult& done) {
          ",\"notes\":" + notes;
 }
 
+// What a failed download got before it stopped, from its last progress report.
+std::string partial_fields(const DownloadProgress& last) {
+  return ",\"path\":" + json_string(last.path) +
+         ",\"size\":" + (last.total ? std::to_string(*last.total) : std::string("null")) +
+         ",\"transferred\":" + std::to_string(last.bytes_done - std::min(last.bytes_done, last.resumed_from)) +
+         ",\"resumed_from\":" + std::to_string(last.resumed_from) +
+         ",\"bytes_on_disk\":" + std::to_string(last.bytes_done);
+}
+
 }  // namespace
 
 std::string json_summary(const std::string& url, const Result<DownloadResult>& result,
-                         int exit_code) {
+                         int exit_code, const DownloadProgress* last) {
   std::string object = "{\"url\":" + json_string(url) + ",\"ok\":" + (result ? "true" : "false");
   if (result) {
     object += "," + result_fields(*result) + ",\"error\":null";
   } else {
     object += ",\"error\":" + json_string(result.error().message()) +
               ",\"category\":" + json_string(to_string(result.error().category()));
+    if (last != nullptr) object += partial_fields(*last);
   }
   return object + ",\"exit_code\":" + std::to_string(exit_code) + "}\n";
 }

@@ -13,9 +13,12 @@ namespace sluice::cli {
 /// {"url":..., "ok":true, "path":..., "status":200, "http_version":"2", "size":...,
 ///  "transferred":..., "resumed_from":..., "ranges":..., "retries":..., "seconds":...,
 ///  "bytes_per_second":..., "exit_code":0, "error":null, "notes":[...]} and a newline.
-/// On failure "ok" is false, "error" the message and the figures are those known.
+/// On failure "ok" is false, "error" the message and "category" its category, and
+/// `last` (the download's last progress report, when it made one) gives what is
+/// known: "path", "size" (null when unknown), "transferred", "resumed_from" and
+/// "bytes_on_disk", so a script knows what `-C -` would continue.
 std::string json_summary(const std::string& url, const Result<DownloadResult>& result,
-                         int exit_code);
+                         int exit_code, const DownloadProgress* last = nullptr);
 
 /// `text` as a JSON string literal: quotes, backslashes and control characters (C1
 /// included) escaped, valid UTF-8 as it is, and each byte that is not UTF-8 (a server's

@@ -310,6 +310,18 @@ case_max_filesize_refuses_an_announced_or_growing_body() {
   cmp -s "$SCRATCH/chunked.bin" <(big_body) || fail "the chunked body differs"
 }
 
+case_json_summary_of_a_failed_download_says_what_it_got() {
+  start_peer truncated
+  run_sluice --json-summary -o "$SCRATCH/big.bin" "$PEER_URL/big"
+  expect_code 8
+  python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert d["ok"] is False and d["exit_code"] == 8 and d["category"] == "protocol", d
+assert d["path"] == sys.argv[2] and d["size"] == 100000, d
+assert d["transferred"] == 1000 and d["bytes_on_disk"] == 1000 and d["resumed_from"] == 0, d' \
+    "$OUT" "$SCRATCH/big.bin" || fail "the summary of the failure is wrong: $(cat "$OUT")"
+}
+
 case_connection_refused_exits_7() {
   local url=http://127.0.0.1:$(free_port)/
   run_sluice -w '%{exitcode} %{http_code}' "$url"

@@ -67,7 +67,8 @@ sluice_cli_tests(cli_local.sh local
   write_out_headers_json_and_stderr
   fail_with_body_writes_the_body_and_exits_22
   remove_on_error_leaves_no_partial_file
-  max_filesize_refuses_an_announced_or_growing_body)
+  max_filesize_refuses_an_announced_or_growing_body
+  json_summary_of_a_failed_download_says_what_it_got)
 
 set(SLUICE_CLI_NGINX_CASES
   downloads_to_stdout_match_sha256sums
