@@ -110,12 +110,13 @@ class Transfer {
                               int attempt) {
     Request request = build_request(options_);
     if (options_.upload_file == "-") request.body = start_stdin_upload();
-    upload_size_ = request_body_length(request.body).value_or(0);
     resume_.add_request_headers(request.headers);
-    if (options_.verbose) {
-      std::fputs(describe_request_head(request, url, client_options).c_str(), stderr);
-    }
+    const SentRequest sent = sent_request_of(request);
+    upload_size_ = sent.body_length.value_or(0);
     Result<Response> response = client.fetch(std::move(request));
+    if (options_.verbose && response) {
+      std::fputs(describe_request_head(sent, url, client_options, response->version).c_str(), stderr);
+    }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),
                             failure_from_error(response.error()));

@@ -54,24 +54,28 @@ void add_line(std::string& out, std::string_view prefix, std::string_view name,
 
 }  // namespace
 
-std::string describe_request_head(const Request& request, const Url& url,
-                                  const ClientOptions& client_options) {
+SentRequest sent_request_of(const Request& request) {
+  return SentRequest{request.method, request.headers, request_body_length(request.body),
+                     request.decode.enabled};
+}
+
+std::string describe_request_head(const SentRequest& request, const Url& url,
+                                  const ClientOptions& client_options, HttpVersion version) {
   std::string out;
-  if (request.decode.enabled && !request.headers.contains("Accept-Encoding")) {
+  if (request.decode && !request.headers.contains("Accept-Encoding")) {
     // The library chooses the Accept-Encoding value; say so rather than guess it.
     out.append("* --compressed: sluice adds Accept-Encoding and decodes the body\n");
   }
-  // HTTP/1.1 is the only version spoken so far; the response line shows the real one.
-  out.append("> ").append(request.method).append(" ").append(url.target()).append(
-      " HTTP/1.1\n");
+  // sluice speaks 1.1 over TCP without TLS ALPN; a 1.0 answer does not change the request.
+  const HttpVersion sent = version == HttpVersion::http1_0 ? HttpVersion::http1_1 : version;
+  out.append("> ").append(request.method).append(" ").append(url.target()).append(" HTTP/")
+      .append(to_string(sent)).append("\n");
   if (!request.headers.contains("Host")) add_line(out, "> ", "Host", url.authority());
   if (!request.headers.contains("User-Agent") && !client_options.user_agent.empty()) {
     add_line(out, "> ", "User-Agent", client_options.user_agent);
   }
   for (const Header& header : request.headers) add_line(out, "> ", header.name, header.value);
-  if (std::optional<std::uint64_t> length = request_body_length(request.body)) {
-    add_line(out, "> ", "Content-Length", std::to_string(*length));
-  }
+  if (request.body_length) add_line(out, "> ", "Content-Length", std::to_string(*request.body_length));
   out.append(">\n");
   return out;
 }

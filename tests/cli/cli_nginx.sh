@@ -342,6 +342,17 @@ case_http3_only_speaks_h3_to_caddy() {
   [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "h3 body differs"
 }
 
+# -v shows the request line with the version that carried it, as curl does.
+case_verbose_request_line_names_h2_and_h3() {
+  run_sluice -v --cacert "$SLUICE_TEST_CA" -o /dev/null "$H2/small.txt"
+  expect_code 0
+  grep -qxF "> GET /small.txt HTTP/2" "$ERR" || fail "-v over h2: $(grep '^> GET' "$ERR")"
+  grep -qxF "< HTTP/2 200" "$ERR" || fail "-v over h2 lacks the status line"
+  run_sluice -v --http3-only --cacert "$SLUICE_TEST_CA" -o /dev/null "$CADDY/1m.bin"
+  expect_code 0
+  grep -qxF "> GET /1m.bin HTTP/3" "$ERR" || fail "-v over h3: $(grep '^> GET' "$ERR")"
+}
+
 # nginx has no UDP listener: QUIC is refused at once, --http3 falls back to TCP and
 # --http3-only fails with exit 7 (connect) or 28 (timeout) and says QUIC or HTTP/3.
 case_http3_falls_back_and_http3_only_fails_without_quic() {

@@ -71,6 +71,7 @@ sluice_cli_tests(cli_local.sh local
   json_summary_of_a_failed_download_says_what_it_got)
 
 set(SLUICE_CLI_NGINX_CASES
+  verbose_request_line_names_h2_and_h3
   downloads_to_stdout_match_sha256sums
   downloads_to_output_file_match_sha256sums
   write_out_reports_the_transfer
