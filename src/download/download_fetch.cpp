@@ -47,7 +47,9 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
 std::optional<AttemptFailure> RangeFetch::attempt(std::optional<Response>& response) {
   if (slot_.spec().complete()) return std::nullopt;
   std::optional<AttemptFailure> failure;
+  skip_ = 0;
   if (!response) failure = request_range(response);
+  if (!failure && skip_ > 0) failure = skip_written(response->body);
   if (!failure) failure = stream(response->body);
   response.reset();  // a range that stopped at its end leaves the rest of a body unread
   return failure;
@@ -72,18 +74,34 @@ std::optional<AttemptFailure> RangeFetch::request_range(std::optional<Response>&
   }
 }
 
-// A range's answer must be 206 with exactly the bytes asked for.
-std::optional<AttemptFailure> RangeFetch::check_response(const Response& response) const {
+bool RangeFetch::same_file(const Response& response) const {
+  if (!shared_.validator.empty()) {
+    return response.headers.get("etag") == shared_.validator ||
+           response.headers.get("last-modified") == shared_.validator;
+  }
+  const auto length = response.headers.get("content-length");
+  const auto size = length ? parse_decimal(*length) : std::nullopt;
+  return shared_.total && size == shared_.total;
+}
+
+// A range's answer must be 206 with exactly the bytes asked for, or a 200 that is
+// the same file (a server that stopped answering ranges): its first bytes are then
+// read past, as -C - does with a server that ignores the range.
+std::optional<AttemptFailure> RangeFetch::check_response(const Response& response) {
   if (response.status != 206 && response.status != 200) {
     return failure_from_status(response.status, response.headers, shared_.request.url);
   }
   const std::string asked = describe();
   if (response.status == 200) {
+    if (same_file(response)) {
+      skip_ = slot_.spec().next();
+      return std::nullopt;
+    }
     return AttemptFailure{
         Error(ErrorCategory::protocol,
-              asked + ": the server answered 200 (the whole file) instead of 206: the file "
-                      "changed on the server since the download began, or the server stopped "
-                      "answering ranges; run the download again to restart it"),
+              asked + ": the server answered 200 with another file (its validator or size "
+                      "changed since the download began); run the download again with -C - "
+                      "to restart it"),
         false, std::nullopt};
   }
   const auto header = response.headers.get("content-range");
@@ -133,6 +151,27 @@ std::optional<std::size_t> RangeFetch::rate_grant(std::size_t want) {
     return std::nullopt;
   }
   return grant.bytes;
+}
+
+std::optional<AttemptFailure> RangeFetch::skip_written(BodyReader& body) {
+  while (skip_ > 0) {
+    if (shared_.stopping()) return stopped();
+    auto got = body.next_for(kDownloadSlice, static_cast<std::size_t>(std::min<std::uint64_t>(skip_, kLargestStep)));
+    if (!got) return failure_from_error(std::move(got).error());
+    if (!*got) {
+      look_around();
+      continue;
+    }
+    const std::size_t count = (*got)->size();
+    if (count == 0) {
+      return AttemptFailure{Error(ErrorCategory::protocol,
+                                  describe() + ": the whole-file answer ended before the range"),
+                            true, std::nullopt};
+    }
+    slot_.received.fetch_add(count, std::memory_order_acq_rel);
+    skip_ -= count;
+  }
+  return std::nullopt;
 }
 
 // Each step borrows what is staged (at most what the rate limiter granted) and

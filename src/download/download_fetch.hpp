@@ -85,7 +85,12 @@ class RangeFetch {
  private:
   std::optional<AttemptFailure> attempt(std::optional<Response>& response);
   std::optional<AttemptFailure> request_range(std::optional<Response>& response);
-  std::optional<AttemptFailure> check_response(const Response& response) const;
+  std::optional<AttemptFailure> check_response(const Response& response);
+  /// Whether a 200 is the file the download began with (its validator, or with none
+  /// its size): then the bytes before the range are read past, not refused.
+  bool same_file(const Response& response) const;
+  /// Reads and drops skip_ bytes: the start of a whole-file answer to a range.
+  std::optional<AttemptFailure> skip_written(BodyReader& body);
   std::optional<AttemptFailure> stream(BodyReader& body);
   /// Waits for the rate limiter's grant; the bytes granted, or nothing on stop.
   std::optional<std::size_t> rate_grant(std::size_t want);
@@ -100,6 +105,7 @@ class RangeFetch {
   FetchShared& shared_;
   RangeSlot& slot_;
   Between between_;
+  std::uint64_t skip_ = 0;  // body bytes before the range's next byte (a 200 to a range)
 };
 
 }  // namespace sluice

@@ -169,6 +169,13 @@ case_retry_skips_what_was_written_when_the_server_ignores_the_range() {
   cmp -s "$SCRATCH/big.bin" <(big_body) || fail "the file is not the 100000-byte body"
 }
 
+case_download_retry_against_a_server_that_ignores_ranges_completes() {
+  start_peer cut-full
+  run_sluice -O --output-dir "$SCRATCH" --retry 1 --retry-delay 0.01 "$PEER_URL/big"
+  expect_code 0
+  cmp -s "$SCRATCH/big" <(big_body) || fail "the downloaded file is not the 100000-byte body"
+}
+
 case_limit_rate_alone_fetches_to_stdout() {
   start_peer ok
   (cd "$SCRATCH" && run_sluice --limit-rate 1M "$PEER_URL/name.txt")

@@ -119,6 +119,27 @@ TEST_F(DownloadFaults, CutBodyIsRetriedFromTheBytesWritten) {
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
 }
 
+// A server that stops answering ranges: the retry's 200 is the same file (same
+// ETag), so its first bytes are read past and the download completes, as -C - would.
+TEST_F(DownloadFaults, RetryAnsweredWithTheWholeFileSkipsWhatWasWritten) {
+  const std::size_t cut = (3u << 20) + 100;
+  server_.set_ranges(false);
+  server_.set_cut(
+      [](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
+  const std::string path = dir_.file("f");
+  auto options = options_for(path);
+  options.retry.retries = 1;
+  options.sha256 = test::sha256_hex(body_);
+  auto result = download(client_, options);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(result->retries, 1);
+  EXPECT_EQ(result->transferred, k8m + cut) << "the skipped bytes came over the network too";
+  const auto seen = server_.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].range, "bytes=" + std::to_string(cut) + "-" + std::to_string(k8m - 1));
+  EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
+}
+
 TEST_F(DownloadFaults, CutRangeOfASegmentedDownloadIsRetriedAlone) {
   const std::uint64_t third = 2u << 20;  // 8 MiB in 4 ranges: range 3 starts at 4 MiB
   std::atomic<bool> cut_once{false};
