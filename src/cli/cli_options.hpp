@@ -128,6 +128,8 @@ struct CliOptions {
   bool fail_with_body = false;       ///< --fail-with-body: exit 22 on >= 400, body still written
   bool remove_on_error = false;      ///< --remove-on-error: a failed transfer's -o file is removed
   std::uint64_t max_filesize = 0;    ///< --max-filesize: larger bodies fail with exit 63 (0: none)
+  std::string etag_save;             ///< --etag-save FILE: the response's ETag is written there
+  std::string etag_compare;          ///< --etag-compare FILE: If-None-Match with the ETag in it
 
   std::string output_path;  ///< empty or "-": stdout
   bool include_head = false;     ///< -i: the response head before the body in the output

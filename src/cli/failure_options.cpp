@@ -1,7 +1,8 @@
 // -f's relatives under curl's names: --fail-with-body (exit 22 on a status of 400
 // or more, the body still written), --remove-on-error (a failed transfer leaves no
-// partial -o file) and --max-filesize (a larger body fails with exit 63, before a
-// byte is written when Content-Length says so).
+// partial -o file), --max-filesize (a larger body fails with exit 63, before a
+// byte is written when Content-Length says so), and the conditional fetch of
+// --etag-save / --etag-compare (a 304 leaves the output as it was).
 // Ownership: constant tables; applied on main's thread.
 
 #include <array>
@@ -11,7 +12,7 @@
 namespace sluice::cli {
 namespace {
 
-const std::array<OptionSpec, 3> kFailureOptions = {{
+const std::array<OptionSpec, 5> kFailureOptions = {{
     {'\0', "fail-with-body", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.fail_with_body = true;
        return {};
@@ -24,6 +25,16 @@ const std::array<OptionSpec, 3> kFailureOptions = {{
        Result<std::uint64_t> size = parse_byte_count("--max-filesize", v);
        if (!size) return std::move(size).error();
        s.options.max_filesize = *size;
+       return {};
+     }},
+    {'\0', "etag-save", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--etag-save: the file name is empty");
+       s.options.etag_save = std::string(v);
+       return {};
+     }},
+    {'\0', "etag-compare", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--etag-compare: the file name is empty");
+       s.options.etag_compare = std::string(v);
        return {};
      }},
 }};

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/etag_files.hpp"
 #include "cli/percent_encode.hpp"
 #include "sluice/multipart.hpp"
 
@@ -38,6 +39,11 @@ Headers build_headers(const CliOptions& options, const std::optional<MultipartFo
                    options.json ? "application/json" : "application/x-www-form-urlencoded");
   }
   if (form) add_own_header(headers, options, "Content-Type", form->content_type());
+  if (!options.etag_compare.empty()) {
+    if (auto etag = read_etag_file(options.etag_compare)) {
+      add_own_header(headers, options, "If-None-Match", *etag);
+    }
+  }
   for (const Header& header : options.headers) headers.add(header.name, header.value);
   return headers;
 }

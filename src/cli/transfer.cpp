@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/cli_clock.hpp"
+#include "cli/etag_files.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fetch_resume.hpp"
 #include "cli/head_output.hpp"
@@ -162,6 +163,11 @@ class Transfer {
       return attempt_failed(failed, report_.error_message, AttemptFailure{
           Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
     }
+    // 304 (--etag-compare): the copy the caller has is current; its -o file stays.
+    if (response.status == 304) {
+      not_modified_ = true;
+      return {};
+    }
     resume_.remember(response, options_.compressed);
     AttemptOutcome written = write_body(response.body, *skip);
     // --fail-with-body: the body is the output, the status still the exit code.
@@ -293,6 +299,12 @@ class Transfer {
   }
 
   int close_output() {
+    if (!options_.etag_save.empty() && report_.http_code / 100 == 2) {
+      if (Result<void> saved = save_etag_file(options_.etag_save, report_.headers.get("ETag")); !saved) {
+        return fail_with(saved.error());
+      }
+    }
+    if (not_modified_ && !output_open_) return kExitOk;
     if (!output_open_) {
       // A body-less response still creates the -o file, as curl does.
       if (Result<void> opened = open_output(); !opened) return fail_with(opened.error());
@@ -329,6 +341,7 @@ class Transfer {
   OutputSink sink_;                 // -o FILE or stdout, opened at the first byte
   bool output_open_ = false;
   bool head_written_ = false;
+  bool not_modified_ = false;       // a 304 answered: the output is left as it was
   std::size_t head_bytes_ = 0;      // of -i's head in the output
   FetchResume resume_;
   std::optional<RateLimiter> limiter_;  // --limit-rate

@@ -342,6 +342,25 @@ case_http3_only_speaks_h3_to_caddy() {
   [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "h3 body differs"
 }
 
+# --etag-save keeps nginx's ETag; --etag-compare with it gets a 304 that leaves
+# the -o file as it was; another ETag gets the file.
+case_etag_save_and_compare_fetch_only_what_changed() {
+  run_sluice --etag-save "$SCRATCH/etag" -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  grep -qE '^"[^"]+"$' "$SCRATCH/etag" || fail "the saved ETag is '$(cat "$SCRATCH/etag")'"
+  echo "kept" > "$SCRATCH/small.txt"
+  run_sluice --etag-compare "$SCRATCH/etag" --etag-save "$SCRATCH/etag" -o "$SCRATCH/small.txt" \
+    -w '%{http_code}' "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "304"
+  [ "$(cat "$SCRATCH/small.txt")" = "kept" ] || fail "a 304 changed the -o file"
+  echo '"stale"' > "$SCRATCH/old-etag"
+  run_sluice --etag-compare "$SCRATCH/old-etag" -o "$SCRATCH/small.txt" -w '%{http_code}' "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "200"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "the changed file was not fetched"
+}
+
 # -v shows the request line with the version that carried it, as curl does.
 case_verbose_request_line_names_h2_and_h3() {
   run_sluice -v --cacert "$SLUICE_TEST_CA" -o /dev/null "$H2/small.txt"

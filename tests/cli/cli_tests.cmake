@@ -73,6 +73,7 @@ sluice_cli_tests(cli_local.sh local
 
 set(SLUICE_CLI_NGINX_CASES
   verbose_request_line_names_h2_and_h3
+  etag_save_and_compare_fetch_only_what_changed
   downloads_to_stdout_match_sha256sums
   downloads_to_output_file_match_sha256sums
   write_out_reports_the_transfer
