@@ -11,12 +11,8 @@ const QuicSavedSession* QuicTicketStore::find(const std::string& key) const {
   return found == entries_.end() ? nullptr : &found->second.saved;
 }
 
-void QuicTicketStore::store(const std::string& key, std::string session_data) {
-  if (Entry* entry = slot(key)) entry->saved.session_data = std::move(session_data);
-}
-
-void QuicTicketStore::store_transport_params(const std::string& key, std::string params) {
-  if (Entry* entry = slot(key)) entry->saved.transport_params = std::move(params);
+void QuicTicketStore::store(const std::string& key, QuicSavedSession saved) {
+  if (Entry* entry = slot(key)) entry->saved = std::move(saved);
 }
 
 // The origin's entry, made (evicting the oldest) when new; nullptr when nothing is kept.

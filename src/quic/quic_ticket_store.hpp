@@ -1,9 +1,10 @@
 #pragma once
 // QuicTicketStore: each origin's latest TLS 1.3 session (GnuTLS's session data, with
 // the server's ticket) for a Client's QUIC connections, so the next connection to
-// the origin resumes (no certificate exchange), and the server's transport
-// parameters beside it: a client may send 0-RTT early data only within the limits
-// the server announced last time (RFC 9000 section 7.4.1). Bounded like the TCP
+// the origin resumes (no certificate exchange), and the transport parameters of the
+// connection that received the ticket beside it: a client may send 0-RTT early data
+// only within the limits the server announced on that connection (RFC 9000 section
+// 7.4.1). Only tickets make entries, so an origin's entry always resumes. Bounded like the TCP
 // cache: the least recently stored origin goes first.
 // Ownership: held by the QuicTlsContext (shared_ptr); HTTP thread only.
 
@@ -26,10 +27,9 @@ class QuicTicketStore {
 
   /// The session to resume `key` ("host:port") with, or nullptr.
   const QuicSavedSession* find(const std::string& key) const;
-  /// A new ticket arrived: it replaces the session data (the parameters stay).
-  void store(const std::string& key, std::string session_data);
-  /// The handshake completed: the server's transport parameters for early data.
-  void store_transport_params(const std::string& key, std::string params);
+  /// A new ticket arrived, with its connection's server transport parameters ("" if
+  /// not known yet): it replaces the origin's session.
+  void store(const std::string& key, QuicSavedSession saved);
 
   /// Handshakes completed by the connections of this store's context.
   std::uint64_t full = 0;

@@ -262,8 +262,9 @@ int QuicTls::ticket_hook(gnutls_session_t session, unsigned, unsigned, unsigned,
   gnutls_datum_t data{};
   if (gnutls_session_get_data2(session, &data) != 0) return 0;
   try {
+    self->last_ticket_.assign(reinterpret_cast<const char*>(data.data), data.size);
     self->context_->tickets().store(self->key_,
-                                    std::string(reinterpret_cast<const char*>(data.data), data.size));
+                                    QuicSavedSession{self->last_ticket_, self->transport_params_});
   } catch (...) {
     // Out of memory: the ticket is not kept; the next connection does a full handshake.
   }
@@ -279,7 +280,11 @@ bool QuicTls::note_handshake_done() {
 
 void QuicTls::keep_transport_params(std::string params) {
   try {
-    context_->tickets().store_transport_params(key_, std::move(params));
+    transport_params_ = std::move(params);
+    // A ticket that came first is stored again, now with its parameters.
+    if (!last_ticket_.empty()) {
+      context_->tickets().store(key_, QuicSavedSession{last_ticket_, transport_params_});
+    }
   } catch (...) {
     // Out of memory: the next connection simply sends nothing early.
   }

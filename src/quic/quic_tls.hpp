@@ -122,8 +122,9 @@ class QuicTls {
   std::string selected_alpn() const;
   /// At handshake completion: whether a stored session was resumed; counts it.
   bool note_handshake_done();
-  /// The server's transport parameters for this origin, kept for the next
-  /// connection's early data (at handshake completion).
+  /// The server's transport parameters (at handshake completion), stored with
+  /// each ticket this connection receives: RFC 9000 section 7.4.1 bounds 0-RTT by
+  /// the parameters of the connection that issued the ticket, not another's.
   void keep_transport_params(std::string params);
   /// The stored server transport parameters when this session offers 0-RTT early
   /// data (the context allows it and a session with them was stored), else "".
@@ -150,6 +151,8 @@ class QuicTls {
   std::string host_;  // without brackets
   std::string key_;   // the ticket store's key: host:port
   std::string early_params_;  // set when 0-RTT is offered (see early_transport_params)
+  std::string transport_params_;  // this connection's server parameters, once known
+  std::string last_ticket_;       // the session data of this connection's latest ticket
   gnutls_session_t session_ = nullptr;
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_conn* conn_ = nullptr;
