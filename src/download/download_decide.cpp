@@ -3,6 +3,8 @@
 // is complete already, a restart from byte 0 (said in a note), or a failure.
 #include "download/download_session.hpp"
 
+#include <algorithm>
+
 namespace sluice {
 namespace {
 
@@ -152,7 +154,19 @@ DownloadSession::Decision DownloadSession::decide_from_control(const ControlFile
   for (const auto& spec : control.ranges) kept += spec.done;
   result_.resumed_from = kept;
   note("resumed from the control file: " + std::to_string(kept) + " bytes were there");
-  proceed_with(control.ranges, control.size, control.validator, response, index);
+  // A larger --split than the interrupted run had splits what is left.
+  std::vector<RangeSpec> plan = control.ranges;
+  if (!options_.request.decode.enabled) {
+    const std::size_t before = plan.size();
+    plan = split_remaining(std::move(plan), options_.ranges, options_.min_range_size);
+    if (plan.size() > before) {
+      const auto incomplete = std::count_if(plan.begin(), plan.end(),
+                                            [](const RangeSpec& spec) { return !spec.complete(); });
+      note("split the rest into " + std::to_string(incomplete) + " ranges (--split is larger "
+           "than the interrupted run's)");
+    }
+  }
+  proceed_with(std::move(plan), control.size, control.validator, response, index);
   return Decision{Verdict::proceed, std::nullopt};
 }
 

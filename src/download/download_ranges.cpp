@@ -1,5 +1,6 @@
 #include "download/download_ranges.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace sluice {
@@ -29,6 +30,27 @@ std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsi
     start += size;
   }
   return ranges;
+}
+
+std::vector<RangeSpec> split_remaining(std::vector<RangeSpec> plan, unsigned count,
+                                       std::uint64_t min_size) {
+  const auto left = [](const RangeSpec& range) { return *range.end - range.next(); };
+  for (;;) {
+    std::size_t incomplete = 0;
+    std::optional<std::size_t> largest;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      if (plan[i].complete()) continue;
+      ++incomplete;
+      if (plan[i].end && (!largest || left(plan[i]) > left(plan[*largest]))) largest = i;
+    }
+    if (incomplete >= count || !largest) return plan;
+    const std::uint64_t rest = left(plan[*largest]);
+    if (rest < 2 * std::max<std::uint64_t>(min_size, 1)) return plan;
+    const std::uint64_t middle = plan[*largest].next() + rest - rest / 2;
+    const RangeSpec second{middle, plan[*largest].end, 0};
+    plan[*largest].end = middle;
+    plan.insert(plan.begin() + static_cast<std::ptrdiff_t>(*largest) + 1, second);
+  }
 }
 
 std::string range_header_value(const RangeSpec& range) {

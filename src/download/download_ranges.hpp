@@ -31,6 +31,14 @@ struct RangeSpec {
 std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsigned count,
                                    std::uint64_t min_size);
 
+/// A resumed plan with more incomplete ranges: while fewer than `count` ranges are
+/// incomplete, the one with the most bytes left gives its second half to a new range
+/// placed right after it (halves of at least `min_size`; ranges of unknown end are
+/// never split). Earlier ranges keep their positions, so a response already asked
+/// for the first incomplete range still belongs to it (it now stops sooner).
+std::vector<RangeSpec> split_remaining(std::vector<RangeSpec> plan, unsigned count,
+                                       std::uint64_t min_size);
+
 /// The Range header value that asks for the rest of `range`: "bytes=N-" or "bytes=N-M".
 std::string range_header_value(const RangeSpec& range);
 

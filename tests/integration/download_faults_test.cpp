@@ -140,6 +140,30 @@ TEST_F(DownloadFaults, RetryAnsweredWithTheWholeFileSkipsWhatWasWritten) {
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
 }
 
+// Interrupted with one range, resumed with --split 4: the rest is split, and the
+// first request's answer stops where its shortened range ends.
+TEST_F(DownloadFaults, ResumingWithALargerSplitSplitsTheRest) {
+  const std::size_t cut = (1u << 20) + 7;
+  server_.set_cut(
+      [](int index, std::uint64_t) { return index == 0 ? static_cast<long long>(cut) : -1; });
+  const std::string path = dir_.file("f");
+  auto first = options_for(path);
+  ASSERT_FALSE(download(client_, first).ok());
+  ASSERT_TRUE(file_exists(control_path_for(path)));
+  auto again = options_for(path);
+  again.resume = true;
+  again.ranges = 4;
+  again.sha256 = test::sha256_hex(body_);
+  auto result = download(client_, again);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(result->ranges, 4u);
+  EXPECT_TRUE(has_note(*result, "split the rest into 4 ranges")) << notes_of(*result);
+  EXPECT_EQ(result->resumed_from, cut);
+  EXPECT_EQ(server_.seen().size(), 5u) << "the cut request, the resumed one and three more ranges";
+  EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
+  EXPECT_FALSE(file_exists(control_path_for(path)));
+}
+
 TEST_F(DownloadFaults, CutRangeOfASegmentedDownloadIsRetriedAlone) {
   const std::uint64_t third = 2u << 20;  // 8 MiB in 4 ranges: range 3 starts at 4 MiB
   std::atomic<bool> cut_once{false};

@@ -38,6 +38,32 @@ TEST(PlanRanges, AnEmptyRestIsOneCompleteRange) {
   EXPECT_TRUE(plan[0].complete());
 }
 
+TEST(SplitRemaining, HalvesTheLargestRestUntilThereAreEnough) {
+  // 0-100 complete, 100-600 with 100 done, 600-1000 untouched: 2 incomplete.
+  std::vector<RangeSpec> plan{{0, 100, 100}, {100, 600, 100}, {600, 1000, 0}};
+  auto split = split_remaining(plan, 4, 50);
+  ASSERT_EQ(split.size(), 5u);
+  EXPECT_EQ(split[0], (RangeSpec{0, 100, 100}));
+  EXPECT_EQ(split[1], (RangeSpec{100, 400, 100}));  // its 400 left, halved
+  EXPECT_EQ(split[2], (RangeSpec{400, 600, 0}));
+  EXPECT_EQ(split[3], (RangeSpec{600, 800, 0}));    // then 400 untouched, halved
+  EXPECT_EQ(split[4], (RangeSpec{800, 1000, 0}));
+  std::uint64_t covered = 0;
+  for (std::size_t i = 0; i + 1 < split.size(); ++i) EXPECT_EQ(*split[i].end, split[i + 1].start);
+  for (const auto& range : split) covered += *range.end - range.start;
+  EXPECT_EQ(covered, 1000u);
+}
+
+TEST(SplitRemaining, KeepsHalvesAboveTheMinimumAndUnknownEndsWhole) {
+  std::vector<RangeSpec> small{{0, 1000, 900}};
+  EXPECT_EQ(split_remaining(small, 4, 60).size(), 1u) << "100 left cannot make two halves of 60";
+  EXPECT_EQ(split_remaining(small, 4, 50).size(), 2u);
+  std::vector<RangeSpec> open{{0, std::nullopt, 10}};
+  EXPECT_EQ(split_remaining(open, 4, 1).size(), 1u);
+  std::vector<RangeSpec> enough{{0, 10, 0}, {10, 20, 0}};
+  EXPECT_EQ(split_remaining(enough, 2, 1), enough);
+}
+
 TEST(RangeHeader, AsksForTheRestOfTheRange) {
   EXPECT_EQ(range_header_value(RangeSpec{100, 200, 30}), "bytes=130-199");
   EXPECT_EQ(range_header_value(RangeSpec{0, std::nullopt, 0}), "bytes=0-");
