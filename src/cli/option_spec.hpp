@@ -43,6 +43,10 @@ inline Error usage_error(std::string message) {
 /// --cert, --key, --pass, --capath, --tlsv1.2, --tls-max, --ciphers, ... (tls_options.cpp).
 std::span<const OptionSpec> tls_option_specs();
 
+/// -u, --oauth2-bearer, --basic, --digest, --anyauth, -n, --netrc-file,
+/// --netrc-optional (auth_options.cpp).
+std::span<const OptionSpec> auth_option_specs();
+
 /// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();
 
