@@ -3,6 +3,7 @@
 #   cli.args.*   option handling, no network
 #   cli.local.*  local peers that misbehave on purpose (python3), no fixture
 #   cli.nginx.*  the real nginx of the real_servers fixture (tests/integration/servers.cmake)
+#   cli.auth.*   authentication against the fixture's lighttpd (Digest) and nginx (Basic)
 
 if(NOT TARGET sluice_cli)
   return()
