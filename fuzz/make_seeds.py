@@ -86,6 +86,37 @@ def content_disposition_seeds():
         write("content_disposition", name, text)
 
 
+def netrc_seeds():
+    seeds = {
+        "machines": "a.example\nmachine a.example login alice password one\n"
+                    "machine b.example\n  login bob\n  password two\n",
+        "user-and-default": "a.example:carol\nmachine a.example login alice password one\n"
+                            "machine a.example login carol password three\ndefault login anon password x\n",
+        "quoted": "a.example\nmachine a.example login \"al ice\" password \"p\\\"w\\\\d\\n\"\n",
+        "macdef-comments": "c.example\n# comment\nmachine a.example login a # tail\nmacdef init\ncd /\n"
+                           "machine b.example login b\n\nmachine c.example login c password d account e\n",
+        "unclosed": "a.example\nmachine a.example login \"open\n",
+        "crlf": "a.example\r\nmachine a.example\r\n login a\r\n password b\r\n",
+    }
+    for name, text in seeds.items():
+        write("netrc", name, text)
+
+
+def auth_challenge_seeds():
+    seeds = {
+        "rfc7616": "Digest realm=\"http-auth@example.org\", qop=\"auth, auth-int\", algorithm=SHA-256, "
+                   "nonce=\"7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v\", "
+                   "opaque=\"FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS\"",
+        "several": "Newauth realm=\"apps\", type=1, title=\"Login to \\\"apps\\\"\", Basic realm=\"simple\"",
+        "sess-userhash": "Digest realm=r, nonce=n, algorithm=SHA-512-256-sess, qop=auth, userhash=true, stale=TRUE",
+        "token68": "Negotiate abc+/d==, Bearer realm=x, Basic",
+        "md5-no-qop": "DIGEST REALM = \"a, b\" ,, NONCE=abc, opaque=\"o\"",
+        "broken": "Basic realm=x, Digest realm=\"unclosed",
+    }
+    for name, text in seeds.items():
+        write("auth_challenge", name, text)
+
+
 def download_control_seeds():
     head = "sluice-download-control 1\nurl https://example.org/f.bin\n"
     write("download_control", "ranges",
@@ -343,6 +374,8 @@ def main():
     alt_svc_seeds()
     headers_seeds()
     content_disposition_seeds()
+    netrc_seeds()
+    auth_challenge_seeds()
     download_control_seeds()
     content_range_seeds()
     proxy_connect_seeds()

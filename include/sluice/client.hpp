@@ -20,6 +20,12 @@ namespace sluice {
 
 /// Which address families a Client connects over (curl's -4 and -6).
 enum class IpVersion { any, v4_only, v6_only };
+/// Whether requests take credentials from a netrc file (ClientOptions::netrc).
+enum class NetrcMode {
+  off,       ///< never (the default)
+  optional,  ///< curl's --netrc-optional: credentials in the URL are preferred
+  required,  ///< curl's --netrc / --netrc-file: the URL's password is ignored
+};
 /// TLS protocol versions for ClientOptions::tls_min_version / tls_max_version.
 enum class TlsVersion { v1_2, v1_3 };
 
@@ -189,6 +195,18 @@ struct ClientOptions {
   /// local_port .. local_port + local_port_range - 1. 0: any.
   std::uint16_t local_port = 0;
   std::uint16_t local_port_range = 1;
+  /// Credentials from a netrc file (curl's -n, --netrc-optional, --netrc-file), read
+  /// once by Client::create. A request that has none of its own (Request::auth with no
+  /// user name, no Authorization header) gets the login and password of the first
+  /// `machine` entry naming its host (or `default`), sent as Basic, or as Digest with
+  /// Authentication::digest / any. When the URL names a user, only an entry with that
+  /// login matches. optional: a URL with a password keeps it; required: the URL's
+  /// password is ignored. Like -u, they go to the request's origin only.
+  NetrcMode netrc = NetrcMode::off;
+  /// The netrc file; empty: $HOME/.netrc, as curl. A missing file is an error when
+  /// named here with netrc required, else ignored; a malformed one fails
+  /// Client::create with the file's name and line.
+  std::string netrc_file;
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
   /// Host dispatch, for embedding in another event loop (a language runtime, a GUI):

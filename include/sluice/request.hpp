@@ -95,24 +95,43 @@ struct PartsBody {
 
 using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody, PartsBody>;
 
-/// Who the request is from (curl's -u and --oauth2-bearer), sent as an Authorization
-/// header unless Request::headers sets one. Like credentials in the URL, it goes to
-/// the request's origin only: a redirect to another origin drops it, as curl does
-/// without --location-trusted.
+/// Who the request is from (curl's -u, --oauth2-bearer, --digest, --anyauth), sent as
+/// an Authorization header unless Request::headers sets one. Like credentials in the
+/// URL, it goes to the request's origin only: a redirect to another origin drops it,
+/// as curl does without --location-trusted.
+///
+/// digest and any send the request without credentials first; on a 401 they answer
+/// the server's challenge and send it once more (a second 401 is the response). A
+/// body is sent twice then: bytes and file bodies can be, a StreamBody cannot (the
+/// request fails saying so), nor a body larger than ClientOptions::release_threshold
+/// (freed once sent). With digest or any and no user name and password, the URL's
+/// credentials or the netrc file's are used (ClientOptions::netrc).
 struct Authentication {
   enum class Scheme {
     none,
     basic,   ///< RFC 7617: user and password, base64-encoded (readable on the wire without TLS)
     bearer,  ///< RFC 6750: an OAuth 2.0 access token
+    /// RFC 7616 Digest (MD5, MD5-sess, SHA-256, SHA-256-sess, SHA-512-256; qop=auth;
+    /// userhash): the password never crosses the wire.
+    digest,
+    /// curl's --anyauth: the strongest scheme the 401 offers, Digest (SHA-512-256 >
+    /// SHA-256 > MD5) over Basic.
+    any,
   } scheme = Scheme::none;
-  std::string user;      ///< basic: no ':' (RFC 7617)
-  std::string password;  ///< basic
+  std::string user;      ///< basic, digest, any (basic: no ':', RFC 7617)
+  std::string password;  ///< basic, digest, any
   std::string token;     ///< bearer
 
   static Authentication basic(std::string user, std::string password) {
     return {Scheme::basic, std::move(user), std::move(password), {}};
   }
   static Authentication bearer(std::string token) { return {Scheme::bearer, {}, {}, std::move(token)}; }
+  static Authentication digest(std::string user, std::string password) {
+    return {Scheme::digest, std::move(user), std::move(password), {}};
+  }
+  static Authentication any(std::string user, std::string password) {
+    return {Scheme::any, std::move(user), std::move(password), {}};
+  }
 };
 
 /// Everything that defines one request. Plain data: build it on any thread, then

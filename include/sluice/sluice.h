@@ -158,6 +158,20 @@ sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options *option
 sluice_code sluice_client_options_set_proxy_ca_file(sluice_client_options *options,
                                                     const char *path, size_t len);
 sluice_code sluice_client_options_set_proxy_insecure(sluice_client_options *options, int insecure);
+/* Credentials from a netrc file (ClientOptions::netrc; curl's -n, --netrc-optional,
+ * --netrc-file) for requests that carry none: OFF (the default), OPTIONAL (the URL's
+ * credentials first; a missing file is ignored), REQUIRED (the URL's password is
+ * ignored; a missing `file` is an error). `file` empty (len 0): $HOME/.netrc. Read by
+ * sluice_client_new, which fails naming the file and line of a malformed one. */
+typedef enum sluice_netrc_mode {
+  SLUICE_NETRC_OFF = 0,
+  SLUICE_NETRC_OPTIONAL = 1,
+  SLUICE_NETRC_REQUIRED = 2,
+  SLUICE_NETRC_MODE_MAX_ = 0x7fffffff
+} sluice_netrc_mode;
+sluice_code sluice_client_options_set_netrc(sluice_client_options *options,
+                                            sluice_netrc_mode mode, const char *file,
+                                            size_t file_len);
 /* Names and routes (ClientOptions::ip_version and the rest; curl's -4/-6, --resolve,
  * --connect-to, --unix-socket, --dns-servers, --happy-eyeballs-timeout-ms).
  * `version`: 0 (any), 4 or 6. The add_ calls append one entry each
@@ -334,6 +348,18 @@ sluice_code sluice_request_set_basic_auth(sluice_request *request, const char *u
                                           size_t password_len);
 sluice_code sluice_request_set_bearer_token(sluice_request *request, const char *token,
                                             size_t len);
+/* HTTP Digest (RFC 7616; curl's --digest) and the strongest scheme the server offers
+ * (curl's --anyauth: Digest, else Basic): the request goes without credentials
+ * first and answers the server's 401 once; a second 401 is the response. A body
+ * set with sluice_request_set_body_writer that was already sent cannot go again:
+ * the request then fails with SLUICE_E_USAGE. Empty user and password: the URL's or
+ * the netrc file's. */
+sluice_code sluice_request_set_digest_auth(sluice_request *request, const char *user,
+                                           size_t user_len, const char *password,
+                                           size_t password_len);
+sluice_code sluice_request_set_any_auth(sluice_request *request, const char *user,
+                                        size_t user_len, const char *password,
+                                        size_t password_len);
 /* 0 ms: no such timeout. */
 sluice_code sluice_request_set_timeout_ms(sluice_request *request, sluice_timeout which,
                                           uint32_t ms);

@@ -158,7 +158,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 48> kOptions = {{
+const std::array<OptionSpec, 46> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -328,19 +328,6 @@ const std::array<OptionSpec, 48> kOptions = {{
        s.options.output_path = std::string(v);
        return {};
      }},
-    {'u', "user", true, [](ParseState& s, std::string_view v) -> Result<void> {
-       const std::size_t colon = v.find(':');
-       if (colon == std::string_view::npos) {
-         return usage_error("-u: give USER:PASSWORD (sluice does not ask for a password)");
-       }
-       s.options.auth = Authentication::basic(std::string(v.substr(0, colon)),
-                                              std::string(v.substr(colon + 1)));
-       return {};
-     }},
-    {'\0', "oauth2-bearer", true, [](ParseState& s, std::string_view v) -> Result<void> {
-       s.options.auth = Authentication::bearer(std::string(v));
-       return {};
-     }},
     {'i', "include", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.include_head = true;
        return {};
@@ -373,7 +360,7 @@ const std::array<OptionSpec, 48> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.long_name == name) return &spec;
     }
@@ -382,7 +369,7 @@ const OptionSpec* find_long(std::string_view name) {
 }
 
 const OptionSpec* find_short(char name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.short_name != '\0' && spec.short_name == name) return &spec;
     }

@@ -46,6 +46,25 @@ struct FormPart {
   std::string type;      ///< ;type=
 };
 
+/// The authentication options (auth_options.cpp), as given; CliOptions::auth is what
+/// they make together, whatever their order.
+struct AuthCliOptions {
+  enum class Method { basic, digest, any };
+  Method method = Method::basic;  ///< --basic, --digest, --anyauth (the last wins)
+  std::optional<std::string> user;      ///< -u USER:PASSWORD's user
+  std::string password;                 ///< and password
+  std::optional<std::string> bearer;    ///< --oauth2-bearer TOKEN (the later of it and -u wins)
+  bool netrc = false;                   ///< -n: ~/.netrc, required
+  bool netrc_optional = false;          ///< --netrc-optional
+  std::string netrc_file;               ///< --netrc-file FILE (required unless --netrc-optional)
+
+  /// ClientOptions::netrc for these flags.
+  NetrcMode netrc_mode() const {
+    if (netrc_optional) return NetrcMode::optional;
+    return netrc || !netrc_file.empty() ? NetrcMode::required : NetrcMode::off;
+  }
+};
+
 /// The downloader's options (download_options.cpp).
 struct DownloadCliOptions {
   bool remote_name = false;          ///< -O: name each file from its URL
@@ -72,7 +91,8 @@ struct CliOptions {
   /// The URLs in command-line order (and, after load_url_lists(), those of -i).
   std::vector<std::string> urls;
   std::string method;  ///< -X; empty: GET, or POST when there is data
-  Authentication auth;  ///< -u USER:PASSWORD (Basic), --oauth2-bearer TOKEN
+  Authentication auth;  ///< -u, --oauth2-bearer, --digest, --anyauth (from auth_cli)
+  AuthCliOptions auth_cli;  ///< the authentication options as given
 
   /// -H fields in command-line order, already validated.
   std::vector<Header> headers;

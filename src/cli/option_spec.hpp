@@ -57,6 +57,10 @@ Result<void> add_binary_data(ParseState& state, std::string_view option, std::st
 /// with either, a body with -I) and applies -G, which moves the data into each URL.
 Result<void> check_body_options(CliOptions& options);
 
+/// -u, --oauth2-bearer, --basic, --digest, --anyauth, -n, --netrc-file,
+/// --netrc-optional (auth_options.cpp).
+std::span<const OptionSpec> auth_option_specs();
+
 /// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();
 

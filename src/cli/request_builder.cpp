@@ -135,6 +135,8 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.no_proxy = options.no_proxy;
   client_options.proxy_tunnel = options.proxy_tunnel;
   client_options.ip_version = options.ip_version;
+  client_options.netrc = options.auth_cli.netrc_mode();
+  client_options.netrc_file = options.auth_cli.netrc_file;
   client_options.resolve = options.resolve;
   client_options.connect_to = options.connect_to;
   client_options.unix_socket = options.unix_socket;

@@ -33,6 +33,10 @@ bool is_b64token(std::string_view token) {
 
 Result<void> authentication_to_header(const Authentication& auth, Headers& headers) {
   if (auth.scheme == Authentication::Scheme::none || headers.contains("authorization")) return {};
+  // Digest and any answer the server's 401 (auth_retry.cpp): nothing goes first.
+  if (auth.scheme == Authentication::Scheme::digest || auth.scheme == Authentication::Scheme::any) {
+    return {};
+  }
   if (auth.scheme == Authentication::Scheme::bearer) {
     if (!is_b64token(auth.token)) {
       return Error(ErrorCategory::usage,

@@ -10,6 +10,8 @@
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
 #include "client/credentials.hpp"
+#include "client/netrc.hpp"
+#include "client/request_credentials.hpp"
 #include "client/pending_state.hpp"
 #include "client/proxy_choice.hpp"
 #include "client/request_body.hpp"
@@ -21,6 +23,9 @@ namespace sluice {
 
 struct Client::Impl {
   std::unique_ptr<ClientCore> core;
+  // Read once by create(); then only read, by any thread that sends.
+  std::optional<Netrc> netrc;
+  NetrcMode netrc_mode = NetrcMode::off;
 };
 
 ClientCore& ClientAccess::core(Client& client) { return *client.impl_->core; }
@@ -102,6 +107,8 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   if (!proxies) return std::move(proxies).error();
   auto network = NetworkSettings::from(options);
   if (!network) return std::move(network).error();
+  auto netrc = load_netrc(options);
+  if (!netrc) return std::move(netrc).error();
   // Made even when no proxy is https: the trust store is read at its first use only.
   TlsOptions proxy_trust;
   proxy_trust.ca_file = options.proxy_ca_file;
@@ -125,6 +132,8 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
     }
   }
   auto impl = std::make_unique<Client::Impl>();
+  impl->netrc = std::move(*netrc);
+  impl->netrc_mode = options.netrc;
   impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host,
                                             std::move(*proxies), std::move(*network),
                                             std::move(*proxy_tls));
@@ -177,6 +186,11 @@ PendingResponse Client::send(Request request) {
   }
   if (auto valid = validate_request(request); !valid) {
     pending->decide(std::move(valid).error());
+    return handle;
+  }
+  // The netrc file's credentials (or the URL's, for Digest) when the request has none.
+  if (auto chosen = choose_credentials(request, *url, impl_->netrc, impl_->netrc_mode); !chosen) {
+    pending->decide(std::move(chosen).error());
     return handle;
   }
   // Request::auth first: it wins over credentials in the URL, as -u does in curl.

@@ -47,7 +47,8 @@ Transfer::Transfer(ClientCore& core, Request request, Url url,
       pending_(std::move(pending)),
       body_(body ? std::make_unique<ProgressSource>(std::move(body),
                                                     [this] { last_activity_ = core_.loop().now(); })
-                 : nullptr) {
+                 : nullptr),
+      auth_(request_.headers.contains("authorization") ? Authentication{} : request_.auth) {
   compressed_body_.set_release_threshold(core_.options().release_threshold);
 }
 
@@ -148,6 +149,9 @@ ExchangeRequest Transfer::build_exchange() {
       !exchange.headers.contains("proxy-authorization")) {
     exchange.headers.add("Proxy-Authorization", proxy_->authorization);
   }
+  if (!auth_header_.empty() && !exchange.headers.contains("authorization")) {
+    exchange.headers.add("Authorization", auth_header_);
+  }
   if (request_.decode.enabled && !exchange.headers.contains("accept-encoding")) {
     exchange.headers.add("Accept-Encoding", std::string(kAcceptEncoding));
   }
@@ -201,6 +205,7 @@ void Transfer::note_connection(const Connection& conn) {
 void Transfer::on_response_head(ResponseHead head) {
   cancel_timer(first_byte_timer_);
   last_activity_ = timing_.response_start = core_.loop().now();
+  if (head.status == 401 && start_auth_retry(head)) return;
   if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
   if (phase_ == Phase::finished) return;
   if (!request_.redirects.follow && request_.redirects.fail_on_redirect &&
@@ -267,6 +272,10 @@ bool Transfer::start_redirect(const ResponseHead& head) {
 }
 
 void Transfer::follow_redirect() {
+  if (resend_for_auth_) {
+    resend_authenticated();
+    return;
+  }
   RedirectStep step = std::move(*next_hop_);
   next_hop_.reset();
   // Rewound only now: until the exchange ended its connection may still be sending.
@@ -278,6 +287,8 @@ void Transfer::follow_redirect() {
     return;
   }
   drop_credentials_across_origins(url_, step.next, request_.headers);
+  auth_.on_redirect(url_.origin() != step.next.origin());
+  auth_header_.clear();
   // Credentials a Location carries are not sent (curl neither) and must not show in
   // the effective URL or the trace.
   step.next.userinfo.clear();

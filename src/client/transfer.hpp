@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "client/auth_retry.hpp"
 #include "decode/content_decoder.hpp"
 #include "client/pending_state.hpp"
 #include "client/progress_source.hpp"
@@ -89,6 +90,10 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   /// the request cannot go through it (it failed).
   bool choose_proxy();
   bool start_redirect(const ResponseHead& head);
+  /// A 401 that Request::auth can answer (transfer_auth.cpp): its body is dropped as
+  /// a redirect's, then the request goes again with the answer. False otherwise.
+  bool start_auth_retry(const ResponseHead& head);
+  void resend_authenticated();
   void remember_alt_svc(const Headers& headers);
   void follow_redirect();
   bool may_retry() const;
@@ -160,6 +165,11 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   TimePoint last_activity_{};
   ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
   std::optional<ProxyHop> proxy_;
+  // Digest and any: answers a 401 once (twice for a stale nonce). The answer is
+  // the Authorization of the next send to this URL only.
+  AuthRetry auth_;
+  std::string auth_header_;
+  bool resend_for_auth_ = false;  // the drained 401 is followed by resend_authenticated()
 };
 
 }  // namespace sluice

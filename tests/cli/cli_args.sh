@@ -92,6 +92,7 @@ case_help_lists_every_option_and_variable() {
       --data-raw --data-ascii --data-urlencode --form --form-string --get --upload-file '%{num_retries}' \
       '%{time_redirect}' '%{speed_download}' '%{size_header}' '%{size_upload}' '%{scheme}' '%{json}' '%header{Name}' '%{stderr}' \
       --fail-with-body --remove-on-error --max-filesize --etag-save --etag-compare \
+      --user --oauth2-bearer --basic --digest --anyauth --netrc --netrc-file --netrc-optional \
       --proxy --proxy-user --noproxy --proxytunnel --socks5 --socks5-hostname \
       '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \
       '%{time_appconnect}' '%{time_pretransfer}' '%{time_starttransfer}' \

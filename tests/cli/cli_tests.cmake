@@ -3,6 +3,7 @@
 #   cli.args.*   option handling, no network
 #   cli.local.*  local peers that misbehave on purpose (python3), no fixture
 #   cli.nginx.*  the real nginx of the real_servers fixture (tests/integration/servers.cmake)
+#   cli.auth.*   authentication against the fixture's lighttpd (Digest) and nginx (Basic)
 
 if(NOT TARGET sluice_cli)
   return()
@@ -141,6 +142,19 @@ set(SLUICE_CLI_DOWNLOAD_CASES
 sluice_cli_tests(cli_download.sh download ${SLUICE_CLI_DOWNLOAD_CASES})
 foreach(case IN LISTS SLUICE_CLI_DOWNLOAD_CASES)
   set_tests_properties(cli.download.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# Authentication (cli_auth.sh): lighttpd's Digest and nginx's Basic, netrc files.
+set(SLUICE_CLI_AUTH_CASES
+  digest_user_opens_md5_and_sha256
+  anyauth_answers_digest_or_basic
+  netrc_file_supplies_the_credentials
+  netrc_file_errors_name_the_file)
+sluice_cli_tests(cli_auth.sh auth ${SLUICE_CLI_AUTH_CASES})
+foreach(case IN LISTS SLUICE_CLI_AUTH_CASES)
+  set_tests_properties(cli.auth.${case} PROPERTIES
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()

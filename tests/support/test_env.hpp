@@ -72,6 +72,14 @@
 //                           an HTTPS proxy (TLS to the proxy, the servers' certificate)
 //                           no-authentication method only; takes IPv4, IPv6 and domain
 //                           name addresses (so socks5h:// works too), to any address
+//   SLUICE_LIGHTTPD_URL     http://127.0.0.1:PORT   lighttpd 1.4.69, HTTP/1.1: Digest
+//                           authentication (RFC 7616, qop=auth) in front of the files:
+//                           /digest-md5/FILE (algorithm MD5, realm "sluice md5"),
+//                           /digest-sha256/FILE (SHA-256, "sluice sha256") and
+//                           /digest-both/FILE (two WWW-Authenticate headers, SHA-256
+//                           then MD5, realm "sluice both"); 401 without the right ones
+//   SLUICE_DIGEST_USER      sluice-digest  the user lighttpd's htdigest file holds,
+//   SLUICE_DIGEST_PASSWORD  digest-pass.7  with this password, for all three realms
 // Paths nginx also answers (on all three of its URLs): /redirect (302 to /small.txt),
 // /moved (301), /redirect-relative (302 with "Location: /small.txt"),
 // /redirect-chain/3 (three 302s, then /small.txt), /redirect-loop (302 to itself),

@@ -10,6 +10,7 @@ backpressure end to end, over libsluice's C API (ctypes; nothing to compile).
 """
 
 from ._capi import version as _version
+from .auth import AnyAuth, DigestAuth
 from .client import Client
 from .form import Form
 from .errors import (CancelledError, ConnectError, DecodeError, DnsError, Error, HttpError,
@@ -19,6 +20,6 @@ from .response import Headers, Response
 
 __version__ = _version().decode()
 
-__all__ = ["Client", "Form", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
+__all__ = ["Client", "Form", "DigestAuth", "AnyAuth", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
            "ProtocolError", "TimeoutError", "CancelledError", "TooLargeError", "DecodeError",
            "LocalIOError", "UsageError", "HttpError"]

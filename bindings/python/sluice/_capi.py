@@ -96,6 +96,8 @@ options_new = _declare("sluice_client_options_new", c_code, p_void)
 options_free = _declare("sluice_client_options_free", None, c_void_p)
 options_set_ca_file = _declare("sluice_client_options_set_ca_file", c_code, c_void_p, c_char_p, c_size_t)
 options_set_insecure = _declare("sluice_client_options_set_insecure", c_code, c_void_p, ctypes.c_int)
+options_set_netrc = _declare(
+    "sluice_client_options_set_netrc", c_code, c_void_p, ctypes.c_int, c_char_p, c_size_t)
 options_set_user_agent = _declare("sluice_client_options_set_user_agent", c_code, c_void_p, c_char_p, c_size_t)
 options_set_max_connections = _declare(
     "sluice_client_options_set_max_connections_per_origin", c_code, c_void_p, c_size_t)
@@ -151,6 +153,10 @@ request_set_basic_auth = _declare(
     "sluice_request_set_basic_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_bearer_token = _declare(
     "sluice_request_set_bearer_token", c_code, c_void_p, c_char_p, c_size_t)
+request_set_digest_auth = _declare(
+    "sluice_request_set_digest_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
+request_set_any_auth = _declare(
+    "sluice_request_set_any_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_timeout_ms = _declare("sluice_request_set_timeout_ms", c_code, c_void_p, ctypes.c_int, c_uint32)
 request_set_redirects = _declare("sluice_request_set_redirects", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
 request_set_decode = _declare("sluice_request_set_decode", c_code, c_void_p, ctypes.c_int)

@@ -6,6 +6,7 @@ import asyncio
 import ctypes
 
 from . import _callbacks, _capi
+from .auth import AnyAuth, DigestAuth
 from .errors import CancelledError, UsageError, check, error_for
 from .form import Form
 from .response import Response
@@ -46,10 +47,17 @@ def _set_auth(request, auth):
         token = auth.encode()
         check(_capi.request_set_bearer_token(request, token, len(token)))
         return
+    setter = _capi.request_set_basic_auth
+    if isinstance(auth, DigestAuth):
+        setter = _capi.request_set_digest_auth
+    elif isinstance(auth, AnyAuth):
+        setter = _capi.request_set_any_auth
     user, password = auth
     user_data, password_data = str(user).encode(), str(password).encode()
-    check(_capi.request_set_basic_auth(request, user_data, len(user_data), password_data,
-                                       len(password_data)))
+    check(setter(request, user_data, len(user_data), password_data, len(password_data)))
+
+
+_NETRC_MODES = {None: 0, "optional": 1, "required": 2}
 
 
 class Client:
@@ -60,7 +68,7 @@ class Client:
                  proxy_ca_file=None,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
                  dns_servers=None, dns_cache_ttl=None, interface=None, local_port=None,
-                 tls=None):
+                 tls=None, netrc=None, netrc_file=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -80,7 +88,13 @@ class Client:
         tls13_ciphers, key_log_file (text); min_version and max_version ("1.2" or
         "1.3"); session_cache (bool, default True); early_data (bool, default False:
         0-RTT for safe requests over HTTP/3, as curl's --tls-earlydata). A file that cannot be used raises
-        sluice.UsageError naming it."""
+        sluice.UsageError naming it.
+
+        `netrc`: "optional" or "required" takes credentials for requests without their
+        own from `netrc_file` (default ~/.netrc), as curl's --netrc-optional and
+        --netrc/--netrc-file; a malformed file raises sluice.UsageError naming its line."""
+        if netrc not in _NETRC_MODES:
+            raise UsageError(1002, 'netrc: None, "optional" or "required"')
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -121,6 +135,9 @@ class Client:
                 check(_capi.options_set_local_port(options, first, last - first + 1))
             if tls:
                 _set_tls_options(options, tls)
+            if netrc is not None:
+                path = str(netrc_file or "").encode()
+                check(_capi.options_set_netrc(options, _NETRC_MODES[netrc], path, len(path)))
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))
@@ -180,8 +197,10 @@ class Client:
                     mark=DEFAULT_MARK, timeout=None, redirect="manual", decode=False,
                     auth=None):
         """Sends a request and returns its Response once the head arrived. `auth`: a
-        (user, password) pair for Basic, or a str token for Bearer, sent to the URL's
-        origin only. `body`: bytes, a sluice.Form (multipart/form-data, files streamed),
+        (user, password) pair for Basic, a str token for Bearer, sluice.DigestAuth(user,
+        password) for Digest or sluice.AnyAuth(user, password) for the strongest scheme
+        the server's 401 offers, sent to the URL's origin only. `body`: bytes, a sluice.Form
+        (multipart/form-data, files streamed),
         or an (async) iterable of bytes streamed with backpressure while the response
         may already arrive. `timeout`: seconds for the whole exchange, or a dict of
         connect/tls/first_byte/idle/total. Cancelling the task cancels the request."""

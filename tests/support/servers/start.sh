@@ -21,6 +21,8 @@ files=$state/files
 . "$(dirname "$0")/peers.sh"
 # shellcheck source=tests/support/servers/proxies.sh
 . "$(dirname "$0")/proxies.sh"
+# shellcheck source=tests/support/servers/lighttpd.sh
+. "$(dirname "$0")/lighttpd.sh"
 
 command -v nginx >/dev/null || servers_die "nginx not found: run ./dev deps (installs nginx-light)"
 command -v nghttpd >/dev/null || servers_die "nghttpd not found: run ./dev deps (installs nghttp2-server)"
@@ -30,12 +32,15 @@ command -v gtlsserver >/dev/null \
 squid_program >/dev/null || servers_die "squid not found: run ./dev deps (installs squid)"
 command -v microsocks >/dev/null \
   || servers_die "microsocks not found: run ./dev deps (installs microsocks)"
+command -v lighttpd >/dev/null \
+  || servers_die "lighttpd not found: run ./dev deps (installs lighttpd)"
 mkdir -p "$state" "$files"
 rm -f "$state/env"
 # A start that fails half way leaves nothing running.
 stop_all_on_failure() {
   local status=$?
   if [ "$status" -ne 0 ]; then
+    stop_lighttpd "$state"
     stop_proxies "$state"
     stop_peers "$state"
     stop_nginx "$state"
@@ -103,6 +108,7 @@ start_gtlsserver "$state" "$files"
 start_squid "$state"
 start_stunnel "$state" "$SQUID_PORT"
 start_microsocks "$state"
+start_lighttpd "$state" "$files"
 
 cat > "$state/env.tmp" <<ENV
 SLUICE_NGINX_HTTP_URL=http://127.0.0.1:$NGINX_HTTP_PORT
@@ -137,6 +143,9 @@ SLUICE_AUTH_TOKEN=$SLUICE_AUTH_TOKEN
 SLUICE_SQUID_AUTH_PASSWORD=$SLUICE_SQUID_AUTH_PASSWORD
 SLUICE_SOCKS5_PROXY=socks5://127.0.0.1:$MICROSOCKS_PORT
 SLUICE_HTTPS_PROXY=https://localhost:$STUNNEL_PORT
+SLUICE_LIGHTTPD_URL=http://127.0.0.1:$LIGHTTPD_PORT
+SLUICE_DIGEST_USER=$SLUICE_DIGEST_USER
+SLUICE_DIGEST_PASSWORD=$SLUICE_DIGEST_PASSWORD
 ENV
 mv "$state/env.tmp" "$state/env"
 echo "servers: nginx on http://127.0.0.1:$NGINX_HTTP_PORT, https://localhost:$NGINX_HTTPS_PORT (h1)" \
@@ -146,4 +155,5 @@ echo "servers: caddy on https://localhost:$CADDY_PORT (h1/h2 TCP, h3 UDP)"
 echo "servers: gtlsserver on https://localhost:$GTLSSERVER_PORT (h3 UDP only)"
 echo "servers: squid on http://127.0.0.1:$SQUID_PORT and, with Basic auth," \
   "http://127.0.0.1:$SQUID_AUTH_PORT; microsocks on socks5://127.0.0.1:$MICROSOCKS_PORT"
+echo "servers: lighttpd (Digest) on http://127.0.0.1:$LIGHTTPD_PORT"
 echo "servers: state $state"

@@ -11,8 +11,11 @@ state=$(cd "$1" && pwd)/test-env
 . "$(dirname "$0")/peers.sh"
 # shellcheck source=tests/support/servers/proxies.sh
 . "$(dirname "$0")/proxies.sh"
+# shellcheck source=tests/support/servers/lighttpd.sh
+. "$(dirname "$0")/lighttpd.sh"
 
 [ -d "$state" ] || exit 0
+stop_lighttpd "$state"
 stop_proxies "$state"
 stop_peers "$state"
 stop_nginx "$state"
