@@ -4,6 +4,7 @@
 
 #include "sluice/body.hpp"
 #include "sluice/client.hpp"
+#include "sluice/cookies.hpp"
 #include "sluice/download.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"

@@ -43,6 +43,9 @@ inline Error usage_error(std::string message) {
 /// --cert, --key, --pass, --capath, --tlsv1.2, --tls-max, --ciphers, ... (tls_options.cpp).
 std::span<const OptionSpec> tls_option_specs();
 
+/// -b/--cookie, -c/--cookie-jar, -j/--junk-session-cookies (cookie_options.cpp).
+std::span<const OptionSpec> cookie_option_specs();
+
 /// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();
 

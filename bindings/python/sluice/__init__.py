@@ -11,6 +11,7 @@ backpressure end to end, over libsluice's C API (ctypes; nothing to compile).
 
 from ._capi import version as _version
 from .client import Client
+from .cookies import CookieJar
 from .errors import (CancelledError, ConnectError, DecodeError, DnsError, Error, HttpError,
                      LocalIOError, ProtocolError, TimeoutError, TlsError, TooLargeError,
                      UsageError)
@@ -18,6 +19,6 @@ from .response import Headers, Response
 
 __version__ = _version().decode()
 
-__all__ = ["Client", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
+__all__ = ["Client", "CookieJar", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
            "ProtocolError", "TimeoutError", "CancelledError", "TooLargeError", "DecodeError",
            "LocalIOError", "UsageError", "HttpError"]

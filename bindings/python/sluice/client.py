@@ -59,7 +59,7 @@ class Client:
                  proxy_ca_file=None,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
                  dns_servers=None, dns_cache_ttl=None, interface=None, local_port=None,
-                 tls=None):
+                 tls=None, cookie_jar=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -79,7 +79,11 @@ class Client:
         tls13_ciphers, key_log_file (text); min_version and max_version ("1.2" or
         "1.3"); session_cache (bool, default True); early_data (bool, default False:
         0-RTT for safe requests over HTTP/3, as curl's --tls-earlydata). A file that cannot be used raises
-        sluice.UsageError naming it."""
+        sluice.UsageError naming it.
+
+        `cookie_jar`: a sluice.CookieJar, to send its cookies with every request and
+        redirect hop and keep every Set-Cookie (off by default, as in curl); several
+        Clients may share one. The jar stays reachable as client.cookie_jar."""
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -120,12 +124,15 @@ class Client:
                 check(_capi.options_set_local_port(options, first, last - first + 1))
             if tls:
                 _set_tls_options(options, tls)
+            if cookie_jar is not None:
+                check(_capi.options_set_cookie_jar(options, cookie_jar._handle))
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))
         finally:
             _capi.options_free(options)
         self._handle = handle.value
+        self.cookie_jar = cookie_jar
         self._fd = _capi.client_dispatch_fd(self._handle)
         self._loop = None
 
