@@ -90,7 +90,8 @@ class CookieJar {
   /// Stores a cookie as it is (a file's line, a program's own), replacing one of
   /// the same name, domain and path; an expired one removes it. Cookies no jar
   /// could hold are dropped: empty, over 4096 bytes, a control character or TAB,
-  /// an empty domain or one starting with '.', a path not starting with '/'.
+  /// spaces around the name or value, an empty domain or one starting with '.', a
+  /// path not starting with '/'.
   void insert(Cookie cookie);
 
   /// A copy of the cookies that have not expired, ordered by domain, path, name.

@@ -47,6 +47,12 @@ bool storable(const Cookie& cookie) {
   if (cookie.name.size() + cookie.value.size() > kMaxCookieNameValueBytes) return false;
   if (cookie.domain.empty() || cookie.domain.front() == '.') return false;
   if (cookie.path.empty() || cookie.path.front() != '/') return false;
+  // A Set-Cookie name or value is trimmed; one from a file must be too, or it
+  // would end the Cookie header with whitespace.
+  auto padded = [](std::string_view text) {
+    return !text.empty() && (text.front() == ' ' || text.back() == ' ');
+  };
+  if (padded(cookie.name) || padded(cookie.value)) return false;
   return !has_control(cookie.name) && !has_control(cookie.value) && !has_control(cookie.domain) &&
          !has_control(cookie.path);
 }
