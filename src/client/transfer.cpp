@@ -134,10 +134,11 @@ void Transfer::add_jar_cookies(Headers& headers) const {
   if (!jar) return;
   std::string cookies = jar->cookie_header(url_);
   if (cookies.empty()) return;
-  if (auto own = headers.get("cookie")) {
-    // One Cookie field (RFC 6265bis 5.8.3), the jar's first as curl sends them.
+  // One Cookie field (RFC 6265bis 5.8.3): the jar's first, as curl sends them, then
+  // the request's own (all of them, should it carry several).
+  for (std::string_view own : headers.get_all("cookie")) {
     cookies += "; ";
-    cookies += *own;
+    cookies += own;
   }
   headers.set("Cookie", std::move(cookies));
 }

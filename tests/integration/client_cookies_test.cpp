@@ -75,7 +75,8 @@ TEST_F(ClientCookies, RequestsOwnCookieHeaderFollowsTheJars) {
   auto client = make_client(jar);
   Request request = Request::get(http("/cookies/set"));
   request.headers.add("Cookie", "mine=1");
-  EXPECT_EQ(echo(client, std::move(request)), "cookie=[sid=abc123; sec=1; mine=1]\n");
+  request.headers.add("Cookie", "also=2");
+  EXPECT_EQ(echo(client, std::move(request)), "cookie=[sid=abc123; sec=1; mine=1; also=2]\n");
 }
 
 TEST_F(ClientCookies, OneJarServesSeveralClientsAndNoJarSendsNothing) {

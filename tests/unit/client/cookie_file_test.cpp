@@ -42,6 +42,15 @@ TEST(CookieFile, ReadsCurlsFormatAndSkipsJunk) {
   EXPECT_EQ(jar.cookie_header(url("http://www.example.com/app/x")), "sid=abc");
 }
 
+// Names and values the Set-Cookie parser would have trimmed: a file's are refused,
+// or they would end the Cookie header with whitespace.
+TEST(CookieFile, RefusesPaddedNamesAndValues) {
+  CookieJar jar;
+  jar.load_text("example.com\tFALSE\t/\tFALSE\t0\tname\tvalue \n"
+                "example.com\tFALSE\t/\tFALSE\t0\t name\tvalue\n");
+  EXPECT_EQ(jar.size(), 0u);
+}
+
 TEST(CookieFile, DropSessionLeavesOnlyCookiesWithAnExpiry) {
   CookieJar jar;
   jar.load_text(kCurlFile, /*drop_session=*/true);
