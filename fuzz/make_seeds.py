@@ -117,6 +117,33 @@ def auth_challenge_seeds():
         write("auth_challenge", name, text)
 
 
+def cookie_seeds():
+    # Flags byte (bit 0 https, bit 1 cookie file, bit 2 drop session, bits 3-7 the
+    # per-domain limit - 1), the request's host/path line, then Set-Cookie lines
+    # ("\x01" moves the clock a second) or a cookie file.
+    set_cookie = "\n".join([
+        "sid=abc; Path=/; Domain=.example.com; Secure; HttpOnly; SameSite=Lax",
+        "\x01",
+        "exp=1; Expires=Wed, 09-Jun-2021 10:18:14 GMT",
+        "age=2; Max-Age=3600; Expires=Sun Nov  6 08:49:37 1994",
+        "__Host-h=1; Secure; Path=/",
+        "__Secure-s=1; Secure",
+        "psl=1; Domain=co.uk",
+        "nameless",
+        "del=; Max-Age=0",
+    ])
+    write("cookie", "set-cookie-https", "\x19www.example.com/a/b\n" + set_cookie)
+    write("cookie", "set-cookie-http", "\x08shop.example.co.uk/x\n" + set_cookie)
+    netscape = ("# Netscape HTTP Cookie File\n\n"
+                "#HttpOnly_.example.com\tTRUE\t/\tFALSE\t4102444800\tsid\tabc\n"
+                "www.example.com\tFALSE\t/app\tTRUE\t0\tpref\tdark\n"
+                "example.com\tFALSE\t/\tFALSE\t0\tsixfields\n"
+                "junk\n"
+                "Set-Cookie: a=1; Domain=example.com; Max-Age=100\r\n")
+    write("cookie", "netscape-file", "\x0awww.example.com/app/x\n" + netscape)
+    write("cookie", "netscape-file-junk-session", "\x0ewww.example.com/\n" + netscape)
+
+
 def download_control_seeds():
     head = "sluice-download-control 1\nurl https://example.org/f.bin\n"
     write("download_control", "ranges",
@@ -377,6 +404,7 @@ def main():
     netrc_seeds()
     auth_challenge_seeds()
     download_control_seeds()
+    cookie_seeds()
     content_range_seeds()
     proxy_connect_seeds()
     socks5_handshake_seeds()

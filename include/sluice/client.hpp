@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sluice/cookies.hpp"
 #include "sluice/error.hpp"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
@@ -209,6 +210,13 @@ struct ClientOptions {
   std::string netrc_file;
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
+  /// The cookie engine (curl's -b/-c): with a jar, every request and every redirect
+  /// hop carries the jar's cookies for its URL in one Cookie header (followed by
+  /// the request's own Cookie value, if it has one, in curl's order), and the
+  /// Set-Cookie fields of every response, redirects included, go into the jar.
+  /// Several Clients may share one jar. Null (the default, as in curl): no cookies
+  /// are stored or sent but those a request sets itself.
+  std::shared_ptr<CookieJar> cookie_jar;
   /// Host dispatch, for embedding in another event loop (a language runtime, a GUI):
   /// the Client never runs user code on its HTTP thread. Every callback (then(),
   /// on_data/on_end, when_writable, trace) waits in a queue instead; Client::

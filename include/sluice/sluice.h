@@ -229,6 +229,35 @@ sluice_code sluice_client_options_set_trace(sluice_client_options *options,
 sluice_code sluice_client_options_set_host_dispatch(sluice_client_options *options,
                                                     int enabled);
 
+/* ---- Cookies ------------------------------------------------------------------- */
+
+/* A cookie jar (sluice::CookieJar, RFC 6265bis): given to client options, the
+ * clients send its cookies with every request and redirect hop and store every
+ * response's Set-Cookie. Several clients may share one jar, on any threads; the
+ * jar functions below are for one thread at a time. A client keeps the jar alive on
+ * its own, so the handle may be freed while clients still use it. */
+typedef struct sluice_cookie_jar sluice_cookie_jar;
+
+sluice_code sluice_cookie_jar_new(sluice_cookie_jar **out);
+void sluice_cookie_jar_free(sluice_cookie_jar *jar);
+/* Adds the cookies of a Netscape cookie file (curl's -b FILE; curl's format, or
+ * "Set-Cookie:" lines). Non-zero `drop_session` leaves out cookies without an expiry
+ * (curl's -j). An unreadable file fails with SLUICE_E_IO naming it. */
+sluice_code sluice_cookie_jar_load(sluice_cookie_jar *jar, const char *path, size_t path_len,
+                                   int drop_session);
+/* Writes every cookie to `path` in the Netscape format curl writes (-c FILE),
+ * through a temporary file renamed over it. */
+sluice_code sluice_cookie_jar_save(sluice_cookie_jar *jar, const char *path, size_t path_len);
+/* The Cookie header value the jar gives a request to `url` ("" when none): `*out`
+ * stays valid until the next call with this jar. */
+sluice_code sluice_cookie_jar_header(sluice_cookie_jar *jar, const char *url, size_t url_len,
+                                     const char **out, size_t *out_len);
+/* How many cookies the jar holds (expired ones not counted); 0 for a bad handle. */
+size_t sluice_cookie_jar_count(const sluice_cookie_jar *jar);
+/* Turns the cookie engine on with `jar`, or off with NULL (the default). */
+sluice_code sluice_client_options_set_cookie_jar(sluice_client_options *options,
+                                                 sluice_cookie_jar *jar);
+
 /* ---- Client --------------------------------------------------------------------- */
 
 typedef struct sluice_client sluice_client;

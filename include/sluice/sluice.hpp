@@ -5,6 +5,7 @@
 #include "sluice/body.hpp"
 #include "sluice/client.hpp"
 #include "sluice/content_range.hpp"
+#include "sluice/cookies.hpp"
 #include "sluice/download.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"

@@ -36,6 +36,7 @@ enum class Tag : std::uint32_t {
   response = 0x534c5253,  // "SLRS"
   download = 0x534c444f,  // "SLDO"
   download_result = 0x534c4452,  // "SLDR"
+  cookie_jar = 0x534c434a,  // "SLCJ" (capi_cookies.cpp)
   freed = 0xdeadf4ee,
 };
 

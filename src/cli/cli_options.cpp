@@ -360,7 +360,7 @@ const std::array<OptionSpec, 46> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs(), cookie_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.long_name == name) return &spec;
     }
@@ -369,7 +369,7 @@ const OptionSpec* find_long(std::string_view name) {
 }
 
 const OptionSpec* find_short(char name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs()}) {
+  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs(), cookie_option_specs()}) {
     for (const OptionSpec& spec : table) {
       if (spec.short_name != '\0' && spec.short_name == name) return &spec;
     }

@@ -13,6 +13,7 @@
 #include "cli/write_out.hpp"
 #include "sluice/client.hpp"
 #include "sluice/error.hpp"
+#include "cli/cookie_options.hpp"
 #include "sluice/headers.hpp"
 #include "sluice/request.hpp"
 #include "sluice/retry.hpp"
@@ -119,6 +120,7 @@ struct CliOptions {
   bool insecure = false;
   std::string ca_file;
   TlsCliOptions tls;  ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...
+  CookieCliOptions cookies;  ///< -b, -c, -j (cookie_options.cpp)
   /// -x/--proxy; unset: the environment's, as curl ("" turns every proxy off).
   std::optional<std::string> proxy;
   std::string proxy_user;             ///< --proxy-user USER:PASSWORD

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/cookie_options.hpp"
 #include "cli/download_jobs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/json_summary.hpp"
@@ -141,6 +142,8 @@ int run_downloads(const CliOptions& options) {
     return kExitUsage;
   }
   ClientOptions client_options = build_client_options(options);
+  // One jar for every URL of the run, written out when all are done.
+  client_options.cookie_jar = open_cookie_jar(options.cookies);
   // --split N means N connections over HTTP/1.1: the cap never undoes it.
   client_options.max_connections_per_origin =
       std::max<std::size_t>(options.download.max_host_connections, options.download.split);
@@ -159,6 +162,7 @@ int run_downloads(const CliOptions& options) {
   const std::size_t at_once = options.download.parallel ? options.download.parallel_max : 1;
   const int code = run_all(*jobs, run, at_once);
   display.finish();
+  save_cookie_jar(options.cookies, client_options.cookie_jar);
   // What the downloads cost, as a single transfer reports it (-v): memory and the
   // TLS handshakes, full and resumed, of all the connections they opened.
   if (options.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);

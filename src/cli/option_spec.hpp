@@ -61,6 +61,9 @@ Result<void> check_body_options(CliOptions& options);
 /// --netrc-optional (auth_options.cpp).
 std::span<const OptionSpec> auth_option_specs();
 
+/// -b/--cookie, -c/--cookie-jar, -j/--junk-session-cookies (cookie_options.cpp).
+std::span<const OptionSpec> cookie_option_specs();
+
 /// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();
 

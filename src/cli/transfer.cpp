@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/cli_clock.hpp"
+#include "cli/cookie_options.hpp"
 #include "cli/etag_files.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fetch_resume.hpp"
@@ -62,7 +63,10 @@ class Transfer {
   int run() {
     report_.url_effective = options_.urls.front();
     start_ = cli_now();
-    return finish(execute());
+    const int exit_code = finish(execute());
+    // After the body (curl writes the jar at cleanup, whatever the outcome).
+    save_cookie_jar(options_.cookies, cookie_jar_);
+    return exit_code;
   }
 
  private:
@@ -70,6 +74,7 @@ class Transfer {
     Result<Url> url = Url::parse(options_.urls.front());
     if (!url) return fail(kExitBadUrl, url.error().message());
     ClientOptions client_options = build_client_options(options_);
+    client_options.cookie_jar = cookie_jar_;
     // The client outlives every response below: destroying it first would cancel the body.
     Result<Client> client = Client::create(client_options);
     if (!client) return fail_with(client.error());
@@ -337,6 +342,8 @@ class Transfer {
   }
 
   const CliOptions& options_;
+  // -b FILE / -c: the run's cookie jar (null without them), saved by run().
+  std::shared_ptr<CookieJar> cookie_jar_ = open_cookie_jar(options_.cookies);
   const Client* client_ = nullptr;  // while a body is read, for -v's memory lines
   OutputSink sink_;                 // -o FILE or stdout, opened at the first byte
   bool output_open_ = false;

@@ -7,6 +7,7 @@
 #include "client/client_core.hpp"
 #include "client/connection_pool.hpp"
 #include "client/progress_source.hpp"
+#include "sluice/cookies.hpp"
 
 namespace sluice {
 
@@ -127,6 +128,34 @@ Error Transfer::first_byte_timeout_error() const {
                                                   " within " + millis(request_.timeouts.first_byte));
 }
 
+// Built for every attempt and every redirect hop, so each carries the jar's cookies
+// for its own URL as they are now (a hop's Set-Cookie is already stored).
+void Transfer::add_jar_cookies(Headers& headers) const {
+  const auto& jar = core_.options().cookie_jar;
+  if (!jar) return;
+  std::string cookies = jar->cookie_header(url_);
+  if (cookies.empty()) return;
+  // One Cookie field (RFC 6265bis 5.8.3): the jar's first, as curl sends them, then
+  // the request's own (all of them, should it carry several).
+  for (std::string_view own : headers.get_all("cookie")) {
+    cookies += "; ";
+    cookies += own;
+  }
+  headers.set("Cookie", std::move(cookies));
+}
+
+// Every response's Set-Cookie, a redirect's too, before the next hop is planned.
+void Transfer::store_cookies(const Headers& headers) {
+  const auto& jar = core_.options().cookie_jar;
+  if (!jar) return;
+  for (std::string_view field : headers.get_all("set-cookie")) {
+    const SetCookieOutcome outcome = jar->set_cookie(url_, field);
+    if (outcome.kind == SetCookieOutcome::Kind::refused && core_.trace().on()) {
+      core_.trace().emit("cookie refused from " + url_.origin() + ": " + outcome.reason);
+    }
+  }
+}
+
 ExchangeRequest Transfer::build_exchange() {
   ExchangeRequest exchange;
   exchange.method = method_;
@@ -155,6 +184,7 @@ ExchangeRequest Transfer::build_exchange() {
   if (request_.decode.enabled && !exchange.headers.contains("accept-encoding")) {
     exchange.headers.add("Accept-Encoding", std::string(kAcceptEncoding));
   }
+  add_jar_cookies(exchange.headers);
   exchange.body = body_.get();
   exchange.max_header_bytes = request_.max_header_bytes;
   exchange.mark = request_.mark;
@@ -205,6 +235,8 @@ void Transfer::note_connection(const Connection& conn) {
 void Transfer::on_response_head(ResponseHead head) {
   cancel_timer(first_byte_timer_);
   last_activity_ = timing_.response_start = core_.loop().now();
+  // A 401 may set cookies too, and they go with the answer to its challenge.
+  store_cookies(head.headers);
   if (head.status == 401 && start_auth_retry(head)) return;
   if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
   if (phase_ == Phase::finished) return;

@@ -85,6 +85,9 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };
 
   ExchangeRequest build_exchange();
+  /// The cookie engine's two hooks (ClientOptions::cookie_jar; nothing without one).
+  void add_jar_cookies(Headers& headers) const;
+  void store_cookies(const Headers& headers);
   void queue_for_connection();
   /// Chooses the proxy for url_ (at the start and after each redirect); false when
   /// the request cannot go through it (it failed).

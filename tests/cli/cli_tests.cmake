@@ -158,3 +158,20 @@ foreach(case IN LISTS SLUICE_CLI_AUTH_CASES)
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()
+
+# Cookies (-b, -c, -j) against nginx's /cookies/ locations.
+set(SLUICE_CLI_COOKIE_CASES
+  cookie_jar_writes_the_netscape_file_curl_writes
+  secure_cookie_goes_over_https_only
+  cookie_file_is_sent_with_b
+  cookie_data_is_sent_as_is
+  junk_session_cookies_drops_session_cookies
+  cookie_jar_to_stdout_follows_the_body
+  downloads_share_one_jar
+  help_and_usage_errors)
+sluice_cli_tests(cli_cookies.sh cookies ${SLUICE_CLI_COOKIE_CASES})
+foreach(case IN LISTS SLUICE_CLI_COOKIE_CASES)
+  set_tests_properties(cli.cookies.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()

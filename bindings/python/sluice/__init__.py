@@ -13,6 +13,7 @@ from ._capi import version as _version
 from .auth import AnyAuth, DigestAuth
 from .client import Client
 from .form import Form
+from .cookies import CookieJar
 from .errors import (CancelledError, ConnectError, DecodeError, DnsError, Error, HttpError,
                      LocalIOError, ProtocolError, TimeoutError, TlsError, TooLargeError,
                      UsageError)
@@ -20,6 +21,6 @@ from .response import Headers, Response
 
 __version__ = _version().decode()
 
-__all__ = ["Client", "Form", "DigestAuth", "AnyAuth", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
+__all__ = ["Client", "CookieJar", "Form", "DigestAuth", "AnyAuth", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
            "ProtocolError", "TimeoutError", "CancelledError", "TooLargeError", "DecodeError",
            "LocalIOError", "UsageError", "HttpError"]

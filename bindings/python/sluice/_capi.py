@@ -196,3 +196,13 @@ response_header = _declare(
 response_on_data = _declare("sluice_response_on_data", c_code, c_void_p, DATA_CB, END_CB, c_void_p)
 response_resume = _declare("sluice_response_resume", c_code, c_void_p)
 response_buffered = _declare("sluice_response_buffered", c_size_t, c_void_p)
+
+# Cookies (sluice_cookie_jar; cookies.py).
+cookie_jar_new = _declare("sluice_cookie_jar_new", c_code, p_void)
+cookie_jar_free = _declare("sluice_cookie_jar_free", None, c_void_p)
+cookie_jar_load = _declare("sluice_cookie_jar_load", c_code, c_void_p, c_char_p, c_size_t, ctypes.c_int)
+cookie_jar_save = _declare("sluice_cookie_jar_save", c_code, c_void_p, c_char_p, c_size_t)
+cookie_jar_header = _declare("sluice_cookie_jar_header", c_code, c_void_p, c_char_p, c_size_t,
+                             ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(c_size_t))
+cookie_jar_count = _declare("sluice_cookie_jar_count", c_size_t, c_void_p)
+options_set_cookie_jar = _declare("sluice_client_options_set_cookie_jar", c_code, c_void_p, c_void_p)

@@ -68,7 +68,7 @@ class Client:
                  proxy_ca_file=None,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
                  dns_servers=None, dns_cache_ttl=None, interface=None, local_port=None,
-                 tls=None, netrc=None, netrc_file=None):
+                 tls=None, netrc=None, netrc_file=None, cookie_jar=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -92,7 +92,11 @@ class Client:
 
         `netrc`: "optional" or "required" takes credentials for requests without their
         own from `netrc_file` (default ~/.netrc), as curl's --netrc-optional and
-        --netrc/--netrc-file; a malformed file raises sluice.UsageError naming its line."""
+        --netrc/--netrc-file; a malformed file raises sluice.UsageError naming its line.
+
+        `cookie_jar`: a sluice.CookieJar, to send its cookies with every request and
+        redirect hop and keep every Set-Cookie (off by default, as in curl); several
+        Clients may share one. The jar stays reachable as client.cookie_jar."""
         if netrc not in _NETRC_MODES:
             raise UsageError(1002, 'netrc: None, "optional" or "required"')
         options = ctypes.c_void_p()
@@ -138,12 +142,15 @@ class Client:
             if netrc is not None:
                 path = str(netrc_file or "").encode()
                 check(_capi.options_set_netrc(options, _NETRC_MODES[netrc], path, len(path)))
+            if cookie_jar is not None:
+                check(_capi.options_set_cookie_jar(options, cookie_jar._handle))
             check(_capi.options_set_host_dispatch(options, 1))
             handle = ctypes.c_void_p()
             check(_capi.client_new(options, ctypes.byref(handle)))
         finally:
             _capi.options_free(options)
         self._handle = handle.value
+        self.cookie_jar = cookie_jar
         self._fd = _capi.client_dispatch_fd(self._handle)
         self._loop = None
 
