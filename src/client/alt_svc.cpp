@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "io/http_token.hpp"
+
 namespace sluice {
 namespace {
 
@@ -19,16 +21,6 @@ bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-bool is_tchar(char c) noexcept {
-  if (is_alpha(c) || is_digit(c)) return true;
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
-}
 
 int hex_value(char c) noexcept {
   if (is_digit(c)) return c - '0';
@@ -95,7 +87,7 @@ class Cursor {
 
   std::optional<std::string_view> parse_token() noexcept {
     const std::size_t start = pos_;
-    while (!at_end() && is_tchar(text_[pos_])) ++pos_;
+    while (!at_end() && is_token_char(text_[pos_])) ++pos_;
     if (pos_ == start) return std::nullopt;
     return text_.substr(start, pos_ - start);
   }

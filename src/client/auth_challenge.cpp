@@ -2,19 +2,10 @@
 
 #include <cctype>
 
+#include "io/http_token.hpp"
+
 namespace sluice {
 namespace {
-
-bool is_tchar(char c) {
-  if (std::isalnum(static_cast<unsigned char>(c))) return true;
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool is_token68_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
@@ -98,7 +89,7 @@ enum class ParamRead { param, not_a_param, malformed };
 // the next challenge: the cursor is left at it.
 ParamRead read_param(Cursor& cursor, AuthChallenge& challenge) {
   const std::size_t start = cursor.pos();
-  const std::string_view name = cursor.read_while(is_tchar);
+  const std::string_view name = cursor.read_while(is_token_char);
   if (name.empty()) return ParamRead::malformed;
   cursor.skip_ows();
   if (cursor.peek() != '=') {
@@ -113,7 +104,7 @@ ParamRead read_param(Cursor& cursor, AuthChallenge& challenge) {
     if (!quoted) return ParamRead::malformed;
     value = std::move(*quoted);
   } else {
-    value = std::string(cursor.read_while(is_tchar));
+    value = std::string(cursor.read_while(is_token_char));
     if (value.empty()) return ParamRead::malformed;
   }
   if (!at_element_end(cursor)) return ParamRead::malformed;
@@ -153,7 +144,7 @@ std::vector<AuthChallenge> parse_auth_challenges(std::string_view value) {
     cursor.skip_ows_and_commas();
     if (cursor.at_end()) break;
     AuthChallenge challenge;
-    challenge.scheme = std::string(cursor.read_while(is_tchar));
+    challenge.scheme = std::string(cursor.read_while(is_token_char));
     if (challenge.scheme.empty()) break;
     // A scheme is followed by a space, a comma or the end; "Basic=x" is no challenge.
     const char next = cursor.peek();

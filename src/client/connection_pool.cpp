@@ -226,11 +226,16 @@ void ConnectionPool::arm_idle_close(Connection& conn) {
     Origin* origin = origin_of(*target, &key);
     if (origin == nullptr) return;
     for (auto& idle_conn : origin->conns) {
-      if (idle_conn.get() == target && idle_conn->idle()) {
-        idle_conn->close(Error(ErrorCategory::cancelled, "idle connection closed by the pool"));
-        on_connection_closed(*idle_conn);
+      if (idle_conn.get() != target || !idle_conn->idle()) continue;
+      // Requests waiting for this origin (a connection still in its handshake has no
+      // exchanges yet, so it looks idle) would only open another: check again later.
+      if (!origin->waiting.empty()) {
+        arm_idle_close(*idle_conn);
         return;
       }
+      idle_conn->close(Error(ErrorCategory::cancelled, "idle connection closed by the pool"));
+      on_connection_closed(*idle_conn);
+      return;
     }
   });
 }

@@ -12,25 +12,13 @@
 #include <optional>
 #include <string>
 
+#include "io/http_token.hpp"
+
 namespace sluice {
 namespace {
 
 char ascii_lower(char c) noexcept {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-// RFC 9110 section 5.6.2: tchar.
-bool is_token_char(unsigned char c) noexcept {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-    return true;
-  }
-  switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
-      return true;
-    default:
-      return false;
-  }
 }
 
 std::string hex_byte(unsigned char c) {
