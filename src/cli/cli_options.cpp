@@ -51,11 +51,6 @@ Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::st
 
 namespace {
 
-bool is_token_char(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
@@ -90,9 +85,8 @@ Result<void> apply_header(ParseState& state, std::string_view text) {
 }
 
 Result<void> apply_method(ParseState& state, std::string_view text) {
-  bool valid = !text.empty();
-  for (char c : text) valid = valid && is_token_char(c);
-  if (!valid) {
+  // A method is a token (RFC 9110 section 9.1), as a header name is.
+  if (text.empty() || !validate_header_name(text)) {
     return usage_error("-X '" + std::string(text) + "': a method is one token, like PUT or DELETE");
   }
   state.options.method = std::string(text);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <random>
 
+#include "sluice/headers.hpp"
+
 namespace sluice {
 namespace {
 
@@ -25,14 +27,7 @@ constexpr std::array<Extension, 22> kExtensions = {{
 }};
 
 bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
-  if (text.size() < suffix.size()) return false;
-  text.remove_prefix(text.size() - suffix.size());
-  for (std::size_t i = 0; i < suffix.size(); ++i) {
-    char c = text[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
+  return text.size() >= suffix.size() && iequals(text.substr(text.size() - suffix.size()), suffix);
 }
 
 // A name or filename inside the quoted Content-Disposition parameters, escaped as
