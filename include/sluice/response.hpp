@@ -50,6 +50,9 @@ struct Response {
   HttpVersion version = HttpVersion::http1_1;
   std::string effective_url;  ///< after redirects
   int redirects = 0;          ///< how many were followed
+  /// Connections opened for this request, across its redirects and retries (curl's
+  /// num_connects): 0 when every hop went over a connection already open.
+  int connects = 0;
   std::string remote_ip;      ///< the address the connection reached: "127.0.0.1", "::1"
   std::uint16_t remote_port = 0;
   std::string local_ip;       ///< where the connection left from ("" over a Unix socket)

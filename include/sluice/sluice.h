@@ -479,6 +479,9 @@ int sluice_response_http_version(const sluice_response *response);
 sluice_code sluice_response_effective_url(const sluice_response *response,
                                           const char **url, size_t *len);
 int sluice_response_redirects(const sluice_response *response);
+/* Connections opened for the request across its redirects and retries (curl's
+   num_connects): 0 when it went over connections already open, or a bad handle. */
+int sluice_response_connects(const sluice_response *response);
 size_t sluice_response_header_count(const sluice_response *response);
 /* The index-th header in the order received, names as sent. Valid for the life of
  * the response. */

@@ -243,6 +243,10 @@ int sluice_response_redirects(const sluice_response* response) {
   return usable(response) ? response->response.redirects : 0;
 }
 
+int sluice_response_connects(const sluice_response* response) {
+  return usable(response) ? response->response.connects : 0;
+}
+
 size_t sluice_response_header_count(const sluice_response* response) {
   return usable(response) ? response->header_list.size() : 0;
 }

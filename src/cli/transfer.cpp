@@ -134,6 +134,7 @@ class Transfer {
     report_.http_code = response.status;
     report_.version = response.version;
     report_.num_redirects = response.redirects;
+    report_.num_connects = response.connects;
     if (!response.effective_url.empty()) report_.url_effective = response.effective_url;
     report_.content_type = std::string(response.headers.get("Content-Type").value_or(""));
     report_.timing = response.timing;

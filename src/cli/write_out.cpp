@@ -15,12 +15,13 @@ struct VariableName {
   WriteOutVariable variable;
 };
 
-constexpr std::array<VariableName, 28> kVariables = {{
+constexpr std::array kVariables = std::to_array<VariableName>({
     {"http_code", WriteOutVariable::http_code},
     {"http_version", WriteOutVariable::http_version},
     {"size_download", WriteOutVariable::size_download},
     {"time_total", WriteOutVariable::time_total},
     {"num_redirects", WriteOutVariable::num_redirects},
+    {"num_connects", WriteOutVariable::num_connects},
     {"url_effective", WriteOutVariable::url_effective},
     {"content_type", WriteOutVariable::content_type},
     {"exitcode", WriteOutVariable::exitcode},
@@ -44,7 +45,7 @@ constexpr std::array<VariableName, 28> kVariables = {{
     {"json", WriteOutVariable::json},
     {"stdout", WriteOutVariable::to_stdout},
     {"stderr", WriteOutVariable::to_stderr},
-}};
+});
 
 std::optional<WriteOutVariable> find_variable(std::string_view name) {
   for (const VariableName& entry : kVariables) {
@@ -143,6 +144,7 @@ std::string expand_variable(WriteOutVariable variable, const TransferReport& rep
     case WriteOutVariable::local_ip: return report.local_ip;
     case WriteOutVariable::local_port: return format_int(report.local_port, "%lld");
     case WriteOutVariable::num_redirects: return format_int(report.num_redirects, "%lld");
+    case WriteOutVariable::num_connects: return format_int(report.num_connects, "%lld");
     case WriteOutVariable::num_retries: return format_int(report.num_retries, "%lld");
     case WriteOutVariable::url_effective: return report.url_effective;
     case WriteOutVariable::content_type: return report.content_type;

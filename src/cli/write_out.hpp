@@ -24,6 +24,7 @@ struct TransferReport {
   std::uint64_t size_download = 0;     ///< body bytes written to the output
   double time_total = 0.0;             ///< seconds from start to the end of the body
   int num_redirects = 0;
+  int num_connects = 0;
   int num_retries = 0;        ///< --retry attempts made after the first
   std::string url_effective;  ///< the last URL requested
   std::string content_type;   ///< empty when the response had none
@@ -47,6 +48,7 @@ enum class WriteOutVariable {
   size_download,
   time_total,
   num_redirects,
+  num_connects,
   url_effective,
   content_type,
   exitcode,

@@ -220,6 +220,7 @@ void Transfer::note_connection(const Connection& conn) {
   // before the request are clamped to its start, as Resource Timing does.
   const auto ready = made.ready();
   timing_.connection_reused = !ready || *ready < timing_.fetch_start;
+  if (!timing_.connection_reused) ++connects_;
   auto step = [&](const std::optional<TimePoint>& at) -> std::optional<TimePoint> {
     if (timing_.connection_reused || !at) return std::nullopt;
     return std::max(*at, timing_.fetch_start);
@@ -270,6 +271,7 @@ void Transfer::on_response_head(ResponseHead head) {
                                         : HttpVersion::http1_1;
   response.effective_url = url_.to_string();
   response.redirects = redirects_;
+  response.connects = connects_;
   if (conn_ != nullptr) {
     response.remote_ip = conn_->connect_timing().remote_ip;
     response.remote_port = conn_->connect_timing().remote_port;

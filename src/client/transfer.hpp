@@ -145,6 +145,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   bool retried_ = false;           // the one retry after a dead pooled connection
   int unprocessed_retries_ = 0;    // sends the server refused or never saw
   int redirects_ = 0;
+  int connects_ = 0;  // connections made for this request (note_connection)
   std::optional<RedirectStep> next_hop_;
   std::uint64_t redirect_body_bytes_ = 0;
 

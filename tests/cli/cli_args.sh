@@ -97,7 +97,7 @@ case_help_lists_every_option_and_variable() {
       '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \
       '%{time_appconnect}' '%{time_pretransfer}' '%{time_starttransfer}' \
       '%{http_code}' '%{http_version}' '%{size_download}' '%{time_total}' \
-      '%{num_redirects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}'; do
+      '%{num_redirects}' '%{num_connects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}'; do
     grep -qF -- "$word" "$OUT" || fail "--help does not mention $word"
   done
 }

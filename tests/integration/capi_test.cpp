@@ -125,6 +125,7 @@ TEST_F(Capi, TimingAndRemoteAddressSayHowTheResponseCame) {
   EXPECT_EQ(step_ns(first.get, SLUICE_TIMING_RESPONSE_END), -1) << "ended before it was read";
   EXPECT_EQ(test::sha256_hex(read_all(first.get)), env_.sha256_of("1m.bin"));
   EXPECT_EQ(sluice_response_connection_reused(first.get), 0);
+  EXPECT_EQ(sluice_response_connects(first.get), 1);
   // A new TLS connection: every step happened, each no earlier than the one before.
   int64_t last = 0;
   for (int step = SLUICE_TIMING_FETCH_START; step <= SLUICE_TIMING_RESPONSE_END; ++step) {
@@ -143,6 +144,7 @@ TEST_F(Capi, TimingAndRemoteAddressSayHowTheResponseCame) {
   ResponseHandle second;
   ASSERT_EQ(sluice_client_fetch(client_.get, second_request.get, &second.get), SLUICE_OK);
   EXPECT_EQ(sluice_response_connection_reused(second.get), 1);
+  EXPECT_EQ(sluice_response_connects(second.get), 0);
   for (sluice_timing_step step : {SLUICE_TIMING_DNS_START, SLUICE_TIMING_CONNECT_END,
                                   SLUICE_TIMING_TLS_START, SLUICE_TIMING_TLS_END}) {
     EXPECT_EQ(step_ns(second.get, step), -1) << "a reused connection has no step " << step;
@@ -160,6 +162,7 @@ TEST_F(Capi, TimingAndRemoteAddressSayHowTheResponseCame) {
   EXPECT_EQ(sluice_response_remote_address(second.get, &ip, nullptr, &port),
             SLUICE_E_INVALID_ARGUMENT);
   EXPECT_EQ(sluice_response_connection_reused(nullptr), 0);
+  EXPECT_EQ(sluice_response_connects(nullptr), 0);
 }
 
 TEST_F(Capi, TheBorrowingReadLendsEveryByteOnce) {

@@ -38,6 +38,7 @@ TEST_P(VersionsTiming, ANewConnectionShowsEachStepInOrderAndAReusedOneNone) {
   expect_file(first->body, "1m.bin");
   const ResponseTiming& t = first->timing;
   EXPECT_FALSE(t.connection_reused);
+  EXPECT_EQ(first->connects, 1) << "the first request opened the connection";
   ASSERT_TRUE(t.dns_start && t.dns_end && t.connect_start && t.connect_end);
   EXPECT_EQ(t.tls_start.has_value(), tls());
   EXPECT_EQ(t.tls_end.has_value(), tls());
@@ -65,6 +66,7 @@ TEST_P(VersionsTiming, ANewConnectionShowsEachStepInOrderAndAReusedOneNone) {
   expect_file(second->body, "1m.bin");
   const ResponseTiming& again = second->timing;
   EXPECT_TRUE(again.connection_reused);
+  EXPECT_EQ(second->connects, 0) << "a reused connection counted as opened";
   EXPECT_FALSE(again.dns_start || again.dns_end || again.connect_start || again.connect_end ||
                again.tls_start || again.tls_end)
       << "a reused connection reported the steps of its making";
@@ -91,6 +93,7 @@ TEST_P(VersionsRedirectTiming, ARedirectKeepsItsStartAndBeginsTheFinalFetchLater
   EXPECT_LT(t.start, t.fetch_start) << "the final hop began when the first did";
   EXPECT_LE(t.fetch_start, t.request_start);
   EXPECT_TRUE(t.connection_reused) << "the hops share one origin and its connection";
+  EXPECT_EQ(response->connects, 1) << "the first hop opened the one connection all hops used";
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, VersionsTiming, ::testing::ValuesIn(test::all_wires()),

@@ -177,6 +177,7 @@ response_http_version = _declare("sluice_response_http_version", ctypes.c_int, c
 response_effective_url = _declare(
     "sluice_response_effective_url", c_code, c_void_p, ctypes.POINTER(c_char_p), ctypes.POINTER(c_size_t))
 response_redirects = _declare("sluice_response_redirects", ctypes.c_int, c_void_p)
+response_connects = _declare("sluice_response_connects", ctypes.c_int, c_void_p)
 response_remote_address = _declare(
     "sluice_response_remote_address", c_code, c_void_p, ctypes.POINTER(c_char_p),
     ctypes.POINTER(c_size_t), ctypes.POINTER(ctypes.c_uint16))

@@ -155,6 +155,12 @@ class Response:
         return self._headers
 
     @property
+    def connects(self):
+        """Connections opened for the request across its redirects (curl's num_connects)."""
+        self._require_handle()
+        return _capi.response_connects(self._handle)
+
+    @property
     def url(self):
         """The URL after redirects."""
         if self._url is None:

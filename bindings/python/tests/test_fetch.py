@@ -62,10 +62,12 @@ def test_a_followed_redirect_says_where_it_ended():
             response = await client.fetch(base + "/redirect-chain/3", redirect="follow")
             assert (response.status, response.redirected, response.url) == (
                 200, True, base + "/small.txt")
+            assert response.connects == 1  # every hop used the connection the first opened
             assert sha256(await response.read()) == sha256_of("small.txt")
 
             manual = await client.fetch(base + "/redirect")  # the default: the 3xx itself
             assert (manual.status, manual.redirected, manual.url) == (302, False, base + "/redirect")
+            assert manual.connects == 0  # the Client's open connection was reused
             assert manual.headers.get("location").endswith("/small.txt")
             await manual.read()
     run(main())
