@@ -10,6 +10,7 @@ from .auth import AnyAuth, DigestAuth
 from .errors import CancelledError, UsageError, check, error_for
 from .form import Form
 from .response import Response
+from .cookies import CookieJar
 
 DEFAULT_MARK = 256 * 1024
 
@@ -68,7 +69,8 @@ class Client:
                  proxy_ca_file=None,
                  ip_version=None, resolve=(), connect_to=(), unix_socket=None,
                  dns_servers=None, dns_cache_ttl=None, interface=None, local_port=None,
-                 tls=None, netrc=None, netrc_file=None, cookie_jar=None):
+                 tls=None, netrc=None, netrc_file=None, cookie_jar=None,
+                 cookie_file=None):
         """`proxy`: "http://[user:password@]host:port" for every request (https://
         tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
         `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
@@ -96,9 +98,17 @@ class Client:
 
         `cookie_jar`: a sluice.CookieJar, to send its cookies with every request and
         redirect hop and keep every Set-Cookie (off by default, as in curl); several
-        Clients may share one. The jar stays reachable as client.cookie_jar."""
+        Clients may share one. The jar stays reachable as client.cookie_jar.
+        `cookie_file`: a path instead of a jar, as curl's `-b FILE -c FILE`: its
+        cookies are read if it exists, and every cookie is written back to it when the
+        client closes (atomically)."""
         if netrc not in _NETRC_MODES:
             raise UsageError(1002, 'netrc: None, "optional" or "required"')
+        if cookie_file is not None:
+            if cookie_jar is not None:
+                raise UsageError(1002, "cookie_jar and cookie_file: give one of them")
+            cookie_jar = CookieJar(cookie_file)
+        self._cookie_file = cookie_file
         options = ctypes.c_void_p()
         check(_capi.options_new(ctypes.byref(options)))
         try:
@@ -191,6 +201,8 @@ class Client:
             self._loop.remove_reader(self._fd)
         handle, self._handle = self._handle, None
         _capi.client_free(handle)
+        if self._cookie_file is not None:
+            self.cookie_jar.save(self._cookie_file)
 
     def stats(self):
         """What the client holds now: in_flight, paused_receivers, staged_bytes, ..."""

@@ -42,3 +42,22 @@ def test_bad_paths_raise():
         jar.load(missing_ok)
     with pytest.raises(sluice.UsageError):
         jar.header("not a url")
+
+
+def test_a_cookie_file_is_read_and_written_back_on_close(tmp_path):
+    async def main():
+        base = ENV["SLUICE_NGINX_HTTP_URL"]
+        path = tmp_path / "cookies.txt"
+        async with sluice.Client(cookie_file=path) as client:  # not there yet: no cookies
+            response = await client.fetch(base + "/cookies/echo")
+            assert await response.read() == b"cookie=[]\n"
+            response = await client.fetch(base + "/cookies/set", redirect="follow")
+            assert await response.read() == b"cookie=[sid=abc123; sec=1]\n"
+            assert not path.exists()  # written when the client closes
+        assert "\tsid\tabc123" in path.read_text()
+        async with sluice.Client(cookie_file=path) as client:
+            response = await client.fetch(base + "/cookies/echo")
+            assert await response.read() == b"cookie=[sid=abc123; sec=1]\n"
+        with pytest.raises(sluice.UsageError, match="cookie_file"):
+            sluice.Client(cookie_file=path, cookie_jar=sluice.CookieJar())
+    run(main())
