@@ -221,7 +221,8 @@ void StreamDriver::close() {
 }
 
 std::size_t StreamDriver::release_scratch() {
-  return recv_.release_if_empty() + send_queue_.release_if_empty();
+  const std::size_t transport = transport_ ? transport_->release_buffers() : 0;
+  return recv_.release_if_empty() + send_queue_.release_if_empty() + transport;
 }
 
 std::size_t StreamDriver::scratch_bytes() const noexcept {

@@ -98,6 +98,7 @@ class TlsTransport final : public Transport {
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
   bool resumed_session() const noexcept override { return resumed_; }
   bool offered_session() const noexcept override { return offered_; }
+  std::size_t release_buffers() noexcept override;
 
   static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;
   /// The new-session callback's work: the origin's next connection offers it.
@@ -128,6 +129,7 @@ class TlsTransport final : public Transport {
   bool fatal_ = false;  // OpenSSL forbids SSL_shutdown after a fatal error
   std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
   bool unauthenticated_eof_ = false;  // read() met a TCP close without close_notify
+  bool buffers_released_ = false;  // release_buffers() freed them; no read or write since
 };
 
 TlsTransport::~TlsTransport() {
@@ -290,6 +292,7 @@ Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
   // OpenSSL has failed the session at an unexpected EOF; reading again stays eof.
   if (unauthenticated_eof_) return IoOutcome{0, IoStatus::eof};
   ERR_clear_error();
+  buffers_released_ = false;  // OpenSSL makes its read buffer again as needed
   std::size_t got = 0;
   const int rv = SSL_read_ex(ssl_, into.data(), into.size(), &got);
   if (rv == 1) return IoOutcome{got, IoStatus::done};
@@ -299,10 +302,27 @@ Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
 Result<IoOutcome> TlsTransport::write(std::span<const std::byte> from) {
   if (from.empty()) return IoOutcome{};
   ERR_clear_error();
+  buffers_released_ = false;
   std::size_t sent = 0;
   const int rv = SSL_write_ex(ssl_, from.data(), from.size(), &sent);
   if (rv == 1) return IoOutcome{sent, IoStatus::done};
   return io_failure(rv, false);
+}
+
+// OpenSSL keeps a read and a write buffer per connection, each a whole record with
+// its overhead (about 17 KiB), for as long as the connection lives. A paused or idle
+// connection needs neither: SSL_free_buffers frees them unless a record is partly
+// read or written, and OpenSSL allocates them again on the next read or write. That
+// is what lets a held TLS body cost about as much as a plain one. (OpenSSL does not
+// report the sizes; these are the ones its record layer allocates.)
+constexpr std::size_t kRecordBufferBytes =
+    SSL3_RT_MAX_PLAIN_LENGTH + SSL3_RT_MAX_ENCRYPTED_OVERHEAD + SSL3_RT_HEADER_LENGTH;
+
+std::size_t TlsTransport::release_buffers() noexcept {
+  const std::size_t inner = inner_ ? inner_->release_buffers() : 0;
+  if (!established_ || fatal_ || buffers_released_ || SSL_free_buffers(ssl_) != 1) return inner;
+  buffers_released_ = true;
+  return inner + 2 * kRecordBufferBytes;
 }
 
 Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {

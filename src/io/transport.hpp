@@ -60,6 +60,11 @@ class Transport {
   /// Plain TCP: gives up the socket (the transport no longer closes it), for a TLS
   /// session to take over after a proxy's tunnel opened. TLS: -1, its socket stays.
   virtual int release_socket() noexcept { return -1; }
+  /// Frees what the transport keeps between reads and writes (TLS: its record
+  /// buffers) when nothing is pending there; the next read or write makes them
+  /// again. For the sweep (memory rule 3). Returns the bytes freed, 0 when there was
+  /// nothing to free or it was freed already.
+  virtual std::size_t release_buffers() noexcept { return 0; }
 };
 
 /// Wraps a connected non-blocking socket; the transport owns and closes it.

@@ -137,6 +137,28 @@ TEST_F(ClientSweep, PausedHttp1ReceiverLosesItsEmptyScratch) {
   expect_swept(swept, unswept);
 }
 
+// Over TLS the sweep also frees OpenSSL's record buffers (a read and a write buffer
+// of a whole record each); the body read after the pause, with the buffers made
+// again, must still arrive whole and verified (expect_body checks its sha256).
+TEST_F(ClientSweep, PausedHttpsReceiverAlsoLosesItsTlsRecordBuffers) {
+  constexpr std::size_t kTwoRecords = 2 * 16384;
+  Request request = Request::get(env_.get("SLUICE_NGINX_HTTPS_URL") + "/64m.bin");
+  request.version = VersionPolicy::http1_only;
+  const auto [swept, unswept] = hold_both_ways(request, "64m.bin", kTwoRecords);
+  expect_swept(swept, unswept);
+  Client plain_client = make_client(kQuickSweep);
+  auto plain = plain_client.fetch(Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/64m.bin"));
+  ASSERT_TRUE(plain.ok()) << plain.error().describe();
+  // Everything the plain hold can free, freed: what TLS adds is compared with that.
+  const ClientStats plain_swept = wait_for_stats(plain_client, [](const ClientStats& stats) {
+    return stats.paused_receivers == 1 && stats.sweep_releases >= 1 &&
+           stats.retained_scratch_bytes == 0;
+  });
+  expect_body(*plain, "64m.bin");
+  EXPECT_GE(swept.sweep_bytes_released, plain_swept.sweep_bytes_released + kTwoRecords)
+      << "the TLS record buffers were not freed";
+}
+
 TEST_F(ClientSweep, PausedGzipReceiverLosesItsDecoderScratchButKeepsUndecodedBytes) {
   Request request = Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/large.txt");
   request.decode.enabled = true;
