@@ -9,11 +9,14 @@
 #include <openssl/x509v3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <new>
 #include <optional>
+#include <string>
 
 #include "io/tls_diagnostics.hpp"
 #include "io/tls_shared.hpp"
@@ -93,7 +96,8 @@ class TlsTransport final : public Transport {
   std::string alpn() const override;
   bool is_tls() const noexcept override { return established_; }
   bool has_buffered_input() const noexcept override {
-    return SSL_has_pending(ssl_) == 1 || (inner_ && inner_->has_buffered_input());
+    return !held_plaintext_.empty() || SSL_has_pending(ssl_) == 1 ||
+           (inner_ && inner_->has_buffered_input());
   }
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
   bool resumed_session() const noexcept override { return resumed_; }
@@ -113,6 +117,9 @@ class TlsTransport final : public Transport {
   std::optional<Error> peer_alert();
   Result<void> check_pin() const;
   Result<IoStatus> established();
+  /// Moves the decrypted rest of a record read in part out of OpenSSL into
+  /// held_plaintext_; true when OpenSSL holds no input any more.
+  bool take_pending_plaintext() noexcept;
   /// Over another transport: the error it failed the BIO with, if it did.
   std::optional<Error> inner_error() const;
 
@@ -130,6 +137,9 @@ class TlsTransport final : public Transport {
   std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
   bool unauthenticated_eof_ = false;  // read() met a TCP close without close_notify
   bool buffers_released_ = false;  // release_buffers() freed them; no read or write since
+  // Decrypted bytes taken out of OpenSSL so its buffers could be freed (at most a
+  // record's); read() hands them out before anything else.
+  std::string held_plaintext_;
 };
 
 TlsTransport::~TlsTransport() {
@@ -290,6 +300,13 @@ std::string TlsTransport::handshake_failure_reason(int ssl_error, int saved_errn
 Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
   if (into.empty()) return IoOutcome{};
   // OpenSSL has failed the session at an unexpected EOF; reading again stays eof.
+  if (!held_plaintext_.empty()) {
+    const std::size_t n = std::min(into.size(), held_plaintext_.size());
+    std::memcpy(into.data(), held_plaintext_.data(), n);
+    held_plaintext_.erase(0, n);
+    if (held_plaintext_.empty()) std::string().swap(held_plaintext_);
+    return IoOutcome{n, IoStatus::done};
+  }
   if (unauthenticated_eof_) return IoOutcome{0, IoStatus::eof};
   ERR_clear_error();
   buffers_released_ = false;  // OpenSSL makes its read buffer again as needed
@@ -320,9 +337,34 @@ constexpr std::size_t kRecordBufferBytes =
 
 std::size_t TlsTransport::release_buffers() noexcept {
   const std::size_t inner = inner_ ? inner_->release_buffers() : 0;
-  if (!established_ || fatal_ || buffers_released_ || SSL_free_buffers(ssl_) != 1) return inner;
+  if (!established_ || fatal_ || buffers_released_ || !take_pending_plaintext() ||
+      SSL_free_buffers(ssl_) != 1) {
+    return inner;
+  }
   buffers_released_ = true;
-  return inner + 2 * kRecordBufferBytes;
+  return inner + 2 * kRecordBufferBytes - held_plaintext_.size();
+}
+
+// A reader paused above its mark stops reading mid-record as often as not: the
+// record's decrypted rest (SSL_pending) keeps the read buffer in use. Taking that
+// rest out, in a copy of its exact size, costs a few bytes to free the 34 KiB.
+bool TlsTransport::take_pending_plaintext() noexcept {
+  const int pending = SSL_pending(ssl_);
+  if (pending > 0) {
+    try {
+      const std::size_t before = held_plaintext_.size();
+      held_plaintext_.resize(before + static_cast<std::size_t>(pending));
+      std::size_t got = 0;
+      ERR_clear_error();
+      if (SSL_read_ex(ssl_, held_plaintext_.data() + before, static_cast<std::size_t>(pending), &got) != 1) {
+        got = 0;
+      }
+      held_plaintext_.resize(before + got);
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
+  }
+  return SSL_has_pending(ssl_) == 0;
 }
 
 Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
