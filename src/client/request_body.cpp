@@ -36,8 +36,10 @@ class BytesSource final : public RequestBodySource {
   void consume(std::size_t n) override {
     offset_ += n;
     if (offset_ == length_ && releases_off_owner(bytes_.capacity(), threshold_)) {
+      const std::size_t freed = bytes_.capacity();
       std::string().swap(bytes_);
       released_ = true;
+      return_released_memory(freed);
     }
   }
   void set_waker(std::function<void()>) override {}

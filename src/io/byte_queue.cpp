@@ -85,6 +85,7 @@ void ByteQueue::consume(std::size_t n) noexcept {
   head_ = tail_ = 0;
   if (releases_off_owner(capacity_, release_threshold_)) {
     block_.reset();
+    return_released_memory(capacity_);
     capacity_ = touched_ = 0;
   }
 }

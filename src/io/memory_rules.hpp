@@ -29,4 +29,13 @@ constexpr bool releases_off_owner(std::size_t capacity,
   return capacity > threshold;
 }
 
+/// Rule 2's other half, called by the thread that just freed a released copy of
+/// `bytes`. glibc serves the first large block with mmap, and freeing it raises its
+/// mmap threshold past that size: from then on such blocks come from the heap, and a
+/// freed one stays resident until something reuses it (an upload burst kept some
+/// 50 MiB of freed bodies so). Every kTrimAfterReleased bytes released on a thread,
+/// the heap's free pages go back to the kernel (malloc_trim), as the sweep does.
+void return_released_memory(std::size_t bytes) noexcept;
+inline constexpr std::size_t kTrimAfterReleased = 4u << 20;  // 4 MiB
+
 }  // namespace sluice

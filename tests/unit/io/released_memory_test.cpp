@@ -1,0 +1,69 @@
+// Rule 2's second half (return_released_memory): large copies that glibc served from
+// its heap, once freed, leave the process's resident memory when the releasing thread
+// has released kTrimAfterReleased bytes. glibc only: the sanitizers bring allocators
+// of their own, and there is nothing of glibc's to trim.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "io/memory_rules.hpp"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SLUICE_TEST_OWN_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SLUICE_TEST_OWN_ALLOCATOR 1
+#endif
+
+namespace sluice {
+namespace {
+
+constexpr std::size_t kMiB = 1u << 20;
+
+std::size_t resident_bytes() {
+  long pages = 0;
+  long resident = 0;
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (statm == nullptr) return 0;
+  if (std::fscanf(statm, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(statm);
+  return static_cast<std::size_t>(resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+TEST(ReturnReleasedMemory, FreedHeapBlocksLeaveResidentMemory) {
+#if defined(SLUICE_TEST_OWN_ALLOCATOR) || !defined(__GLIBC__)
+  GTEST_SKIP() << "glibc's allocator only";
+#else
+  return_released_memory(kTrimAfterReleased);  // this thread's count starts at 0
+  // The way an upload burst gets there: the first large block is mmapped, and its
+  // free raises glibc's mmap threshold, so the next ones come from the heap.
+  { auto first = std::make_unique<char[]>(kMiB + 4096); std::memset(first.get(), 1, kMiB); }
+  std::vector<std::unique_ptr<char[]>> blocks;
+  for (int i = 0; i < 48; ++i) {
+    blocks.push_back(std::make_unique<char[]>(kMiB));
+    std::memset(blocks.back().get(), 1, kMiB);  // resident
+  }
+  // A live block above them, so that their free cannot shrink the heap's top.
+  auto pin = std::make_unique<char[]>(64 * 1024);
+  std::memset(pin.get(), 1, 64 * 1024);
+  blocks.clear();
+  const std::size_t before = resident_bytes();
+  return_released_memory(kTrimAfterReleased - 1);  // not yet: below the step
+  const std::size_t below_step = resident_bytes();
+  return_released_memory(1);
+  const std::size_t after = resident_bytes();
+  EXPECT_GT(below_step + 16 * kMiB, before) << "trimmed before kTrimAfterReleased bytes";
+  EXPECT_LT(after + 32 * kMiB, before)
+      << "48 MiB of freed heap blocks stayed resident: " << before / kMiB << " MiB before, "
+      << after / kMiB << " MiB after";
+#endif
+}
+
+}  // namespace
+}  // namespace sluice
