@@ -161,6 +161,16 @@ def content_range_seeds():
         write("content_range", "seed-%d" % i, text)
 
 
+def http_date_seeds():
+    seeds = ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+             "Sun Nov  6 08:49:37 1994", "Wed, 09-Jun-2021 10:18:14 GMT",
+             "Thu, 29 Feb 2024 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
+             "Mon, 01 Jan 1601 00:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 +0100",
+             "6 november 1994 8:49:37 UT", "Thu, 01 Jan 0069 00:00:00 GMT"]
+    for i, text in enumerate(seeds):
+        write("http_date", "seed-%d" % i, text)
+
+
 def proxy_connect_seeds():
     answers = [
         one_piece(b"HTTP/1.1 200 Connection established\r\n\r\n"),
@@ -406,6 +416,7 @@ def main():
     download_control_seeds()
     cookie_seeds()
     content_range_seeds()
+    http_date_seeds()
     proxy_connect_seeds()
     socks5_handshake_seeds()
     h1_response_seeds()

@@ -90,9 +90,13 @@ struct DownloadOptions {
 
 struct DownloadResult {
   std::string path;
-  int status = 0;               ///< of the last response (200 or 206)
+  /// Of the last response (200 or 206); 304, or 412, when the request's own
+  /// If-Modified-Since / If-None-Match (or If-Unmodified-Since) condition held it
+  /// back: then nothing was written and the file is as it was.
+  int status = 0;
   HttpVersion version = HttpVersion::http1_1;
   std::string effective_url;    ///< after redirects
+  std::string last_modified;    ///< the first response's Last-Modified, as sent ("" when none)
   std::uint64_t size = 0;       ///< bytes in the complete file
   std::uint64_t transferred = 0;  ///< body bytes received by this run
   std::uint64_t resumed_from = 0; ///< bytes already on disk that were kept

@@ -46,7 +46,12 @@ AttemptFailure failure_from_error(Error error);
 /// Retry-After when it sent one.
 AttemptFailure failure_from_status(int status, const Headers& headers, const std::string& url);
 
-/// Retry-After as delay-seconds; std::nullopt for an HTTP-date or garbage.
+/// Retry-After as the wait it asks for: delay-seconds, or an HTTP-date (as
+/// parse_http_date() reads it) less `now`, clamped to 0 for a date in the past. Both
+/// forms are capped at 60 s. std::nullopt for garbage.
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
+                                                           std::chrono::system_clock::time_point now);
+/// The same, with `now` read from the system clock.
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
 
 /// Whether attempt number `attempt` (0 for the first) that ended in `failure` is

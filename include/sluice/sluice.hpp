@@ -9,6 +9,7 @@
 #include "sluice/download.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
+#include "sluice/http_date.hpp"
 #include "sluice/multipart.hpp"
 #include "sluice/rate_limiter.hpp"
 #include "sluice/request.hpp"

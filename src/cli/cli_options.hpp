@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/time_condition.hpp"
 #include "cli/write_out.hpp"
 #include "sluice/client.hpp"
 #include "sluice/error.hpp"
@@ -152,6 +153,8 @@ struct CliOptions {
   std::uint64_t max_filesize = 0;    ///< --max-filesize: larger bodies fail with exit 63 (0: none)
   std::string etag_save;             ///< --etag-save FILE: the response's ETag is written there
   std::string etag_compare;          ///< --etag-compare FILE: If-None-Match with the ETag in it
+  std::optional<TimeCondition> time_cond;  ///< -z: If-(Un)Modified-Since; a 304/412 writes nothing
+  bool remote_time = false;          ///< -R: the -o file gets the response's Last-Modified
 
   std::string output_path;  ///< empty or "-": stdout
   bool include_head = false;     ///< -i: the response head before the body in the output

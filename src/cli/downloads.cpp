@@ -16,6 +16,7 @@
 #include "cli/progress.hpp"
 #include "cli/request_builder.hpp"
 #include "cli/terminal.hpp"
+#include "cli/time_condition.hpp"
 #include "cli/transfer.hpp"
 #include "cli/verbose.hpp"
 #include "cli/write_out.hpp"
@@ -51,6 +52,12 @@ class DownloadRun {
       last = progress;
     };
     Result<DownloadResult> result = download(client_, std::move(job.options));
+    if (result && options_.remote_time && result->status / 100 == 2) {
+      // -R: the file keeps the server's time, so a later -z FILE asks the right question.
+      if (Result<void> set = set_remote_time(result->path, result->last_modified); !set) {
+        result = std::move(set).error();
+      }
+    }
     const int code = result ? kExitOk : exit_code_for(result.error());
     display_.end(slot, result.ok());
     report(job.url, result, code, last ? &*last : nullptr);

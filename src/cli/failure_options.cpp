@@ -2,7 +2,8 @@
 // or more, the body still written), --remove-on-error (a failed transfer leaves no
 // partial -o file), --max-filesize (a larger body fails with exit 63, before a
 // byte is written when Content-Length says so), and the conditional fetch of
-// --etag-save / --etag-compare (a 304 leaves the output as it was).
+// --etag-save / --etag-compare and -z/--time-cond (a 304 leaves the output as it
+// was), with -R/--remote-time, -z FILE's partner.
 // Ownership: constant tables; applied on main's thread.
 
 #include <array>
@@ -12,7 +13,7 @@
 namespace sluice::cli {
 namespace {
 
-const std::array<OptionSpec, 5> kFailureOptions = {{
+const std::array<OptionSpec, 7> kFailureOptions = {{
     {'\0', "fail-with-body", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.fail_with_body = true;
        return {};
@@ -35,6 +36,16 @@ const std::array<OptionSpec, 5> kFailureOptions = {{
     {'\0', "etag-compare", true, [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("--etag-compare: the file name is empty");
        s.options.etag_compare = std::string(v);
+       return {};
+     }},
+    {'z', "time-cond", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       auto condition = read_time_condition(v);
+       if (!condition) return std::move(condition).error();
+       s.options.time_cond = *condition;
+       return {};
+     }},
+    {'R', "remote-time", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.remote_time = true;
        return {};
      }},
 }};

@@ -75,7 +75,7 @@ Result<std::string> read_whole_file(std::string_view option, const std::string& 
 Result<std::uint64_t> parse_byte_count(std::string_view option, std::string_view text);
 
 /// -f's relatives: --fail-with-body, --remove-on-error, --max-filesize, --etag-save,
-/// --etag-compare (failure_options.cpp).
+/// --etag-compare, -z/--time-cond, -R/--remote-time (failure_options.cpp).
 std::span<const OptionSpec> failure_option_specs();
 
 /// A number of seconds ("2.5"), rounded up to milliseconds; errors name `option`.

@@ -8,6 +8,7 @@
 
 #include "cli/etag_files.hpp"
 #include "cli/percent_encode.hpp"
+#include "sluice/http_date.hpp"
 #include "sluice/multipart.hpp"
 
 namespace sluice::cli {
@@ -43,6 +44,10 @@ Headers build_headers(const CliOptions& options, const std::optional<MultipartFo
     if (auto etag = read_etag_file(options.etag_compare)) {
       add_own_header(headers, options, "If-None-Match", *etag);
     }
+  }
+  if (options.time_cond) {
+    add_own_header(headers, options, std::string(options.time_cond->header_name()),
+                   format_http_date(options.time_cond->when));
   }
   for (const Header& header : options.headers) headers.add(header.name, header.value);
   return headers;

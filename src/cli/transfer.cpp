@@ -14,6 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/fetch_resume.hpp"
 #include "cli/head_output.hpp"
+#include "cli/time_condition.hpp"
 #include "cli/output_sink.hpp"
 #include "cli/request_builder.hpp"
 #include "cli/stdin_upload.hpp"
@@ -155,7 +156,12 @@ class Transfer {
       return attempt_failed(kExitHttpError, status_error,
                             failure_from_status(response.status, response.headers, report_.url_effective));
     }
-    if (options_.fail_on_http_error && response.status >= 400) {
+    // 304 (--etag-compare, -z DATE) or 412 (-z -DATE): the copy the caller has is
+    // what it asked about; its -o file stays, and it is no failure, even with -f.
+    const bool condition_unmet =
+        response.status == 304 ||
+        (response.status == 412 && options_.time_cond && options_.time_cond->unmodified);
+    if (options_.fail_on_http_error && response.status >= 400 && !condition_unmet) {
       return attempt_failed(kExitHttpError, status_error,
                             failure_from_status(response.status, response.headers, report_.url_effective));
     }
@@ -169,8 +175,7 @@ class Transfer {
       return attempt_failed(failed, report_.error_message, AttemptFailure{
           Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
     }
-    // 304 (--etag-compare): the copy the caller has is current; its -o file stays.
-    if (response.status == 304) {
+    if (condition_unmet) {
       not_modified_ = true;
       return {};
     }
@@ -318,6 +323,11 @@ class Transfer {
     if (Result<void> closed = sink_.close(); !closed) {
       return fail(exit_code_for(closed.error()), closed.error().message());
     }
+    if (options_.remote_time && sink_.is_file() && !not_modified_) {
+      if (auto last_modified = report_.headers.get("Last-Modified")) {
+        if (Result<void> set = set_remote_time(sink_.path(), *last_modified); !set) return fail_with(set.error());
+      }
+    }
     return kExitOk;
   }
 
@@ -349,7 +359,7 @@ class Transfer {
   OutputSink sink_;                 // -o FILE or stdout, opened at the first byte
   bool output_open_ = false;
   bool head_written_ = false;
-  bool not_modified_ = false;       // a 304 answered: the output is left as it was
+  bool not_modified_ = false;       // a 304 (or -z -DATE's 412): the output is left as it was
   std::size_t head_bytes_ = 0;      // of -i's head in the output
   FetchResume resume_;
   std::optional<RateLimiter> limiter_;  // --limit-rate

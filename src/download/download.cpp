@@ -95,6 +95,10 @@ Result<DownloadResult> DownloadSession::run_steps() {
   if (!placed) return std::move(placed).error();
   auto verdict = start();
   if (!verdict) return std::move(verdict).error();
+  if (*verdict == Verdict::not_modified) {
+    note("not modified (HTTP " + std::to_string(result_.status) + "): '" + path_ + "' was left as it was");
+    return result_;
+  }
   if (*verdict == Verdict::proceed) {
     if (auto prepared = prepare_file(); !prepared) return std::move(prepared).error();
     if (auto ran = run_ranges(); !ran) return std::move(ran).error();

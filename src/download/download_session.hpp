@@ -35,7 +35,9 @@ class DownloadSession {
     ControlFile control;     ///< from_control
   };
   /// What the first response means.
-  enum class Verdict { proceed, complete, restart, fail };
+  /// not_modified: a 304 (or a 412 to If-Unmodified-Since) answered the request's
+  /// own condition; the file is left exactly as it was.
+  enum class Verdict { proceed, complete, restart, fail, not_modified };
   struct Decision {
     Verdict verdict = Verdict::fail;
     std::optional<AttemptFailure> failure;

@@ -99,6 +99,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
       result_.status = response->status;
       result_.version = response->version;
       result_.effective_url = response->effective_url;
+      result_.last_modified = std::string(response->headers.get("last-modified").value_or(""));
       if (path_.empty()) {
         const Url url = Url::parse(options_.request.url).value();
         std::string name = file_name_for(url, response->headers, true);
@@ -118,6 +119,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     switch (decision.verdict) {
       case Verdict::proceed:
       case Verdict::complete:
+      case Verdict::not_modified:
         return decision.verdict;
       case Verdict::restart:
         origin = Origin{};
@@ -160,6 +162,11 @@ bool DownloadSession::sleep_with_ticks(std::chrono::milliseconds wait) {
 
 DownloadSession::Decision DownloadSession::decide(const Origin& origin, Response& response) {
   const int status = response.status;
+  const Headers& sent = options_.request.headers;
+  if (status == 304 && (sent.get("if-modified-since") || sent.get("if-none-match"))) {
+    return Decision{Verdict::not_modified, std::nullopt};
+  }
+  if (status == 412 && sent.get("if-unmodified-since")) return Decision{Verdict::not_modified, std::nullopt};
   if (status != 200 && status != 206 && status != 416) {
     return Decision{Verdict::fail,
                     failure_from_status(status, response.headers, options_.request.url)};

@@ -3,11 +3,26 @@
 #include <algorithm>
 #include <charconv>
 
+#include "sluice/http_date.hpp"
+
 
 namespace sluice {
 namespace {
 
 constexpr std::chrono::milliseconds kMaxWait{60'000};
+
+// Retry-After's HTTP-date form: the time left until then, in whole milliseconds
+// rounded up (so a retry never starts before the date), between 0 and kMaxWait.
+std::optional<std::chrono::milliseconds> retry_after_date(std::string_view value,
+                                                          std::chrono::system_clock::time_point now) {
+  const auto when = parse_http_date(value);
+  if (!when) return std::nullopt;
+  // In seconds first: a date as far as 9999 overflows the clock's nanoseconds.
+  const std::chrono::seconds ahead = *when - std::chrono::floor<std::chrono::seconds>(now);
+  if (ahead <= std::chrono::seconds{0}) return std::chrono::milliseconds{0};
+  if (ahead > kMaxWait) return kMaxWait;
+  return std::min(std::chrono::ceil<std::chrono::milliseconds>(*when - now), kMaxWait);
+}
 
 }  // namespace
 
@@ -39,13 +54,18 @@ AttemptFailure failure_from_status(int status, const Headers& headers, const std
 }
 
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
+  return parse_retry_after(value, std::chrono::system_clock::now());
+}
+
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
+                                                           std::chrono::system_clock::time_point now) {
   while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
   unsigned long long seconds = 0;
   if (value.empty()) return std::nullopt;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;
-  seconds = std::min<unsigned long long>(seconds, 60);
+  if (ec != std::errc() || end != value.data() + value.size()) return retry_after_date(value, now);
+  seconds = std::min<unsigned long long>(seconds, kMaxWait.count() / 1000);
   return std::chrono::milliseconds(seconds * 1000);
 }
 

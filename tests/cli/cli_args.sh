@@ -29,6 +29,16 @@ case_missing_url_exits_2_with_usage_hint() {
   [ ! -e "$SCRATCH/out" ] || fail "-o file created without a transfer"
 }
 
+# -z with an empty date (or a lone "-") is refused with what to give instead.
+case_time_cond_without_a_date_exits_2() {
+  run_sluice -z "" "$URL"
+  expect_code 2
+  expect_one_error "-z/--time-cond: give a date"
+  run_sluice -z - "$URL"
+  expect_code 2
+  expect_one_error "-z/--time-cond: give a date"
+}
+
 case_option_without_value_exits_2() {
   run_sluice "$URL" -o
   expect_code 2
@@ -91,7 +101,7 @@ case_help_lists_every_option_and_variable() {
       --retry --retry-delay --retry-all-errors --progress --no-progress --json-summary --json 'Exit status' \
       --data-raw --data-ascii --data-urlencode --form --form-string --get --upload-file '%{num_retries}' \
       '%{time_redirect}' '%{speed_download}' '%{size_header}' '%{size_upload}' '%{scheme}' '%{json}' '%header{Name}' '%{stderr}' \
-      --fail-with-body --remove-on-error --max-filesize --etag-save --etag-compare \
+      --fail-with-body --remove-on-error --max-filesize --etag-save --etag-compare --time-cond --remote-time \
       --user --oauth2-bearer --basic --digest --anyauth --netrc --netrc-file --netrc-optional \
       --proxy --proxy-user --noproxy --proxytunnel --socks5 --socks5-hostname \
       '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \

@@ -362,6 +362,66 @@ case_etag_save_and_compare_fetch_only_what_changed() {
   [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "the changed file was not fetched"
 }
 
+# Fetches small.txt with -o over a file holding "kept" and the options given; expects
+# exit 0 and status $1: a 200 fetched the file, a 304 or 412 left it as it was.
+fetch_small_over_kept_expecting() {
+  local status=$1
+  shift
+  echo "kept" > "$SCRATCH/small.txt"
+  run_sluice "$@" -o "$SCRATCH/small.txt" -w '%{http_code}' "$HTTP/small.txt"
+  expect_code 0
+  expect_stdout "$status"
+  if [ "$status" = 200 ]; then
+    [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "the file was not fetched"
+  else
+    [ "$(cat "$SCRATCH/small.txt")" = "kept" ] || fail "a $status changed the -o file"
+  fi
+}
+
+# -R gives the -o file nginx's Last-Modified; -z FILE then asks If-Modified-Since
+# with exactly that time and nginx's 304 leaves the file untouched (exit 0, even
+# with -f); an older date fetches the file again.
+case_time_cond_fetches_only_a_newer_file() {
+  run_sluice -R -o "$SCRATCH/small.txt" -w '%header{Last-Modified}' "$HTTP/small.txt"
+  expect_code 0
+  [ "$(stat -c %Y "$SCRATCH/small.txt")" = "$(date -d "$(cat "$OUT")" +%s)" ] \
+    || fail "-R did not set the file's time to Last-Modified '$(cat "$OUT")'"
+  touch -r "$SCRATCH/small.txt" "$SCRATCH/stamp"
+  fetch_small_over_kept_expecting 304 -f -z "$SCRATCH/stamp"
+  fetch_small_over_kept_expecting 200 -z "Sun, 06 Nov 1994 08:49:37 GMT"
+}
+
+# -z -DATE: If-Unmodified-Since; a file changed since DATE gets nginx's 412, which
+# writes nothing; a date after the change gets the file.
+case_time_cond_unmodified_since() {
+  fetch_small_over_kept_expecting 412 -z "-Sun, 06 Nov 1994 08:49:37 GMT"
+  fetch_small_over_kept_expecting 200 -z "-Fri, 31 Dec 9999 23:59:59 GMT"
+}
+
+# Download mode (-O) takes the same condition: -R then -z FILE gives a 304 that
+# leaves the file as it was.
+case_time_cond_in_download_mode() {
+  mkdir -p "$SCRATCH/dl"
+  run_sluice -s -R -O --output-dir "$SCRATCH/dl" "$HTTP/small.txt"
+  expect_code 0
+  [ "$(sha_of "$SCRATCH/dl/small.txt")" = "$(expected_sha small.txt)" ] || fail "the download differs"
+  touch -r "$SCRATCH/dl/small.txt" "$SCRATCH/stamp"
+  echo "kept" > "$SCRATCH/dl/small.txt"
+  touch -r "$SCRATCH/stamp" "$SCRATCH/dl/small.txt"
+  run_sluice -z "$SCRATCH/stamp" -O --output-dir "$SCRATCH/dl" "$HTTP/small.txt"
+  expect_code 0
+  grep -qF "not modified (HTTP 304)" "$ERR" || fail "no note of the 304"
+  [ "$(cat "$SCRATCH/dl/small.txt")" = "kept" ] || fail "a 304 changed the downloaded file"
+}
+
+# -z with neither a date nor a file: curl's warning, then an unconditional fetch.
+case_time_cond_that_is_no_date_nor_file_warns() {
+  run_sluice -z "$SCRATCH/no-such-file" -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  grep -qF "is neither a date" "$ERR" || fail "no warning about -z's argument"
+  [ "$(sha_of "$SCRATCH/small.txt")" = "$(expected_sha small.txt)" ] || fail "the file was not fetched"
+}
+
 # -v shows the request line with the version that carried it, as curl does.
 case_verbose_request_line_names_h2_and_h3() {
   run_sluice -v --cacert "$SLUICE_TEST_CA" -o /dev/null "$H2/small.txt"

@@ -27,6 +27,7 @@ sluice_cli_tests(cli_args.sh args
   unknown_short_option_in_a_cluster_exits_2_naming_it
   missing_url_exits_2_with_usage_hint
   option_without_value_exits_2
+  time_cond_without_a_date_exits_2
   one_output_file_for_two_urls_exits_2
   download_options_check_their_values
   version_names_version_protocols_and_features
@@ -75,6 +76,10 @@ sluice_cli_tests(cli_local.sh local
 set(SLUICE_CLI_NGINX_CASES
   verbose_request_line_names_h2_and_h3
   etag_save_and_compare_fetch_only_what_changed
+  time_cond_fetches_only_a_newer_file
+  time_cond_unmodified_since
+  time_cond_in_download_mode
+  time_cond_that_is_no_date_nor_file_warns
   downloads_to_stdout_match_sha256sums
   downloads_to_output_file_match_sha256sums
   write_out_reports_the_transfer
