@@ -8,6 +8,7 @@
 #include <memory>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,18 @@
 #include "sluice/response.hpp"
 
 namespace sluice {
+
+/// Which way the bytes of a WireChunk went.
+enum class WireDirection { sent, received };
+/// A slice of one TCP connection's cleartext byte stream (ClientOptions::wire_tap):
+/// the HTTP/1.1 or HTTP/2 bytes as written before TLS encrypts them, or as read after
+/// TLS decrypted them (plain TCP: as sent and received). Valid during the call only.
+struct WireChunk {
+  std::uint64_t connection = 0;  ///< the id trace lines name ("c3")
+  WireDirection direction = WireDirection::sent;
+  bool tls = false;  ///< whether the bytes travel inside TLS
+  std::span<const std::byte> bytes;
+};
 
 /// Which address families a Client connects over (curl's -4 and -6).
 enum class IpVersion { any, v4_only, v6_only };
@@ -229,6 +242,12 @@ struct ClientOptions {
   /// (connects, TLS, requests, pauses, redirects, closes), each naming its connection
   /// ("c3 h1: ..."). It must return quickly and must not call into the Client.
   std::function<void(std::string_view line)> trace;
+  /// Wire tap (curl's --trace): when set, called on the HTTP thread (with host_dispatch,
+  /// in dispatch(), with a copy) with every slice of cleartext an HTTP/1.1 or HTTP/2
+  /// connection sends or receives, in order, decrypted when TLS carries it. HTTP/3 is
+  /// not tapped. It must return quickly (it holds up every transfer), must not block
+  /// and must not call into the Client. Unset: no tap exists and no byte is copied.
+  std::function<void(const WireChunk& chunk)> wire_tap;
 };
 
 /// What a Client holds right now; see Client::stats().

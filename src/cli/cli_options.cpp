@@ -152,7 +152,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 46> kOptions = {{
+const std::array<OptionSpec, 49> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -311,6 +311,20 @@ const std::array<OptionSpec, 46> kOptions = {{
      }},
     {'v', "verbose", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.verbose = true;
+       return {};
+     }},
+    {'\0', "trace", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.trace_path = std::string(v);
+       s.options.trace_ascii = false;
+       return {};
+     }},
+    {'\0', "trace-ascii", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       s.options.trace_path = std::string(v);
+       s.options.trace_ascii = true;
+       return {};
+     }},
+    {'\0', "trace-time", false, [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.trace_time = true;
        return {};
      }},
     {'f', "fail", false, [](ParseState& s, std::string_view) -> Result<void> {

@@ -147,6 +147,9 @@ struct CliOptions {
   bool silent = false;
   bool show_error = false;
   bool verbose = false;
+  std::string trace_path;    ///< --trace/--trace-ascii FILE ("-": stdout); empty: none
+  bool trace_ascii = false;  ///< --trace-ascii: ASCII only, not the hex dump
+  bool trace_time = false;   ///< --trace-time: each trace record starts with the time
   bool fail_on_http_error = false;
   bool fail_with_body = false;       ///< --fail-with-body: exit 22 on >= 400, body still written
   bool remove_on_error = false;      ///< --remove-on-error: a failed transfer's -o file is removed

@@ -1,6 +1,9 @@
 #include "cli/request_builder.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -8,10 +11,43 @@
 
 #include "cli/etag_files.hpp"
 #include "cli/percent_encode.hpp"
+#include "cli/wire_dump.hpp"
 #include "sluice/http_date.hpp"
 #include "sluice/multipart.hpp"
 
 namespace sluice::cli {
+namespace {
+
+// --trace/--trace-ascii: the library's trace lines as "== Info:" records and its wire
+// tap's bytes as dumps, into one file (stdout for "-"), as curl's trace file. Both
+// callbacks run on the HTTP thread alone, so records never interleave. The trace
+// takes the place of -v's lines, as in curl.
+void attach_wire_trace(const CliOptions& options, ClientOptions& client_options) {
+  std::shared_ptr<std::FILE> file;
+  if (options.trace_path == "-") {
+    file = std::shared_ptr<std::FILE>(stdout, [](std::FILE*) {});
+  } else if (std::FILE* opened = std::fopen(options.trace_path.c_str(), "wb")) {
+    file = std::shared_ptr<std::FILE>(opened, [](std::FILE* f) { std::fclose(f); });
+  } else {
+    std::fprintf(stderr, "sluice: Warning: cannot write the trace file %s: %s\n",
+                 options.trace_path.c_str(), std::strerror(errno));
+    return;
+  }
+  const DumpStyle style = options.trace_ascii ? DumpStyle::ascii : DumpStyle::hex;
+  const bool timed = options.trace_time;
+  auto write = [file, timed](const std::string& record) {
+    const std::string text = timed ? trace_timestamp() + record : record;
+    std::fwrite(text.data(), 1, text.size(), file.get());
+    std::fflush(file.get());
+  };
+  client_options.trace = [write](std::string_view line) { write(dump_info(line)); };
+  client_options.wire_tap = [write, style](const WireChunk& chunk) {
+    write(dump_chunk(chunk, style));
+  };
+}
+
+}  // namespace
+
 namespace {
 
 bool named_in(const std::vector<std::string>& names, std::string_view name) {
@@ -162,6 +198,7 @@ ClientOptions build_client_options(const CliOptions& options) {
       std::fwrite(out.data(), 1, out.size(), stderr);
     };
   }
+  if (!options.trace_path.empty()) attach_wire_trace(options, client_options);
   return client_options;
 }
 

@@ -130,6 +130,17 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
         host->post([trace, text = std::string(line)] { trace(text); });
       };
     }
+    if (options.wire_tap) {
+      // So is the wire tap: its bytes are copied, as they live only during the call.
+      options.wire_tap = [host, tap = std::move(options.wire_tap)](const WireChunk& chunk) {
+        host->post([tap, chunk, bytes = std::vector<std::byte>(chunk.bytes.begin(),
+                                                               chunk.bytes.end())] {
+          WireChunk copy = chunk;
+          copy.bytes = bytes;
+          tap(copy);
+        });
+      };
+    }
   }
   auto impl = std::make_unique<Client::Impl>();
   impl->netrc = std::move(*netrc);

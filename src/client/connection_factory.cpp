@@ -8,6 +8,7 @@
 #include "http1/h1_connection.hpp"
 #include "http2/h2_connection.hpp"
 #include "http3/h3_connection.hpp"
+#include "io/wire_tap_transport.hpp"
 
 namespace sluice {
 namespace {
@@ -64,6 +65,10 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
   }
   const bool h2 = transport->alpn() == "h2" ||
                   (policy == VersionPolicy::http2_prior_knowledge && !transport->is_tls());
+  // Wrapped only when a tap is set: an untapped connection pays nothing.
+  if (core_.options().wire_tap) {
+    transport = make_wire_tap_transport(std::move(transport), core_.options().wire_tap, conn_id);
+  }
   if (!h2) {
     return std::make_unique<H1Connection>(core_.loop(), std::move(transport), owner, conn_id,
                                           core_.trace());

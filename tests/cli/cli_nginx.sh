@@ -414,6 +414,43 @@ case_time_cond_in_download_mode() {
   [ "$(cat "$SCRATCH/dl/small.txt")" = "kept" ] || fail "a 304 changed the downloaded file"
 }
 
+# --trace-ascii: the request as sent and the response as received, in curl's records.
+case_trace_ascii_shows_the_request_and_response_bytes() {
+  run_sluice --trace-ascii "$SCRATCH/trace" -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  expect_no_stderr
+  local trace=$SCRATCH/trace
+  grep -q '^== Info: ' "$trace" || fail "no Info records"
+  grep -qE '^=> Send data, [0-9]+ bytes \(0x[0-9a-f]+\)$' "$trace" || fail "no Send record"
+  grep -qE '^<= Recv data, [0-9]+ bytes \(0x[0-9a-f]+\)$' "$trace" || fail "no Recv record"
+  grep -qx '0000: GET /small.txt HTTP/1.1' "$trace" || fail "the request line is not the first sent line"
+  grep -qE '^[0-9a-f]{4}: Host: 127\.0\.0\.1:[0-9]+$' "$trace" || fail "no Host line"
+  grep -qx '0000: HTTP/1.1 200 OK' "$trace" || fail "no status line"
+  grep -qF "$(head -c 40 "$SCRATCH/small.txt")" "$trace" || fail "the body's first bytes are not in the trace"
+}
+
+# --trace over TLS and HTTP/2: the decrypted bytes, starting with the connection
+# preface, as hex with the printable column beside it.
+case_trace_over_https_h2_dumps_the_decrypted_frames() {
+  run_sluice --cacert "$SLUICE_TEST_CA" --trace "$SCRATCH/trace" -o /dev/null "$H2/small.txt"
+  expect_code 0
+  grep -qx '0000: 50 52 49 20 2a 20 48 54 54 50 2f 32 2e 30 0d 0a PRI \* HTTP/2.0\.\.' "$SCRATCH/trace" \
+    || fail "no HTTP/2 preface in clear text"
+  grep -q 'TLS handshake done' "$SCRATCH/trace" || fail "no Info record of the handshake"
+  # The printable columns (from column 55: "0000: " and 16 hex bytes), joined, hold
+  # the body: small.txt begins "sluice: a gate" and went in a DATA frame.
+  awk '/^[0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / { printf "%s", substr($0, 55) }' "$SCRATCH/trace" > "$SCRATCH/columns"
+  grep -qF 'sluice: a gate that lets water through' "$SCRATCH/columns" \
+    || fail "the decrypted body is not in the trace"
+}
+
+# --trace - writes the trace to stdout, so the body must go elsewhere.
+case_trace_to_stdout() {
+  run_sluice --trace-ascii - -o "$SCRATCH/small.txt" "$HTTP/small.txt"
+  expect_code 0
+  grep -qx '0000: GET /small.txt HTTP/1.1' "$OUT" || fail "no trace on stdout"
+}
+
 # -z with neither a date nor a file: curl's warning, then an unconditional fetch.
 case_time_cond_that_is_no_date_nor_file_warns() {
   run_sluice -z "$SCRATCH/no-such-file" -o "$SCRATCH/small.txt" "$HTTP/small.txt"

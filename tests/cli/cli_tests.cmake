@@ -78,6 +78,9 @@ set(SLUICE_CLI_NGINX_CASES
   etag_save_and_compare_fetch_only_what_changed
   time_cond_fetches_only_a_newer_file
   time_cond_unmodified_since
+  trace_ascii_shows_the_request_and_response_bytes
+  trace_over_https_h2_dumps_the_decrypted_frames
+  trace_to_stdout
   time_cond_in_download_mode
   time_cond_that_is_no_date_nor_file_warns
   downloads_to_stdout_match_sha256sums
