@@ -102,6 +102,9 @@ struct DownloadResult {
   std::uint64_t resumed_from = 0; ///< bytes already on disk that were kept
   unsigned ranges = 1;          ///< ranges fetched at once
   int retries = 0;              ///< retries used
+  /// Times a range that finished early took the second half of the largest rest of
+  /// another (work stealing); each added a range.
+  unsigned steals = 0;
   double seconds = 0;
   /// What a person should know: "the server ignored the range; restarted from byte
   /// 0", "the server does not answer ranges: one connection", ...

@@ -635,6 +635,9 @@ uint64_t sluice_download_result_size(const sluice_download_result *result);
 uint64_t sluice_download_result_transferred(const sluice_download_result *result);
 uint64_t sluice_download_result_resumed_from(const sluice_download_result *result);
 unsigned sluice_download_result_ranges(const sluice_download_result *result);
+/* Times a range that finished early took the second half of another's rest (work
+   stealing); 0 for NULL. */
+unsigned sluice_download_result_steals(const sluice_download_result *result);
 /* What a person should know ("the server ignored the range; restarted from byte 0"). */
 size_t sluice_download_result_note_count(const sluice_download_result *result);
 sluice_code sluice_download_result_note(const sluice_download_result *result, size_t index,

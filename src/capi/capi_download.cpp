@@ -183,6 +183,10 @@ unsigned sluice_download_result_ranges(const sluice_download_result* result) {
   return usable(result) ? result->result.ranges : 0;
 }
 
+unsigned sluice_download_result_steals(const sluice_download_result* result) {
+  return usable(result) ? result->result.steals : 0;
+}
+
 size_t sluice_download_result_note_count(const sluice_download_result* result) {
   return usable(result) ? result->result.notes.size() : 0;
 }

@@ -76,6 +76,7 @@ std::string result_fields(const DownloadResult& done) {
          ",\"transferred\":" + std::to_string(done.transferred) +
          ",\"resumed_from\":" + std::to_string(done.resumed_from) +
          ",\"ranges\":" + std::to_string(done.ranges) + ",\"retries\":" + std::to_string(done.retries) +
+         ",\"steals\":" + std::to_string(done.steals) +
          ",\"seconds\":" + number(done.seconds) + ",\"bytes_per_second\":" + number(speed) +
          ",\"notes\":" + notes;
 }

@@ -57,7 +57,9 @@ std::optional<AttemptFailure> RangeFetch::attempt(std::optional<Response>& respo
 
 std::optional<AttemptFailure> RangeFetch::request_range(std::optional<Response>& response) {
   Request request = shared_.request;
-  request.headers.set("Range", range_header_value(slot_.spec()));
+  const RangeSpec spec = slot_.spec();
+  asked_end_ = spec.end;
+  request.headers.set("Range", range_header_value(spec));
   if (!shared_.validator.empty()) request.headers.set("If-Range", shared_.validator);
   PendingResponse pending = shared_.client.send(std::move(request));
   for (;;) {
@@ -108,7 +110,7 @@ std::optional<AttemptFailure> RangeFetch::check_response(const Response& respons
   const auto range = header ? parse_content_range(*header) : std::nullopt;
   const auto spec = slot_.spec();
   const bool exact = range && range->first == spec.next() &&
-                     (!spec.end || range->last == *spec.end - 1) &&
+                     (!asked_end_ || range->last == *asked_end_ - 1) &&
                      (!shared_.total || range->total == shared_.total);
   if (exact) return std::nullopt;
   return AttemptFailure{
@@ -120,7 +122,7 @@ std::optional<AttemptFailure> RangeFetch::check_response(const Response& respons
 std::string RangeFetch::describe() const {
   const auto spec = slot_.spec();
   return "download: range " + std::to_string(slot_.index + 1) + " of " +
-         std::to_string(shared_.range_count) + " (bytes " + range_text(spec.next(), spec.end) +
+         std::to_string(shared_.range_count.load()) + " (bytes " + range_text(spec.next(), spec.end) +
          ") of " + shared_.request.url;
 }
 
@@ -177,24 +179,30 @@ std::optional<AttemptFailure> RangeFetch::skip_written(BodyReader& body) {
 // Each step borrows what is staged (at most what the rate limiter granted) and
 // writes it at its offset before borrowing more; the chunk goes back to the staging
 // buffer after the write, so the stream stays paused at its mark while the disk is
-// slower than the network. Every byte counted as done is in the file.
+// slower than the network. Every byte counted as done is in the file. Each write is
+// reserved with the slot first: the supervisor may cut the range's end (a range that
+// finished early takes the second half of the rest), and the reservation clips the
+// write to the end as it is now; the rest of the body is left unread.
 std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body) {
   std::uint64_t offset = slot_.spec().next();
-  std::uint64_t remaining = slot_.end ? *slot_.end - offset : kUnbounded;
-  while (remaining > 0) {
+  for (;;) {
+    const auto end = slot_.end();
+    const std::uint64_t remaining = end ? (*end > offset ? *end - offset : 0) : kUnbounded;
+    if (remaining == 0) return std::nullopt;
     if (shared_.stopping()) return stopped();
     const auto granted =
         rate_grant(static_cast<std::size_t>(std::min<std::uint64_t>(kLargestStep, remaining)));
     if (!granted) return stopped();
     auto got = body.next_for(kDownloadSlice, *granted);
-    const std::size_t count = got && *got ? (*got)->size() : 0;
+    const std::size_t arrived = got && *got ? (*got)->size() : 0;
+    const auto count = static_cast<std::size_t>(slot_.reserve(offset, arrived));
     if (shared_.limiter) shared_.limiter->refund(*granted - count);
     if (!got) return failure_from_error(std::move(got).error());
     if (!*got) {
       look_around();
       continue;
     }
-    if (count == 0) {
+    if (arrived == 0) {
       if (remaining == kUnbounded) return std::nullopt;
       return AttemptFailure{
           Error(ErrorCategory::protocol,
@@ -202,23 +210,22 @@ std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body) {
           true, std::nullopt};
     }
     const BodyChunk chunk = std::move(**got);
-    slot_.received.fetch_add(count, std::memory_order_acq_rel);
+    slot_.received.fetch_add(arrived, std::memory_order_acq_rel);
+    const auto bytes = chunk.bytes().first(count);
     if (shared_.running_hash) {
-      shared_.running_hash->update(std::string_view(
-          reinterpret_cast<const char*>(chunk.bytes().data()), count));
+      shared_.running_hash->update(
+          std::string_view(reinterpret_cast<const char*>(bytes.data()), count));
       shared_.hashed.fetch_add(count, std::memory_order_acq_rel);
     }
     // Bytes that arrived before a failure are good: written first, so a retry
     // continues after them.
-    if (auto written = shared_.file.write_at(chunk.bytes(), offset); !written) {
+    if (auto written = shared_.file.write_at(bytes, offset); !written) {
       return AttemptFailure{std::move(written).error(), false, std::nullopt};
     }
     offset += count;
-    if (remaining != kUnbounded) remaining -= count;
     slot_.done.store(offset - slot_.start, std::memory_order_release);
     look_around();
   }
-  return std::nullopt;
 }
 
 }  // namespace sluice

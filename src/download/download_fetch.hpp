@@ -8,9 +8,9 @@
 //
 // Ownership: FetchShared is owned by the download on the calling thread and
 // outlives every range thread; after the ranges start only its atomics change.
-// A RangeSlot is shared by the thread that fetches it (its only writer) and the
-// supervisor on the calling thread, which reads the atomics. A RangeFetch is a
-// short-lived helper on its range's thread.
+// A RangeSlot (range_slot.hpp) is shared by the thread that fetches it and the
+// supervisor on the calling thread. A RangeFetch is a short-lived helper on its
+// range's thread.
 
 #include <atomic>
 #include <chrono>
@@ -20,6 +20,7 @@
 #include <string>
 
 #include "download/download_ranges.hpp"
+#include "download/range_slot.hpp"
 #include "sluice/retry.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
@@ -36,19 +37,6 @@ inline constexpr std::size_t kLargestStep = 256 * 1024;
 /// The longest any download thread blocks before looking around (stop, progress).
 inline constexpr std::chrono::milliseconds kDownloadSlice{50};
 
-struct RangeSlot {
-  RangeSlot(unsigned position, const RangeSpec& spec)
-      : index(position), start(spec.start), end(spec.end), done(spec.done) {}
-  RangeSpec spec() const { return RangeSpec{start, end, done.load(std::memory_order_acquire)}; }
-
-  const unsigned index;
-  const std::uint64_t start;
-  const std::optional<std::uint64_t> end;
-  std::atomic<std::uint64_t> done;         ///< bytes from start written to the file
-  std::atomic<std::uint64_t> received{0};  ///< body bytes this run received
-  std::atomic<bool> active{false};         ///< a request or body is in flight
-};
-
 struct FetchShared {
   FetchShared(Client& client_in, const DownloadOptions& options_in, const OutputFile& file_in)
       : client(client_in), options(options_in), file(file_in) {}
@@ -63,7 +51,9 @@ struct FetchShared {
   Request request;        ///< the GET each range copies (URL after redirects)
   std::string validator;  ///< If-Range value; empty: none
   std::optional<std::uint64_t> total;
-  unsigned range_count = 1;
+  /// Ranges of the plan, grown by the supervisor as ranges that finish early take
+  /// work from the others; for messages.
+  std::atomic<unsigned> range_count{1};
   RateLimiter* limiter = nullptr;  ///< null: no limit
   /// Set for one range from byte 0 fetched on one thread: hashed as it arrives.
   Sha256* running_hash = nullptr;
@@ -106,6 +96,8 @@ class RangeFetch {
   RangeSlot& slot_;
   Between between_;
   std::uint64_t skip_ = 0;  // body bytes before the range's next byte (a 200 to a range)
+  // The end the last request asked for: the range's end may have been cut since.
+  std::optional<std::uint64_t> asked_end_;
 };
 
 }  // namespace sluice

@@ -1,5 +1,7 @@
 #include "download/download_monitor.hpp"
 
+#include <algorithm>
+
 #include "io/time_source.hpp"
 
 namespace sluice {
@@ -52,6 +54,10 @@ ControlFile DownloadMonitor::snapshot() const {
   ControlFile control = control_;
   control.ranges.clear();
   for (const auto& slot : *slots_) control.ranges.push_back(slot->spec());
+  // A stolen half is appended after every slot, not after its victim: the file lists
+  // ranges in file order.
+  std::sort(control.ranges.begin(), control.ranges.end(),
+            [](const RangeSpec& a, const RangeSpec& b) { return a.start < b.start; });
   return control;
 }
 

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
@@ -12,9 +13,6 @@
 #include "sluice/rate_limiter.hpp"
 
 namespace sluice {
-namespace {
-
-}  // namespace
 
 Result<void> DownloadSession::run_ranges() {
   slots_.clear();
@@ -54,6 +52,10 @@ Result<void> DownloadSession::run_ranges() {
   auto saved = monitor_.save_control();  // also after a failure: how far each range got
   for (const auto& slot : slots_) result_.transferred += slot->received.load();
   result_.retries += shared.retries.load();
+  if (result_.steals > 0) {
+    note("ranges that finished early took half of the largest rest " +
+         std::to_string(result_.steals) + (result_.steals == 1 ? " time" : " times"));
+  }
   if (monitor_.save_error()) return *monitor_.save_error();
   if (!outcome) return outcome;
   if (!saved) return saved;
@@ -64,11 +66,16 @@ Result<void> DownloadSession::run_ranges() {
   return {};
 }
 
-// Every incomplete range on a thread of its own; this thread watches.
+// Every incomplete range on a thread of its own; this thread watches. A range that
+// finishes while another still has at least two minimum sizes unreserved hands its
+// thread over: the largest rest is cut in half and a new range, on a new thread, takes
+// the second half (aria2c's work stealing), so one slow connection does not decide
+// when the file is done. The number of ranges in flight never grows past the start.
 Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   std::mutex mu;
   std::condition_variable finished_cv;
   std::size_t finished = 0;          // guarded by mu
+  std::size_t idle = 0;              // guarded by mu: ranges done, their work not yet replaced
   std::optional<Error> first_error;  // guarded by mu
   const auto end_range = [&](Result<void> outcome) {
     std::lock_guard lock(mu);
@@ -76,20 +83,19 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
       first_error = outcome.error();
       shared.stop.store(true, std::memory_order_release);
     }
+    if (outcome) ++idle;
     ++finished;
     finished_cv.notify_all();
   };
   std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i]->spec().complete()) continue;
-    std::optional<Response> response;
-    if (i == first_range_) response = std::move(first_);
-    RangeSlot* slot = slots_[i].get();
+  // Starts `slot` on a thread of its own; false (and the download stops) when none starts.
+  const auto start_range = [&](RangeSlot* slot, std::optional<Response> response) {
     try {
       threads.emplace_back([&shared, &end_range, slot, response = std::move(response)]() mutable {
         RangeFetch fetch(shared, *slot, {});
         end_range(fetch.run(std::move(response)));
       });
+      return true;
     } catch (const std::system_error& error) {
       std::lock_guard lock(mu);
       if (!first_error) {
@@ -98,13 +104,24 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
                   std::string("download: cannot start a thread for a range: ") + error.what());
       }
       shared.stop.store(true, std::memory_order_release);
-      break;
+      return false;
     }
+  };
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i]->spec().complete()) continue;
+    std::optional<Response> response;
+    if (i == first_range_) response = std::move(first_);
+    if (!start_range(slots_[i].get(), std::move(response))) break;
   }
   std::unique_lock lock(mu);
   while (finished < threads.size()) {
     finished_cv.wait_for(lock, kDownloadSlice);
+    const std::size_t ready = std::exchange(idle, 0);
     lock.unlock();
+    for (std::size_t i = 0; i < ready && !shared.stopping(); ++i) {
+      RangeSlot* taken = steal_work(shared);
+      if (!taken || !start_range(taken, std::nullopt)) break;
+    }
     monitor_.tick(&shared.stop);
     lock.lock();
   }
@@ -112,6 +129,28 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   for (auto& thread : threads) thread.join();
   if (first_error) return *first_error;
   return {};
+}
+
+// Supervisor only: cuts the slot with the most unreserved bytes and appends the second
+// half as a new slot (slots_ changes only here, on the calling thread, where the
+// monitor reads it). Null when no rest is worth splitting.
+RangeSlot* DownloadSession::steal_work(FetchShared& shared) {
+  RangeSlot* victim = nullptr;
+  std::uint64_t most = 0;
+  for (const auto& slot : slots_) {
+    const std::uint64_t rest = slot->unreserved();
+    if (rest > most) {
+      most = rest;
+      victim = slot.get();
+    }
+  }
+  if (!victim) return nullptr;
+  const auto second = victim->cut_second_half(options_.min_range_size);
+  if (!second) return nullptr;
+  slots_.push_back(std::make_unique<RangeSlot>(static_cast<unsigned>(slots_.size()), *second));
+  shared.range_count.fetch_add(1, std::memory_order_acq_rel);
+  ++result_.steals;
+  return slots_.back().get();
 }
 
 }  // namespace sluice

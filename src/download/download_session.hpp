@@ -74,6 +74,7 @@ class DownloadSession {
   // download_run.cpp
   Result<void> run_ranges();
   Result<void> run_on_threads(FetchShared& shared);
+  RangeSlot* steal_work(FetchShared& shared);
 
   Client& client_;
   DownloadOptions options_;

@@ -524,14 +524,19 @@ case_split_over_tls_resumes_after_the_first_handshake() {
     -o "$SCRATCH/64m.bin" "$HTTPS/64m.bin"
   expect_code 0
   [ "$(sha_of "$SCRATCH/64m.bin")" = "$(expected_sha 64m.bin)" ] || fail "--split body differs"
+  # Eight connections, and one more for each half of a rest a range that finished
+  # early took (work stealing): every one after the first resumes the session.
+  local resumed
+  resumed=$(grep -c 'TLS handshake done, session resumed' "$ERR")
   [ "$(grep -c 'TLS handshake done, full handshake' "$ERR")" -eq 1 ] || fail "not one full handshake"
-  [ "$(grep -c 'TLS handshake done, session resumed' "$ERR")" -eq 7 ] || fail "not seven resumed"
-  grep -q '^\* tls: 1 full handshake, 7 resumed$' "$ERR" || fail "the stats line does not count them"
+  [ "$resumed" -ge 7 ] || fail "only $resumed resumed"
+  grep -q "^\\* tls: 1 full handshake, $resumed resumed\$" "$ERR" || fail "the stats line does not count them"
   rm -f "$SCRATCH/64m.bin"
   run_sluice -v --http1.1 --split 8 --no-progress --no-sessionid --cacert "$SLUICE_TEST_CA" \
     -o "$SCRATCH/64m.bin" "$HTTPS/64m.bin"
   expect_code 0
-  [ "$(grep -c 'TLS handshake done, full handshake' "$ERR")" -eq 8 ] || fail "--no-sessionid resumed"
+  [ "$(grep -c 'TLS handshake done, full handshake' "$ERR")" -ge 8 ] || fail "--no-sessionid: fewer full handshakes than connections"
+  [ "$(grep -c 'TLS handshake done, session resumed' "$ERR")" -eq 0 ] || fail "--no-sessionid resumed"
 }
 
 case_insecure_skips_verification() {

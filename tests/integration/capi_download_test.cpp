@@ -123,5 +123,30 @@ TEST_F(CapiDownload, BadOptionsAreRefused) {
   sluice_download_options_free(options);
 }
 
+// The scripted server holds the second range's request until the first range, done,
+// has asked for half of its rest: the result counts the steal.
+TEST_F(CapiDownload, AStealIsCounted) {
+  const std::string body = test::pseudo_random_bytes(8u << 20, 5);
+  test::RangeFileServer server(body);
+  server.set_hold([](int, std::uint64_t start) -> std::size_t { return start == (4u << 20) ? 3 : 0; });
+  const std::string url = server.url();
+  const std::string path = dir_.file("f");
+  sluice_request* request = nullptr;
+  ASSERT_EQ(sluice_request_new("GET", 3, url.data(), url.size(), &request), SLUICE_OK);
+  sluice_download_options* options = nullptr;
+  ASSERT_EQ(sluice_download_options_new(request, &options), SLUICE_OK);
+  sluice_request_free(request);
+  ASSERT_EQ(sluice_download_options_set_path(options, path.data(), path.size()), SLUICE_OK);
+  ASSERT_EQ(sluice_download_options_set_ranges(options, 2), SLUICE_OK);
+  sluice_download_result* result = nullptr;
+  const sluice_code code = sluice_download(client_, options, &result);
+  sluice_download_options_free(options);
+  ASSERT_EQ(code, SLUICE_OK) << describe(code);
+  EXPECT_GE(sluice_download_result_steals(result), 1u);
+  EXPECT_EQ(test::read_file(path), body);
+  sluice_download_result_free(result);
+  EXPECT_EQ(sluice_download_result_steals(nullptr), 0u);
+}
+
 }  // namespace
 }  // namespace sluice

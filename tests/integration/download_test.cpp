@@ -72,8 +72,15 @@ TEST_F(DownloadNginx, FourRangesOverHttp1MatchTheFile) {
   EXPECT_EQ(result->status, 206);
   EXPECT_EQ(result->ranges, 4u);
   EXPECT_EQ(result->size, k64m);
-  EXPECT_EQ(result->transferred, k64m) << "range 0 stops at its end";
-  EXPECT_TRUE(result->notes.empty()) << result->notes.front();
+  // A range that finishes early may take half of another's rest; the range it cut
+  // stops at its new end, leaving at most what was staged of its body unwritten.
+  if (result->steals == 0) {
+    EXPECT_EQ(result->transferred, k64m) << "range 0 stops at its end";
+    EXPECT_TRUE(result->notes.empty()) << result->notes.front();
+  } else {
+    EXPECT_GE(result->transferred, k64m);
+    EXPECT_EQ(result->notes.size(), 1u);
+  }
   expect_complete(dir_.file("64m.bin"), "64m.bin");
 }
 

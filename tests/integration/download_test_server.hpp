@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,10 @@ class RangeFileServer {
   using CutRule = std::function<long long(int index, std::uint64_t start)>;
   /// A status to answer request `index` with instead (0: none).
   using StatusRule = std::function<int(int index)>;
+  /// How many requests (over all connections) must have arrived before request
+  /// `index` asking from byte `start` is answered; 0 answers at once. A held request
+  /// waits for that event (30 s at most, so a broken test fails instead of hanging).
+  using HoldRule = std::function<std::size_t(int index, std::uint64_t start)>;
 
   explicit RangeFileServer(std::string body, std::string etag = "\"v1\"")
       : state_(std::make_shared<State>()) {
@@ -66,6 +71,10 @@ class RangeFileServer {
     std::lock_guard lock(state_->mu);
     state_->status = std::move(rule);
   }
+  void set_hold(HoldRule rule) {
+    std::lock_guard lock(state_->mu);
+    state_->hold = std::move(rule);
+  }
   void set_content_disposition(std::string value) {
     std::lock_guard lock(state_->mu);
     state_->disposition = std::move(value);
@@ -83,6 +92,8 @@ class RangeFileServer {
     bool ranges = true;
     CutRule cut;
     StatusRule status;
+    HoldRule hold;
+    std::condition_variable arrived;  // a request was seen
     std::string disposition;
     std::vector<RangeRequestSeen> seen;
   };
@@ -120,6 +131,7 @@ class RangeFileServer {
     const std::string range_header(request.headers.get("range").value_or(""));
     const std::string if_range(request.headers.get("if-range").value_or(""));
     state.seen.push_back({index, range_header, if_range});
+    state.arrived.notify_all();
     const std::string body = state.body;  // a copy: the test may swap it meanwhile
     const std::string etag = state.etag;
     const bool ranges = state.ranges && (if_range.empty() || if_range == etag);
@@ -131,6 +143,9 @@ class RangeFileServer {
     auto range =
         ranges && !range_header.empty() ? parse_range(range_header, body.size()) : std::nullopt;
     const long long cut = state.cut ? state.cut(index, range ? range->first : 0) : -1;
+    const std::size_t hold = state.hold ? state.hold(index, range ? range->first : 0) : 0;
+    state.arrived.wait_for(lock, std::chrono::seconds(30),
+                           [&state, hold] { return state.seen.size() >= hold; });
     lock.unlock();
     if (status_override != 0) {
       std::string head = "HTTP/1.1 " + std::to_string(status_override) +

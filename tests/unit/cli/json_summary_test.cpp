@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "sluice/download.hpp"
+
 namespace sluice::cli {
 namespace {
 
@@ -26,6 +28,19 @@ TEST(JsonString, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
 
 TEST(JsonString, C1ControlsAreEscaped) {
   EXPECT_EQ(json_string("x\xc2\x9b" "y"), "\"x\\u009by\"");
+}
+
+TEST(JsonSummary, ADownloadReportsItsRangesRetriesAndSteals) {
+  DownloadResult done;
+  done.path = "f.bin";
+  done.status = 206;
+  done.size = 10;
+  done.transferred = 10;
+  done.ranges = 4;
+  done.retries = 1;
+  done.steals = 2;
+  const std::string line = json_summary("http://h/f.bin", done, 0, nullptr);
+  EXPECT_NE(line.find("\"ranges\":4,\"retries\":1,\"steals\":2,"), std::string::npos) << line;
 }
 
 }  // namespace
