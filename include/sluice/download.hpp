@@ -67,6 +67,14 @@ struct DownloadOptions {
   /// HTTP/1.1, N streams over HTTP/2 and HTTP/3. Needs a server that answers ranges
   /// and a known size; otherwise one range, and the result says why.
   unsigned ranges = 1;
+  /// Other URLs of the same file (curl has none; aria2c takes several URIs): ranges
+  /// are spread over the URL and these, a range that finishes early takes more work
+  /// for its own source, and a mirror that fails, or answers with another size or
+  /// validator (ETag, Last-Modified) than the URL's, is dropped with a note while its
+  /// range continues elsewhere. Each source gets a range: `ranges` is raised to
+  /// 1 + mirrors (at most 16). Credentials of the request (auth, Authorization,
+  /// Cookie) go to a mirror only when it has the URL's origin. http and https only.
+  std::vector<std::string> mirrors;
   /// Ranges smaller than this are not split further.
   std::uint64_t min_range_size = 1u << 20;
   /// Lowercase hex SHA-256 the complete file must have (--checksum sha256=HEX).
@@ -88,6 +96,13 @@ struct DownloadOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+/// What one source of a download did (DownloadResult::sources).
+struct DownloadSourceReport {
+  std::string url;
+  std::uint64_t bytes = 0;  ///< body bytes written to the file from this source
+  std::string dropped;      ///< why a mirror was dropped; empty when it served to the end
+};
+
 struct DownloadResult {
   std::string path;
   /// Of the last response (200 or 206); 304, or 412, when the request's own
@@ -105,6 +120,8 @@ struct DownloadResult {
   /// Times a range that finished early took the second half of the largest rest of
   /// another (work stealing); each added a range.
   unsigned steals = 0;
+  /// With mirrors: the URL (first) and each mirror, in the order given. Empty without.
+  std::vector<DownloadSourceReport> sources;
   double seconds = 0;
   /// What a person should know: "the server ignored the range; restarted from byte
   /// 0", "the server does not answer ranges: one connection", ...

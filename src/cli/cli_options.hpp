@@ -79,6 +79,7 @@ struct DownloadCliOptions {
   bool resume = false;               ///< -C -
   unsigned split = 1;                ///< --split N
   std::optional<std::string> sha256; ///< --checksum sha256=HEX (lowercase)
+  std::vector<std::string> mirrors;  ///< --mirror URL, repeated: other URLs of the one file
   unsigned max_host_connections = 6; ///< --max-host-connections
   ProgressChoice progress = ProgressChoice::automatic;  ///< --progress=MODE, --no-progress
   bool summary_json = false;         ///< --json-summary: one JSON object per download on stdout

@@ -55,6 +55,10 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
     return usage_error("--checksum gives one file's SHA-256, but " + std::to_string(urls.size()) +
                        " URLs were given");
   }
+  if (!options.download.mirrors.empty() && urls.size() > 1) {
+    return usage_error("--mirror names other URLs of one file, but " + std::to_string(urls.size()) +
+                       " URLs were given");
+  }
   std::vector<DownloadJob> jobs;
   jobs.reserve(urls.size());
   for (const std::string& url : urls) {
@@ -70,6 +74,7 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
     download.resume = options.download.resume;
     download.ranges = options.download.split;
     download.sha256 = options.download.sha256;
+    download.mirrors = options.download.mirrors;
     download.max_bytes_per_second = options.limit_rate;
     download.retry = options.retry;
     jobs.push_back(std::move(job));

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "cli/option_spec.hpp"
+#include "cli/url_guess.hpp"
 
 namespace sluice::cli {
 namespace {
@@ -72,7 +73,7 @@ Result<void> apply_progress(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 18> kDownloadOptions = {{
+const std::array<OptionSpec, 19> kDownloadOptions = {{
     {'O', "remote-name", false, [](ParseState& s, std::string_view) -> Result<void> {
        download(s).remote_name = true;
        return {};
@@ -121,6 +122,11 @@ const std::array<OptionSpec, 18> kDownloadOptions = {{
        return {};
      }},
     {'\0', "checksum", true, apply_checksum},
+    {'\0', "mirror", true, [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--mirror: give a URL of the same file");
+       download(s).mirrors.push_back(with_guessed_scheme(v));
+       return {};
+     }},
     {'\0', "limit-rate", true, apply_limit_rate},
     {'\0', "retry", true, [](ParseState& s, std::string_view v) -> Result<void> {
        auto n = parse_count("--retry", v, 0, 1000);

@@ -68,6 +68,17 @@ std::string result_fields(const DownloadResult& done) {
     notes += json_string(note);
   }
   notes += ']';
+  std::string sources;
+  if (!done.sources.empty()) {
+    sources = ",\"sources\":[";
+    for (const DownloadSourceReport& source : done.sources) {
+      if (sources.back() != '[') sources += ',';
+      sources += "{\"url\":" + json_string(source.url) + ",\"bytes\":" +
+                 std::to_string(source.bytes) + ",\"dropped\":" +
+                 (source.dropped.empty() ? std::string("null") : json_string(source.dropped)) + "}";
+    }
+    sources += ']';
+  }
   const double speed = done.seconds > 0 ? static_cast<double>(done.transferred) / done.seconds : 0;
   return "\"path\":" + json_string(done.path) + ",\"status\":" + std::to_string(done.status) +
          ",\"http_version\":" + json_string(to_string(done.version)) +
@@ -78,7 +89,7 @@ std::string result_fields(const DownloadResult& done) {
          ",\"ranges\":" + std::to_string(done.ranges) + ",\"retries\":" + std::to_string(done.retries) +
          ",\"steals\":" + std::to_string(done.steals) +
          ",\"seconds\":" + number(done.seconds) + ",\"bytes_per_second\":" + number(speed) +
-         ",\"notes\":" + notes;
+         sources + ",\"notes\":" + notes;
 }
 
 // What a failed download got before it stopped, from its last progress report.

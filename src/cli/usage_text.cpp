@@ -40,6 +40,8 @@ std::string usage_text() {
          "                             server that ignores it, or whose file changed, restarts\n"
          "      --split N              fetch one file as N ranges at once (1-16; N connections\n"
          "                             over HTTP/1.1, N streams over HTTP/2 and HTTP/3)\n"
+         "      --mirror URL           another URL of the same file (repeatable): ranges are\n"
+         "                             spread over all; a failing mirror is dropped\n"
          "      --max-host-connections N  connections per host (default 6)\n"
          "      --checksum sha256=HEX  the file is complete only when its SHA-256 matches\n"
          "                             (Ctrl-C stops downloads resumably: rerun with -C -)\n"

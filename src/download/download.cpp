@@ -3,6 +3,7 @@
 // file). Starting and running live in download_start.cpp and download_run.cpp.
 #include "sluice/download.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "download/download_session.hpp"
@@ -70,6 +71,17 @@ Result<void> DownloadSession::validate() {
         "encoded body); turn one off");
   }
   if (auto url = Url::parse(request.url); !url) return std::move(url).error();
+  if (options_.mirrors.size() >= kMaxRanges) {
+    return usage("at most " + std::to_string(kMaxRanges - 1) + " mirrors, not " +
+                 std::to_string(options_.mirrors.size()));
+  }
+  for (const std::string& mirror : options_.mirrors) {
+    auto url = Url::parse(mirror);
+    if (!url) return usage("mirror '" + mirror + "': " + url.error().message());
+  }
+  // Every source gets a range of its own.
+  options_.ranges = std::max<unsigned>(options_.ranges,
+                                       static_cast<unsigned>(options_.mirrors.size() + 1));
   return {};
 }
 

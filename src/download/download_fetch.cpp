@@ -28,6 +28,11 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
     auto failure = this->attempt(response);
     response.reset();
     if (!failure) break;
+    if (DownloadSources::is_mirror(source_) && !shared_.stopping() && blames_source(*failure)) {
+      source_ = shared_.sources->drop(source_, failure->error.message());
+      --attempt;  // the range goes elsewhere: not a retry
+      continue;
+    }
     if (shared_.stopping() || !should_retry(*failure, attempt, shared_.options.retry)) {
       outcome = std::move(failure->error);
       break;
@@ -56,7 +61,7 @@ std::optional<AttemptFailure> RangeFetch::attempt(std::optional<Response>& respo
 }
 
 std::optional<AttemptFailure> RangeFetch::request_range(std::optional<Response>& response) {
-  Request request = shared_.request;
+  Request request = shared_.sources->request_for(source_);
   const RangeSpec spec = slot_.spec();
   asked_end_ = spec.end;
   request.headers.set("Range", range_header_value(spec));
@@ -91,13 +96,20 @@ bool RangeFetch::same_file(const Response& response) const {
 // read past, as -C - does with a server that ignores the range.
 std::optional<AttemptFailure> RangeFetch::check_response(const Response& response) {
   if (response.status != 206 && response.status != 200) {
-    return failure_from_status(response.status, response.headers, shared_.request.url);
+    return failure_from_status(response.status, response.headers,
+                               shared_.sources->url(source_));
   }
   const std::string asked = describe();
   if (response.status == 200) {
     if (same_file(response)) {
       skip_ = slot_.spec().next();
       return std::nullopt;
+    }
+    if (DownloadSources::is_mirror(source_)) {
+      return AttemptFailure{Error(ErrorCategory::protocol,
+                                  asked + ": the mirror answered 200 with another file (its "
+                                          "validator or size is not the URL's)"),
+                            false, std::nullopt};
     }
     return AttemptFailure{
         Error(ErrorCategory::protocol,
@@ -112,18 +124,41 @@ std::optional<AttemptFailure> RangeFetch::check_response(const Response& respons
   const bool exact = range && range->first == spec.next() &&
                      (!asked_end_ || range->last == *asked_end_ - 1) &&
                      (!shared_.total || range->total == shared_.total);
-  if (exact) return std::nullopt;
+  if (exact) return check_mirror_validator(response);
   return AttemptFailure{
       Error(ErrorCategory::protocol, asked + ": the server answered Content-Range '" +
                                          std::string(header.value_or("")) + "'"),
       false, std::nullopt};
 }
 
+// If-Range already makes a server with another validator answer 200 (refused above
+// unless it is the same file); this also refuses a mirror that ignores If-Range or
+// sends no validator at all, so the bytes of two files never mix.
+std::optional<AttemptFailure> RangeFetch::check_mirror_validator(const Response& response) const {
+  const std::string& validator = shared_.validator;
+  if (!DownloadSources::is_mirror(source_) || validator.empty()) return std::nullopt;
+  const bool is_etag = validator.front() == '"' || validator.rfind("W/", 0) == 0;
+  const char* name = is_etag ? "ETag" : "Last-Modified";
+  const auto own = response.headers.get(is_etag ? "etag" : "last-modified");
+  if (own && *own == validator) return std::nullopt;
+  const std::string what = own ? "'" + std::string(*own) + "', not the URL's '" + validator + "'"
+                               : "missing (the URL's is '" + validator + "')";
+  return AttemptFailure{
+      Error(ErrorCategory::protocol, describe() + ": the mirror's " + name + " is " + what), false,
+      std::nullopt};
+}
+
+bool RangeFetch::blames_source(const AttemptFailure& failure) {
+  const ErrorCategory category = failure.error.category();
+  return category != ErrorCategory::io && category != ErrorCategory::cancelled &&
+         category != ErrorCategory::usage;
+}
+
 std::string RangeFetch::describe() const {
   const auto spec = slot_.spec();
   return "download: range " + std::to_string(slot_.index + 1) + " of " +
          std::to_string(shared_.range_count.load()) + " (bytes " + range_text(spec.next(), spec.end) +
-         ") of " + shared_.request.url;
+         ") of " + shared_.sources->url(source_);
 }
 
 AttemptFailure RangeFetch::stopped() const {
@@ -224,6 +259,7 @@ std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body) {
     }
     offset += count;
     slot_.done.store(offset - slot_.start, std::memory_order_release);
+    shared_.sources->count_written(source_, count);
     look_around();
   }
 }

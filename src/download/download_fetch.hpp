@@ -21,6 +21,7 @@
 
 #include "download/download_ranges.hpp"
 #include "download/range_slot.hpp"
+#include "download/download_sources.hpp"
 #include "sluice/retry.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
@@ -48,7 +49,8 @@ struct FetchShared {
   Client& client;
   const DownloadOptions& options;
   const OutputFile& file;
-  Request request;        ///< the GET each range copies (URL after redirects)
+  /// The URL (after redirects) and its mirrors: the GET each range copies.
+  DownloadSources* sources = nullptr;
   std::string validator;  ///< If-Range value; empty: none
   std::optional<std::uint64_t> total;
   /// Ranges of the plan, grown by the supervisor as ranges that finish early take
@@ -65,17 +67,26 @@ struct FetchShared {
 class RangeFetch {
  public:
   using Between = std::function<void()>;
-  RangeFetch(FetchShared& shared, RangeSlot& slot, Between between)
-      : shared_(shared), slot_(slot), between_(std::move(between)) {}
+  /// Fetches from `source` (DownloadSources), the URL or a mirror.
+  RangeFetch(FetchShared& shared, RangeSlot& slot, std::size_t source, Between between)
+      : shared_(shared), slot_(slot), source_(source), between_(std::move(between)) {}
 
   /// Fetches the rest of the range, starting on `first` when given (a response
-  /// whose body begins at the range's next byte), retrying as the options allow.
+  /// whose body begins at the range's next byte), retrying as the options allow. A
+  /// mirror that fails is dropped and the range moves to the next live source at
+  /// once, without using a retry.
   Result<void> run(std::optional<Response> first);
+  /// The source the range ended on.
+  std::size_t source() const noexcept { return source_; }
 
  private:
   std::optional<AttemptFailure> attempt(std::optional<Response>& response);
   std::optional<AttemptFailure> request_range(std::optional<Response>& response);
   std::optional<AttemptFailure> check_response(const Response& response);
+  /// A mirror's 206 must carry the validator the download began with.
+  std::optional<AttemptFailure> check_mirror_validator(const Response& response) const;
+  /// Whether `failure` is the source's fault (not the disk's, not a stop).
+  static bool blames_source(const AttemptFailure& failure);
   /// Whether a 200 is the file the download began with (its validator, or with none
   /// its size): then the bytes before the range are read past, not refused.
   bool same_file(const Response& response) const;
@@ -94,6 +105,7 @@ class RangeFetch {
 
   FetchShared& shared_;
   RangeSlot& slot_;
+  std::size_t source_;
   Between between_;
   std::uint64_t skip_ = 0;  // body bytes before the range's next byte (a 200 to a range)
   // The end the last request asked for: the range's end may have been cut since.

@@ -20,8 +20,10 @@ Result<void> DownloadSession::run_ranges() {
     slots_.push_back(std::make_unique<RangeSlot>(static_cast<unsigned>(i), plan_[i]));
   }
   FetchShared shared(client_, options_, *file_);
-  shared.request = options_.request;
-  if (!result_.effective_url.empty()) shared.request.url = result_.effective_url;
+  Request primary = options_.request;
+  if (!result_.effective_url.empty()) primary.url = result_.effective_url;
+  DownloadSources sources(primary, options_.request.url, options_.mirrors);
+  shared.sources = &sources;
   shared.validator = validator_;
   shared.total = total_;
   shared.range_count = static_cast<unsigned>(plan_.size());
@@ -45,13 +47,14 @@ Result<void> DownloadSession::run_ranges() {
   } else if (incomplete == 1) {
     std::size_t index = 0;
     while (plan_[index].complete()) ++index;
-    RangeFetch fetch(shared, *slots_[index], [&] { monitor_.tick(&shared.stop); });
+    RangeFetch fetch(shared, *slots_[index], 0, [&] { monitor_.tick(&shared.stop); });
     outcome = fetch.run(index == first_range_ ? std::move(first_) : std::nullopt);
   }
   first_.reset();
   auto saved = monitor_.save_control();  // also after a failure: how far each range got
   for (const auto& slot : slots_) result_.transferred += slot->received.load();
   result_.retries += shared.retries.load();
+  report_sources(sources);
   if (result_.steals > 0) {
     note("ranges that finished early took half of the largest rest " +
          std::to_string(result_.steals) + (result_.steals == 1 ? " time" : " times"));
@@ -75,25 +78,29 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   std::mutex mu;
   std::condition_variable finished_cv;
   std::size_t finished = 0;          // guarded by mu
-  std::size_t idle = 0;              // guarded by mu: ranges done, their work not yet replaced
+  // Guarded by mu: the sources of ranges done whose thread has no new work yet.
+  std::vector<std::size_t> idle;
   std::optional<Error> first_error;  // guarded by mu
-  const auto end_range = [&](Result<void> outcome) {
+  const auto end_range = [&](Result<void> outcome, std::size_t source) {
     std::lock_guard lock(mu);
     if (!outcome && !first_error) {
       first_error = outcome.error();
       shared.stop.store(true, std::memory_order_release);
     }
-    if (outcome) ++idle;
+    if (outcome) idle.push_back(source);
     ++finished;
     finished_cv.notify_all();
   };
   std::vector<std::thread> threads;
   // Starts `slot` on a thread of its own; false (and the download stops) when none starts.
-  const auto start_range = [&](RangeSlot* slot, std::optional<Response> response) {
+  const auto start_range = [&](RangeSlot* slot, std::size_t source,
+                               std::optional<Response> response) {
     try {
-      threads.emplace_back([&shared, &end_range, slot, response = std::move(response)]() mutable {
-        RangeFetch fetch(shared, *slot, {});
-        end_range(fetch.run(std::move(response)));
+      threads.emplace_back([&shared, &end_range, slot, source,
+                            response = std::move(response)]() mutable {
+        RangeFetch fetch(shared, *slot, source, {});
+        auto outcome = fetch.run(std::move(response));
+        end_range(std::move(outcome), fetch.source());
       });
       return true;
     } catch (const std::system_error& error) {
@@ -107,20 +114,30 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
       return false;
     }
   };
+  // The range that continues the first response stays on the URL; the others take
+  // the sources in turn, mirrors first.
+  const std::size_t source_count = shared.sources->count();
+  std::size_t turn = 0;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i]->spec().complete()) continue;
     std::optional<Response> response;
-    if (i == first_range_) response = std::move(first_);
-    if (!start_range(slots_[i].get(), std::move(response))) break;
+    std::size_t source = 0;
+    if (i == first_range_) {
+      response = std::move(first_);
+    } else {
+      source = shared.sources->live_from(++turn % source_count);
+    }
+    if (!start_range(slots_[i].get(), source, std::move(response))) break;
   }
   std::unique_lock lock(mu);
   while (finished < threads.size()) {
     finished_cv.wait_for(lock, kDownloadSlice);
-    const std::size_t ready = std::exchange(idle, 0);
+    const std::vector<std::size_t> ready = std::exchange(idle, {});
     lock.unlock();
-    for (std::size_t i = 0; i < ready && !shared.stopping(); ++i) {
+    // A range that finished early takes more work from the source that served it.
+    for (std::size_t i = 0; i < ready.size() && !shared.stopping(); ++i) {
       RangeSlot* taken = steal_work(shared);
-      if (!taken || !start_range(taken, std::nullopt)) break;
+      if (!taken || !start_range(taken, shared.sources->live_from(ready[i]), std::nullopt)) break;
     }
     monitor_.tick(&shared.stop);
     lock.lock();
@@ -129,6 +146,15 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   for (auto& thread : threads) thread.join();
   if (first_error) return *first_error;
   return {};
+}
+
+// Each dropped mirror is a note; with mirrors, the result lists what each source gave.
+void DownloadSession::report_sources(const DownloadSources& sources) {
+  if (options_.mirrors.empty()) return;
+  result_.sources = sources.reports();
+  for (const auto& source : result_.sources) {
+    if (!source.dropped.empty()) note("mirror " + source.url + " dropped: " + source.dropped);
+  }
 }
 
 // Supervisor only: cuts the slot with the most unreserved bytes and appends the second

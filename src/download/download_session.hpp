@@ -75,6 +75,7 @@ class DownloadSession {
   Result<void> run_ranges();
   Result<void> run_on_threads(FetchShared& shared);
   RangeSlot* steal_work(FetchShared& shared);
+  void report_sources(const DownloadSources& sources);
 
   Client& client_;
   DownloadOptions options_;

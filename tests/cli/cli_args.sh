@@ -54,6 +54,12 @@ case_one_output_file_for_two_urls_exits_2() {
   expect_one_error "-o names one file, but 2 URLs were given"
 }
 
+case_mirror_for_two_urls_exits_2() {
+  run_sluice --mirror http://127.0.0.1:9/m -O "$URL" http://127.0.0.1:9/other
+  expect_code 2
+  expect_one_error "--mirror names other URLs of one file, but 2 URLs were given"
+}
+
 case_download_options_check_their_values() {
   run_sluice --split 17 "$URL"
   expect_code 2

@@ -121,6 +121,25 @@ case_continue_a_truncated_file() {
   grep -q '"transferred":56623104' "$OUT" || fail "more than the rest was transferred: $(cat "$OUT")"
 }
 
+case_mirrors_share_the_ranges_and_a_dead_one_is_dropped() {
+  # nginx serves the same files over http and https, with the same ETag: a mirror.
+  # Nothing listens on port 1: that mirror is dropped and its range goes elsewhere.
+  run_sluice --json-summary --cacert "$SLUICE_TEST_CA" --mirror "$SLUICE_NGINX_HTTPS_URL/64m.bin" \
+    --mirror http://127.0.0.1:1/64m.bin -o "$SCRATCH/64m.bin" "$HTTP/64m.bin"
+  expect_code 0
+  [ "$(sha_of "$SCRATCH/64m.bin")" = "$(expected_sha 64m.bin)" ] || fail "the file differs"
+  grep -q 'mirror http://127.0.0.1:1/64m.bin dropped' "$ERR" || fail "no note on the dead mirror: $(cat "$ERR")"
+  /usr/bin/python3 - "$OUT" "$SLUICE_NGINX_HTTPS_URL/64m.bin" <<'PY' || fail "--json-summary sources: $(cat "$OUT")"
+import json, sys
+summary = json.loads(open(sys.argv[1]).read())
+sources = summary["sources"]
+assert [s["url"] for s in sources][1:] == [sys.argv[2], "http://127.0.0.1:1/64m.bin"], sources
+assert sources[1]["bytes"] > 0 and sources[1]["dropped"] is None, sources
+assert sources[2]["bytes"] == 0 and sources[2]["dropped"], sources
+assert sum(s["bytes"] for s in sources) == summary["size"], sources
+PY
+}
+
 case_server_without_ranges_gets_one_connection() {
   start_file_peer norange
   run_sluice --split 4 -o "$SCRATCH/peer.out" "$PEER_URL/file.bin"

@@ -29,6 +29,7 @@ sluice_cli_tests(cli_args.sh args
   option_without_value_exits_2
   time_cond_without_a_date_exits_2
   one_output_file_for_two_urls_exits_2
+  mirror_for_two_urls_exits_2
   download_options_check_their_values
   version_names_version_protocols_and_features
   help_lists_every_option_and_variable
@@ -138,6 +139,7 @@ set(SLUICE_CLI_DOWNLOAD_CASES
   killed_segmented_download_resumes
   continue_a_truncated_file
   server_without_ranges_gets_one_connection
+  mirrors_share_the_ranges_and_a_dead_one_is_dropped
   checksum_mismatch_is_an_error_and_the_file_is_not_complete
   limit_rate_is_accurate
   remote_header_name_is_used_safely

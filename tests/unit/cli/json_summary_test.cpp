@@ -43,5 +43,17 @@ TEST(JsonSummary, ADownloadReportsItsRangesRetriesAndSteals) {
   EXPECT_NE(line.find("\"ranges\":4,\"retries\":1,\"steals\":2,"), std::string::npos) << line;
 }
 
+TEST(JsonSummary, MirrorsAreListedWithTheirBytesAndWhyOneWasDropped) {
+  DownloadResult done;
+  EXPECT_EQ(json_summary("http://h/f", done, 0, nullptr).find("\"sources\""), std::string::npos)
+      << "no mirrors, no list";
+  done.sources = {{"http://h/f", 7, ""}, {"http://m/f", 0, "refused"}};
+  const std::string line = json_summary("http://h/f", done, 0, nullptr);
+  EXPECT_NE(line.find("\"sources\":[{\"url\":\"http://h/f\",\"bytes\":7,\"dropped\":null},"
+                      "{\"url\":\"http://m/f\",\"bytes\":0,\"dropped\":\"refused\"}],"),
+            std::string::npos)
+      << line;
+}
+
 }  // namespace
 }  // namespace sluice::cli

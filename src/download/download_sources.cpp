@@ -1,0 +1,62 @@
+#include "download/download_sources.hpp"
+
+#include "client/redirect.hpp"
+#include "sluice/url.hpp"
+
+namespace sluice {
+
+DownloadSources::DownloadSources(const Request& primary, const std::string& asked_url,
+                                 const std::vector<std::string>& mirrors) {
+  sources_.push_back(Source{primary, 0, false, {}});
+  // download() checked every URL before it began.
+  const Url asked = Url::parse(asked_url).value();
+  for (const std::string& mirror : mirrors) {
+    Request request = primary;
+    request.url = mirror;
+    const Url to = Url::parse(mirror).value();
+    if (asked.origin() != to.origin()) {
+      request.auth = Authentication{};
+      drop_credentials_across_origins(asked, to, request.headers);
+    }
+    sources_.push_back(Source{std::move(request), 0, false, {}});
+  }
+}
+
+Request DownloadSources::request_for(std::size_t source) const { return sources_[source].request; }
+
+std::size_t DownloadSources::live_from(std::size_t source) const {
+  std::lock_guard lock(mu_);
+  for (std::size_t step = 0; step < sources_.size(); ++step) {
+    const std::size_t candidate = (source + step) % sources_.size();
+    if (!sources_[candidate].dropped) return candidate;
+  }
+  return 0;
+}
+
+std::size_t DownloadSources::drop(std::size_t source, std::string why) {
+  {
+    std::lock_guard lock(mu_);
+    Source& dropped = sources_[source];
+    if (is_mirror(source) && !dropped.dropped) {
+      dropped.dropped = true;
+      dropped.why = std::move(why);
+    }
+  }
+  return live_from(source);
+}
+
+void DownloadSources::count_written(std::size_t source, std::uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  sources_[source].written += bytes;
+}
+
+std::vector<DownloadSourceReport> DownloadSources::reports() const {
+  std::lock_guard lock(mu_);
+  std::vector<DownloadSourceReport> out;
+  for (const Source& source : sources_) {
+    out.push_back(DownloadSourceReport{source.request.url, source.written, source.why});
+  }
+  return out;
+}
+
+}  // namespace sluice

@@ -1,0 +1,60 @@
+#pragma once
+// DownloadSources: where a download's ranges come from: the primary URL (source 0,
+// after its redirects) and the mirrors the caller named, which serve the same file.
+// A mirror that fails, or that answers with another size or validator, is dropped for
+// the rest of the download and its range moves on to the next live source; the
+// primary is never dropped, so a range always has somewhere to go.
+//
+// Ownership: owned by the download on the calling thread; range threads call every
+// member concurrently, so the mutable state is under mu_.
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sluice/download.hpp"
+#include "sluice/request.hpp"
+
+namespace sluice {
+
+class DownloadSources {
+ public:
+  /// `primary` is the GET every range copies (its URL after redirects); each mirror
+  /// gets a copy with its own URL, and without credentials (auth, Authorization,
+  /// Cookie) when its origin is not the origin of `asked_url`, the URL the caller
+  /// gave: they were meant for that server only, as across a redirect.
+  DownloadSources(const Request& primary, const std::string& asked_url,
+                  const std::vector<std::string>& mirrors);
+
+  std::size_t count() const noexcept { return sources_.size(); }
+  static bool is_mirror(std::size_t source) noexcept { return source != 0; }
+  /// The request a range asks `source` with (Range and If-Range still to add).
+  Request request_for(std::size_t source) const;
+  const std::string& url(std::size_t source) const { return sources_[source].request.url; }
+
+  /// `source` while it is live, else the next live source after it (wrapping).
+  std::size_t live_from(std::size_t source) const;
+  /// Drops a mirror (the first reason given is kept); returns the live source to use
+  /// next. The primary is never dropped.
+  std::size_t drop(std::size_t source, std::string why);
+  /// Body bytes a range wrote from `source`.
+  void count_written(std::size_t source, std::uint64_t bytes);
+
+  /// What each mirror did: its bytes, and why it was dropped if it was.
+  std::vector<DownloadSourceReport> reports() const;
+
+ private:
+  struct Source {
+    Request request;
+    std::uint64_t written = 0;  // guarded by mu_
+    bool dropped = false;       // guarded by mu_
+    std::string why;            // guarded by mu_
+  };
+
+  mutable std::mutex mu_;
+  std::vector<Source> sources_;  // the vector itself never changes after construction
+};
+
+}  // namespace sluice

@@ -1,0 +1,138 @@
+// Mirrors in sluice::download(): ranges spread over the URL and its mirrors, and a
+// mirror that fails, or serves another version of the file, dropped with a note while
+// its range continues on the URL. Two scripted servers (RangeFileServer) are the URL
+// and the mirror.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "download/download_control.hpp"
+#include "integration/download_test_server.hpp"
+#include "sluice/download.hpp"
+
+namespace sluice {
+namespace {
+
+using namespace std::chrono_literals;
+using test::file_exists;
+
+constexpr std::size_t k8m = 8u << 20;
+
+class DownloadMirror : public ::testing::Test {
+ protected:
+  DownloadOptions options_for(const std::string& path) const {
+    DownloadOptions options;
+    options.request = Request::get(primary_.url());
+    options.target.path = path;
+    options.mirrors = {mirror_.url()};
+    // Two ranges of 4 MiB with a 3 MiB minimum: no range can take half of another's
+    // rest, so each source serves exactly the range it was given.
+    options.min_range_size = 3u << 20;
+    options.sha256 = test::sha256_hex(body_);
+    return options;
+  }
+  static bool has_range_request(const test::RangeFileServer& server) {
+    const auto seen = server.seen();
+    return std::any_of(seen.begin(), seen.end(),
+                       [](const test::RangeRequestSeen& one) { return !one.range.empty(); });
+  }
+  std::string note_about_mirror(const DownloadResult& result) const {
+    for (const auto& note : result.notes) {
+      if (note.find("mirror " + mirror_.url() + " dropped") == 0) return note;
+    }
+    return "";
+  }
+
+  Client client_ = Client::create().value();
+  const std::string body_ = test::pseudo_random_bytes(k8m, 21);
+  test::RangeFileServer primary_{body_};
+  test::RangeFileServer mirror_{body_};
+  test::ScratchDir dir_;
+};
+
+TEST_F(DownloadMirror, RangesAreSpreadOverTheUrlAndTheMirror) {
+  const std::string path = dir_.file("f");
+  auto result = download(client_, options_for(path));
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(result->ranges, 2u) << "one range per source, though ranges was 1";
+  EXPECT_TRUE(has_range_request(mirror_));
+  ASSERT_EQ(result->sources.size(), 2u);
+  EXPECT_EQ(result->sources[0].url, primary_.url());
+  EXPECT_EQ(result->sources[1].url, mirror_.url());
+  EXPECT_EQ(result->sources[0].bytes, k8m / 2);
+  EXPECT_EQ(result->sources[1].bytes, k8m / 2);
+  EXPECT_TRUE(result->sources[1].dropped.empty());
+  EXPECT_EQ(test::read_file(path), body_);
+}
+
+// If-Range with the URL's ETag makes a mirror with another version answer 200: that
+// is another file, so the mirror is dropped and the URL serves its range.
+TEST_F(DownloadMirror, MirrorWithAnotherVersionIsDroppedAndTheUrlServesItsRange) {
+  mirror_.set_body(body_, "\"other\"");
+  const std::string path = dir_.file("f");
+  auto result = download(client_, options_for(path));
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_NE(note_about_mirror(*result).find("another file"), std::string::npos)
+      << note_about_mirror(*result);
+  ASSERT_EQ(result->sources.size(), 2u);
+  EXPECT_EQ(result->sources[0].bytes, k8m);
+  EXPECT_EQ(result->sources[1].bytes, 0u);
+  EXPECT_EQ(result->retries, 0) << "moving to another source is not a retry";
+  EXPECT_EQ(test::read_file(path), body_);
+}
+
+// A mirror that answers ranges whatever If-Range says, with another ETag: its 206 is
+// refused by the validator check, never written.
+TEST_F(DownloadMirror, MirrorThatIgnoresIfRangeIsCheckedByItsValidator) {
+  mirror_.set_body(std::string(k8m, 'x'), "\"other\"");
+  mirror_.set_ignore_if_range(true);
+  const std::string path = dir_.file("f");
+  auto result = download(client_, options_for(path));
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_NE(note_about_mirror(*result).find("the mirror's ETag is '\"other\"', not the URL's '\"v1\"'"),
+            std::string::npos)
+      << note_about_mirror(*result);
+  EXPECT_EQ(result->sources[1].bytes, 0u);
+  EXPECT_EQ(test::read_file(path), body_);
+}
+
+TEST_F(DownloadMirror, MirrorThatCannotBeReachedIsDropped) {
+  const std::string path = dir_.file("f");
+  auto options = options_for(path);
+  // Nothing listens on port 1: the connection is refused at once.
+  options.mirrors = {"http://127.0.0.1:1/file.bin"};
+  auto result = download(client_, options);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  ASSERT_EQ(result->sources.size(), 2u);
+  EXPECT_FALSE(result->sources[1].dropped.empty());
+  EXPECT_EQ(result->sources[0].bytes, k8m);
+  EXPECT_EQ(test::read_file(path), body_);
+  EXPECT_FALSE(file_exists(control_path_for(path)));
+}
+
+// Credentials were given for the URL's server: a mirror of another origin (another
+// port) never sees them.
+TEST_F(DownloadMirror, CredentialsStayWithTheUrlsOrigin) {
+  const std::string path = dir_.file("f");
+  auto options = options_for(path);
+  options.request.auth = Authentication::basic("user", "secret");
+  auto result = download(client_, options);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  for (const auto& seen : primary_.seen()) EXPECT_FALSE(seen.authorization.empty());
+  ASSERT_TRUE(has_range_request(mirror_));
+  for (const auto& seen : mirror_.seen()) EXPECT_EQ(seen.authorization, "") << seen.range;
+}
+
+TEST_F(DownloadMirror, BadMirrorUrlIsRefusedBeforeAnyRequest) {
+  auto options = options_for(dir_.file("f"));
+  options.mirrors = {"ftp://example.org/f"};
+  auto result = download(client_, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().category(), ErrorCategory::usage);
+  EXPECT_NE(result.error().message().find("mirror 'ftp://example.org/f'"), std::string::npos)
+      << result.error().message();
+  EXPECT_TRUE(primary_.seen().empty());
+}
+
+}  // namespace
+}  // namespace sluice
