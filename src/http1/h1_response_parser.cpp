@@ -1,8 +1,9 @@
 // H1ResponseParser: llhttp (HTTP_RESPONSE, no lenient flags) turned into
 // ResponseHead, body spans, trailers and completion, with the head size limit and
 // errors a person can read. One leniency, of our own: a bare LF ends a line of the
-// head, as RFC 9112 2.2 allows and curl and browsers do (docs/reliability.md lists
-// what is accepted and what stays strict).
+// head and of chunked framing (chunk-size lines, the line end after chunk data,
+// trailers), as RFC 9112 2.2 allows and curl and browsers do (docs/reliability.md
+// lists what is accepted and what stays strict). Chunk data never passes through it.
 //
 // Ownership: one parser per connection, HTTP thread only. llhttp calls back into
 // State through noexcept trampolines; the events object is borrowed for the length
@@ -10,6 +11,7 @@
 
 #include <llhttp.h>
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <string>
@@ -66,7 +68,6 @@ struct ResponseCore {
   Error fail(Error error);
   Error translate(llhttp_errno_t rv) const;
   Result<int> check_trailer_size() const;
-  Result<int> check_chunk_crlf(const char* p, const char* end);
   std::string progress() const;
   std::string truncation_message() const;
   Error head_too_large() const;
@@ -77,6 +78,14 @@ struct ResponseCore {
   std::size_t raw_length_of(std::size_t normalized) const;
   void release_head_scratch();
   Result<std::size_t> feed_head(const char* raw, std::size_t n, std::size_t& consumed);
+  /// One step of a chunked body: chunk data straight to llhttp (no copy), or the
+  /// framing up to the end of one line, a bare LF given its CR. `consumed` is the
+  /// input taken; the result is where the response ended, when it did.
+  Result<std::size_t> feed_chunked(const char* raw, std::size_t n, std::size_t& consumed);
+  /// Copies one framing line (up to and including its LF, or all of `n`) into
+  /// head_scratch with a CR given to a bare LF; returns the input bytes taken.
+  std::size_t normalize_framing_line(const char* raw, std::size_t n);
+  Result<int> execute_scratch();
 
   llhttp_t parser{};
   std::size_t max_header_bytes;
@@ -101,6 +110,8 @@ struct ResponseCore {
   std::uint64_t expected_length = 0;
   std::uint64_t body_bytes = 0;
   int crlf_due = 0;  // bytes of the CRLF after a chunk's data not yet checked
+  bool in_chunk_data = false;   // between a chunk-size line and the end of its data
+  bool framing_prev_cr = false; // the last framing byte was a CR
   Headers fields;  // the head's fields, then the trailers'
   std::string name;
   std::string value;
@@ -169,6 +180,7 @@ void State::reset(bool head) {
   head_bytes = trailer_bytes = 0;
   expected_length = body_bytes = 0;
   crlf_due = 0;
+  in_chunk_data = framing_prev_cr = false;
   fields = Headers();
   name.clear();
   value.clear();
@@ -276,6 +288,7 @@ Result<int> State::on_headers_complete() {
 Result<int> State::on_chunk_header() {
   // The size-0 chunk ends the data; any fields after it are trailers.
   if (parser.content_length == 0) phase = Phase::trailers;
+  in_chunk_data = parser.content_length > 0;
   return 0;
 }
 
@@ -284,19 +297,10 @@ Result<int> State::on_body(const char* at, std::size_t length) {
   events->on_body({reinterpret_cast<const std::byte*>(at), length});
   if (body_kind != BodyKind::chunked || parser.content_length != 0) return 0;
   // This chunk's data ended at at + length; llhttp's loose mode skips the next two
-  // bytes unseen, so we check that they are the CRLF (a smuggling vector otherwise).
+  // bytes unseen, so feed_chunked() checks that they are a CRLF or a bare LF (a
+  // smuggling vector otherwise) and gives llhttp a CRLF either way.
+  in_chunk_data = false;
   crlf_due = 2;
-  return check_chunk_crlf(at + length, execute_end);
-}
-
-// Checks the bytes in [p, end) that belong to the CRLF after chunk data; the rest
-// is checked at the start of the next feed.
-Result<int> State::check_chunk_crlf(const char* p, const char* end) {
-  for (; crlf_due > 0 && p < end; ++p, --crlf_due) {
-    if (*p != (crlf_due == 2 ? '\r' : '\n')) {
-      return protocol_error("invalid chunked body from server (chunk data not followed by CRLF)");
-    }
-  }
   return 0;
 }
 
@@ -441,10 +445,13 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
       if (capped && !head_done && taken == n) return fail(head_too_large());
       continue;
     }
-    if (crlf_due > 0) {
-      if (Result<int> checked = check_chunk_crlf(start, start + n); !checked) {
-        return fail(std::move(checked).error());
-      }
+    if (body_kind == BodyKind::chunked) {
+      std::size_t taken = 0;
+      Result<std::size_t> fed = feed_chunked(start, n, taken);
+      if (!fed) return fail(std::move(fed).error());
+      if (phase == Phase::complete) return offset + *fed;
+      offset += taken;
+      continue;
     }
     execute_end = start + n;
     const llhttp_errno_t rv = llhttp_execute(&parser, start, n);
@@ -469,6 +476,69 @@ Result<std::size_t> State::feed_head(const char* raw, std::size_t n, std::size_t
   }
   if (rv != HPE_OK) return fail(translate(rv));
   return consumed;
+}
+
+Result<std::size_t> State::feed_chunked(const char* raw, std::size_t n, std::size_t& consumed) {
+  if (in_chunk_data) {
+    // Exactly the data: what follows it is framing, which llhttp must see normalized.
+    consumed = static_cast<std::size_t>(std::min<std::uint64_t>(n, parser.content_length));
+    execute_end = raw + consumed;
+    const llhttp_errno_t rv = llhttp_execute(&parser, raw, consumed);
+    if (rv != HPE_OK) return translate(rv);
+    return consumed;
+  }
+  if (crlf_due > 0) {
+    // The line end after chunk data: CRLF, or a bare LF.
+    const char c = raw[0];
+    const bool ok = c == '\n' || (crlf_due == 2 && c == '\r');
+    if (!ok) {
+      return protocol_error("invalid chunked body from server (chunk data not followed by CRLF)");
+    }
+    inserted_crs.clear();
+    if (c == '\r' && n >= 2 && raw[1] == '\n') {  // the usual CRLF, in one step
+      head_scratch.assign("\r\n");
+      crlf_due = 0;
+      consumed = 2;
+    } else {
+      head_scratch.assign(c == '\n' && crlf_due == 2 ? "\r\n" : std::string(1, c));
+      if (c == '\n' && crlf_due == 2) inserted_crs.push_back(0);
+      crlf_due = c == '\n' ? 0 : 1;
+      consumed = 1;
+    }
+  } else {
+    consumed = normalize_framing_line(raw, n);
+  }
+  Result<int> executed = execute_scratch();
+  if (!executed) return std::move(executed).error();
+  if (phase == Phase::complete) {
+    return raw_length_of(static_cast<std::size_t>(llhttp_get_error_pos(&parser) -
+                                                  head_scratch.data()));
+  }
+  return consumed;
+}
+
+Result<int> State::execute_scratch() {
+  execute_end = head_scratch.data() + head_scratch.size();
+  const llhttp_errno_t rv = llhttp_execute(&parser, head_scratch.data(), head_scratch.size());
+  if (rv == HPE_OK || (rv == HPE_PAUSED && phase == Phase::complete)) return 0;
+  return translate(rv);
+}
+
+std::size_t State::normalize_framing_line(const char* raw, std::size_t n) {
+  head_scratch.clear();
+  inserted_crs.clear();
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = raw[i++];
+    if (c == '\n' && !framing_prev_cr) {
+      inserted_crs.push_back(head_scratch.size());
+      head_scratch.push_back('\r');
+    }
+    head_scratch.push_back(c);
+    framing_prev_cr = c == '\r';
+    if (c == '\n') break;
+  }
+  return i;
 }
 
 std::size_t State::normalize_head(const char* raw, std::size_t n) {

@@ -201,6 +201,18 @@ TEST(FaultMatrixH1, HeadLinesEndingInABareLineFeedAreAccepted) {
   EXPECT_EQ(*body, "line\n\n");
 }
 
+// The same for chunked framing, with trailers; the LFs inside chunk data stay.
+TEST(FaultMatrixH1, ChunkedFramingEndingInBareLineFeedsIsAccepted) {
+  TestServer server = answer_with(
+      "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5\nline\n\n3;ext=1\nab\n\n0\nX-Sum: 9\n\n");
+  auto client = Client::create().value();
+  auto response = client.fetch(request_for(server.url("/")));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  auto body = response->body.read_all(1024);
+  ASSERT_TRUE(body.ok()) << body.error().message();
+  EXPECT_EQ(*body, "line\nab\n");
+}
+
 // ---- where the server is, and whether it answers ----------------------------------------
 
 TEST(FaultMatrixH1, DnsFailureNamesTheHost) {

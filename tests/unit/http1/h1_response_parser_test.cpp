@@ -329,6 +329,35 @@ std::vector<GoodCase> good_cases() {
     c.consumed = first.size();
     cases.push_back(c);
   }
+  // The same for chunked framing: chunk-size lines, the line end after chunk data
+  // and trailer lines. Chunk data is never touched: the LFs inside it stay.
+  {
+    GoodCase c;
+    c.name = "BareLineFeedsInChunkFramingButNotChunkData";
+    c.wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\na\nb\n\n3;x=1\n\r\n\n\n0\n\n";
+    c.headers = {{"Transfer-Encoding", "chunked"}};
+    c.body = "a\nb\n\r\n\n";
+    cases.push_back(c);
+  }
+  {
+    GoodCase c;
+    c.name = "BareLineFeedsThroughoutAChunkedResponseWithTrailers";
+    c.wire = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5\nhello\r\n6\n world\n0\nChecksum: 7a1c\r\nX-Done: yes\n\n";
+    c.headers = {{"Transfer-Encoding", "chunked"}};
+    c.body = "hello world";
+    c.trailers = Fields{{"Checksum", "7a1c"}, {"X-Done", "yes"}};
+    cases.push_back(c);
+  }
+  {
+    GoodCase c;
+    c.name = "BareLineFeedChunkedResponseLeavesTheNextOneUnread";
+    const std::string first = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\n0\n\n";
+    c.wire = first + "HTTP/1.1 204 No Content\r\n\r\n";
+    c.headers = {{"Transfer-Encoding", "chunked"}};
+    c.body = "abc";
+    c.consumed = first.size();
+    cases.push_back(c);
+  }
   {
     GoodCase c;
     c.name = "BareLineFeedHeadAtTheLimitCountsTheBytesSent";
@@ -456,6 +485,11 @@ std::vector<BadCase> bad_cases() {
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
   cases.push_back({"ChunkDataFollowedByCrOnly", chunked_head + "3\r\nabc\rX0\r\n\r\n", {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
+  cases.push_back({"ChunkDataFollowedByLineFeedThenCr", chunked_head + "3\nabc\n\r0\r\n\r\n", {},
+                   ErrorCategory::protocol, "HTTP/1.1: invalid chunk size from server (", true});
+  cases.push_back({"ChunkDataFollowedByCrCr", chunked_head + "3\r\nabc\r\r\n0\r\n\r\n", {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
   cases.push_back({"ChunkSizeLineWithoutLineFeed", chunked_head + "3\rXabc\r\n0\r\n\r\n", {},
