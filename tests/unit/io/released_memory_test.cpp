@@ -24,6 +24,9 @@
 namespace sluice {
 namespace {
 
+// Not compiled where the allocator is not glibc's: a test that cannot run there is
+// left out rather than reported as skipped.
+#if !defined(SLUICE_TEST_OWN_ALLOCATOR) && defined(__GLIBC__)
 constexpr std::size_t kMiB = 1u << 20;
 
 std::size_t resident_bytes() {
@@ -37,9 +40,6 @@ std::size_t resident_bytes() {
 }
 
 TEST(ReturnReleasedMemory, FreedHeapBlocksLeaveResidentMemory) {
-#if defined(SLUICE_TEST_OWN_ALLOCATOR) || !defined(__GLIBC__)
-  GTEST_SKIP() << "glibc's allocator only";
-#else
   return_released_memory(kTrimAfterReleased);  // this thread's count starts at 0
   // The way an upload burst gets there: the first large block is mmapped, and its
   // free raises glibc's mmap threshold, so the next ones come from the heap.
@@ -62,8 +62,8 @@ TEST(ReturnReleasedMemory, FreedHeapBlocksLeaveResidentMemory) {
   EXPECT_LT(after + 32 * kMiB, before)
       << "48 MiB of freed heap blocks stayed resident: " << before / kMiB << " MiB before, "
       << after / kMiB << " MiB after";
-#endif
 }
+#endif
 
 }  // namespace
 }  // namespace sluice
