@@ -25,6 +25,9 @@ constexpr std::size_t kDecodeStep = 64 * 1024;
 // GOAWAY and REFUSED_STREAM say the server did not process a request. A server
 // shutting down can say it again on the next connection; past this it is an error.
 constexpr int kMaxUnprocessedRetries = 2;
+// A refused 0-RTT send goes again after the handshake on the same connection, so
+// one refusal per connection the request tries; two allow a second early attempt.
+constexpr int kMaxEarlyRefusals = 2;
 // How long the rest of a dropped body (less than a mark) may take to arrive before
 // its exchange is abandoned (at most the idle timeout): without a deadline of its
 // own, a server that stalls would hold the connection until the Client goes.
@@ -517,6 +520,18 @@ void Transfer::on_unprocessed(Error error) {
     return;
   }
   fail(std::move(error));
+}
+
+// Early data the server refused says nothing about the request: it goes again
+// without using one of the resends kept for the server's own refusals.
+void Transfer::on_early_data_refused(Error error) {
+  conn_ = nullptr;
+  exchange_ = kNoExchange;
+  if (phase_ == Phase::waiting_head && early_refusals_ < kMaxEarlyRefusals && retry(error)) {
+    ++early_refusals_;
+    return;
+  }
+  on_unprocessed(std::move(error));
 }
 
 // Queues the request again; false when its body cannot be sent again.

@@ -75,6 +75,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void on_complete() override;
   void on_error(Error error) override;
   void on_unprocessed(Error error) override;
+  void on_early_data_refused(Error error) override;
   bool wants_body() const override;
   std::size_t held_bytes() const override;
   void report_taken_after(std::size_t bytes) override;
@@ -144,6 +145,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   bool conn_reused_ = false;
   bool retried_ = false;           // the one retry after a dead pooled connection
   int unprocessed_retries_ = 0;    // sends the server refused or never saw
+  int early_refusals_ = 0;         // sends in 0-RTT early data the server refused
   int redirects_ = 0;
   int connects_ = 0;  // connections made for this request (note_connection)
   std::optional<RedirectStep> next_hop_;

@@ -125,7 +125,7 @@ void H3Connection::on_early_data_rejected() {
   early_ = false;  // no stream may start until the handshake completed
   std::unique_ptr<H3Session> refused = std::exchange(session_, make_session());
   exchanges_ = 0;  // nothing was processed: not a reused connection
-  refused->fail_all_unprocessed(
+  refused->fail_all_refused_early(
       Error(ErrorCategory::protocol, "HTTP/3: the server refused the 0-RTT early data"));
 }
 

@@ -490,6 +490,11 @@ void H3Session::fail_all_unprocessed(const Error& error) {
   fail_all(error);
 }
 
+void H3Session::fail_all_refused_early(const Error& error) {
+  for (auto& [stream_id, stream] : stream_map_) stream.refused_early = true;
+  fail_all_unprocessed(error);
+}
+
 void H3Session::fail_all(const Error& error) {
   Entry entry(*this);
   closing_ = true;

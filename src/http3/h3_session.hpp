@@ -145,6 +145,9 @@ class H3Session final : public QuicApplication {
   /// fail_all, but the server never processed these exchanges (refused early data,
   /// a handshake that failed): their sinks hear on_unprocessed and may send again.
   void fail_all_unprocessed(const Error& error);
+  /// fail_all_unprocessed for early data the server refused: sinks hear
+  /// on_early_data_refused.
+  void fail_all_refused_early(const Error& error);
   /// The HTTP/3 error code for the CONNECTION_CLOSE after a fatal error (H3_NO_ERROR
   /// while all is well).
   std::uint64_t close_error_code() const noexcept { return close_code_; }

@@ -148,9 +148,12 @@ void H3Session::fail_stream(std::int64_t stream_id, Error error, bool abandon) {
   if (stream == nullptr || stream->sink == nullptr) return;
   if (trace_.on()) trace_stream(stream_id, "failed: " + error.message());
   const bool unprocessed = stream->unprocessed;
+  const bool refused_early = stream->refused_early;
   ExchangeSink* sink = detach(*stream);
   if (abandon) abandon_stream(*stream, NGHTTP3_H3_REQUEST_CANCELLED);
-  if (unprocessed) {
+  if (refused_early) {
+    sink->on_early_data_refused(std::move(error));
+  } else if (unprocessed) {
     sink->on_unprocessed(std::move(error));
   } else {
     sink->on_error(std::move(error));

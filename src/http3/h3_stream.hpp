@@ -68,6 +68,8 @@ struct H3Stream {
   /// The server did not process the request (GOAWAY at or below its id, or
   /// H3_REQUEST_REJECTED): the sink hears on_unprocessed and may send it again.
   bool unprocessed = false;
+  /// Unprocessed because it went in 0-RTT early data that the server refused.
+  bool refused_early = false;
 };
 
 }  // namespace sluice

@@ -42,6 +42,10 @@ class ExchangeSink {
   /// above its last stream, REFUSED_STREAM, or never sent): it may be sent again on
   /// another stream or connection whatever its method. No other event follows.
   virtual void on_unprocessed(Error error) { on_error(std::move(error)); }
+  /// Unprocessed because the server refused the 0-RTT early data it came in: the
+  /// client's own gamble, not the server's refusal of the request, so a sink keeps
+  /// a budget for it apart from on_unprocessed's.
+  virtual void on_early_data_refused(Error error) { on_unprocessed(std::move(error)); }
   /// Read without locks by the transport after each receive: false pauses receiving
   /// for this exchange until the sink asks its connection to resume.
   virtual bool wants_body() const = 0;

@@ -6,6 +6,8 @@
 // tests wait for that event (no connection left), never for a time.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -129,6 +131,34 @@ TEST(ClientEarlyDataRefused, RefusedEarlyRequestsGoAgainAfterTheHandshake) {
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 4u);
   EXPECT_EQ(requests[0].path(), "/one");
+}
+
+// The refused early copy does not use up the resends kept for the server's own
+// refusals: after it, the server rejects the request twice (H3_REQUEST_REJECTED,
+// which says it was not processed) and the third send is answered.
+TEST(ClientEarlyDataRefused, RefusedEarlyDataLeavesTheResendsForTheServersRefusals) {
+  constexpr std::uint64_t kH3RequestRejected = 0x10b;  // RFC 9114 section 8.1
+  test::QuicTestServerOptions options;
+  options.cert_file = test::test_certs().server_cert;
+  options.key_file = test::test_certs().server_key;
+  options.session_tickets = true;
+  auto rejected = std::make_shared<std::atomic<int>>(0);
+  options.handler = [rejected](const test::QuicTestRequest& request) {
+    if (request.path() == "/x" && rejected->fetch_add(1) < 2)
+      return test::QuicTestResponse::reset_before_headers(kH3RequestRejected);
+    return test::QuicTestResponse::text("answer to " + request.path());
+  };
+  test::QuicTestUdpServer server(std::move(options));
+  Client client = early_client(test::test_certs().ca_file);
+  auto first = fetch_all(client, h3_only(server.url("/one")));
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  wait_for_no_connection(client);
+
+  auto response = fetch_all(client, h3_only(server.url("/x")));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->body, "answer to /x");
+  EXPECT_EQ(client.stats().quic_early_data_rejected, 1u);
+  EXPECT_EQ(rejected->load(), 3) << "two refusals, then the answer";
 }
 
 }  // namespace
