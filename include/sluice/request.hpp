@@ -112,7 +112,8 @@ struct Authentication {
     basic,   ///< RFC 7617: user and password, base64-encoded (readable on the wire without TLS)
     bearer,  ///< RFC 6750: an OAuth 2.0 access token
     /// RFC 7616 Digest (MD5, MD5-sess, SHA-256, SHA-256-sess, SHA-512-256; qop=auth;
-    /// userhash): the password never crosses the wire.
+    /// userhash; a name that is not ASCII goes as username*): the password never
+    /// crosses the wire.
     digest,
     /// curl's --anyauth: the strongest scheme the 401 offers, Digest (SHA-512-256 >
     /// SHA-256 > MD5) over Basic.

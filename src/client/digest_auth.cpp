@@ -1,5 +1,7 @@
 #include "client/digest_auth.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 namespace sluice {
@@ -110,6 +112,35 @@ int DigestChallenge::strength() const {
   return 0;
 }
 
+namespace {
+
+// RFC 7616 section 3.4.4: a name that is not ASCII goes as username*, an RFC 8187
+// ext-value (UTF-8, every byte outside attr-char percent-encoded); the hashes use
+// the name's own bytes either way.
+std::string username_parameter(std::string_view user) {
+  const bool ascii = std::all_of(user.begin(), user.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (ascii) return "username=" + quoted(user);
+  static constexpr std::string_view kAttrPunctuation = "!#$&+-.^_`|~";
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "username*=UTF-8''";
+  for (const char c : user) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 && byte < 0x80) {
+      out += c;
+    } else if (kAttrPunctuation.find(c) != std::string_view::npos) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0x0f];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::string> digest_authorization(const DigestChallenge& challenge,
                                          const DigestInput& input) {
   if (has_control(input.user) || has_control(input.password)) {
@@ -132,7 +163,7 @@ Result<std::string> digest_authorization(const DigestChallenge& challenge,
           : hash(ha1 + ":" + challenge.nonce + ":" + ha2);
   const std::string user =
       challenge.userhash ? hash(input.user + ":" + challenge.realm) : input.user;
-  std::string value = "Digest username=" + quoted(user) + ", realm=" + quoted(challenge.realm) +
+  std::string value = "Digest " + username_parameter(user) + ", realm=" + quoted(challenge.realm) +
                       ", uri=" + quoted(input.uri) + ", algorithm=" + challenge.algorithm_name +
                       ", nonce=" + quoted(challenge.nonce);
   if (challenge.qop_offered) {

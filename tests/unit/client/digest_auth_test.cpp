@@ -122,6 +122,24 @@ TEST(DigestAuth, QuotesInTheUserNameAreEscaped) {
   EXPECT_EQ(value->rfind("Digest username=\"a\\\"b\\\\c\", ", 0), 0u);
 }
 
+// RFC 7616 section 3.4.4 and its example name (section 3.9.2): a name that is not
+// ASCII goes as an RFC 8187 ext-value; the response hashes the name's UTF-8 bytes.
+TEST(DigestAuth, ANameThatIsNotAsciiGoesAsUsernameStar) {
+  const std::string name = "J\xc3\xa4s\xc3\xb8n Doe";
+  auto value = digest_authorization(rfc_challenge("MD5"), {name, "p", "GET", "/", "c", 1});
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(value->rfind("Digest username*=UTF-8''J%C3%A4s%C3%B8n%20Doe, realm=", 0), 0u) << *value;
+  EXPECT_EQ(value->find("username="), std::string::npos);
+}
+
+TEST(DigestAuth, AHashedNameNeedsNoUsernameStar) {
+  auto challenge = rfc_challenge("MD5");
+  challenge.userhash = true;
+  auto value = digest_authorization(challenge, {"J\xc3\xa4s\xc3\xb8n", "p", "GET", "/", "c", 1});
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(value->rfind("Digest username=\"", 0), 0u) << *value;
+}
+
 TEST(DigestAuth, ClientNoncesAreFreshHex) {
   auto a = new_cnonce();
   auto b = new_cnonce();
