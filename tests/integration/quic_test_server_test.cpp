@@ -41,6 +41,13 @@ Request h3_only(Request request) {
   return request;
 }
 
+Request post(std::string url, std::string body) {
+  Request request = Request::get(std::move(url));
+  request.method = "POST";
+  request.body = BytesBody{std::move(body)};
+  return request;
+}
+
 std::string read_body(BodyReader& reader) {
   auto all = reader.read_all(64u << 20);
   EXPECT_TRUE(all.ok()) << (all.ok() ? "" : all.error().message());
@@ -151,6 +158,47 @@ TEST(QuicTestServer, CloseConnectionFailsTheRequestNamingTheCode) {
       << response.error().message();
   EXPECT_TRUE(server.wait_for([](const QuicTestUdpStats& stats, const auto&) { return stats.closed; },
                               kPatience));
+}
+
+// RFC 9114 section 4.1.1: STOP_SENDING with H3_NO_ERROR and a whole response
+// means the rest of the request body is not needed: the response is the answer.
+TEST(QuicTestServer, StopSendingWithNoErrorAndAWholeResponseCompletesTheUpload) {
+  const std::string upload = generated_bytes(3, 0, 4u << 20);  // 16 stream windows
+  QuicTestServerOptions options = options_with([](const QuicTestRequest& request) {
+    return QuicTestResponse::text("enough after " + std::to_string(request.body.size()));
+  });
+  options.stop_sending = QuicTestStopSending{64 * 1024, kH3NoError};
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(post(server.url("/upload"), upload)));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->status, 200);
+  const std::vector<QuicTestRequest> requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_FALSE(requests[0].ended);
+  EXPECT_LT(requests[0].body.size(), upload.size());
+  EXPECT_EQ(read_body(response->body), "enough after " + std::to_string(requests[0].body.size()));
+}
+
+// A server that stops reading and gives up resets the stream (RFC 9114 section
+// 4.1.1): the upload stops and the request fails naming the code, not retried.
+TEST(QuicTestServer, StopSendingWithAResetFailsTheUploadNamingTheCode) {
+  const std::string upload = generated_bytes(3, 0, 4u << 20);
+  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::reset_before_headers(kH3ExcessiveLoad);
+  });
+  options.stop_sending = QuicTestStopSending{64 * 1024, kH3ExcessiveLoad};
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(post(server.url("/upload"), upload)));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
+  EXPECT_NE(response.error().message().find("reset by server (H3_EXCESSIVE_LOAD)"), std::string::npos)
+      << response.error().message();
+  const std::vector<QuicTestRequest> requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_FALSE(requests[0].ended);
+  EXPECT_LT(requests[0].body.size(), upload.size());
 }
 
 }  // namespace

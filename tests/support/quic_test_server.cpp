@@ -85,6 +85,10 @@ void QuicTestServer::note(std::string what) noexcept {
 }
 
 void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint now) {
+  if (silent()) {
+    ++datagrams_ignored_;
+    return;
+  }
   switch (state_) {
     case State::waiting:
       if (!accept(datagram, now)) {
@@ -116,6 +120,8 @@ void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint n
   }
   answer_requests(now);
 }
+
+bool QuicTestServer::silent() const { return h3_ != nullptr && h3_->silent(); }
 
 bool QuicTestServer::resumed() const { return tls_ != nullptr && tls_->resumed(); }
 
@@ -215,6 +221,7 @@ void QuicTestServer::answer_requests(TimePoint now) {
 }
 
 std::vector<std::vector<std::uint8_t>> QuicTestServer::send(TimePoint now) {
+  if (silent()) return {};
   std::vector<std::vector<std::uint8_t>> out = std::exchange(queued_, {});
   if (state_ == State::open) {
     if (h3_) h3_->apply_due_resets();
@@ -295,7 +302,7 @@ std::size_t QuicTestServer::fail_h3(const Error& error, TimePoint now) {
 }
 
 std::optional<TimePoint> QuicTestServer::next_expiry() const {
-  if (state_ != State::open) return std::nullopt;
+  if (state_ != State::open || silent()) return std::nullopt;
   const ngtcp2_tstamp expiry = ngtcp2_conn_get_expiry(conn_);
   if (expiry == UINT64_MAX) return std::nullopt;
   return quic_time_point(expiry);
@@ -345,7 +352,8 @@ void QuicTestServer::write_close(const ngtcp2_connection_close_error& close, Tim
 
 bool QuicTestServer::start_h3() {
   if (h3_) return true;
-  auto session = std::make_unique<H3ServerSession>(conn_, options_.handler);
+  auto session = std::make_unique<H3ServerSession>(conn_, options_.handler, options_.stop_sending,
+                                                   options_.goaway_plan);
   auto started = session->start(options_.transport.max_bidi_streams);
   if (!started) {
     note(started.error().message());

@@ -69,6 +69,10 @@ enum class QuicTestAction {
   reset_mid_body,
   close_connection,  ///< CONNECTION_CLOSE with application error app_error
   never_answer,      ///< nothing: the request stays open until the client gives up
+  /// The head and the body until the client acknowledged `reset_after` body bytes,
+  /// then silence: the server sends nothing more on the connection, not even ACKs,
+  /// and ignores what arrives (a server that vanished without a word).
+  go_silent_mid_body,
 };
 
 /// `size` bytes of fill_generated(seed, ...) (test_body.hpp): made as the window
@@ -98,6 +102,8 @@ struct QuicTestResponse {
                                          std::uint64_t app_error = kH3InternalError);
   static QuicTestResponse close_connection(std::uint64_t app_error = kH3InternalError);
   static QuicTestResponse never_answer();
+  /// A generated body of `size` bytes, then silence once `after` were acknowledged.
+  static QuicTestResponse go_silent_mid_body(std::uint64_t size, std::uint64_t after);
 };
 
 /// Called once per request, when it ended (FIN); on the server's thread.
@@ -113,6 +119,24 @@ struct QuicTestTransport {
   std::chrono::milliseconds idle_timeout{30'000};
 };
 
+/// A scripted STOP_SENDING on uploads: once `after` body bytes of a request arrived
+/// and before its FIN, the server stops reading it (STOP_SENDING with app_error)
+/// and hands the unfinished request to the handler, whose answer it sends (a whole
+/// response, or a reset as RFC 9114 section 4.1.1 expects of a server that gives up).
+struct QuicTestStopSending {
+  std::uint64_t after = 0;
+  std::uint64_t app_error = kH3NoError;
+};
+
+/// A scripted GOAWAY with requests in flight: the server processes the first
+/// `processed` request streams, leaves later ones unread (their bytes are credited
+/// back and dropped), and once `in_flight` request streams have begun sends GOAWAY,
+/// which names the first unread one: those were not processed (RFC 9114 section 5.2).
+struct QuicTestGoawayPlan {
+  std::size_t processed = 1;
+  std::size_t in_flight = 2;
+};
+
 struct QuicTestServerOptions {
   std::string cert_file;  ///< PEM; tests use test_certs().server_cert
   std::string key_file;   ///< PEM; test_certs().server_key
@@ -125,6 +149,8 @@ struct QuicTestServerOptions {
   /// accept_early_data.
   bool session_tickets = false;
   bool accept_early_data = false;
+  std::optional<QuicTestStopSending> stop_sending;
+  std::optional<QuicTestGoawayPlan> goaway_plan;
 };
 
 /// How the client ended the connection, when it sent CONNECTION_CLOSE.
@@ -165,6 +191,8 @@ class QuicTestServer {
   void goaway();
 
   bool handshake_done() const { return handshake_done_; }
+  /// A go_silent_mid_body answer silenced the connection: nothing in, nothing out.
+  bool silent() const;
   /// The handshake resumed a session of an earlier connection.
   bool resumed() const;
   /// The client's 0-RTT early data was accepted.
