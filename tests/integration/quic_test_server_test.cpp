@@ -4,7 +4,10 @@
 // server state), with kPatience only as a hang guard.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "sluice/sluice.hpp"
 #include "support/quic_test_udp_server.hpp"
@@ -199,6 +202,43 @@ TEST(QuicTestServer, StopSendingWithAResetFailsTheUploadNamingTheCode) {
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_FALSE(requests[0].ended);
   EXPECT_LT(requests[0].body.size(), upload.size());
+}
+
+// RFC 9114 section 5.2: a GOAWAY names the first request stream the server did not
+// process; those at or above it are sent again on a new connection, those below
+// finish on the old one. The server reads two of four request streams (the warm-up
+// and one of the three concurrent ones) and sends GOAWAY once all four began.
+TEST(QuicTestServer, GoawayWithRequestsInFlightRetriesTheUnprocessedOnANewConnection) {
+  QuicTestServerOptions options = options_with([](const QuicTestRequest& request) {
+    return QuicTestResponse::text("answer for " + request.path());
+  });
+  options.goaway_plan = QuicTestGoawayPlan{2, 4};
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  auto warm = client.fetch(h3_only(Request::get(server.url("/warm"))));  // opens the connection
+  ASSERT_TRUE(warm.ok()) << warm.error().message();
+  EXPECT_EQ(read_body(warm->body), "answer for /warm");
+  const std::vector<std::string> paths{"/a", "/b", "/c"};
+  std::vector<PendingResponse> pending;
+  for (const std::string& path : paths) pending.push_back(client.send(h3_only(Request::get(server.url(path)))));
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto response = pending[i].wait();
+    ASSERT_TRUE(response.ok()) << paths[i] << ": " << response.error().message();
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(read_body(response->body), "answer for " + paths[i]);
+  }
+  EXPECT_EQ(server.stats().connections, 2u);
+  // Each request was processed once: one on the first connection (stream 4, below
+  // the GOAWAY's 8), two on the second (streams 0 and 4 there).
+  const std::vector<QuicTestRequest> requests = server.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].path(), "/warm");
+  EXPECT_EQ(requests[1].stream_id, 4);
+  EXPECT_EQ(requests[2].stream_id + requests[3].stream_id, 4);
+  std::vector<std::string> served;
+  for (std::size_t i = 1; i < requests.size(); ++i) served.push_back(requests[i].path());
+  std::sort(served.begin(), served.end());
+  EXPECT_EQ(served, paths);
 }
 
 }  // namespace

@@ -121,6 +121,10 @@ void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint n
   answer_requests(now);
 }
 
+bool QuicTestServer::goaway_sent() const {
+  return goaway_wanted_ || (h3_ != nullptr && h3_->goaway_sent());
+}
+
 bool QuicTestServer::silent() const { return h3_ != nullptr && h3_->silent(); }
 
 bool QuicTestServer::resumed() const { return tls_ != nullptr && tls_->resumed(); }

@@ -191,6 +191,8 @@ class QuicTestServer {
   void goaway();
 
   bool handshake_done() const { return handshake_done_; }
+  /// GOAWAY was sent (or asked for, by goaway() or the goaway_plan).
+  bool goaway_sent() const;
   /// A go_silent_mid_body answer silenced the connection: nothing in, nothing out.
   bool silent() const;
   /// The handshake resumed a session of an earlier connection.

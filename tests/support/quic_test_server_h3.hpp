@@ -79,6 +79,7 @@ class H3ServerSession {
   const std::vector<QuicTestRequest>& requests() const { return requests_; }
   /// A go_silent_mid_body answer reached its point: the connection says nothing more.
   bool silent() const { return silent_; }
+  bool goaway_sent() const { return goaway_sent_; }
   /// The HTTP/3 code for a connection this session failed (valid after an error).
   std::uint64_t failure_code() const { return failure_code_; }
 
