@@ -241,5 +241,37 @@ TEST(QuicTestServer, GoawayWithRequestsInFlightRetriesTheUnprocessedOnANewConnec
   EXPECT_EQ(served, paths);
 }
 
+// A server that goes silent mid-body (no data, no ACKs): the idle timeout fails the
+// body after the bytes that arrived, which are the body's true first bytes.
+TEST(QuicTestServer, SilenceMidBodyFailsTheBodyByTheIdleTimeout) {
+  constexpr std::uint64_t kSize = 1u << 20;
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::go_silent_mid_body(kSize, 64 * 1024);
+  }));
+  Client client = h3_client();
+  Request request = Request::get(server.url("/silent"));
+  request.timeouts.idle = 300ms;
+  auto response = client.fetch(h3_only(std::move(request)));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->status, 200);
+  std::string got;
+  std::string chunk(64 * 1024, '\0');
+  Result<std::size_t> read = std::size_t{0};
+  for (;;) {
+    read = response->body.read(std::as_writable_bytes(std::span(chunk)));
+    if (!read.ok() || *read == 0) break;
+    got.append(chunk.data(), *read);
+  }
+  ASSERT_FALSE(read.ok()) << "a body cut short ended as if complete after " << got.size();
+  EXPECT_EQ(read.error().category(), ErrorCategory::timeout) << read.error().message();
+  EXPECT_EQ(read.error().code(), ErrorCode::idle_timeout) << read.error().message();
+  EXPECT_NE(read.error().message().find("idle timeout: no data from 127.0.0.1:"), std::string::npos)
+      << read.error().message();
+  EXPECT_NE(read.error().message().find("for 300 ms"), std::string::npos) << read.error().message();
+  EXPECT_GE(got.size(), 1u);
+  EXPECT_LT(got.size(), kSize);
+  EXPECT_TRUE(got == generated_bytes(1, 0, got.size())) << got.size() << " bytes";
+}
+
 }  // namespace
 }  // namespace sluice::test
