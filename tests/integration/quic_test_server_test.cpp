@@ -273,5 +273,27 @@ TEST(QuicTestServer, SilenceMidBodyFailsTheBodyByTheIdleTimeout) {
   EXPECT_TRUE(got == generated_bytes(1, 0, got.size())) << got.size() << " bytes";
 }
 
+// A server that never grants the request stream any credit: the POST cannot send a
+// byte, and the client's timeout fails it instead of waiting forever.
+TEST(QuicTestServer, NoStreamCreditFailsThePostByTheTimeout) {
+  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::text("never reached");
+  });
+  options.transport.stream_window = 0;  // initial_max_stream_data_bidi_remote, never raised
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  Request request = post(server.url("/upload"), generated_bytes(3, 0, 256 * 1024));
+  request.timeouts.idle = 300ms;
+  auto response = client.fetch(h3_only(std::move(request)));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::timeout) << response.error().message();
+  EXPECT_EQ(response.error().code(), ErrorCode::idle_timeout) << response.error().message();
+  EXPECT_NE(
+      response.error().message().find("neither read the request body nor answered for 300 ms"),
+      std::string::npos)
+      << response.error().message();
+  EXPECT_TRUE(server.requests().empty());
+}
+
 }  // namespace
 }  // namespace sluice::test
