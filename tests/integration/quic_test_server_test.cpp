@@ -295,5 +295,21 @@ TEST(QuicTestServer, NoStreamCreditFailsThePostByTheTimeout) {
   EXPECT_TRUE(server.requests().empty());
 }
 
+// A server that lost the connection's state answers with a Stateless Reset made
+// with the token it gave (RFC 9000 section 10.3): the request fails naming it.
+TEST(QuicTestServer, StatelessResetFailsTheRequestNamingIt) {
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::stateless_reset();
+  }));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(Request::get(server.url("/forgotten"))));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
+  EXPECT_NE(response.error().message().find("sent a stateless reset"), std::string::npos)
+      << response.error().message();
+  EXPECT_EQ(server.requests().size(), 1u);  // not retried: the request may have been processed
+  EXPECT_EQ(server.stats().error, "");
+}
+
 }  // namespace
 }  // namespace sluice::test

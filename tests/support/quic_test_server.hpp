@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -73,6 +74,10 @@ enum class QuicTestAction {
   /// then silence: the server sends nothing more on the connection, not even ACKs,
   /// and ignores what arrives (a server that vanished without a word).
   go_silent_mid_body,
+  /// The server forgets the connection: from then on it answers every datagram with
+  /// a Stateless Reset (RFC 9000 section 10.3) made with the token of the
+  /// connection ID the datagram names, and sends nothing else.
+  stateless_reset,
 };
 
 /// `size` bytes of fill_generated(seed, ...) (test_body.hpp): made as the window
@@ -104,6 +109,7 @@ struct QuicTestResponse {
   static QuicTestResponse never_answer();
   /// A generated body of `size` bytes, then silence once `after` were acknowledged.
   static QuicTestResponse go_silent_mid_body(std::uint64_t size, std::uint64_t after);
+  static QuicTestResponse stateless_reset();
 };
 
 /// Called once per request, when it ended (FIN); on the server's thread.
@@ -227,6 +233,7 @@ class QuicTestServer {
   void write_close(const ngtcp2_connection_close_error& close_error, TimePoint now);
   bool start_h3();
   void note(std::string what) noexcept;
+  void answer_with_stateless_reset(std::span<const std::uint8_t> datagram);
   static const ngtcp2_callbacks& callbacks();  // quic_test_server_callbacks.cpp
 
   QuicTestServerOptions options_;
@@ -237,6 +244,9 @@ class QuicTestServer {
   std::vector<std::uint8_t> original_dcid_;  // the client's first DCID
   std::vector<std::uint8_t> close_packet_;   // our CONNECTION_CLOSE, sent again on demand
   std::vector<std::vector<std::uint8_t>> queued_;  // leave with the next send()
+  // Our connection IDs and their stateless reset tokens (the first one's went in
+  // the transport parameters, the others with NEW_CONNECTION_ID).
+  std::map<std::vector<std::uint8_t>, std::vector<std::uint8_t>> reset_tokens_;
   bool handshake_done_ = false;
   bool goaway_wanted_ = false;
   std::optional<QuicTestCloseError> client_close_;

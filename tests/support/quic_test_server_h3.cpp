@@ -316,6 +316,9 @@ Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse
       return {};
     case QuicTestAction::never_answer:
       return {};
+    case QuicTestAction::stateless_reset:
+      forgotten_ = true;
+      return {};
   }
   return {};
 }

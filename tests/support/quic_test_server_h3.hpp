@@ -80,6 +80,8 @@ class H3ServerSession {
   /// A go_silent_mid_body answer reached its point: the connection says nothing more.
   bool silent() const { return silent_; }
   bool goaway_sent() const { return goaway_sent_; }
+  /// A stateless_reset answer: the server forgot the connection.
+  bool forgotten() const { return forgotten_; }
   /// The HTTP/3 code for a connection this session failed (valid after an error).
   std::uint64_t failure_code() const { return failure_code_; }
 
@@ -121,6 +123,7 @@ class H3ServerSession {
   bool goaway_due_ = false;
   bool goaway_sent_ = false;
   bool silent_ = false;
+  bool forgotten_ = false;
 };
 
 }  // namespace sluice::test

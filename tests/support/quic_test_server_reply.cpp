@@ -67,6 +67,10 @@ QuicTestResponse QuicTestResponse::go_silent_mid_body(std::uint64_t size, std::u
   return response;
 }
 
+QuicTestResponse QuicTestResponse::stateless_reset() {
+  return fault(QuicTestAction::stateless_reset, kH3NoError);
+}
+
 std::uint64_t body_size(const std::variant<std::string, GeneratedBody>& body) {
   if (const auto* text = std::get_if<std::string>(&body)) return text->size();
   return std::get<GeneratedBody>(body).size;
