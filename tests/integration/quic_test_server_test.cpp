@@ -4,7 +4,10 @@
 // server state), with kPatience only as a hang guard.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "sluice/sluice.hpp"
 #include "support/quic_test_udp_server.hpp"
@@ -38,6 +41,13 @@ Client h3_client() {
 
 Request h3_only(Request request) {
   request.version = VersionPolicy::http3_only;
+  return request;
+}
+
+Request post(std::string url, std::string body) {
+  Request request = Request::get(std::move(url));
+  request.method = "POST";
+  request.body = BytesBody{std::move(body)};
   return request;
 }
 
@@ -151,6 +161,154 @@ TEST(QuicTestServer, CloseConnectionFailsTheRequestNamingTheCode) {
       << response.error().message();
   EXPECT_TRUE(server.wait_for([](const QuicTestUdpStats& stats, const auto&) { return stats.closed; },
                               kPatience));
+}
+
+// RFC 9114 section 4.1.1: STOP_SENDING with H3_NO_ERROR and a whole response
+// means the rest of the request body is not needed: the response is the answer.
+TEST(QuicTestServer, StopSendingWithNoErrorAndAWholeResponseCompletesTheUpload) {
+  const std::string upload = generated_bytes(3, 0, 4u << 20);  // 16 stream windows
+  QuicTestServerOptions options = options_with([](const QuicTestRequest& request) {
+    return QuicTestResponse::text("enough after " + std::to_string(request.body.size()));
+  });
+  options.stop_sending = QuicTestStopSending{64 * 1024, kH3NoError};
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(post(server.url("/upload"), upload)));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->status, 200);
+  const std::vector<QuicTestRequest> requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_FALSE(requests[0].ended);
+  EXPECT_LT(requests[0].body.size(), upload.size());
+  EXPECT_EQ(read_body(response->body), "enough after " + std::to_string(requests[0].body.size()));
+}
+
+// A server that stops reading and gives up resets the stream (RFC 9114 section
+// 4.1.1): the upload stops and the request fails naming the code, not retried.
+TEST(QuicTestServer, StopSendingWithAResetFailsTheUploadNamingTheCode) {
+  const std::string upload = generated_bytes(3, 0, 4u << 20);
+  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::reset_before_headers(kH3ExcessiveLoad);
+  });
+  options.stop_sending = QuicTestStopSending{64 * 1024, kH3ExcessiveLoad};
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(post(server.url("/upload"), upload)));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
+  EXPECT_NE(response.error().message().find("reset by server (H3_EXCESSIVE_LOAD)"), std::string::npos)
+      << response.error().message();
+  const std::vector<QuicTestRequest> requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_FALSE(requests[0].ended);
+  EXPECT_LT(requests[0].body.size(), upload.size());
+}
+
+// RFC 9114 section 5.2: a GOAWAY names the first request stream the server did not
+// process; those at or above it are sent again on a new connection, those below
+// finish on the old one. The server reads two of four request streams (the warm-up
+// and one of the three concurrent ones) and sends GOAWAY once all four began.
+TEST(QuicTestServer, GoawayWithRequestsInFlightRetriesTheUnprocessedOnANewConnection) {
+  QuicTestServerOptions options = options_with([](const QuicTestRequest& request) {
+    return QuicTestResponse::text("answer for " + request.path());
+  });
+  options.goaway_plan = QuicTestGoawayPlan{2, 4};
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  auto warm = client.fetch(h3_only(Request::get(server.url("/warm"))));  // opens the connection
+  ASSERT_TRUE(warm.ok()) << warm.error().message();
+  EXPECT_EQ(read_body(warm->body), "answer for /warm");
+  const std::vector<std::string> paths{"/a", "/b", "/c"};
+  std::vector<PendingResponse> pending;
+  for (const std::string& path : paths) pending.push_back(client.send(h3_only(Request::get(server.url(path)))));
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto response = pending[i].wait();
+    ASSERT_TRUE(response.ok()) << paths[i] << ": " << response.error().message();
+    EXPECT_EQ(response->status, 200);
+    EXPECT_EQ(read_body(response->body), "answer for " + paths[i]);
+  }
+  EXPECT_EQ(server.stats().connections, 2u);
+  // Each request was processed once: one on the first connection (stream 4, below
+  // the GOAWAY's 8), two on the second (streams 0 and 4 there).
+  const std::vector<QuicTestRequest> requests = server.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  EXPECT_EQ(requests[0].path(), "/warm");
+  EXPECT_EQ(requests[1].stream_id, 4);
+  EXPECT_EQ(requests[2].stream_id + requests[3].stream_id, 4);
+  std::vector<std::string> served;
+  for (std::size_t i = 1; i < requests.size(); ++i) served.push_back(requests[i].path());
+  std::sort(served.begin(), served.end());
+  EXPECT_EQ(served, paths);
+}
+
+// A server that goes silent mid-body (no data, no ACKs): the idle timeout fails the
+// body after the bytes that arrived, which are the body's true first bytes.
+TEST(QuicTestServer, SilenceMidBodyFailsTheBodyByTheIdleTimeout) {
+  constexpr std::uint64_t kSize = 1u << 20;
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::go_silent_mid_body(kSize, 64 * 1024);
+  }));
+  Client client = h3_client();
+  Request request = Request::get(server.url("/silent"));
+  request.timeouts.idle = 300ms;
+  auto response = client.fetch(h3_only(std::move(request)));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->status, 200);
+  std::string got;
+  std::string chunk(64 * 1024, '\0');
+  Result<std::size_t> read = std::size_t{0};
+  for (;;) {
+    read = response->body.read(std::as_writable_bytes(std::span(chunk)));
+    if (!read.ok() || *read == 0) break;
+    got.append(chunk.data(), *read);
+  }
+  ASSERT_FALSE(read.ok()) << "a body cut short ended as if complete after " << got.size();
+  EXPECT_EQ(read.error().category(), ErrorCategory::timeout) << read.error().message();
+  EXPECT_EQ(read.error().code(), ErrorCode::idle_timeout) << read.error().message();
+  EXPECT_NE(read.error().message().find("idle timeout: no data from 127.0.0.1:"), std::string::npos)
+      << read.error().message();
+  EXPECT_NE(read.error().message().find("for 300 ms"), std::string::npos) << read.error().message();
+  EXPECT_GE(got.size(), 1u);
+  EXPECT_LT(got.size(), kSize);
+  EXPECT_TRUE(got == generated_bytes(1, 0, got.size())) << got.size() << " bytes";
+}
+
+// A server that never grants the request stream any credit: the POST cannot send a
+// byte, and the client's timeout fails it instead of waiting forever.
+TEST(QuicTestServer, NoStreamCreditFailsThePostByTheTimeout) {
+  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::text("never reached");
+  });
+  options.transport.stream_window = 0;  // initial_max_stream_data_bidi_remote, never raised
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  Request request = post(server.url("/upload"), generated_bytes(3, 0, 256 * 1024));
+  request.timeouts.idle = 300ms;
+  auto response = client.fetch(h3_only(std::move(request)));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::timeout) << response.error().message();
+  EXPECT_EQ(response.error().code(), ErrorCode::idle_timeout) << response.error().message();
+  EXPECT_NE(
+      response.error().message().find("neither read the request body nor answered for 300 ms"),
+      std::string::npos)
+      << response.error().message();
+  EXPECT_TRUE(server.requests().empty());
+}
+
+// A server that lost the connection's state answers with a Stateless Reset made
+// with the token it gave (RFC 9000 section 10.3): the request fails naming it.
+TEST(QuicTestServer, StatelessResetFailsTheRequestNamingIt) {
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::stateless_reset();
+  }));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(Request::get(server.url("/forgotten"))));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
+  EXPECT_NE(response.error().message().find("sent a stateless reset"), std::string::npos)
+      << response.error().message();
+  EXPECT_EQ(server.requests().size(), 1u);  // not retried: the request may have been processed
+  EXPECT_EQ(server.stats().error, "");
 }
 
 }  // namespace

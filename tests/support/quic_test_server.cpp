@@ -85,6 +85,14 @@ void QuicTestServer::note(std::string what) noexcept {
 }
 
 void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint now) {
+  if (h3_ && h3_->forgotten()) {
+    answer_with_stateless_reset(datagram);
+    return;
+  }
+  if (silent()) {
+    ++datagrams_ignored_;
+    return;
+  }
   switch (state_) {
     case State::waiting:
       if (!accept(datagram, now)) {
@@ -117,6 +125,39 @@ void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint n
   answer_requests(now);
 }
 
+// RFC 9000 section 10.3: random bits, then the token of the ID the datagram names;
+// shorter than the datagram so two endpoints never loop on resets.
+void QuicTestServer::answer_with_stateless_reset(std::span<const std::uint8_t> datagram) {
+  ngtcp2_version_cid ids{};
+  if (ngtcp2_pkt_decode_version_cid(&ids, datagram.data(), datagram.size(), kCidLength) != 0)
+    return;
+  auto token = reset_tokens_.find(std::vector<std::uint8_t>(ids.dcid, ids.dcid + ids.dcidlen));
+  const std::size_t size = std::min<std::size_t>(datagram.size() - 1, 43);
+  if (token == reset_tokens_.end() || size < NGTCP2_MIN_STATELESS_RESET_RANDLEN + 17) {
+    ++datagrams_ignored_;
+    return;
+  }
+  std::vector<std::uint8_t> random(size - NGTCP2_STATELESS_RESET_TOKENLEN);
+  std::vector<std::uint8_t> packet(size);
+  const ngtcp2_ssize n = (gnutls_rnd(GNUTLS_RND_NONCE, random.data(), random.size()) != 0)
+                             ? -1
+                             : ngtcp2_pkt_write_stateless_reset(packet.data(), packet.size(),
+                                                                token->second.data(),
+                                                                random.data(), random.size());
+  if (n <= 0) {
+    note("QuicTestServer: cannot write a stateless reset");
+    return;
+  }
+  packet.resize(static_cast<std::size_t>(n));
+  queued_.push_back(std::move(packet));
+}
+
+bool QuicTestServer::goaway_sent() const {
+  return goaway_wanted_ || (h3_ != nullptr && h3_->goaway_sent());
+}
+
+bool QuicTestServer::silent() const { return h3_ != nullptr && h3_->silent(); }
+
 bool QuicTestServer::resumed() const { return tls_ != nullptr && tls_->resumed(); }
 
 bool QuicTestServer::early_data_accepted() const {
@@ -144,6 +185,16 @@ bool QuicTestServer::accept(std::span<const std::uint8_t> datagram, TimePoint no
   settings.max_stream_window = 0;
   ngtcp2_transport_params params = transport_params(options_.transport);
   params.original_dcid = header.dcid;
+  std::vector<std::uint8_t> token(NGTCP2_STATELESS_RESET_TOKENLEN);
+  if (gnutls_rnd(GNUTLS_RND_RANDOM, token.data(), token.size()) != 0) {
+    note("QuicTestServer: no random bytes for a stateless reset token");
+    state_ = State::gone;
+    return false;
+  }
+  std::copy(token.begin(), token.end(), params.stateless_reset_token);
+  params.stateless_reset_token_present = 1;
+  reset_tokens_.insert_or_assign(std::vector<std::uint8_t>(scid.data, scid.data + kCidLength),
+                                 std::move(token));
   const ngtcp2_path path{addr_of(options_.server_address), addr_of(options_.client_address), nullptr};
   const int rv = ngtcp2_conn_server_new(&conn_, &header.scid, &scid, &path, header.version,
                                         &callbacks(), &settings, &params, nullptr, this);
@@ -215,6 +266,8 @@ void QuicTestServer::answer_requests(TimePoint now) {
 }
 
 std::vector<std::vector<std::uint8_t>> QuicTestServer::send(TimePoint now) {
+  if (silent()) return {};
+  if (h3_ && h3_->forgotten()) return std::exchange(queued_, {});  // only the resets
   std::vector<std::vector<std::uint8_t>> out = std::exchange(queued_, {});
   if (state_ == State::open) {
     if (h3_) h3_->apply_due_resets();
@@ -295,7 +348,7 @@ std::size_t QuicTestServer::fail_h3(const Error& error, TimePoint now) {
 }
 
 std::optional<TimePoint> QuicTestServer::next_expiry() const {
-  if (state_ != State::open) return std::nullopt;
+  if (state_ != State::open || silent() || (h3_ && h3_->forgotten())) return std::nullopt;
   const ngtcp2_tstamp expiry = ngtcp2_conn_get_expiry(conn_);
   if (expiry == UINT64_MAX) return std::nullopt;
   return quic_time_point(expiry);
@@ -345,7 +398,8 @@ void QuicTestServer::write_close(const ngtcp2_connection_close_error& close, Tim
 
 bool QuicTestServer::start_h3() {
   if (h3_) return true;
-  auto session = std::make_unique<H3ServerSession>(conn_, options_.handler);
+  auto session = std::make_unique<H3ServerSession>(conn_, options_.handler, options_.stop_sending,
+                                                   options_.goaway_plan);
   auto started = session->start(options_.transport.max_bidi_streams);
   if (!started) {
     note(started.error().message());

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -69,6 +70,14 @@ enum class QuicTestAction {
   reset_mid_body,
   close_connection,  ///< CONNECTION_CLOSE with application error app_error
   never_answer,      ///< nothing: the request stays open until the client gives up
+  /// The head and the body until the client acknowledged `reset_after` body bytes,
+  /// then silence: the server sends nothing more on the connection, not even ACKs,
+  /// and ignores what arrives (a server that vanished without a word).
+  go_silent_mid_body,
+  /// The server forgets the connection: from then on it answers every datagram with
+  /// a Stateless Reset (RFC 9000 section 10.3) made with the token of the
+  /// connection ID the datagram names, and sends nothing else.
+  stateless_reset,
 };
 
 /// `size` bytes of fill_generated(seed, ...) (test_body.hpp): made as the window
@@ -98,6 +107,9 @@ struct QuicTestResponse {
                                          std::uint64_t app_error = kH3InternalError);
   static QuicTestResponse close_connection(std::uint64_t app_error = kH3InternalError);
   static QuicTestResponse never_answer();
+  /// A generated body of `size` bytes, then silence once `after` were acknowledged.
+  static QuicTestResponse go_silent_mid_body(std::uint64_t size, std::uint64_t after);
+  static QuicTestResponse stateless_reset();
 };
 
 /// Called once per request, when it ended (FIN); on the server's thread.
@@ -113,6 +125,24 @@ struct QuicTestTransport {
   std::chrono::milliseconds idle_timeout{30'000};
 };
 
+/// A scripted STOP_SENDING on uploads: once `after` body bytes of a request arrived
+/// and before its FIN, the server stops reading it (STOP_SENDING with app_error)
+/// and hands the unfinished request to the handler, whose answer it sends (a whole
+/// response, or a reset as RFC 9114 section 4.1.1 expects of a server that gives up).
+struct QuicTestStopSending {
+  std::uint64_t after = 0;
+  std::uint64_t app_error = kH3NoError;
+};
+
+/// A scripted GOAWAY with requests in flight: the server processes the first
+/// `processed` request streams, leaves later ones unread (their bytes are credited
+/// back and dropped), and once `in_flight` request streams have begun sends GOAWAY,
+/// which names the first unread one: those were not processed (RFC 9114 section 5.2).
+struct QuicTestGoawayPlan {
+  std::size_t processed = 1;
+  std::size_t in_flight = 2;
+};
+
 struct QuicTestServerOptions {
   std::string cert_file;  ///< PEM; tests use test_certs().server_cert
   std::string key_file;   ///< PEM; test_certs().server_key
@@ -125,6 +155,8 @@ struct QuicTestServerOptions {
   /// accept_early_data.
   bool session_tickets = false;
   bool accept_early_data = false;
+  std::optional<QuicTestStopSending> stop_sending;
+  std::optional<QuicTestGoawayPlan> goaway_plan;
 };
 
 /// How the client ended the connection, when it sent CONNECTION_CLOSE.
@@ -165,6 +197,10 @@ class QuicTestServer {
   void goaway();
 
   bool handshake_done() const { return handshake_done_; }
+  /// GOAWAY was sent (or asked for, by goaway() or the goaway_plan).
+  bool goaway_sent() const;
+  /// A go_silent_mid_body answer silenced the connection: nothing in, nothing out.
+  bool silent() const;
   /// The handshake resumed a session of an earlier connection.
   bool resumed() const;
   /// The client's 0-RTT early data was accepted.
@@ -197,6 +233,7 @@ class QuicTestServer {
   void write_close(const ngtcp2_connection_close_error& close_error, TimePoint now);
   bool start_h3();
   void note(std::string what) noexcept;
+  void answer_with_stateless_reset(std::span<const std::uint8_t> datagram);
   static const ngtcp2_callbacks& callbacks();  // quic_test_server_callbacks.cpp
 
   QuicTestServerOptions options_;
@@ -207,6 +244,9 @@ class QuicTestServer {
   std::vector<std::uint8_t> original_dcid_;  // the client's first DCID
   std::vector<std::uint8_t> close_packet_;   // our CONNECTION_CLOSE, sent again on demand
   std::vector<std::vector<std::uint8_t>> queued_;  // leave with the next send()
+  // Our connection IDs and their stateless reset tokens (the first one's went in
+  // the transport parameters, the others with NEW_CONNECTION_ID).
+  std::map<std::vector<std::uint8_t>, std::vector<std::uint8_t>> reset_tokens_;
   bool handshake_done_ = false;
   bool goaway_wanted_ = false;
   std::optional<QuicTestCloseError> client_close_;

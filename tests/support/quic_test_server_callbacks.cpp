@@ -117,12 +117,21 @@ struct QuicTestServerCallbacks {
     (void)random_fill({dest, length}, GNUTLS_RND_NONCE);
   }
 
+  // The token is kept: a stateless_reset answer needs the one of the ID in use.
   static int get_new_connection_id(ngtcp2_conn*, ngtcp2_cid* cid, std::uint8_t* token,
-                                   std::size_t length, void*) noexcept {
+                                   std::size_t length, void* user_data) noexcept {
     cid->datalen = length;
     const bool filled = random_fill({cid->data, length}, GNUTLS_RND_RANDOM) &&
                         random_fill({token, NGTCP2_STATELESS_RESET_TOKENLEN}, GNUTLS_RND_RANDOM);
-    return filled ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    if (!filled) return NGTCP2_ERR_CALLBACK_FAILURE;
+    try {
+      static_cast<QuicTestServer*>(user_data)->reset_tokens_.insert_or_assign(
+          std::vector<std::uint8_t>(cid->data, cid->data + length),
+          std::vector<std::uint8_t>(token, token + NGTCP2_STATELESS_RESET_TOKENLEN));
+    } catch (...) {
+      return NGTCP2_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
   }
 
   static ngtcp2_callbacks table() noexcept {

@@ -10,6 +10,9 @@
 namespace sluice::test {
 namespace {
 
+// Client-initiated bidirectional: a request stream (RFC 9000 section 2.1).
+bool is_request_stream(std::int64_t stream_id) { return (stream_id & 0x3) == 0; }
+
 std::string text_of(nghttp3_rcbuf* buf) {
   const nghttp3_vec vec = nghttp3_rcbuf_get_buf(buf);
   return {reinterpret_cast<const char*>(vec.base), vec.len};
@@ -49,8 +52,14 @@ struct H3ServerSession::Callbacks {
   static int recv_data(nghttp3_conn*, std::int64_t stream_id, const std::uint8_t* data,
                        std::size_t length, void* user_data, void*) {
     return guarded(user_data, [&](H3ServerSession& self) {
-      self.request(stream_id).body.append(reinterpret_cast<const char*>(data), length);
+      QuicTestRequest& request = self.request(stream_id);
+      request.body.append(reinterpret_cast<const char*>(data), length);
       self.credit(stream_id, length);
+      const auto& stop = self.stop_sending_;
+      if (stop && !request.ended && request.body.size() >= stop->after &&
+          self.stopped_.insert(stream_id).second) {
+        self.due_stops_.push_back(stream_id);
+      }
     });
   }
   // Bytes nghttp3 held back (a header block waiting for the QPACK encoder stream).
@@ -61,7 +70,8 @@ struct H3ServerSession::Callbacks {
   static int end_stream(nghttp3_conn*, std::int64_t stream_id, void* user_data, void*) {
     return guarded(user_data, [&](H3ServerSession& self) {
       self.request(stream_id).ended = true;
-      self.ended_.push_back(stream_id);
+      // A stopped upload goes to the handler once, when it is stopped.
+      if (self.stopped_.count(stream_id) == 0) self.ended_.push_back(stream_id);
     });
   }
   static int acked_stream_data(nghttp3_conn*, std::int64_t stream_id, std::uint64_t n,
@@ -73,7 +83,11 @@ struct H3ServerSession::Callbacks {
       reply.body.acked(n);
       if (reply.body.reset_due() && !reply.reset_scheduled) {
         reply.reset_scheduled = true;
-        self.due_resets_.push_back(stream_id);
+        if (reply.silence) {
+          self.silent_ = true;
+        } else {
+          self.due_resets_.push_back(stream_id);
+        }
       }
     });
   }
@@ -112,8 +126,13 @@ struct H3ServerSession::Callbacks {
   }
 };
 
-H3ServerSession::H3ServerSession(ngtcp2_conn* quic, QuicTestHandler handler)
-    : quic_(quic), handler_(std::move(handler)) {}
+H3ServerSession::H3ServerSession(ngtcp2_conn* quic, QuicTestHandler handler,
+                                 std::optional<QuicTestStopSending> stop_sending,
+                                 std::optional<QuicTestGoawayPlan> goaway_plan)
+    : quic_(quic),
+      handler_(std::move(handler)),
+      stop_sending_(stop_sending),
+      goaway_plan_(goaway_plan) {}
 
 H3ServerSession::~H3ServerSession() { nghttp3_conn_del(conn_); }
 
@@ -170,8 +189,28 @@ void H3ServerSession::credit(std::int64_t stream_id, std::uint64_t n) {
   ngtcp2_conn_extend_max_offset(quic_, n);
 }
 
+// The GOAWAY plan: request streams past the first `processed` are never given to
+// nghttp3 (so its GOAWAY names the first of them); their bytes are credited back
+// so they block nothing else.
+bool H3ServerSession::held_back(std::int64_t stream_id, std::size_t length) {
+  if (!goaway_plan_ || !is_request_stream(stream_id)) return false;
+  if (held_.count(stream_id) == 0 && admitted_.count(stream_id) == 0) {
+    if (admitted_.size() < goaway_plan_->processed) {
+      admitted_.insert(stream_id);
+    } else {
+      held_.insert(stream_id);
+    }
+    if (!goaway_sent_ && admitted_.size() + held_.size() >= goaway_plan_->in_flight)
+      goaway_due_ = true;
+  }
+  if (held_.count(stream_id) == 0) return false;
+  credit(stream_id, length);
+  return true;
+}
+
 Result<void> H3ServerSession::on_stream_data(std::int64_t stream_id,
                                              std::span<const std::uint8_t> data, bool fin) {
+  if (held_back(stream_id, data.size())) return {};
   const nghttp3_ssize rv =
       nghttp3_conn_read_stream(conn_, stream_id, data.data(), data.size(), fin ? 1 : 0);
   if (rv < 0) return library_failure(static_cast<int>(rv), "reading a stream");
@@ -187,6 +226,7 @@ Result<void> H3ServerSession::on_acked(std::int64_t stream_id, std::uint64_t n) 
 }
 
 Result<void> H3ServerSession::on_stream_closed(std::int64_t stream_id, std::uint64_t app_error) {
+  if (held_.count(stream_id) != 0) return {};  // nghttp3 never saw it
   const int rv = nghttp3_conn_close_stream(conn_, stream_id, app_error);
   // A stream nghttp3 never saw a byte of closes without it knowing: no error.
   if (rv != 0 && rv != NGHTTP3_ERR_STREAM_NOT_FOUND) return library_failure(rv, "closing a stream");
@@ -194,6 +234,7 @@ Result<void> H3ServerSession::on_stream_closed(std::int64_t stream_id, std::uint
 }
 
 Result<void> H3ServerSession::on_stream_reset(std::int64_t stream_id, std::uint64_t app_error) {
+  if (held_.count(stream_id) != 0) return {};  // nghttp3 never saw it
   if (index_.count(stream_id) != 0) request(stream_id).reset = app_error;
   const int rv = nghttp3_conn_shutdown_stream_read(conn_, stream_id);
   if (rv != 0 && nghttp3_err_is_fatal(rv)) return library_failure(rv, "dropping a reset stream");
@@ -233,7 +274,22 @@ void H3ServerSession::shut_write(std::int64_t stream_id) {
   nghttp3_conn_shutdown_stream_write(conn_, stream_id);
 }
 
+// STOP_SENDING for each upload the script picked, then the handler answers it.
+void H3ServerSession::apply_stops() {
+  for (const std::int64_t stream_id : std::exchange(due_stops_, {})) {
+    // Fails only for a stream already gone: then there is nothing to stop.
+    (void)ngtcp2_conn_shutdown_stream_read(quic_, stream_id, stop_sending_->app_error);
+    (void)nghttp3_conn_shutdown_stream_read(conn_, stream_id);
+    ended_.push_back(stream_id);
+  }
+}
+
 Result<std::optional<std::uint64_t>> H3ServerSession::answer_requests() {
+  apply_stops();
+  if (goaway_due_ && !goaway_sent_) {
+    goaway_sent_ = true;
+    if (auto sent = goaway(); !sent) return std::move(sent).error();
+  }
   while (!ended_.empty() && !close_code_) {
     const std::int64_t stream_id = ended_.front();
     ended_.pop_front();
@@ -250,6 +306,7 @@ Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse
     case QuicTestAction::respond:
       return respond(stream_id, response, false);
     case QuicTestAction::reset_mid_body:
+    case QuicTestAction::go_silent_mid_body:
       return respond(stream_id, response, true);
     case QuicTestAction::reset_before_headers:
       reset(stream_id, response.app_error);
@@ -258,6 +315,9 @@ Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse
       close_code_ = response.app_error;
       return {};
     case QuicTestAction::never_answer:
+      return {};
+    case QuicTestAction::stateless_reset:
+      forgotten_ = true;
       return {};
   }
   return {};
@@ -282,7 +342,9 @@ Result<void> H3ServerSession::respond(std::int64_t stream_id, const QuicTestResp
     // wait for an acknowledgement that never comes.
     std::optional<std::uint64_t> cut_at;
     if (cut) cut_at = std::clamp<std::uint64_t>(response.reset_after, 1, size);
-    replies_.insert_or_assign(stream_id, Reply{ReplyBody(response.body, cut_at), response.app_error});
+    replies_.insert_or_assign(
+        stream_id, Reply{ReplyBody(response.body, cut_at), response.app_error,
+                         response.action == QuicTestAction::go_silent_mid_body});
   }
   // nghttp3 copies the fields; the body stays in replies_ until the stream closes.
   const int rv = nghttp3_conn_submit_response(conn_, stream_id, nva.data(), nva.size(),

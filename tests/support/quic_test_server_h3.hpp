@@ -20,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -31,7 +32,10 @@ namespace sluice::test {
 
 class H3ServerSession {
  public:
-  H3ServerSession(ngtcp2_conn* quic, QuicTestHandler handler);
+  /// `stop_sending` and `goaway_plan` as in QuicTestServerOptions.
+  H3ServerSession(ngtcp2_conn* quic, QuicTestHandler handler,
+                  std::optional<QuicTestStopSending> stop_sending,
+                  std::optional<QuicTestGoawayPlan> goaway_plan);
   ~H3ServerSession();
   H3ServerSession(const H3ServerSession&) = delete;
   H3ServerSession& operator=(const H3ServerSession&) = delete;
@@ -62,8 +66,10 @@ class H3ServerSession {
   void shut_write(std::int64_t stream_id);
 
   // --- outside ngtcp2's callbacks ---
-  /// Hands each request that ended since the last call to the handler and acts on
-  /// its answer. Returns the code to close the connection with when one asked to.
+  /// Stops reading the uploads the stop_sending script picked (then hands them to
+  /// the handler), sends the planned GOAWAY when due, hands each request that
+  /// ended since the last call to the handler and acts on its answer. Returns the
+  /// code to close the connection with when one asked to.
   Result<std::optional<std::uint64_t>> answer_requests();
   /// Resets the streams whose reset_mid_body point the client has acknowledged.
   void apply_due_resets();
@@ -71,6 +77,11 @@ class H3ServerSession {
   Result<void> goaway();
 
   const std::vector<QuicTestRequest>& requests() const { return requests_; }
+  /// A go_silent_mid_body answer reached its point: the connection says nothing more.
+  bool silent() const { return silent_; }
+  bool goaway_sent() const { return goaway_sent_; }
+  /// A stateless_reset answer: the server forgot the connection.
+  bool forgotten() const { return forgotten_; }
   /// The HTTP/3 code for a connection this session failed (valid after an error).
   std::uint64_t failure_code() const { return failure_code_; }
 
@@ -80,10 +91,13 @@ class H3ServerSession {
   struct Reply {
     ReplyBody body;
     std::uint64_t app_error = kH3InternalError;  // of a reset_mid_body
+    bool silence = false;  // go_silent_mid_body: the cut point silences, not resets
     bool reset_scheduled = false;
   };
 
   QuicTestRequest& request(std::int64_t stream_id);
+  bool held_back(std::int64_t stream_id, std::size_t length);
+  void apply_stops();
   Result<void> library_failure(int rv, const char* what);
   void credit(std::int64_t stream_id, std::uint64_t n);
   Result<void> act(std::int64_t stream_id, const QuicTestResponse& response);
@@ -100,6 +114,16 @@ class H3ServerSession {
   std::vector<std::int64_t> due_resets_;
   std::optional<std::uint64_t> close_code_;    // an answer asked to close
   std::uint64_t failure_code_ = kH3InternalError;
+  std::optional<QuicTestStopSending> stop_sending_;
+  std::set<std::int64_t> stopped_;       // uploads the script stopped (or will)
+  std::vector<std::int64_t> due_stops_;  // to stop outside ngtcp2's callbacks
+  std::optional<QuicTestGoawayPlan> goaway_plan_;
+  std::set<std::int64_t> admitted_;  // request streams given to nghttp3
+  std::set<std::int64_t> held_;      // request streams left unread (after GOAWAY's id)
+  bool goaway_due_ = false;
+  bool goaway_sent_ = false;
+  bool silent_ = false;
+  bool forgotten_ = false;
 };
 
 }  // namespace sluice::test

@@ -61,6 +61,16 @@ QuicTestResponse QuicTestResponse::never_answer() {
   return fault(QuicTestAction::never_answer, kH3InternalError);
 }
 
+QuicTestResponse QuicTestResponse::go_silent_mid_body(std::uint64_t size, std::uint64_t after) {
+  QuicTestResponse response = reset_mid_body(size, after);
+  response.action = QuicTestAction::go_silent_mid_body;
+  return response;
+}
+
+QuicTestResponse QuicTestResponse::stateless_reset() {
+  return fault(QuicTestAction::stateless_reset, kH3NoError);
+}
+
 std::uint64_t body_size(const std::variant<std::string, GeneratedBody>& body) {
   if (const auto* text = std::get_if<std::string>(&body)) return text->size();
   return std::get<GeneratedBody>(body).size;

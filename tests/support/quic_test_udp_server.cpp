@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -63,7 +64,8 @@ QuicTestUdpServer::~QuicTestUdpServer() {
   }
   wake();
   thread_.join();
-  server_.reset();  // before the socket it answered on goes
+  retired_.reset();  // before the socket they answered on goes
+  server_.reset();
   ::close(fd_);
   ::close(wake_fd_);
 }
@@ -142,7 +144,9 @@ QuicTestResponse QuicTestUdpServer::handle_request(const QuicTestHandler& user,
 
 void QuicTestUdpServer::run() {
   for (;;) {
-    const std::optional<TimePoint> expiry = server_ ? server_->next_expiry() : std::nullopt;
+    std::optional<TimePoint> expiry = server_ ? server_->next_expiry() : std::nullopt;
+    if (const auto retired = retired_ ? retired_->next_expiry() : std::nullopt)
+      expiry = expiry ? std::min(*expiry, *retired) : *retired;
     timespec timeout{};
     if (expiry) timeout = timespec_of(*expiry - Clock::now());
     pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {fd_, POLLIN, 0}};
@@ -153,10 +157,13 @@ void QuicTestUdpServer::run() {
     const TimePoint now = Clock::now();
     if (fds[0].revents != 0 && !take_commands(now)) return;
     if (fds[1].revents != 0) read_datagrams(now);
-    if (server_) {
-      const std::optional<TimePoint> due = server_->next_expiry();
-      if (due && *due <= now) server_->on_expiry(now);
-      send_due(now);
+    const std::pair<QuicTestServer*, const SocketAddress*> peers[] = {
+        {retired_.get(), &retired_client_}, {server_.get(), &client_}};
+    for (const auto& [server, client] : peers) {
+      if (server == nullptr) continue;
+      const std::optional<TimePoint> due = server->next_expiry();
+      if (due && *due <= now) server->on_expiry(now);
+      send_due(*server, *client, now);
     }
     publish();
   }
@@ -189,15 +196,30 @@ void QuicTestUdpServer::read_datagrams(TimePoint now) {
   }
 }
 
-// The current connection's client gets its server; an Initial once that connection
-// closed (or before any) starts a new one; anything else is dropped.
+// The current connection's client gets its server, and a retired connection's its
+// own; an Initial once that connection closed or sent GOAWAY (or before any) starts
+// a new one; anything else is dropped.
 void QuicTestUdpServer::route(std::span<const std::uint8_t> datagram, const SocketAddress& from,
                               TimePoint now) {
+  if (retired_ && same_address(from, retired_client_)) {
+    retired_->receive(datagram, now);
+    return;
+  }
   const bool current = server_ && same_address(from, client_);
   const bool starts = QuicTestServer::is_connection_start(datagram);
-  if (starts && (!server_ || server_->closed())) {
-    if (server_) bytes_before_ += server_->bytes_sent();
+  // A connection that sent GOAWAY keeps its client (its kept requests finish) while
+  // a new one starts beside it for the requests it refused.
+  const bool retiring = server_ && !server_->closed() && server_->goaway_sent();
+  if (starts && (!server_ || server_->closed() || (retiring && !current))) {
     note_error();
+    if (retired_) bytes_before_ += retired_->bytes_sent();
+    retired_.reset();
+    if (retiring) {
+      retired_ = std::move(server_);
+      retired_client_ = client_;
+    } else if (server_) {
+      bytes_before_ += server_->bytes_sent();
+    }
     client_ = from;
     QuicTestServerOptions options = options_;
     options.client_address = from;
@@ -209,15 +231,17 @@ void QuicTestUdpServer::route(std::span<const std::uint8_t> datagram, const Sock
   server_->receive(datagram, now);
 }
 
-void QuicTestUdpServer::send_due(TimePoint now) {
-  for (const std::vector<std::uint8_t>& datagram : server_->send(now)) {
+void QuicTestUdpServer::send_due(QuicTestServer& server, const SocketAddress& client,
+                                 TimePoint now) {
+  for (const std::vector<std::uint8_t>& datagram : server.send(now)) {
     // A datagram the kernel refuses is lost like any other: QUIC sends it again.
     (void)sendto(fd_, datagram.data(), datagram.size(), 0,
-                 reinterpret_cast<const sockaddr*>(&client_.storage), client_.length);
+                 reinterpret_cast<const sockaddr*>(&client.storage), client.length);
   }
 }
 
 void QuicTestUdpServer::note_error() {
+  if (retired_ && first_error_.empty()) first_error_ = retired_->error();
   if (server_ && first_error_.empty()) first_error_ = server_->error();
 }
 
@@ -226,7 +250,7 @@ void QuicTestUdpServer::publish() {
   QuicTestUdpStats stats;
   stats.connections = connections_;
   stats.error = first_error_;
-  stats.bytes_sent = bytes_before_;
+  stats.bytes_sent = bytes_before_ + (retired_ ? retired_->bytes_sent() : 0);
   if (server_) {
     stats.handshake_done = server_->handshake_done();
     stats.resumed = server_->resumed();

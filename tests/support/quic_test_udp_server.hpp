@@ -78,7 +78,7 @@ class QuicTestUdpServer {
   bool take_commands(TimePoint now);
   void read_datagrams(TimePoint now);
   void route(std::span<const std::uint8_t> datagram, const SocketAddress& from, TimePoint now);
-  void send_due(TimePoint now);
+  void send_due(QuicTestServer& server, const SocketAddress& client, TimePoint now);
   void note_error();
   void publish();
   void post(Command command);
@@ -100,6 +100,9 @@ class QuicTestUdpServer {
   // Serving thread only.
   std::unique_ptr<QuicTestServer> server_;
   SocketAddress client_;            // server_'s client
+  // The connection before server_, still serving its kept requests after its GOAWAY.
+  std::unique_ptr<QuicTestServer> retired_;
+  SocketAddress retired_client_;
   std::size_t connections_ = 0;
   std::uint64_t bytes_before_ = 0;  // sent by the connections before server_
   std::string first_error_;
