@@ -57,6 +57,12 @@ struct Response {
   std::uint16_t remote_port = 0;
   std::string local_ip;       ///< where the connection left from ("" over a Unix socket)
   std::uint16_t local_port = 0;
+  /// The check of the server's TLS certificate on the connection that answered
+  /// (curl's ssl_verify_result): 0 when it passed or there was no TLS, otherwise
+  /// OpenSSL's X509_V_ERR_* code (19: self-signed in the chain, 20: unknown issuer),
+  /// which ClientOptions' insecure setting reports without failing on it. Over
+  /// HTTP/3 always 0: its handshake fails on a bad certificate, or skips the check.
+  long tls_verify_result = 0;
   ResponseTiming timing;
   BodyReader body;
 };

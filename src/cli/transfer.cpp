@@ -146,6 +146,7 @@ class Transfer {
     report_.headers = response.headers;
     report_.size_header = response_head_text(response).size();
     report_.size_upload = upload_size_;
+    report_.ssl_verify_result = response.tls_verify_result;
     if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
     const std::string status_error =
         "The requested URL returned error: " + std::to_string(response.status);

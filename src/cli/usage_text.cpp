@@ -65,7 +65,7 @@ std::string usage_text() {
          "                             %{url_effective} %{content_type} %{exitcode}\n"
          "                             %{errormsg} %{remote_ip} %{remote_port}\n"
          "                             %{local_ip} %{local_port} %{num_retries}\n"
-         "                             %{num_connects}\n"
+         "                             %{num_connects} %{ssl_verify_result}\n"
          "                             %{time_redirect} %{speed_download} %{speed_upload}\n"
          "                             %{size_header} %{size_upload} %{scheme} %{json}\n"
          "                             %header{Name}; %{stderr} %{stdout} switch output\n"

@@ -277,6 +277,7 @@ void Transfer::on_response_head(ResponseHead head) {
     response.remote_port = conn_->connect_timing().remote_port;
     response.local_ip = conn_->connect_timing().local_ip;
     response.local_port = conn_->connect_timing().local_port;
+    response.tls_verify_result = conn_->connect_timing().tls_verify_result;
   }
   response.timing = timing_;
   response.body = BodyAccess::reader(staging_);

@@ -115,6 +115,7 @@ set(SLUICE_CLI_NGINX_CASES
   http3_only_speaks_h3_to_caddy
   http3_falls_back_and_http3_only_fails_without_quic
   insecure_skips_verification
+  write_out_ssl_verify_result_reports_the_certificate_check
   compressed_decodes_gzip
   upload_streams_a_file_with_data_binary
   data_file_is_sent_without_newlines
