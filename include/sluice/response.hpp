@@ -64,6 +64,12 @@ struct Response {
   /// HTTP/3 always 0: its handshake fails on a bad certificate, or skips the check.
   long tls_verify_result = 0;
   ResponseTiming timing;
+  /// The request's header fields as the Client sent them for this response (its
+  /// last hop, after redirects and a 401's answer): the Request's own and those the
+  /// Client adds (User-Agent, Accept, Authorization, Accept-Encoding, the cookie
+  /// jar's Cookie), in the order written. Not the ones the protocol writes itself:
+  /// Host (:authority), Content-Length, Transfer-Encoding. curl's -v shows them.
+  Headers request_headers;
   BodyReader body;
 };
 

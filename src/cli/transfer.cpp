@@ -82,7 +82,7 @@ class Transfer {
     if (options_.limit_rate > 0) limiter_.emplace(options_.limit_rate);
     client_ = &*client;
     for (int attempt = 0;; ++attempt) {
-      AttemptOutcome outcome = attempt_once(*client, client_options, *url, attempt);
+      AttemptOutcome outcome = attempt_once(*client, *url, attempt);
       // stdin is read once: what went to a failed attempt cannot be sent again.
       const bool resendable = options_.upload_file != "-";
       if (!outcome.failure || !resendable || !should_retry(*outcome.failure, attempt, options_.retry)) {
@@ -113,8 +113,7 @@ class Transfer {
     std::this_thread::sleep_for(wait);
   }
 
-  AttemptOutcome attempt_once(Client& client, const ClientOptions& client_options, const Url& url,
-                              int attempt) {
+  AttemptOutcome attempt_once(Client& client, const Url& url, int attempt) {
     Request request = build_request(options_);
     if (options_.upload_file == "-") request.body = start_stdin_upload();
     resume_.add_request_headers(request.headers);
@@ -122,7 +121,7 @@ class Transfer {
     upload_size_ = sent.body_length.value_or(0);
     Result<Response> response = client.fetch(std::move(request));
     if (options_.verbose && response) {
-      std::fputs(describe_request_head(sent, url, client_options, response->version).c_str(), stderr);
+      std::fputs(describe_request_head(sent, url, *response).c_str(), stderr);
     }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),

@@ -173,6 +173,7 @@ set(SLUICE_CLI_COOKIE_CASES
   cookie_jar_writes_the_netscape_file_curl_writes
   secure_cookie_goes_over_https_only
   cookie_file_is_sent_with_b
+  verbose_shows_the_cookie_the_jar_sends
   cookie_data_is_sent_as_is
   junk_session_cookies_drops_session_cookies
   cookie_jar_to_stdout_follows_the_body
