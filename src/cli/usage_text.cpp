@@ -9,7 +9,8 @@ namespace sluice::cli {
 
 std::string usage_text() {
   return "Usage: sluice [options] URL...\n"
-         "One URL without downloader options: fetch it to stdout (or -o FILE), as curl does.\n"
+         "One URL without downloader options: fetch it to stdout (or -o FILE, with a\n"
+         "progress bar on a terminal), as curl does.\n"
          "Several URLs, -i, or any downloader option: download each to a file, named\n"
          "from its URL unless -o, resumable, with a progress display on a terminal.\n"
          "\n"

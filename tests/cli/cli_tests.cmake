@@ -147,6 +147,7 @@ set(SLUICE_CLI_DOWNLOAD_CASES
   parallel_list_json_and_create_dirs
   failed_download_in_a_list_sets_the_exit_code
   progress_bar_on_a_terminal_ends_on_a_clean_line
+  fetch_to_a_file_shows_the_meter_on_a_terminal
   no_progress_when_not_a_terminal_unless_asked)
 sluice_cli_tests(cli_download.sh download ${SLUICE_CLI_DOWNLOAD_CASES})
 foreach(case IN LISTS SLUICE_CLI_DOWNLOAD_CASES)
