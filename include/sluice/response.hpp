@@ -57,7 +57,19 @@ struct Response {
   std::uint16_t remote_port = 0;
   std::string local_ip;       ///< where the connection left from ("" over a Unix socket)
   std::uint16_t local_port = 0;
+  /// The check of the server's TLS certificate on the connection that answered
+  /// (curl's ssl_verify_result): 0 when it passed or there was no TLS, otherwise
+  /// OpenSSL's X509_V_ERR_* code (19: self-signed in the chain, 20: unknown issuer),
+  /// which ClientOptions' insecure setting reports without failing on it. Over
+  /// HTTP/3 always 0: its handshake fails on a bad certificate, or skips the check.
+  long tls_verify_result = 0;
   ResponseTiming timing;
+  /// The request's header fields as the Client sent them for this response (its
+  /// last hop, after redirects and a 401's answer): the Request's own and those the
+  /// Client adds (User-Agent, Accept, Authorization, Accept-Encoding, the cookie
+  /// jar's Cookie), in the order written. Not the ones the protocol writes itself:
+  /// Host (:authority), Content-Length, Transfer-Encoding. curl's -v shows them.
+  Headers request_headers;
   BodyReader body;
 };
 

@@ -107,17 +107,6 @@ class DownloadRun {
   std::mutex output_mu_;
 };
 
-ProgressMode effective_mode(const CliOptions& options) {
-  if (options.silent) return ProgressMode::none;
-  switch (options.download.progress) {
-    case ProgressChoice::bar: return ProgressMode::bar;
-    case ProgressChoice::line: return ProgressMode::line;
-    case ProgressChoice::none: return ProgressMode::none;
-    case ProgressChoice::automatic: break;
-  }
-  return default_progress_mode(is_terminal(2));
-}
-
 // Runs every job, up to `at_once` at a time; returns the first failure's code.
 int run_all(std::vector<DownloadJob>& jobs, DownloadRun& run, std::size_t at_once) {
   std::vector<int> codes(jobs.size(), kExitOk);
@@ -136,6 +125,17 @@ int run_all(std::vector<DownloadJob>& jobs, DownloadRun& run, std::size_t at_onc
 }
 
 }  // namespace
+
+ProgressMode progress_mode_for(const CliOptions& options) {
+  if (options.silent) return ProgressMode::none;
+  switch (options.download.progress) {
+    case ProgressChoice::bar: return ProgressMode::bar;
+    case ProgressChoice::line: return ProgressMode::line;
+    case ProgressChoice::none: return ProgressMode::none;
+    case ProgressChoice::automatic: break;
+  }
+  return default_progress_mode(is_terminal(2));
+}
 
 int run_downloads(const CliOptions& options) {
   Result<std::vector<std::string>> urls = collect_urls(options);
@@ -162,7 +162,7 @@ int run_downloads(const CliOptions& options) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   ProgressDisplayOptions display_options;
-  display_options.mode = effective_mode(options);
+  display_options.mode = progress_mode_for(options);
   ProgressDisplay display(std::move(display_options));
   display.start();
   DownloadRun run(options, *client, display);

@@ -12,6 +12,7 @@
 #include "cli/cookie_options.hpp"
 #include "cli/etag_files.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/fetch_meter.hpp"
 #include "cli/fetch_resume.hpp"
 #include "cli/head_output.hpp"
 #include "cli/time_condition.hpp"
@@ -82,10 +83,11 @@ class Transfer {
     if (options_.limit_rate > 0) limiter_.emplace(options_.limit_rate);
     client_ = &*client;
     for (int attempt = 0;; ++attempt) {
-      AttemptOutcome outcome = attempt_once(*client, client_options, *url, attempt);
+      AttemptOutcome outcome = attempt_once(*client, *url, attempt);
       // stdin is read once: what went to a failed attempt cannot be sent again.
       const bool resendable = options_.upload_file != "-";
       if (!outcome.failure || !resendable || !should_retry(*outcome.failure, attempt, options_.retry)) {
+        meter_.end(outcome.exit_code == kExitOk);  // its last line before any message
         if (options_.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
         client_ = nullptr;
         if (outcome.exit_code == kExitOk) return close_output();
@@ -108,13 +110,12 @@ class Transfer {
       if (resume_.written() > 0) {
         note += ", continuing after the " + std::to_string(resume_.written()) + " bytes written";
       }
-      print_error(note + ")");
+      meter_.print("sluice: " + one_line(note + ")") + "\n");
     }
     std::this_thread::sleep_for(wait);
   }
 
-  AttemptOutcome attempt_once(Client& client, const ClientOptions& client_options, const Url& url,
-                              int attempt) {
+  AttemptOutcome attempt_once(Client& client, const Url& url, int attempt) {
     Request request = build_request(options_);
     if (options_.upload_file == "-") request.body = start_stdin_upload();
     resume_.add_request_headers(request.headers);
@@ -122,7 +123,7 @@ class Transfer {
     upload_size_ = sent.body_length.value_or(0);
     Result<Response> response = client.fetch(std::move(request));
     if (options_.verbose && response) {
-      std::fputs(describe_request_head(sent, url, client_options, response->version).c_str(), stderr);
+      std::fputs(describe_request_head(sent, url, *response).c_str(), stderr);
     }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),
@@ -146,6 +147,7 @@ class Transfer {
     report_.headers = response.headers;
     report_.size_header = response_head_text(response).size();
     report_.size_upload = upload_size_;
+    report_.ssl_verify_result = response.tls_verify_result;
     if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
     const std::string status_error =
         "The requested URL returned error: " + std::to_string(response.status);
@@ -180,6 +182,7 @@ class Transfer {
       return {};
     }
     resume_.remember(response, options_.compressed);
+    meter_.body_started(report_.size_download, body_total(response, *skip));
     AttemptOutcome written = write_body(response.body, *skip);
     // --fail-with-body: the body is the output, the status still the exit code.
     if (!written.failure && options_.fail_with_body && response.status >= 400) {
@@ -258,6 +261,20 @@ class Transfer {
     return std::max<std::size_t>(grant.bytes, 1);
   }
 
+  // The meter's total: what is in the file plus the rest the response announces
+  // (its Content-Length less the `skip` bytes already written); unknown without one,
+  // and for a body decoded from a compressed one.
+  std::optional<std::uint64_t> body_total(const Response& response, std::uint64_t skip) const {
+    const auto length = response.headers.get("content-length");
+    std::uint64_t announced = 0;
+    if (!length || (options_.compressed && response.headers.contains("content-encoding")) ||
+        std::from_chars(length->data(), length->data() + length->size(), announced).ec != std::errc() ||
+        announced < skip) {
+      return std::nullopt;
+    }
+    return report_.size_download + announced - skip;
+  }
+
   // The body into the output, without its first `skip` bytes (already written by
   // an earlier attempt).
   AttemptOutcome write_body(BodyReader& body, std::uint64_t skip) {
@@ -268,7 +285,7 @@ class Transfer {
     auto next_stats = cli_now() + kStatsEvery;
     for (;;) {
       if (options_.verbose && cli_now() >= next_stats) {
-        std::fputs(describe_client_stats(client_->stats()).c_str(), stderr);
+        meter_.print(describe_client_stats(client_->stats()));
         next_stats = cli_now() + kStatsEvery;
       }
       // Written from where the HTTP thread staged it: no copy of our own.
@@ -287,6 +304,7 @@ class Transfer {
       }
       Result<void> wrote = sink_.write_all(bytes);
       report_.size_download = sink_.bytes_written() - head_bytes_;
+      meter_.wrote(report_.size_download);
       resume_.wrote(bytes.size());
       if (!wrote) return incomplete(wrote.error(), AttemptFailure{wrote.error(), false, std::nullopt});
     }
@@ -357,6 +375,7 @@ class Transfer {
   std::shared_ptr<CookieJar> cookie_jar_ = open_cookie_jar(options_.cookies);
   const Client* client_ = nullptr;  // while a body is read, for -v's memory lines
   OutputSink sink_;                 // -o FILE or stdout, opened at the first byte
+  FetchMeter meter_{options_, options_.output_path};  // -o FILE's progress meter
   bool output_open_ = false;
   bool head_written_ = false;
   bool not_modified_ = false;       // a 304 (or -z -DATE's 412): the output is left as it was

@@ -9,7 +9,8 @@ namespace sluice::cli {
 
 std::string usage_text() {
   return "Usage: sluice [options] URL...\n"
-         "One URL without downloader options: fetch it to stdout (or -o FILE), as curl does.\n"
+         "One URL without downloader options: fetch it to stdout (or -o FILE, with a\n"
+         "progress bar on a terminal), as curl does.\n"
          "Several URLs, -i, or any downloader option: download each to a file, named\n"
          "from its URL unless -o, resumable, with a progress display on a terminal.\n"
          "\n"
@@ -67,7 +68,7 @@ std::string usage_text() {
          "                             %{url_effective} %{content_type} %{exitcode}\n"
          "                             %{errormsg} %{remote_ip} %{remote_port}\n"
          "                             %{local_ip} %{local_port} %{num_retries}\n"
-         "                             %{num_connects}\n"
+         "                             %{num_connects} %{ssl_verify_result}\n"
          "                             %{time_redirect} %{speed_download} %{speed_upload}\n"
          "                             %{size_header} %{size_upload} %{scheme} %{json}\n"
          "                             %header{Name}; %{stderr} %{stdout} switch output\n"

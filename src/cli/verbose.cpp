@@ -55,26 +55,24 @@ void add_line(std::string& out, std::string_view prefix, std::string_view name,
 }  // namespace
 
 SentRequest sent_request_of(const Request& request) {
-  return SentRequest{request.method, request.headers, request_body_length(request.body),
-                     request.decode.enabled};
+  return SentRequest{request.method, request_body_length(request.body)};
 }
 
 std::string describe_request_head(const SentRequest& request, const Url& url,
-                                  const ClientOptions& client_options, HttpVersion version) {
-  std::string out;
-  if (request.decode && !request.headers.contains("Accept-Encoding")) {
-    // The library chooses the Accept-Encoding value; say so rather than guess it.
-    out.append("* --compressed: sluice adds Accept-Encoding and decodes the body\n");
-  }
+                                  const Response& response) {
+  // After redirects the head shown is the last hop's, to the URL that answered.
+  Result<Url> answered = response.effective_url.empty() ? Result<Url>(url)
+                                                         : Url::parse(response.effective_url);
+  const Url& target = answered ? *answered : url;
   // sluice speaks 1.1 over TCP without TLS ALPN; a 1.0 answer does not change the request.
-  const HttpVersion sent = version == HttpVersion::http1_0 ? HttpVersion::http1_1 : version;
-  out.append("> ").append(request.method).append(" ").append(url.target()).append(" HTTP/")
+  const HttpVersion sent = response.version == HttpVersion::http1_0 ? HttpVersion::http1_1
+                                                                    : response.version;
+  std::string out;
+  out.append("> ").append(request.method).append(" ").append(target.target()).append(" HTTP/")
       .append(to_string(sent)).append("\n");
-  if (!request.headers.contains("Host")) add_line(out, "> ", "Host", url.authority());
-  if (!request.headers.contains("User-Agent") && !client_options.user_agent.empty()) {
-    add_line(out, "> ", "User-Agent", client_options.user_agent);
-  }
-  for (const Header& header : request.headers) add_line(out, "> ", header.name, header.value);
+  const Headers& fields = response.request_headers;
+  if (!fields.contains("Host")) add_line(out, "> ", "Host", target.authority());
+  for (const Header& header : fields) add_line(out, "> ", header.name, header.value);
   if (request.body_length) add_line(out, "> ", "Content-Length", std::to_string(*request.body_length));
   out.append(">\n");
   return out;

@@ -19,20 +19,20 @@ namespace sluice::cli {
 /// nullopt for a stream without one, or a file that cannot be read.
 std::optional<std::uint64_t> request_body_length(const RequestBody& body);
 
-/// What -v shows of a request, kept before the Request is moved into fetch(): the
-/// head is printed once the response says which version carried it.
+/// What -v shows of a request besides its header fields, kept before the Request is
+/// moved into fetch(): the head is printed once the response says which version
+/// carried it and which fields went with it (Response::request_headers).
 struct SentRequest {
   std::string method;
-  Headers headers;
   std::optional<std::uint64_t> body_length;
-  bool decode = false;
 };
 SentRequest sent_request_of(const Request& request);
 
-/// "> GET /path HTTP/2" (the version that carried it), "> Host: ...", the request's
-/// headers, the User-Agent and Content-Length the library adds, and a lone ">".
+/// "> GET /path HTTP/2" (the version that carried it, the target of the last hop),
+/// "> Host: ...", the fields the Client sent (the Request's, its User-Agent, Accept,
+/// Authorization and the cookie jar's Cookie among them), Content-Length, and a lone ">".
 std::string describe_request_head(const SentRequest& request, const Url& url,
-                                  const ClientOptions& client_options, HttpVersion version);
+                                  const Response& response);
 
 /// "* " lines about redirects followed, then "< HTTP/1.1 200", the response
 /// headers and a lone "<".

@@ -42,6 +42,7 @@ constexpr std::array kVariables = std::to_array<VariableName>({
     {"size_header", WriteOutVariable::size_header},
     {"size_upload", WriteOutVariable::size_upload},
     {"scheme", WriteOutVariable::scheme},
+    {"ssl_verify_result", WriteOutVariable::ssl_verify_result},
     {"json", WriteOutVariable::json},
     {"stdout", WriteOutVariable::to_stdout},
     {"stderr", WriteOutVariable::to_stderr},
@@ -123,6 +124,7 @@ std::string expand_variable(WriteOutVariable variable, const TransferReport& rep
     case WriteOutVariable::size_upload:
       return format_int(static_cast<long long>(report.size_upload), "%lld");
     case WriteOutVariable::scheme: return scheme_of(report.url_effective);
+    case WriteOutVariable::ssl_verify_result: return format_int(report.ssl_verify_result, "%lld");
     case WriteOutVariable::json: return json_of(report);
     case WriteOutVariable::to_stdout:
     case WriteOutVariable::to_stderr: return {};

@@ -40,6 +40,7 @@ struct TransferReport {
   Headers headers;                 ///< the last response's fields, for %header{name}
   std::uint64_t size_header = 0;   ///< bytes of the last response's head
   std::uint64_t size_upload = 0;   ///< request body bytes sent (of a body with a length)
+  long ssl_verify_result = 0;      ///< Response::tls_verify_result: 0 or X509_V_ERR_*
 };
 
 enum class WriteOutVariable {
@@ -69,6 +70,7 @@ enum class WriteOutVariable {
   size_header,
   size_upload,
   scheme,
+  ssl_verify_result,
   json,       ///< every variable above as one JSON object
   to_stdout,  ///< %{stdout}: what follows goes to stdout (the default)
   to_stderr,  ///< %{stderr}: what follows goes to stderr

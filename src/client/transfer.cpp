@@ -188,6 +188,7 @@ ExchangeRequest Transfer::build_exchange() {
     exchange.headers.add("Accept-Encoding", std::string(kAcceptEncoding));
   }
   add_jar_cookies(exchange.headers);
+  sent_headers_ = exchange.headers;
   exchange.body = body_.get();
   exchange.max_header_bytes = request_.max_header_bytes;
   exchange.mark = request_.mark;
@@ -280,8 +281,11 @@ void Transfer::on_response_head(ResponseHead head) {
     response.remote_port = conn_->connect_timing().remote_port;
     response.local_ip = conn_->connect_timing().local_ip;
     response.local_port = conn_->connect_timing().local_port;
+    response.tls_verify_result = conn_->connect_timing().tls_verify_result;
   }
   response.timing = timing_;
+  // The response is decided once: no exchange is built for this transfer after it.
+  response.request_headers = std::move(sent_headers_);
   response.body = BodyAccess::reader(staging_);
   pending_->set_body(staging_);
   pending_->decide(std::move(response));

@@ -170,6 +170,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
   TimePoint last_activity_{};
   ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
+  Headers sent_headers_;   // the last exchange's fields, for Response::request_headers
   std::optional<ProxyHop> proxy_;
   // Digest and any: answers a 401 once (twice for a stale nonce). The answer is
   // the Authorization of the next send to this URL only.

@@ -21,6 +21,9 @@ struct ConnectTiming {
   std::uint16_t remote_port = 0;
   std::string local_ip;  // where the connection left from ("" over a Unix socket)
   std::uint16_t local_port = 0;
+  /// The TLS peer certificate check: 0 (X509_V_OK) or X509_V_ERR_*; 0 without TLS
+  /// and over QUIC, whose GnuTLS handshake fails rather than keep a failed check.
+  long tls_verify_result = 0;
 
   /// When the connection could first carry a request.
   std::optional<TimePoint> ready() const { return tls_end ? tls_end : connect_end; }

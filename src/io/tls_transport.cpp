@@ -102,6 +102,7 @@ class TlsTransport final : public Transport {
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
   bool resumed_session() const noexcept override { return resumed_; }
   bool offered_session() const noexcept override { return offered_; }
+  long verify_result() const noexcept override { return SSL_get_verify_result(ssl_); }
   std::size_t release_buffers() noexcept override;
 
   static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;

@@ -57,6 +57,10 @@ class Transport {
   /// Whether the TLS handshake offered a cached session (resumed or declined by the
   /// server). Always false for plain TCP.
   virtual bool offered_session() const noexcept { return false; }
+  /// The peer certificate check's result once the handshake is done: 0 (X509_V_OK)
+  /// or an X509_V_ERR_* code. TLS runs the check under `insecure` too (it only does
+  /// not fail the handshake then), so the code is real either way. 0 for plain TCP.
+  virtual long verify_result() const noexcept { return 0; }
   /// Plain TCP: gives up the socket (the transport no longer closes it), for a TLS
   /// session to take over after a proxy's tunnel opened. TLS: -1, its socket stays.
   virtual int release_socket() noexcept { return -1; }

@@ -106,7 +106,7 @@ case_help_lists_every_option_and_variable() {
       --parallel-max --continue-at --split --max-host-connections --checksum --limit-rate \
       --retry --retry-delay --retry-all-errors --progress --no-progress --json-summary --json 'Exit status' \
       --data-raw --data-ascii --data-urlencode --form --form-string --get --upload-file '%{num_retries}' \
-      '%{time_redirect}' '%{speed_download}' '%{size_header}' '%{size_upload}' '%{scheme}' '%{json}' '%header{Name}' '%{stderr}' \
+      '%{time_redirect}' '%{speed_download}' '%{size_header}' '%{size_upload}' '%{scheme}' '%{ssl_verify_result}' '%{json}' '%header{Name}' '%{stderr}' \
       --fail-with-body --remove-on-error --max-filesize --etag-save --etag-compare --time-cond --remote-time \
       --user --oauth2-bearer --basic --digest --anyauth --netrc --netrc-file --netrc-optional \
       --proxy --proxy-user --noproxy --proxytunnel --socks5 --socks5-hostname \

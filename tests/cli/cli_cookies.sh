@@ -64,6 +64,22 @@ case_cookie_file_is_sent_with_b() {
   expect_stdout "cookie=[sid=abc123; sec=1]"$'\n'
 }
 
+# curl's -v shows the Cookie field the jar adds ("> Cookie: ..."): -v prints the
+# fields the Client sent, the jar's cookie and -b DATA's in the one header, and
+# after -L the redirect's Set-Cookie in the last hop's.
+case_verbose_shows_the_cookie_the_jar_sends() {
+  printf '127.0.0.1\tFALSE\t/\tFALSE\t0\tfromfile\t1\n' > "$SCRATCH/in.txt"
+  run_sluice -v -b "$SCRATCH/in.txt" -o /dev/null "$HTTP/cookies/echo"
+  expect_code 0
+  grep -qxF "> Cookie: fromfile=1" "$ERR" || fail "-v shows no jar cookie: $(grep '^>' "$ERR")"
+  grep -qxF "> GET /cookies/echo HTTP/1.1" "$ERR" || fail "-v request line: $(grep '^> [A-Z]* /' "$ERR")"
+  run_sluice -v -L -c "$SCRATCH/jar.txt" -b 'y=2' -o /dev/null "$HTTP/cookies/set"
+  expect_code 0
+  grep -qxF "> Cookie: sid=abc123; sec=1; y=2" "$ERR" || fail "-v -L shows: $(grep '^> Cookie' "$ERR")"
+  [ "$(grep -c '^> Cookie' "$ERR")" -eq 1 ] || fail "more than one Cookie line: $(grep '^> Cookie' "$ERR")"
+  grep -qxF "> GET /cookies/echo HTTP/1.1" "$ERR" || fail "-v -L shows another hop: $(grep '^> GET' "$ERR")"
+}
+
 case_cookie_data_is_sent_as_is() {
   run_sluice -b 'a=b; c=d' "$HTTP/cookies/echo"
   expect_code 0

@@ -225,6 +225,25 @@ case_progress_bar_on_a_terminal_ends_on_a_clean_line() {
   [ "$tail_bytes" = '\n' ] || fail "the output does not end with a newline: '$tail_bytes'"
 }
 
+# Fetch mode (one URL, no downloader option) with -o FILE shows the same meter on a
+# terminal, as curl shows its meter when the body goes to a file: its final line
+# names the file and says 100%. Nothing with -s, nor when the body goes to stdout.
+case_fetch_to_a_file_shows_the_meter_on_a_terminal() {
+  local typescript=$SCRATCH/typescript
+  SLUICE_BIN=$SLUICE URL="$HTTP/1m.bin" OUTFILE="$SCRATCH/1m.bin" \
+    script -qfec '"$SLUICE_BIN" -o "$OUTFILE" "$URL"' "$typescript" > /dev/null
+  [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "1m.bin differs"
+  grep -a '1m.bin' "$typescript" | grep -aq '100%' || fail "no final meter line: $(cat -A "$typescript")"
+  rm -f "$SCRATCH/1m.bin"
+  SLUICE_BIN=$SLUICE URL="$HTTP/1m.bin" OUTFILE="$SCRATCH/1m.bin" \
+    script -qfec '"$SLUICE_BIN" -s -o "$OUTFILE" "$URL"' "$typescript" > /dev/null
+  [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "1m.bin differs with -s"
+  ! grep -aq -e '100%' -e $'\033' "$typescript" || fail "-s drew a meter: $(cat -A "$typescript")"
+  SLUICE_BIN=$SLUICE URL="$HTTP/small.txt" \
+    script -qfec '"$SLUICE_BIN" "$URL"' "$typescript" > /dev/null
+  ! grep -aq -e '100%' -e $'\033' "$typescript" || fail "a body on stdout got a meter: $(cat -A "$typescript")"
+}
+
 case_no_progress_when_not_a_terminal_unless_asked() {
   run_sluice -o "$SCRATCH/1m.bin" -O "$HTTP/1m.bin"
   expect_code 0

@@ -116,6 +116,7 @@ set(SLUICE_CLI_NGINX_CASES
   http3_only_speaks_h3_to_caddy
   http3_falls_back_and_http3_only_fails_without_quic
   insecure_skips_verification
+  write_out_ssl_verify_result_reports_the_certificate_check
   compressed_decodes_gzip
   upload_streams_a_file_with_data_binary
   data_file_is_sent_without_newlines
@@ -148,6 +149,7 @@ set(SLUICE_CLI_DOWNLOAD_CASES
   parallel_list_json_and_create_dirs
   failed_download_in_a_list_sets_the_exit_code
   progress_bar_on_a_terminal_ends_on_a_clean_line
+  fetch_to_a_file_shows_the_meter_on_a_terminal
   no_progress_when_not_a_terminal_unless_asked)
 sluice_cli_tests(cli_download.sh download ${SLUICE_CLI_DOWNLOAD_CASES})
 foreach(case IN LISTS SLUICE_CLI_DOWNLOAD_CASES)
@@ -174,6 +176,7 @@ set(SLUICE_CLI_COOKIE_CASES
   cookie_jar_writes_the_netscape_file_curl_writes
   secure_cookie_goes_over_https_only
   cookie_file_is_sent_with_b
+  verbose_shows_the_cookie_the_jar_sends
   cookie_data_is_sent_as_is
   junk_session_cookies_drops_session_cookies
   cookie_jar_to_stdout_follows_the_body
