@@ -30,6 +30,10 @@
 //                           where it exists); nothing listens on TCP PORT, and no
 //                           Alt-Svc is sent. Serves the files; a missing path gets a
 //                           404 with an HTML body
+//   SLUICE_GTLSSERVER_V4_URL https://127.0.0.1:PORT the same gtlsserver's 127.0.0.1
+//                           instance alone. Each instance has its own session-ticket
+//                           key, and "localhost" may reach either (Happy Eyeballs), so
+//                           a test that counts resumed handshakes talks to this one
 //   SLUICE_TEST_CA          the CA that signed every server's certificate (PEM; the
 //                           certificate is for localhost, 127.0.0.1 and ::1)
 //   SLUICE_NGINX_MTLS_URL   https://localhost:PORT  nginx with ssl_verify_client on (h2
