@@ -7,12 +7,18 @@ namespace sluice {
 namespace {
 
 // The strongest Digest challenge sluice can answer (SHA-512-256 > SHA-256 > MD5), or
-// nullopt. Among equals the first one offered wins.
-std::optional<DigestChallenge> strongest_digest(const std::vector<AuthChallenge>& challenges) {
+// nullopt. Among equals the first one offered wins. Without the body, one that needs
+// it (auth-int only) counts only when nothing else is offered: its answer then fails
+// and says why.
+std::optional<DigestChallenge> strongest_digest(const std::vector<AuthChallenge>& challenges,
+                                                bool body_known) {
   std::optional<DigestChallenge> best;
+  const auto rank = [body_known](const DigestChallenge& digest) {
+    return (body_known || !digest.needs_body() ? 4 : 0) + digest.strength();
+  };
   for (const AuthChallenge& challenge : challenges) {
     auto digest = DigestChallenge::from(challenge);
-    if (digest && (!best || digest->strength() > best->strength())) best = std::move(digest);
+    if (digest && (!best || rank(*digest) > rank(*best))) best = std::move(digest);
   }
   return best;
 }
@@ -34,14 +40,15 @@ bool AuthRetry::active() const {
 
 std::optional<Result<std::string>> AuthRetry::answer(const Headers& headers,
                                                      std::string_view method,
-                                                     std::string_view target) {
+                                                     std::string_view target,
+                                                     std::optional<std::string_view> entity_body) {
   if (!active()) return std::nullopt;
   const auto challenges = auth_challenges_of(headers);
-  if (auto digest = strongest_digest(challenges)) {
+  if (auto digest = strongest_digest(challenges, entity_body.has_value())) {
     // After an answer only a stale nonce earns another: the credentials were right.
     if (answers_ > 0 && !(digest->stale && !stale_answered_)) return std::nullopt;
     if (answers_ > 0) stale_answered_ = true;
-    return answer_digest(*digest, method, target);
+    return answer_digest(*digest, method, target, entity_body);
   }
   if (auth_.scheme != Authentication::Scheme::any || answers_ > 0 || !offers_basic(challenges)) {
     return std::nullopt;
@@ -57,7 +64,8 @@ std::optional<Result<std::string>> AuthRetry::answer(const Headers& headers,
 
 std::optional<Result<std::string>> AuthRetry::answer_digest(const DigestChallenge& challenge,
                                                             std::string_view method,
-                                                            std::string_view target) {
+                                                            std::string_view target,
+                                                            std::optional<std::string_view> entity_body) {
   auto cnonce = new_cnonce();
   if (!cnonce) {
     return Result<std::string>(
@@ -67,11 +75,11 @@ std::optional<Result<std::string>> AuthRetry::answer_digest(const DigestChalleng
   nonce_count_ = challenge.nonce == nonce_ ? nonce_count_ + 1 : 1;
   nonce_ = challenge.nonce;
   DigestInput input{auth_.user, auth_.password, std::string(method), std::string(target),
-                    std::move(*cnonce), nonce_count_};
+                    std::move(*cnonce), nonce_count_, entity_body};
   auto value = digest_authorization(challenge, input);
   if (!value) return Result<std::string>(std::move(value).error());
   ++answers_;
-  last_scheme_ = "Digest " + challenge.algorithm_name;
+  last_scheme_ = "Digest " + challenge.algorithm_name + (challenge.needs_body() ? " auth-int" : "");
   return Result<std::string>(std::move(*value));
 }
 

@@ -29,9 +29,11 @@ class AuthRetry {
   /// On a 401 with `headers`: the Authorization value to send the request again
   /// with, nullopt when the 401 is the response (nothing offered that the request
   /// allows, or the credentials were tried already), or an error (a credential the
-  /// header cannot carry, no entropy for the client nonce).
+  /// header cannot carry, no entropy for the client nonce, a body auth-int cannot
+  /// hash). `entity_body`: the request body when in memory ("" for none).
   std::optional<Result<std::string>> answer(const Headers& headers, std::string_view method,
-                                            std::string_view target);
+                                            std::string_view target,
+                                            std::optional<std::string_view> entity_body);
 
   /// A redirect: the next URL may challenge anew. `other_origin` drops the
   /// credentials for good (they belong to the request's origin only).
@@ -43,7 +45,8 @@ class AuthRetry {
  private:
   std::optional<Result<std::string>> answer_digest(const DigestChallenge& challenge,
                                                    std::string_view method,
-                                                   std::string_view target);
+                                                   std::string_view target,
+                                                   std::optional<std::string_view> entity_body);
 
   Authentication auth_;
   int answers_ = 0;          // authenticated sends for the current URL

@@ -33,6 +33,7 @@ void read_qop(std::string_view list, DigestChallenge& out) {
     while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
     while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
     if (iequals(item, "auth")) out.qop_auth = true;
+    if (iequals(item, "auth-int")) out.qop_auth_int = true;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
@@ -98,7 +99,7 @@ std::optional<DigestChallenge> DigestChallenge::from(const AuthChallenge& challe
   if (!known) return std::nullopt;
   if (auto qop = challenge.param("qop")) {
     read_qop(*qop, out);
-    if (!out.qop_auth) return std::nullopt;  // auth-int only: the body would be hashed
+    if (!out.qop_auth && !out.qop_auth_int) return std::nullopt;
   }
   out.stale = iequals(challenge.param("stale").value_or(""), "true");
   out.userhash = iequals(challenge.param("userhash").value_or(""), "true");
@@ -153,13 +154,22 @@ Result<std::string> digest_authorization(const DigestChallenge& challenge,
                  "Digest: the crypto library cannot compute " + challenge.algorithm_name);
   }
   if (challenge.session) ha1 = hash(ha1 + ":" + challenge.nonce + ":" + input.cnonce);
-  const std::string ha2 = hash(input.method + ":" + input.uri);
+  // RFC 7616 section 3.4.3: auth-int adds H(entity-body) to A2.
+  const bool integrity = challenge.needs_body();
+  if (integrity && !input.entity_body) {
+    return Error(ErrorCategory::usage,
+                 "Digest: the server accepts only qop=auth-int, which hashes the request body, "
+                 "and this body is a file or a stream that is not in memory; send it as bytes");
+  }
+  const std::string ha2 = integrity ? hash(input.method + ":" + input.uri + ":" + hash(*input.entity_body))
+                                    : hash(input.method + ":" + input.uri);
+  const std::string qop = integrity ? "auth-int" : "auth";
   char nc[9];
   std::snprintf(nc, sizeof nc, "%08x", static_cast<unsigned>(input.nonce_count));
   // RFC 2069's form, without qop, is what a server that offers no qop expects.
   const std::string response =
       challenge.qop_offered
-          ? hash(ha1 + ":" + challenge.nonce + ":" + nc + ":" + input.cnonce + ":auth:" + ha2)
+          ? hash(ha1 + ":" + challenge.nonce + ":" + nc + ":" + input.cnonce + ":" + qop + ":" + ha2)
           : hash(ha1 + ":" + challenge.nonce + ":" + ha2);
   const std::string user =
       challenge.userhash ? hash(input.user + ":" + challenge.realm) : input.user;
@@ -167,7 +177,7 @@ Result<std::string> digest_authorization(const DigestChallenge& challenge,
                       ", uri=" + quoted(input.uri) + ", algorithm=" + challenge.algorithm_name +
                       ", nonce=" + quoted(challenge.nonce);
   if (challenge.qop_offered) {
-    value += ", nc=" + std::string(nc) + ", cnonce=" + quoted(input.cnonce) + ", qop=auth";
+    value += ", nc=" + std::string(nc) + ", cnonce=" + quoted(input.cnonce) + ", qop=" + qop;
   }
   value += ", response=" + quoted(response);
   if (challenge.opaque) value += ", opaque=" + quoted(*challenge.opaque);

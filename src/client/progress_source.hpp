@@ -35,6 +35,9 @@ class ProgressSource final : public RequestBodySource {
   void set_waker(std::function<void()> wake) override { inner_->set_waker(std::move(wake)); }
   bool rewind() override { return inner_->rewind(); }
   std::size_t held_bytes() const override { return inner_->held_bytes(); }
+  std::optional<std::string_view> whole_in_memory() const override {
+    return inner_->whole_in_memory();
+  }
 
  private:
   std::unique_ptr<RequestBodySource> inner_;

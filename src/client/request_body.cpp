@@ -49,6 +49,10 @@ class BytesSource final : public RequestBodySource {
     return true;
   }
   std::size_t held_bytes() const override { return released_ ? 0 : bytes_.capacity(); }
+  std::optional<std::string_view> whole_in_memory() const override {
+    if (released_) return std::nullopt;
+    return std::string_view(bytes_);
+  }
 
  private:
   std::string bytes_;

@@ -7,7 +7,10 @@
 namespace sluice {
 
 bool Transfer::start_auth_retry(const ResponseHead& head) {
-  auto answer = auth_.answer(head.headers, method_, url_.target());
+  // Digest auth-int hashes the body: known when there is none or it is in memory.
+  const std::optional<std::string_view> entity_body =
+      body_ ? body_->whole_in_memory() : std::optional<std::string_view>(std::string_view());
+  auto answer = auth_.answer(head.headers, method_, url_.target(), entity_body);
   if (!answer) return false;
   if (!*answer) {
     fail(std::move(*answer).error());

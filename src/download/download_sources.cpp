@@ -26,6 +26,10 @@ Request DownloadSources::request_for(std::size_t source) const { return sources_
 
 std::size_t DownloadSources::live_from(std::size_t source) const {
   std::lock_guard lock(mu_);
+  return live_from_locked(source);
+}
+
+std::size_t DownloadSources::live_from_locked(std::size_t source) const {
   for (std::size_t step = 0; step < sources_.size(); ++step) {
     const std::size_t candidate = (source + step) % sources_.size();
     if (!sources_[candidate].dropped) return candidate;
@@ -34,15 +38,13 @@ std::size_t DownloadSources::live_from(std::size_t source) const {
 }
 
 std::size_t DownloadSources::drop(std::size_t source, std::string why) {
-  {
-    std::lock_guard lock(mu_);
-    Source& dropped = sources_[source];
-    if (is_mirror(source) && !dropped.dropped) {
-      dropped.dropped = true;
-      dropped.why = std::move(why);
-    }
+  std::lock_guard lock(mu_);
+  Source& dropped = sources_[source];
+  if (is_mirror(source) && !dropped.dropped) {
+    dropped.dropped = true;
+    dropped.why = std::move(why);
   }
-  return live_from(source);
+  return live_from_locked(source);
 }
 
 void DownloadSources::count_written(std::size_t source, std::uint64_t bytes) {

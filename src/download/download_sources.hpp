@@ -53,6 +53,8 @@ class DownloadSources {
     std::string why;            // guarded by mu_
   };
 
+  std::size_t live_from_locked(std::size_t source) const;  // mu_ held
+
   mutable std::mutex mu_;
   std::vector<Source> sources_;  // the vector itself never changes after construction
 };

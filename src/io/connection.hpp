@@ -51,6 +51,9 @@ class RequestBodySource {
   virtual bool rewind() = 0;
   /// Memory this source holds now (its copy of the body, or its read-ahead).
   virtual std::size_t held_bytes() const = 0;
+  /// The whole body when it is in memory (Digest qop=auth-int hashes it before it is
+  /// sent again); nullopt for a file, a stream, or a copy already released.
+  virtual std::optional<std::string_view> whole_in_memory() const { return std::nullopt; }
 };
 
 /// One request as every HTTP version needs it.

@@ -3,10 +3,12 @@
 // (the body goes again, a stale nonce, a streamed body that cannot go again).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "io/crypto_hash.hpp"
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
 #include "support/test_env.hpp"
@@ -128,12 +130,15 @@ TEST_F(ClientDigest, AnyauthPicksDigestFromLighttpdAndBasicFromNginx) {
   EXPECT_NE(lines[1].find("with Basic"), std::string::npos) << lines[1];
 }
 
-// A server that challenges each request without Authorization, and answers the
-// first `stale_answers` authenticated ones with a stale nonce; it keeps what came.
+// A server that challenges each request without Authorization (offering `qop`), and
+// answers the first `stale_answers` authenticated ones with a stale nonce; it keeps
+// what came.
 class ChallengingServer {
  public:
-  explicit ChallengingServer(int stale_answers = 0)
-      : stale_left_(stale_answers), server_([this](test::ServerConnection& conn) { serve(conn); }) {}
+  explicit ChallengingServer(int stale_answers = 0, std::string qop = "auth")
+      : stale_left_(stale_answers),
+        qop_(std::move(qop)),
+        server_([this](test::ServerConnection& conn) { serve(conn); }) {}
   std::string url(std::string_view path) const { return server_.url(path); }
   std::vector<test::ReceivedRequest> received() {
     std::lock_guard lock(mu_);
@@ -152,7 +157,7 @@ class ChallengingServer {
           if (authorized) --stale_left_;
           const std::string nonce = "n" + std::to_string(received_.size());
           reply = test::http_response(
-              401, "no", {{"WWW-Authenticate", "Digest realm=\"t\", qop=\"auth\", nonce=\"" +
+              401, "no", {{"WWW-Authenticate", "Digest realm=\"t\", qop=\"" + qop_ + "\", nonce=\"" +
                                                    nonce + "\"" +
                                                    (authorized ? ", stale=true" : "")}});
         } else {
@@ -165,18 +170,24 @@ class ChallengingServer {
 
   std::mutex mu_;
   int stale_left_;
+  const std::string qop_;
   std::vector<test::ReceivedRequest> received_;
   test::TestServer server_;  // last: its handler threads stop before the rest goes
 };
 
-TEST(ClientDigestRoundTrip, ABytesBodyIsSentAgainWithTheAnswer) {
-  ChallengingServer server;
-  auto client = Client::create().value();
+// POST /form with a small bytes body and Digest credentials u:p.
+Request form_post(const ChallengingServer& server) {
   Request request = Request::get(server.url("/form"));
   request.method = "POST";
   request.body = BytesBody{"a=1&b=2"};
   request.auth = Authentication::digest("u", "p");
-  auto fetched = fetch_all(client, request);
+  return request;
+}
+
+TEST(ClientDigestRoundTrip, ABytesBodyIsSentAgainWithTheAnswer) {
+  ChallengingServer server;
+  auto client = Client::create().value();
+  auto fetched = fetch_all(client, form_post(server));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->status, 200);
   EXPECT_EQ(fetched->body, "body:a=1&b=2");
@@ -186,6 +197,59 @@ TEST(ClientDigestRoundTrip, ABytesBodyIsSentAgainWithTheAnswer) {
   const std::string authorization(received[1].headers.get("authorization").value_or(""));
   EXPECT_NE(authorization.find("uri=\"/form\""), std::string::npos) << authorization;
   EXPECT_NE(authorization.find("nonce=\"n1\""), std::string::npos) << authorization;
+}
+
+// A parameter of an Authorization value (quoted or not), as a server reads it.
+std::string digest_field(const std::string& header, const std::string& name) {
+  const std::size_t at = header.find(" " + name + "=");
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + name.size() + 2;
+  if (header[start] == '"') return header.substr(start + 1, header.find('"', start + 1) - start - 1);
+  return header.substr(start, header.find(',', start) - start);
+}
+
+// qop=auth-int alone: the answer hashes the body (RFC 7616 section 3.4.3); the
+// server's side of the check is computed here from what arrived on the wire.
+TEST(ClientDigestRoundTrip, AuthIntHashesTheBytesBodyThatWentAgain) {
+  ChallengingServer server(0, "auth-int");
+  auto client = Client::create().value();
+  auto fetched = fetch_all(client, form_post(server));
+  ASSERT_TRUE(fetched.ok()) << fetched.error().message();
+  EXPECT_EQ(fetched->status, 200);
+  const auto received = server.received();
+  ASSERT_EQ(received.size(), 2u);
+  const std::string authorization(received[1].headers.get("authorization").value_or(""));
+  EXPECT_EQ(digest_field(authorization, "qop"), "auth-int") << authorization;
+  const auto h = [](const std::string& text) { return hex_digest(HashAlgorithm::md5, text); };
+  const std::string ha2 = h("POST:/form:" + h(received[1].body));
+  const std::string expected =
+      h(h("u:t:p") + ":" + digest_field(authorization, "nonce") + ":" +
+        digest_field(authorization, "nc") + ":" + digest_field(authorization, "cnonce") +
+        ":auth-int:" + ha2);
+  EXPECT_EQ(digest_field(authorization, "response"), expected) << authorization;
+}
+
+TEST(ClientDigestRoundTrip, AuthIntWithAFileBodyFailsSayingWhy) {
+  ChallengingServer server(0, "auth-int");
+  const std::string path = ::testing::TempDir() + "/sluice-auth-int-body";
+  {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    std::fputs("from a file", file);
+    std::fclose(file);
+  }
+  auto client = Client::create().value();
+  Request request = Request::get(server.url("/upload"));
+  request.method = "PUT";
+  request.body = FileBody{path};
+  request.auth = Authentication::digest("u", "p");
+  auto fetched = fetch_all(client, request);
+  std::remove(path.c_str());
+  ASSERT_FALSE(fetched.ok());
+  EXPECT_EQ(fetched.error().category(), ErrorCategory::usage);
+  EXPECT_NE(fetched.error().message().find("auth-int"), std::string::npos)
+      << fetched.error().message();
+  EXPECT_EQ(server.received().size(), 1u);  // nothing went with a wrong answer
 }
 
 TEST(ClientDigestRoundTrip, AStaleNonceIsAnsweredOnceMoreWithTheNewOne) {

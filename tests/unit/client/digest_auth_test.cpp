@@ -27,7 +27,7 @@ DigestChallenge rfc_challenge(const std::string& algorithm) {
 
 DigestInput rfc_input() {
   return {"Mufasa", "Circle of Life", "GET", "/dir/index.html",
-          "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", 1};
+          "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", 1, {}};
 }
 
 // The value of `name` in an Authorization header sluice made (quoted or not).
@@ -83,7 +83,7 @@ TEST(DigestAuth, UserhashSendsTheHashedNameAndSaysSo) {
   auto challenge = DigestChallenge::from(parsed.at(0));
   ASSERT_TRUE(challenge);
   auto value = digest_authorization(*challenge, {"J\xC3\xA4s\xC3\xB8n Doe", "Secret, or not?", "GET",
-                                                 "/doe.json", "c", 1});
+                                                 "/doe.json", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(field(*value, "username"),
             hex_digest(HashAlgorithm::sha512_256, "J\xC3\xA4s\xC3\xB8n Doe:api@example.org"));
@@ -94,7 +94,7 @@ TEST(DigestAuth, UserhashSendsTheHashedNameAndSaysSo) {
 TEST(DigestAuth, WithoutQopTheRfc2069FormIsUsed) {
   auto challenge = DigestChallenge::from(parse_auth_challenges("Digest realm=r, nonce=n").at(0));
   ASSERT_TRUE(challenge);
-  auto value = digest_authorization(*challenge, {"u", "p", "GET", "/", "c", 1});
+  auto value = digest_authorization(*challenge, {"u", "p", "GET", "/", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   const auto h = [](const std::string& text) { return hex_digest(HashAlgorithm::md5, text); };
   EXPECT_EQ(field(*value, "response"), h(h("u:r:p") + ":n:" + h("GET:/")));
@@ -104,20 +104,53 @@ TEST(DigestAuth, WithoutQopTheRfc2069FormIsUsed) {
 TEST(DigestAuth, ChallengesSluiceCannotAnswerAreSkipped) {
   auto from = [](const char* text) { return DigestChallenge::from(parse_auth_challenges(text).at(0)); };
   EXPECT_FALSE(from("Digest realm=r, nonce=n, algorithm=SHA-1"));
-  EXPECT_FALSE(from("Digest realm=r, nonce=n, qop=auth-int"));
+  EXPECT_FALSE(from("Digest realm=r, nonce=n, qop=auth-conf"));
   EXPECT_FALSE(from("Digest realm=r"));
   EXPECT_FALSE(from("Basic realm=r"));
   EXPECT_TRUE(from("digest REALM=r, NONCE=n, ALGORITHM=sha-256, qop=\"auth-int, auth\""));
 }
 
+// RFC 7616 section 3.4.3: A2 = method:uri:H(entity-body). The expected responses
+// were computed apart from sluice (Python's hashlib).
+TEST(DigestAuth, AuthIntHashesTheBodyWhenItIsTheOnlyQop) {
+  auto challenge = DigestChallenge::from(
+      parse_auth_challenges("Digest realm=\"r\", nonce=\"n\", qop=\"auth-int\"").at(0));
+  ASSERT_TRUE(challenge);
+  EXPECT_TRUE(challenge->needs_body());
+  DigestInput input{"u", "p", "POST", "/upload", "c", 1, std::string_view("hello")};
+  auto value = digest_authorization(*challenge, input);
+  ASSERT_TRUE(value.ok()) << value.error().message();
+  EXPECT_EQ(field(*value, "qop"), "auth-int");
+  EXPECT_EQ(field(*value, "response"), "d862ffeb58cfae54ed7f3acc1740594c");
+  // No body: the hash of nothing.
+  auto empty = digest_authorization(*challenge, {"u", "p", "GET", "/", "c", 1, std::string_view()});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(field(*empty, "response"), "7eeb55b7f6f7bbb156ec8ed04a13f5a5");
+  // A body sluice cannot hash in advance (a file, a stream): a clear refusal.
+  auto unknown = digest_authorization(*challenge, {"u", "p", "PUT", "/", "c", 1, std::nullopt});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().category(), ErrorCategory::usage);
+  EXPECT_NE(unknown.error().message().find("auth-int"), std::string::npos);
+}
+
+TEST(DigestAuth, AuthIsPreferredWhenBothAreOffered) {
+  auto challenge = DigestChallenge::from(
+      parse_auth_challenges("Digest realm=r, nonce=n, qop=\"auth-int,auth\"").at(0));
+  ASSERT_TRUE(challenge);
+  EXPECT_FALSE(challenge->needs_body());
+  auto value = digest_authorization(*challenge, {"u", "p", "PUT", "/", "c", 1, std::nullopt});
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(field(*value, "qop"), "auth");
+}
+
 TEST(DigestAuth, ACredentialThatCouldSplitTheHeaderIsRefused) {
-  auto value = digest_authorization(rfc_challenge("MD5"), {"a\r\nX: y", "p", "GET", "/", "c", 1});
+  auto value = digest_authorization(rfc_challenge("MD5"), {"a\r\nX: y", "p", "GET", "/", "c", 1, {}});
   ASSERT_FALSE(value.ok());
   EXPECT_EQ(value.error().category(), ErrorCategory::usage);
 }
 
 TEST(DigestAuth, QuotesInTheUserNameAreEscaped) {
-  auto value = digest_authorization(rfc_challenge("MD5"), {"a\"b\\c", "p", "GET", "/", "c", 1});
+  auto value = digest_authorization(rfc_challenge("MD5"), {"a\"b\\c", "p", "GET", "/", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(value->rfind("Digest username=\"a\\\"b\\\\c\", ", 0), 0u);
 }
@@ -126,7 +159,7 @@ TEST(DigestAuth, QuotesInTheUserNameAreEscaped) {
 // ASCII goes as an RFC 8187 ext-value; the response hashes the name's UTF-8 bytes.
 TEST(DigestAuth, ANameThatIsNotAsciiGoesAsUsernameStar) {
   const std::string name = "J\xc3\xa4s\xc3\xb8n Doe";
-  auto value = digest_authorization(rfc_challenge("MD5"), {name, "p", "GET", "/", "c", 1});
+  auto value = digest_authorization(rfc_challenge("MD5"), {name, "p", "GET", "/", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(value->rfind("Digest username*=UTF-8''J%C3%A4s%C3%B8n%20Doe, realm=", 0), 0u) << *value;
   EXPECT_EQ(value->find("username="), std::string::npos);
@@ -135,7 +168,7 @@ TEST(DigestAuth, ANameThatIsNotAsciiGoesAsUsernameStar) {
 TEST(DigestAuth, AHashedNameNeedsNoUsernameStar) {
   auto challenge = rfc_challenge("MD5");
   challenge.userhash = true;
-  auto value = digest_authorization(challenge, {"J\xc3\xa4s\xc3\xb8n", "p", "GET", "/", "c", 1});
+  auto value = digest_authorization(challenge, {"J\xc3\xa4s\xc3\xb8n", "p", "GET", "/", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(value->rfind("Digest username=\"", 0), 0u) << *value;
 }
@@ -159,31 +192,31 @@ TEST(AuthRetry, TheStrongestDigestIsAnsweredOnceAndASecond401Stands) {
   const Headers headers = challenge_headers(
       {"Digest realm=r, nonce=md, algorithm=MD5, qop=auth",
        "Digest realm=r, nonce=sha, algorithm=SHA-256, qop=auth, Basic realm=r"});
-  auto answer = retry.answer(headers, "GET", "/x");
+  auto answer = retry.answer(headers, "GET", "/x", "");
   ASSERT_TRUE(answer && answer->ok());
   EXPECT_EQ(field(**answer, "algorithm"), "SHA-256");
   EXPECT_EQ(field(**answer, "nonce"), "sha");
   EXPECT_EQ(retry.last_scheme(), "Digest SHA-256");
-  EXPECT_FALSE(retry.answer(headers, "GET", "/x"));  // wrong password: the 401 is returned
+  EXPECT_FALSE(retry.answer(headers, "GET", "/x", ""));  // wrong password: the 401 is returned
 }
 
 TEST(AuthRetry, AStaleNonceEarnsOneMoreAnswerWithTheNewNonce) {
   AuthRetry retry(Authentication::digest("u", "p"));
-  ASSERT_TRUE(retry.answer(challenge_headers({"Digest realm=r, nonce=one, qop=auth"}), "GET", "/"));
+  ASSERT_TRUE(retry.answer(challenge_headers({"Digest realm=r, nonce=one, qop=auth"}), "GET", "/", ""));
   const Headers stale = challenge_headers({"Digest realm=r, nonce=two, qop=auth, stale=true"});
-  auto again = retry.answer(stale, "GET", "/");
+  auto again = retry.answer(stale, "GET", "/", "");
   ASSERT_TRUE(again && again->ok());
   EXPECT_EQ(field(**again, "nonce"), "two");
   EXPECT_EQ(field(**again, "nc"), "00000001");
-  EXPECT_FALSE(retry.answer(stale, "GET", "/"));
+  EXPECT_FALSE(retry.answer(stale, "GET", "/", ""));
 }
 
 TEST(AuthRetry, TheNonceCountGrowsWhileTheNonceStays) {
   AuthRetry retry(Authentication::digest("u", "p"));
   const Headers headers = challenge_headers({"Digest realm=r, nonce=same, qop=auth"});
-  ASSERT_TRUE(retry.answer(headers, "GET", "/"));
+  ASSERT_TRUE(retry.answer(headers, "GET", "/", ""));
   retry.on_redirect(false);  // the same origin: credentials kept, a new URL to answer
-  auto second = retry.answer(headers, "GET", "/next");
+  auto second = retry.answer(headers, "GET", "/next", "");
   ASSERT_TRUE(second && second->ok());
   EXPECT_EQ(field(**second, "nc"), "00000002");
   EXPECT_EQ(field(**second, "uri"), "/next");
@@ -192,24 +225,39 @@ TEST(AuthRetry, TheNonceCountGrowsWhileTheNonceStays) {
 TEST(AuthRetry, AnyPrefersDigestAndFallsBackToBasic) {
   AuthRetry digest(Authentication::any("u", "p"));
   auto answered = digest.answer(
-      challenge_headers({"Basic realm=r", "Digest realm=r, nonce=n, qop=auth"}), "GET", "/");
+      challenge_headers({"Basic realm=r", "Digest realm=r, nonce=n, qop=auth"}), "GET", "/", "");
   ASSERT_TRUE(answered && answered->ok());
   EXPECT_EQ(answered->value().rfind("Digest ", 0), 0u);
   AuthRetry basic(Authentication::any("u", "p"));
-  auto basic_answer = basic.answer(challenge_headers({"Basic realm=\"r\""}), "GET", "/");
+  auto basic_answer = basic.answer(challenge_headers({"Basic realm=\"r\""}), "GET", "/", "");
   ASSERT_TRUE(basic_answer && basic_answer->ok());
   EXPECT_EQ(**basic_answer, "Basic dTpw");
-  EXPECT_FALSE(basic.answer(challenge_headers({"Basic realm=\"r\""}), "GET", "/"));
+  EXPECT_FALSE(basic.answer(challenge_headers({"Basic realm=\"r\""}), "GET", "/", ""));
+}
+
+TEST(AuthRetry, WithoutTheBodyAChallengeThatNeedsNoBodyIsChosen) {
+  const Headers headers = challenge_headers(
+      {"Digest realm=r, nonce=int, algorithm=SHA-256, qop=auth-int",
+       "Digest realm=r, nonce=plain, algorithm=MD5, qop=auth"});
+  AuthRetry streamed(Authentication::digest("u", "p"));
+  auto answer = streamed.answer(headers, "PUT", "/", std::nullopt);
+  ASSERT_TRUE(answer && answer->ok());
+  EXPECT_EQ(field(**answer, "nonce"), "plain");
+  AuthRetry in_memory(Authentication::digest("u", "p"));
+  auto stronger = in_memory.answer(headers, "PUT", "/", std::string_view("body"));
+  ASSERT_TRUE(stronger && stronger->ok());
+  EXPECT_EQ(field(**stronger, "nonce"), "int");
+  EXPECT_EQ(in_memory.last_scheme(), "Digest SHA-256 auth-int");
 }
 
 TEST(AuthRetry, WhatTheRequestDoesNotAllowIsNotAnswered) {
   const Headers basic_only = challenge_headers({"Basic realm=r"});
-  EXPECT_FALSE(AuthRetry(Authentication::digest("u", "p")).answer(basic_only, "GET", "/"));
-  EXPECT_FALSE(AuthRetry(Authentication::basic("u", "p")).answer(basic_only, "GET", "/"));
-  EXPECT_FALSE(AuthRetry(Authentication::any("", "")).answer(basic_only, "GET", "/"));
+  EXPECT_FALSE(AuthRetry(Authentication::digest("u", "p")).answer(basic_only, "GET", "/", ""));
+  EXPECT_FALSE(AuthRetry(Authentication::basic("u", "p")).answer(basic_only, "GET", "/", ""));
+  EXPECT_FALSE(AuthRetry(Authentication::any("", "")).answer(basic_only, "GET", "/", ""));
   AuthRetry moved(Authentication::any("u", "p"));
   moved.on_redirect(true);  // another origin: the credentials are gone
-  EXPECT_FALSE(moved.answer(basic_only, "GET", "/"));
+  EXPECT_FALSE(moved.answer(basic_only, "GET", "/", ""));
 }
 
 }  // namespace
