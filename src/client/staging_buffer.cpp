@@ -116,6 +116,8 @@ bool StagingBuffer::take_locked(std::size_t n) {
   }
   if (queue_.size() < mark_ / 2 &&
       signal_.load(std::memory_order_relaxed) == Signal::paused) {
+    // Counted before the signal turns: whoever sees it flowing sees the count moved.
+    pauses_ended_.fetch_add(1, std::memory_order_release);
     signal_.store(Signal::flowing, std::memory_order_release);
     resume = true;
   }

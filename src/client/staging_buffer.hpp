@@ -52,6 +52,10 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
 
   std::size_t mark() const noexcept { return mark_; }
   bool paused() const noexcept { return signal_.load(std::memory_order_acquire) == Signal::paused; }
+  /// How many pauses a reader's take has ended. The take ends a pause at once, but
+  /// the HTTP thread hears of it only when it runs the posted resume: a timer that
+  /// runs between the two sees the count move where paused() is already false.
+  std::uint64_t pauses_ended() const noexcept { return pauses_ended_.load(std::memory_order_acquire); }
 
   // --- HTTP thread ---
   /// Bytes that fit below the mark now (for output-bounded decoding).
@@ -172,6 +176,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   const std::shared_ptr<StagedBudget> budget_;
   const TimeSource& clock_;
   std::atomic<Signal> signal_{Signal::flowing};
+  std::atomic<std::uint64_t> pauses_ended_{0};  // written under mu_ by readers
   std::chrono::steady_clock::time_point paused_since_{};  // HTTP thread (only it pauses)
 
   mutable std::mutex mu_;

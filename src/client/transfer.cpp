@@ -587,6 +587,12 @@ void Transfer::report_taken_after(std::size_t bytes) {
 
 bool Transfer::paused() const { return staging_ && staging_->paused(); }
 
+bool Transfer::hold_ended_unheard() {
+  if (!staging_) return false;
+  const std::uint64_t ended = staging_->pauses_ended();
+  return std::exchange(pauses_ended_seen_, ended) != ended;
+}
+
 // Like held_by_budget(), without arming anything: readers holding bytes while the
 // Client's budget is spent keep this stream from receiving, however far below its
 // mark it is, so the silence is ours.
@@ -611,6 +617,7 @@ void Transfer::on_consumer_activity() {
     // The wait was ours (a reader at its mark, the budget): the server's silence
     // counts from now, when it may send again, not from the idle timer's last look.
     last_activity_ = core_.loop().now();
+    pauses_ended_seen_ = staging_->pauses_ended();  // heard: the timer need not count it
     conn_->resume(exchange_);
   }
 }
@@ -731,9 +738,11 @@ void Transfer::arm_idle_timer() {
       return;
     }
     const TimePoint now = self.core_.loop().now();
-    // Waits that are ours: a reader holding the body, a decoder behind, a request
-    // body producer with nothing yet.
-    const bool our_wait = self.paused() || self.waits_for_budget() ||
+    // Waits that are ours: a reader holding the body (or one whose take ended a hold
+    // since the last look, its resume still on the way here), a decoder behind, a
+    // request body producer with nothing yet.
+    const bool hold_ended = self.hold_ended_unheard();
+    const bool our_wait = self.paused() || hold_ended || self.waits_for_budget() ||
                           !self.compressed_body_.empty() ||
                           (self.phase_ == Phase::waiting_head && self.body_ &&
                            self.body_->waiting_for_producer());

@@ -66,6 +66,9 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   /// nothing else on it receives). Returns bytes freed.
   std::size_t sweep(std::chrono::steady_clock::time_point paused_before);
   bool paused() const;
+  /// Whether a reader's take ended a pause since the idle timer or the resume last
+  /// looked (the HTTP thread has not handled it yet); marks it seen.
+  bool hold_ended_unheard();
   TransferStats stats() const;
 
   // ExchangeSink
@@ -169,6 +172,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   EventLoop::TimerId idle_timer_ = 0;
   EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
   TimePoint last_activity_{};
+  std::uint64_t pauses_ended_seen_ = 0;  // the staging buffer's count at the idle timer's last look
   ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
   Headers sent_headers_;   // the last exchange's fields, for Response::request_headers
   std::optional<ProxyHop> proxy_;
