@@ -174,7 +174,10 @@ void ClientCore::sweep() {
     sweep_bytes_released_ += freed;
   };
   const std::uint64_t before = sweep_bytes_released_;
-  for (auto& [raw, transfer] : transfers_) count(transfer->sweep(paused_before));
+  std::unordered_set<Connection*> paused_connections;
+  for (auto& [raw, transfer] : transfers_) count(transfer->sweep(paused_before, paused_connections));
+  // Each asks its streams once whether any still receives.
+  for (Connection* conn : paused_connections) count(conn->release_scratch(paused_before));
   count(pool_.release_idle_scratch());
 #ifdef __GLIBC__
   // Freed blocks below glibc's mmap threshold stay in the process's heap, resident,

@@ -687,13 +687,14 @@ void Transfer::finished() {
   core_.transfer_done(*this);
 }
 
-std::size_t Transfer::sweep(std::chrono::steady_clock::time_point paused_before) {
+std::size_t Transfer::sweep(std::chrono::steady_clock::time_point paused_before,
+                            std::unordered_set<Connection*>& connections) {
   if (phase_ != Phase::body || !staging_->paused() || staging_->paused_since() > paused_before) {
     return 0;
   }
   std::size_t freed = compressed_body_.release_if_empty() + staging_->release_empty_capacity();
   if (decoder_) freed += decoder_->release_scratch();
-  if (conn_ != nullptr) freed += conn_->release_scratch(paused_before);
+  if (conn_ != nullptr) connections.insert(conn_);
   return freed;
 }
 

@@ -34,6 +34,7 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/quiet_queue.hpp"
 #include "io/rtt_estimate.hpp"
 #include "io/stream_credit.hpp"
 #include "io/time_source.hpp"
@@ -197,6 +198,7 @@ class H2Session {
 
   void trace_conn(const std::string& what) const;
   void trace_stream(std::int32_t stream_id, const std::string& what) const;
+  QuietQueue::DueOf quiet_due_of() const;
 
   std::function<void()> on_output_ready_;
   const Trace& trace_;
@@ -207,6 +209,8 @@ class H2Session {
   std::optional<Error> setup_error_;
 
   std::unordered_map<std::int32_t, H2Stream> streams_;
+  // Streams with a quiet deadline; mutable: next_deadline() drops stale entries.
+  mutable QuietQueue quiet_;
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
   std::optional<Error> terminal_error_;  // why nghttp2 ended the connection itself
   // A waker fired since the last resume_woken_bodies: wants_write() without a scan.

@@ -17,6 +17,7 @@ void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint 
   const std::uint64_t held = stream.sink->held_bytes();
   const CreditGrant grant =
       stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now, rtt_.min());
+  quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
   if (grant.bytes > 0) announce_credit(stream, grant, held);
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
@@ -86,26 +87,24 @@ void H2Session::note_pause(H2Stream& stream, TimePoint now) {
   }
 }
 
-std::optional<TimePoint> H2Session::next_deadline() const {
-  std::optional<TimePoint> earliest;
-  for (const auto& entry : streams_) {
-    const std::optional<TimePoint> due = entry.second.credit.quiet_deadline();
-    if (due && (!earliest || *due < *earliest)) earliest = due;
-  }
-  return earliest;
+QuietQueue::DueOf H2Session::quiet_due_of() const {
+  return [this](QuietQueue::StreamId id) -> std::optional<TimePoint> {
+    const auto found = streams_.find(static_cast<std::int32_t>(id));
+    if (found == streams_.end()) return std::nullopt;
+    return found->second.credit.quiet_deadline();
+  };
 }
+
+std::optional<TimePoint> H2Session::next_deadline() const { return quiet_.earliest(quiet_due_of()); }
 
 void H2Session::on_timer() {
   if (session_ == nullptr || broken_ || in_library_) return;
   const TimePoint now = time_.now();
-  std::vector<std::int32_t> quiet;
-  for (const auto& entry : streams_) {
-    const std::optional<TimePoint> due = entry.second.credit.quiet_deadline();
-    if (due && *due <= now) quiet.push_back(entry.first);
-  }
   // By id: a sink may cancel another stream from inside report_taken_after.
-  for (const std::int32_t stream_id : quiet) {
-    if (H2Stream* stream = find(stream_id)) give_back_credit(*stream, CreditTrigger::quiet, now);
+  for (const QuietQueue::StreamId id : quiet_.take_due(now, quiet_due_of())) {
+    if (H2Stream* stream = find(static_cast<std::int32_t>(id))) {
+      give_back_credit(*stream, CreditTrigger::quiet, now);
+    }
   }
 }
 

@@ -158,6 +158,7 @@ Result<H2Session::Verdict> H2Session::on_data_chunk(std::int32_t stream_id,
   if (stream == nullptr) return Verdict::proceed;  // cancelled: the bytes go nowhere
   const TimePoint now = time_.now();  // one clock read per DATA frame
   stream->credit.on_received(bytes.size(), now);
+  quiet_.note(stream_id, stream->credit.quiet_deadline());
   stream->sink->on_body(bytes);
   stream = find(stream_id);
   if (stream != nullptr) {

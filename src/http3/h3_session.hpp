@@ -45,6 +45,7 @@
 #include "io/byte_queue.hpp"
 #include "io/connection.hpp"
 #include "io/exchange.hpp"
+#include "io/quiet_queue.hpp"
 #include "io/stream_credit.hpp"
 #include "io/time_source.hpp"
 #include "io/trace.hpp"
@@ -226,6 +227,7 @@ class H3Session final : public QuicApplication {
   // Streams (h3_session_streams.cpp).
   H3Stream* find(std::int64_t stream_id);
   void give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint now);
+  QuietQueue::DueOf quiet_due_of() const;
   void announce_credit(H3Stream& stream, const CreditGrant& grant);
   void follow_connection_window();
   void note_pause(H3Stream& stream, TimePoint now);
@@ -253,6 +255,8 @@ class H3Session final : public QuicApplication {
   nghttp3_conn* conn_ = nullptr;
 
   std::unordered_map<std::int64_t, H3Stream> stream_map_;
+  // Streams with a quiet deadline; mutable: next_deadline() drops stale entries.
+  mutable QuietQueue quiet_;
   std::vector<PendingOp> pending_ops_;
   std::vector<ByteQueue> spare_blocks_;  // emptied body blocks, reused for the next piece
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE

@@ -115,6 +115,7 @@ void H3Session::on_data(std::int64_t stream_id, std::span<const std::byte> bytes
   }
   const TimePoint now = time_.now();  // one clock read per piece of body
   stream->credit.on_received(bytes.size(), now);
+  quiet_.note(stream_id, stream->credit.quiet_deadline());
   stream->sink->on_body(bytes);
   stream = find(stream_id);
   if (stream != nullptr && stream->sink != nullptr) {

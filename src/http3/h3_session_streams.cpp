@@ -50,6 +50,7 @@ void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint 
   const std::uint64_t held = stream.sink->held_bytes();
   const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
                                                    now, streams_->path_rtt());
+  quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
   if (grant.bytes > 0) announce_credit(stream, grant);
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
@@ -97,28 +98,22 @@ void H3Session::note_pause(H3Stream& stream, TimePoint now) {
   }
 }
 
-std::optional<TimePoint> H3Session::next_deadline() const {
-  std::optional<TimePoint> earliest;
-  for (const auto& entry : stream_map_) {
-    if (entry.second.sink == nullptr) continue;
-    const std::optional<TimePoint> due = entry.second.credit.quiet_deadline();
-    if (due && (!earliest || *due < *earliest)) earliest = due;
-  }
-  return earliest;
+QuietQueue::DueOf H3Session::quiet_due_of() const {
+  return [this](QuietQueue::StreamId id) -> std::optional<TimePoint> {
+    const auto found = stream_map_.find(id);
+    if (found == stream_map_.end() || found->second.sink == nullptr) return std::nullopt;
+    return found->second.credit.quiet_deadline();
+  };
 }
+
+std::optional<TimePoint> H3Session::next_deadline() const { return quiet_.earliest(quiet_due_of()); }
 
 void H3Session::on_timer() {
   Entry entry(*this);
   if (streams_ == nullptr || closed_ || broken_) return;
   const TimePoint now = time_.now();
-  std::vector<std::int64_t> quiet;
-  for (const auto& [stream_id, stream] : stream_map_) {
-    if (stream.sink == nullptr) continue;
-    const std::optional<TimePoint> due = stream.credit.quiet_deadline();
-    if (due && *due <= now) quiet.push_back(stream_id);
-  }
   // By id: a sink may cancel another stream from inside report_taken_after.
-  for (const std::int64_t stream_id : quiet) {
+  for (const std::int64_t stream_id : quiet_.take_due(now, quiet_due_of())) {
     H3Stream* stream = find(stream_id);
     if (stream != nullptr && stream->sink != nullptr) {
       give_back_credit(*stream, CreditTrigger::quiet, now);
