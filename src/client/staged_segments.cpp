@@ -15,7 +15,9 @@ StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
     return reused;
   }
   Segment fresh;
-  fresh.capacity = std::max(at_least, segment_size_);
+  const std::size_t usual =
+      expected_total_ != 0 ? std::min(segment_size_, expected_total_) : segment_size_;
+  fresh.capacity = std::max(at_least, usual);
   // Not value-initialised: every byte is written before it is staged.
   fresh.block.reset(new std::byte[fresh.capacity]);
   capacity_ += fresh.capacity;

@@ -28,6 +28,10 @@ class StagedSegments {
   bool empty() const noexcept { return size_ == 0; }
   /// Bytes allocated, the spare block included.
   std::size_t capacity() const noexcept { return capacity_; }
+  /// The whole body will be `total` bytes: a block for it need be no larger (an
+  /// append still gets room for what it brings, a prepare its floor). Many short
+  /// bodies in flight then hold their size each, not a block of the segment size.
+  void expect_total(std::size_t total) noexcept { expected_total_ = total; }
 
   /// Copies `bytes` in behind what is staged (into the tail's free room first).
   /// Ends an open prepare.
@@ -77,6 +81,7 @@ class StagedSegments {
   void drop_all_segments() noexcept;
 
   const std::size_t segment_size_;
+  std::size_t expected_total_ = 0;  // 0: unknown
   // A FIFO: consumed from head_, appended at the back; the tail is the last, and
   // only the tail may be empty. A vector with a moving head rather than a deque,
   // which allocates twice even when empty (a buffer per response, many small ones).

@@ -101,6 +101,11 @@ std::optional<TimePoint> StagingBuffer::ended_at() const {
   return ended_at_;
 }
 
+void StagingBuffer::expect_body_size(std::uint64_t size) {
+  std::lock_guard lock(mu_);
+  queue_.expect_total(static_cast<std::size_t>(std::min<std::uint64_t>(size, mark_)));
+}
+
 bool StagingBuffer::take_locked(std::size_t n) {
   queue_.consume(n);
   if (budget_) budget_->remove(n);

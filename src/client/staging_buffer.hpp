@@ -104,6 +104,9 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   bool deliver_callbacks();
   /// Before the buffer is shared: callbacks run through the host's queue.
   void set_host_dispatch(std::shared_ptr<HostDispatch> host) { host_ = std::move(host); }
+  /// The body's length is known (Content-Length, nothing to decode): short bodies
+  /// are staged in blocks of their own size.
+  void expect_body_size(std::uint64_t size);
   /// The sweep: frees the queue's block if it is empty. Returns bytes freed.
   std::size_t release_empty_capacity();
   std::size_t staged_bytes() const;

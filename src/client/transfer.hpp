@@ -70,6 +70,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   std::size_t sweep(std::chrono::steady_clock::time_point paused_before,
                     std::unordered_set<Connection*>& connections);
   bool paused() const;
+  void expect_known_length(const Headers& headers);
   /// Whether a reader's take ended a pause since the idle timer or the resume last
   /// looked (the HTTP thread has not handled it yet); marks it seen.
   bool hold_ended_unheard();

@@ -25,6 +25,19 @@ TEST(StagedSegments, AppendsFillTheTailThenOpenANewBlock) {
   EXPECT_EQ(text_of(staged.front(3)), "abc");
 }
 
+TEST(StagedSegments, AShortBodyOfKnownSizeGetsABlockOfItsSize) {
+  StagedSegments staged(64);
+  staged.expect_total(10);
+  staged.append(as_bytes("abcd"));  // the first piece: room for the whole body
+  staged.append(as_bytes("efghij"));
+  EXPECT_EQ(staged.capacity(), 10u);
+  EXPECT_EQ(text_of(staged.front(100)), "abcdefghij");
+  StagedSegments larger(8);
+  larger.expect_total(1000);  // longer than a block: blocks as usual
+  larger.append(as_bytes("abc"));
+  EXPECT_EQ(larger.capacity(), 8u);
+}
+
 TEST(StagedSegments, CopyFrontCrossesBlocksAndConsumesNothing) {
   StagedSegments staged(4);
   staged.append(as_bytes("0123456789"));
