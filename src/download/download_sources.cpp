@@ -5,20 +5,31 @@
 
 namespace sluice {
 
+namespace {
+
+// `base` sent to `url`: credentials (auth, Authorization, Cookie) only when `url` is
+// on the origin of `asked`, the URL the caller gave, as across a redirect.
+Request request_to(const Request& base, const Url& asked, const std::string& url) {
+  Request request = base;
+  request.url = url;
+  // download() checked every URL before it began, and a redirect's target parsed.
+  const Url to = Url::parse(url).value();
+  if (asked.origin() != to.origin()) {
+    request.auth = Authentication{};
+    drop_credentials_across_origins(asked, to, request.headers);
+  }
+  return request;
+}
+
+}  // namespace
+
 DownloadSources::DownloadSources(const Request& primary, const std::string& asked_url,
                                  const std::vector<std::string>& mirrors) {
-  sources_.push_back(Source{primary, 0, false, {}});
-  // download() checked every URL before it began.
   const Url asked = Url::parse(asked_url).value();
+  // The primary too: its URL is the redirect's target, maybe on another origin.
+  sources_.push_back(Source{request_to(primary, asked, primary.url), 0, false, {}});
   for (const std::string& mirror : mirrors) {
-    Request request = primary;
-    request.url = mirror;
-    const Url to = Url::parse(mirror).value();
-    if (asked.origin() != to.origin()) {
-      request.auth = Authentication{};
-      drop_credentials_across_origins(asked, to, request.headers);
-    }
-    sources_.push_back(Source{std::move(request), 0, false, {}});
+    sources_.push_back(Source{request_to(primary, asked, mirror), 0, false, {}});
   }
 }
 

@@ -22,9 +22,10 @@ namespace sluice {
 class DownloadSources {
  public:
   /// `primary` is the GET every range copies (its URL after redirects); each mirror
-  /// gets a copy with its own URL, and without credentials (auth, Authorization,
-  /// Cookie) when its origin is not the origin of `asked_url`, the URL the caller
-  /// gave: they were meant for that server only, as across a redirect.
+  /// gets a copy with its own URL. The primary and each mirror go without
+  /// credentials (auth, Authorization, Cookie) when their origin is not the origin
+  /// of `asked_url`, the URL the caller gave: they were meant for that server only,
+  /// as across a redirect (a redirect to a CDN must not take them along).
   DownloadSources(const Request& primary, const std::string& asked_url,
                   const std::vector<std::string>& mirrors);
 

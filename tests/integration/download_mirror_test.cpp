@@ -123,6 +123,35 @@ TEST_F(DownloadMirror, CredentialsStayWithTheUrlsOrigin) {
   for (const auto& seen : mirror_.seen()) EXPECT_EQ(seen.authorization, "") << seen.range;
 }
 
+// The URL redirects to another origin (another port): the ranges go to the
+// redirect's target, and like the redirected request itself they carry none of the
+// credentials given for the URL.
+TEST_F(DownloadMirror, RangesAfterARedirectToAnotherOriginCarryNoCredentials) {
+  test::TestServer redirector([this](test::ServerConnection& conn) {
+    while (conn.read_request()) {
+      if (!conn.write("HTTP/1.1 302 Found\r\nLocation: " + mirror_.url() +
+                      "\r\nContent-Length: 0\r\n\r\n")) {
+        return;
+      }
+    }
+  });
+  const std::string path = dir_.file("f");
+  DownloadOptions options = options_for(path);
+  options.request = Request::get(redirector.url("/file.bin"));
+  options.request.redirects.follow = true;
+  options.request.auth = Authentication::basic("user", "secret");
+  options.request.headers.add("Cookie", "session=for-the-url");
+  options.mirrors.clear();
+  options.ranges = 4;
+  options.min_range_size = 1u << 20;
+  auto result = download(client_, options);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(result->effective_url, mirror_.url());
+  ASSERT_TRUE(has_range_request(mirror_));
+  for (const auto& seen : mirror_.seen()) EXPECT_EQ(seen.authorization, "") << seen.range;
+  EXPECT_EQ(test::read_file(path), body_);
+}
+
 TEST_F(DownloadMirror, BadMirrorUrlIsRefusedBeforeAnyRequest) {
   auto options = options_for(dir_.file("f"));
   options.mirrors = {"ftp://example.org/f"};
