@@ -58,6 +58,7 @@ ControlFile DownloadMonitor::snapshot() const {
   // ranges in file order.
   std::sort(control.ranges.begin(), control.ranges.end(),
             [](const RangeSpec& a, const RangeSpec& b) { return a.start < b.start; });
+  control.ranges = merge_complete_ranges(std::move(control.ranges));
   return control;
 }
 

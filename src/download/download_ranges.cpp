@@ -53,6 +53,21 @@ std::vector<RangeSpec> split_remaining(std::vector<RangeSpec> plan, unsigned cou
   }
 }
 
+std::vector<RangeSpec> merge_complete_ranges(std::vector<RangeSpec> ranges) {
+  std::vector<RangeSpec> merged;
+  merged.reserve(ranges.size());
+  for (RangeSpec& range : ranges) {
+    if (!merged.empty() && merged.back().complete() && *merged.back().end == range.start) {
+      RangeSpec& before = merged.back();
+      before.done += range.done;
+      before.end = range.end;
+      continue;
+    }
+    merged.push_back(range);
+  }
+  return merged;
+}
+
 std::string range_header_value(const RangeSpec& range) {
   std::string value = "bytes=" + std::to_string(range.next()) + "-";
   if (range.end) value += std::to_string(*range.end - 1);

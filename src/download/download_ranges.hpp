@@ -39,6 +39,12 @@ std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsi
 std::vector<RangeSpec> split_remaining(std::vector<RangeSpec> plan, unsigned count,
                                        std::uint64_t min_size);
 
+/// Ranges in file order with each complete range folded into the range after it
+/// when they meet ({a, b, b-a} then {b, c, d} is {a, c, (b-a)+d}: done still counts
+/// contiguous bytes from the start). Steals only ever add ranges; this keeps the
+/// control file as short as the work left, within the size its reader accepts.
+std::vector<RangeSpec> merge_complete_ranges(std::vector<RangeSpec> ranges);
+
 /// The Range header value that asks for the rest of `range`: "bytes=N-" or "bytes=N-M".
 std::string range_header_value(const RangeSpec& range);
 

@@ -5,6 +5,24 @@
 namespace sluice {
 namespace {
 
+TEST(MergeCompleteRanges, ACompleteRangeFoldsIntoTheNextOne) {
+  const std::vector<RangeSpec> ranges = {
+      {0, 100, 100}, {100, 200, 100}, {200, 300, 40}, {300, 400, 100}, {400, std::nullopt, 7}};
+  const auto merged = merge_complete_ranges(ranges);
+  // 0-100 and 100-200 are done: with 200-300's 40 bytes, 240 contiguous from 0.
+  // 300-400 is done too, and folds into the open-ended range after it.
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0], (RangeSpec{0, 300, 240}));
+  EXPECT_EQ(merged[1], (RangeSpec{300, std::nullopt, 107}));
+}
+
+TEST(MergeCompleteRanges, RangesThatDoNotMeetStayApart) {
+  const std::vector<RangeSpec> ranges = {{0, 100, 100}, {150, 200, 0}};
+  EXPECT_EQ(merge_complete_ranges(ranges), ranges);
+  const std::vector<RangeSpec> all_done = {{0, 10, 10}, {10, 20, 10}};
+  EXPECT_EQ(merge_complete_ranges(all_done), (std::vector<RangeSpec>{{0, 20, 20}}));
+}
+
 TEST(PlanRanges, SplitsEvenlyAndCoversEveryByte) {
   const auto plan = plan_ranges(0, 10'000'003, 4, 1);
   ASSERT_EQ(plan.size(), 4u);
