@@ -44,13 +44,20 @@ std::vector<RangeSpec> split_remaining(std::vector<RangeSpec> plan, unsigned cou
       if (plan[i].end && (!largest || left(plan[i]) > left(plan[*largest]))) largest = i;
     }
     if (incomplete >= count || !largest) return plan;
-    const std::uint64_t rest = left(plan[*largest]);
-    if (rest < 2 * std::max<std::uint64_t>(min_size, 1)) return plan;
-    const std::uint64_t middle = plan[*largest].next() + rest - rest / 2;
-    const RangeSpec second{middle, plan[*largest].end, 0};
-    plan[*largest].end = middle;
+    const auto middle = split_point(plan[*largest].next(), left(plan[*largest]), min_size);
+    if (!middle) return plan;
+    const RangeSpec second{*middle, plan[*largest].end, 0};
+    plan[*largest].end = *middle;
     plan.insert(plan.begin() + static_cast<std::ptrdiff_t>(*largest) + 1, second);
   }
+}
+
+std::optional<std::uint64_t> split_point(std::uint64_t from, std::uint64_t rest,
+                                         std::uint64_t min_size) {
+  const std::uint64_t half_at_least = std::max<std::uint64_t>(min_size, 1);
+  // rest / 2 >= min, without the overflow of 2 * min for a huge min_range_size.
+  if (rest / 2 < half_at_least) return std::nullopt;
+  return from + rest - rest / 2;
 }
 
 std::vector<RangeSpec> merge_complete_ranges(std::vector<RangeSpec> ranges) {

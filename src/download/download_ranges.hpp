@@ -39,6 +39,12 @@ std::vector<RangeSpec> plan_ranges(std::uint64_t from, std::uint64_t total, unsi
 std::vector<RangeSpec> split_remaining(std::vector<RangeSpec> plan, unsigned count,
                                        std::uint64_t min_size);
 
+/// Where to cut `rest` bytes that start at `from` into two halves of at least
+/// `min_size` (at least 1) bytes each: the second half's start, or nullopt when the
+/// rest is too short. The one rule for splitting a resumed plan and for stealing.
+std::optional<std::uint64_t> split_point(std::uint64_t from, std::uint64_t rest,
+                                         std::uint64_t min_size);
+
 /// Ranges in file order with each complete range folded into the range after it
 /// when they meet ({a, b, b-a} then {b, c, d} is {a, c, (b-a)+d}: done still counts
 /// contiguous bytes from the start). Steals only ever add ranges; this keeps the

@@ -42,11 +42,10 @@ std::optional<RangeSpec> RangeSlot::cut_second_half(std::uint64_t min_size) {
   std::lock_guard lock(mu_);
   const std::uint64_t end = end_.load(std::memory_order_relaxed);
   if (end == kNoEnd || reserved_ >= end) return std::nullopt;
-  const std::uint64_t rest = end - reserved_;
-  if (rest < 2 * std::max<std::uint64_t>(min_size, 1)) return std::nullopt;
-  const std::uint64_t middle = reserved_ + rest - rest / 2;
-  end_.store(middle, std::memory_order_release);
-  return RangeSpec{middle, end, 0};
+  const auto middle = split_point(reserved_, end - reserved_, min_size);
+  if (!middle) return std::nullopt;
+  end_.store(*middle, std::memory_order_release);
+  return RangeSpec{*middle, end, 0};
 }
 
 }  // namespace sluice

@@ -5,6 +5,15 @@
 namespace sluice {
 namespace {
 
+TEST(SplitPoint, HalvesOfAtLeastTheMinimumOrNone) {
+  EXPECT_EQ(split_point(100, 20, 10), 110u);
+  EXPECT_EQ(split_point(100, 21, 10), 111u);  // the first half keeps the odd byte
+  EXPECT_EQ(split_point(100, 19, 10), std::nullopt);
+  EXPECT_EQ(split_point(0, 2, 0), 1u);  // a minimum of 0 means 1
+  // 2 * 2^63 wraps to 0 in 64 bits: a huge minimum must still refuse, not split.
+  EXPECT_EQ(split_point(0, 1000, std::uint64_t{1} << 63), std::nullopt);
+}
+
 TEST(MergeCompleteRanges, ACompleteRangeFoldsIntoTheNextOne) {
   const std::vector<RangeSpec> ranges = {
       {0, 100, 100}, {100, 200, 100}, {200, 300, 40}, {300, 400, 100}, {400, std::nullopt, 7}};
