@@ -70,6 +70,12 @@ struct Response {
   /// jar's Cookie), in the order written. Not the ones the protocol writes itself:
   /// Host (:authority), Content-Length, Transfer-Encoding. curl's -v shows them.
   Headers request_headers;
+  /// The method the last hop went with: GET after a 303, or after a 301/302 that
+  /// answered a POST, whatever the Request said.
+  std::string request_method;
+  /// The length of the body the last hop sent (its Content-Length); nullopt without
+  /// a body (dropped by such a redirect, or none) or for a stream of unknown length.
+  std::optional<std::uint64_t> request_body_length;
   BodyReader body;
 };
 

@@ -119,11 +119,10 @@ class Transfer {
     Request request = build_request(options_);
     if (options_.upload_file == "-") request.body = start_stdin_upload();
     resume_.add_request_headers(request.headers);
-    const SentRequest sent = sent_request_of(request);
-    upload_size_ = sent.body_length.value_or(0);
+    upload_size_ = request_body_length(request.body).value_or(0);
     Result<Response> response = client.fetch(std::move(request));
     if (options_.verbose && response) {
-      std::fputs(describe_request_head(sent, url, *response).c_str(), stderr);
+      std::fputs(describe_request_head(url, *response).c_str(), stderr);
     }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),

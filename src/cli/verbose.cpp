@@ -54,12 +54,7 @@ void add_line(std::string& out, std::string_view prefix, std::string_view name,
 
 }  // namespace
 
-SentRequest sent_request_of(const Request& request) {
-  return SentRequest{request.method, request_body_length(request.body)};
-}
-
-std::string describe_request_head(const SentRequest& request, const Url& url,
-                                  const Response& response) {
+std::string describe_request_head(const Url& url, const Response& response) {
   // After redirects the head shown is the last hop's, to the URL that answered.
   Result<Url> answered = response.effective_url.empty() ? Result<Url>(url)
                                                          : Url::parse(response.effective_url);
@@ -68,12 +63,14 @@ std::string describe_request_head(const SentRequest& request, const Url& url,
   const HttpVersion sent = response.version == HttpVersion::http1_0 ? HttpVersion::http1_1
                                                                     : response.version;
   std::string out;
-  out.append("> ").append(request.method).append(" ").append(target.target()).append(" HTTP/")
+  out.append("> ").append(response.request_method).append(" ").append(target.target()).append(" HTTP/")
       .append(to_string(sent)).append("\n");
   const Headers& fields = response.request_headers;
   if (!fields.contains("Host")) add_line(out, "> ", "Host", target.authority());
   for (const Header& header : fields) add_line(out, "> ", header.name, header.value);
-  if (request.body_length) add_line(out, "> ", "Content-Length", std::to_string(*request.body_length));
+  if (response.request_body_length) {
+    add_line(out, "> ", "Content-Length", std::to_string(*response.request_body_length));
+  }
   out.append(">\n");
   return out;
 }

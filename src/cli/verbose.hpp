@@ -19,20 +19,12 @@ namespace sluice::cli {
 /// nullopt for a stream without one, or a file that cannot be read.
 std::optional<std::uint64_t> request_body_length(const RequestBody& body);
 
-/// What -v shows of a request besides its header fields, kept before the Request is
-/// moved into fetch(): the head is printed once the response says which version
-/// carried it and which fields went with it (Response::request_headers).
-struct SentRequest {
-  std::string method;
-  std::optional<std::uint64_t> body_length;
-};
-SentRequest sent_request_of(const Request& request);
-
-/// "> GET /path HTTP/2" (the version that carried it, the target of the last hop),
-/// "> Host: ...", the fields the Client sent (the Request's, its User-Agent, Accept,
-/// Authorization and the cookie jar's Cookie among them), Content-Length, and a lone ">".
-std::string describe_request_head(const SentRequest& request, const Url& url,
-                                  const Response& response);
+/// "> GET /path HTTP/2" (the last hop's method and target, the version that
+/// carried it), "> Host: ...", the fields the Client sent (the Request's, its
+/// User-Agent, Accept, Authorization and the cookie jar's Cookie among them),
+/// Content-Length, and a lone ">": all as the response reports them, so after a 303
+/// the GET that went, not the POST asked for.
+std::string describe_request_head(const Url& url, const Response& response);
 
 /// "* " lines about redirects followed, then "< HTTP/1.1 200", the response
 /// headers and a lone "<".

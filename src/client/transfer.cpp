@@ -301,6 +301,8 @@ void Transfer::on_response_head(ResponseHead head) {
   response.timing = timing_;
   // The response is decided once: no exchange is built for this transfer after it.
   response.request_headers = std::move(sent_headers_);
+  response.request_method = method_;
+  if (body_) response.request_body_length = body_->length();
   response.body = BodyAccess::reader(staging_);
   pending_->set_body(staging_);
   pending_->decide(std::move(response));

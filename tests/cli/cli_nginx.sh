@@ -470,6 +470,17 @@ case_verbose_request_line_names_h2_and_h3() {
   grep -qxF "> GET /1m.bin HTTP/3" "$ERR" || fail "-v over h3: $(grep '^> GET' "$ERR")"
 }
 
+# A POST answered by a 302 goes on as a GET without its body (curl does the same):
+# -v shows the request that went, not the one asked for.
+case_verbose_after_a_redirect_shows_the_get_that_went() {
+  run_sluice -v -L -d 'a=1' -o /dev/null "$HTTP/redirect"
+  expect_code 0
+  grep -qxF "> GET /small.txt HTTP/1.1" "$ERR" || fail "-v after the 302: $(grep '^> [A-Z]' "$ERR")"
+  grep -q "^> POST" "$ERR" && fail "-v shows the POST that was asked for, not the GET sent"
+  grep -qi "^> Content-Length" "$ERR" && fail "-v shows a body the GET did not carry"
+  return 0
+}
+
 # nginx has no UDP listener: QUIC is refused at once, --http3 falls back to TCP and
 # --http3-only fails with exit 7 (connect) or 28 (timeout) and says QUIC or HTTP/3.
 case_http3_falls_back_and_http3_only_fails_without_quic() {

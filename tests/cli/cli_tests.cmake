@@ -76,6 +76,7 @@ sluice_cli_tests(cli_local.sh local
 
 set(SLUICE_CLI_NGINX_CASES
   verbose_request_line_names_h2_and_h3
+  verbose_after_a_redirect_shows_the_get_that_went
   etag_save_and_compare_fetch_only_what_changed
   time_cond_fetches_only_a_newer_file
   time_cond_unmodified_since

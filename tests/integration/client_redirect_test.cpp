@@ -103,6 +103,9 @@ TEST(ClientRedirect, SeeOtherTurnsPostIntoGetWithoutBody) {
   auto response = client.fetch(post);
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(*response->body.read_all(), "ok");
+  // What the response says went (curl's -v shows it): the last hop's GET, no body.
+  EXPECT_EQ(response->request_method, "GET");
+  EXPECT_EQ(response->request_body_length, std::nullopt);
   std::lock_guard lock(mu);
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0], "POST /form body=a=1");
@@ -128,6 +131,8 @@ TEST(ClientRedirect, TemporaryRedirectResendsMethodAndBody) {
   auto response = client.fetch(put);
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(*response->body.read_all(), "ok");
+  EXPECT_EQ(response->request_method, "PUT");
+  EXPECT_EQ(response->request_body_length, 7u);
   std::lock_guard lock(mu);
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[1], "PUT /b body=payload");
