@@ -53,24 +53,46 @@ class ClientEarlyData : public ::testing::Test {
   test::TestEnv env_;
 };
 
+// Whether to take early data is the server's choice. In CI's TSan suite (2 runs of
+// 2, never alone, under GCC or ASan, nor in 45 loaded runs here) gtlsserver resumed
+// both of a try's connections and refused 0-RTT on both, with its ticket fresh. The
+// cause is not established; GnuTLS's anti-replay window (10 s by default, restarted
+// as it goes) refusing tickets issued before a restart is the first suspect. The
+// refusal path has its own tests below; here a refused try is made again with a
+// fresh Client and ticket, a few times at most, and every try must still have gone
+// early and got the right answer.
 TEST_F(ClientEarlyData, ResumedConnectionSendsASafeRequestEarlyAndTheServerTakesIt) {
-  Client client = early_client(env_.get("SLUICE_TEST_CA"));
-  auto first = fetch_all(client, h3_only(url("/small.txt")));
-  ASSERT_TRUE(first.ok()) << first.error().message();
-  wait_for_no_connection(client);
-  // The first connection had no ticket: nothing went early.
-  EXPECT_EQ(client.stats().quic_early_requests, 0u);
+  constexpr int kTries = 5;
+  std::string refused_tries;
+  for (int attempt = 1; attempt <= kTries; ++attempt) {
+    Client client = early_client(env_.get("SLUICE_TEST_CA"));
+    auto first = fetch_all(client, h3_only(url("/small.txt")));
+    ASSERT_TRUE(first.ok()) << first.error().message();
+    wait_for_no_connection(client);
+    // The first connection had no ticket: nothing went early.
+    EXPECT_EQ(client.stats().quic_early_requests, 0u);
 
-  auto second = fetch_all(client, h3_only(url("/small.txt")));
-  ASSERT_TRUE(second.ok()) << second.error().message();
-  EXPECT_EQ(second->status, 200);
-  EXPECT_EQ(second->version, HttpVersion::http3);
-  EXPECT_EQ(second->body, first->body);
-  const ClientStats stats = client.stats();
-  EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
-  EXPECT_EQ(stats.quic_early_requests, 1u);
-  EXPECT_EQ(stats.quic_early_data_accepted, 1u);
-  EXPECT_EQ(stats.quic_early_data_rejected, 0u);
+    auto second = fetch_all(client, h3_only(url("/small.txt")));
+    ASSERT_TRUE(second.ok()) << second.error().message();
+    EXPECT_EQ(second->status, 200);
+    EXPECT_EQ(second->version, HttpVersion::http3);
+    EXPECT_EQ(second->body, first->body);
+    const ClientStats stats = client.stats();
+    EXPECT_GE(stats.quic_resumed_handshakes, 1u);
+    EXPECT_GE(stats.quic_early_requests, 1u);
+    EXPECT_EQ(stats.quic_early_data_accepted + stats.quic_early_data_rejected,
+              stats.quic_resumed_handshakes);
+    if (stats.quic_early_data_accepted == 1 && stats.quic_early_data_rejected == 0) {
+      EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
+      EXPECT_EQ(stats.quic_early_requests, 1u);
+      return;
+    }
+    refused_tries += " try " + std::to_string(attempt) + ": " +
+                     std::to_string(stats.quic_resumed_handshakes) + " resumed, " +
+                     std::to_string(stats.quic_early_data_rejected) + " refused;";
+  }
+  ADD_FAILURE() << "the server never took the early request in " << kTries << " tries:"
+                << refused_tries;
 }
 
 TEST_F(ClientEarlyData, RequestThatIsNotSafeToReplayWaitsForTheHandshake) {
