@@ -69,9 +69,12 @@ struct DownloadOptions {
   unsigned ranges = 1;
   /// Other URLs of the same file (curl has none; aria2c takes several URIs): ranges
   /// are spread over the URL and these, a range that finishes early takes more work
-  /// for its own source, and a mirror that fails, or answers with another size or
-  /// validator (ETag, Last-Modified) than the URL's, is dropped with a note while its
-  /// range continues elsewhere. Each source gets a range: `ranges` is raised to
+  /// for its own source. A mirror that answers with another size or validator (ETag,
+  /// Last-Modified) than the URL's is dropped with a note at once, one that fails
+  /// otherwise (refused, cut, 503) once its `retry` retries are used; its range
+  /// continues elsewhere. A range that fails on the URL after its
+  /// retries there moves to a live mirror (noted), so the download fails only when
+  /// every source has failed a range. Each source gets a range: `ranges` is raised to
   /// 1 + mirrors (at most 16). Credentials of the request (auth, Authorization,
   /// Cookie) go to a mirror only when it has the URL's origin. http and https only.
   std::vector<std::string> mirrors;

@@ -24,28 +24,61 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
   slot_.active.store(true, std::memory_order_release);
   std::optional<Response> response = std::move(first);
   Result<void> outcome;
+  // Each source gets the policy's retries for this range; one it leaves is never
+  // asked again by this range, so the loop ends.
   for (int attempt = 0;; ++attempt) {
     auto failure = this->attempt(response);
     response.reset();
     if (!failure) break;
-    if (DownloadSources::is_mirror(source_) && !shared_.stopping() && blames_source(*failure)) {
-      source_ = shared_.sources->drop(source_, failure->error.message());
-      --attempt;  // the range goes elsewhere: not a retry
-      continue;
-    }
-    if (shared_.stopping() || !should_retry(*failure, attempt, shared_.options.retry)) {
+    if (shared_.stopping()) {
       outcome = std::move(failure->error);
       break;
     }
-    const auto wait = retry_wait(*failure, attempt, shared_.options.retry);
-    if (!sleep_until(steady_now() + wait)) {
-      outcome = stopped().error;
+    // A mirror at fault (another file, a refused connection, ...) is not asked again.
+    const bool mirror_at_fault = DownloadSources::is_mirror(source_) && blames_source(*failure) &&
+                                 !failure->transient;
+    if (!mirror_at_fault && should_retry(*failure, attempt, shared_.options.retry)) {
+      const auto wait = retry_wait(*failure, attempt, shared_.options.retry);
+      if (!sleep_until(steady_now() + wait)) {
+        outcome = stopped().error;
+        break;
+      }
+      shared_.retries.fetch_add(1, std::memory_order_acq_rel);
+      continue;
+    }
+    if (!blames_source(*failure)) {
+      outcome = std::move(failure->error);
       break;
     }
-    shared_.retries.fetch_add(1, std::memory_order_acq_rel);
+    if (!leave_source(*failure, attempt)) {
+      outcome = nowhere_left(std::move(failure->error));
+      break;
+    }
+    attempt = -1;  // the range goes elsewhere, with that source's retries
   }
   slot_.active.store(false, std::memory_order_release);
   return outcome;
+}
+
+// The range has given up on source_ after `retries` retries there: a mirror is
+// dropped for every range; the primary only for this one (noted), since other ranges
+// may still do well on it. False when no live source is left to this range.
+bool RangeFetch::leave_source(const AttemptFailure& failure, int retries) {
+  if (left_.empty()) left_.assign(shared_.sources->count(), false);
+  left_[source_] = true;
+  std::string why = failure.error.message();
+  if (retries > 0) why += " (after " + std::to_string(retries) + (retries == 1 ? " retry)" : " retries)");
+  const std::size_t from = source_;
+  if (DownloadSources::is_mirror(from)) shared_.sources->drop(from, why);
+  const auto next = shared_.sources->next_for_range(from, left_);
+  if (!next) return false;
+  if (!DownloadSources::is_mirror(from)) {
+    shared_.sources->note_move("range " + std::to_string(slot_.index + 1) + " moved from " +
+                               shared_.sources->url(from) + " to the mirror " +
+                               shared_.sources->url(*next) + ": " + why);
+  }
+  source_ = *next;
+  return true;
 }
 
 // One request (unless `response` is already there) and its body into the file.
@@ -152,6 +185,17 @@ bool RangeFetch::blames_source(const AttemptFailure& failure) {
   const ErrorCategory category = failure.error.category();
   return category != ErrorCategory::io && category != ErrorCategory::cancelled &&
          category != ErrorCategory::usage;
+}
+
+// The last failure, and with mirrors why each of them is out too: a person sees every
+// source's story, not only the last one's.
+Error RangeFetch::nowhere_left(Error last) const {
+  if (shared_.sources->count() == 1) return last;
+  std::string message = last.message() + "; no source is left for this range";
+  for (const DownloadSourceReport& source : shared_.sources->reports()) {
+    if (!source.dropped.empty()) message += " (mirror " + source.url + " dropped: " + source.dropped + ")";
+  }
+  return Error(last.code(), std::move(message)).set_retryable(last.retryable());
 }
 
 std::string RangeFetch::describe() const {

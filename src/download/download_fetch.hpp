@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "download/download_ranges.hpp"
 #include "download/range_slot.hpp"
@@ -72,9 +73,10 @@ class RangeFetch {
       : shared_(shared), slot_(slot), source_(source), between_(std::move(between)) {}
 
   /// Fetches the rest of the range, starting on `first` when given (a response
-  /// whose body begins at the range's next byte), retrying as the options allow. A
-  /// mirror that fails is dropped and the range moves to the next live source at
-  /// once, without using a retry.
+  /// whose body begins at the range's next byte), retrying on its source as the
+  /// options allow (a mirror at fault, e.g. one serving another file, at once). A
+  /// source the range gives up on is left for the next live one with its own
+  /// retries: a mirror is then dropped for every range, the primary only for this one.
   Result<void> run(std::optional<Response> first);
   /// The source the range ended on.
   std::size_t source() const noexcept { return source_; }
@@ -87,6 +89,10 @@ class RangeFetch {
   std::optional<AttemptFailure> check_mirror_validator(const Response& response) const;
   /// Whether `failure` is the source's fault (not the disk's, not a stop).
   static bool blames_source(const AttemptFailure& failure);
+  /// Moves the range off source_ after it failed there; false when none is left.
+  bool leave_source(const AttemptFailure& failure, int retries);
+  /// `last` when no source is left to the range, with why the mirrors are out.
+  Error nowhere_left(Error last) const;
   /// Whether a 200 is the file the download began with (its validator, or with none
   /// its size): then the bytes before the range are read past, not refused.
   bool same_file(const Response& response) const;
@@ -106,6 +112,7 @@ class RangeFetch {
   FetchShared& shared_;
   RangeSlot& slot_;
   std::size_t source_;
+  std::vector<bool> left_;  // sources this range gave up on (empty until the first)
   Between between_;
   std::uint64_t skip_ = 0;  // body bytes before the range's next byte (a 200 to a range)
   // The end the last request asked for: the range's end may have been cut since.

@@ -155,6 +155,7 @@ void DownloadSession::report_sources(const DownloadSources& sources) {
   for (const auto& source : result_.sources) {
     if (!source.dropped.empty()) note("mirror " + source.url + " dropped: " + source.dropped);
   }
+  for (std::string& move : sources.moves()) note(std::move(move));
 }
 
 // Supervisor only: cuts the slot with the most unreserved bytes and appends the second

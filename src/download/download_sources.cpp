@@ -58,6 +58,26 @@ std::size_t DownloadSources::drop(std::size_t source, std::string why) {
   return live_from_locked(source);
 }
 
+std::optional<std::size_t> DownloadSources::next_for_range(std::size_t from,
+                                                           const std::vector<bool>& left) const {
+  std::lock_guard lock(mu_);
+  for (std::size_t step = 1; step <= sources_.size(); ++step) {
+    const std::size_t candidate = (from + step) % sources_.size();
+    if (!sources_[candidate].dropped && !left[candidate]) return candidate;
+  }
+  return std::nullopt;
+}
+
+void DownloadSources::note_move(std::string text) {
+  std::lock_guard lock(mu_);
+  moves_.push_back(std::move(text));
+}
+
+std::vector<std::string> DownloadSources::moves() const {
+  std::lock_guard lock(mu_);
+  return moves_;
+}
+
 void DownloadSources::count_written(std::size_t source, std::uint64_t bytes) {
   std::lock_guard lock(mu_);
   sources_[source].written += bytes;

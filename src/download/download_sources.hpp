@@ -1,9 +1,11 @@
 #pragma once
 // DownloadSources: where a download's ranges come from: the primary URL (source 0,
 // after its redirects) and the mirrors the caller named, which serve the same file.
-// A mirror that fails, or that answers with another size or validator, is dropped for
-// the rest of the download and its range moves on to the next live source; the
-// primary is never dropped, so a range always has somewhere to go.
+// A mirror that fails (at once when it is at fault, after its retries when the
+// failure was transient), or that answers with another size or validator, is dropped
+// for the rest of the download and its range moves on to the next live source. The
+// primary is never dropped for other ranges: a range that fails on it moves to a live
+// mirror it has not left yet (noted), and fails only when no source is left to it.
 //
 // Ownership: owned by the download on the calling thread; range threads call every
 // member concurrently, so the mutable state is under mu_.
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,13 @@ class DownloadSources {
   /// Drops a mirror (the first reason given is kept); returns the live source to use
   /// next. The primary is never dropped.
   std::size_t drop(std::size_t source, std::string why);
+  /// The next live source after `from` (wrapping) that a range has not left
+  /// (`left[source]`, sized count()); nullopt when every source is left or dropped.
+  std::optional<std::size_t> next_for_range(std::size_t from, const std::vector<bool>& left) const;
+  /// Records that a range left the primary for a mirror, and why (a note).
+  void note_move(std::string text);
+  /// The moves noted, in order.
+  std::vector<std::string> moves() const;
   /// Body bytes a range wrote from `source`.
   void count_written(std::size_t source, std::uint64_t bytes);
 
@@ -57,6 +67,7 @@ class DownloadSources {
   std::size_t live_from_locked(std::size_t source) const;  // mu_ held
 
   mutable std::mutex mu_;
+  std::vector<std::string> moves_;  // guarded by mu_
   std::vector<Source> sources_;  // the vector itself never changes after construction
 };
 

@@ -31,6 +31,13 @@ class DownloadMirror : public ::testing::Test {
     options.sha256 = test::sha256_hex(body_);
     return options;
   }
+  // options_for with `retries` retries 1 ms apart.
+  DownloadOptions retrying(const std::string& path, int retries) const {
+    DownloadOptions options = options_for(path);
+    options.retry.retries = retries;
+    options.retry.delay = std::chrono::milliseconds(1);
+    return options;
+  }
   static bool has_range_request(const test::RangeFileServer& server) {
     const auto seen = server.seen();
     return std::any_of(seen.begin(), seen.end(),
@@ -150,6 +157,80 @@ TEST_F(DownloadMirror, RangesAfterARedirectToAnotherOriginCarryNoCredentials) {
   ASSERT_TRUE(has_range_request(mirror_));
   for (const auto& seen : mirror_.seen()) EXPECT_EQ(seen.authorization, "") << seen.range;
   EXPECT_EQ(test::read_file(path), body_);
+}
+
+// The URL cuts range 1 after 1 MiB and then answers 503 to every request: after its
+// one retry there, the range goes on from the mirror, from where the cut left it.
+TEST_F(DownloadMirror, RangeThatFailsOnTheUrlMovesToTheMirror) {
+  primary_.set_cut([](int index, std::uint64_t) { return index == 0 ? 1ll << 20 : -1; });
+  primary_.set_status([](int index) { return index == 0 ? 0 : 503; });
+  const std::string path = dir_.file("f");
+  auto result = download(client_, retrying(path, 1));
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(test::read_file(path), body_);
+  ASSERT_EQ(result->sources.size(), 2u);
+  EXPECT_EQ(result->sources[0].bytes, 1u << 20);
+  EXPECT_EQ(result->sources[1].bytes, k8m - (1u << 20));
+  EXPECT_TRUE(result->sources[1].dropped.empty()) << result->sources[1].dropped;
+  EXPECT_EQ(result->retries, 1) << "one retry on the URL; the move itself is not one";
+  const std::string move = "range 1 moved from " + primary_.url() + " to the mirror " + mirror_.url();
+  const auto noted = std::find_if(result->notes.begin(), result->notes.end(),
+                                  [&](const std::string& note) { return note.find(move) == 0; });
+  ASSERT_NE(noted, result->notes.end()) << "no note begins '" << move << "'";
+  EXPECT_NE(noted->find("HTTP 503"), std::string::npos) << *noted;
+  EXPECT_NE(noted->find("(after 1 retry)"), std::string::npos) << *noted;
+  EXPECT_FALSE(file_exists(control_path_for(path)));
+}
+
+// A mirror whose body is cut once is asked again (a transient failure, with a retry
+// left), not dropped: it still serves its whole range.
+TEST_F(DownloadMirror, MirrorCutOnceIsRetriedNotDropped) {
+  mirror_.set_cut([](int index, std::uint64_t) { return index == 0 ? 1ll << 20 : -1; });
+  const std::string path = dir_.file("f");
+  auto result = download(client_, retrying(path, 1));
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(test::read_file(path), body_);
+  ASSERT_EQ(result->sources.size(), 2u);
+  EXPECT_TRUE(result->sources[1].dropped.empty()) << result->sources[1].dropped;
+  EXPECT_EQ(result->sources[1].bytes, k8m / 2);
+  EXPECT_EQ(result->retries, 1);
+  EXPECT_EQ(mirror_.seen().size(), 2u);
+}
+
+// A mirror that cuts every body is dropped once its retries are used, and the URL
+// serves its range.
+TEST_F(DownloadMirror, MirrorThatKeepsFailingIsDroppedAfterItsRetries) {
+  mirror_.set_cut([](int, std::uint64_t) { return 0ll; });
+  const std::string path = dir_.file("f");
+  auto result = download(client_, retrying(path, 2));
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  EXPECT_EQ(test::read_file(path), body_);
+  EXPECT_NE(note_about_mirror(*result).find("(after 2 retries)"), std::string::npos)
+      << note_about_mirror(*result);
+  EXPECT_EQ(result->sources[0].bytes, k8m);
+  EXPECT_EQ(result->sources[1].bytes, 0u);
+  EXPECT_EQ(mirror_.seen().size(), 3u) << "the first request and its two retries";
+}
+
+// When the URL and the mirror have both failed a range, the download fails (there is
+// nowhere left to go), says why each source is out, and keeps what it has for a
+// resume. Which failure comes last depends on which range reaches the mirror first.
+TEST_F(DownloadMirror, DownloadFailsWhenEverySourceFailedARange) {
+  primary_.set_cut([](int index, std::uint64_t) { return index == 0 ? 1ll << 20 : -1; });
+  primary_.set_status([](int index) { return index == 0 ? 0 : 404; });
+  mirror_.set_status([](int) { return 404; });
+  const std::string path = dir_.file("f");
+  auto result = download(client_, options_for(path));
+  ASSERT_FALSE(result.ok());
+  const std::string& message = result.error().message();
+  EXPECT_TRUE(result.error().category() == ErrorCategory::http ||
+              result.error().category() == ErrorCategory::protocol)
+      << message;
+  EXPECT_NE(message.find("; no source is left for this range (mirror " + mirror_.url() +
+                         " dropped: HTTP 404"),
+            std::string::npos)
+      << message;
+  EXPECT_TRUE(file_exists(control_path_for(path)));
 }
 
 TEST_F(DownloadMirror, BadMirrorUrlIsRefusedBeforeAnyRequest) {
