@@ -61,7 +61,8 @@ struct Response {
   /// (curl's ssl_verify_result): 0 when it passed or there was no TLS, otherwise
   /// OpenSSL's X509_V_ERR_* code (19: self-signed in the chain, 20: unknown issuer),
   /// which ClientOptions' insecure setting reports without failing on it. Over
-  /// HTTP/3 always 0: its handshake fails on a bad certificate, or skips the check.
+  /// HTTP/3 GnuTLS checks, and its verdict is given in the same numbers; a resumed
+  /// QUIC session (no certificate is sent) reports 0.
   long tls_verify_result = 0;
   ResponseTiming timing;
   /// The request's header fields as the Client sent them for this response (its

@@ -176,6 +176,7 @@ void ConnectionPool::h3_ready(const std::string& key) {
   }
   ConnectTiming& timing = origin.h3->timing;
   timing.connect_end = timing.tls_end = core_.loop().now();
+  timing.tls_verify_result = origin.h3->conn->handshake_verify_result();
   origin.h3->conn->set_connect_timing(std::move(timing));
   origin.h3->conn = nullptr;  // no longer an attempt: an ordinary pooled connection
   end_h3_attempt(origin);

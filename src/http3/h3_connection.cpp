@@ -82,6 +82,10 @@ std::size_t H3Connection::release_scratch(TimePoint paused_before) {
   return freed;
 }
 
+long H3Connection::handshake_verify_result() const noexcept {
+  return quic_ ? quic_->codec().tls_verify_result() : 0;
+}
+
 std::size_t H3Connection::scratch_bytes() const noexcept {
   return session_->scratch_bytes() + (quic_ ? quic_->scratch_bytes() : 0);
 }

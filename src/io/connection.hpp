@@ -149,6 +149,9 @@ class Connection {
   virtual std::optional<Error> close_reason() const { return std::nullopt; }
   /// Connection id for tracing ("c12").
   virtual std::uint64_t id() const noexcept = 0;
+  /// For a connection whose handshake is its own (QUIC): the certificate check's
+  /// result as ConnectTiming::tls_verify_result gives it; the maker copies it in.
+  virtual long handshake_verify_result() const noexcept { return 0; }
 
   /// How it was made and where it goes: set by its maker once, before (or as, for
   /// QUIC) it carries a request.

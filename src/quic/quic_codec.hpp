@@ -126,6 +126,8 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
   bool sending_early_data() const noexcept { return early_ && !handshake_done_; }
   /// A request went as early data (counted in the client's stats).
   void count_early_request() noexcept { ++tls_->tickets().early_requests; }
+  /// The certificate check's result in OpenSSL's numbers (QuicTls::verify_result).
+  long tls_verify_result() const noexcept { return tls_->verify_result(); }
   std::uint64_t id() const noexcept { return id_; }
   /// "localhost:4433": the host and port the messages name.
   const std::string& peer() const noexcept { return peer_; }

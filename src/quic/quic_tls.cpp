@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "quic/quic_verify_code.hpp"
+
 namespace sluice {
 namespace {
 
@@ -106,6 +108,25 @@ void describe_leaf(gnutls_session_t session, QuicTlsVerifyFailure& failure) {
     failure.leaf_not_yet_valid = activation != static_cast<time_t>(-1) && activation > now;
   }
   gnutls_x509_crt_deinit(cert);
+}
+
+unsigned peer_chain_length(gnutls_session_t session) {
+  unsigned count = 0;
+  return gnutls_certificate_get_peers(session, &count) != nullptr ? count : 0;
+}
+
+// Whether the last certificate the server sent names itself as its issuer (a
+// self-signed leaf, or a root sent along): OpenSSL's 18 or 19 instead of 20.
+bool peer_chain_top_self_issued(gnutls_session_t session) {
+  unsigned count = 0;
+  const gnutls_datum_t* chain = gnutls_certificate_get_peers(session, &count);
+  if (chain == nullptr || count == 0) return false;
+  gnutls_x509_crt_t cert = nullptr;
+  if (gnutls_x509_crt_init(&cert) != 0) return false;
+  const bool self_issued = gnutls_x509_crt_import(cert, &chain[count - 1], GNUTLS_X509_FMT_DER) == 0 &&
+                           gnutls_x509_crt_check_issuer(cert, cert) == 1;
+  gnutls_x509_crt_deinit(cert);
+  return self_issued;
 }
 
 std::string status_text(unsigned status) {
@@ -213,8 +234,9 @@ Result<void> QuicTls::configure() {
   // Each new ticket is kept for the next connection.
   gnutls_handshake_set_hook_function(session_, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET,
                                      GNUTLS_HOOK_POST, &QuicTls::ticket_hook);
-  if (!context_->insecure() || !context_->pins().empty())
-    gnutls_session_set_verify_function(session_, &QuicTls::verify_trampoline);
+  // Insecure too: the check runs so verify_result() can report it (curl's
+  // ssl_verify_result with -k), and only its verdict is ignored.
+  gnutls_session_set_verify_function(session_, &QuicTls::verify_trampoline);
   return {};
 }
 
@@ -238,10 +260,12 @@ int QuicTls::verify_trampoline(gnutls_session_t session) noexcept {
 }
 
 bool QuicTls::verify_peer() {
-  if (context_->insecure()) return check_pin();
   unsigned status = 0;
   const int rv = gnutls_certificate_verify_peers3(session_, host_.c_str(), &status);
-  if (rv == 0 && status == 0) return check_pin();
+  verify_result_ = rv < 0 ? openssl_verify_code(GNUTLS_CERT_INVALID, 0, false)
+                          : openssl_verify_code(status, peer_chain_length(session_),
+                                                peer_chain_top_self_issued(session_));
+  if (context_->insecure() || (rv == 0 && status == 0)) return check_pin();
   QuicTlsVerifyFailure failure;
   if (rv < 0) {
     failure.problem = gnutls_text(rv);

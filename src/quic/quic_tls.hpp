@@ -131,6 +131,10 @@ class QuicTls {
   const std::string& early_transport_params() const noexcept { return early_params_; }
   /// After the handshake: whether the server accepted the early data.
   bool early_data_accepted() const;
+  /// The server certificate check's result in OpenSSL's numbers (X509_V_ERR_*,
+  /// quic_verify_code.hpp): 0 when it passed or was not made (a resumed session
+  /// sends no certificate), else why; an insecure context goes ahead regardless.
+  long verify_result() const noexcept { return verify_result_; }
   /// The store this session's counts go to.
   QuicTicketStore& tickets() const noexcept { return context_->tickets(); }
   /// Why the handshake failed on our side, given the TLS alert ngtcp2 recorded (0 if
@@ -157,6 +161,7 @@ class QuicTls {
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_conn* conn_ = nullptr;
   std::optional<QuicTlsVerifyFailure> verify_failure_;
+  long verify_result_ = 0;
   std::optional<Error> pin_failure_;  // the pinned key did not match
 };
 

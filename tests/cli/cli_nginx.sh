@@ -578,6 +578,23 @@ case_write_out_ssl_verify_result_reports_the_certificate_check() {
   expect_stdout "0"
 }
 
+# Over HTTP/3 GnuTLS checks the certificate, and the result is given in OpenSSL's
+# numbers: caddy's certificate with -k and no --cacert reports what the same check
+# reports over h2 (never 0), and with the CA it is 0.
+case_write_out_ssl_verify_result_over_http3_matches_tcp() {
+  run_sluice --http3-only --cacert "$SLUICE_TEST_CA" -o /dev/null -w '%{ssl_verify_result} %{http_version}' "$CADDY/small.txt"
+  expect_code 0
+  expect_stdout "0 3"
+  run_sluice --http2 -k -o /dev/null -w '%{ssl_verify_result}' "$CADDY/small.txt"
+  expect_code 0
+  local over_tcp
+  over_tcp=$(cat "$OUT")
+  [ "$over_tcp" != 0 ] || fail "-k over h2 to caddy reported 0"
+  run_sluice --http3-only -k -o /dev/null -w '%{ssl_verify_result} %{http_version}' "$CADDY/small.txt"
+  expect_code 0
+  expect_stdout "$over_tcp 3"
+}
+
 case_compressed_decodes_gzip() {
   local size
   size=$(stat -c %s "$SLUICE_FILES_DIR/large.txt")

@@ -118,6 +118,7 @@ set(SLUICE_CLI_NGINX_CASES
   http3_falls_back_and_http3_only_fails_without_quic
   insecure_skips_verification
   write_out_ssl_verify_result_reports_the_certificate_check
+  write_out_ssl_verify_result_over_http3_matches_tcp
   compressed_decodes_gzip
   upload_streams_a_file_with_data_binary
   data_file_is_sent_without_newlines
