@@ -22,14 +22,17 @@ namespace sluice {
 
 /// Which way the bytes of a WireChunk went.
 enum class WireDirection { sent, received };
-/// A slice of one TCP connection's cleartext byte stream (ClientOptions::wire_tap):
-/// the HTTP/1.1 or HTTP/2 bytes as written before TLS encrypts them, or as read after
-/// TLS decrypted them (plain TCP: as sent and received). Valid during the call only.
+/// A slice of one connection's cleartext (ClientOptions::wire_tap): the HTTP/1.1 or
+/// HTTP/2 bytes as written before TLS encrypts them, or as read after TLS decrypted
+/// them (plain TCP: as sent and received); over HTTP/3, one QUIC stream's bytes
+/// (HTTP/3 frames) as they went into packets or arrived in order. Valid during the
+/// call only.
 struct WireChunk {
   std::uint64_t connection = 0;  ///< the id trace lines name ("c3")
   WireDirection direction = WireDirection::sent;
-  bool tls = false;  ///< whether the bytes travel inside TLS
+  bool tls = false;  ///< whether the bytes travel inside TLS (always over HTTP/3)
   std::span<const std::byte> bytes;
+  std::int64_t stream = -1;  ///< HTTP/3: the QUIC stream of the bytes; -1 over TCP
 };
 
 /// Which address families a Client connects over (curl's -4 and -6).
@@ -244,8 +247,8 @@ struct ClientOptions {
   std::function<void(std::string_view line)> trace;
   /// Wire tap (curl's --trace): when set, called on the HTTP thread (with host_dispatch,
   /// in dispatch(), with a copy) with every slice of cleartext an HTTP/1.1 or HTTP/2
-  /// connection sends or receives, in order, decrypted when TLS carries it. HTTP/3 is
-  /// not tapped. It must return quickly (it holds up every transfer), must not block
+  /// connection sends or receives, in order, decrypted when TLS carries it, and every
+  /// HTTP/3 stream's bytes (WireChunk::stream). It must return quickly (it holds up every transfer), must not block
   /// and must not call into the Client. Unset: no tap exists and no byte is copied.
   std::function<void(const WireChunk& chunk)> wire_tap;
 };

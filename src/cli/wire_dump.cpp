@@ -69,11 +69,15 @@ std::string dump_bytes(std::span<const std::byte> bytes, DumpStyle style) {
 }
 
 std::string dump_chunk(const WireChunk& chunk, DumpStyle style) {
-  char title[80];
-  std::snprintf(title, sizeof title, "%s, %zu bytes (0x%zx)\n",
+  char title[96];
+  std::snprintf(title, sizeof title, "%s, %zu bytes (0x%zx)",
                 chunk.direction == WireDirection::sent ? "=> Send data" : "<= Recv data",
                 chunk.bytes.size(), chunk.bytes.size());
-  return title + dump_bytes(chunk.bytes, style);
+  std::string out = title;
+  // HTTP/3 multiplexes streams in one connection: say whose bytes these are.
+  if (chunk.stream >= 0) out += ", stream " + std::to_string(chunk.stream);
+  out += '\n';
+  return out + dump_bytes(chunk.bytes, style);
 }
 
 std::string dump_info(std::string_view line) {

@@ -94,7 +94,7 @@ Result<std::unique_ptr<Connection>> ConnectionFactory::connect_quic(
   session.window = core_.window_policy();
   session.connection_window = options.connection_window;
   auto conn = H3Connection::connect(core_.loop(), std::move(options), owner, conn_id, core_.trace(),
-                                    std::move(session));
+                                    std::move(session), core_.options().wire_tap);
   if (!conn) return std::move(conn).error();
   // The pool completes the timing when the handshake is done; where it left from is
   // known now.

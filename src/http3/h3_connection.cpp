@@ -10,9 +10,12 @@ namespace sluice {
 Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, QuicOptions options,
                                                              ConnectionOwner& owner,
                                                              std::uint64_t id, const Trace& trace,
-                                                             H3SessionOptions session_options) {
+                                                             H3SessionOptions session_options,
+                                                             std::function<void(const WireChunk&)> wire_tap) {
   std::unique_ptr<H3Connection> conn(
       new H3Connection(loop, owner, id, trace, std::move(session_options)));
+  // Before the QUIC connection exists: 0-RTT streams may be written inside connect.
+  if (wire_tap) conn->tap_ = std::make_unique<H3WireTap>(std::move(wire_tap), id);
   options.app_error_name = &h3_error_name;
   auto quic = QuicConnection::connect(loop, std::move(options), *conn, trace, id);
   if (!quic) return std::move(quic).error();

@@ -14,10 +14,12 @@
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
 #include "http3/h3_session.hpp"
+#include "http3/h3_wire_tap.hpp"
 #include "quic/quic_connection.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
@@ -31,10 +33,11 @@ class H3Connection final : public Connection, private QuicApplication {
   /// Starts the QUIC handshake. A local failure (no socket, bad CA file) is returned;
   /// everything later reaches the owner: on_connection_available once the handshake
   /// completed, on_connection_closed when it ends (close_reason() says why).
-  static Result<std::unique_ptr<H3Connection>> connect(EventLoop& loop, QuicOptions options,
-                                                       ConnectionOwner& owner, std::uint64_t id,
-                                                       const Trace& trace,
-                                                       H3SessionOptions session_options = {});
+  /// `wire_tap`, when set, sees every stream's bytes (H3WireTap), early data too.
+  static Result<std::unique_ptr<H3Connection>> connect(
+      EventLoop& loop, QuicOptions options, ConnectionOwner& owner, std::uint64_t id,
+      const Trace& trace, H3SessionOptions session_options = {},
+      std::function<void(const WireChunk&)> wire_tap = {});
   ~H3Connection() override;
   H3Connection(const H3Connection&) = delete;
   H3Connection& operator=(const H3Connection&) = delete;
@@ -80,6 +83,7 @@ class H3Connection final : public Connection, private QuicApplication {
   void on_early_data_rejected() override;
   Result<std::size_t> on_stream_data(std::int64_t stream_id, std::span<const std::uint8_t> data,
                                      bool fin) override {
+    if (tap_) tap_->received(stream_id, data);
     return session_->on_stream_data(stream_id, data, fin);
   }
   void on_stream_acked(std::int64_t stream_id, std::uint64_t n) override {
@@ -96,8 +100,13 @@ class H3Connection final : public Connection, private QuicApplication {
   }
   void on_stream_writable(std::int64_t stream_id) override { session_->on_stream_writable(stream_id); }
   void on_streams_available() override { session_->on_streams_available(); }
-  Result<QuicOutput> next_output(std::span<QuicVec> vecs) override { return session_->next_output(vecs); }
+  Result<QuicOutput> next_output(std::span<QuicVec> vecs) override {
+    auto output = session_->next_output(vecs);
+    if (tap_ && output) tap_->offered(*output, vecs);
+    return output;
+  }
   Result<void> on_output_written(std::int64_t stream_id, std::size_t n) override {
+    if (tap_) tap_->written(stream_id, n);
     return session_->on_output_written(stream_id, n);
   }
   void on_stream_blocked(std::int64_t stream_id) override { session_->on_stream_blocked(stream_id); }
@@ -118,6 +127,7 @@ class H3Connection final : public Connection, private QuicApplication {
   H3SessionOptions session_options_;
   std::unique_ptr<H3Session> session_;  // replaced when the server refuses early data
   std::unique_ptr<QuicConnection> quic_;
+  std::unique_ptr<H3WireTap> tap_;  // only with ClientOptions::wire_tap
   bool handshake_done_ = false;
   bool early_ = false;  // the session was set up for 0-RTT early data
   std::optional<Error> close_reason_;

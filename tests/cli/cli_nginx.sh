@@ -444,6 +444,23 @@ case_trace_over_https_h2_dumps_the_decrypted_frames() {
     || fail "the decrypted body is not in the trace"
 }
 
+# --trace over HTTP/3: each QUIC stream's bytes, named by stream: the request on
+# stream 0 (the first client-initiated bidirectional stream), our control stream 2
+# opening with its type byte 0x00, and the response on stream 0 with the body in
+# clear text (RFC 9000 2.1, RFC 9114 6.2.1).
+case_trace_over_http3_dumps_each_streams_bytes() {
+  run_sluice --http3-only --cacert "$SLUICE_TEST_CA" --trace "$SCRATCH/trace" -o /dev/null "$CADDY/small.txt"
+  expect_code 0
+  local trace=$SCRATCH/trace
+  grep -qE '^=> Send data, [0-9]+ bytes \(0x[0-9a-f]+\), stream 0$' "$trace" || fail "no request on stream 0"
+  grep -qE '^<= Recv data, [0-9]+ bytes \(0x[0-9a-f]+\), stream 0$' "$trace" || fail "no response on stream 0"
+  grep -A1 -E '^=> Send data, [0-9]+ bytes \(0x[0-9a-f]+\), stream 2$' "$trace" | grep -qE '^0000: 00 ' \
+    || fail "our control stream 2 does not begin with its type, 0x00"
+  awk '/^[0-9a-f][0-9a-f][0-9a-f][0-9a-f]: / { printf "%s", substr($0, 55) }' "$trace" > "$SCRATCH/columns"
+  grep -qF 'sluice: a gate that lets water through' "$SCRATCH/columns" \
+    || fail "the body is not in the trace"
+}
+
 # --trace - writes the trace to stdout, so the body must go elsewhere.
 case_trace_to_stdout() {
   run_sluice --trace-ascii - -o "$SCRATCH/small.txt" "$HTTP/small.txt"

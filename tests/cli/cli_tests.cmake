@@ -82,6 +82,7 @@ set(SLUICE_CLI_NGINX_CASES
   time_cond_unmodified_since
   trace_ascii_shows_the_request_and_response_bytes
   trace_over_https_h2_dumps_the_decrypted_frames
+  trace_over_http3_dumps_each_streams_bytes
   trace_to_stdout
   time_cond_in_download_mode
   time_cond_that_is_no_date_nor_file_warns

@@ -42,6 +42,8 @@ TEST(WireDump, ARecordHasCurlsTitle) {
             "<= Recv data, 4 bytes (0x4)\n"
             "0000: 68 69 0d 0a                                     hi..\n");
   EXPECT_EQ(dump_info("c1 h1: GET /"), "== Info: c1 h1: GET /\n");
+  const WireChunk on_stream{1, WireDirection::sent, true, bytes, 4};
+  EXPECT_EQ(dump_chunk(on_stream, DumpStyle::ascii), "=> Send data, 4 bytes (0x4), stream 4\n0000: hi\n");
   EXPECT_EQ(dump_bytes({}, DumpStyle::hex), "");
 }
 
