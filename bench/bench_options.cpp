@@ -231,6 +231,12 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
     options_.dir = std::string(value);
     return {};
   }
+  if (name == "--mirror") {
+    if (Result<void> ok = only_for(bit(Subcommand::download), name); !ok) return ok;
+    if (value.empty()) return usage_error("--mirror: expected a URL");
+    options_.mirrors.emplace_back(value);
+    return {};
+  }
   if (name == "--rtt" || name == "--link-mbit") return apply_link(name, value);
   return apply_sized(name, value);
 }
@@ -318,7 +324,7 @@ Result<std::string_view> Parser::take_value(std::string_view name,
   static constexpr std::string_view kValued[] = {
       "--url",  "--cacert",   "--mark",        "--runs",  "--count", "--reads",
       "--size", "--requests", "--concurrency", "--split", "--dir",   "--rtt",
-      "--link-mbit", "--max-window", "--read-first"};
+      "--link-mbit", "--max-window", "--read-first", "--mirror"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -360,6 +366,9 @@ Result<void> Parser::check_complete() {
   }
   if (link_mbit_given_ && !options_.rtt_ms) {
     return usage_error("--link-mbit needs --rtt (--rtt 0 gives a rate cap without delay)");
+  }
+  if (!options_.mirrors.empty() && options_.rtt_ms) {
+    return usage_error("--mirror conflicts with --rtt (the delay link carries the URL only)");
   }
   if (options_.read_first > 0 && options_.reads_one_chunk) {
     return usage_error("--read-first conflicts with --reads 1 (give one of them)");

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "sluice/client.hpp"
@@ -52,6 +53,9 @@ struct BenchOptions {
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
   unsigned split = 1;               ///< download, resumption: DownloadOptions::ranges (--split N)
   std::string dir;                  ///< download, resumption: where files go (--dir; empty: $TMPDIR or /tmp)
+  /// download: other URLs of the same file (--mirror URL, repeatable): sluice gets
+  /// them as DownloadOptions::mirrors, aria2c as more URIs, curl and wget sit out.
+  std::vector<std::string> mirrors;
   /// --rtt MS: throughput, held, many, download run through delay links with this
   /// round-trip time (0 allowed: the link without delay); unset: straight to the URL.
   std::optional<double> rtt_ms;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -53,9 +54,14 @@ struct RunFigures {
 
 // All runs of one contender.
 struct Contender {
-  std::string name;  // "sluice", "curl", "wget", "aria2c": also the output file's stem
+  // "sluice", "sluice_nosteal", "curl", "wget", "aria2c": also the output file's stem
+  std::string name;
   std::vector<RunFigures> runs;
 };
+
+constexpr const char* kNoSteal = "sluice_nosteal";
+
+bool is_ours(const std::string& name) { return name.rfind("sluice", 0) == 0; }
 
 // HttpVersion crosses the child's pipe as a number: 1.0, 1.1, 2 or 3.
 double version_number(HttpVersion version) {
@@ -79,11 +85,21 @@ bool is_http3(VersionPolicy version) {
   return version == VersionPolicy::http3 || version == VersionPolicy::http3_only;
 }
 
+// How a sluice run differs: without stealing, min_range_size is a whole range of
+// the plan (size / N), so no range's rest is ever worth halving (the supervisor
+// halves only a rest of at least twice the minimum) and each range stays with the
+// source it began on.
+struct SluiceRun {
+  bool first_run = false;
+  bool steal = true;
+  std::uint64_t size = 0;  // the file's size (from sluice's first run): for no-steal
+};
+
 // The child's side of one sluice run: a fresh Client (as each peer is a fresh
 // process), download(), the Client destroyed (its threads joined) before the clocks
 // stop. The first run's notes (a server without ranges, ...) go to stderr.
 Result<ChildFigures> sluice_child(const BenchOptions& options, const std::string& path,
-                                  bool first_run) {
+                                  const SluiceRun& how) {
   const double cpu_before = process_cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
   std::optional<DownloadResult> done;
@@ -94,13 +110,15 @@ Result<ChildFigures> sluice_child(const BenchOptions& options, const std::string
     download_options.request = make_request(options);
     download_options.target.path = path;
     download_options.ranges = options.split;
+    download_options.mirrors = options.mirrors;
+    if (!how.steal) download_options.min_range_size = std::max<std::uint64_t>(1, how.size / options.split);
     Result<DownloadResult> result = download(*client, std::move(download_options));
     if (!result) return std::move(result).error();
     done = std::move(*result);
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (first_run) {
+  if (how.first_run) {
     for (const std::string& note : done->notes) print_note("sluice: " + note);
   }
   return ChildFigures{{"wall_s", wall_s},
@@ -111,9 +129,8 @@ Result<ChildFigures> sluice_child(const BenchOptions& options, const std::string
 }
 
 Result<RunFigures> run_sluice(const BenchOptions& options, const std::string& path,
-                              bool first_run) {
-  Result<ChildReport> report =
-      run_in_child([&] { return sluice_child(options, path, first_run); });
+                              const SluiceRun& how) {
+  Result<ChildReport> report = run_in_child([&] { return sluice_child(options, path, how); });
   if (!report) return std::move(report).error();
   RunFigures figures;
   figures.wall_s = report->figure("wall_s");
@@ -205,14 +222,21 @@ std::vector<std::string> peer_argv(const std::string& peer, const BenchOptions& 
     if (options.insecure) argv.push_back("--check-certificate=false");
   }
   argv.push_back(options.url);
+  // aria2c takes several URIs of one file and spreads its connections over them.
+  if (peer == "aria2c") argv.insert(argv.end(), options.mirrors.begin(), options.mirrors.end());
   return argv;
 }
 
-// The contenders this run has: sluice, then each peer on PATH (a note for the others).
+// The contenders this run has: sluice (and with mirrors sluice_nosteal), then each
+// peer on PATH (a note for the others).
 std::vector<Contender> choose_contenders(const BenchOptions& options) {
   std::vector<Contender> contenders = {{"sluice", {}}};
+  const bool mirrors = !options.mirrors.empty();
+  if (mirrors) contenders.push_back({kNoSteal, {}});
   for (const char* peer : {"curl", "wget", "aria2c"}) {
-    if (!on_path(peer)) {
+    if (mirrors && std::string(peer) != "aria2c") {
+      print_note(std::string(peer) + " takes one URL, no mirrors: no " + peer + " figures");
+    } else if (!on_path(peer)) {
       print_note(std::string(peer) + " is not on PATH: no " + peer + " figures");
     } else if (std::string(peer) == "curl" && is_http3(options.version)) {
       print_note("curl in Debian 12 has no HTTP/3: no curl figures");
@@ -226,8 +250,8 @@ std::vector<Contender> choose_contenders(const BenchOptions& options) {
 void note_run(int run, const std::string& who, const RunFigures& figures) {
   std::string details = std::to_string(figures.bytes) + " bytes";
   if (!figures.http_version.empty()) details += ", HTTP/" + figures.http_version;
-  if (who == "sluice") details += ", " + std::to_string(figures.ranges) + " ranges";
-  char line[160];
+  if (is_ours(who)) details += ", " + std::to_string(figures.ranges) + " ranges";
+  char line[200];
   std::snprintf(line, sizeof line, "run %d %-6s %9.1f MiB/s %8.1f MiB peak%s %7.3f s CPU/GiB",
                 run, who.c_str(), figures.mib_per_s(), to_mib(figures.peak_rss_bytes),
                 figures.peak_at_floor ? " (floor)" : "", figures.cpu_s_per_gib());
@@ -235,13 +259,15 @@ void note_run(int run, const std::string& who, const RunFigures& figures) {
 }
 
 // One run of one contender, its file measured and deleted whatever happened.
+// `size`: the file's size once sluice's first run has measured it (0 before).
 Result<RunFigures> run_contender(const Contender& contender, const BenchOptions& options,
-                                 const std::string& dir, int run) {
+                                 const std::string& dir, int run, std::uint64_t size_known) {
   const std::string name = contender.name + ".bin";
   const std::string path = dir + "/" + name;
+  const SluiceRun how{run == 1 && contender.name == "sluice", contender.name != kNoSteal, size_known};
   Result<RunFigures> figures =
-      contender.name == "sluice"
-          ? run_sluice(options, path, run == 1)
+      is_ours(contender.name)
+          ? run_sluice(options, path, how)
           : run_peer_download(peer_argv(contender.name, options, dir, name), options.url);
   std::optional<std::uint64_t> size = file_size(path);
   remove_outputs(path);
@@ -249,7 +275,7 @@ Result<RunFigures> run_contender(const Contender& contender, const BenchOptions&
   if (!size) {
     return Error(ErrorCategory::io, contender.name + " reported success but left no file at " + path);
   }
-  if (contender.name == "sluice" && figures->bytes != *size) {
+  if (is_ours(contender.name) && figures->bytes != *size) {
     return Error(ErrorCategory::io, "sluice reported " + std::to_string(figures->bytes) +
                                         " bytes but the file has " + std::to_string(*size));
   }
@@ -320,6 +346,7 @@ void note_differences(const BenchOptions& options, const std::vector<Contender>&
   }
   for (std::size_t i = 1; i < contenders.size(); ++i) {
     const Contender& peer = contenders[i];
+    if (is_ours(peer.name)) continue;
     std::string theirs = peer.runs.front().http_version;
     if (theirs.empty()) theirs = "1.1";  // wget and aria2c speak HTTP/1.1 only
     if (theirs != first.http_version) {
@@ -342,7 +369,9 @@ int run_download(const BenchOptions& options) {
   // neighbour on a shared machine hits every contender.
   for (int run = 1; run <= options.runs; ++run) {
     for (Contender& contender : contenders) {
-      Result<RunFigures> figures = run_contender(contender, options, dir->path(), run);
+      const std::uint64_t size_known =
+          contenders.front().runs.empty() ? 0 : contenders.front().runs.front().bytes;
+      Result<RunFigures> figures = run_contender(contender, options, dir->path(), run, size_known);
       if (!figures) {
         print_note(contender.name + " run " + std::to_string(run) +
                    " failed: " + figures.error().message());

@@ -40,13 +40,16 @@ subcommands:
       Writes BYTES (default 64 MiB) then one byte to a BodyWriter nothing drains,
       and the same to a std::vector, each in a child process; prints each peak's
       growth over the payload and how long the one-byte write took.
-  download --url URL [--split N] [--runs R] [--dir DIR]
+  download --url URL [--split N] [--runs R] [--dir DIR] [--mirror URL]...
       Downloads URL into a file in a scratch directory under DIR with
       sluice::download() in N ranges (default 1), R times (default 3), each
       run in a child process; interleaved with `curl -o`, `wget -O` and
       `aria2c -x N -s N` (those on PATH) on the same URL. Every file must have
       the same size; each is deleted after its run. Prints the median MiB/s,
-      peak resident MiB and CPU per GiB of each, and ratio_vs_PEER.
+      peak resident MiB and CPU per GiB of each, and ratio_vs_PEER. With
+      --mirror (the same file elsewhere, e.g. a slow copy), sluice and aria2c
+      get every URL, curl and wget sit out, and sluice_nosteal (ranges that
+      never take work from each other) shows what work stealing gains.
   resumption --url https://URL [--split N] [--runs R] [--dir DIR]
       A segmented download (sluice::download(), as `sluice --split N`) of URL
       in N ranges (default 8), R times (default 5) with TLS session resumption
@@ -68,6 +71,7 @@ options:
   --split N        download, resumption: byte ranges fetched at once (1..16;
                    default 1, resumption 8);
                    aria2c gets -x N -s N
+  --mirror URL     download: another URL of the same file (repeatable)
   --dir DIR        download, resumption: where the scratch directory goes
                    (default $TMPDIR or /tmp); use a disk, not a tmpfs, for a
                    1 GiB file
