@@ -84,6 +84,11 @@ TEST_F(DownloadSteal, VictimAcceptsTheAnswerToTheEndItAskedFor) {
 TEST_F(DownloadSteal, ControlFileAfterAStealListsTheWorkLeftInFileOrderAndResumes) {
   // Request 1 is the held range's: once released, it is cut 1000 bytes into its body.
   server_.set_cut([](int index, std::uint64_t) { return index == 1 ? 1000LL : -1LL; });
+  // The thief's request waits too (for a fourth request, which only the resumed run
+  // makes): a thief done before the cut range failed would steal again from its rest.
+  server_.set_hold([](int, std::uint64_t start) -> std::size_t {
+    return start == kHalf ? 3 : start == kHalf + kHalf / 2 ? 4 : 0;
+  });
   const std::string path = dir_.file("f");
   auto failed = download(client_, options_for(path));
   ASSERT_FALSE(failed.ok());
