@@ -80,27 +80,32 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   std::size_t finished = 0;          // guarded by mu
   // Guarded by mu: the sources of ranges done whose thread has no new work yet.
   std::vector<std::size_t> idle;
+  // Guarded by mu: threads (their index in `threads`) whose range ended: joined by
+  // the supervisor as they end, so a download of many steals does not keep every
+  // finished thread's stack until the end.
+  std::vector<std::size_t> ended;
   std::optional<Error> first_error;  // guarded by mu
-  const auto end_range = [&](Result<void> outcome, std::size_t source) {
+  const auto end_range = [&](Result<void> outcome, std::size_t source, std::size_t thread) {
     std::lock_guard lock(mu);
     if (!outcome && !first_error) {
       first_error = outcome.error();
       shared.stop.store(true, std::memory_order_release);
     }
     if (outcome) idle.push_back(source);
+    ended.push_back(thread);
     ++finished;
     finished_cv.notify_all();
   };
-  std::vector<std::thread> threads;
+  std::vector<std::thread> threads;  // the supervisor's (this thread's) only
   // Starts `slot` on a thread of its own; false (and the download stops) when none starts.
   const auto start_range = [&](RangeSlot* slot, std::size_t source,
                                std::optional<Response> response) {
     try {
-      threads.emplace_back([&shared, &end_range, slot, source,
+      threads.emplace_back([&shared, &end_range, slot, source, index = threads.size(),
                             response = std::move(response)]() mutable {
         RangeFetch fetch(shared, *slot, source, {});
         auto outcome = fetch.run(std::move(response));
-        end_range(std::move(outcome), fetch.source());
+        end_range(std::move(outcome), fetch.source(), index);
       });
       return true;
     } catch (const std::system_error& error) {
@@ -133,7 +138,10 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   while (finished < threads.size()) {
     finished_cv.wait_for(lock, kDownloadSlice);
     const std::vector<std::size_t> ready = std::exchange(idle, {});
+    const std::vector<std::size_t> done = std::exchange(ended, {});
     lock.unlock();
+    // Each has returned from end_range, or is about to: the join is short.
+    for (std::size_t index : done) threads[index].join();
     // A range that finished early takes more work from the source that served it.
     for (std::size_t i = 0; i < ready.size() && !shared.stopping(); ++i) {
       RangeSlot* taken = steal_work(shared);
@@ -143,7 +151,9 @@ Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
     lock.lock();
   }
   lock.unlock();
-  for (auto& thread : threads) thread.join();
+  for (auto& thread : threads) {
+    if (thread.joinable()) thread.join();
+  }
   if (first_error) return *first_error;
   return {};
 }
