@@ -129,6 +129,14 @@ struct DownloadResult {
   /// What a person should know: "the server ignored the range; restarted from byte
   /// 0", "the server does not answer ranges: one connection", ...
   std::vector<std::string> notes;
+  /// Of the first response, as Response gives them: where its connection went and
+  /// left from, and the check of the server's certificate (0: passed, or no TLS;
+  /// else OpenSSL's X509_V_ERR_* code, which an insecure Client goes past).
+  std::string remote_ip;
+  std::uint16_t remote_port = 0;
+  std::string local_ip;
+  std::uint16_t local_port = 0;
+  long tls_verify_result = 0;
 };
 
 /// Downloads on the calling thread (it blocks; run several on several threads for

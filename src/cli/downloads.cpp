@@ -93,6 +93,11 @@ class DownloadRun {
       report.size_download = result->transferred;
       report.time_total = result->seconds;
       report.num_retries = result->retries;
+      report.remote_ip = result->remote_ip;
+      report.remote_port = result->remote_port;
+      report.local_ip = result->local_ip;
+      report.local_port = result->local_port;
+      report.ssl_verify_result = result->tls_verify_result;
       if (!result->effective_url.empty()) report.url_effective = result->effective_url;
     } else {
       report.error_message = result.error().message();

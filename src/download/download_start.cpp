@@ -99,6 +99,11 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
       result_.status = response->status;
       result_.version = response->version;
       result_.effective_url = response->effective_url;
+      result_.remote_ip = response->remote_ip;
+      result_.remote_port = response->remote_port;
+      result_.local_ip = response->local_ip;
+      result_.local_port = response->local_port;
+      result_.tls_verify_result = response->tls_verify_result;
       result_.last_modified = std::string(response->headers.get("last-modified").value_or(""));
       if (path_.empty()) {
         const Url url = Url::parse(options_.request.url).value();

@@ -595,6 +595,20 @@ case_write_out_ssl_verify_result_reports_the_certificate_check() {
   expect_stdout "0"
 }
 
+# In download mode (--split) -w tells the first response's connection and
+# certificate check as fetch mode does, not zeros.
+case_write_out_in_download_mode_names_the_connection_and_the_check() {
+  run_sluice -k --split 2 -o "$SCRATCH/1m.bin" -w '%{ssl_verify_result} %{remote_ip} %{remote_port} %{local_ip}' "$HTTPS/1m.bin"
+  expect_code 0
+  local code ip port local_ip
+  read -r code ip port local_ip < "$OUT"
+  [ "$code" = 19 ] || [ "$code" = 20 ] || [ "$code" = 21 ] || fail "download mode with -k reported verify result '$code'"
+  [ "$ip" = 127.0.0.1 ] || fail "remote_ip '$ip'"
+  [ "$port" = "${HTTPS##*:}" ] || fail "remote_port '$port', the URL's is ${HTTPS##*:}"
+  [ "$local_ip" = 127.0.0.1 ] || fail "local_ip '$local_ip'"
+  [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "the file differs"
+}
+
 # Over HTTP/3 GnuTLS checks the certificate, and the result is given in OpenSSL's
 # numbers: caddy's certificate with -k and no --cacert reports what the same check
 # reports over h2 (never 0), and with the CA it is 0.

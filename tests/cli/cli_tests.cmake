@@ -120,6 +120,7 @@ set(SLUICE_CLI_NGINX_CASES
   insecure_skips_verification
   write_out_ssl_verify_result_reports_the_certificate_check
   write_out_ssl_verify_result_over_http3_matches_tcp
+  write_out_in_download_mode_names_the_connection_and_the_check
   compressed_decodes_gzip
   upload_streams_a_file_with_data_binary
   data_file_is_sent_without_newlines
