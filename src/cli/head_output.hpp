@@ -12,5 +12,7 @@
 namespace sluice::cli {
 
 std::string response_head_text(const Response& response);
+/// The same from its parts (a download keeps the first response's, not the Response).
+std::string response_head_text(HttpVersion version, int status, const Headers& headers);
 
 }  // namespace sluice::cli

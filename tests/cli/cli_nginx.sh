@@ -595,13 +595,18 @@ case_write_out_ssl_verify_result_reports_the_certificate_check() {
   expect_stdout "0"
 }
 
-# In download mode (--split) -w tells the first response's connection and
+# In download mode (--split) -w tells the first response's connection, head and
 # certificate check as fetch mode does, not zeros.
 case_write_out_in_download_mode_names_the_connection_and_the_check() {
-  run_sluice -k --split 2 -o "$SCRATCH/1m.bin" -w '%{ssl_verify_result} %{remote_ip} %{remote_port} %{local_ip}' "$HTTPS/1m.bin"
+  run_sluice -k --split 2 -o "$SCRATCH/1m.bin" \
+    -w '%{ssl_verify_result} %{remote_ip} %{remote_port} %{local_ip} %{num_connects} %{content_type} %header{etag}' "$HTTPS/1m.bin"
   expect_code 0
-  local code ip port local_ip
-  read -r code ip port local_ip < "$OUT"
+  local code ip port local_ip connects type etag
+  read -r code ip port local_ip connects type etag < "$OUT"
+  [ "$connects" = 1 ] || fail "num_connects '$connects'"
+  [ "$type" = application/octet-stream ] || fail "content_type '$type'"
+  [ -n "$etag" ] && [ "$etag" = "$(curl -sk -I "$HTTPS/1m.bin" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')" ] \
+    || fail "%header{etag} '$etag' is not the server's"
   [ "$code" = 19 ] || [ "$code" = 20 ] || [ "$code" = 21 ] || fail "download mode with -k reported verify result '$code'"
   [ "$ip" = 127.0.0.1 ] || fail "remote_ip '$ip'"
   [ "$port" = "${HTTPS##*:}" ] || fail "remote_port '$port', the URL's is ${HTTPS##*:}"
