@@ -34,7 +34,8 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
       outcome = std::move(failure->error);
       break;
     }
-    // A mirror at fault (another file, a refused connection, ...) is not asked again.
+    // A mirror whose failure no retry mends (it serves another file) is not asked
+    // again; a transient one (refused, cut, 503) gets its retries first.
     const bool mirror_at_fault = DownloadSources::is_mirror(source_) && blames_source(*failure) &&
                                  !failure->transient;
     if (!mirror_at_fault && should_retry(*failure, attempt, shared_.options.retry)) {
