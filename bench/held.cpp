@@ -1,10 +1,13 @@
 // `sluice-bench held`: what unread responses cost. N requests are started at once,
 // their bodies left unread (or read one chunk, or BYTES at full speed), and after
 // the 4 s sweep has had time to run, the growth of resident memory is divided by N.
+// A warm-up request on a Client of its own pays the process's one-time costs first.
 // With backpressure working each response holds about its mark plus one receive,
 // however long the body; over h2 and h3 each also keeps the receive window its
 // stream had when reading stopped. Main thread only, except the --read-first
 // callbacks (the Client's HTTP thread; they share only ReadFirst).
+
+#include <malloc.h>
 
 #include <atomic>
 #include <chrono>
@@ -187,6 +190,31 @@ void print_client_figures(const ClientStats& stats, const ClientOptions& client_
   std::fflush(stdout);
 }
 
+// One request on a Client of its own, dropped after its first chunk, before the
+// baseline: the process's one-time costs (the TLS library's code pages and the
+// caches it fills on its first handshake, the allocator's arena for an HTTP thread)
+// then land before it, so the held figure is what each response adds. Returns the
+// growth of VmRSS over the warm-up, or an error when the request failed.
+Result<double> warm_up(const ClientOptions& client_opts, const BenchOptions& options,
+                       std::span<std::byte> buffer) {
+  Result<MemoryStatus> start = read_memory_status();
+  if (!start) return std::move(start).error();
+  {
+    Result<Client> client = Client::create(client_opts);
+    if (!client) return std::move(client).error();
+    Result<Response> response = client->send(make_request(options)).wait();
+    if (!response) return std::move(response).error();
+    Result<std::size_t> n = response->body.read(buffer);
+    if (!n) return std::move(n).error();
+  }
+  // What the warm-up freed goes back to the kernel, so the held responses cannot
+  // reuse resident pages the baseline already counted.
+  malloc_trim(0);
+  Result<MemoryStatus> end = read_memory_status();
+  if (!end) return std::move(end).error();
+  return to_mib(end->rss_bytes) - to_mib(start->rss_bytes);
+}
+
 }  // namespace
 
 int run_held(const BenchOptions& options) {
@@ -194,13 +222,18 @@ int run_held(const BenchOptions& options) {
   client_opts.max_connections_per_origin = options.count;
   // Off means a sweep so rare that it never runs within the benchmark.
   if (options.no_sweep) client_opts.sweep_interval = std::chrono::hours(24);
+  // Allocated (and touched) before the baseline so it is not counted as held.
+  std::vector<std::byte> buffer(kReadBuffer);
+  Result<double> warm_up_mib = warm_up(client_opts, options, buffer);
+  if (!warm_up_mib) {
+    print_note("the warm-up request failed: " + warm_up_mib.error().describe());
+    return kExitFailed;
+  }
   Result<Client> client = Client::create(client_opts);
   if (!client) {
     print_note(client.error().describe());
     return kExitFailed;
   }
-  // Allocated (and touched) before the baseline so it is not counted as held.
-  std::vector<std::byte> buffer(kReadBuffer);
   Result<MemoryStatus> before = read_memory_status();
   if (!before) {
     print_note(before.error().message());
@@ -223,6 +256,7 @@ int run_held(const BenchOptions& options) {
     return kExitFailed;
   }
   print_held_figures(*responses, *before, *now);
+  print_figure("warm_up_rss_mib", *warm_up_mib);
   print_client_figures(client->stats(), client_opts, options, *read_first_s);
   return kExitOk;  // responses, then the Client, are dropped on the way out
 }
