@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
@@ -309,6 +310,47 @@ TEST(QuicTestServer, StatelessResetFailsTheRequestNamingIt) {
       << response.error().message();
   EXPECT_EQ(server.requests().size(), 1u);  // not retried: the request may have been processed
   EXPECT_EQ(server.stats().error, "");
+}
+
+// A server that sends past the window we gave a request stream (it takes our
+// initial window to be 4 MiB; the real one is the mark, raised by MAX_STREAM_DATA
+// only as the reader takes bytes, and here nothing is read): the client's QUIC
+// layer refuses the first byte past it and closes the connection with
+// FLOW_CONTROL_ERROR (RFC 9000 section 4.1). The body then fails after the bytes
+// the window let in, which are its true first bytes; it never ends as if whole.
+TEST(QuicTestServer, ServerPastOurStreamWindowFailsTheBodyWithFlowControlError) {
+  constexpr std::uint64_t kSeed = 7;
+  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::generated(k8MiB, kSeed);
+  });
+  options.assumed_client_stream_window = 4u << 20;
+  QuicTestUdpServer server(std::move(options));
+  Client client = h3_client();
+  Request request = h3_only(Request::get(server.url("/flood")));
+  const std::size_t window = request.mark;
+  auto response = client.fetch(std::move(request));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  EXPECT_EQ(response->status, 200);
+  // Unread, the stream's window stays at the mark, so the flood must cross it.
+  ASSERT_TRUE(server.wait_for(
+      [](const QuicTestUdpStats& stats, const auto&) { return stats.client_close.has_value(); },
+      kPatience));
+  const QuicTestCloseError close = *server.stats().client_close;
+  EXPECT_FALSE(close.application);
+  EXPECT_EQ(close.code, 0x3u);  // FLOW_CONTROL_ERROR
+
+  std::string received;
+  std::vector<std::byte> buffer(64 * 1024);
+  Result<std::size_t> n = response->body.read(buffer);
+  for (; n.ok() && *n > 0; n = response->body.read(buffer)) {
+    received.append(reinterpret_cast<const char*>(buffer.data()), *n);
+  }
+  ASSERT_FALSE(n.ok()) << "the body ended as if whole after " << received.size() << " bytes";
+  EXPECT_EQ(n.error().category(), ErrorCategory::protocol) << n.error().message();
+  EXPECT_EQ(n.error().message(),
+            "QUIC: 127.0.0.1 broke the QUIC protocol (FLOW_CONTROL_ERROR, ERR_FLOW_CONTROL)");
+  EXPECT_LE(received.size(), window);
+  EXPECT_EQ(received, generated_bytes(kSeed, 0, received.size()));
 }
 
 }  // namespace

@@ -29,6 +29,16 @@ constexpr std::size_t kMaxVecs = 16;
 constexpr int kMaxWriteCalls = 4096;
 constexpr std::size_t kMaxPacketsPerSend = 64;
 
+QuicServerTlsSettings tls_settings_of(const QuicTestServerOptions& options) {
+  QuicServerTlsSettings settings;
+  settings.cert_file = options.cert_file;
+  settings.key_file = options.key_file;
+  settings.session_tickets = options.session_tickets;
+  settings.accept_early_data = options.accept_early_data;
+  settings.assumed_stream_window = options.assumed_client_stream_window;
+  return settings;
+}
+
 ngtcp2_transport_params transport_params(const QuicTestTransport& transport) {
   ngtcp2_transport_params params;
   ngtcp2_transport_params_default(&params);
@@ -167,8 +177,7 @@ bool QuicTestServer::early_data_accepted() const {
 bool QuicTestServer::accept(std::span<const std::uint8_t> datagram, TimePoint now) {
   ngtcp2_pkt_hd header{};
   if (ngtcp2_accept(&header, datagram.data(), datagram.size()) != 0) return false;
-  auto tls = QuicServerTls::create(options_.cert_file, options_.key_file, options_.session_tickets,
-                                   options_.accept_early_data);
+  auto tls = QuicServerTls::create(tls_settings_of(options_));
   ngtcp2_cid scid{};
   scid.datalen = kCidLength;
   if (!tls || gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, kCidLength) != 0) {
