@@ -164,6 +164,38 @@ TEST(QuicTestServer, CloseConnectionFailsTheRequestNamingTheCode) {
                               kPatience));
 }
 
+// The server's HEADERS frame is cut after 4 bytes (type, length and the start of
+// the field section) by a reset, which it sends only once the client acknowledged
+// those bytes: the client had a head begun and must not present any of it.
+TEST(QuicTestServer, ResetMidHeadersFailsTheRequestWithoutAHead) {
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::reset_mid_headers(4, kH3ExcessiveLoad);
+  }));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(Request::get(server.url("/half-head"))));
+  ASSERT_FALSE(response.ok()) << "a response was presented with status " << response->status;
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
+  EXPECT_EQ(response.error().message(), "HTTP/3: stream 0 reset by server (H3_EXCESSIVE_LOAD)");
+  EXPECT_EQ(server.requests().size(), 1u);  // not retried: the server may have acted on it
+}
+
+// CONNECTION_CLOSE of the transport class (0x1c), with a QUIC error code and a
+// reason: the request fails naming both, as the application class names its code.
+TEST(QuicTestServer, TransportCloseFailsTheRequestNamingTheCodeAndReason) {
+  constexpr std::uint64_t kConnectionRefused = 0x2;  // RFC 9000 section 20.1
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::close_with_transport_error(kConnectionRefused, "maintenance");
+  }));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(Request::get(server.url("/refused"))));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
+  EXPECT_EQ(response.error().message(),
+            "QUIC: 127.0.0.1 closed the connection (CONNECTION_REFUSED: \"maintenance\")");
+  EXPECT_TRUE(server.wait_for([](const QuicTestUdpStats& stats, const auto&) { return stats.closed; },
+                              kPatience));
+}
+
 // RFC 9114 section 4.1.1: STOP_SENDING with H3_NO_ERROR and a whole response
 // means the rest of the request body is not needed: the response is the answer.
 TEST(QuicTestServer, StopSendingWithNoErrorAndAWholeResponseCompletesTheUpload) {

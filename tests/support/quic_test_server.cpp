@@ -56,6 +56,22 @@ ngtcp2_addr addr_of(SocketAddress& address) {
   return {reinterpret_cast<ngtcp2_sockaddr*>(&address.storage), address.length};
 }
 
+// What an answer asked for: an HTTP/3 (application) or a QUIC (transport) close.
+// The reason points into `close`, which outlives the frame's writing.
+ngtcp2_connection_close_error close_error_of(const QuicTestCloseError& close) {
+  ngtcp2_connection_close_error error;
+  ngtcp2_connection_close_error_default(&error);
+  auto* reason = reinterpret_cast<const std::uint8_t*>(close.reason.data());
+  if (close.application) {
+    ngtcp2_connection_close_error_set_application_error(&error, close.code, reason,
+                                                        close.reason.size());
+  } else {
+    ngtcp2_connection_close_error_set_transport_error(&error, close.code, reason,
+                                                      close.reason.size());
+  }
+  return error;
+}
+
 ngtcp2_connection_close_error application_close(std::uint64_t app_error) {
   ngtcp2_connection_close_error close;
   ngtcp2_connection_close_error_default(&close);
@@ -270,7 +286,7 @@ void QuicTestServer::answer_requests(TimePoint now) {
     note(answered.error().message());
     close(h3_->failure_code(), now);
   } else if (*answered) {
-    close(**answered, now);
+    write_close(close_error_of(**answered), now);
   }
 }
 

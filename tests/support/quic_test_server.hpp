@@ -69,7 +69,14 @@ enum class QuicTestAction {
   /// The head and the body until the client acknowledged `reset_after` body bytes,
   /// then RESET_STREAM(app_error): the client saw at least that much of the body.
   reset_mid_body,
+  /// The head begun, never finished: the first `reset_after` bytes of the response's
+  /// HEADERS frame (at least 1, fewer than the frame), then, once the client
+  /// acknowledged them, RESET_STREAM(app_error).
+  reset_mid_headers,
   close_connection,  ///< CONNECTION_CLOSE with application error app_error
+  /// CONNECTION_CLOSE of the transport class (frame type 0x1c) with the QUIC error
+  /// code transport_error (RFC 9000 section 20.1) and close_reason.
+  close_with_transport_error,
   never_answer,      ///< nothing: the request stays open until the client gives up
   /// The head and the body until the client acknowledged `reset_after` body bytes,
   /// then silence: the server sends nothing more on the connection, not even ACKs,
@@ -97,8 +104,11 @@ struct QuicTestResponse {
   std::variant<std::string, GeneratedBody> body;
   /// The code of the reset (reset_*) or of the CONNECTION_CLOSE (close_connection).
   std::uint64_t app_error = kH3InternalError;
-  /// reset_mid_body: acknowledged body bytes before the reset (at most the body).
+  /// reset_mid_body: acknowledged body bytes before the reset (at most the body);
+  /// reset_mid_headers: bytes of the HEADERS frame.
   std::uint64_t reset_after = 0;
+  std::uint64_t transport_error = 0;  ///< close_with_transport_error
+  std::string close_reason;           ///< close_with_transport_error
 
   static QuicTestResponse text(std::string body, int status = 200);
   static QuicTestResponse generated(std::uint64_t size, std::uint64_t seed = 1);
@@ -106,7 +116,11 @@ struct QuicTestResponse {
   /// A generated body of `size` bytes reset once `after` of them were acknowledged.
   static QuicTestResponse reset_mid_body(std::uint64_t size, std::uint64_t after,
                                          std::uint64_t app_error = kH3InternalError);
+  /// A 200 whose HEADERS frame is cut after `after` bytes by a reset.
+  static QuicTestResponse reset_mid_headers(std::uint64_t after,
+                                            std::uint64_t app_error = kH3InternalError);
   static QuicTestResponse close_connection(std::uint64_t app_error = kH3InternalError);
+  static QuicTestResponse close_with_transport_error(std::uint64_t code, std::string reason);
   static QuicTestResponse never_answer();
   /// A generated body of `size` bytes, then silence once `after` were acknowledged.
   static QuicTestResponse go_silent_mid_body(std::uint64_t size, std::uint64_t after);

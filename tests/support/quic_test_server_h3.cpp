@@ -220,6 +220,14 @@ Result<void> H3ServerSession::on_stream_data(std::int64_t stream_id,
 }
 
 Result<void> H3ServerSession::on_acked(std::int64_t stream_id, std::uint64_t n) {
+  if (auto cut = head_cuts_.find(stream_id); cut != head_cuts_.end()) {
+    HeadCut& head = cut->second;
+    head.acked += n;
+    if (head.acked >= head.limit && !head.reset_scheduled) {
+      head.reset_scheduled = true;
+      due_resets_.push_back(stream_id);
+    }
+  }
   const int rv = nghttp3_conn_add_ack_offset(conn_, stream_id, n);
   if (rv != 0 && nghttp3_err_is_fatal(rv)) return library_failure(rv, "taking an acknowledgement");
   return {};
@@ -242,6 +250,10 @@ Result<void> H3ServerSession::on_stream_reset(std::int64_t stream_id, std::uint6
 }
 
 Result<void> H3ServerSession::on_writable(std::int64_t stream_id) {
+  if (auto cut = head_cuts_.find(stream_id);
+      cut != head_cuts_.end() && cut->second.written >= cut->second.limit) {
+    return {};  // a cut head stays blocked: the rest of its frame never leaves
+  }
   const int rv = nghttp3_conn_unblock_stream(conn_, stream_id);
   if (rv != 0 && nghttp3_err_is_fatal(rv)) return library_failure(rv, "unblocking a stream");
   return {};
@@ -252,17 +264,38 @@ void H3ServerSession::on_max_client_streams(std::uint64_t max_streams) {
 }
 
 Result<H3ServerSession::Output> H3ServerSession::next_output(std::span<nghttp3_vec> vecs) {
-  Output output;
-  int fin = 0;
-  const nghttp3_ssize n =
-      nghttp3_conn_writev_stream(conn_, &output.stream_id, &fin, vecs.data(), vecs.size());
-  if (n < 0) return library_failure(static_cast<int>(n), "writing").error();
-  output.fin = fin != 0;
-  output.count = static_cast<std::size_t>(n);
-  return output;
+  while (true) {
+    Output output;
+    int fin = 0;
+    const nghttp3_ssize n =
+        nghttp3_conn_writev_stream(conn_, &output.stream_id, &fin, vecs.data(), vecs.size());
+    if (n < 0) return library_failure(static_cast<int>(n), "writing").error();
+    output.fin = fin != 0;
+    output.count = static_cast<std::size_t>(n);
+    if (trim_to_head_cut(output, vecs)) return output;
+  }
+}
+
+bool H3ServerSession::trim_to_head_cut(Output& output, std::span<nghttp3_vec> vecs) {
+  auto cut = head_cuts_.find(output.stream_id);
+  if (cut == head_cuts_.end()) return true;
+  std::uint64_t room = cut->second.limit - std::min(cut->second.written, cut->second.limit);
+  if (room == 0) {
+    nghttp3_conn_block_stream(conn_, output.stream_id);
+    return false;
+  }
+  std::size_t count = 0;
+  for (; count < output.count && room > 0; ++count) {
+    vecs[count].len = static_cast<std::size_t>(std::min<std::uint64_t>(vecs[count].len, room));
+    room -= vecs[count].len;
+  }
+  output.count = count;
+  output.fin = false;
+  return true;
 }
 
 Result<void> H3ServerSession::written(std::int64_t stream_id, std::size_t n) {
+  if (auto cut = head_cuts_.find(stream_id); cut != head_cuts_.end()) cut->second.written += n;
   const int rv = nghttp3_conn_add_write_offset(conn_, stream_id, n);
   if (rv != 0) return library_failure(rv, "moving its write offset");
   return {};
@@ -284,13 +317,13 @@ void H3ServerSession::apply_stops() {
   }
 }
 
-Result<std::optional<std::uint64_t>> H3ServerSession::answer_requests() {
+Result<std::optional<QuicTestCloseError>> H3ServerSession::answer_requests() {
   apply_stops();
   if (goaway_due_ && !goaway_sent_) {
     goaway_sent_ = true;
     if (auto sent = goaway(); !sent) return std::move(sent).error();
   }
-  while (!ended_.empty() && !close_code_) {
+  while (!ended_.empty() && !close_) {
     const std::int64_t stream_id = ended_.front();
     ended_.pop_front();
     // The handler sees the request by reference; nothing adds requests meanwhile.
@@ -298,7 +331,7 @@ Result<std::optional<std::uint64_t>> H3ServerSession::answer_requests() {
     auto acted = act(stream_id, response);
     if (!acted) return std::move(acted).error();
   }
-  return std::exchange(close_code_, std::nullopt);
+  return std::exchange(close_, std::nullopt);
 }
 
 Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse& response) {
@@ -311,8 +344,15 @@ Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse
     case QuicTestAction::reset_before_headers:
       reset(stream_id, response.app_error);
       return {};
+    case QuicTestAction::reset_mid_headers:
+      head_cuts_[stream_id] = HeadCut{std::max<std::uint64_t>(response.reset_after, 1), 0, 0,
+                                      response.app_error, false};
+      return respond(stream_id, QuicTestResponse::text("", response.status), false);
     case QuicTestAction::close_connection:
-      close_code_ = response.app_error;
+      close_ = QuicTestCloseError{true, response.app_error, ""};
+      return {};
+    case QuicTestAction::close_with_transport_error:
+      close_ = QuicTestCloseError{false, response.transport_error, response.close_reason};
       return {};
     case QuicTestAction::never_answer:
       return {};
@@ -361,8 +401,11 @@ void H3ServerSession::reset(std::int64_t stream_id, std::uint64_t app_error) {
 
 void H3ServerSession::apply_due_resets() {
   for (const std::int64_t stream_id : std::exchange(due_resets_, {})) {
-    auto found = replies_.find(stream_id);
-    if (found != replies_.end()) reset(stream_id, found->second.app_error);
+    if (auto head = head_cuts_.find(stream_id); head != head_cuts_.end()) {
+      reset(stream_id, head->second.app_error);
+    } else if (auto found = replies_.find(stream_id); found != replies_.end()) {
+      reset(stream_id, found->second.app_error);
+    }
   }
 }
 

@@ -69,9 +69,10 @@ class H3ServerSession {
   /// Stops reading the uploads the stop_sending script picked (then hands them to
   /// the handler), sends the planned GOAWAY when due, hands each request that
   /// ended since the last call to the handler and acts on its answer. Returns the
-  /// code to close the connection with when one asked to.
-  Result<std::optional<std::uint64_t>> answer_requests();
-  /// Resets the streams whose reset_mid_body point the client has acknowledged.
+  /// CONNECTION_CLOSE to end the connection with when an answer asked for one.
+  Result<std::optional<QuicTestCloseError>> answer_requests();
+  /// Resets the streams whose reset_mid_body or reset_mid_headers point the client
+  /// has acknowledged.
   void apply_due_resets();
   /// GOAWAY: no request streams after those already received.
   Result<void> goaway();
@@ -95,7 +96,19 @@ class H3ServerSession {
     bool reset_scheduled = false;
   };
 
+  // A reset_mid_headers answer: only `limit` bytes of the stream are ever written.
+  struct HeadCut {
+    std::uint64_t limit = 1;
+    std::uint64_t written = 0;
+    std::uint64_t acked = 0;
+    std::uint64_t app_error = kH3InternalError;
+    bool reset_scheduled = false;
+  };
+
   QuicTestRequest& request(std::int64_t stream_id);
+  // Trims nghttp3's output for a cut head to what its limit leaves; false when
+  // nothing is left (the stream is then blocked for good).
+  bool trim_to_head_cut(Output& output, std::span<nghttp3_vec> vecs);
   bool held_back(std::int64_t stream_id, std::size_t length);
   void apply_stops();
   Result<void> library_failure(int rv, const char* what);
@@ -112,7 +125,8 @@ class H3ServerSession {
   std::deque<std::int64_t> ended_;             // requests to hand to the handler
   std::map<std::int64_t, Reply> replies_;
   std::vector<std::int64_t> due_resets_;
-  std::optional<std::uint64_t> close_code_;    // an answer asked to close
+  std::map<std::int64_t, HeadCut> head_cuts_;
+  std::optional<QuicTestCloseError> close_;    // an answer asked to close
   std::uint64_t failure_code_ = kH3InternalError;
   std::optional<QuicTestStopSending> stop_sending_;
   std::set<std::int64_t> stopped_;       // uploads the script stopped (or will)

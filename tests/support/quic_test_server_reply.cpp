@@ -53,8 +53,23 @@ QuicTestResponse QuicTestResponse::reset_mid_body(std::uint64_t size, std::uint6
   return response;
 }
 
+QuicTestResponse QuicTestResponse::reset_mid_headers(std::uint64_t after,
+                                                     std::uint64_t app_error) {
+  QuicTestResponse response = fault(QuicTestAction::reset_mid_headers, app_error);
+  response.reset_after = after;
+  return response;
+}
+
 QuicTestResponse QuicTestResponse::close_connection(std::uint64_t app_error) {
   return fault(QuicTestAction::close_connection, app_error);
+}
+
+QuicTestResponse QuicTestResponse::close_with_transport_error(std::uint64_t code,
+                                                              std::string reason) {
+  QuicTestResponse response = fault(QuicTestAction::close_with_transport_error, kH3NoError);
+  response.transport_error = code;
+  response.close_reason = std::move(reason);
+  return response;
 }
 
 QuicTestResponse QuicTestResponse::never_answer() {
