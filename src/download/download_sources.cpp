@@ -41,11 +41,16 @@ std::size_t DownloadSources::live_from(std::size_t source) const {
 }
 
 std::size_t DownloadSources::live_from_locked(std::size_t source) const {
+  return first_live_locked(source, nullptr).value_or(0);
+}
+
+std::optional<std::size_t> DownloadSources::first_live_locked(std::size_t start,
+                                                              const std::vector<bool>* left) const {
   for (std::size_t step = 0; step < sources_.size(); ++step) {
-    const std::size_t candidate = (source + step) % sources_.size();
-    if (!sources_[candidate].dropped) return candidate;
+    const std::size_t candidate = (start + step) % sources_.size();
+    if (!sources_[candidate].dropped && (left == nullptr || !(*left)[candidate])) return candidate;
   }
-  return 0;
+  return std::nullopt;
 }
 
 std::size_t DownloadSources::drop(std::size_t source, std::string why) {
@@ -61,11 +66,7 @@ std::size_t DownloadSources::drop(std::size_t source, std::string why) {
 std::optional<std::size_t> DownloadSources::next_for_range(std::size_t from,
                                                            const std::vector<bool>& left) const {
   std::lock_guard lock(mu_);
-  for (std::size_t step = 1; step <= sources_.size(); ++step) {
-    const std::size_t candidate = (from + step) % sources_.size();
-    if (!sources_[candidate].dropped && !left[candidate]) return candidate;
-  }
-  return std::nullopt;
+  return first_live_locked(from + 1, &left);
 }
 
 void DownloadSources::note_move(std::string text) {

@@ -65,6 +65,10 @@ class DownloadSources {
   };
 
   std::size_t live_from_locked(std::size_t source) const;  // mu_ held
+  // The first source from `start` on (wrapping) that is not dropped and, with
+  // `left`, not left by the range; mu_ held.
+  std::optional<std::size_t> first_live_locked(std::size_t start,
+                                               const std::vector<bool>* left) const;
 
   mutable std::mutex mu_;
   std::vector<std::string> moves_;  // guarded by mu_
