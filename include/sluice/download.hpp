@@ -106,23 +106,6 @@ struct DownloadSourceReport {
   std::string dropped;      ///< why a mirror was dropped; empty when it served to the end
 };
 
-/// What download() keeps of its first response (the one that decided the plan), as
-/// Response has it: for curl's -w variables in download mode.
-struct DownloadFirstResponse {
-  int status = 0;
-  Headers headers;
-  int redirects = 0;  ///< followed before it
-  int connects = 0;   ///< connections opened for it (0: it reused one)
-  ResponseTiming timing;
-  std::string remote_ip;
-  std::uint16_t remote_port = 0;
-  std::string local_ip;
-  std::uint16_t local_port = 0;
-  /// The check of the server's certificate: 0 when it passed or there was no TLS,
-  /// else OpenSSL's X509_V_ERR_* code (which an insecure Client goes past).
-  long tls_verify_result = 0;
-};
-
 struct DownloadResult {
   std::string path;
   /// Of the last response (200 or 206); 304, or 412, when the request's own
@@ -146,7 +129,9 @@ struct DownloadResult {
   /// What a person should know: "the server ignored the range; restarted from byte
   /// 0", "the server does not answer ranges: one connection", ...
   std::vector<std::string> notes;
-  DownloadFirstResponse first_response;
+  /// The first response, the one that decided the plan (the ranges after it are
+  /// more of the same): what curl's -w variables read in download mode.
+  ResponseSummary first_response;
 };
 
 /// Downloads on the calling thread (it blocks; run several on several threads for

@@ -80,6 +80,27 @@ struct Response {
   BodyReader body;
 };
 
+/// A response without its body: what it said and how it came, as a copy to keep
+/// after the Response is gone (DownloadResult::first_response is one). Fields as in
+/// Response.
+struct ResponseSummary {
+  int status = 0;
+  Headers headers;
+  HttpVersion version = HttpVersion::http1_1;
+  std::string effective_url;
+  int redirects = 0;
+  int connects = 0;
+  ResponseTiming timing;
+  std::string remote_ip;
+  std::uint16_t remote_port = 0;
+  std::string local_ip;
+  std::uint16_t local_port = 0;
+  long tls_verify_result = 0;
+
+  /// Copies those fields of `response`; its body is not touched.
+  static ResponseSummary of(const Response& response);
+};
+
 struct PendingState;  // internal
 class Client;
 

@@ -12,7 +12,6 @@
 #include "cli/cookie_options.hpp"
 #include "cli/download_jobs.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/head_output.hpp"
 #include "cli/json_summary.hpp"
 #include "cli/progress.hpp"
 #include "cli/request_builder.hpp"
@@ -89,25 +88,14 @@ class DownloadRun {
     report.url_effective = url;
     report.exit_code = code;
     if (result) {
+      // The first response's connection and head decided the download (the ranges
+      // after it are more of the same); the status and version are the last's.
+      report_response(report, result->first_response);
       report.http_code = result->status;
       report.version = result->version;
       report.size_download = result->transferred;
       report.time_total = result->seconds;
       report.num_retries = result->retries;
-      // The rest is the first response's: the one whose connection and head decided
-      // the download (the ranges after it are more of the same).
-      const DownloadFirstResponse& first = result->first_response;
-      report.num_redirects = first.redirects;
-      report.num_connects = first.connects;
-      report.content_type = std::string(first.headers.get("Content-Type").value_or(""));
-      report.timing = first.timing;
-      report.remote_ip = first.remote_ip;
-      report.remote_port = first.remote_port;
-      report.local_ip = first.local_ip;
-      report.local_port = first.local_port;
-      report.headers = first.headers;
-      report.size_header = response_head_text(result->version, first.status, first.headers).size();
-      report.ssl_verify_result = first.tls_verify_result;
       if (!result->effective_url.empty()) report.url_effective = result->effective_url;
     } else {
       report.error_message = result.error().message();

@@ -132,21 +132,8 @@ class Transfer {
   }
 
   AttemptOutcome take_response(Response& response, int attempt) {
-    report_.http_code = response.status;
-    report_.version = response.version;
-    report_.num_redirects = response.redirects;
-    report_.num_connects = response.connects;
-    if (!response.effective_url.empty()) report_.url_effective = response.effective_url;
-    report_.content_type = std::string(response.headers.get("Content-Type").value_or(""));
-    report_.timing = response.timing;
-    report_.remote_ip = response.remote_ip;
-    report_.remote_port = response.remote_port;
-    report_.local_ip = response.local_ip;
-    report_.local_port = response.local_port;
-    report_.headers = response.headers;
-    report_.size_header = response_head_text(response).size();
+    report_response(report_, ResponseSummary::of(response));
     report_.size_upload = upload_size_;
-    report_.ssl_verify_result = response.tls_verify_result;
     if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
     const std::string status_error =
         "The requested URL returned error: " + std::to_string(response.status);

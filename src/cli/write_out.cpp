@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "cli/head_output.hpp"
 #include "cli/json_summary.hpp"
 
 namespace sluice::cli {
@@ -182,6 +183,24 @@ std::string json_of(const TransferReport& report) {
 }
 
 }  // namespace
+
+void report_response(TransferReport& report, const ResponseSummary& response) {
+  report.http_code = response.status;
+  report.version = response.version;
+  report.num_redirects = response.redirects;
+  report.num_connects = response.connects;
+  if (!response.effective_url.empty()) report.url_effective = response.effective_url;
+  report.content_type = std::string(response.headers.get("Content-Type").value_or(""));
+  report.timing = response.timing;
+  report.remote_ip = response.remote_ip;
+  report.remote_port = response.remote_port;
+  report.local_ip = response.local_ip;
+  report.local_port = response.local_port;
+  report.headers = response.headers;
+  report.size_header =
+      response_head_text(response.version, response.status, response.headers).size();
+  report.ssl_verify_result = response.tls_verify_result;
+}
 
 Result<WriteOutFormat> WriteOutFormat::parse(std::string_view format) {
   WriteOutFormat parsed;

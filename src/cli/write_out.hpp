@@ -43,6 +43,10 @@ struct TransferReport {
   long ssl_verify_result = 0;      ///< Response::tls_verify_result: 0 or X509_V_ERR_*
 };
 
+/// Fills what a response tells: its status, version, head, timing, addresses,
+/// redirects, connects, effective URL (when set) and certificate check.
+void report_response(TransferReport& report, const ResponseSummary& response);
+
 enum class WriteOutVariable {
   http_code,
   http_version,

@@ -56,8 +56,6 @@ class DownloadSession {
   Result<Origin> find_origin();
   Request first_request(const Origin& origin) const;
   Result<Verdict> start();
-  /// Keeps what -w needs of the first response (DownloadResult::first_response).
-  void keep_first_response(const Response& response);
   /// Waits for the first response, reporting progress meanwhile.
   Result<Response> wait_first(PendingResponse& pending);
   bool sleep_with_ticks(std::chrono::milliseconds wait);

@@ -99,7 +99,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
       result_.status = response->status;
       result_.version = response->version;
       result_.effective_url = response->effective_url;
-      keep_first_response(*response);
+      result_.first_response = ResponseSummary::of(*response);
       result_.last_modified = std::string(response->headers.get("last-modified").value_or(""));
       if (path_.empty()) {
         const Url url = Url::parse(options_.request.url).value();
@@ -136,20 +136,6 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     ++attempt;
     ++result_.retries;
   }
-}
-
-void DownloadSession::keep_first_response(const Response& response) {
-  DownloadFirstResponse& first = result_.first_response;
-  first.status = response.status;
-  first.headers = response.headers;
-  first.redirects = response.redirects;
-  first.connects = response.connects;
-  first.timing = response.timing;
-  first.remote_ip = response.remote_ip;
-  first.remote_port = response.remote_port;
-  first.local_ip = response.local_ip;
-  first.local_port = response.local_port;
-  first.tls_verify_result = response.tls_verify_result;
 }
 
 Result<Response> DownloadSession::wait_first(PendingResponse& pending) {
