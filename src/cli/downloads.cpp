@@ -18,6 +18,7 @@
 #include "cli/terminal.hpp"
 #include "cli/time_condition.hpp"
 #include "cli/transfer.hpp"
+#include "cli/stderr_lines.hpp"
 #include "cli/verbose.hpp"
 #include "cli/write_out.hpp"
 #include "sluice/client.hpp"
@@ -168,10 +169,12 @@ int run_downloads(const CliOptions& options) {
   display_options.mode = progress_mode_for(options);
   ProgressDisplay display(std::move(display_options));
   display.start();
+  stderr_lines().attach(&display);  // -v trace lines go above the bars
   DownloadRun run(options, *client, display);
   const std::size_t at_once = options.download.parallel ? options.download.parallel_max : 1;
   const int code = run_all(*jobs, run, at_once);
   display.finish();
+  stderr_lines().attach(nullptr);
   save_cookie_jar(options.cookies, client_options.cookie_jar);
   // What the downloads cost, as a single transfer reports it (-v): memory and the
   // TLS handshakes, full and resumed, of all the connections they opened.

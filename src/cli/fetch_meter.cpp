@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli/downloads.hpp"
+#include "cli/stderr_lines.hpp"
 
 namespace sluice::cli {
 
@@ -24,6 +25,7 @@ void FetchMeter::body_started(std::uint64_t done, std::optional<std::uint64_t> t
     slot_ = display_->add(path_);
     started_ = cli_now();
     display_->start();
+    stderr_lines().attach(&*display_);  // -v lines from now on go above the bar
   }
   display_->update(slot_, progress_);
 }
@@ -37,13 +39,7 @@ void FetchMeter::wrote(std::uint64_t done) {
   display_->update(slot_, progress_);
 }
 
-void FetchMeter::print(std::string_view text) {
-  if (display_) {
-    display_->print(text);
-  } else {
-    std::fwrite(text.data(), 1, text.size(), stderr);
-  }
-}
+void FetchMeter::print(std::string_view text) { stderr_lines().write(text); }
 
 void FetchMeter::end(bool ok) {
   if (!display_) return;
@@ -51,6 +47,7 @@ void FetchMeter::end(bool ok) {
   display_->update(slot_, progress_);
   display_->end(slot_, ok);
   display_->finish();
+  stderr_lines().attach(nullptr);
   display_.reset();
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli/etag_files.hpp"
 #include "cli/percent_encode.hpp"
+#include "cli/stderr_lines.hpp"
 #include "cli/wire_dump.hpp"
 #include "sluice/http_date.hpp"
 #include "sluice/multipart.hpp"
@@ -189,13 +190,13 @@ ClientOptions build_client_options(const CliOptions& options) {
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;
   if (options.verbose) {
-    // The library's trace lines, curl-style: "* c1 h1: ...". stderr is unbuffered
-    // and each line is one fwrite, so lines from the HTTP thread never interleave.
+    // The library's trace lines, curl-style: "* c1 h1: ...", each one write, so
+    // lines from the HTTP thread never interleave, and above a live progress bar.
     client_options.trace = [](std::string_view line) {
       std::string out = "* ";
       out.append(line);
       out.push_back('\n');
-      std::fwrite(out.data(), 1, out.size(), stderr);
+      stderr_lines().write(out);
     };
   }
   if (!options.trace_path.empty()) attach_wire_trace(options, client_options);

@@ -13,6 +13,7 @@
 #include "cli/etag_files.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/fetch_meter.hpp"
+#include "cli/stderr_lines.hpp"
 #include "cli/fetch_resume.hpp"
 #include "cli/head_output.hpp"
 #include "cli/time_condition.hpp"
@@ -88,7 +89,7 @@ class Transfer {
       const bool resendable = options_.upload_file != "-";
       if (!outcome.failure || !resendable || !should_retry(*outcome.failure, attempt, options_.retry)) {
         meter_.end(outcome.exit_code == kExitOk);  // its last line before any message
-        if (options_.verbose) std::fputs(describe_client_stats(client->stats()).c_str(), stderr);
+        if (options_.verbose) stderr_lines().write(describe_client_stats(client->stats()));
         client_ = nullptr;
         if (outcome.exit_code == kExitOk) return close_output();
         remove_output_on_error();
@@ -122,7 +123,7 @@ class Transfer {
     upload_size_ = request_body_length(request.body).value_or(0);
     Result<Response> response = client.fetch(std::move(request));
     if (options_.verbose && response) {
-      std::fputs(describe_request_head(url, *response).c_str(), stderr);
+      stderr_lines().write(describe_request_head(url, *response));
     }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),
@@ -134,7 +135,7 @@ class Transfer {
   AttemptOutcome take_response(Response& response, int attempt) {
     report_response(report_, ResponseSummary::of(response));
     report_.size_upload = upload_size_;
-    if (options_.verbose) std::fputs(describe_response_head(response).c_str(), stderr);
+    if (options_.verbose) stderr_lines().write(describe_response_head(response));
     const std::string status_error =
         "The requested URL returned error: " + std::to_string(response.status);
     // A transient status (503, 429, ...) is retried while retries are left; the last

@@ -169,6 +169,54 @@ case_retry_skips_what_was_written_when_the_server_ignores_the_range() {
   cmp -s "$SCRATCH/big.bin" <(big_body) || fail "the file is not the 100000-byte body"
 }
 
+# -v on a retry with the meter drawn (a terminal, -o FILE): the trace lines of the
+# HTTP thread and the retry's heads go above the bar. Written past it, they would be
+# overwritten by its next redraw, and a stale bar would stay among them.
+case_verbose_lines_of_a_retry_stay_above_the_meter() {
+  start_peer cut
+  local typescript=$SCRATCH/typescript
+  SLUICE_BIN=$SLUICE URL="$PEER_URL/big" OUTFILE="$SCRATCH/big.bin" \
+    script -qfec '"$SLUICE_BIN" -v --retry 1 --retry-delay 0.01 -o "$OUTFILE" "$URL"' \
+    "$typescript" > /dev/null
+  cmp -s "$SCRATCH/big.bin" <(big_body) || fail "the file is not the 100000-byte body"
+  grep -aq 'continuing after the 40000 bytes written' "$typescript" || fail "no retry: $(cat -A "$typescript")"
+  # What the terminal shows at the end: the typescript played on a screen that knows
+  # the bar's moves (CR, LF, cursor up, erase to the end of the line or screen).
+  python3 - "$typescript" > "$SCRATCH/screen" <<'PY'
+import re, sys
+data = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+data = data.split("\n", 1)[1].rsplit("\nScript done", 1)[0]  # script's own lines
+rows, row, col = [""], 0, 0
+for token in re.findall(r"\x1b\[(\d*)([AKJ])|(\r)|(\n)|([^\x1b\r\n]+)|(\x1b)", data):
+    count, code, cr, lf, text, _ = token
+    if cr:
+        col = 0
+    elif lf:
+        row += 1
+        if row == len(rows):
+            rows.append("")
+    elif code == "A":
+        row = max(0, row - int(count or 1))
+    elif code == "K":
+        rows[row] = rows[row][:col]
+    elif code == "J":
+        rows[row] = rows[row][:col]
+        del rows[row + 1:]
+    elif text:
+        line = rows[row].ljust(col)
+        rows[row] = line[:col] + text + line[col + len(text):]
+        col += len(text)
+print("\n".join(rows))
+PY
+  local line
+  for line in '* c2 h1: response 206' '> Range: bytes=40000-' '< HTTP/1.1 206' \
+              '< Content-Range: bytes 40000-99999/100000'; do
+    grep -qxF -- "$line" "$SCRATCH/screen" || fail "the screen lost '$line': $(cat "$SCRATCH/screen")"
+  done
+  ! grep -q ' 40% ' "$SCRATCH/screen" || fail "a stale bar stayed on the screen: $(cat "$SCRATCH/screen")"
+  grep -q '100%' "$SCRATCH/screen" || fail "no final bar: $(cat "$SCRATCH/screen")"
+}
+
 case_download_retry_against_a_server_that_ignores_ranges_completes() {
   start_peer cut-full
   run_sluice -O --output-dir "$SCRATCH" --retry 1 --retry-delay 0.01 "$PEER_URL/big"

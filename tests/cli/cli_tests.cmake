@@ -59,6 +59,7 @@ sluice_cli_tests(cli_local.sh local
   retry_without_retries_left_reports_the_last_answer
   retry_continues_a_cut_body_on_stdout_from_a_range
   retry_skips_what_was_written_when_the_server_ignores_the_range
+  verbose_lines_of_a_retry_stay_above_the_meter
   limit_rate_alone_fetches_to_stdout
   download_retry_against_a_server_that_ignores_ranges_completes
   form_sends_fields_and_streams_a_file_as_multipart

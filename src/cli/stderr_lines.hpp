@@ -1,0 +1,32 @@
+#pragma once
+// StderrLines: the one way text reaches stderr while a progress display may be live.
+// Without a display a write goes straight to stderr; while one is attached it goes
+// through ProgressDisplay::print, which puts it above the bars. Text written past
+// the display would land under the bars and be overwritten by their next redraw
+// (the -v trace lines of the HTTP thread, the -v heads of a retry).
+// Ownership: one per process (stderr is one); write() from any thread, attach()
+// by the display's owner, which detaches before the display goes away.
+
+#include <mutex>
+#include <string_view>
+
+namespace sluice::cli {
+
+class ProgressDisplay;
+
+class StderrLines {
+ public:
+  /// `text` ends with a newline.
+  void write(std::string_view text);
+  /// From now on writes go through `display` (nullptr: straight to stderr again).
+  void attach(ProgressDisplay* display);
+
+ private:
+  std::mutex mu_;  // held across a write, so attach() waits for one under way
+  ProgressDisplay* display_ = nullptr;
+};
+
+/// The process's one instance.
+StderrLines& stderr_lines();
+
+}  // namespace sluice::cli
