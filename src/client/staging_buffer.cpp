@@ -133,6 +133,7 @@ bool StagingBuffer::wait_readable(std::unique_lock<std::mutex>& lock, Deadline d
   auto ready = [this] { return !queue_.empty() || end_ != End::open; };
   if (ready()) return true;
   ++waiting_readers_;
+  if (on_reader_waits_) on_reader_waits_();
   bool arrived = true;
   if (deadline) {
     arrived = readable_.wait_until(lock, *deadline, ready);

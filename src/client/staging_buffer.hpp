@@ -135,6 +135,11 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   void resume_callbacks();
   void close_reader();
   Headers trailers() const;
+  /// For tests that need a reader really asleep in read() or lend() before they
+  /// append: `observer` runs each time a reader starts waiting, under mu_ (so an
+  /// append that follows it finds the reader waiting); it must not call into the
+  /// buffer. Set before the buffer is shared; nothing in the library sets it.
+  void on_reader_waits(std::function<void()> observer) { on_reader_waits_ = std::move(observer); }
 
  private:
   enum class End { open, done, failed };
@@ -193,6 +198,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   std::optional<TimePoint> ended_at_;  // guarded by mu_
   bool reader_gone_ = false;           // guarded by mu_
   int waiting_readers_ = 0;            // guarded by mu_; appends wake only these
+  std::function<void()> on_reader_waits_;  // set before sharing, then read-only
   BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread
   BodyReader::EndCallback on_end_;     // guarded by mu_
   bool callbacks_paused_ = false;      // guarded by mu_

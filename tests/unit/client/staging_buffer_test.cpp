@@ -3,11 +3,9 @@
 #include "client/staging_buffer.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
-#include <fstream>
 #include <future>
 #include <string>
 #include <thread>
@@ -118,40 +116,35 @@ TEST(StagingBuffer, EndReadsAsZeroAfterTheBytes) {
   EXPECT_EQ(**end, 0u);
 }
 
-// Whether thread `tid` of this process sleeps in the kernel (state S in its stat).
-bool thread_sleeps(pid_t tid) {
-  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  const std::size_t name_end = line.rfind(')');  // the state follows "(comm) "
-  return name_end != std::string::npos && name_end + 2 < line.size() && line[name_end + 2] == 'S';
-}
-
 TEST(StagingBuffer, BlockedReaderWakesOnAppend) {
   Fixture f;
-  std::string got;
-  std::promise<pid_t> reader_tid;
-  std::thread reader([&] {
-    reader_tid.set_value(::gettid());
-    std::vector<std::byte> into(100);
-    // A deadline only so that a lost wake fails the test instead of hanging it.
-    auto n = f.staging.read(into, std::chrono::steady_clock::now() + 30s);
-    ASSERT_TRUE(n.ok());
-    ASSERT_TRUE(n->has_value()) << "the append never woke the reader";
-    got.assign(reinterpret_cast<const char*>(into.data()), **n);
+  // The reader reports when it starts waiting, under the buffer's lock: the append
+  // below takes that lock, so it lands while the reader sleeps, not before it reads.
+  std::promise<void> reader_waits;
+  std::atomic<bool> reported{false};
+  f.staging.on_reader_waits([&] {
+    if (!reported.exchange(true)) reader_waits.set_value();
   });
-  // The reader is blocked in read(): its thread sleeps, and nothing else it does
-  // before the append can sleep.
-  const pid_t tid = reader_tid.get_future().get();
-  const auto give_up = std::chrono::steady_clock::now() + 30s;
-  while (!thread_sleeps(tid) && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(1ms);  // a poll interval, not a wait
-  }
-  EXPECT_TRUE(thread_sleeps(tid)) << "the reader never blocked";
+  // No deadline: a lost wake leaves the reader asleep, and the test says so below.
+  std::promise<std::string> got;
+  std::future<std::string> woke = got.get_future();
+  std::thread reader([&] {
+    std::vector<std::byte> into(100);
+    auto n = f.staging.read(into, std::nullopt);
+    got.set_value(n.ok() && *n ? std::string(reinterpret_cast<const char*>(into.data()), **n)
+                               : "<no bytes>");
+  });
+  EXPECT_EQ(reader_waits.get_future().wait_for(30s), std::future_status::ready)
+      << "the reader never blocked";
   f.staging.append(bytes_of("wake"));
   f.staging.wake_reader();
+  const bool woken = woke.wait_for(30s) == std::future_status::ready;
+  EXPECT_TRUE(woken) << "the append never woke the reader";
+  if (!woken) f.staging.fail(Error(ErrorCategory::cancelled, "test over"));  // frees it
   reader.join();
-  EXPECT_EQ(got, "wake");
+  if (woken) {
+    EXPECT_EQ(woke.get(), "wake");
+  }
 }
 
 TEST(StagingBuffer, ClosedReaderStopsStagingAndNotifies) {
