@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -76,6 +77,11 @@ class UdpProxy::Relay {
     return {received_.load(), forwarded_.load(), dropped_.load(), duplicated_.load(),
             reordered_.load()};
   }
+  bool wait_for_counters(const std::function<bool(const UdpProxyCounters&)>& done,
+                         std::chrono::milliseconds deadline) {
+    std::unique_lock lock(counters_mu_);
+    return counters_moved_.wait_for(lock, deadline, [&] { return done(counters()); });
+  }
 
  private:
   struct Datagram {
@@ -104,6 +110,7 @@ class UdpProxy::Relay {
   void schedule(Direction direction, std::string bytes, int copies, Clock::time_point due);
   void send_due(Clock::time_point now);
   void send_one(const Datagram& datagram);
+  void publish_counters();
   bool chance(double probability);
   UdpProxyOptions snapshot_options();
 
@@ -122,6 +129,10 @@ class UdpProxy::Relay {
   std::atomic<std::uint64_t> dropped_{0};
   std::atomic<std::uint64_t> duplicated_{0};
   std::atomic<std::uint64_t> reordered_{0};
+  // Waiters on the counters: the relay takes counters_mu_ after moving them and
+  // before it notifies, so a waiter between its check and its wait is not missed.
+  std::mutex counters_mu_;
+  std::condition_variable counters_moved_;
 
   // Relay thread only from here on.
   sockaddr_storage client_address_{};
@@ -186,6 +197,7 @@ UdpProxy::Relay::~Relay() {
 void UdpProxy::Relay::run() {
   for (;;) {
     send_due(Clock::now());
+    publish_counters();
     timespec timeout{};
     timespec* timeout_ptr = nullptr;
     if (const auto wake = next_wake()) {
@@ -203,7 +215,13 @@ void UdpProxy::Relay::run() {
     if (fds[0].revents != 0) return;
     if (fds[1].revents != 0) read_all(client_fd_, kToTarget);
     if (fds[2].revents != 0) read_all(upstream_fd_, kToClient);
+    publish_counters();
   }
+}
+
+void UdpProxy::Relay::publish_counters() {
+  { std::lock_guard lock(counters_mu_); }
+  counters_moved_.notify_all();
 }
 
 std::optional<Clock::time_point> UdpProxy::Relay::next_wake() const {
@@ -331,5 +349,10 @@ void UdpProxy::set_black_hole(bool on) noexcept { relay_->set_black_hole(on); }
 void UdpProxy::set_options(const UdpProxyOptions& options) { relay_->set_options(options); }
 
 UdpProxyCounters UdpProxy::counters() const noexcept { return relay_->counters(); }
+
+bool UdpProxy::wait_for_counters(const std::function<bool(const UdpProxyCounters&)>& done,
+                                 std::chrono::milliseconds deadline) {
+  return relay_->wait_for_counters(done, deadline);
+}
 
 }  // namespace sluice::test

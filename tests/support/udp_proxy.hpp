@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -61,6 +62,10 @@ class UdpProxy {
   /// only when the seed changes.
   void set_options(const UdpProxyOptions& options);
   UdpProxyCounters counters() const noexcept;
+  /// Waits until `done` holds for the counters, checked each time the relay moved
+  /// them; false when it did not within `deadline` (a hang guard, not a pace).
+  bool wait_for_counters(const std::function<bool(const UdpProxyCounters&)>& done,
+                         std::chrono::milliseconds deadline = std::chrono::seconds(10));
 
  private:
   class Relay;

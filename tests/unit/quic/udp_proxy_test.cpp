@@ -12,10 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace sluice::test {
@@ -79,16 +77,6 @@ class LoopbackSocket {
   std::uint16_t port_ = 0;
 };
 
-// Waits (deadline only to fail) until `done` holds.
-bool eventually(const std::function<bool()>& done) {
-  const auto deadline = SteadyClock::now() + 10s;
-  while (!done()) {
-    if (SteadyClock::now() > deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
-}
-
 // Every datagram the echo socket holds, until `count` arrived or none comes for 2 s.
 std::vector<std::string> collect(LoopbackSocket& socket, std::size_t count) {
   std::vector<std::string> got;
@@ -108,11 +96,11 @@ std::vector<std::string> send_numbered(UdpProxy& proxy, LoopbackSocket& client,
   for (int i = 0; i < n; ++i) {
     client.send_to(proxy.port(), std::to_string(i));
     const auto decided = static_cast<std::uint64_t>(i + 1);
-    EXPECT_TRUE(eventually([&] { return proxy.counters().received == decided; }));
+    EXPECT_TRUE(proxy.wait_for_counters(
+        [&](const UdpProxyCounters& c) { return c.received == decided; }));
     while (auto datagram = target.receive(0ms)) got.push_back(std::move(datagram->bytes));
   }
-  EXPECT_TRUE(eventually([&] {
-    const UdpProxyCounters c = proxy.counters();
+  EXPECT_TRUE(proxy.wait_for_counters([](const UdpProxyCounters& c) {
     return c.forwarded + c.dropped >= c.received + c.duplicated;
   }));
   const UdpProxyCounters c = proxy.counters();
@@ -136,7 +124,7 @@ TEST(UdpProxy, ForwardsBothWaysAndRepliesReachTheClient) {
   EXPECT_EQ(at_client->bytes, "pong");
   EXPECT_EQ(at_client->from_port, proxy.port());
   // The relay counts a datagram after its send returns, which may be after it arrived.
-  EXPECT_TRUE(eventually([&] { return proxy.counters().forwarded == 2; }));
+  EXPECT_TRUE(proxy.wait_for_counters([](const UdpProxyCounters& c) { return c.forwarded == 2; }));
   const UdpProxyCounters c = proxy.counters();
   EXPECT_EQ(c.received, 2u);
   EXPECT_EQ(c.forwarded, 2u);
