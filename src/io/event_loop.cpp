@@ -79,6 +79,7 @@ void EventLoop::run() {
     // re-posting itself cannot starve them.
     for (int round = 0; round < kTurnEndRounds && run_turn_end(); ++round) {
     }
+    for (auto& [id, observer] : turn_observers_) observer();
     if (stop_requested()) break;
     const int count = wait_for_events(events.data(), kMaxEvents);
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
@@ -130,6 +131,15 @@ void EventLoop::post(Task task) {
 }
 
 void EventLoop::at_turn_end(Task task) { turn_end_.push_back(std::move(task)); }
+
+EventLoop::ObserverId EventLoop::add_turn_observer(Task observer) {
+  turn_observers_.emplace_back(next_observer_id_, std::move(observer));
+  return next_observer_id_++;
+}
+
+void EventLoop::remove_turn_observer(ObserverId id) {
+  std::erase_if(turn_observers_, [id](const auto& entry) { return entry.first == id; });
+}
 
 bool EventLoop::run_turn_end() {
   turn_end_running_.swap(turn_end_);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <queue>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "io/time_source.hpp"
@@ -61,6 +62,16 @@ class EventLoop final : public TimeSource {
   /// many events of one turn would each do (wake a reader, write a socket) is done
   /// once for all of them.
   void at_turn_end(Task task);
+  /// HTTP thread only. A hook for tests that wait for a state this thread's work
+  /// changes (a stream paused, a request ended) instead of polling for it: `observer`
+  /// runs at the end of every turn from now on, after the turn-end tasks, just before
+  /// the loop sleeps, until removed. It only looks: it must not post, add a turn-end
+  /// task or a timer, or wake the loop, and unlike a turn-end task it keeps nobody
+  /// awake. Nothing in the library adds one.
+  using ObserverId = std::uint64_t;
+  ObserverId add_turn_observer(Task observer);
+  /// HTTP thread only; a no-op for an unknown id.
+  void remove_turn_observer(ObserverId id);
 
   /// Registers `fd` for `events` (EPOLLIN | EPOLLOUT ...); level-triggered.
   Result<void> watch(int fd, std::uint32_t events, FdWatcher* watcher);
@@ -130,6 +141,8 @@ class EventLoop final : public TimeSource {
   std::vector<Task> running_;  // HTTP thread: the batch run_posted() is running
   std::vector<Task> turn_end_;      // HTTP thread: at_turn_end tasks of this turn
   std::vector<Task> turn_end_running_;  // HTTP thread: the batch being run
+  std::vector<std::pair<ObserverId, Task>> turn_observers_;  // HTTP thread
+  ObserverId next_observer_id_ = 1;                          // HTTP thread
   bool stop_requested_ = false;  // guarded by posted_mu_
   bool wake_pending_ = false;    // guarded by posted_mu_: wake_fd_ already signalled
 };

@@ -14,6 +14,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/client_on_clock.hpp"
+#include "support/client_watch.hpp"
 #include "support/freezable_clock.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
@@ -195,8 +196,19 @@ TEST_F(ClientSweep, PausedHttp3StreamLosesItsConnectionsReceiveScratch) {
   EXPECT_GT(unswept.retained_scratch_bytes, 0u);
 }
 
+// The sibling is read a MiB at a time while the test moves the HTTP thread's clock
+// (frozen from the start, so no sweep runs before the test moves it: not while the
+// sibling waits unread for the held stream to fill) by a step after each MiB: kModerateSweep /
+// kSiblingStep steps make one sweep, and 64 steps sixteen. The sibling may pause at
+// its mark between reads, but every MiB read resumes it (a MiB is four marks), so
+// when a sweep runs it has been paused for at most one step, less than the sweep
+// waits for: it receives, and the connection it shares with the held stream must
+// keep its scratch through every sweep.
 TEST_F(ClientSweep, HeldStreamDoesNotTakeScratchFromAFlowingSiblingOnItsConnection) {
-  Client client = make_client(kModerateSweep);
+  constexpr auto kSiblingStep = 100ms;
+  static_assert(kSiblingStep < kModerateSweep);
+  clock_.freeze();
+  Client client = make_client_on_clock(kModerateSweep);
   Request request = Request::get(env_.get("SLUICE_NGINX_H2_URL") + "/64m.bin");
   request.version = VersionPolicy::http2;
   auto held = client.fetch(request);
@@ -205,30 +217,31 @@ TEST_F(ClientSweep, HeldStreamDoesNotTakeScratchFromAFlowingSiblingOnItsConnecti
   ASSERT_TRUE(sibling.ok()) << sibling.error().describe();
   ASSERT_EQ(client.stats().connections, 1u);
   // The held stream has its whole window, the mark: it is paused, and stays so.
-  ASSERT_TRUE(test::eventually([&] { return held->body.buffered() >= request.mark; }))
+  ASSERT_TRUE(test::wait_for_client(client, [&] { return held->body.buffered() >= request.mark; }))
       << "the held stream never filled its window: buffered " << held->body.buffered();
-  // Read the sibling for over two seconds (several sweeps), pausing briefly per MiB
-  // as a prompt consumer that does some work would.
   std::vector<std::byte> buffer(64 * 1024);
   std::uint64_t bytes = 0;
-  std::uint64_t next_pause = 1u << 20;
+  std::uint64_t next_step = 1u << 20;
   ClientStats during{};
   while (true) {
     auto n = sibling->body.read(buffer);
     ASSERT_TRUE(n.ok()) << n.error().describe();
     if (*n == 0) break;
     bytes += *n;
-    if (bytes >= next_pause) {
-      next_pause += 1u << 20;
-      // Pace, not synchronisation: the consumer's own work between reads.
-      std::this_thread::sleep_for(20ms);
-      // Before the sibling ends: then the held stream is alone and may be swept.
-      if (bytes >= (60u << 20) && during.in_flight == 0) during = client.stats();
-    }
+    if (bytes < next_step) continue;
+    next_step += 1u << 20;
+    // The resume the reads posted has run (so the sibling's stream, seen from the
+    // connection, is receiving or paused since now) before the clock moves.
+    ASSERT_TRUE(test::settle(client)) << "the HTTP thread is stuck";
+    ASSERT_TRUE(test::advance(clock_, client, kSiblingStep)) << "the HTTP thread is stuck";
+    // Before the sibling ends: then the held stream is alone and may be swept.
+    if (bytes < (60u << 20)) during = client.stats();
   }
   EXPECT_EQ(bytes, 64u << 20);
+  EXPECT_EQ(during.in_flight, 2u);
   EXPECT_GE(during.paused_receivers, 1u);  // the held one; the sibling at moments
   EXPECT_EQ(during.sweep_releases, 0u) << "the connection's scratch went while its sibling read";
+  EXPECT_TRUE(test::thaw(clock_, client));
   expect_body(*held, "64m.bin");
 }
 

@@ -236,6 +236,34 @@ TEST(EventLoop, TurnEndTasksRunOnceAfterEveryEventOfTheTurn) {
   EXPECT_FALSE(timed_out);
 }
 
+TEST(EventLoop, TurnObserverRunsAfterEachTurnsEndWorkUntilRemoved) {
+  EventLoop loop;
+  std::vector<std::string> order;
+  EventLoop::ObserverId id = 0;
+  std::function<void()> third = [&] {
+    loop.remove_turn_observer(id);
+    order.push_back("removed");
+    loop.stop();
+  };
+  std::function<void()> second = [&] {
+    order.push_back("second turn");
+    loop.post(third);
+  };
+  loop.post([&] {
+    id = loop.add_turn_observer([&] { order.push_back("observer"); });
+    loop.at_turn_end([&] {
+      order.push_back("turn end");
+      loop.post(second);
+    });
+  });
+  bool timed_out = false;
+  add_deadline(loop, timed_out);
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"turn end", "observer", "second turn", "observer",
+                                             "removed"}));
+  EXPECT_FALSE(timed_out);
+}
+
 // A posted task that re-posts itself and schedules turn-end work (as a connection
 // streaming a fast body does) must not keep the loop from its timers.
 TEST(EventLoop, TurnEndWorkDoesNotStarveTimers) {
