@@ -5,12 +5,12 @@
 #include <chrono>
 #include <future>
 #include <optional>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "sluice/sluice.hpp"
 #include "support/client_on_clock.hpp"
+#include "support/client_watch.hpp"
 #include "support/manual_clock.hpp"
 #include "support/test_server.hpp"
 
@@ -34,7 +34,7 @@ const BigBody& big_body() {
   return body;
 }
 
-std::string read_to_end(BodyReader& reader, std::chrono::microseconds pause_per_read = {}) {
+std::string read_to_end(BodyReader& reader) {
   std::string all;
   std::vector<std::byte> piece(256 * 1024);
   for (;;) {
@@ -42,8 +42,6 @@ std::string read_to_end(BodyReader& reader, std::chrono::microseconds pause_per_
     EXPECT_TRUE(got.ok()) << (got.ok() ? "" : got.error().message());
     if (!got.ok() || *got == 0) return all;
     all.append(reinterpret_cast<const char*>(piece.data()), *got);
-    // Pace, not synchronisation: a slow reader; what it reads is the same either way.
-    if (pause_per_read.count() > 0) std::this_thread::sleep_for(pause_per_read);
   }
 }
 
@@ -94,16 +92,24 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
   std::string all;
   std::vector<std::byte> piece(16 * 1024);
   std::size_t max_buffered = 0;
+  int waits_at_the_mark = 0;
   for (;;) {
     max_buffered = std::max(max_buffered, response->body.buffered());
     auto got = response->body.read(piece);
     ASSERT_TRUE(got.ok()) << got.error().message();
     if (*got == 0) break;
     all.append(reinterpret_cast<const char*>(piece.data()), *got);
-    // Pace, not synchronisation: a reader slower than the server; the bound and the
-    // digest hold however the pauses fall.
-    if (all.size() % (1u << 20) < piece.size()) std::this_thread::sleep_for(20ms);
+    // A reader slower than the server: after each MiB it waits until the server has
+    // filled the mark again (the receiver paused there) or sent the rest, so the
+    // bound below is checked with the buffer at its fullest, however fast the reads.
+    if (all.size() % (1u << 20) < piece.size()) {
+      const test::Refill refill = test::wait_for_refill(client);
+      ASSERT_NE(refill, test::Refill::timed_out)
+          << "the receiver neither paused nor ended; buffered " << response->body.buffered();
+      if (refill == test::Refill::paused) ++waits_at_the_mark;
+    }
   }
+  EXPECT_GE(waits_at_the_mark, 7) << "the reader was never behind the server";
   EXPECT_LE(max_buffered, request.mark + kOneReceive);
   EXPECT_EQ(test::sha256_hex(all), test::sha256_hex(std::string_view(big_body().bytes).substr(0, 8u << 20)));
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/client_watch.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -306,16 +307,26 @@ TEST_F(ClientHttp2, SlowConsumerStillGetsEveryByteWithASmallMark) {
   std::string all;
   std::vector<std::byte> piece(4096);
   std::size_t max_buffered = 0;
+  int waits_at_the_mark = 0;
+  std::size_t next_wait = 64 * 1024;
   for (;;) {
     max_buffered = std::max(max_buffered, response->body.buffered());
     auto got = response->body.read(piece);
     ASSERT_TRUE(got.ok()) << got.error().message();
     if (*got == 0) break;
     all.append(reinterpret_cast<const char*>(piece.data()), *got);
-    // Pace, not synchronisation: a slow consumer; the bound and the digest hold
-    // however the pauses fall.
-    if (all.size() % (64 * 1024) == 0) std::this_thread::sleep_for(1ms);
+    // A slow consumer: after each 64 KiB it waits until the server has filled the
+    // window again (the stream paused at its mark) or sent the rest, so the bound
+    // below is checked with the buffer at its fullest, however fast the reads.
+    if (all.size() >= next_wait) {
+      next_wait += 64 * 1024;
+      const test::Refill refill = test::wait_for_refill(client);
+      ASSERT_NE(refill, test::Refill::timed_out)
+          << "the stream neither paused nor ended; buffered " << response->body.buffered();
+      if (refill == test::Refill::paused) ++waits_at_the_mark;
+    }
   }
+  EXPECT_GE(waits_at_the_mark, 15) << "the consumer was never behind the server";
   EXPECT_EQ(test::sha256_hex(all), env_.sha256_of("1m.bin"));
   // A new stream may receive the protocol's first 64 KiB before its smaller window
   // reaches the server: the mark plus one receive, as over HTTP/1.1.

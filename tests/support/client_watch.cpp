@@ -6,6 +6,7 @@
 
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
+#include "support/client_on_clock.hpp"
 
 namespace sluice::test {
 namespace {
@@ -47,6 +48,21 @@ bool wait_for_client(Client& client, std::function<bool()> condition,
   }
   core.poster()->post([&core, observer_id] { core.loop().remove_turn_observer(*observer_id); });
   return met;
+}
+
+Refill wait_for_refill(Client& client, std::chrono::milliseconds deadline) {
+  if (!settle(client, deadline)) return Refill::timed_out;
+  Refill refill = Refill::timed_out;
+  wait_for_client(
+      client,
+      [&] {
+        const ClientStats stats = client.stats();
+        if (stats.paused_receivers == 1) refill = Refill::paused;
+        if (stats.in_flight == 0) refill = Refill::ended;
+        return refill != Refill::timed_out;
+      },
+      deadline);
+  return refill;
 }
 
 }  // namespace sluice::test
