@@ -3,6 +3,7 @@
 // has released kTrimAfterReleased bytes. glibc only: the sanitizers bring allocators
 // of their own, and there is nothing of glibc's to trim.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -39,17 +40,35 @@ std::size_t resident_bytes() {
   return static_cast<std::size_t>(resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
+// glibc's thresholds fixed for one test: 1 MiB blocks come from the heap, and a free
+// never trims the heap by itself, so only return_released_memory can return them.
+// An upload burst gets there by itself (its first large free raises the dynamic mmap
+// threshold), but how far depends on what the process freed before: with other
+// tests in the same process the blocks could be mmapped, or the heap's top shrink
+// on free, and the test would measure the heap's history rather than the rule.
+class FixedMallocThresholds {
+ public:
+  FixedMallocThresholds() {
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+  }
+  ~FixedMallocThresholds() {  // glibc's defaults (no longer dynamic: mallopt fixed them)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  }
+  FixedMallocThresholds(const FixedMallocThresholds&) = delete;
+  FixedMallocThresholds& operator=(const FixedMallocThresholds&) = delete;
+};
+
 TEST(ReturnReleasedMemory, FreedHeapBlocksLeaveResidentMemory) {
+  const FixedMallocThresholds thresholds;
   return_released_memory(kTrimAfterReleased);  // this thread's count starts at 0
-  // The way an upload burst gets there: the first large block is mmapped, and its
-  // free raises glibc's mmap threshold, so the next ones come from the heap.
-  { auto first = std::make_unique<char[]>(kMiB + 4096); std::memset(first.get(), 1, kMiB); }
   std::vector<std::unique_ptr<char[]>> blocks;
   for (int i = 0; i < 48; ++i) {
     blocks.push_back(std::make_unique<char[]>(kMiB));
     std::memset(blocks.back().get(), 1, kMiB);  // resident
   }
-  // A live block above them, so that their free cannot shrink the heap's top.
+  // A live block, likely above them: the trim must return pages in the middle.
   auto pin = std::make_unique<char[]>(64 * 1024);
   std::memset(pin.get(), 1, 64 * 1024);
   blocks.clear();
