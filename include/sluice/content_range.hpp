@@ -8,6 +8,8 @@
 #include <optional>
 #include <string_view>
 
+#include "sluice/headers.hpp"
+
 namespace sluice {
 
 /// A Content-Range value: "bytes F-L/T", "bytes F-L/*" or "bytes */T" (416).
@@ -19,5 +21,12 @@ struct ContentRange {
 
 /// The parsed value, or nullopt for anything else (another unit, F > L, L >= T, ...).
 std::optional<ContentRange> parse_content_range(std::string_view value);
+
+/// Whether a 200 that answered a resumed request (Range, with If-Range naming
+/// `validator`) is the resource whose first bytes were already kept, so that they
+/// may be read past: its ETag or Last-Modified equals `validator`; with no validator
+/// (empty), its Content-Length equals `size`, the best evidence there is then.
+bool is_same_resource(const Headers& response_headers, std::string_view validator,
+                      std::optional<std::uint64_t> size);
 
 }  // namespace sluice

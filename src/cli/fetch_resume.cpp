@@ -1,5 +1,8 @@
 #include "cli/fetch_resume.hpp"
 
+#include <charconv>
+#include <system_error>
+
 #include "sluice/content_range.hpp"
 
 namespace sluice::cli {
@@ -26,7 +29,11 @@ void FetchResume::remember(const Response& response, bool decoding) {
   etag_ = header(response, "etag");
   if (etag_ && etag_->starts_with("W/")) etag_.reset();
   last_modified_ = header(response, "last-modified");
-  length_ = header(response, "content-length");
+  if (auto length = response.headers.get("content-length")) {
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(length->data(), length->data() + length->size(), value);
+    if (ec == std::errc() && end == length->data() + length->size()) size_ = value;
+  }
 }
 
 void FetchResume::add_request_headers(Headers& headers) const {
@@ -53,12 +60,12 @@ Result<std::uint64_t> FetchResume::bytes_to_skip(const Response& response) const
   if (response.status != 200) {
     return cannot_continue(written_, "the server answered " + std::to_string(response.status));
   }
-  // The whole body again: the same resource only if its validators agree. With none
-  // at all, an equal Content-Length is the best evidence there is.
-  const bool same = etag_                ? header(response, "etag") == etag_
-                    : last_modified_     ? header(response, "last-modified") == last_modified_
-                    : length_.has_value() && header(response, "content-length") == length_;
-  if (!same) return cannot_continue(written_, "the resource changed on the server");
+  // The whole body again: the same resource only if the validator If-Range named
+  // agrees (with none, an equal Content-Length).
+  const std::string validator = etag_ ? *etag_ : last_modified_.value_or("");
+  if (!is_same_resource(response.headers, validator, size_)) {
+    return cannot_continue(written_, "the resource changed on the server");
+  }
   return written_;
 }
 

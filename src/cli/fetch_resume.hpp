@@ -43,7 +43,7 @@ class FetchResume {
   bool decoded_ = false;               // the first body had a Content-Encoding
   std::optional<std::string> etag_;    // strong ETag of the first response
   std::optional<std::string> last_modified_;
-  std::optional<std::string> length_;  // its Content-Length
+  std::optional<std::uint64_t> size_;  // its Content-Length
 };
 
 }  // namespace sluice::cli

@@ -116,13 +116,7 @@ std::optional<AttemptFailure> RangeFetch::request_range(std::optional<Response>&
 }
 
 bool RangeFetch::same_file(const Response& response) const {
-  if (!shared_.validator.empty()) {
-    return response.headers.get("etag") == shared_.validator ||
-           response.headers.get("last-modified") == shared_.validator;
-  }
-  const auto length = response.headers.get("content-length");
-  const auto size = length ? parse_decimal(*length) : std::nullopt;
-  return shared_.total && size == shared_.total;
+  return is_same_resource(response.headers, shared_.validator, shared_.total);
 }
 
 // A range's answer must be 206 with exactly the bytes asked for, or a 200 that is

@@ -108,6 +108,16 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
   return range;
 }
 
+bool is_same_resource(const Headers& response_headers, std::string_view validator,
+                      std::optional<std::uint64_t> size) {
+  if (!validator.empty()) {
+    return response_headers.get("etag") == validator ||
+           response_headers.get("last-modified") == validator;
+  }
+  const auto length = response_headers.get("content-length");
+  return size.has_value() && length && parse_decimal(*length) == size;
+}
+
 std::optional<std::uint64_t> parse_decimal(std::string_view text) {
   std::uint64_t value = 0;
   if (text.empty()) return std::nullopt;

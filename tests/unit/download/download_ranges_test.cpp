@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
+#include "sluice/content_range.hpp"
+
 namespace sluice {
 namespace {
 
@@ -119,6 +125,30 @@ TEST(ContentRangeParse, RejectsNonsense) {
         "bytes a-b/10", "bytes 0-9/1x", "bytes -1-9/10", "bytes 0 - 9/10x"}) {
     EXPECT_FALSE(parse_content_range(bad).has_value()) << bad;
   }
+}
+
+Headers headers_of(std::initializer_list<std::pair<const char*, const char*>> fields) {
+  Headers headers;
+  for (const auto& [name, value] : fields) headers.add(name, value);
+  return headers;
+}
+
+TEST(SameResource, TheValidatorIfRangeNamedDecides) {
+  const auto answer = headers_of({{"ETag", "\"v1\""}, {"Content-Length", "100"}});
+  EXPECT_TRUE(is_same_resource(answer, "\"v1\"", 100));
+  EXPECT_FALSE(is_same_resource(answer, "\"v2\"", 100)) << "an equal length is no excuse";
+  const auto dated = headers_of({{"Last-Modified", "Tue, 01 Dec 2026 10:00:00 GMT"}});
+  EXPECT_TRUE(is_same_resource(dated, "Tue, 01 Dec 2026 10:00:00 GMT", std::nullopt));
+  EXPECT_FALSE(is_same_resource(dated, "Wed, 02 Dec 2026 10:00:00 GMT", std::nullopt));
+  EXPECT_FALSE(is_same_resource(headers_of({}), "\"v1\"", 100)) << "the validator went missing";
+}
+
+TEST(SameResource, WithoutAValidatorOnlyAnEqualLengthWill) {
+  const auto answer = headers_of({{"Content-Length", "100"}});
+  EXPECT_TRUE(is_same_resource(answer, "", 100));
+  EXPECT_FALSE(is_same_resource(answer, "", 99));
+  EXPECT_FALSE(is_same_resource(answer, "", std::nullopt));
+  EXPECT_FALSE(is_same_resource(headers_of({{"Content-Length", "1e2"}}), "", 100));
 }
 
 }  // namespace
