@@ -177,6 +177,30 @@ TEST(QuicTestServer, ResetMidHeadersFailsTheRequestWithoutAHead) {
   EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
   EXPECT_EQ(response.error().message(), "HTTP/3: stream 0 reset by server (H3_EXCESSIVE_LOAD)");
   EXPECT_EQ(server.requests().size(), 1u);  // not retried: the server may have acted on it
+  // The reset came after the client had the head's first 4 bytes, not before any
+  // (the server publishes its state after the packets it sent, so wait for it).
+  EXPECT_TRUE(server.wait_for(
+      [](const QuicTestUdpStats& stats, const auto&) { return stats.cut_head_bytes_acked > 0; },
+      kPatience));
+  EXPECT_EQ(server.stats().cut_head_bytes_acked, 4u);
+  EXPECT_EQ(server.stats().error, "");
+}
+
+// A cut past the end of the HEADERS frame would send the head whole: the server
+// says so and gives up, rather than staging a different fault.
+TEST(QuicTestServer, ResetMidHeadersPastTheFrameIsTheTestsMistake) {
+  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
+    return QuicTestResponse::reset_mid_headers(1000);
+  }));
+  Client client = h3_client();
+  auto response = client.fetch(h3_only(Request::get(server.url("/too-far"))));
+  EXPECT_FALSE(response.ok());
+  ASSERT_TRUE(server.wait_for(
+      [](const QuicTestUdpStats& stats, const auto&) { return !stats.error.empty(); }, kPatience));
+  EXPECT_NE(server.stats().error.find("reset_mid_headers after 1000 bytes reaches past the "
+                                      "HEADERS frame"),
+            std::string::npos)
+      << server.stats().error;
 }
 
 // CONNECTION_CLOSE of the transport class (0x1c), with a QUIC error code and a

@@ -184,6 +184,10 @@ bool QuicTestServer::goaway_sent() const {
 
 bool QuicTestServer::silent() const { return h3_ != nullptr && h3_->silent(); }
 
+std::uint64_t QuicTestServer::cut_head_bytes_acked() const {
+  return h3_ ? h3_->cut_head_bytes_acked() : 0;
+}
+
 bool QuicTestServer::resumed() const { return tls_ != nullptr && tls_->resumed(); }
 
 bool QuicTestServer::early_data_accepted() const {

@@ -232,6 +232,8 @@ class QuicTestServer {
   /// Every request received so far, in the order their streams began (ended or not).
   const std::vector<QuicTestRequest>& requests() const;
   std::uint64_t bytes_sent() const { return bytes_sent_; }
+  /// Of reset_mid_headers answers: the head bytes the client acknowledged.
+  std::uint64_t cut_head_bytes_acked() const;
   std::uint64_t datagrams_ignored() const { return datagrams_ignored_; }
   /// The first thing that went wrong inside the server (a library failure, a
   /// certificate it could not load); empty while all is well.

@@ -272,17 +272,28 @@ Result<H3ServerSession::Output> H3ServerSession::next_output(std::span<nghttp3_v
     if (n < 0) return library_failure(static_cast<int>(n), "writing").error();
     output.fin = fin != 0;
     output.count = static_cast<std::size_t>(n);
-    if (trim_to_head_cut(output, vecs)) return output;
+    auto trimmed = trim_to_head_cut(output, vecs);
+    if (!trimmed) return std::move(trimmed).error();
+    if (*trimmed) return output;
   }
 }
 
-bool H3ServerSession::trim_to_head_cut(Output& output, std::span<nghttp3_vec> vecs) {
+Result<bool> H3ServerSession::trim_to_head_cut(Output& output, std::span<nghttp3_vec> vecs) {
   auto cut = head_cuts_.find(output.stream_id);
   if (cut == head_cuts_.end()) return true;
-  std::uint64_t room = cut->second.limit - std::min(cut->second.written, cut->second.limit);
+  const HeadCut& head = cut->second;
+  std::uint64_t room = head.limit - std::min(head.written, head.limit);
   if (room == 0) {
     nghttp3_conn_block_stream(conn_, output.stream_id);
     return false;
+  }
+  std::uint64_t offered = 0;
+  for (std::size_t i = 0; i < output.count; ++i) offered += vecs[i].len;
+  if (output.fin && offered <= room) {  // the whole head fits under the cut
+    return Error(ErrorCategory::usage,
+                 "QuicTestServer: reset_mid_headers after " + std::to_string(head.limit) +
+                     " bytes reaches past the HEADERS frame (" +
+                     std::to_string(head.written + offered) + " bytes)");
   }
   std::size_t count = 0;
   for (; count < output.count && room > 0; ++count) {
@@ -344,10 +355,13 @@ Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse
     case QuicTestAction::reset_before_headers:
       reset(stream_id, response.app_error);
       return {};
-    case QuicTestAction::reset_mid_headers:
+    case QuicTestAction::reset_mid_headers: {
       head_cuts_[stream_id] = HeadCut{std::max<std::uint64_t>(response.reset_after, 1), 0, 0,
                                       response.app_error, false};
-      return respond(stream_id, QuicTestResponse::text("", response.status), false);
+      QuicTestResponse head_only = QuicTestResponse::text("", response.status);
+      head_only.headers = response.headers;  // a longer head moves the cut's room
+      return respond(stream_id, head_only, false);
+    }
     case QuicTestAction::close_connection:
       close_ = QuicTestCloseError{true, response.app_error, ""};
       return {};
@@ -397,6 +411,18 @@ void H3ServerSession::reset(std::int64_t stream_id, std::uint64_t app_error) {
   nghttp3_conn_shutdown_stream_write(conn_, stream_id);
   // Fails only for a stream already gone: then there is nothing left to reset.
   (void)ngtcp2_conn_shutdown_stream_write(quic_, stream_id, app_error);
+}
+
+std::uint64_t H3ServerSession::cut_head_bytes_written() const {
+  std::uint64_t total = 0;
+  for (const auto& [id, head] : head_cuts_) total += head.written;
+  return total;
+}
+
+std::uint64_t H3ServerSession::cut_head_bytes_acked() const {
+  std::uint64_t total = 0;
+  for (const auto& [id, head] : head_cuts_) total += head.acked;
+  return total;
 }
 
 void H3ServerSession::apply_due_resets() {

@@ -81,6 +81,10 @@ class H3ServerSession {
   /// A go_silent_mid_body answer reached its point: the connection says nothing more.
   bool silent() const { return silent_; }
   bool goaway_sent() const { return goaway_sent_; }
+  /// Of the reset_mid_headers answers: head bytes written, and those the client
+  /// acknowledged (the reset follows once they are all acknowledged).
+  std::uint64_t cut_head_bytes_written() const;
+  std::uint64_t cut_head_bytes_acked() const;
   /// A stateless_reset answer: the server forgot the connection.
   bool forgotten() const { return forgotten_; }
   /// The HTTP/3 code for a connection this session failed (valid after an error).
@@ -107,8 +111,9 @@ class H3ServerSession {
 
   QuicTestRequest& request(std::int64_t stream_id);
   // Trims nghttp3's output for a cut head to what its limit leaves; false when
-  // nothing is left (the stream is then blocked for good).
-  bool trim_to_head_cut(Output& output, std::span<nghttp3_vec> vecs);
+  // nothing is left (the stream is then blocked for good). An error when the limit
+  // reaches past the HEADERS frame: the head would leave whole.
+  Result<bool> trim_to_head_cut(Output& output, std::span<nghttp3_vec> vecs);
   bool held_back(std::int64_t stream_id, std::size_t length);
   void apply_stops();
   Result<void> library_failure(int rv, const char* what);

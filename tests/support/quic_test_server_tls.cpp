@@ -146,7 +146,8 @@ QuicServerTls& QuicServerTls::of(gnutls_session_t session) noexcept {
 // GnuTLS derived the secrets of a new encryption level: ngtcp2 makes the packet
 // protection keys from them.
 int QuicServerTls::on_secrets(gnutls_session_t session, gnutls_record_encryption_level_t level,
-                              const void* rx_secret, const void* tx_secret, std::size_t length) {
+                              const void* rx_secret, const void* tx_secret,
+                              std::size_t length) noexcept {
   ngtcp2_conn* conn = of(session).conn_;
   const ngtcp2_crypto_level quic_level =
       ngtcp2_crypto_gnutls_from_gnutls_record_encryption_level(level);
@@ -168,7 +169,7 @@ int QuicServerTls::on_secrets(gnutls_session_t session, gnutls_record_encryption
 int QuicServerTls::on_handshake_bytes(gnutls_session_t session,
                                       gnutls_record_encryption_level_t level,
                                       gnutls_handshake_description_t type, const void* data,
-                                      std::size_t length) {
+                                      std::size_t length) noexcept {
   if (type == GNUTLS_HANDSHAKE_CHANGE_CIPHER_SPEC) return 0;
   ngtcp2_conn* conn = of(session).conn_;
   const int rv = ngtcp2_conn_submit_crypto_data(
@@ -183,17 +184,17 @@ int QuicServerTls::on_handshake_bytes(gnutls_session_t session,
 
 // An alert GnuTLS raised: ngtcp2 closes with CRYPTO_ERROR plus its code.
 int QuicServerTls::on_alert(gnutls_session_t session, gnutls_record_encryption_level_t,
-                            gnutls_alert_level_t, gnutls_alert_description_t alert) {
+                            gnutls_alert_level_t, gnutls_alert_description_t alert) noexcept {
   ngtcp2_conn_set_tls_alert(of(session).conn_, static_cast<std::uint8_t>(alert));
   return 0;
 }
 
 int QuicServerTls::on_client_transport_params(gnutls_session_t session, const unsigned char* data,
-                                              std::size_t length) {
+                                              std::size_t length) noexcept {
   return of(session).take_client_transport_params(data, length);
 }
 
-int QuicServerTls::on_our_transport_params(gnutls_session_t session, gnutls_buffer_t out) {
+int QuicServerTls::on_our_transport_params(gnutls_session_t session, gnutls_buffer_t out) noexcept {
   std::array<std::uint8_t, kTransportParamsRoom> encoded{};
   const ngtcp2_ssize n =
       ngtcp2_conn_encode_local_transport_params(of(session).conn_, encoded.data(), encoded.size());
@@ -224,8 +225,8 @@ int QuicServerTls::take_client_transport_params(const std::uint8_t* data, std::s
 ngtcp2_ssize QuicServerTls::raise_windows(const std::uint8_t* data, std::size_t length,
                                           std::span<std::uint8_t> out) const {
   ngtcp2_transport_params params{};
-  const int rv =
-      ngtcp2_decode_transport_params(&params, NGTCP2_TRANSPORT_PARAMS_TYPE_CLIENT_HELLO, data, length);
+  const int rv = ngtcp2_decode_transport_params(
+      &params, NGTCP2_TRANSPORT_PARAMS_TYPE_CLIENT_HELLO, data, length);
   if (rv != 0) return rv;
   params.initial_max_stream_data_bidi_local =
       std::max(params.initial_max_stream_data_bidi_local, assumed_stream_window_);

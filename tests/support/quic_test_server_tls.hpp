@@ -67,15 +67,15 @@ class QuicServerTls {
   static QuicServerTls& of(gnutls_session_t session) noexcept;
   // GnuTLS callbacks (see quic_test_server_tls.cpp).
   static int on_secrets(gnutls_session_t session, gnutls_record_encryption_level_t level,
-                        const void* rx_secret, const void* tx_secret, std::size_t length);
+                        const void* rx_secret, const void* tx_secret, std::size_t length) noexcept;
   static int on_handshake_bytes(gnutls_session_t session, gnutls_record_encryption_level_t level,
                                 gnutls_handshake_description_t type, const void* data,
-                                std::size_t length);
+                                std::size_t length) noexcept;
   static int on_alert(gnutls_session_t session, gnutls_record_encryption_level_t level,
-                      gnutls_alert_level_t alert_level, gnutls_alert_description_t alert);
+                      gnutls_alert_level_t alert_level, gnutls_alert_description_t alert) noexcept;
   static int on_client_transport_params(gnutls_session_t session, const unsigned char* data,
-                                        std::size_t length);
-  static int on_our_transport_params(gnutls_session_t session, gnutls_buffer_t out);
+                                        std::size_t length) noexcept;
+  static int on_our_transport_params(gnutls_session_t session, gnutls_buffer_t out) noexcept;
   int take_client_transport_params(const std::uint8_t* data, std::size_t length);
   // The client's parameters with the assumed windows, encoded into `out`: its
   // length, or ngtcp2's error.

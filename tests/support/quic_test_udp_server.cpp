@@ -257,6 +257,7 @@ void QuicTestUdpServer::publish() {
     stats.closed = server_->closed();
     stats.client_close = server_->client_close();
     stats.bytes_sent += server_->bytes_sent();
+    stats.cut_head_bytes_acked = server_->cut_head_bytes_acked();
   }
   {
     std::lock_guard lock(mu_);

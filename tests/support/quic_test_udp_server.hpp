@@ -39,6 +39,7 @@ struct QuicTestUdpStats {
   bool closed = false;
   std::optional<QuicTestCloseError> client_close;
   std::uint64_t bytes_sent = 0;  ///< by all connections
+  std::uint64_t cut_head_bytes_acked = 0;  ///< the current connection's (reset_mid_headers)
   std::string error;             ///< the first error of any connection
 };
 
