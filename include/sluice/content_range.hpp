@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "sluice/headers.hpp"
@@ -21,6 +22,11 @@ struct ContentRange {
 
 /// The parsed value, or nullopt for anything else (another unit, F > L, L >= T, ...).
 std::optional<ContentRange> parse_content_range(std::string_view value);
+
+/// The validator a resumed request names in If-Range, from the response whose first
+/// bytes were kept: its strong ETag, else its Last-Modified, else "" (none: a weak
+/// ETag may not be used with If-Range, RFC 9110 section 13.1.5).
+std::string resume_validator(const Headers& response_headers);
 
 /// Whether a 200 that answered a resumed request (Range, with If-Range naming
 /// `validator`) is the resource whose first bytes were already kept, so that they

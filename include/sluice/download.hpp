@@ -108,7 +108,7 @@ struct DownloadSourceReport {
 
 struct DownloadResult {
   std::string path;
-  /// Of the last response (200 or 206); 304, or 412, when the request's own
+  /// Of the first response, the one that decided the plan (200 or 206); 304, or 412, when the request's own
   /// If-Modified-Since / If-None-Match (or If-Unmodified-Since) condition held it
   /// back: then nothing was written and the file is as it was.
   int status = 0;

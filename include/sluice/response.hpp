@@ -80,21 +80,24 @@ struct Response {
   BodyReader body;
 };
 
-/// A response without its body: what it said and how it came, as a copy to keep
-/// after the Response is gone (DownloadResult::first_response is one). Fields as in
-/// Response.
+/// A response's head and how it came (its connection, timing and certificate
+/// check), as a copy to keep after the Response is gone: DownloadResult's
+/// first_response is one. Not the request_* fields nor the body. Each field means
+/// what Response's field of the same name means.
 struct ResponseSummary {
   int status = 0;
   Headers headers;
   HttpVersion version = HttpVersion::http1_1;
-  std::string effective_url;
-  int redirects = 0;
-  int connects = 0;
+  std::string effective_url;  ///< after redirects
+  int redirects = 0;          ///< followed before it
+  int connects = 0;           ///< connections opened for it (0: every hop reused one)
   ResponseTiming timing;
   std::string remote_ip;
   std::uint16_t remote_port = 0;
   std::string local_ip;
   std::uint16_t local_port = 0;
+  /// 0 when the certificate check passed or there was no TLS, else OpenSSL's
+  /// X509_V_ERR_* code (which an insecure Client goes past).
   long tls_verify_result = 0;
 
   /// Copies those fields of `response`; its body is not touched.

@@ -15,10 +15,10 @@
 #include "cli/json_summary.hpp"
 #include "cli/progress.hpp"
 #include "cli/request_builder.hpp"
+#include "cli/stderr_lines.hpp"
 #include "cli/terminal.hpp"
 #include "cli/time_condition.hpp"
 #include "cli/transfer.hpp"
-#include "cli/stderr_lines.hpp"
 #include "cli/verbose.hpp"
 #include "cli/write_out.hpp"
 #include "sluice/client.hpp"
@@ -90,14 +90,11 @@ class DownloadRun {
     report.exit_code = code;
     if (result) {
       // The first response's connection and head decided the download (the ranges
-      // after it are more of the same); the status and version are the last's.
+      // after it are more of the same).
       report_response(report, result->first_response);
-      report.http_code = result->status;
-      report.version = result->version;
       report.size_download = result->transferred;
       report.time_total = result->seconds;
       report.num_retries = result->retries;
-      if (!result->effective_url.empty()) report.url_effective = result->effective_url;
     } else {
       report.error_message = result.error().message();
       if (last != nullptr) report.size_download = last->bytes_done - std::min(last->bytes_done, last->resumed_from);
@@ -169,12 +166,11 @@ int run_downloads(const CliOptions& options) {
   display_options.mode = progress_mode_for(options);
   ProgressDisplay display(std::move(display_options));
   display.start();
-  stderr_lines().attach(&display);  // -v trace lines go above the bars
+  const StderrAttachment attachment(display);  // -v trace lines go above the bars
   DownloadRun run(options, *client, display);
   const std::size_t at_once = options.download.parallel ? options.download.parallel_max : 1;
   const int code = run_all(*jobs, run, at_once);
   display.finish();
-  stderr_lines().attach(nullptr);
   save_cookie_jar(options.cookies, client_options.cookie_jar);
   // What the downloads cost, as a single transfer reports it (-v): memory and the
   // TLS handshakes, full and resumed, of all the connections they opened.

@@ -25,7 +25,7 @@ void FetchMeter::body_started(std::uint64_t done, std::optional<std::uint64_t> t
     slot_ = display_->add(path_);
     started_ = cli_now();
     display_->start();
-    stderr_lines().attach(&*display_);  // -v lines from now on go above the bar
+    attachment_.emplace(*display_);  // -v lines from now on go above the bar
   }
   display_->update(slot_, progress_);
 }
@@ -47,7 +47,7 @@ void FetchMeter::end(bool ok) {
   display_->update(slot_, progress_);
   display_->end(slot_, ok);
   display_->finish();
-  stderr_lines().attach(nullptr);
+  attachment_.reset();
   display_.reset();
 }
 

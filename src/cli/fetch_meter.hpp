@@ -14,6 +14,7 @@
 #include "cli/cli_clock.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/progress.hpp"
+#include "cli/stderr_lines.hpp"
 
 namespace sluice::cli {
 
@@ -40,6 +41,7 @@ class FetchMeter {
   ProgressMode mode_;
   std::string path_;
   std::optional<ProgressDisplay> display_;  // from the first body_started() to end()
+  std::optional<StderrAttachment> attachment_;  // while display_ is; ends first
   std::size_t slot_ = 0;
   DownloadProgress progress_;
   CliTimePoint started_{};

@@ -41,8 +41,7 @@ class FetchResume {
   std::uint64_t written_ = 0;
   bool remembered_ = false;
   bool decoded_ = false;               // the first body had a Content-Encoding
-  std::optional<std::string> etag_;    // strong ETag of the first response
-  std::optional<std::string> last_modified_;
+  std::string validator_;              // resume_validator of the first response
   std::optional<std::uint64_t> size_;  // its Content-Length
 };
 

@@ -15,9 +15,14 @@ void StderrLines::write(std::string_view text) {
   }
 }
 
-void StderrLines::attach(ProgressDisplay* display) {
+void StderrLines::attach(ProgressDisplay& display) {
   std::lock_guard lock(mu_);
-  display_ = display;
+  display_ = &display;
+}
+
+void StderrLines::detach(const ProgressDisplay& display) {
+  std::lock_guard lock(mu_);
+  if (display_ == &display) display_ = nullptr;
 }
 
 StderrLines& stderr_lines() {

@@ -8,14 +8,6 @@
 namespace sluice {
 namespace {
 
-std::string validator_of(const Headers& headers) {
-  if (auto etag = headers.get("etag"); etag && !etag->empty() && etag->substr(0, 2) != "W/") {
-    return std::string(*etag);
-  }
-  if (auto modified = headers.get("last-modified")) return std::string(*modified);
-  return {};
-}
-
 std::optional<std::uint64_t> body_length(const Response& response, bool decoding) {
   if (decoding && response.headers.contains("content-encoding")) return std::nullopt;
   auto value = response.headers.get("content-length");
@@ -47,7 +39,7 @@ DownloadSession::Decision DownloadSession::fail_with(std::string message) {
 }
 
 DownloadSession::Decision DownloadSession::decide_fresh(Response& response, bool asked_range) {
-  const std::string validator = validator_of(response.headers);
+  const std::string validator = resume_validator(response.headers);
   truncate_ = true;
   if (response.status == 416) {
     auto range = content_range_of(response);
@@ -119,7 +111,7 @@ DownloadSession::Decision DownloadSession::decide_from_size(std::uint64_t size,
     plan = plan_ranges(size, *range->total, options_.ranges, options_.min_range_size);
   result_.resumed_from = size;
   note("resumed at byte " + std::to_string(size));
-  proceed_with(std::move(plan), range->total, validator_of(response.headers), response, 0);
+  proceed_with(std::move(plan), range->total, resume_validator(response.headers), response, 0);
   return Decision{Verdict::proceed, std::nullopt};
 }
 
@@ -133,7 +125,7 @@ DownloadSession::Decision DownloadSession::decide_from_control(const ControlFile
                    "- of the file (it changed): restarted from byte 0");
   }
   if (response.status == 200) {
-    const std::string now = validator_of(response.headers);
+    const std::string now = resume_validator(response.headers);
     if (!control.validator.empty() && now != control.validator) {
       return restart("the file changed on the server (validator " + control.validator + ", now " +
                      (now.empty() ? std::string("none") : now) + "): restarted from byte 0");

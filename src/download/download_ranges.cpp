@@ -108,6 +108,13 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
   return range;
 }
 
+std::string resume_validator(const Headers& response_headers) {
+  if (auto etag = response_headers.get("etag"); etag && !etag->empty() && !etag->starts_with("W/")) {
+    return std::string(*etag);
+  }
+  return std::string(response_headers.get("last-modified").value_or(""));
+}
+
 bool is_same_resource(const Headers& response_headers, std::string_view validator,
                       std::optional<std::uint64_t> size) {
   if (!validator.empty()) {

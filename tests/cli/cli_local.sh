@@ -213,7 +213,7 @@ PY
               '< Content-Range: bytes 40000-99999/100000'; do
     grep -qxF -- "$line" "$SCRATCH/screen" || fail "the screen lost '$line': $(cat "$SCRATCH/screen")"
   done
-  ! grep -q ' 40% ' "$SCRATCH/screen" || fail "a stale bar stayed on the screen: $(cat "$SCRATCH/screen")"
+  ! grep -qE ' 40%( |$)' "$SCRATCH/screen" || fail "a stale bar stayed on the screen: $(cat "$SCRATCH/screen")"
   grep -q '100%' "$SCRATCH/screen" || fail "no final bar: $(cat "$SCRATCH/screen")"
 }
 

@@ -1,4 +1,5 @@
-// ResponseSummary::of keeps every fact of a Response but its body.
+// ResponseSummary::of keeps a Response's head and connection facts (not the request_*
+// fields, not the body).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,7 +9,7 @@
 namespace sluice {
 namespace {
 
-TEST(ResponseSummary, CopiesEveryFieldOfTheResponseButTheBody) {
+TEST(ResponseSummary, CopiesTheHeadAndConnectionFacts) {
   Response response;
   response.status = 206;
   response.headers.add("Content-Type", "text/plain");

@@ -133,6 +133,14 @@ Headers headers_of(std::initializer_list<std::pair<const char*, const char*>> fi
   return headers;
 }
 
+TEST(ResumeValidator, AStrongETagElseLastModifiedElseNone) {
+  EXPECT_EQ(resume_validator(headers_of({{"ETag", "\"v1\""}, {"Last-Modified", "Tue"}})), "\"v1\"");
+  EXPECT_EQ(resume_validator(headers_of({{"ETag", "W/\"v1\""}, {"Last-Modified", "Tue"}})), "Tue")
+      << "a weak ETag may not go in If-Range";
+  EXPECT_EQ(resume_validator(headers_of({{"ETag", ""}, {"Last-Modified", "Tue"}})), "Tue");
+  EXPECT_EQ(resume_validator(headers_of({{"Content-Length", "5"}})), "");
+}
+
 TEST(SameResource, TheValidatorIfRangeNamedDecides) {
   const auto answer = headers_of({{"ETag", "\"v1\""}, {"Content-Length", "100"}});
   EXPECT_TRUE(is_same_resource(answer, "\"v1\"", 100));
