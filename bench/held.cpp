@@ -204,12 +204,18 @@ Result<double> warm_up(const ClientOptions& client_opts, const BenchOptions& opt
     if (!client) return std::move(client).error();
     Result<Response> response = client->send(make_request(options)).wait();
     if (!response) return std::move(response).error();
+    if (response->status < 200 || response->status > 299) {  // as start_all requires
+      return Error(ErrorCategory::protocol, "HTTP status " + std::to_string(response->status) +
+                                                " for " + options.url + " (expected 2xx)");
+    }
     Result<std::size_t> n = response->body.read(buffer);
     if (!n) return std::move(n).error();
   }
   // What the warm-up freed goes back to the kernel, so the held responses cannot
   // reuse resident pages the baseline already counted.
+#ifdef __GLIBC__
   malloc_trim(0);
+#endif
   Result<MemoryStatus> end = read_memory_status();
   if (!end) return std::move(end).error();
   return to_mib(end->rss_bytes) - to_mib(start->rss_bytes);

@@ -66,8 +66,9 @@ class EventLoop final : public TimeSource {
   /// changes (a stream paused, a request ended) instead of polling for it: `observer`
   /// runs at the end of every turn from now on, after the turn-end tasks, just before
   /// the loop sleeps, until removed. It only looks: it must not post, add a turn-end
-  /// task or a timer, or wake the loop, and unlike a turn-end task it keeps nobody
-  /// awake. Nothing in the library adds one.
+  /// task or a timer, wake the loop, or add or remove an observer (the list is being
+  /// walked), and unlike a turn-end task it keeps nobody awake. Nothing in the
+  /// library adds one.
   using ObserverId = std::uint64_t;
   ObserverId add_turn_observer(Task observer);
   /// HTTP thread only; a no-op for an unknown id.

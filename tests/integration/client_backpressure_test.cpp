@@ -93,6 +93,7 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
   std::vector<std::byte> piece(16 * 1024);
   std::size_t max_buffered = 0;
   int waits_at_the_mark = 0;
+  std::size_t next_wait = 1u << 20;  // once per MiB crossed, however short the reads
   for (;;) {
     max_buffered = std::max(max_buffered, response->body.buffered());
     auto got = response->body.read(piece);
@@ -102,7 +103,8 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
     // A reader slower than the server: after each MiB it waits until the server has
     // filled the mark again (the receiver paused there) or sent the rest, so the
     // bound below is checked with the buffer at its fullest, however fast the reads.
-    if (all.size() % (1u << 20) < piece.size()) {
+    if (all.size() >= next_wait) {
+      next_wait += 1u << 20;
       const test::Refill refill = test::wait_for_refill(client);
       ASSERT_NE(refill, test::Refill::timed_out)
           << "the receiver neither paused nor ended; buffered " << response->body.buffered();

@@ -48,20 +48,27 @@ std::size_t resident_bytes() {
 // on free, and the test would measure the heap's history rather than the rule.
 class FixedMallocThresholds {
  public:
-  FixedMallocThresholds() {
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-  }
-  ~FixedMallocThresholds() {  // glibc's defaults (no longer dynamic: mallopt fixed them)
+  FixedMallocThresholds()
+      : set_(mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) == 1 &&
+             mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024) == 1) {}
+  // glibc's default values, but fixed from now on: no setting brings back the dynamic
+  // threshold. ctest runs each test in a process of its own, so only a direct run of
+  // the whole binary continues with them.
+  ~FixedMallocThresholds() {
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   }
+  bool set() const { return set_; }
   FixedMallocThresholds(const FixedMallocThresholds&) = delete;
   FixedMallocThresholds& operator=(const FixedMallocThresholds&) = delete;
+
+ private:
+  bool set_;
 };
 
 TEST(ReturnReleasedMemory, FreedHeapBlocksLeaveResidentMemory) {
   const FixedMallocThresholds thresholds;
+  ASSERT_TRUE(thresholds.set()) << "glibc refused the thresholds";
   return_released_memory(kTrimAfterReleased);  // this thread's count starts at 0
   std::vector<std::unique_ptr<char[]>> blocks;
   for (int i = 0; i < 48; ++i) {
