@@ -31,11 +31,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "sluice/sluice.hpp"
 #include "support/client_on_clock.hpp"
+#include "support/client_watch.hpp"
 #include "support/test_body.hpp"
 #include "support/test_env.hpp"
 
@@ -161,15 +161,12 @@ inline bool lets_server_send(std::string_view line) {
   return false;
 }
 
-/// Polls `done` every few milliseconds until it holds or `deadline` passed; returns
-/// its last answer. For conditions the test can only observe (stats, traces).
-inline bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds deadline = 10s) {
-  const auto end = std::chrono::steady_clock::now() + deadline;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= end) return done();
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
+/// Waits until `done` holds at the end of one of `client`'s HTTP-thread turns, where
+/// everything it may read changes (stats, trace lines), or `deadline` passed: false
+/// then. `done` runs on the HTTP thread (wait_for_client) and must not block.
+inline bool wait_until(Client& client, const std::function<bool()>& done,
+                       std::chrono::milliseconds deadline = 10s) {
+  return wait_for_client(client, done, deadline);
 }
 
 /// How a body read ended: its bytes (counted and hashed, not kept) and the error, if

@@ -25,8 +25,8 @@ using test::wait_until;
 class VersionsBackpressure : public test::VersionsTest {
  protected:
   // Waits until the Client shows one paused receiver: a reader at its mark.
-  static bool wait_paused(const Client& client, std::size_t receivers = 1) {
-    return wait_until([&] { return client.stats().paused_receivers == receivers; });
+  static bool wait_paused(Client& client, std::size_t receivers = 1) {
+    return wait_until(client, [&] { return client.stats().paused_receivers == receivers; });
   }
 };
 
@@ -71,7 +71,7 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsMarkAndThenArrivesWhole) {
   // ...and once read, every byte is there.
   ASSERT_TRUE(test::thaw(clock, client));
   expect_file(response->body, "1m.bin");
-  EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }));
   EXPECT_EQ(client.stats().staged_bytes, 0u);
 }
 

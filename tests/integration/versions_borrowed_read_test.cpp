@@ -70,7 +70,7 @@ TEST_P(VersionsBorrowedRead, AKeptChunkHoldsTheStreamAtItsMark) {
   hash.update(first->bytes());  // before anything else can touch it
 
   // Kept, the chunk has not been taken: the stream fills to its mark and stops.
-  ASSERT_TRUE(wait_until([&] { return client.stats().paused_receivers == 1; }))
+  ASSERT_TRUE(wait_until(client, [&] { return client.stats().paused_receivers == 1; }))
       << "a kept chunk let the stream run past its mark; staged " << client.stats().staged_bytes;
   EXPECT_GE(client.stats().staged_bytes, request.mark);
   EXPECT_LE(client.stats().staged_bytes, request.mark + kOneReceive);
@@ -79,7 +79,7 @@ TEST_P(VersionsBorrowedRead, AKeptChunkHoldsTheStreamAtItsMark) {
   const test::BorrowOutcome rest = test::borrow_until_end(response->body, hash);
   ASSERT_FALSE(rest.read.error.has_value()) << rest.read.error->describe();
   EXPECT_EQ(rest.read.sha256, env_.sha256_of("1m.bin"));
-  EXPECT_TRUE(wait_until([&] { return client.stats().staged_bytes == 0; }));
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().staged_bytes == 0; }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, VersionsBorrowedRead, ::testing::ValuesIn(test::all_wires()),

@@ -75,7 +75,7 @@ TEST_P(VersionsCancel, CancelBeforeTheHeadFailsTheRequestWithCancelled) {
   ASSERT_FALSE(response.ok()) << "a cancelled request got its response";
   EXPECT_EQ(response.error().category(), ErrorCategory::cancelled) << response.error().describe();
   EXPECT_EQ(response.error().message(), "request cancelled: the page was closed");
-  EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }));
 
   path.release();
   expect_next_request_works(client, path.url("/small.txt"));
@@ -92,7 +92,7 @@ TEST_P(VersionsCancel, DroppingThePendingResponseBeforeTheHeadCancelsTheRequest)
     PendingResponse pending = client.send(request_to(path.url("/1m.bin")));
     EXPECT_FALSE(pending.wait_for(100ms).has_value()) << "a head arrived through a held path";
   }  // nobody can take the response now
-  EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the abandoned request stayed in flight";
 
   path.release();
@@ -108,7 +108,7 @@ TEST_P(VersionsCancel, CancelAfterTheHeadFailsTheBodyWithCancelled) {
   EXPECT_EQ(response->version, test::spoken_by(wire()));
   pending.cancel();
   expect_body_cancelled(response->body, 0);
-  EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }));
   EXPECT_EQ(client.stats().staged_bytes, 0u);
 
   expect_next_request_works(client, base_url(Need::files) + "/small.txt");
@@ -125,7 +125,7 @@ TEST_P(VersionsCancel, CancelInTheBodyFailsTheRestWithCancelled) {
   ASSERT_EQ(first.bytes, 300u * 1024);
   pending.cancel();
   expect_body_cancelled(response->body, first.bytes);
-  EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }));
 
   expect_next_request_works(client, base_url(Need::files) + "/small.txt");
   expect_connection_kept(client);

@@ -78,7 +78,7 @@ class VersionsDecoding : public test::VersionsTest {
     EXPECT_EQ(read.error->message(), message);
     EXPECT_LE(read.bytes, most);
     EXPECT_LE(read.max_buffered, request.mark + kOneReceive);
-    EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }));
+    EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }));
     EXPECT_EQ(client.stats().staged_bytes, 0u);
     expect_origin_still_answers(client);
   }
@@ -125,7 +125,7 @@ TEST_P(VersionsDecoding, HeldBombInflatesNoFurtherThanTheMark) {
     auto response = client.fetch(request);
     ASSERT_TRUE(response.ok()) << response.error().describe();
     EXPECT_EQ(response->headers.get("content-encoding"), "gzip");
-    ASSERT_TRUE(wait_until([&] { return client.stats().paused_receivers == 1; }))
+    ASSERT_TRUE(wait_until(client, [&] { return client.stats().paused_receivers == 1; }))
         << "the bomb never filled its mark";
     clock.freeze();
     // Held on for 5 s of the HTTP thread's time, past a sweep (every 4 s by
@@ -136,7 +136,7 @@ TEST_P(VersionsDecoding, HeldBombInflatesNoFurtherThanTheMark) {
     EXPECT_EQ(client.stats().paused_receivers, 1u);
     ASSERT_TRUE(test::thaw(clock, client));
   }  // dropped over the mark: abandoned, not inflated to the end
-  EXPECT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
+  EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the dropped bomb went on inflating";
   EXPECT_EQ(client.stats().staged_bytes, 0u);
   expect_origin_still_answers(client);

@@ -45,7 +45,7 @@ TEST_P(VersionsDrop, ResponseDroppedUnderTheMarkCompletesAndKeepsItsConnection) 
     auto dropped = client.fetch(request_for(Need::files, "/small.txt"));  // 583 bytes
     ASSERT_TRUE(dropped.ok()) << dropped.error().describe();
   }  // the reader goes away unread
-  ASSERT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
+  ASSERT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the dropped exchange never ended";
   EXPECT_EQ(client.stats().staged_bytes, 0u);
   EXPECT_EQ(client.stats().connections, 1u) << "the connection should be kept for reuse";
@@ -62,21 +62,21 @@ TEST_P(VersionsDrop, ResponseDroppedOverTheMarkIsAbandonedAndTheOriginStaysUsabl
   {
     auto dropped = client.fetch(request_for(Need::files, "/1m.bin"));
     ASSERT_TRUE(dropped.ok()) << dropped.error().describe();
-    ASSERT_TRUE(wait_until([&] { return client.stats().paused_receivers == 1; }))
+    ASSERT_TRUE(wait_until(client, [&] { return client.stats().paused_receivers == 1; }))
         << "the body never reached its mark";
   }  // the reader goes away with a mark staged and three more to come
-  ASSERT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
+  ASSERT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the dropped exchange never ended";
   EXPECT_EQ(client.stats().staged_bytes, 0u) << "what was staged should be freed";
 
   if (test::multiplexes(wire())) {
     // The stream is cancelled; its connection stays up for the next request.
-    EXPECT_TRUE(wait_until([&] { return trace_.any_contains(abandon_trace(wire())); }))
+    EXPECT_TRUE(wait_until(client, [&] { return trace_.any_contains(abandon_trace(wire())); }))
         << "the stream was not cancelled";
     EXPECT_EQ(client.stats().connections, 1u);
   } else {
     // HTTP/1.1 cannot abandon a response midway and keep the connection.
-    EXPECT_TRUE(wait_until([&] { return client.stats().connections == 0; }))
+    EXPECT_TRUE(wait_until(client, [&] { return client.stats().connections == 0; }))
         << "the abandoned connection stayed open (drained?)";
   }
   expect_next_request_works(client);
@@ -98,11 +98,11 @@ TEST_P(VersionsDrop, ReaderDroppedMidBodyEndsTheExchange) {
   ASSERT_EQ(first.bytes, 300u * 1024);
   response.reset();
 
-  ASSERT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
+  ASSERT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the exchange went on without its reader";
   EXPECT_EQ(client.stats().staged_bytes, 0u);
   if (test::multiplexes(wire())) {
-    EXPECT_TRUE(wait_until([&] { return trace_.any_contains(abandon_trace(wire())); }))
+    EXPECT_TRUE(wait_until(client, [&] { return trace_.any_contains(abandon_trace(wire())); }))
         << "the stream was not cancelled";
   }
   expect_next_request_works(client);

@@ -42,7 +42,7 @@ TEST_P(VersionsTimeouts, ReaderHoldingLongerThanTheIdleTimeoutDoesNotFail) {
   request.timeouts.idle = 300ms;
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().describe();
-  ASSERT_TRUE(wait_until([&] { return client.stats().paused_receivers == 1; }))
+  ASSERT_TRUE(wait_until(client, [&] { return client.stats().paused_receivers == 1; }))
       << "the body never reached its mark";
   // The reader holds for three idle timeouts and more: the server may not send, so
   // its silence is not counted.
@@ -63,7 +63,7 @@ TEST_P(VersionsTimeouts, TotalTimeoutEndsAHeldExchangeWithCategoryTimeout) {
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().describe();
   // Not a byte is read: the exchange ends on its own when the total timeout fires.
-  ASSERT_TRUE(wait_until([&] { return client.stats().in_flight == 0; }))
+  ASSERT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the total timeout never ended the exchange";
   const ReadOutcome read = read_until_end(response->body);
   ASSERT_TRUE(read.error.has_value()) << "a body cut by the total timeout ended as a success of "
