@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -24,7 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include "http3/h3_error_names.hpp"
@@ -65,7 +66,26 @@ inline bool udp_port_bound(std::uint16_t port) {
   return false;
 }
 
-// One gtlsserver process on 127.0.0.1, serving `htdocs` with `cert` and `key`.
+// The environment for a spawned server with the bind_notify shim preloaded, which
+// writes a byte to `notify_fd` (in the child) after each bind().
+inline std::vector<std::string> environment_with_bind_notify(int notify_fd) {
+  std::vector<std::string> env;
+  std::string preload = SLUICE_BIND_NOTIFY_LIBRARY;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view line(*entry);
+    if (line.starts_with("LD_PRELOAD=")) {
+      preload += ":" + std::string(line.substr(11));
+    } else if (!line.starts_with("SLUICE_BIND_NOTIFY_FD=")) {
+      env.emplace_back(line);
+    }
+  }
+  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("SLUICE_BIND_NOTIFY_FD=" + std::to_string(notify_fd));
+  return env;
+}
+
+// One gtlsserver process on 127.0.0.1, serving `htdocs` with `cert` and `key`. It is
+// ready when it has bound its port: the bind_notify shim says so through a pipe.
 class Gtlsserver {
  public:
   Gtlsserver(const std::string& cert, const std::string& key, const std::string& htdocs)
@@ -75,16 +95,30 @@ class Gtlsserver {
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
+    int bound[2] = {-1, -1};
+    if (pipe2(bound, O_CLOEXEC) != 0) {
+      ADD_FAILURE() << "no pipe for gtlsserver's bind notice";
+      return;
+    }
+    constexpr int kNotifyFd = 99;  // the pipe's write end, in the child
+    std::vector<std::string> env = environment_with_bind_notify(kNotifyFd);
+    std::vector<char*> envp;
+    for (auto& entry : env) envp.push_back(entry.data());
+    envp.push_back(nullptr);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    const int rv = posix_spawnp(&pid_, "gtlsserver", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_adddup2(&actions, bound[1], kNotifyFd);  // dup2 clears CLOEXEC
+    const int rv = posix_spawnp(&pid_, "gtlsserver", &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
+    ::close(bound[1]);
     EXPECT_EQ(rv, 0) << "cannot start gtlsserver (package ngtcp2-server)";
-    const auto deadline = std::chrono::steady_clock::now() + kPatience;
-    while (rv == 0 && !udp_port_bound(port_) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(10ms);
+    // The event: the shim's byte after bind(). kPatience only guards a hang.
+    pollfd wait_bound{bound[0], POLLIN, 0};
+    const int ready = rv == 0 ? ::poll(&wait_bound, 1, static_cast<int>(kPatience / 1ms)) : 0;
+    ::close(bound[0]);
+    EXPECT_EQ(ready, 1) << "gtlsserver did not bind a socket";
     EXPECT_TRUE(udp_port_bound(port_)) << "gtlsserver did not bind UDP port " << port_;
   }
   ~Gtlsserver() {
