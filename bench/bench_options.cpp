@@ -48,8 +48,6 @@ constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subco
 constexpr unsigned kLinkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
                                       bit(Subcommand::many) | bit(Subcommand::download) |
                                       bit(Subcommand::link);
-// The subcommands that create a Client (--max-window).
-constexpr unsigned kClientSubcommands = kNetworkSubcommands & ~bit(Subcommand::link);
 constexpr unsigned kSizedSubcommands = bit(Subcommand::upload_burst) | bit(Subcommand::append_growth);
 
 // The version options: each names one VersionPolicy, and curl's option of that name.
@@ -64,7 +62,8 @@ std::optional<VersionPolicy> version_option(std::string_view name) {
 
 bool is_network_option(std::string_view name) {
   return name == "--url" || name == "--cacert" || name == "-k" || name == "--insecure" ||
-         name == "--compressed" || name == "--mark" || version_option(name).has_value();
+         name == "--compressed" || name == "--initial-allowance" ||
+         name == "--max-allowance" || version_option(name).has_value();
 }
 
 // A whole decimal number in [min, max]; anything else names the option.
@@ -244,29 +243,23 @@ Result<void> Parser::apply_valued(std::string_view name, std::string_view value)
 // The byte counts (K/M suffixes), each valid for some subcommands only.
 Result<void> Parser::apply_sized(std::string_view name, std::string_view value) {
   unsigned subcommands = 0;
-  if (name == "--mark") {
+  if (name == "--initial-allowance" || name == "--max-allowance") {
     subcommands = kNetworkSubcommands;
   } else if (name == "--size") {
     subcommands = kSizedSubcommands;
   } else if (name == "--read-first") {
     subcommands = bit(Subcommand::held);
-  } else if (name == "--max-window") {
-    subcommands = kClientSubcommands;
   } else {
     return apply_counted(name, value);
   }
   if (Result<void> ok = only_for(subcommands, name); !ok) return ok;
-  std::size_t bytes = 0;
-  // A window of 0 is the library's "keep every window at its mark".
-  if (name != "--max-window" || value != "0") {
-    Result<std::size_t> parsed = parse_bytes(name, value);
-    if (!parsed) return std::move(parsed).error();
-    bytes = *parsed;
-  }
-  if (name == "--mark") options_.mark = bytes;
+  Result<std::size_t> parsed = parse_bytes(name, value);
+  if (!parsed) return std::move(parsed).error();
+  const std::size_t bytes = *parsed;
+  if (name == "--initial-allowance") options_.initial_allowance = bytes;
+  if (name == "--max-allowance") options_.max_allowance = bytes;
   if (name == "--size") options_.size = bytes;
   if (name == "--read-first") options_.read_first = bytes;
-  if (name == "--max-window") options_.max_window = bytes;
   return {};
 }
 
@@ -322,9 +315,9 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
 Result<std::string_view> Parser::take_value(std::string_view name,
                                             std::optional<std::string_view> inline_value) {
   static constexpr std::string_view kValued[] = {
-      "--url",  "--cacert",   "--mark",        "--runs",  "--count", "--reads",
+      "--url",  "--cacert",   "--initial-allowance",        "--runs",  "--count", "--reads",
       "--size", "--requests", "--concurrency", "--split", "--dir",   "--rtt",
-      "--link-mbit", "--max-window", "--read-first", "--mirror"};
+      "--link-mbit", "--max-allowance", "--read-first", "--mirror"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -401,7 +394,6 @@ ClientOptions client_options(const BenchOptions& options) {
   ClientOptions client;
   client.ca_file = options.ca_file;
   client.insecure = options.insecure;
-  if (options.max_window) client.max_stream_window = *options.max_window;
   return client;
 }
 
@@ -409,7 +401,14 @@ Request make_request(const BenchOptions& options) {
   Request request = Request::get(options.url);
   request.version = options.version;
   request.decode.enabled = options.compressed;
-  request.mark = options.mark;
+  if (options.initial_allowance) request.allowance.initial_bytes = *options.initial_allowance;
+  if (options.max_allowance) request.allowance.max_bytes = *options.max_allowance;
+  // One given alone above the other's default moves that one too: a fixed allowance
+  // of 1 MiB is `--initial-allowance 1M --max-allowance 1M`, and 1M alone still works.
+  if (request.allowance.initial_bytes > request.allowance.max_bytes) {
+    if (options.initial_allowance) request.allowance.max_bytes = request.allowance.initial_bytes;
+    else request.allowance.initial_bytes = request.allowance.max_bytes;
+  }
   return request;
 }
 

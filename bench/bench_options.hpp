@@ -43,7 +43,9 @@ struct BenchOptions {
   /// upload-burst: bytes per body (default 1 MiB); append-growth:
   /// the payload (default 64 MiB). 0 until parsed.
   std::size_t size = 0;
-  std::size_t mark = 256 * 1024;    ///< Request::mark, the staging high-water mark
+  /// --initial-allowance, --max-allowance: Request::allowance; unset: the library's.
+  std::optional<std::size_t> initial_allowance;
+  std::optional<std::size_t> max_allowance;
   bool reads_one_chunk = false;     ///< held: --reads 1
   bool no_sweep = false;            ///< held: --no-sweep (memory rule 3 off, for comparison)
   /// throughput: --copy reads with BodyReader::read into a buffer instead of borrowing
@@ -60,9 +62,6 @@ struct BenchOptions {
   /// round-trip time (0 allowed: the link without delay); unset: straight to the URL.
   std::optional<double> rtt_ms;
   std::uint64_t link_mbit = 0;      ///< --link-mbit: the link's rate per direction; 0: unlimited
-  /// --max-window: ClientOptions::max_stream_window for every Client made; unset: the
-  /// library's default.
-  std::optional<std::size_t> max_window;
   std::size_t read_first = 0;       ///< held --read-first: bytes read of each body, then held
   bool show_help = false;
 };
@@ -75,7 +74,7 @@ Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc,
 /// The Client these options ask for (CA file, -k); the connection limit is the
 /// library's default, which a subcommand may change.
 ClientOptions client_options(const BenchOptions& options);
-/// A GET for options.url with the version, decoding and mark the options ask for.
+/// A GET for options.url with the version, decoding and allowance the options ask for.
 Request make_request(const BenchOptions& options);
 
 /// curl's option for `version` (--http1.1, --http2, --http2-prior-knowledge), or

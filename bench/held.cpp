@@ -174,15 +174,17 @@ void hold(const Client& client, std::size_t count) {
 
 // The sweep's figures and the receive windows the held streams keep (h2, h3; 0 over
 // HTTP/1.1, where the kernel's socket buffer is the window).
-void print_client_figures(const ClientStats& stats, const ClientOptions& client_opts,
+void print_client_figures(const ClientStats& stats,
                           const BenchOptions& options, double read_first_s) {
   const double count = static_cast<double>(options.count);
   print_figure("sweep_releases", static_cast<double>(stats.sweep_releases), 0);
   print_figure("sweep_kib_released", static_cast<double>(stats.sweep_bytes_released) / 1024.0, 1);
-  const double window_mib = static_cast<double>(stats.stream_window_bytes) / kMiB;
-  print_figure("stream_window_mib_total", window_mib);
-  print_figure("stream_window_mib_per_response", window_mib / count);
-  print_figure("max_stream_window_mib", static_cast<double>(client_opts.max_stream_window) / kMiB);
+  const double allowance_mib = static_cast<double>(stats.allowance_bytes) / kMiB;
+  print_figure("allowance_mib_total", allowance_mib);
+  print_figure("allowance_mib_per_response", allowance_mib / count);
+  const Request request = make_request(options);
+  print_figure("initial_allowance_kib", static_cast<double>(request.allowance.initial_bytes) / 1024.0, 0);
+  print_figure("max_allowance_mib", static_cast<double>(request.allowance.max_bytes) / kMiB);
   if (options.read_first > 0) {
     print_figure("read_first_mib", static_cast<double>(options.read_first) / kMiB);
     print_figure("read_first_s", read_first_s);
@@ -263,7 +265,7 @@ int run_held(const BenchOptions& options) {
   }
   print_held_figures(*responses, *before, *now);
   print_figure("warm_up_rss_mib", *warm_up_mib);
-  print_client_figures(client->stats(), client_opts, options, *read_first_s);
+  print_client_figures(client->stats(), options, *read_first_s);
   return kExitOk;  // responses, then the Client, are dropped on the way out
 }
 

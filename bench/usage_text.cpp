@@ -88,11 +88,12 @@ options:
   --read-first BYTES
                    held: read each body at full speed for BYTES (or to its
                    end), then hold it; K/M suffix
-  --mark BYTES     staging high-water mark per response (default 256K; K/M suffix)
-  --max-window BYTES
-                   the largest receive window an h2/h3 stream may grow to
-                   (ClientOptions::max_stream_window; default: the library's;
-                   0: every window stays at its mark; K/M suffix)
+  --initial-allowance BYTES
+                   Request::allowance.initial_bytes: what an unread response holds
+                   (default: the library's, 64K; K/M suffix)
+  --max-allowance BYTES
+                   Request::allowance.max_bytes: the most it grows to while the
+                   reader keeps up (default: the library's, 32M; K/M suffix)
   --rtt MS         throughput, held, many, download: run every transfer, ours
                    and the peers', through a delay link (a proxy process on
                    127.0.0.1) with this round-trip time (milliseconds,

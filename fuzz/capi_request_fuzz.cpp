@@ -50,7 +50,7 @@ void run_one(FuzzInput& in, sluice_request* request, sluice_client_options* othe
       check_code(sluice_request_set_body_bytes(request, pointer_of(body, op & 8), body.size()));
       break;
     }
-    case 2: check_code(sluice_request_set_mark(request, in.u16())); break;
+    case 2: check_code(sluice_request_set_allowance(request, in.u16(), in.u16())); break;
     case 3:
       check_code(sluice_request_set_version(request, static_cast<sluice_version_policy>(in.byte() % 9)));
       break;

@@ -197,7 +197,7 @@ void Run::submit(bool with_body) {
   exchange.request.scheme = "https";
   exchange.request.authority = "fuzz.example";
   exchange.request.target = "/";
-  exchange.request.mark = mark_;
+  exchange.request.allowance = {mark_, mark_};
   if (with_body) exchange.request.body = &body_;
   exchange.sink = std::make_unique<CheckingSink>(mark_);
   auto stream_id = session_.submit(exchange.request, *exchange.sink);

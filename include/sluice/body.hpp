@@ -23,8 +23,9 @@ struct BodyAccess;    // internal: how the library makes readers and reaches wri
 class CallbackBody;
 
 /// Body bytes lent by BodyReader::next(): they stay where the HTTP thread staged them,
-/// so reading them costs no copy. While held they still count against the request's
-/// mark (a reader that keeps a chunk holds its stream like one that has not read it).
+/// so reading them costs no copy. While held they still count against the response's
+/// allowance (a reader that keeps a chunk holds its stream like one that has not read
+/// it).
 /// Valid until release(), the reader's next next()/read(), or the reader's end,
 /// whichever comes first; releasing it later does nothing. Move-only; release it
 /// from any thread.
@@ -58,7 +59,7 @@ class BodyChunk {
 /// to callbacks with on_data(), which consumes the reader (the choice is made once,
 /// by the type: a CallbackBody has no read()). Movable, not copyable; use from one
 /// consumer thread at a time (any thread). Destroying it unread: a body that fits
-/// under the mark completes and its connection is reused; a longer one closes the
+/// in its allowance completes and its connection is reused; a longer one closes the
 /// connection.
 class BodyReader {
  public:
@@ -96,10 +97,10 @@ class BodyReader {
 
   /// Trailer fields, available after the body ended.
   Headers trailers() const;
-  /// Decoded bytes received and waiting to be read: over HTTP/1.1 at most the mark
-  /// plus one receive; over HTTP/2 and HTTP/3 at most the mark plus what the stream's
-  /// window let the server send beyond it (the window is the mark, unless it grew
-  /// while the reader kept up on a long path: ClientOptions::max_stream_window).
+  /// Decoded bytes received and waiting to be read: at most the response's allowance
+  /// (Request::allowance: it starts small and grows while the reader keeps up), plus
+  /// over HTTP/2 and HTTP/3 what credit already given for taken bytes let the server
+  /// send.
   std::size_t buffered() const;
   /// When the body ended, on the clock of Response::timing (Resource Timing's
   /// responseEnd, curl's time_total): its last byte arrived, or it failed. nullopt

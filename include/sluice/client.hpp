@@ -113,18 +113,9 @@ struct ClientOptions {
   /// under it; a reader that has nothing keeps receiving, so reading always makes
   /// progress. Over HTTP/1.1 the total stays within the budget plus one receive per
   /// connection; over HTTP/2 and HTTP/3 no credit is given back while above it, but
-  /// a stream may still receive what it was granted already (at most its mark).
+  /// a stream may still receive what it was granted already (at most its
+  /// allowance). Allowances grow only within it: their sum stays under it too.
   std::size_t staged_bytes_budget = 0;
-  /// The largest receive window an HTTP/2 or HTTP/3 stream may grow to (bytes). A
-  /// stream starts with its Request::mark as window; while its reader keeps up and
-  /// the window, not the reader, limits the rate (the reader took half a window
-  /// within one round trip), the window grows, up to this. A reader that leaves
-  /// bytes waiting never grows its window, and a stream whose reader stops holds at
-  /// most the window it had then. 0 keeps every window at its mark. With a
-  /// staged_bytes_budget, the windows of all streams together stay within it too.
-  /// The default is curl's stream window (Debian 12's curl 7.88: 32 MiB), enough for
-  /// 640 MiB/s at 50 ms; hyper's adaptive windows stop at 16 MiB, Chromium's at 6 MB.
-  std::size_t max_stream_window = 32 * 1024 * 1024;
   /// The sweep (memory rule 3): this often, the HTTP thread frees the empty scratch
   /// buffers of responses whose readers have held them paused for at least
   /// min(1 s, sweep_interval); a reader paused only for a moment keeps its buffers.
@@ -238,7 +229,7 @@ struct ClientOptions {
   /// on_data/on_end, when_writable, trace) waits in a queue instead; Client::
   /// dispatch_fd() turns readable while it is not empty, and the host's loop calls
   /// Client::dispatch() to run the callbacks on its own thread. Backpressure holds
-  /// through it: a body's bytes stay staged (and its stream paused at the mark)
+  /// through it: a body's bytes stay staged (and its stream paused at its allowance)
   /// until dispatch() hands them to on_data.
   bool host_dispatch = false;
   /// Tracing: when set, called on the HTTP thread (with host_dispatch, in dispatch()) with one line per notable event
@@ -256,7 +247,7 @@ struct ClientOptions {
 /// What a Client holds right now; see Client::stats().
 struct ClientStats {
   std::size_t in_flight = 0;           ///< requests not yet ended
-  std::size_t paused_receivers = 0;    ///< of those, held above their mark
+  std::size_t paused_receivers = 0;    ///< of those, held at their allowance
   std::size_t staged_bytes = 0;        ///< body bytes waiting for readers
   std::size_t retained_scratch_bytes = 0;  ///< empty buffers kept for reuse (bytes)
   std::size_t request_body_bytes_held = 0; ///< request body copies not yet freed
@@ -264,9 +255,10 @@ struct ClientStats {
   std::uint64_t sweep_releases = 0;    ///< receivers and connections the sweep freed scratch of
   std::uint64_t sweep_bytes_released = 0;
   std::uint64_t budget_waits = 0;      ///< times staged_bytes_budget held streams back
-  /// The receive windows granted to open HTTP/2 and HTTP/3 streams, summed: what
-  /// their servers may send beyond what readers took (see max_stream_window).
-  std::size_t stream_window_bytes = 0;
+  /// The allowances of open responses, summed (Request::allowance; over HTTP/2 and
+  /// HTTP/3 their streams' receive windows): what their servers may send beyond
+  /// what readers took. staged_bytes_budget bounds it.
+  std::size_t allowance_bytes = 0;
   std::uint64_t dns_queries = 0;     ///< names asked of DNS (or /etc/hosts) so far
   std::uint64_t dns_cache_hits = 0;  ///< lookups the DNS cache answered
   /// TLS handshakes over TCP since the Client was made: full ones, and those that

@@ -68,6 +68,23 @@ struct DecodePolicy {
   std::uint32_t max_ratio = 1000;
 };
 
+/// How many bytes of a response may wait for a reader that has not taken them yet:
+/// the transport stops receiving for the response at its allowance (HTTP/1.1 stops
+/// reading the socket; HTTP/2 and HTTP/3 give no more flow-control credit, the
+/// stream's window being the allowance). A response starts at `initial_bytes`, so an
+/// unread body holds about that much. While its reader takes what arrives promptly
+/// (half the allowance within 1.5 round trips of the path, or within 3 ms where the
+/// path is shorter than 2 ms), the allowance grows, up to `max_bytes` and within
+/// ClientOptions::staged_bytes_budget. A reader that stops holds at most the
+/// allowance it had then; one that stays away for a second or more comes back to
+/// `initial_bytes`. Setting both to the same value fixes the allowance.
+struct BodyAllowance {
+  std::size_t initial_bytes = 64 * 1024;
+  /// curl's HTTP/2 stream window (Debian 12's curl 7.88: 32 MiB): 640 MiB/s at 50 ms.
+  /// On a short path the reader's own rate decides how far it grows (bench/README.md).
+  std::size_t max_bytes = 32 * 1024 * 1024;
+};
+
 /// A request body the library owns: moved in, freed by the HTTP thread as soon as
 /// the transport has taken its last byte when it is large (the release rule).
 struct BytesBody {
@@ -146,9 +163,8 @@ struct Request {
   Authentication auth;
 
   VersionPolicy version = VersionPolicy::automatic;
-  /// The staging high-water mark: bytes of this response held for a reader that
-  /// does not read. Above it the transport stops taking bytes for this stream.
-  std::size_t mark = 256 * 1024;
+  /// Bytes of this response that may wait for its reader (see BodyAllowance).
+  BodyAllowance allowance;
   /// A response body larger than this is an error (too_large); 0 = no limit.
   std::uint64_t max_body_size = 0;
   /// Response header block size limit.

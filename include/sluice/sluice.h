@@ -2,7 +2,7 @@
  * streams obey backpressure end to end. C99; usable through FFI (ctypes, cffi).
  *
  * A thin layer over the C++ API (sluice/sluice.hpp), never a second implementation:
- * the same Client with its one HTTP thread, the same staging buffer and mark.
+ * the same Client with its one HTTP thread, the same staging buffer and allowance.
  *
  * Conventions
  *  - Handles are opaque and come in pairs: sluice_X_new() / sluice_X_free(). Every
@@ -210,9 +210,6 @@ sluice_code sluice_client_options_set_max_connections_per_origin(
 /* Bytes staged for readers across every response (0: no bound). */
 sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options *options,
                                                           size_t bytes);
-/* The largest HTTP/2 or HTTP/3 stream window (0 keeps each at its mark). */
-sluice_code sluice_client_options_set_max_stream_window(sluice_client_options *options,
-                                                        size_t bytes);
 sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options *options,
                                                            uint32_t ms);
 /* Tracing: `trace` is called on the HTTP thread with one line per notable event (not
@@ -225,7 +222,7 @@ sluice_code sluice_client_options_set_trace(sluice_client_options *options,
  * runs a callback on its HTTP thread: callbacks (responses, body data and end,
  * writable, trace) wait until the host's loop sees sluice_client_dispatch_fd()
  * readable and calls sluice_client_dispatch(), which runs them on its thread. A body
- * chunk not yet handed to on_data stays staged, so its stream holds at the mark. */
+ * chunk not yet handed to on_data stays staged, so its stream holds at its allowance. */
 sluice_code sluice_client_options_set_host_dispatch(sluice_client_options *options,
                                                     int enabled);
 
@@ -272,7 +269,7 @@ void sluice_client_free(sluice_client *client);
 
 typedef struct sluice_client_stats {
   size_t in_flight;           /* requests not yet ended */
-  size_t paused_receivers;    /* of those, held above their mark */
+  size_t paused_receivers;    /* of those, held at their allowance */
   size_t staged_bytes;        /* body bytes waiting for readers */
   size_t retained_scratch_bytes;
   size_t request_body_bytes_held;
@@ -280,7 +277,7 @@ typedef struct sluice_client_stats {
   uint64_t sweep_releases;
   uint64_t sweep_bytes_released;
   uint64_t budget_waits;
-  size_t stream_window_bytes;
+  size_t allowance_bytes;
   uint64_t dns_queries;       /* names asked of DNS (or /etc/hosts) */
   uint64_t dns_cache_hits;    /* lookups the DNS cache answered */
   uint64_t tls_full_handshakes;     /* TLS handshakes over TCP: full ones, */
@@ -366,9 +363,12 @@ sluice_code sluice_request_add_form_file(sluice_request *request, const char *na
                                          const char *filename, size_t filename_len,
                                          const char *content_type, size_t content_type_len);
 sluice_code sluice_request_set_version(sluice_request *request, sluice_version_policy policy);
-/* Bytes of the response held for a reader that does not read; above it the
- * transport stops taking bytes for this stream. At least 1. */
-sluice_code sluice_request_set_mark(sluice_request *request, size_t mark);
+/* The response's allowance (Request::allowance): bytes that may wait for a reader
+ * that has not taken them. It starts at `initial_bytes` (an unread body holds about
+ * that much) and grows while the reader keeps up, up to `max_bytes`. Both at least
+ * 1, and initial_bytes <= max_bytes; equal values fix it. Defaults: 64 KiB, 32 MiB. */
+sluice_code sluice_request_set_allowance(sluice_request *request, size_t initial_bytes,
+                                         size_t max_bytes);
 /* Authentication (curl's -u and --oauth2-bearer; Request::auth): sent as Authorization
  * to the request's origin only. A user with ':' or a token with characters RFC 6750
  * does not allow fails the request with SLUICE_E_USAGE. */
@@ -469,7 +469,7 @@ sluice_code sluice_client_send_cb(sluice_client *client, const sluice_request *r
 sluice_code sluice_client_fetch(sluice_client *client, const sluice_request *request,
                                 sluice_response **out);
 
-/* Freeing a response with its body unread: a body within the mark completes and its
+/* Freeing a response with its body unread: a body within its allowance completes and its
  * connection is reused; a longer one closes the connection. */
 void sluice_response_free(sluice_response *response);
 int sluice_response_status(const sluice_response *response);

@@ -97,15 +97,6 @@ sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options*
                       });
 }
 
-sluice_code sluice_client_options_set_max_stream_window(sluice_client_options* options,
-                                                        size_t bytes) {
-  return with_options("sluice_client_options_set_max_stream_window", options,
-                      [&](ClientOptions& o) {
-                        o.max_stream_window = bytes;
-                        return ok();
-                      });
-}
-
 sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options* options,
                                                            uint32_t ms) {
   return with_options("sluice_client_options_set_pool_idle_timeout_ms", options,
@@ -186,7 +177,7 @@ sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* 
     all.sweep_releases = stats.sweep_releases;
     all.sweep_bytes_released = stats.sweep_bytes_released;
     all.budget_waits = stats.budget_waits;
-    all.stream_window_bytes = stats.stream_window_bytes;
+    all.allowance_bytes = stats.allowance_bytes;
     all.dns_queries = stats.dns_queries;
     all.dns_cache_hits = stats.dns_cache_hits;
     all.tls_full_handshakes = stats.tls_full_handshakes;

@@ -130,10 +130,18 @@ sluice_code sluice_request_set_version(sluice_request* request, sluice_version_p
   });
 }
 
-sluice_code sluice_request_set_mark(sluice_request* request, size_t mark) {
-  if (mark == 0) return invalid("sluice_request_set_mark", "mark must be at least 1 byte");
-  return with_request("sluice_request_set_mark", request, [&](Request& r) {
-    r.mark = mark;
+sluice_code sluice_request_set_allowance(sluice_request* request, size_t initial_bytes,
+                                         size_t max_bytes) {
+  if (initial_bytes == 0 || max_bytes == 0) {
+    return invalid("sluice_request_set_allowance", "the allowance must be at least 1 byte");
+  }
+  if (initial_bytes > max_bytes) {
+    return invalid("sluice_request_set_allowance",
+                   "initial_bytes (" + std::to_string(initial_bytes) + ") is above max_bytes (" +
+                       std::to_string(max_bytes) + ")");
+  }
+  return with_request("sluice_request_set_allowance", request, [&](Request& r) {
+    r.allowance = BodyAllowance{initial_bytes, max_bytes};
     return ok();
   });
 }

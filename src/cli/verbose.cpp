@@ -113,7 +113,7 @@ std::string describe_client_stats(const ClientStats& stats) {
          std::to_string(stats.connections) + " connection" + (stats.connections == 1 ? "" : "s") +
          ", sweep freed " + std::to_string(stats.sweep_releases) + " (" +
          human_bytes(stats.sweep_bytes_released) + "), " +
-         human_bytes(stats.stream_window_bytes) + " of stream windows granted\n" +
+         human_bytes(stats.allowance_bytes) + " of allowances granted\n" +
          "* tls: " + std::to_string(stats.tls_full_handshakes) + " full handshake" +
          (stats.tls_full_handshakes == 1 ? "" : "s") + ", " +
          std::to_string(stats.tls_resumed_handshakes) + " resumed" +

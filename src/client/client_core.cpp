@@ -14,8 +14,8 @@ namespace sluice {
 
 namespace {
 // A receiver is swept only once its reader has held it paused this long (or one
-// sweep interval, if that is shorter): a prompt reader that happens to be a mark
-// behind at the moment of the sweep keeps its buffers.
+// sweep interval, if that is shorter): a prompt reader that happens to be at its
+// allowance at the moment of the sweep keeps its buffers.
 constexpr std::chrono::milliseconds kSweepMinPause{1'000};
 }  // namespace
 
@@ -52,7 +52,8 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
       proxy_tls_(std::move(proxy_tls)),
       // The staged-bytes budget caps the windows granted too: no stream grows past it.
       window_ledger_(options_.staged_bytes_budget),
-      window_policy_{options_.max_stream_window, std::chrono::milliseconds(1), &window_ledger_},
+      // Each request brings its own maximum (Request::allowance): no cap here.
+      window_policy_{UINT64_MAX, std::chrono::milliseconds(1), &window_ledger_},
       pool_(*this) {}
 
 ClientCore::~ClientCore() { shutdown(); }
@@ -137,7 +138,7 @@ ClientStats ClientCore::stats() const {
   stats.budget_waits = staged_budget_->waits();
   stats.sweep_releases = sweep_releases_;
   stats.sweep_bytes_released = sweep_bytes_released_;
-  stats.stream_window_bytes = static_cast<std::size_t>(window_ledger_.granted());
+  stats.allowance_bytes = static_cast<std::size_t>(window_ledger_.granted());
   const Resolver::Stats dns = resolver_.stats();
   stats.dns_queries = dns.queries;
   stats.dns_cache_hits = dns.cache_hits;
@@ -182,8 +183,8 @@ void ClientCore::sweep() {
 #ifdef __GLIBC__
   // Freed blocks below glibc's mmap threshold stay in the process's heap, resident,
   // until something reuses them: give their whole pages back, so that what the
-  // sweep frees leaves the process (and a held response costs its mark, not its
-  // mark plus the holes its scratch left).
+  // sweep frees leaves the process (and a held response costs its allowance, not
+  // its allowance plus the holes its scratch left).
   if (sweep_bytes_released_ != before) malloc_trim(0);
 #endif
 }

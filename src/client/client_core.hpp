@@ -81,7 +81,7 @@ class ClientCore {
   /// The Client's staged-bytes total and budget, shared with every staging buffer.
   const std::shared_ptr<StagedBudget>& staged_budget() const noexcept { return staged_budget_; }
   /// The window policy every HTTP/2 and HTTP/3 session of this Client uses; its
-  /// ledger sums their streams' windows (ClientStats::stream_window_bytes).
+  /// ledger sums their streams' windows (ClientStats::allowance_bytes).
   const WindowPolicy& window_policy() const noexcept { return window_policy_; }
   /// The QUIC trust settings, made on first use (GnuTLS loads the store then).
   Result<std::shared_ptr<const QuicTlsContext>> quic_tls();

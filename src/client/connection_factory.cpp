@@ -71,7 +71,7 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
   }
   if (!h2) {
     return std::make_unique<H1Connection>(core_.loop(), std::move(transport), owner, conn_id,
-                                          core_.trace());
+                                          core_.trace(), core_.window_policy());
   }
   H2SessionOptions session;
   session.window = core_.window_policy();

@@ -25,7 +25,7 @@ StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
 }
 
 void StagedSegments::push_segment(std::size_t at_least) {
-  // A body of a mark's worth spans a handful of blocks: room for them at once
+  // A body of an allowance's worth spans a handful of blocks: room for them at once
   // rather than growing one record at a time.
   if (segments_.capacity() == 0) segments_.reserve(4);
   segments_.push_back(new_segment(at_least));

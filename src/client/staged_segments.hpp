@@ -23,6 +23,12 @@ class StagedSegments {
   StagedSegments(const StagedSegments&) = delete;
   StagedSegments& operator=(const StagedSegments&) = delete;
 
+  /// Blocks made from now on are of this size (the allowance grew or shrank); drained
+  /// blocks of another size are freed rather than kept.
+  void set_segment_size(std::size_t segment_size) noexcept {
+    segment_size_ = segment_size > 0 ? segment_size : 1;
+  }
+  std::size_t segment_size() const noexcept { return segment_size_; }
   /// Bytes staged and not yet consumed.
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
@@ -80,7 +86,7 @@ class StagedSegments {
   std::size_t live() const noexcept { return segments_.size() - head_; }
   void drop_all_segments() noexcept;
 
-  const std::size_t segment_size_;
+  std::size_t segment_size_;
   std::size_t expected_total_ = 0;  // 0: unknown
   // A FIFO: consumed from head_, appended at the back; the tail is the last, and
   // only the tail may be empty. A vector with a moving head rather than a deque,

@@ -9,7 +9,7 @@
 namespace sluice {
 
 namespace {
-// Staged bytes live in blocks of a quarter of the mark, between these bounds: a
+// Staged bytes live in blocks of a quarter of the allowance, between these bounds: a
 // receive (64 KiB) fills about one, a held body wastes at most one block's tail, and
 // a drained block is reused rather than freed (one spare per buffer).
 constexpr std::size_t kMinSegment = 4 * 1024;
@@ -20,26 +20,47 @@ constexpr std::size_t kMinPrepared = 16 * 1024;
 // Callback mode hands bytes over in pieces no larger than this.
 constexpr std::size_t kCallbackPiece = 64 * 1024;
 
-std::size_t segment_size_for(std::size_t mark) {
-  return std::clamp(mark / 4, kMinSegment, kMaxSegment);
+std::size_t segment_size_for(std::size_t allowance) {
+  return std::clamp(allowance / 4, kMinSegment, kMaxSegment);
 }
 }  // namespace
 
-StagingBuffer::StagingBuffer(std::size_t mark, Notify notify_http_thread,
+StagingBuffer::StagingBuffer(std::size_t allowance, Notify notify_http_thread,
                              std::shared_ptr<StagedBudget> budget, const TimeSource& clock)
-    : mark_(std::max<std::size_t>(mark, 1)),
-      notify_(std::move(notify_http_thread)),
+    : notify_(std::move(notify_http_thread)),
       budget_(std::move(budget)),
       clock_(clock),
-      queue_(segment_size_for(mark_)) {}
+      allowance_(std::max<std::size_t>(allowance, 1)),
+      queue_(segment_size_for(allowance_)) {}
 
 StagingBuffer::~StagingBuffer() {
   if (budget_) budget_->remove(queue_.size());
 }
 
+std::size_t StagingBuffer::allowance() const {
+  std::lock_guard lock(mu_);
+  return allowance_;
+}
+
 std::size_t StagingBuffer::room() const {
   std::lock_guard lock(mu_);
-  return queue_.size() >= mark_ ? 0 : mark_ - queue_.size();
+  return queue_.size() >= allowance_ ? 0 : allowance_ - queue_.size();
+}
+
+// HTTP thread: only it pauses, so a resume here needs no post (the caller asks its
+// transport whether the stream wants body right after).
+void StagingBuffer::set_allowance(std::size_t bytes) {
+  std::lock_guard lock(mu_);
+  allowance_ = std::max<std::size_t>(bytes, 1);
+  queue_.set_segment_size(segment_size_for(allowance_));
+  const bool paused_now = signal_.load(std::memory_order_relaxed) == Signal::paused;
+  if (!paused_now && queue_.size() >= allowance_) {
+    paused_since_ = clock_.now();
+    signal_.store(Signal::paused, std::memory_order_release);
+  } else if (paused_now && queue_.size() < allowance_ / 2) {
+    pauses_ended_.fetch_add(1, std::memory_order_release);
+    signal_.store(Signal::flowing, std::memory_order_release);
+  }
 }
 
 void StagingBuffer::append(std::span<const std::byte> bytes) {
@@ -53,7 +74,7 @@ void StagingBuffer::append(std::span<const std::byte> bytes) {
   // Bytes received into the prepared room are already in place; others are copied.
   if (!queue_.commit_in_place(bytes)) queue_.append(bytes);
   if (budget_) budget_->add(bytes.size());
-  if (queue_.size() >= mark_ && !paused()) {
+  if (queue_.size() >= allowance_ && !paused()) {
     paused_since_ = clock_.now();
     signal_.store(Signal::paused, std::memory_order_release);
   }
@@ -103,7 +124,8 @@ std::optional<TimePoint> StagingBuffer::ended_at() const {
 
 void StagingBuffer::expect_body_size(std::uint64_t size) {
   std::lock_guard lock(mu_);
-  queue_.expect_total(static_cast<std::size_t>(std::min<std::uint64_t>(size, mark_)));
+  // Capped by the largest block there is: a grown allowance may stage more of it.
+  queue_.expect_total(static_cast<std::size_t>(std::min<std::uint64_t>(size, kMaxSegment)));
 }
 
 bool StagingBuffer::take_locked(std::size_t n) {
@@ -119,7 +141,7 @@ bool StagingBuffer::take_locked(std::size_t n) {
     budget_held_ = false;
     resume = true;  // the reader has nothing: its stream may receive again
   }
-  if (queue_.size() < mark_ / 2 &&
+  if (queue_.size() < allowance_ / 2 &&
       signal_.load(std::memory_order_relaxed) == Signal::paused) {
     // Counted before the signal turns: whoever sees it flowing sees the count moved.
     pauses_ended_.fetch_add(1, std::memory_order_release);
@@ -183,7 +205,7 @@ Result<std::optional<std::size_t>> StagingBuffer::read(std::span<std::byte> into
 Result<std::optional<StagingBuffer::Lent>> StagingBuffer::lend(std::size_t max,
                                                                 Deadline deadline) {
   return take_for_reader(deadline, Lent{}, [&](bool&) {
-    // Lent bytes stay staged: the mark and the flow-control credit count them until
+    // Lent bytes stay staged: the allowance and the flow-control credit count them until
     // they come back, so a reader that keeps a chunk holds its stream like one that
     // has not read it.
     const std::span<const std::byte> run = queue_.front(max);

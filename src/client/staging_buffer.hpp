@@ -1,12 +1,14 @@
 #pragma once
 // StagingBuffer: the one place decoded response bytes wait between the HTTP thread
 // and a consumer thread. A consumer copies them out (read) or borrows them in place
-// (lend, then give_back): lent bytes stay staged, and count against the mark, until
-// they are given back. Above its mark it signals Paused and the transport stops
-// taking bytes for the stream; a consumer that drains it below half the mark flips
-// it back to Flowing and posts one resume to the HTTP thread. The transport may also
+// (lend, then give_back): lent bytes stay staged, and count against the allowance,
+// until they are given back. At its allowance it signals Paused and the transport
+// stops taking bytes for the stream; a consumer that drains it below half the
+// allowance flips it back to Flowing and posts one resume to the HTTP thread. The
+// allowance is the exchange's (io/stream_credit.hpp): the HTTP thread sets it as it
+// grows while the reader keeps up, and as it falls back after a long pause. The transport may also
 // ask to hear once readers took some amount (report_when_taken): flow-controlled
-// protocols give credit back for what was taken, and a reader below its mark would
+// protocols give credit back for what was taken, and a reader below its allowance would
 // otherwise never be heard of. Either way, at most one post per reader wake-up.
 // Thread-safety: any thread; the queue and end state are guarded by mu_. signal_ is
 // atomic so the HTTP thread can test it without the lock.
@@ -45,12 +47,12 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   /// `budget`: the Client's staged-bytes total, which this buffer adds to and takes
   /// from; null for none. `clock` says when a pause began (read on the HTTP thread
   /// only, while it runs: the Client's loop).
-  StagingBuffer(std::size_t mark, Notify notify_http_thread,
+  StagingBuffer(std::size_t allowance, Notify notify_http_thread,
                 std::shared_ptr<StagedBudget> budget = nullptr,
                 const TimeSource& clock = SteadyClock::instance());
   ~StagingBuffer();
 
-  std::size_t mark() const noexcept { return mark_; }
+  std::size_t allowance() const;
   bool paused() const noexcept { return signal_.load(std::memory_order_acquire) == Signal::paused; }
   /// How many pauses a reader's take has ended. The take ends a pause at once, but
   /// the HTTP thread hears of it only when it runs the posted resume: a timer that
@@ -58,10 +60,13 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   std::uint64_t pauses_ended() const noexcept { return pauses_ended_.load(std::memory_order_acquire); }
 
   // --- HTTP thread ---
-  /// Bytes that fit below the mark now (for output-bounded decoding).
+  /// Bytes that fit below the allowance now (for output-bounded decoding, and the
+  /// most an HTTP/1.1 receive may bring).
   std::size_t room() const;
-  /// Stages bytes (always takes all: a receive is bounded); at or above the mark the
-  /// signal turns Paused. Wakes nobody: the caller calls wake_reader() once the
+  /// The allowance is now `bytes`: Paused at or above it, Flowing again below half.
+  void set_allowance(std::size_t bytes);
+  /// Stages bytes (always takes all: a receive is bounded); at or above the allowance
+  /// the signal turns Paused. Wakes nobody: the caller calls wake_reader() once the
   /// turn's appends are done (an h2 receive carries many DATA frames, and a futex
   /// wake per append was the HTTP thread's largest cost after the copies).
   void append(std::span<const std::byte> bytes);
@@ -143,7 +148,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
 
  private:
   enum class End { open, done, failed };
-  /// Under mu_: after taking bytes, flip to Flowing below half the mark.
+  /// Under mu_: after taking bytes, flip to Flowing below half the allowance.
   bool take_locked(std::size_t n);
   /// Under mu_ (held by `lock`): waits until something is staged or the body ended.
   /// False on timeout.
@@ -158,7 +163,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   /// Host dispatch: the delivery deliver_callbacks() queued, on the host's thread.
   /// Each piece is lent while on_data runs (the HTTP thread keeps appending), and
   /// given back after, so a paused callback keeps its bytes staged and its stream
-  /// held at the mark.
+  /// held at its allowance.
   void deliver_on_host();
   /// Under mu_ (held by `lock`, which it releases if it calls on_end): once the last
   /// byte went to on_data and the body ended, calls on_end once.
@@ -179,7 +184,6 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   void deliver_pieces_in_place(std::unique_lock<std::mutex>& lock);
   void deliver_pieces_lent(std::unique_lock<std::mutex>& lock);
 
-  const std::size_t mark_;
   const Notify notify_;
   const std::shared_ptr<StagedBudget> budget_;
   const TimeSource& clock_;
@@ -189,6 +193,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
 
   mutable std::mutex mu_;
   std::condition_variable readable_;
+  std::size_t allowance_;              // guarded by mu_; set by the HTTP thread
   StagedSegments queue_;               // guarded by mu_; lent bytes at its front
   std::size_t lent_ = 0;               // guarded by mu_: bytes of the current lend
   std::uint64_t lend_id_ = 0;          // guarded by mu_: the current (or last) lend

@@ -19,7 +19,7 @@ namespace {
 constexpr std::uint64_t kRedirectDrainLimit = 64 * 1024;
 
 // A decoder step produces at most this much: the decoded scratch stays one
-// receive's size however large the mark, and past the Client's staged-bytes budget
+// receive's size however large the allowance, and past the Client's staged-bytes budget
 // a reader with nothing waiting gets this much more per step, as a socket read would.
 constexpr std::size_t kDecodeStep = 64 * 1024;
 
@@ -29,7 +29,7 @@ constexpr int kMaxUnprocessedRetries = 2;
 // A refused 0-RTT send goes again after the handshake on the same connection, so
 // one refusal per connection the request tries; two allow a second early attempt.
 constexpr int kMaxEarlyRefusals = 2;
-// How long the rest of a dropped body (less than a mark) may take to arrive before
+// How long the rest of a dropped body (less than its allowance) may take to arrive before
 // its exchange is abandoned (at most the idle timeout): without a deadline of its
 // own, a server that stalls would hold the connection until the Client goes.
 constexpr std::chrono::milliseconds kDrainDeadline{5'000};
@@ -69,7 +69,7 @@ void Transfer::begin() {
   // callbacks own the body, and the handle that registered them may already be gone
   // when the post runs. Only the post holds it, so nothing outlives a dropped post.
   auto staging_cell = std::make_shared<std::weak_ptr<StagingBuffer>>();
-  staging_ = std::make_shared<StagingBuffer>(request_.mark, [poster, weak, staging_cell] {
+  staging_ = std::make_shared<StagingBuffer>(request_.allowance.initial_bytes, [poster, weak, staging_cell] {
     return poster->post([weak, staging = staging_cell->lock()] {
       if (auto self = weak.lock(); self && self->phase_ == Phase::body) {
         self->on_consumer_activity();
@@ -192,7 +192,7 @@ ExchangeRequest Transfer::build_exchange() {
   sent_headers_ = exchange.headers;
   exchange.body = body_.get();
   exchange.max_header_bytes = request_.max_header_bytes;
-  exchange.mark = request_.mark;
+  exchange.allowance = request_.allowance;
   return exchange;
 }
 
@@ -200,6 +200,7 @@ void Transfer::attach(Connection& conn) {
   cancel_timer(connect_timer_);
   conn_ = &conn;
   exchange_ = kNoExchange;
+  staging_->set_allowance(request_.allowance.initial_bytes);  // each exchange starts small
   conn_reused_ = conn.was_reused();
   note_connection(conn);
   phase_ = Phase::waiting_head;
@@ -385,7 +386,7 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
   }
   if (reader_dropped_) {
     discarded_ += bytes.size();
-    if (discarded_ > request_.mark) {
+    if (discarded_ > staging_->allowance()) {
       abandon_exchange();
       finished();
     }
@@ -420,7 +421,8 @@ void Transfer::wake_reader_at_turn_end() {
 }
 
 // Decodes only as far as the staging buffer has room: a reader that stops reading
-// also stops decompression, so a small compressed input cannot inflate past the mark.
+// also stops decompression, so a small compressed input cannot inflate past the
+// allowance.
 void Transfer::pump_decoder() {
   while (decoder_ && phase_ == Phase::body) {
     // Decoded bytes count against the Client's budget like received ones: a reader
@@ -580,6 +582,19 @@ std::span<std::byte> Transfer::body_space(std::size_t max) {
   return staging_->prepare(max);
 }
 
+// Each exchange starts at the request's initial allowance; the staging buffer follows
+// it as the exchange's transport grows or cuts it.
+void Transfer::on_allowance(std::size_t bytes) {
+  if (staging_) staging_->set_allowance(bytes);
+}
+
+// HTTP/1.1 receives no more than this at once. A reader that went away, and a body
+// not yet begun, take a whole receive (its head may share it with the body's start).
+std::size_t Transfer::body_room() const {
+  if (phase_ != Phase::body || reader_dropped_) return SIZE_MAX;
+  return staging_->room();
+}
+
 // Asks the staging buffer last, since holding arms its resume: a reader that
 // empties it then posts one.
 bool Transfer::held_by_budget() const {
@@ -612,7 +627,7 @@ bool Transfer::hold_ended_unheard() {
 
 // Like held_by_budget(), without arming anything: readers holding bytes while the
 // Client's budget is spent keep this stream from receiving, however far below its
-// mark it is, so the silence is ours.
+// allowance it is, so the silence is ours.
 bool Transfer::waits_for_budget() const {
   if (phase_ != Phase::body || reader_dropped_ || !staging_) return false;
   const StagedBudget& budget = *core_.staged_budget();
@@ -631,7 +646,7 @@ void Transfer::on_consumer_activity() {
     staging_->deliver_callbacks();
   }
   if (phase_ == Phase::body && conn_ != nullptr && wants_body()) {
-    // The wait was ours (a reader at its mark, the budget): the server's silence
+    // The wait was ours (a reader at its allowance, the budget): the server's silence
     // counts from now, when it may send again, not from the idle timer's last look.
     last_activity_ = core_.loop().now();
     pauses_ended_seen_ = staging_->pauses_ended();  // heard: the timer need not count it
@@ -639,7 +654,7 @@ void Transfer::on_consumer_activity() {
   }
 }
 
-// The reader went away unread: a body that fits under the mark still completes (its
+// The reader went away unread: a body that fits in its allowance still completes (its
 // connection is reused); a longer one is abandoned. When the exchange has already
 // ended (a decoder was waiting for staging room), nothing more will arrive to
 // complete it: it ends now.
@@ -648,7 +663,7 @@ void Transfer::reader_dropped() {
   discarded_ = staging_->drop_staged() + compressed_body_.size();
   compressed_body_.clear();
   decoder_.reset();
-  if (complete_pending_ || discarded_ >= request_.mark || staging_->paused()) {
+  if (complete_pending_ || discarded_ >= staging_->allowance() || staging_->paused()) {
     abandon_exchange();
     finished();
     return;

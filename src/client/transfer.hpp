@@ -89,6 +89,8 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   void report_taken_after(std::size_t bytes) override;
   bool may_extend_window() const override;
   std::span<std::byte> body_space(std::size_t max) override;
+  void on_allowance(std::size_t bytes) override;
+  std::size_t body_room() const override;
 
  private:
   enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };

@@ -1,5 +1,6 @@
 #include "http1/h1_connection.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace sluice {
@@ -18,8 +19,14 @@ H1BodyFraming framing_for(const RequestBodySource* body) {
 }  // namespace
 
 H1Connection::H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
-                           ConnectionOwner& owner, std::uint64_t id, const Trace& trace)
-    : owner_(owner), id_(id), trace_(trace), driver_(loop, std::move(transport), *this) {
+                           ConnectionOwner& owner, std::uint64_t id, const Trace& trace,
+                           const WindowPolicy& window)
+    : loop_(loop),
+      owner_(owner),
+      id_(id),
+      trace_(trace),
+      window_(window),
+      driver_(loop, std::move(transport), *this) {
   // The driver reads while idle too: a server that closes a pooled connection is
   // noticed at once.
   if (driver_.closed()) state_ = State::closed;
@@ -44,6 +51,7 @@ ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   body_sent_ = body_ == nullptr;
   response_done_ = false;
   waiting_for_body_ = false;
+  allowance_.emplace(request.allowance.initial_bytes, request.allowance.max_bytes, window_);
   const H1BodyFraming framing = framing_for(body_);
   chunked_body_ = framing.kind == H1BodyFraming::Kind::chunked;
   encode_request_head({request.method, request.target, request.authority, &request.headers, framing},
@@ -67,13 +75,20 @@ ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
 void H1Connection::resume(ExchangeId exchange) {
   if (sink_ == nullptr || exchange != exchanges_) return;  // it ended
   // Read at once: a TLS transport may hold decrypted bytes epoll will not report.
-  driver_.event([this] { driver_.read(); });
+  driver_.event([this] {
+    if (sink_ != nullptr && allowance_ &&
+        allowance_->resume_if_wanted(sink_->wants_body(), loop_.now())) {
+      follow_allowance(CreditTrigger::reader);
+    }
+    if (sink_ != nullptr) driver_.read();
+  });
 }
 
 void H1Connection::cancel(ExchangeId exchange) {
   if (sink_ == nullptr || exchange != exchanges_) return;
   sink_ = nullptr;
   body_ = nullptr;
+  allowance_.reset();
   // HTTP/1.1 cannot abandon a response midway and keep the connection.
   driver_.event([this] { close_transport(); });
 }
@@ -94,7 +109,17 @@ void H1Connection::close(Error error) {
 bool H1Connection::wants_input() const {
   if (state_ == State::idle) return true;
   if (state_ != State::busy) return false;
-  return sink_ == nullptr || sink_->wants_body();
+  return sink_ == nullptr || sink_->wants_body() ||
+         (!driver_.closed() && driver_.transport().decrypted_input() > 0);
+}
+
+// The room below the allowance, or the rest of a TLS record already decrypted, if
+// more: those bytes are in this process either way, and left in OpenSSL's buffer a
+// half-read record would keep the sweep from freeing it (so a paused body may hold
+// up to one record, 16 KiB, past its allowance).
+std::size_t H1Connection::input_limit() const {
+  if (state_ != State::busy || sink_ == nullptr || driver_.closed()) return SIZE_MAX;
+  return std::max(sink_->body_room(), driver_.transport().decrypted_input());
 }
 
 // Where nothing but body can arrive (the rest of a Content-Length body, or one that
@@ -158,6 +183,7 @@ void H1Connection::finish_exchange(bool leftover) {
   const bool reusable = parser_.keep_alive() && body_sent_ && !leftover;
   sink_ = nullptr;
   body_ = nullptr;
+  allowance_.reset();
   response_done_ = false;
   if (reusable) {
     state_ = State::idle;
@@ -178,6 +204,7 @@ void H1Connection::fail(Error error) {
   ExchangeSink* sink = sink_;
   sink_ = nullptr;
   body_ = nullptr;
+  allowance_.reset();
   close_transport();
   if (sink != nullptr) sink->on_error(std::move(error));
 }
@@ -233,8 +260,9 @@ void H1Connection::after_event() {
   }
   const bool reading = wants_input();
   if (trace_.on() && state_ == State::busy && reading == reading_paused_) {
-    trace(reading ? "resumed reading" : "paused reading: the reader is a mark behind");
+    trace(reading ? "resumed reading" : "paused reading: the reader is its allowance behind");
   }
+  if (!reading && allowance_) (void)allowance_->pause_if_unwanted(false, loop_.now());
   reading_paused_ = !reading;
   if (state_ == State::idle && !owner_told_idle_) {
     owner_told_idle_ = true;
@@ -248,7 +276,24 @@ void H1Connection::on_response_head(ResponseHead head) {
 }
 
 void H1Connection::on_body(std::span<const std::byte> bytes) {
-  if (sink_ != nullptr) sink_->on_body(bytes);
+  if (sink_ == nullptr) return;
+  if (allowance_) allowance_->on_received(bytes.size(), loop_.now());
+  sink_->on_body(bytes);
+  follow_allowance(CreditTrigger::arrival);
+}
+
+// Nothing is sent: the grant's bytes are what the socket may bring, and the sink
+// bounds each receive by its room below the allowance.
+void H1Connection::follow_allowance(CreditTrigger why) {
+  if (!allowance_ || sink_ == nullptr) return;
+  const std::uint64_t before = allowance_->window();
+  const CreditGrant grant = allowance_->evaluate(sink_->held_bytes(), sink_->may_extend_window(),
+                                                 why, loop_.now(), std::chrono::nanoseconds{});
+  if (!grant.resized()) return;
+  if (trace_.on()) {
+    trace("allowance " + window_text(before) + " -> " + window_text(allowance_->window()));
+  }
+  sink_->on_allowance(static_cast<std::size_t>(allowance_->window()));
 }
 
 void H1Connection::on_trailers(Headers trailers) {

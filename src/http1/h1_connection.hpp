@@ -4,6 +4,9 @@
 // Backpressure lives at the socket: when the exchange's sink stops wanting body
 // bytes, wants_input() turns false, the driver stops reading (EPOLLIN off) and the
 // kernel's TCP window holds the server back (llhttp 8.1 cannot pause inside on_body).
+// Each exchange has an allowance (io/stream_credit.hpp, as h2/h3 streams do): the
+// driver receives no more than the sink has room for below it, and it grows while the
+// reader keeps up.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
 
 #include <cstdint>
@@ -14,6 +17,7 @@
 #include "http1/h1_codec.hpp"
 #include "io/connection.hpp"
 #include "io/event_loop.hpp"
+#include "io/stream_credit.hpp"
 #include "io/stream_driver.hpp"
 #include "io/trace.hpp"
 #include "io/transport.hpp"
@@ -23,8 +27,9 @@ namespace sluice {
 class H1Connection final : public Connection, private StreamCodec, private H1ParserEvents {
  public:
   /// `transport` has completed its handshake.
+  /// `window`: the allowance policy (the Client's ledger), which outlives this.
   H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport, ConnectionOwner& owner,
-               std::uint64_t id, const Trace& trace);
+               std::uint64_t id, const Trace& trace, const WindowPolicy& window);
   ~H1Connection() override;
 
   HttpVersion version() const noexcept override { return HttpVersion::http1_1; }
@@ -47,6 +52,7 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   // StreamCodec
   void on_input(std::span<const std::byte> bytes) override;
   std::span<std::byte> input_space(std::size_t max) override;
+  std::size_t input_limit() const override;
   void on_input_end() override;
   void on_transport_error(Error error) override;
   bool wants_input() const override;
@@ -63,15 +69,20 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   void on_message_complete() override;
 
   bool write_body(StreamDriver& driver);
+  /// Looks at the exchange's allowance (after a receive, or the reader's resume) and
+  /// tells the sink when it changed.
+  void follow_allowance(CreditTrigger why);
   Error with_progress(Error error) const;
   void finish_exchange(bool leftover);
   void fail(Error error);
   void close_transport();
   void trace(const std::string& what) const;
 
+  EventLoop& loop_;
   ConnectionOwner& owner_;
   std::uint64_t id_;
   const Trace& trace_;
+  const WindowPolicy& window_;
   bool reading_paused_ = false;  // for tracing pause/resume transitions
   State state_ = State::idle;
   std::uint64_t exchanges_ = 0;
@@ -87,6 +98,7 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   bool body_sent_ = false;
   bool response_done_ = false;
   bool waiting_for_body_ = false;
+  std::optional<StreamCredit> allowance_;  // the current exchange's (State::busy)
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -44,11 +44,11 @@
 namespace sluice {
 
 struct H2SessionOptions {
-  /// SETTINGS_INITIAL_WINDOW_SIZE. Each stream's window is then set to its
-  /// ExchangeRequest::mark as its HEADERS leave. The protocol's own default keeps a
-  /// small mark honest: a server may send this much on a new stream before our
-  /// WINDOW_UPDATE or SETTINGS reach it, so it is the most a stream can overshoot
-  /// its mark (like one receive over HTTP/1.1).
+  /// SETTINGS_INITIAL_WINDOW_SIZE. Each stream's window is then set to its initial
+  /// allowance (ExchangeRequest::allowance) as its HEADERS leave. The protocol's own
+  /// default keeps a small allowance honest: a server may send this much on a new
+  /// stream before our WINDOW_UPDATE or SETTINGS reach it, so it is the most a
+  /// stream can overshoot an allowance below it.
   std::uint32_t stream_window = NGHTTP2_INITIAL_WINDOW_SIZE;
   /// The connection's receive window.
   std::uint32_t connection_window = 16 * 1024 * 1024;
@@ -173,7 +173,7 @@ class H2Session {
   void wake_body(std::int32_t stream_id);
   void resume_woken_bodies();
   void end_body(H2Stream& stream);
-  void apply_mark(const H2Stream& stream);
+  void apply_initial_window(const H2Stream& stream);
   Error own_reset_error(const H2Stream& stream, std::uint32_t error_code) const;
   Error goaway_error(std::int32_t stream_id) const;
 

@@ -18,7 +18,8 @@ void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint 
   const CreditGrant grant =
       stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now, rtt_.min());
   quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
-  if (grant.bytes > 0) announce_credit(stream, grant, held);
+  if (grant.bytes > 0 || grant.resized()) announce_credit(stream, grant, held);
+  if (grant.resized()) stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
 
@@ -26,20 +27,23 @@ void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint 
 // announced, less what the consumer holds: that takes along DATA padding (which
 // nghttp2 counts against the window and, with automatic updates off, returns only in
 // its own half-window steps), and it is never more than nghttp2 owes the server, so a
-// window lowered below the protocol's 64 KiB (a small mark) stays lowered. Growth is
-// nghttp2's own local window set to the new size, which sends the difference.
+// window lowered below the protocol's 64 KiB (a small allowance) stays lowered.
+// Growth is nghttp2's own local window set to the new size, which sends the
+// difference; a cut after a long pause sets it lower, and nghttp2 withholds the
+// difference from the next WINDOW_UPDATEs.
 void H2Session::announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held) {
   const std::int32_t unannounced =
       nghttp2_session_get_stream_effective_recv_data_length(session_, stream.stream_id);
   int rv = 0;
   std::uint64_t increment = 0;
-  if (unannounced > 0 && static_cast<std::uint64_t>(unannounced) > held) {
+  if (grant.bytes > 0 && unannounced > 0 && static_cast<std::uint64_t>(unannounced) > held) {
     increment = static_cast<std::uint64_t>(unannounced) - held;
     rv = nghttp2_submit_window_update(session_, NGHTTP2_FLAG_NONE, stream.stream_id,
                                       static_cast<std::int32_t>(increment));
   }
-  if (rv == 0 && grant.grown_to != 0) {
-    const auto window = static_cast<std::int32_t>(std::min<std::uint64_t>(grant.grown_to, INT32_MAX));
+  const std::uint64_t resized_to = grant.grown_to != 0 ? grant.grown_to : grant.shrunk_to;
+  if (rv == 0 && resized_to != 0) {
+    const auto window = static_cast<std::int32_t>(std::min<std::uint64_t>(resized_to, INT32_MAX));
     rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, stream.stream_id, window);
   }
   if (trace_.on()) trace_credit(stream, grant, increment, rv);
@@ -58,6 +62,10 @@ void H2Session::trace_credit(const H2Stream& stream, const CreditGrant& grant,
     trace_stream(stream.stream_id, "window " + window_text(grant.grown_from) + " -> " +
                                        window_text(grant.grown_to) + " (rtt " +
                                        rtt_text(rtt_.min()) + ")");
+  }
+  if (grant.shrunk_to != 0) {
+    trace_stream(stream.stream_id, "window back to " + window_text(grant.shrunk_to) +
+                                       " after a long pause");
   }
 }
 
@@ -82,7 +90,7 @@ void H2Session::follow_connection_window() {
 void H2Session::note_pause(H2Stream& stream, TimePoint now) {
   if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), now)) return;
   if (trace_.on()) {
-    trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
+    trace_stream(stream.stream_id, "paused: the reader is its allowance behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");
   }
 }

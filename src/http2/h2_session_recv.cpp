@@ -255,10 +255,10 @@ void H2Session::on_goaway(const nghttp2_frame& frame) {
 }
 
 // nghttp2 applies our SETTINGS_INITIAL_WINDOW_SIZE to open streams when the server
-// acknowledges it; a stream with its own mark is set again after that.
+// acknowledges it; a stream with its own initial allowance is set again after that.
 void H2Session::on_settings_ack() {
   settings_acked_ = true;
-  for (const auto& entry : streams_) apply_mark(entry.second);
+  for (const auto& entry : streams_) apply_initial_window(entry.second);
 }
 
 }  // namespace sluice

@@ -41,7 +41,7 @@ Result<H2Session::Verdict> H2Session::on_frame_send(const nghttp2_frame& frame) 
     case NGHTTP2_HEADERS:
       // The stream exists in nghttp2 only from here on, so its window is set now.
       if (frame.headers.cat == NGHTTP2_HCAT_REQUEST) {
-        if (const H2Stream* stream = find(frame.hd.stream_id)) apply_mark(*stream);
+        if (const H2Stream* stream = find(frame.hd.stream_id)) apply_initial_window(*stream);
       }
       return Verdict::proceed;
     case NGHTTP2_RST_STREAM: {
@@ -133,12 +133,13 @@ Error H2Session::goaway_error(std::int32_t stream_id) const {
                    stream_name(stream_id) + " (it was not processed: safe to send again)");
 }
 
-// A stream whose mark differs from SETTINGS_INITIAL_WINDOW_SIZE gets its own window.
+// A stream whose initial allowance differs from SETTINGS_INITIAL_WINDOW_SIZE gets its
+// own window.
 // Lowering it takes effect as the server's earlier allowance is used up (nghttp2
 // withholds WINDOW_UPDATE for the difference). Until the server acknowledges our
 // SETTINGS it counts from the protocol default; when ours is the same, the stream's
 // window holds at once, otherwise only after the acknowledgement.
-void H2Session::apply_mark(const H2Stream& stream) {
+void H2Session::apply_initial_window(const H2Stream& stream) {
   if (!settings_acked_ && options_.stream_window != NGHTTP2_INITIAL_WINDOW_SIZE) return;
   if (stream.credit.window() == options_.stream_window) return;
   const auto window = static_cast<std::int32_t>(
@@ -146,7 +147,7 @@ void H2Session::apply_mark(const H2Stream& stream) {
   const int rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE,
                                                        stream.stream_id, window);
   if (trace_.on()) {
-    trace_stream(stream.stream_id, rv == 0 ? "window set to the mark, " + std::to_string(window)
+    trace_stream(stream.stream_id, rv == 0 ? "window set to the initial allowance, " + std::to_string(window)
                                            : std::string("window not set: ") + nghttp2_strerror(rv));
   }
 }

@@ -22,13 +22,13 @@ struct H2Stream {
       : stream_id(id),
         sink(&exchange_sink),
         body(request.body),
-        credit(request.mark, policy),
+        credit(request.allowance.initial_bytes, request.allowance.max_bytes, policy),
         block(request.max_header_bytes) {}
 
   std::int32_t stream_id;
   ExchangeSink* sink;
   RequestBodySource* body;  ///< nullptr once the request body ended (or none)
-  /// The receive window (it starts at the staging mark), what was received and
+  /// The allowance: the receive window (it starts at the initial allowance), what was received and
   /// credited, and whether the sink holds the stream Paused.
   StreamCredit credit;
 

@@ -40,7 +40,7 @@ Result<std::int64_t> H3Session::submit(ExchangeRequest& request, ExchangeSink& s
   auto opened = streams_->open_bidi_stream();
   if (!opened) return std::move(opened).error();
   const std::int64_t stream_id = *opened;
-  streams_->set_stream_window(stream_id, request.mark);
+  streams_->set_stream_window(stream_id, request.allowance.initial_bytes);
   H3Stream& stream =
       stream_map_.try_emplace(stream_id, stream_id, sink, request, options_.window).first->second;
   stream.pending_request = std::make_unique<H3RequestHeaders>(request);

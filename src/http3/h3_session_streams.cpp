@@ -51,7 +51,8 @@ void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint 
   const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
                                                    now, streams_->path_rtt());
   quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
-  if (grant.bytes > 0) announce_credit(stream, grant);
+  if (grant.bytes > 0 || grant.resized()) announce_credit(stream, grant);
+  if (grant.resized()) stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
   stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
 }
 
@@ -60,7 +61,12 @@ void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant) {
   const std::uint64_t taken = grant.bytes - growth;
   if (taken > 0) streams_->extend_stream(stream.stream_id, taken);
   if (growth == 0) {
-    if (trace_.on()) trace_stream(stream.stream_id, "credit +" + std::to_string(taken));
+    // A cut (grant.shrunk_to) is in `taken` already: StreamCredit withheld it.
+    if (trace_.on() && taken > 0) trace_stream(stream.stream_id, "credit +" + std::to_string(taken));
+    if (trace_.on() && grant.shrunk_to != 0) {
+      trace_stream(stream.stream_id,
+                   "window back to " + window_text(grant.shrunk_to) + " after a long pause");
+    }
     return;
   }
   streams_->grow_stream_window(stream.stream_id, growth);
@@ -93,7 +99,7 @@ void H3Session::follow_connection_window() {
 void H3Session::note_pause(H3Stream& stream, TimePoint now) {
   if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), now)) return;
   if (trace_.on()) {
-    trace_stream(stream.stream_id, "paused: the reader is a mark behind (" +
+    trace_stream(stream.stream_id, "paused: the reader is its allowance behind (" +
                                        std::to_string(stream.sink->held_bytes()) + " bytes held)");
   }
 }

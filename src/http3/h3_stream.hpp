@@ -31,13 +31,13 @@ struct H3Stream {
       : stream_id(id),
         sink(&exchange_sink),
         body(request.body),
-        credit(request.mark, policy),
+        credit(request.allowance.initial_bytes, request.allowance.max_bytes, policy),
         block(request.max_header_bytes) {}
 
   std::int64_t stream_id;
   ExchangeSink* sink;       ///< nullptr once the exchange ended
   RequestBodySource* body;  ///< nullptr once the request body ended (or none)
-  /// The receive window (it starts at the staging mark), body bytes received and
+  /// The allowance: the receive window (it starts at the initial allowance), body bytes received and
   /// credited, and whether the sink holds the stream Paused.
   StreamCredit credit;
 

@@ -17,6 +17,7 @@
 #include "io/connect_timing.hpp"
 #include "io/exchange.hpp"
 #include "sluice/headers.hpp"
+#include "sluice/request.hpp"
 #include "sluice/response.hpp"
 
 namespace sluice {
@@ -65,8 +66,9 @@ struct ExchangeRequest {
   Headers headers;        ///< validated; no Host, no framing headers
   RequestBodySource* body = nullptr;  ///< owned by the caller; outlives the exchange
   std::size_t max_header_bytes = 256 * 1024;
-  /// The response's staging mark: h2/h3 use it as the stream's receive window.
-  std::size_t mark = 256 * 1024;
+  /// The response's allowance: where the stream's window (h2/h3) or the staged bytes
+  /// (h1) start, and the most they may grow to.
+  BodyAllowance allowance;
 };
 
 /// Whether a request may go as 0-RTT early data, which an attacker could replay:

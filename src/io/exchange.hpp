@@ -52,18 +52,26 @@ class ExchangeSink {
   /// Body bytes received for this exchange and not yet taken by its consumer
   /// (staged, or waiting for the decoder). Flow-controlled protocols (h2, h3) give
   /// credit back only for bytes received minus this: the peer may send at most the
-  /// mark beyond what the consumer took.
+  /// allowance beyond what the consumer took.
   virtual std::size_t held_bytes() const = 0;
   /// Flow-controlled protocols (h2, h3) want to hear, through Connection::resume,
   /// once the consumer has taken `bytes` more than it had when held_bytes() was last
   /// asked (0: no report wanted). One report per call at most: the transport asks
   /// again after each look at the stream. Without it a consumer that stays below
-  /// its mark would never tell the transport that credit is owed.
+  /// its allowance would never tell the transport that credit is owed.
   virtual void report_taken_after(std::size_t bytes) { (void)bytes; }
   /// False while a limit outside this exchange holds it back (the Client's budget
   /// for staged bytes): flow-controlled protocols then give no credit at all, even
   /// for bytes the consumer took, until the sink asks its connection to resume.
   virtual bool may_extend_window() const { return true; }
+  /// The exchange's allowance (its stream's window, or over HTTP/1.1 how much the
+  /// socket may deliver before reads stop) is now `bytes`: the sink holds body bytes
+  /// up to it before wants_body() turns false. Told when it changes, not at the start
+  /// (it starts at ExchangeRequest::allowance.initial_bytes).
+  virtual void on_allowance(std::size_t bytes) { (void)bytes; }
+  /// How many more body bytes the sink takes before its allowance is reached (HTTP/1.1
+  /// reads no more than this at once, so an unread body holds at most its allowance).
+  virtual std::size_t body_room() const { return SIZE_MAX; }
   /// Where the next body bytes, up to `max`, may be received in place: the consumer's
   /// own memory, so that they need no copy of the connection's. The transport writes
   /// there and then reports them through on_body with that very span (or a prefix);

@@ -8,17 +8,25 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 namespace sluice {
 namespace {
 
-// Below this round-trip time (loopback, a LAN) a mark-sized window already carries
-// over 100 MiB/s (256 KiB per 2 ms), and a round trip measured by PING is mostly the
-// peers' own scheduling (0.2 to 1 ms on a busy loopback): windows stay at the mark.
-constexpr std::chrono::nanoseconds kSmallestGrowingRtt = std::chrono::milliseconds(2);
-// The observed rate is trusted for at most this factor of growth per step: half a
-// window that arrived within one turn of the loop says only that the path is fast.
+// Below this round-trip time (loopback, a LAN) a round trip measured by PING is
+// mostly the peers' own scheduling (0.2 to 1 ms on a busy loopback): the reader's
+// hand-off is the latency the window must cover instead.
+constexpr std::chrono::nanoseconds kSmallestPathRtt = std::chrono::milliseconds(2);
+// The hand-off latency: how long a reader woken on a busy machine may take to come
+// back for more. A window the reader takes half of within 1.5 of these (a rate of a
+// window per 3 ms) is the reader's limit on a short path.
+constexpr std::chrono::nanoseconds kHandOffLatency = std::chrono::milliseconds(2);
+// The observed rate is trusted for at most this factor of growth per step on a long
+// path: half a window that arrived within one turn of the loop says only that the
+// path is fast.
 constexpr double kMaxGrowthPerStep = 128.0;
+// On a short path the window doubles per step: the reader earns each step again.
+constexpr double kHandOffGrowthPerStep = 2.0;
 // Grown windows are rounded up to this, so trace lines and frames carry round sizes.
 constexpr std::uint64_t kWindowGranule = 64 * 1024;
 // HTTP/2 windows are 31-bit; QUIC's are larger, but no stream needs more.
@@ -35,8 +43,11 @@ std::uint64_t WindowLedger::room() const noexcept {
   return granted_ >= limit_ ? 0 : limit_ - granted_;
 }
 
-StreamCredit::StreamCredit(std::uint64_t mark, const WindowPolicy& policy)
-    : mark_(std::max<std::uint64_t>(mark, 1)), policy_(&policy), window_(mark_) {
+StreamCredit::StreamCredit(std::uint64_t initial, std::uint64_t max, const WindowPolicy& policy)
+    : initial_(std::max<std::uint64_t>(initial, 1)),
+      max_(max),
+      policy_(&policy),
+      window_(initial_) {
   if (policy_->ledger != nullptr) {
     policy_->ledger->add(window_);
     ledgered_ = window_;
@@ -48,7 +59,8 @@ StreamCredit::~StreamCredit() {
 }
 
 StreamCredit::StreamCredit(StreamCredit&& other) noexcept
-    : mark_(other.mark_),
+    : initial_(other.initial_),
+      max_(other.max_),
       policy_(other.policy_),
       window_(other.window_),
       received_(other.received_),
@@ -63,7 +75,9 @@ StreamCredit::StreamCredit(StreamCredit&& other) noexcept
       epoch_taken_(other.epoch_taken_),
       paused_in_epoch_(other.paused_in_epoch_),
       last_rtt_(other.last_rtt_),
-      ledgered_(other.ledgered_) {
+      ledgered_(other.ledgered_),
+      withheld_(other.withheld_),
+      shrunk_to_(other.shrunk_to_) {
   other.ledgered_ = 0;  // the share moved with the stream
 }
 
@@ -91,7 +105,27 @@ bool StreamCredit::resume_if_wanted(bool wants_body, TimePoint now) {
   paused_ = false;
   const TimePoint since = std::max(paused_at_, epoch_start_);
   if (now > since) paused_in_epoch_ += now - since;
+  if (now - paused_at_ >= kForgetAfter) shrink_to_initial();
   return true;
+}
+
+// The peer's limit cannot move back: the cut is withheld from the credit the reader's
+// next takes would return, so the peer's room falls to the initial window as the
+// reader drains what it holds. The ledger is freed at once: the cut's bytes are
+// either staged already (and counted by the staged budget) or never to be sent.
+void StreamCredit::shrink_to_initial() {
+  if (window_ <= initial_) return;
+  const std::uint64_t cut = window_ - initial_;
+  withheld_ += cut;
+  window_ = initial_;
+  shrunk_to_ = window_;
+  if (policy_->ledger != nullptr) {
+    const std::uint64_t share = std::min(cut, ledgered_);
+    policy_->ledger->remove(share);
+    ledgered_ -= share;
+  }
+  epoch_started_ = false;  // the rate seen before the pause says nothing now
+  paused_in_epoch_ = std::chrono::nanoseconds::zero();
 }
 
 CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTrigger why,
@@ -103,11 +137,18 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
   // server waiting for more window than that would wait forever.
   if (why == CreditTrigger::reader && held == 0) drain_report_ = false;
   CreditGrant grant;
+  grant.shrunk_to = std::exchange(shrunk_to_, 0);
   if (!may_extend) return grant;
   // A quiet stream with bytes held: the reader reports once it drained them.
   if (why == CreditTrigger::quiet && held > 0) drain_report_ = true;
   const std::uint64_t outstanding = received_ - credited_;
-  const std::uint64_t takeable = outstanding > held ? outstanding - held : 0;
+  std::uint64_t takeable = outstanding > held ? outstanding - held : 0;
+  if (withheld_ > 0) {  // a cut window: what the reader takes first pays for the cut
+    const std::uint64_t kept = std::min(takeable, withheld_);
+    withheld_ -= kept;
+    credited_ += kept;
+    takeable -= kept;
+  }
   const std::uint64_t before = window_;
   const std::uint64_t growth = grow(received_ - std::min(held, received_), held, now, rtt);
   const bool any_amount = why != CreditTrigger::arrival;
@@ -124,28 +165,33 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
 
 // Epochs: half a window at a time (credit goes back in half-window steps, and a
 // window-limited server sends each step as a burst). When the reader took half the
-// window within one and a half round trips of its first byte and left no bytes
-// waiting, the window held the rate back, or soon would: grow it to what the rate
-// seen needs. A sender whose congestion window is still growing (slow start) sends
-// half a window per round trip just before it fills the window, and RFC 9002 senders
-// stop growing their congestion window while flow control holds them back (quic-go
-// stalls for good): the window must stay a step ahead of them, so "soon" counts.
+// window within one and a half latencies of its first byte (and, on a long path,
+// left no bytes waiting), the window held the rate back, or soon would: grow it to
+// what the rate seen needs. A sender whose congestion window is still growing (slow
+// start) sends half a window per round trip just before it fills the window, and
+// RFC 9002 senders stop growing their congestion window while flow control holds
+// them back (quic-go stalls for good): the window must stay a step ahead of them, so
+// "soon" counts.
 std::uint64_t StreamCredit::grow(std::uint64_t taken, std::uint64_t held, TimePoint now,
                                   std::chrono::nanoseconds rtt) {
   if (!epoch_started_ || taken < epoch_taken_ + window_ / 2) return 0;
   const auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(now - epoch_start_);
-  // The reader left bytes waiting if it held the stream Paused for a quarter of a
-  // round trip or more in all. A window that lands in one burst reaches the mark
-  // before a prompt reader wakes (the mark is the first window): that pause is
-  // over in microseconds.
+  const bool long_path = rtt >= kSmallestPathRtt;
+  const auto latency = long_path ? rtt : kHandOffLatency;
+  // On a long path the reader left bytes waiting if it held the stream Paused for a
+  // quarter of a round trip or more in all. A window that lands in one burst reaches
+  // the allowance before a prompt reader wakes (the initial window is the first
+  // one): that pause is over in microseconds.
   auto paused_for = paused_in_epoch_;
   if (paused_) paused_for += now - std::max(paused_at_, epoch_start_);
-  const bool waited = 4 * paused_for > rtt;
-  const bool window_limited = !waited && rtt >= kSmallestGrowingRtt && 2 * elapsed <= 3 * rtt;
-  // (2 elapsed <= 3 rtt: half a window within 1.5 round trips.)
+  const bool waited = long_path && 4 * paused_for > rtt;
+  const bool window_limited = !waited && 2 * elapsed <= 3 * latency;
+  // (2 elapsed <= 3 latency: half a window within 1.5 latencies.)
   start_epoch(taken, held, now);
   if (!window_limited) return 0;
-  const std::uint64_t target = std::min(grown_window(elapsed, rtt), policy_->max_window);
+  const double most = long_path ? kMaxGrowthPerStep : kHandOffGrowthPerStep;
+  const std::uint64_t target =
+      std::min({grown_window(elapsed, latency, most), max_, policy_->max_window});
   if (target <= window_) return 0;
   std::uint64_t growth = target - window_;
   if (policy_->ledger != nullptr) growth = std::min(growth, policy_->ledger->room());
@@ -158,12 +204,13 @@ std::uint64_t StreamCredit::grow(std::uint64_t taken, std::uint64_t held, TimePo
   return growth;
 }
 
-// The window the observed rate needs for two round trips, at least double: half a
-// window came in `elapsed`, so two round trips need window * rtt / elapsed.
+// The window the observed rate needs for two latencies, at least double and at most
+// `most` times the window: half a window came in `elapsed`, so two latencies need
+// window * latency / elapsed.
 std::uint64_t StreamCredit::grown_window(std::chrono::nanoseconds elapsed,
-                                         std::chrono::nanoseconds rtt) const {
+                                         std::chrono::nanoseconds latency, double most) const {
   const double span = static_cast<double>(std::max(elapsed.count(), std::int64_t{1}));
-  const double factor = std::clamp(static_cast<double>(rtt.count()) / span, 2.0, kMaxGrowthPerStep);
+  const double factor = std::clamp(static_cast<double>(latency.count()) / span, 2.0, most);
   const double wanted = static_cast<double>(window_) * factor;
   const double largest = static_cast<double>(kLargestWindow);
   return std::min(round_up(static_cast<std::uint64_t>(std::min(wanted, largest))), kLargestWindow);

@@ -1,8 +1,10 @@
 #pragma once
-// StreamCredit: the receive side of one HTTP/2 or HTTP/3 stream's flow control, the
-// one implementation both sessions use (docs/architecture.md, "The window policy").
-// Flow control is the backpressure: the peer may send at most `window` bytes beyond
-// what the stream's consumer took, so a held stream costs its window.
+// StreamCredit: the allowance of one response, the one implementation every HTTP
+// version uses (docs/architecture.md, "The allowance"): how many bytes the peer may
+// send beyond what the response's reader took. Over HTTP/2 and HTTP/3 it is the
+// stream's flow-control window and decides when credit goes back; over HTTP/1.1 it
+// is how much the staging buffer takes before the socket stops being read (the
+// grants are not sent anywhere: the kernel's TCP window does the rest).
 //
 //  - Credit follows what the reader takes. On arrival, what the consumer took and
 //    was not yet credited goes back once it reaches half the window. A reader's
@@ -10,29 +12,33 @@
 //    (nothing arrived for `quiet_after` while credit was owed) give back any amount:
 //    a server may stop with part of its window unused (it sends only whole units,
 //    or waits for a minimum window) and nothing obliges it to use the rest.
-//  - The window adapts to the path. It starts at the stream's mark. When the reader
-//    took half the window within one and a half round trips of its first byte, the
-//    window, not the reader, limits the rate or soon will (a sender in slow start
-//    fills it next): it grows to what the observed rate needs for two round trips
-//    (at least double, at most 128 times per step), up to the policy's max_window
-//    and the ledger's room. A window-limited
-//    server sends each half-window of credit as a burst when it reaches it, so on a
-//    fast path the first grown window is already near what the path needs, and the
-//    window settles near three times what the slower of the path and the reader
-//    carries in a round trip (as Linux's receive autotuning, gRPC's BDP estimator, ngtcp2
-//    and Chromium's QUIC do, each its own way). A reader
-//    that leaves bytes waiting never grows its window: one that held the stream
-//    Paused for a quarter of a round trip or more within the window. (A window that
-//    lands in one burst touches the mark for an instant before a prompt reader
-//    wakes; that is not waiting.) Below 2 ms of round trip (loopback, a LAN) windows
-//    stay at the mark: 256 KiB per 2 ms is already over 100 MiB/s, and a PING's
-//    round trip there is mostly the peers' own scheduling.
+//  - The allowance starts small (the request's initial allowance) and grows while
+//    the reader keeps up. When the reader took half the window within one and a
+//    half "latencies" of its first byte, the window, not the reader, limits the rate
+//    or soon will. The latency is the path's round trip where that is 2 ms or more
+//    (a sender in slow start fills the window next): the window grows to what the
+//    observed rate needs for two round trips (at least double, at most 128 times
+//    per step), as Linux's receive autotuning, gRPC's BDP estimator, ngtcp2 and
+//    Chromium's QUIC do, each its own way. On a shorter or unknown path the latency
+//    is the reader's hand-off (2 ms: a thread woken on a busy machine), and the
+//    window doubles per step: a reader that keeps up gets fewer, larger hand-offs,
+//    up to what its own rate needs for them, and a reader that took one chunk
+//    quickly gains one step, not the maximum. Growth stops at the stream's maximum
+//    and the ledger's room. A reader that left bytes waiting on a long path (it held
+//    the stream Paused for a quarter of a round trip or more within the window)
+//    never grows its window; on a short path the rate alone decides, since there
+//    the network outruns any reader and pauses are how it keeps up.
+//  - A reader that stays Paused for kForgetAfter (1 s) or more comes back to the
+//    initial allowance: what it had granted is withheld from its next credit (the
+//    peer's limit never moves back), and the ledger gets the difference at once.
 //
 // The session applies each CreditGrant through its library (nghttp2's
 // WINDOW_UPDATE, ngtcp2's MAX_STREAM_DATA) and arms the consumer's report with
 // report_after().
-// Ownership: owned by a session's stream record; HTTP thread only. Time is passed in.
+// Ownership: owned by a session's stream record (h2, h3) or by the connection's
+// current exchange (h1); HTTP thread only. Time is passed in.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -62,8 +68,9 @@ class WindowLedger {
 
 /// The window policy's settings, shared by the streams of a connection.
 struct WindowPolicy {
-  /// The largest window a stream may grow to; at or below its mark it never grows.
-  std::uint64_t max_window = 0;
+  /// A cap on every stream's maximum (tests; the Client leaves it unlimited and each
+  /// request brings its own); at or below the initial window nothing grows.
+  std::uint64_t max_window = UINT64_MAX;
   /// With credit owed and nothing arriving for this long (or a round trip, if
   /// longer), whatever the reader took goes back, and the reader reports once it
   /// has taken all it holds.
@@ -86,18 +93,26 @@ struct CreditGrant {
   /// The window before and after, when it grew (both 0 otherwise).
   std::uint64_t grown_from = 0;
   std::uint64_t grown_to = 0;
+  /// The window it was cut back to after a long pause (0 otherwise): its credit is
+  /// withheld, so `bytes` already counts the cut.
+  std::uint64_t shrunk_to = 0;
+  bool resized() const noexcept { return grown_to != 0 || shrunk_to != 0; }
 };
 
 class StreamCredit {
  public:
-  StreamCredit(std::uint64_t mark, const WindowPolicy& policy);
+  /// The window starts at `initial` and may grow to min(`max`, policy.max_window).
+  StreamCredit(std::uint64_t initial, std::uint64_t max, const WindowPolicy& policy);
+  StreamCredit(std::uint64_t initial, const WindowPolicy& policy)
+      : StreamCredit(initial, UINT64_MAX, policy) {}
   ~StreamCredit();
   StreamCredit(StreamCredit&& other) noexcept;
   StreamCredit& operator=(StreamCredit&&) = delete;
   StreamCredit(const StreamCredit&) = delete;
   StreamCredit& operator=(const StreamCredit&) = delete;
 
-  std::uint64_t mark() const noexcept { return mark_; }
+  std::uint64_t initial() const noexcept { return initial_; }
+  std::uint64_t max() const noexcept { return std::min(max_, policy_->max_window); }
   std::uint64_t window() const noexcept { return window_; }
   /// Body bytes delivered to the consumer so far.
   std::uint64_t received() const noexcept { return received_; }
@@ -110,7 +125,9 @@ class StreamCredit {
   void on_received(std::uint64_t n, TimePoint now);
   /// The consumer stopped wanting body: true when this turned the stream Paused.
   bool pause_if_unwanted(bool wants_body, TimePoint now);
-  /// The consumer wants body again: true when this ended a pause.
+  /// The consumer wants body again: true when this ended a pause. A pause of
+  /// kForgetAfter or more cuts the window back to the initial one (the next
+  /// evaluate reports it as CreditGrant::shrunk_to).
   bool resume_if_wanted(bool wants_body, TimePoint now);
 
   /// What to give back now. `held`: bytes the consumer has not taken (staged or
@@ -132,10 +149,14 @@ class StreamCredit {
  private:
   std::uint64_t grow(std::uint64_t taken, std::uint64_t held, TimePoint now,
                      std::chrono::nanoseconds rtt);
-  std::uint64_t grown_window(std::chrono::nanoseconds elapsed, std::chrono::nanoseconds rtt) const;
+  std::uint64_t grown_window(std::chrono::nanoseconds elapsed, std::chrono::nanoseconds latency,
+                             double most) const;
   void start_epoch(std::uint64_t taken, std::uint64_t held, TimePoint now);
 
-  std::uint64_t mark_;
+  void shrink_to_initial();
+
+  std::uint64_t initial_;
+  std::uint64_t max_;
   const WindowPolicy* policy_;
   std::uint64_t window_;
   std::uint64_t received_ = 0;
@@ -153,7 +174,13 @@ class StreamCredit {
   std::chrono::nanoseconds paused_in_epoch_{};  // time spent Paused since epoch_start_
   std::chrono::nanoseconds last_rtt_{};  // the connection's rtt at the last evaluate
   std::uint64_t ledgered_ = 0;  // this stream's share of the ledger
+  std::uint64_t withheld_ = 0;  // credit still to withhold after a cut (see shrink_to_initial)
+  std::uint64_t shrunk_to_ = 0;  // a cut not yet reported by evaluate
 };
+
+/// A pause this long (the sweep's own threshold) means the reader stopped, not
+/// that it was slow for a moment: its allowance goes back to the initial one.
+inline constexpr std::chrono::seconds kForgetAfter{1};
 
 /// "256 KiB", "1.5 MiB": a window size for trace lines.
 std::string window_text(std::uint64_t bytes);

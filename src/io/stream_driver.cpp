@@ -6,13 +6,14 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace sluice {
 namespace {
 
-// One receive: the most a paused HTTP/1.1 exchange holds beyond its mark, and the
-// bytes handed to a codec at once.
+// One receive at most: the bytes handed to a codec at once (an HTTP/1.1 exchange's
+// receives are cut to its allowance's room besides).
 constexpr std::size_t kReceiveSize = 64 * 1024;
 // Receives per readiness event before yielding to other connections.
 constexpr int kReceivesPerEvent = 16;
@@ -59,14 +60,16 @@ void StreamDriver::on_fd_ready(std::uint32_t events) {
 // One receive, handed to the codec: into the codec's own memory where it offers some
 // (the reader's staging buffer: no copy of ours), else into the scratch.
 Result<IoStatus> StreamDriver::receive_once() {
-  const std::span<std::byte> space = codec_.input_space(kReceiveSize);
+  const std::size_t size = std::min(kReceiveSize, codec_.input_limit());
+  if (size == 0) return IoStatus::want_read;
+  const std::span<std::byte> space = codec_.input_space(size);
   if (!space.empty()) {
     auto received = receive_into(*transport_, space);
     if (!received) return std::move(received).error();
     if (received->bytes > 0) codec_.on_input(space.first(received->bytes));
     return received->status;
   }
-  auto received = receive_into(*transport_, recv_, kReceiveSize);
+  auto received = receive_into(*transport_, recv_, size);
   if (received && !recv_.empty()) {
     codec_.on_input(recv_.readable());
     recv_.clear();

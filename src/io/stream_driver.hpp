@@ -32,6 +32,9 @@ class StreamCodec {
   virtual ~StreamCodec() = default;
   /// The bytes of one receive, in order. The codec may close the driver.
   virtual void on_input(std::span<const std::byte> bytes) = 0;
+  /// The most the next receive may bring (HTTP/1.1: what its exchange's allowance
+  /// has room for, so an unread body holds at most its allowance). 0 reads nothing.
+  virtual std::size_t input_limit() const { return SIZE_MAX; }
   /// Where the next receive may go instead of the driver's scratch (at most `max`
   /// bytes), so that it needs no copy; on_input then sees a prefix of that span.
   /// Empty: the driver's scratch.
@@ -44,7 +47,7 @@ class StreamCodec {
   virtual void on_input_end() = 0;
   /// Reading or writing failed; the driver is already closed.
   virtual void on_transport_error(Error error) = 0;
-  /// Whether to read now (HTTP/1.1: not while the reader is a mark behind).
+  /// Whether to read now (HTTP/1.1: not while the reader is its allowance behind).
   virtual bool wants_input() const = 0;
   /// Moves output toward the socket: appends to driver.output(), or writes through
   /// driver.write_direct(). False when it has nothing more now (or closed the driver).

@@ -99,6 +99,11 @@ class TlsTransport final : public Transport {
     return !held_plaintext_.empty() || SSL_has_pending(ssl_) == 1 ||
            (inner_ && inner_->has_buffered_input());
   }
+  std::size_t decrypted_input() const noexcept override {
+    const int pending = SSL_pending(ssl_);
+    return held_plaintext_.size() + (pending > 0 ? static_cast<std::size_t>(pending) : 0) +
+           (inner_ ? inner_->decrypted_input() : 0);
+  }
   bool ended_without_close_notify() const noexcept override { return unauthenticated_eof_; }
   bool resumed_session() const noexcept override { return resumed_; }
   bool offered_session() const noexcept override { return offered_; }

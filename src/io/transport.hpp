@@ -46,6 +46,9 @@ class Transport {
   /// keeps the decrypted rest of a partly read record). A caller that paused reading
   /// and resumes must read once instead of waiting for EPOLLIN when this is true.
   virtual bool has_buffered_input() const noexcept { return false; }
+  /// Plaintext already decrypted and waiting in this process (TLS: the rest of a partly
+  /// read record): bytes a read returns with no socket read at all.
+  virtual std::size_t decrypted_input() const noexcept { return 0; }
   /// Whether the last read() returned eof because a TLS peer closed TCP without
   /// close_notify: that eof is not authenticated, so data whose end only the close
   /// marks (an HTTP/1.1 close-delimited body) may have been cut by an attacker.

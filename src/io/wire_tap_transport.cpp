@@ -34,6 +34,7 @@ class WireTapTransport final : public Transport {
   std::string alpn() const override { return inner_->alpn(); }
   bool is_tls() const noexcept override { return inner_->is_tls(); }
   bool has_buffered_input() const noexcept override { return inner_->has_buffered_input(); }
+  std::size_t decrypted_input() const noexcept override { return inner_->decrypted_input(); }
   bool ended_without_close_notify() const noexcept override {
     return inner_->ended_without_close_notify();
   }

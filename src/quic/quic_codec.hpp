@@ -57,7 +57,7 @@ struct QuicOptions {
   /// PINGs after this much quiet keep an idle connection alive; 0: none.
   std::chrono::milliseconds keep_alive{0};
   /// Initial receive window of each request stream; set_stream_window raises it
-  /// to the request's mark. 0 by default: ngtcp2 0.12 sends MAX_STREAM_DATA only
+  /// to the request's initial allowance. 0 by default: ngtcp2 0.12 sends MAX_STREAM_DATA only
   /// once the unsent credit exceeds half of this window, so with a larger one a
   /// last small credit could wait forever while the server waits for it.
   std::uint64_t stream_window = 0;

@@ -232,7 +232,7 @@ TEST(IoFailureMatrix, Http1SlowReaderAboveTheMarkFailsCleanlyAtEveryCall) {
   const std::string body = test::pseudo_random_bytes(256 * 1024, 11);
   TestServer server(answer_with(body));
   Request request = with_timeouts(Request::get(server.url("/big")));
-  request.mark = 16 * 1024;
+  request.allowance = {16 * 1024, 16 * 1024};
   const auto result =
       run_matrix("h1 slow reader", request, body, ReadPace{8 * 1024, std::chrono::milliseconds(2)});
   EXPECT_GE(result.runs, 8u);

@@ -248,10 +248,10 @@ TEST_F(Capi, ANonBlockingReadSaysWouldBlockUntilBytesArrive) {
   EXPECT_EQ(n, 0u) << "the body did not end";
 }
 
-TEST_F(Capi, AHeldBodyStopsAtItsMark) {
+TEST_F(Capi, AHeldBodyStopsAtItsAllowance) {
   RequestHandle request = get(env_.get("SLUICE_NGINX_HTTP_URL") + "/64m.bin");
   const size_t mark = 256u << 10;
-  ASSERT_EQ(sluice_request_set_mark(request.get, mark), SLUICE_OK);
+  ASSERT_EQ(sluice_request_set_allowance(request.get, mark, mark), SLUICE_OK);
   ResponseHandle response;
   ASSERT_EQ(sluice_client_fetch(client_.get, request.get, &response.get), SLUICE_OK);
   ASSERT_TRUE(test::eventually([&] { return stats().paused_receivers == 1; }))
@@ -437,12 +437,12 @@ void on_end(void* user_data, sluice_code code) {
   outcome->end_code = code;
 }
 
-TEST_F(CapiHostDispatch, CallbacksRunInDispatchAndAPausedBodyHoldsAtItsMark) {
+TEST_F(CapiHostDispatch, CallbacksRunInDispatchAndAPausedBodyHoldsAtItsAllowance) {
   test::TestEnv env;
   const std::string url = env.get("SLUICE_NGINX_HTTP_URL") + "/64m.bin";
   RequestHandle request = get(url);
   const size_t mark = 256u << 10;
-  ASSERT_EQ(sluice_request_set_mark(request.get, mark), SLUICE_OK);
+  ASSERT_EQ(sluice_request_set_allowance(request.get, mark, mark), SLUICE_OK);
   Outcome outcome;
   PendingHandle pending;
   ASSERT_EQ(sluice_client_send_cb(client_.get, request.get, on_response, &outcome, &pending.get),

@@ -68,8 +68,8 @@ TEST(ClientBackpressure, HeldBodyStaysWithinTheMarkAndTheServerBlocks) {
       << "the receiver never paused at its mark; buffered " << response->body.buffered();
 
   // Held: the staging buffer is at or below the mark plus one receive...
-  EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
-  EXPECT_GE(response->body.buffered(), request.mark / 2);
+  EXPECT_LE(response->body.buffered(), request.allowance.initial_bytes + kOneReceive);
+  EXPECT_GE(response->body.buffered(), request.allowance.initial_bytes / 2);
   // ...and what the server got rid of is that plus the kernel's socket buffers, far
   // below the body.
   EXPECT_LT(held_measured.get(), 16u << 20) << "the client kept reading while held";
@@ -86,7 +86,7 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
   });
   auto client = Client::create().value();
   Request request = Request::get(server.url("/slow"));
-  request.mark = 64 * 1024;
+  request.allowance = {64 * 1024, 64 * 1024};
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
   std::string all;
@@ -112,7 +112,7 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
     }
   }
   EXPECT_GE(waits_at_the_mark, 7) << "the reader was never behind the server";
-  EXPECT_LE(max_buffered, request.mark + kOneReceive);
+  EXPECT_LE(max_buffered, request.allowance.initial_bytes + kOneReceive);
   EXPECT_EQ(test::sha256_hex(all), test::sha256_hex(std::string_view(big_body().bytes).substr(0, 8u << 20)));
 }
 
@@ -184,7 +184,7 @@ class HeldThenAnswered : public ::testing::Test {
     ASSERT_TRUE(made.ok()) << made.error().message();
     client_.emplace(std::move(*made));
     Request request = Request::get(server_.url("/held-then-read"));
-    request.mark = kMark;
+    request.allowance = {kMark, kMark};
     request.timeouts.idle = 2s;
     auto fetched = client_->fetch(request);
     ASSERT_TRUE(fetched.ok()) << fetched.error().message();

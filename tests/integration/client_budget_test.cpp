@@ -64,7 +64,7 @@ struct HeldBodies {
     std::vector<PendingResponse> pending;
     for (std::size_t i = 0; i < kBodies; ++i) {
       Request request = Request::get(server.url("/held/" + std::to_string(i)));
-      request.mark = kMark;
+      request.allowance = {kMark, kMark};
       pending.push_back(client.send(std::move(request)));
     }
     std::vector<Response> responses;
@@ -162,7 +162,7 @@ void read_all_under_a_small_budget(const std::string& url, VersionPolicy version
   Client client = Client::create(options).value();
   Request request = Request::get(url);
   request.version = version;
-  request.mark = 256 * 1024;
+  request.allowance = {256 * 1024, 256 * 1024};
   std::vector<Response> responses;
   for (int i = 0; i < 4; ++i) {
     auto response = client.fetch(request);
@@ -202,7 +202,7 @@ TEST(ClientBudget, DecodedBytesCountAgainstTheBudget) {
   Client client = Client::create(options).value();
   Request request = Request::get(env.get("SLUICE_NGINX_HTTP_URL") + "/64m.txt");
   request.decode.enabled = true;
-  request.mark = 1u << 20;
+  request.allowance = {1u << 20, 1u << 20};
   std::vector<Response> responses;
   for (int i = 0; i < 4; ++i) {
     auto response = client.fetch(request);

@@ -71,7 +71,7 @@ TEST(ClientCallbacks, CompressedBodyLargerThanTheMarkCompletes) {
   auto client = Client::create().value();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
-  request.mark = 16 * 1024;
+  request.allowance = {16 * 1024, 16 * 1024};
   request.decode.max_ratio = 0;  // 8 MiB of one letter is a 1000:1 "bomb" by design
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
@@ -179,7 +179,7 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
   });
   auto client = Client::create().value();
   Request request = Request::get(server.url("/"));
-  request.mark = 64 * 1024;
+  request.allowance = {64 * 1024, 64 * 1024};
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
 

@@ -97,8 +97,8 @@ TEST(ClientDecoding, HeldReaderStopsDecompressionAtTheMark) {
   // ignored, the one receive would have inflated far past it by then.
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
       << "decoding never reached the mark: buffered " << response->body.buffered();
-  EXPECT_LE(response->body.buffered(), request.mark);
-  EXPECT_LE(client.stats().staged_bytes, request.mark);
+  EXPECT_LE(response->body.buffered(), request.allowance.initial_bytes);
+  EXPECT_LE(client.stats().staged_bytes, request.allowance.initial_bytes);
   auto body = response->body.read_all(128u << 20);
   ASSERT_TRUE(body.ok()) << body.error().message();
   EXPECT_EQ(body->size(), 64u << 20);
@@ -116,21 +116,21 @@ TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   request.decode.max_ratio = 0;
-  request.mark = 64 * 1024;
+  request.allowance = {64 * 1024, 64 * 1024};
   auto fetched = client.fetch(request);
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   std::optional<Response> response(std::move(*fetched));
   // All of it arrived in one receive: staged up to the mark, the rest still compressed.
-  ASSERT_TRUE(test::eventually([&] { return response->body.buffered() >= request.mark; }))
+  ASSERT_TRUE(test::eventually([&] { return response->body.buffered() >= request.allowance.initial_bytes; }))
       << "decoding stalled below the mark: buffered " << response->body.buffered();
-  ASSERT_EQ(response->body.buffered(), request.mark);
+  ASSERT_EQ(response->body.buffered(), request.allowance.initial_bytes);
 
   test::HttpThreadHold hold(client);
   ASSERT_TRUE(hold.held()) << "the HTTP thread never ran the holding task";
-  std::vector<std::byte> all(request.mark);
+  std::vector<std::byte> all(request.allowance.initial_bytes);
   auto got = response->body.read(all);
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(*got, request.mark);
+  EXPECT_EQ(*got, request.allowance.initial_bytes);
   response.reset();  // drops the reader, with the decoder's input still unread
   hold.release();
 

@@ -158,7 +158,7 @@ void expect_whole_body(H2TestServerOptions options, ReaderKind kind,
   auto client = make_client();
   Request request = Request::get(server.url("/64m.bin"));
   request.version = VersionPolicy::http2_prior_knowledge;
-  request.mark = mark;
+  request.allowance = {mark, mark};
   request.timeouts.idle = std::chrono::duration_cast<std::chrono::milliseconds>(kStall);
   request.timeouts.total = std::chrono::duration_cast<std::chrono::milliseconds>(kWholeTransfer);
   auto response = client.send(std::move(request)).wait();

@@ -96,7 +96,7 @@ TEST_F(ClientHttp2, HeldStreamDoesNotStallItsSiblingOnOneConnection) {
   auto held = client.fetch(held_request);
   ASSERT_TRUE(held.ok()) << held.error().message();
   ASSERT_EQ(held->version, HttpVersion::http2);
-  ASSERT_TRUE(wait_until_held(held->body, held_request.mark))
+  ASSERT_TRUE(wait_until_held(held->body, held_request.allowance.initial_bytes))
       << "the held stream never filled its window: buffered " << held->body.buffered();
 
   auto sibling = client.fetch(Request::get(nginx("/64m.bin")));
@@ -106,8 +106,8 @@ TEST_F(ClientHttp2, HeldStreamDoesNotStallItsSiblingOnOneConnection) {
   EXPECT_EQ(test::sha256_hex(sibling_body), env_.sha256_of("64m.bin"));
 
   // While its sibling moved 64 MiB, the held stream got no more than its window.
-  EXPECT_LE(held->body.buffered(), held_request.mark);
-  EXPECT_GE(held->body.buffered(), held_request.mark / 2) << "the held stream never started";
+  EXPECT_LE(held->body.buffered(), held_request.allowance.initial_bytes);
+  EXPECT_GE(held->body.buffered(), held_request.allowance.initial_bytes / 2) << "the held stream never started";
   EXPECT_EQ(client.stats().connections, 1u) << "both streams should share one connection";
 
   const std::string held_body = read_to_end(held->body);
@@ -121,7 +121,7 @@ TEST_F(ClientHttp2, DroppedResponseOverTheMarkResetsOnlyItsStream) {
   {
     auto dropped = client.fetch(request);
     ASSERT_TRUE(dropped.ok()) << dropped.error().message();
-    ASSERT_TRUE(wait_until_held(dropped->body, request.mark))
+    ASSERT_TRUE(wait_until_held(dropped->body, request.allowance.initial_bytes))
         << "the stream never filled its window: buffered " << dropped->body.buffered();
   }
   EXPECT_TRUE(test::eventually([&] { return trace_.any_contains("RST_STREAM sent (CANCEL)"); }))
@@ -272,14 +272,14 @@ TEST_F(ClientHttp2, NghttpdHeldStreamAndSibling) {
   held_request.version = VersionPolicy::http2_prior_knowledge;
   auto held = client.fetch(held_request);
   ASSERT_TRUE(held.ok()) << held.error().message();
-  ASSERT_TRUE(wait_until_held(held->body, held_request.mark))
+  ASSERT_TRUE(wait_until_held(held->body, held_request.allowance.initial_bytes))
       << "the held stream never filled its window: buffered " << held->body.buffered();
 
   Request sibling_request = held_request;
   auto sibling = client.fetch(sibling_request);
   ASSERT_TRUE(sibling.ok()) << sibling.error().message();
   EXPECT_EQ(test::sha256_hex(read_to_end(sibling->body)), env_.sha256_of("64m.bin"));
-  EXPECT_LE(held->body.buffered(), held_request.mark);
+  EXPECT_LE(held->body.buffered(), held_request.allowance.initial_bytes);
   EXPECT_EQ(test::sha256_hex(read_to_end(held->body)), env_.sha256_of("64m.bin"));
   EXPECT_EQ(client.stats().connections, 1u);
 }
@@ -293,15 +293,11 @@ TEST_F(ClientHttp2, CaddyServesOverH2) {
 }
 
 TEST_F(ClientHttp2, SlowConsumerStillGetsEveryByteWithASmallMark) {
-  // The window stays at the mark. A window may grow while the reader keeps up and
-  // the path's round trip is 2 ms or more, which a loaded machine's loopback can
-  // measure: then what arrives at once is the grown window, and the bound below
-  // would depend on the scheduling.
-  ClientOptions options;
-  options.max_stream_window = 0;
-  auto client = make_client(options);
+  // The allowance is fixed (initial = max): one that grows while the reader keeps
+  // up would make what arrives at once depend on the scheduling.
+  auto client = make_client(ClientOptions{});
   Request request = Request::get(nginx("/1m.bin"));
-  request.mark = 16 * 1024;
+  request.allowance = {16 * 1024, 16 * 1024};
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
   std::string all;
@@ -330,7 +326,7 @@ TEST_F(ClientHttp2, SlowConsumerStillGetsEveryByteWithASmallMark) {
   EXPECT_EQ(test::sha256_hex(all), env_.sha256_of("1m.bin"));
   // A new stream may receive the protocol's first 64 KiB before its smaller window
   // reaches the server: the mark plus one receive, as over HTTP/1.1.
-  EXPECT_LE(max_buffered, request.mark + 65535);
+  EXPECT_LE(max_buffered, request.allowance.initial_bytes + 65535);
 }
 
 }  // namespace

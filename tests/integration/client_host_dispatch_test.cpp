@@ -104,7 +104,7 @@ TEST(ClientHostDispatch, ABodyNobodyDispatchesHoldsAtItsMarkThenArrivesWhole) {
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
       << "the undispatched body never paused; staged " << callbacks.buffered();
   EXPECT_TRUE(body.empty()) << "on_data ran without dispatch()";
-  EXPECT_LE(callbacks.buffered(), request.mark + kOneReceive);
+  EXPECT_LE(callbacks.buffered(), request.allowance.initial_bytes + kOneReceive);
   ASSERT_TRUE(run_host_loop(client, [&] { return end.has_value(); }));
   ASSERT_TRUE(end->ok()) << end->error().describe();
   EXPECT_EQ(delivered_on, std::this_thread::get_id());
@@ -129,7 +129,7 @@ TEST(ClientHostDispatch, APausedCallbackKeepsTheStreamHeldUntilResumed) {
   ASSERT_TRUE(run_host_loop(client, [&] { return !body.empty(); }));
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
       << "a paused callback did not hold the stream; staged " << callbacks.buffered();
-  EXPECT_LE(callbacks.buffered(), request.mark + kOneReceive);
+  EXPECT_LE(callbacks.buffered(), request.allowance.initial_bytes + kOneReceive);
   const std::size_t held_at = body.size();
   client.dispatch();  // nothing more may be delivered while paused
   EXPECT_EQ(body.size(), held_at);

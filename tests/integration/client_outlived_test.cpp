@@ -58,11 +58,13 @@ TEST(ClientOutlived, APausedBodyThatEndedDeliversTheRestOnResume) {
   std::optional<CallbackBody> callbacks;
   {
     auto client = Client::create().value();
-    auto response = client.fetch(Request::get(server.url("/")));
+    Request request = Request::get(server.url("/"));
+    request.allowance = BodyAllowance{256u << 10, 256u << 10};  // the whole body fits
+    auto response = client.fetch(request);
     ASSERT_TRUE(response.ok()) << response.error().describe();
     callbacks.emplace(reader.attach(response->body));
     ASSERT_TRUE(test::eventually([&] { return reader.received() > 0; }));
-    // The whole body arrived (it fits the mark): the transfer is over, its bytes staged.
+    // The whole body arrived (it fits the allowance): the transfer is over, its bytes staged.
     ASSERT_TRUE(test::eventually([&] { return client.stats().in_flight == 0; }));
     ASSERT_LT(reader.received(), payload.size()) << "the first piece did not pause delivery";
   }

@@ -189,7 +189,7 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto options = options_for(nginx("/64m.bin"), path);
   options.ranges = 4;
   std::atomic<bool> stop{false};
-  // Past three of the four 16 MiB ranges' worth, every range must have some bytes
+  // Past three of the four ranges' worth (unequal when one got ahead), every range must have some bytes
   // on disk, however the ranges were scheduled (the last one may have started late).
   constexpr std::uint64_t kStopAfter = k64m - k64m / 4 + (1u << 20);
   auto stopped = download_until(client, options, kStopAfter, stop);
@@ -204,7 +204,6 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   std::uint64_t recorded = 0;
   for (const auto& range : (*control)->ranges) {
     ASSERT_TRUE(range.end.has_value());
-    EXPECT_LE(*range.end - range.start, k64m / 4) << "the stop point assumes four equal ranges";
     EXPECT_GT(range.done, 0u) << "every range got somewhere";
     recorded += range.done;
   }

@@ -512,7 +512,7 @@ TEST(FaultMatrixH2, ServerSendingPastOurWindowGetsFlowControlErrorAndTheReaderAn
   });
   auto client = make_client();
   Request request = h2_request(server, "/overrun");
-  request.mark = 16 * 1024;
+  request.allowance = {16 * 1024, 16 * 1024};
   request.timeouts.idle = 3s;  // should the window open after all: fail, do not hang
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();

@@ -383,7 +383,7 @@ TEST(QuicTestServer, ServerPastOurStreamWindowFailsTheBodyWithFlowControlError) 
   QuicTestUdpServer server(std::move(options));
   Client client = h3_client();
   Request request = h3_only(Request::get(server.url("/flood")));
-  const std::size_t window = request.mark;
+  const std::size_t window = request.allowance.initial_bytes;
   auto response = client.fetch(std::move(request));
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(response->status, 200);

@@ -45,8 +45,8 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsMarkAndThenArrivesWhole) {
                                    << client.stats().staged_bytes;
   clock.freeze();
   const ClientStats held = client.stats();
-  EXPECT_GE(held.staged_bytes, request.mark);
-  EXPECT_LE(held.staged_bytes, request.mark + kOneReceive);
+  EXPECT_GE(held.staged_bytes, request.allowance.initial_bytes);
+  EXPECT_LE(held.staged_bytes, request.allowance.initial_bytes + kOneReceive);
   EXPECT_EQ(held.in_flight, 1u);
   EXPECT_EQ(response->body.bytes_read(), 0u);
 
@@ -65,8 +65,8 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsMarkAndThenArrivesWhole) {
   }
   const ClientStats later = client.stats();
   EXPECT_EQ(later.paused_receivers, 1u);
-  EXPECT_LE(later.staged_bytes, request.mark + kOneReceive) << "the held body grew past its mark";
-  EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
+  EXPECT_LE(later.staged_bytes, request.allowance.initial_bytes + kOneReceive) << "the held body grew past its mark";
+  EXPECT_LE(response->body.buffered(), request.allowance.initial_bytes + kOneReceive);
 
   // ...and once read, every byte is there.
   ASSERT_TRUE(test::thaw(clock, client));
@@ -97,7 +97,7 @@ TEST_P(VersionsMultiplexedBackpressure, HeldStreamLeavesItsSiblingOnTheSameConne
   EXPECT_EQ(stats.connections, 1u) << "both streams should share one connection";
   EXPECT_EQ(stats.paused_receivers, 1u) << "the held stream should still be held";
   EXPECT_EQ(held->body.bytes_read(), 0u);
-  EXPECT_LE(held->body.buffered(), request.mark + kOneReceive);
+  EXPECT_LE(held->body.buffered(), request.allowance.initial_bytes + kOneReceive);
 
   expect_file(held->body, "1m.bin");
 }

@@ -72,8 +72,8 @@ TEST_P(VersionsBorrowedRead, AKeptChunkHoldsTheStreamAtItsMark) {
   // Kept, the chunk has not been taken: the stream fills to its mark and stops.
   ASSERT_TRUE(wait_until(client, [&] { return client.stats().paused_receivers == 1; }))
       << "a kept chunk let the stream run past its mark; staged " << client.stats().staged_bytes;
-  EXPECT_GE(client.stats().staged_bytes, request.mark);
-  EXPECT_LE(client.stats().staged_bytes, request.mark + kOneReceive);
+  EXPECT_GE(client.stats().staged_bytes, request.allowance.initial_bytes);
+  EXPECT_LE(client.stats().staged_bytes, request.allowance.initial_bytes + kOneReceive);
 
   first->release();
   const test::BorrowOutcome rest = test::borrow_until_end(response->body, hash);

@@ -77,7 +77,7 @@ class VersionsDecoding : public test::VersionsTest {
     EXPECT_EQ(read.error->category(), ErrorCategory::too_large) << read.error->describe();
     EXPECT_EQ(read.error->message(), message);
     EXPECT_LE(read.bytes, most);
-    EXPECT_LE(read.max_buffered, request.mark + kOneReceive);
+    EXPECT_LE(read.max_buffered, request.allowance.initial_bytes + kOneReceive);
     EXPECT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }));
     EXPECT_EQ(client.stats().staged_bytes, 0u);
     expect_origin_still_answers(client);
@@ -131,8 +131,8 @@ TEST_P(VersionsDecoding, HeldBombInflatesNoFurtherThanTheMark) {
     // Held on for 5 s of the HTTP thread's time, past a sweep (every 4 s by
     // default), each turn run: nothing more may inflate.
     ASSERT_TRUE(test::advance_in_steps(clock, client, 5s, 100ms)) << "the HTTP thread is stuck";
-    EXPECT_LE(client.stats().staged_bytes, request.mark + kOneReceive);
-    EXPECT_LE(response->body.buffered(), request.mark + kOneReceive);
+    EXPECT_LE(client.stats().staged_bytes, request.allowance.initial_bytes + kOneReceive);
+    EXPECT_LE(response->body.buffered(), request.allowance.initial_bytes + kOneReceive);
     EXPECT_EQ(client.stats().paused_receivers, 1u);
     ASSERT_TRUE(test::thaw(clock, client));
   }  // dropped over the mark: abandoned, not inflated to the end

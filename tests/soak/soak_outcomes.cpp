@@ -169,7 +169,7 @@ void run_good(Turn& turn, std::string_view kind, Client& client, Request request
   if (request.timeouts.total.count() == 0) request.timeouts.total = 180s;
   // Held time must not count as idle: a held body sits paused at its mark.
   if (is_hold_mode(mode)) request.timeouts.idle = kHoldIdle;
-  HoldWatch watch{request.mark, std::chrono::steady_clock::now(), std::nullopt, false};
+  HoldWatch watch{request.allowance.initial_bytes, std::chrono::steady_clock::now(), std::nullopt, false};
   PendingResponse pending = client.send(std::move(request));
   if (mode == Mode::cancel_pending) {
     std::this_thread::sleep_for(std::chrono::microseconds(turn.uniform(0, 5000)));

@@ -52,7 +52,7 @@ void get_file(Turn& turn) {
   if (file->size == 0 && origin.url == &SoakEnv::gtlsserver) file = &turn.shared.env->file("small.txt");
   Request request = Request::get(turn.shared.env->*origin.url + "/" + file->name);
   request.version = origin.policy;
-  if (turn.chance(0.2)) request.mark = 64 * 1024;
+  if (turn.chance(0.2)) request.allowance = {64 * 1024, 64 * 1024};
   const Mode mode = pick_mode(turn);
   if (!turn.chance(0.1)) {
     return run_good(turn, origin.kind, turn.shared_client(), std::move(request),

@@ -57,7 +57,7 @@ class ClientStats(ctypes.Structure):
         ("sweep_releases", c_uint64),
         ("sweep_bytes_released", c_uint64),
         ("budget_waits", c_uint64),
-        ("stream_window_bytes", c_size_t),
+        ("allowance_bytes", c_size_t),
         ("dns_queries", c_uint64),
         ("dns_cache_hits", c_uint64),
         ("tls_full_handshakes", c_uint64),
@@ -148,7 +148,8 @@ request_add_form_file = _declare(
     "sluice_request_add_form_file", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t,
     c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_version = _declare("sluice_request_set_version", c_code, c_void_p, ctypes.c_int)
-request_set_mark = _declare("sluice_request_set_mark", c_code, c_void_p, c_size_t)
+request_set_allowance = _declare("sluice_request_set_allowance", c_code, c_void_p, c_size_t,
+                                 c_size_t)
 request_set_basic_auth = _declare(
     "sluice_request_set_basic_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_bearer_token = _declare(

@@ -12,7 +12,10 @@ from .form import Form
 from .response import Response
 from .cookies import CookieJar
 
-DEFAULT_MARK = 256 * 1024
+# What a streamed request body may run ahead of the network (BodyWriter's bound).
+DEFAULT_UPLOAD_BUFFER = 256 * 1024
+# The library's initial allowance (Request::allowance), for Python's own buffer.
+DEFAULT_INITIAL_ALLOWANCE = 64 * 1024
 
 
 def _set_text(setter, handle, text):
@@ -60,6 +63,17 @@ def _set_auth(request, auth):
 
 _NETRC_MODES = {None: 0, "optional": 1, "required": 2}
 
+
+
+def _allowance_pair(allowance):
+    """An int fixes the allowance; an (initial, max) pair lets it grow."""
+    if isinstance(allowance, int):
+        return allowance, allowance
+    try:
+        initial, maximum = allowance
+    except (TypeError, ValueError):
+        raise UsageError(1002, f"allowance {allowance!r} is not an int or an (initial, max) pair") from None
+    return initial, maximum
 
 class Client:
     """`async with sluice.Client() as client: response = await client.fetch(url)`."""
@@ -213,8 +227,8 @@ class Client:
 
     # --- requests ---
     async def fetch(self, url, *, method="GET", headers=None, body=None, version="auto",
-                    mark=DEFAULT_MARK, timeout=None, redirect="manual", decode=False,
-                    auth=None):
+                    allowance=None, upload_buffer=DEFAULT_UPLOAD_BUFFER, timeout=None,
+                    redirect="manual", decode=False, auth=None):
         """Sends a request and returns its Response once the head arrived. `auth`: a
         (user, password) pair for Basic, a str token for Bearer, sluice.DigestAuth(user,
         password) for Digest or sluice.AnyAuth(user, password) for the strongest scheme
@@ -222,11 +236,14 @@ class Client:
         (multipart/form-data, files streamed),
         or an (async) iterable of bytes streamed with backpressure while the response
         may already arrive. `timeout`: seconds for the whole exchange, or a dict of
-        connect/tls/first_byte/idle/total. Cancelling the task cancels the request."""
+        connect/tls/first_byte/idle/total. `allowance`: bytes of the response that may
+        wait unread, an int (fixed) or an (initial, max) pair; None: the library's (64 KiB
+        growing to 32 MiB while the reader keeps up). `upload_buffer`: bytes a streamed
+        body may run ahead of the network. Cancelling the task cancels the request."""
         self._require_open()
         _check_body(body)
         loop = self._bind()
-        request = self._build(method, url, headers, version, mark, timeout, redirect, decode)
+        request = self._build(method, url, headers, version, allowance, timeout, redirect, decode)
         try:
             _set_auth(request, auth)
         except BaseException:
@@ -241,7 +258,7 @@ class Client:
                 body._apply(request)
             elif body is not None:
                 writer = ctypes.c_void_p()
-                check(_capi.writer_new(mark, ctypes.byref(writer)))
+                check(_capi.writer_new(upload_buffer, ctypes.byref(writer)))
                 check(_capi.request_set_body_writer(request, writer, -1))
             decided = loop.create_future()
             key = _callbacks.register(lambda code, response: _settle(decided, code, response))
@@ -269,9 +286,10 @@ class Client:
         except BaseException:
             _capi.pending_free(pending)
             raise
-        return Response(response, pending.value, mark, loop, self._dispatch)
+        initial = DEFAULT_INITIAL_ALLOWANCE if allowance is None else _allowance_pair(allowance)[0]
+        return Response(response, pending.value, initial, loop, self._dispatch)
 
-    def _build(self, method, url, headers, version, mark, timeout, redirect, decode):
+    def _build(self, method, url, headers, version, allowance, timeout, redirect, decode):
         method_data, url_data = method.encode(), url.encode()
         request = ctypes.c_void_p()
         check(_capi.request_new(method_data, len(method_data), url_data, len(url_data),
@@ -282,14 +300,14 @@ class Client:
                 name_data, value_data = name.encode("latin-1"), str(value).encode("latin-1")
                 check(_capi.request_add_header(request, name_data, len(name_data), value_data,
                                                len(value_data)))
-            # The library's defaults (automatic version, a 256 KiB mark, redirects
+            # The library's defaults (automatic version, its allowance, redirects
             # returned) need no call: each ctypes call costs about a microsecond.
             if version not in _capi.VERSION_POLICIES:
                 raise UsageError(1002, f"version {version!r} is not one of {list(_capi.VERSION_POLICIES)}")
             if version != "auto":
                 check(_capi.request_set_version(request, _capi.VERSION_POLICIES[version]))
-            if mark != DEFAULT_MARK:
-                check(_capi.request_set_mark(request, mark))
+            if allowance is not None:
+                check(_capi.request_set_allowance(request, *_allowance_pair(allowance)))
             if redirect not in _capi.REDIRECT_MODES:
                 raise UsageError(1002, f"redirect {redirect!r} is not one of manual, follow, error")
             if redirect != "manual":

@@ -3,8 +3,8 @@
 The body's bytes come to `Body.on_data` in sluice_client_dispatch (the loop's
 thread), copied into bytes objects. Python keeps at most one staged block (64 KiB)
 of them: beyond it on_data says "pause", and the library holds the rest staged, its
-stream held at the mark exactly as for a C++ reader that stops; the consumer taking
-Python's last chunk resumes delivery. So a reader that stops reading costs its mark
+stream held at its allowance exactly as for a C++ reader that stops; the consumer taking
+Python's last chunk resumes delivery. So a reader that stops reading costs its allowance
 plus one receive in the library and one block in Python, whatever the body's size.
 """
 
@@ -53,14 +53,14 @@ def _read_headers(handle):
 class Body:
     """`async for chunk in response.body` (bytes), or `await response.body.read()`."""
 
-    def __init__(self, response, handle, mark, loop, dispatch):
+    def __init__(self, response, handle, initial_allowance, loop, dispatch):
         self._response = response
         self._loop = loop
         self._dispatch = dispatch
-        # Python's own buffer stops at one staged block (or the mark, if smaller): the
-        # library keeps the rest staged within the mark, so a reader that stops holds
-        # about what a C++ reader holds, not a second mark on top.
-        self._limit = min(mark, _PIECE)
+        # Python's own buffer stops at one staged block (or the initial allowance, if
+        # smaller): the library keeps the rest staged within the allowance, so a reader
+        # that stops holds about what a C++ reader holds, not a second allowance on top.
+        self._limit = min(initial_allowance, _PIECE)
         self._chunks = collections.deque()
         self._buffered = 0
         self._paused = False
@@ -135,7 +135,7 @@ class Response:
     """A response whose head arrived: status, http_version, headers, url, redirected,
     and its body. Close it (or use `async with`) to give up a body before its end."""
 
-    def __init__(self, handle, pending, mark, loop, dispatch):
+    def __init__(self, handle, pending, initial_allowance, loop, dispatch):
         self._handle = handle
         self._pending = pending
         self.status = _capi.response_status(handle)
@@ -143,7 +143,7 @@ class Response:
         self.redirected = _capi.response_redirects(handle) > 0
         self._headers = None
         self._url = None
-        self.body = Body(self, handle, mark, loop, dispatch)
+        self.body = Body(self, handle, initial_allowance, loop, dispatch)
 
     # Read from the library when first asked for (then kept): many callers never look,
     # and reading every field was a third of the binding's time per small request.

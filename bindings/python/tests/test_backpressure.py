@@ -1,4 +1,4 @@
-"""A Python reader that stops reading holds its stream at the mark, as a C++ reader
+"""A Python reader that stops reading holds its stream at its allowance, as a C++ reader
 does: the library stops taking bytes for it (paused_receivers), Python holds at most
 its one block, and memory stays flat while other traffic flows."""
 
@@ -18,7 +18,7 @@ HELD = 4
     ("SLUICE_NGINX_HTTP_URL", "auto"),
     ("SLUICE_NGINX_H2_URL", "2"),
 ])
-def test_readers_that_stop_hold_their_streams_at_the_mark(url_key, version):
+def test_readers_that_stop_hold_their_streams_at_their_allowance(url_key, version):
     base = ENV[url_key]
 
     async def fetch_whole(client, name):
@@ -31,7 +31,7 @@ def test_readers_that_stop_hold_their_streams_at_the_mark(url_key, version):
                                  max_connections_per_origin=HELD + 1) as client:
             await fetch_whole(client, "1m.bin")  # connection, TLS and pools set up
             before = rss_bytes()
-            held = [await client.fetch(f"{base}/64m.bin", version=version, mark=MARK)
+            held = [await client.fetch(f"{base}/64m.bin", version=version, allowance=MARK)
                     for _ in range(HELD)]
             # Paused in the library, and Python's block delivered to each reader.
             assert await eventually(lambda: client.stats()["paused_receivers"] == HELD
@@ -46,7 +46,7 @@ def test_readers_that_stop_hold_their_streams_at_the_mark(url_key, version):
             assert stats["staged_bytes"] <= HELD * (MARK + BLOCK), stats
             for response in held:
                 assert 0 < response.body.buffered <= 2 * BLOCK
-            # 256 MiB of bodies wait unread; what they cost is bounded by their marks.
+            # 256 MiB of bodies wait unread; what they cost is bounded by their allowances.
             assert rss_bytes() - before < 32 * 2**20
 
             assert sha256(await held[0].read()) == sha256_of("64m.bin")  # resumes whole

@@ -76,7 +76,11 @@ def test_bad_arguments_raise_value_errors():
             with pytest.raises(sluice.UsageError, match="version"):
                 await client.fetch(url, version="4")
             with pytest.raises(sluice.UsageError):
-                await client.fetch(url, mark=0)
+                await client.fetch(url, allowance=0)
+            with pytest.raises(sluice.UsageError):
+                await client.fetch(url, allowance=(128 * 1024, 64 * 1024))
+            with pytest.raises(sluice.UsageError):
+                await client.fetch(url, allowance="big")
             with pytest.raises(TypeError):
                 await client.fetch(url, method="POST", body="text, not bytes")
             assert client.stats()["in_flight"] == 0

@@ -54,7 +54,7 @@ def test_a_bytes_body_goes_with_its_length():
 
 def test_an_async_generator_body_streams_with_backpressure():
     received = []
-    pieces = [bytes([i % 251]) * 100_000 for i in range(40)]  # 4 MB, far over the mark
+    pieces = [bytes([i % 251]) * 100_000 for i in range(40)]  # 4 MB, far over the upload buffer
 
     async def produce():
         for piece in pieces:
@@ -63,7 +63,7 @@ def test_an_async_generator_body_streams_with_backpressure():
     async def main():
         server, base = await start_server(digest_server(received))
         async with server, sluice.Client() as client:
-            response = await client.fetch(base + "/upload", method="POST", body=produce(), mark=65536)
+            response = await client.fetch(base + "/upload", method="POST", body=produce(), upload_buffer=65536)
             assert await response.text() == sha256(b"".join(pieces))
             assert client.stats()["request_body_bytes_held"] == 0
     run(main())
@@ -109,7 +109,7 @@ def test_a_full_writer_waits_on_the_loop_until_the_server_reads(monkeypatch):
         writer_full = asyncio.Event()
         server, base = await start_server(handle)
         async with server, sluice.Client() as client:
-            response = await client.fetch(base + "/slow", method="POST", body=produce(), mark=65536)
+            response = await client.fetch(base + "/slow", method="POST", body=produce(), upload_buffer=65536)
             expected = sha256(b"".join(bytes([i]) * piece for i in range(count)))
             assert await response.text() == expected
     run(main())

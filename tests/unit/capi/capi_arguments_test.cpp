@@ -27,7 +27,7 @@ TEST(CapiArguments, NullHandlesAndOutputsAreRefused) {
   expect_invalid(sluice_client_get_stats(nullptr, nullptr, 0), "sluice_client_get_stats");
   expect_invalid(sluice_request_new("GET", 3, "http://x/", 9, nullptr), "sluice_request_new");
   expect_invalid(sluice_request_add_header(nullptr, "a", 1, "b", 1), "sluice_request_add_header");
-  expect_invalid(sluice_request_set_mark(nullptr, 10), "sluice_request_set_mark");
+  expect_invalid(sluice_request_set_allowance(nullptr, 10, 10), "sluice_request_set_allowance");
   expect_invalid(sluice_client_fetch(nullptr, nullptr, nullptr), "sluice_client_fetch");
   sluice_response* response = reinterpret_cast<sluice_response*>(&options);
   expect_invalid(sluice_client_fetch(nullptr, nullptr, &response), "sluice_client_fetch");
@@ -78,7 +78,9 @@ TEST(CapiArguments, TextWithNulCrOrLfIsRefused) {
 TEST(CapiArguments, OutOfRangeValuesAreRefused) {
   sluice_request* request = nullptr;
   ASSERT_EQ(sluice_request_new("GET", 3, "http://a/", 9, &request), SLUICE_OK);
-  expect_invalid(sluice_request_set_mark(request, 0), "sluice_request_set_mark");
+  expect_invalid(sluice_request_set_allowance(request, 0, 10), "sluice_request_set_allowance");
+  expect_invalid(sluice_request_set_allowance(request, 10, 0), "sluice_request_set_allowance");
+  expect_invalid(sluice_request_set_allowance(request, 20, 10), "sluice_request_set_allowance");
   expect_invalid(sluice_request_set_version(request, static_cast<sluice_version_policy>(42)),
                  "sluice_request_set_version");
   expect_invalid(sluice_request_set_timeout_ms(request, static_cast<sluice_timeout>(9), 5),

@@ -42,7 +42,7 @@ TEST_F(H2FlowControlTest, SmallMarkHoldsAfterTheFirst64KiB) {
   RecordingSink held(16 * kKiB);
   held.hold();
   ExchangeRequest request = get("/small");
-  request.mark = 16 * kKiB;
+  request.allowance = {16 * kKiB, 16 * kKiB};
   const std::int32_t stream_id = submit(std::move(request), held);
   pump();
   peer.respond(stream_id, 200);

@@ -30,6 +30,13 @@ class H3FlowControlTest : public ::testing::Test, protected test::H3ClientHarnes
  protected:
   explicit H3FlowControlTest(H3PeerOptions options = {}) : H3ClientHarness(options) {}
 
+  // The manual clock never moves, so a prompt reader's allowance would grow each
+  // step (and its credit would go as growth): credit tests fix it at 256 KiB.
+  static ExchangeRequest fixed(ExchangeRequest request) {
+    request.allowance = BodyAllowance{256 * kKiB, 256 * kKiB};
+    return request;
+  }
+
   int credit_lines(const std::string& stream) const {
     return static_cast<int>(std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
       return line.find("c1 " + stream + " h3: credit +") != std::string::npos;
@@ -41,7 +48,7 @@ class H3FlowControlTest : public ::testing::Test, protected test::H3ClientHarnes
 // not once per packet.
 TEST_F(H3FlowControlTest, PromptReaderIsCreditedInHalfWindowSteps) {
   RecordingSink prompt;
-  const std::int64_t stream_id = submit(get("/prompt"), prompt);
+  const std::int64_t stream_id = submit(fixed(get("/prompt")), prompt);
   pump();
   const std::string body = pattern(2 * kMiB, 'p');
   peer.respond(stream_id, 200);
@@ -60,7 +67,7 @@ TEST_F(H3FlowControlTest, SmallMarkHoldsFromTheFirstByte) {
   RecordingSink held(16 * kKiB);
   held.hold();
   ExchangeRequest request = get("/small");
-  request.mark = 16 * kKiB;
+  request.allowance = {16 * kKiB, 16 * kKiB};
   const std::int64_t stream_id = submit(std::move(request), held);
   pump();
   peer.respond(stream_id, 200);
@@ -151,7 +158,7 @@ class H3FlowControlOneReadTest : public H3FlowControlTest {
 
 TEST_F(H3FlowControlOneReadTest, MalformedBodyAfterCreditedBytesIsNotCreditedTwice) {
   RecordingSink sink;
-  const std::int64_t stream_id = submit(get("/overrun"), sink);
+  const std::int64_t stream_id = submit(fixed(get("/overrun")), sink);
   pump();
   peer.respond(stream_id, 200, {{"content-length", "140000"}});
   pump();

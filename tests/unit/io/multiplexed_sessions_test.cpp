@@ -35,6 +35,12 @@ using test::pattern;
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;
 constexpr std::size_t kMark = 256 * kKiB;  // RecordingSink's and ExchangeRequest's default
+// The manual clock never moves, so every reader looks prompt and its allowance would
+// grow each step: tests of credit and holding fix the allowance at the mark instead.
+ExchangeRequest fixed(ExchangeRequest request) {
+  request.allowance = BodyAllowance{kMark, kMark};
+  return request;
+}
 
 template <class Side>
 class MultiplexedSessions : public ::testing::Test {
@@ -548,7 +554,7 @@ TYPED_TEST(MultiplexedSessions, AHeldStreamStaysAtItsMarkWhileASiblingCompletes)
   RecordingSink held;
   held.hold();
   RecordingSink sibling;
-  const std::int64_t held_id = side.submit(side.get("/held"), held);
+  const std::int64_t held_id = side.submit(fixed(side.get("/held")), held);
   const std::int64_t sibling_id = side.submit(side.get("/sibling"), sibling);
   side.pump();
   EXPECT_EQ(side.server_room(held_id), kMark);
@@ -587,7 +593,7 @@ TYPED_TEST(MultiplexedSessions, ASlowReaderBelowItsMarkNeverStalls) {
   TypeParam side;
   RecordingSink slow;
   slow.hold();
-  const std::int64_t id = side.submit(side.get("/slow"), slow);
+  const std::int64_t id = side.submit(fixed(side.get("/slow")), slow);
   side.pump();
   std::size_t most_held = 0;
   slow.after_body = [&] {
@@ -634,7 +640,7 @@ TYPED_TEST(MultiplexedSessions, ALargerMarkOpensALargerStreamWindow) {
   RecordingSink held(1 * kMiB);
   held.hold();
   ExchangeRequest request = side.get("/big");
-  request.mark = 1 * kMiB;
+  request.allowance = {1 * kMiB, 1 * kMiB};
   const std::int64_t id = side.submit(std::move(request), held);
   side.pump();
   side.respond(id, 200);

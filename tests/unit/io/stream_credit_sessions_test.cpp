@@ -181,20 +181,43 @@ TYPED_TEST(WindowPolicySessions, AReaderThatTakesEveryChunkAsItArrivesGrowsItsWi
   EXPECT_TRUE(side.traced(side.tag(id) + "window 256 KiB -> 4 MiB (rtt 50.0 ms)"));
 }
 
-TYPED_TEST(WindowPolicySessions, OnLoopbackTheWindowStaysAtTheMark) {
+// On loopback the allowance follows the reader's hand-off (2 ms) instead of the
+// path: a reader that takes each window a millisecond after it landed doubles it per
+// step; one that comes back only every 4 ms (slower than half a window per 3 ms)
+// keeps it, and never gets more than it per round.
+TYPED_TEST(WindowPolicySessions, OnLoopbackAReaderThatKeepsUpDoublesItsWindowPerStep) {
   TypeParam side({.max_window = 16 * kMiB});
   side.use_rtt(microseconds(50));
   RecordingSink sink;
   sink.hold();
   const std::int64_t id = side.open(sink);
   side.pump();
-  side.respond_generated(id, 16 * kMiB, kSeed);
+  side.respond_generated(id, 32 * kMiB, kSeed);
+  for (int round = 0; round < 1000 && !sink.completed; ++round) {
+    side.pump();
+    side.advance(milliseconds(1));
+    if (sink.take(SIZE_MAX)) side.resume(id);
+  }
+  EXPECT_TRUE(sink.completed);
+  EXPECT_TRUE(side.traced(side.tag(id) + "window 256 KiB -> 512 KiB (rtt"));
+  EXPECT_TRUE(side.traced(side.tag(id) + "window 8 MiB -> 16 MiB (rtt"));
+  EXPECT_FALSE(side.traced(side.tag(id) + "window 256 KiB -> 1 MiB")) << "more than double";
+}
+
+TYPED_TEST(WindowPolicySessions, OnLoopbackAReaderSlowerThanAHandOffKeepsItsWindow) {
+  TypeParam side({.max_window = 16 * kMiB});
+  side.use_rtt(microseconds(50));
+  RecordingSink sink;
+  sink.hold();
+  const std::int64_t id = side.open(sink);
+  side.pump();
+  side.respond_generated(id, 8 * kMiB, kSeed);
   std::uint64_t most_per_round = 0;
   for (int round = 0; round < 1000 && !sink.completed; ++round) {
     const std::size_t before = sink.body.size();
     side.pump();
     most_per_round = std::max<std::uint64_t>(most_per_round, sink.body.size() - before);
-    side.advance(milliseconds(1));  // the reader takes a window per millisecond: 20 rtt
+    side.advance(milliseconds(4));
     if (sink.take(SIZE_MAX)) side.resume(id);
   }
   EXPECT_TRUE(sink.completed);

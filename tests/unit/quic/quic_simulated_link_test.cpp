@@ -82,6 +82,9 @@ class QuicSimulatedLinkTest : public ::testing::Test {
     request.scheme = "https";
     request.authority = "localhost";
     request.target = std::move(target);
+    // RecordingSink holds at 256 KiB: the allowance is fixed there, as the sink knows
+    // no other (it ignores on_allowance).
+    request.allowance = BodyAllowance{256 * 1024, 256 * 1024};
     auto submitted = session_.submit(request, sink);
     EXPECT_TRUE(submitted) << submitted.error().message();
     codec_->request_write();
