@@ -43,6 +43,31 @@ struct CurlRun {
 /// with curl's exit code in the message.
 Result<CurlRun> run_curl(const BenchOptions& options);
 
+/// One curl process that fetched options.url several times in a row, reusing its
+/// connection (curl_sequence_peer.cpp).
+struct CurlSequence {
+  /// Each transfer's %{time_total}: for a reused connection, from the transfer's start
+  /// to its end; the first also includes connecting (and the TLS handshake).
+  std::vector<double> seconds;
+  std::uint64_t connects = 0;  ///< %{num_connects} summed: 1 when every transfer reused the first
+  std::string http_version;    ///< %{http_version} of the first transfer
+};
+
+/// Runs one `curl -K FILE` whose config file names options.url `requests` times, each
+/// written to /dev/null, with the option mapping of run_curl. Fails (category
+/// protocol) when curl fails or a status is not 2xx; (category io) when the config
+/// file cannot be written.
+Result<CurlSequence> run_curl_sequence(const BenchOptions& options, std::size_t requests);
+
+/// h2load's "time for request" line: each request from its start to its end, the
+/// connection's set-up not included.
+struct H2loadRequestTimes {
+  double min_s = 0;
+  double max_s = 0;
+  double mean_s = 0;
+  double sd_s = 0;
+};
+
 /// One `h2load` run of options.url: N requests with C in flight.
 struct H2loadRun {
   double wall_s = 0;          ///< its "finished in" time: first connect to last response
@@ -50,6 +75,7 @@ struct H2loadRun {
   std::uint64_t succeeded = 0;
   double cpu_s = 0;           ///< the child's user + system time (wait4)
   std::string protocol;       ///< its "Application protocol" line: h2, h2c, http/1.1
+  H2loadRequestTimes request_times;  ///< its "time for request" line
 };
 
 /// Runs `h2load -n N -c 1 -m C URL` (HTTP/2: C streams on one connection), or with

@@ -31,6 +31,13 @@ subcommands:
       (default 1). Prints the median requests/s and CPU per 1000 requests. When
       h2load is on PATH, runs it on the same URL interleaved with ours and prints
       its requests/s and ratio_vs_h2load.
+  latency --url URL [--requests N]
+      Sends N small GETs (default 1000) one after another on one Client, each
+      body read whole before the next request, so all reuse one connection;
+      prints the p50, p99 and mean time per request after the first (which
+      connects). Peers: curl fetching the same N URLs in one command
+      (ratio_p50_vs_curl, ours/curl: lower is better) and, over h2, h2load -c1
+      -m1 -n N (ratio_mean_vs_h2load). Over HTTP/3 sluice figures only.
   upload-burst [--count N] [--size BYTES] [--url URL]
       Starts N uploads (PUT) of owned bodies of BYTES each at once (default 300
       of 1 MiB) to a server that reads slowly (one on loopback, unless --url),
@@ -83,7 +90,8 @@ options:
   --copy           throughput: read with BodyReader::read into a buffer, not
                    BodyReader::next in place
   --reads 0|1      held: read nothing, or one chunk of each body, before holding
-  --requests N     many: requests in all
+  --requests N     many: requests in all; latency: requests one after another
+                   (2..1000000, default 1000)
   --concurrency C  many: requests in flight at once
   --read-first BYTES
                    held: read each body at full speed for BYTES (or to its
