@@ -24,8 +24,11 @@ struct PeerRun {
 
 /// Runs argv[0], searched on PATH, with stdin from /dev/null, stdout captured and
 /// stderr inherited (so its error messages reach the person running the bench).
+/// `extra_env` ("NAME=value" entries) is added to this process's environment for the
+/// child, replacing variables of the same name.
 /// Fails (category io) only when the program could not be started.
-Result<PeerRun> run_peer(const std::vector<std::string>& argv);
+Result<PeerRun> run_peer(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& extra_env = {});
 
 /// Whether `program` is an executable file in one of PATH's directories.
 bool on_path(std::string_view program);
@@ -84,6 +87,18 @@ struct H2loadRun {
 /// protocol) when it cannot run, prints no result, or fewer than N requests
 /// succeeded (a non-2xx status counts as a failure), with its counts in the message.
 Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1);
+
+/// Whether Node's fetch can be the peer of `held` for these options: it speaks
+/// HTTP/1.1 only, so the options must ask for HTTP/1.1 (--http1.1) or leave it to a
+/// plain http:// URL (no version option, or --http2, which needs TLS ALPN).
+bool node_held_applies(const BenchOptions& options);
+
+/// Runs bench/held_node_peer.mjs (its path in the source tree is built in) with
+/// `node --expose-gc` on options.url and options.count, with --cacert as
+/// NODE_EXTRA_CA_CERTS and -k as NODE_TLS_REJECT_UNAUTHORIZED=0, and returns its
+/// node_held_rss_mib_per_response. Fails (category io) when the script is not where
+/// it was built from, (category protocol) when it fails or prints no figure.
+Result<double> run_node_held(const BenchOptions& options);
 
 /// One gtlsclient download of options.url (HTTP/3), body discarded. gtlsclient
 /// reports nothing useful on failure, so check once with verify_gtlsclient.

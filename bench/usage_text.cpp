@@ -24,7 +24,10 @@ subcommands:
       Starts N requests at once, reads nothing (--reads 0, default), one chunk
       of each body (--reads 1) or BYTES of each at full speed (--read-first),
       waits 5 s so the 4 s sweep has run, and prints the resident memory each
-      unread response holds and the receive windows of their streams.
+      unread response holds and the receive windows of their streams. Over
+      HTTP/1.1 (--http1.1, or an http:// URL) with nothing read, when node is
+      on PATH, then runs Node's fetch on the same URL (bench/held_node_peer.mjs)
+      and prints node_held_rss_mib_per_response and ratio_vs_node.
   many --url URL --requests N --concurrency C [--runs R]
       Fetches URL N times through one Client with C requests in flight at once
       (over h2: streams of one connection; over HTTP/1.1: C connections), R times
