@@ -284,13 +284,16 @@ int compare_with_node(const BenchOptions& options, double ours_mib_per_response)
     return kExitOk;
   }
   print_note("running Node's fetch on the same URL (bench/held_node_peer.mjs)");
-  Result<double> node = run_node_held(options);
+  Result<NodeHeldRun> node = run_node_held(options);
   if (!node) {
     print_note(node.error().message());
     return kExitFailed;
   }
-  print_figure("node_held_rss_mib_per_response", *node);
-  print_figure("ratio_vs_node", *node > 0 ? ours_mib_per_response / *node : 0);
+  print_figure("node_held_rss_mib_per_response", node->rss_mib_per_response);
+  print_figure("node_held_js_mib_per_response", node->js_mib_per_response);
+  print_figure("ratio_vs_node", node->rss_mib_per_response > 0
+                                    ? ours_mib_per_response / node->rss_mib_per_response
+                                    : 0);
   return kExitOk;
 }
 

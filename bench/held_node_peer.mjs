@@ -86,14 +86,19 @@ async function main() {
   }
   await warmUp(url);
   collect();
-  const before = process.memoryUsage().rss;
+  const before = process.memoryUsage();
   const responses = await startAll(url, count);
   await sleep(kSettleMs);
   collect();
-  const grown = process.memoryUsage().rss - before;
+  const now = process.memoryUsage();
+  const grown = now.rss - before.rss;
+  // What JavaScript holds (V8's heap and the buffers outside it): steadier than RSS,
+  // which moves by megabytes with the allocator's and V8's own bookkeeping.
+  const js = (usage) => usage.heapUsed + usage.external;
   printFigure('node_held_count', responses.length, 0);
   printFigure('node_held_rss_mib_per_response', grown / kMiB / count);
   printFigure('node_held_rss_mib_total', grown / kMiB);
+  printFigure('node_held_js_mib_per_response', (js(now) - js(before)) / kMiB / count);
   // The held connections would keep the event loop alive: end here.
   process.exit(0);
 }

@@ -20,25 +20,23 @@
 namespace sluice::bench {
 namespace {
 
-constexpr std::string_view kFigure = "node_held_rss_mib_per_response ";
-
 std::string script_path() { return std::string(SLUICE_BENCH_SOURCE_DIR) + "/held_node_peer.mjs"; }
 
 Error node_error(const std::string& what) {
   return Error(ErrorCategory::protocol, "node (held_node_peer.mjs): " + what);
 }
 
-// The value of the script's per-response line; the script prints nothing else that
-// starts so.
-Result<double> parse_figure(std::string_view output) {
-  const std::size_t at = output.find(kFigure);
+// The value on the script's line `name value`.
+Result<double> parse_figure(std::string_view output, std::string_view name) {
+  const std::string prefix = std::string(name) + " ";
+  const std::size_t at = output.find(prefix);
   if (at == std::string_view::npos || (at > 0 && output[at - 1] != '\n')) {
-    return node_error("no '" + std::string(kFigure) + "' line in its output");
+    return node_error("no '" + std::string(name) + "' line in its output");
   }
-  const std::string_view text = output.substr(at + kFigure.size());
+  const std::string_view text = output.substr(at + prefix.size());
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc()) return node_error("unreadable '" + std::string(kFigure) + "' line");
+  if (ec != std::errc()) return node_error("unreadable '" + std::string(name) + "' line");
   return value;
 }
 
@@ -59,7 +57,7 @@ bool node_held_applies(const BenchOptions& options) {
   return false;
 }
 
-Result<double> run_node_held(const BenchOptions& options) {
+Result<NodeHeldRun> run_node_held(const BenchOptions& options) {
   const std::string script = script_path();
   if (::access(script.c_str(), R_OK) != 0) {
     return Error(ErrorCategory::io, "cannot read " + script + " (the Node peer's script)");
@@ -74,7 +72,11 @@ Result<double> run_node_held(const BenchOptions& options) {
     return node_error(run->term_signal != 0 ? "killed by signal " + std::to_string(run->term_signal)
                                             : "exit status " + std::to_string(run->exit_code));
   }
-  return parse_figure(run->output);
+  Result<double> rss = parse_figure(run->output, "node_held_rss_mib_per_response");
+  if (!rss) return std::move(rss).error();
+  Result<double> js = parse_figure(run->output, "node_held_js_mib_per_response");
+  if (!js) return std::move(js).error();
+  return NodeHeldRun{*rss, *js};
 }
 
 }  // namespace sluice::bench

@@ -93,12 +93,18 @@ Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1);
 /// plain http:// URL (no version option, or --http2, which needs TLS ALPN).
 bool node_held_applies(const BenchOptions& options);
 
+/// What held_node_peer.mjs printed: MiB per held response.
+struct NodeHeldRun {
+  double rss_mib_per_response = 0;  ///< node_held_rss_mib_per_response: VmRSS growth
+  double js_mib_per_response = 0;   ///< node_held_js_mib_per_response: V8 heap + external
+};
+
 /// Runs bench/held_node_peer.mjs (its path in the source tree is built in) with
 /// `node --expose-gc` on options.url and options.count, with --cacert as
-/// NODE_EXTRA_CA_CERTS and -k as NODE_TLS_REJECT_UNAUTHORIZED=0, and returns its
-/// node_held_rss_mib_per_response. Fails (category io) when the script is not where
-/// it was built from, (category protocol) when it fails or prints no figure.
-Result<double> run_node_held(const BenchOptions& options);
+/// NODE_EXTRA_CA_CERTS and -k as NODE_TLS_REJECT_UNAUTHORIZED=0. Fails (category io)
+/// when the script is not where it was built from, (category protocol) when it fails
+/// or prints no figure.
+Result<NodeHeldRun> run_node_held(const BenchOptions& options);
 
 /// One gtlsclient download of options.url (HTTP/3), body discarded. gtlsclient
 /// reports nothing useful on failure, so check once with verify_gtlsclient.
