@@ -26,13 +26,15 @@ const char* subcommand_name(Subcommand subcommand) {
     case Subcommand::download: return "download";
     case Subcommand::link: return "link";
     case Subcommand::resumption: return "resumption";
+    case Subcommand::latency: return "latency";
   }
   return "?";
 }
 
 constexpr Subcommand kAllSubcommands[] = {
     Subcommand::throughput,    Subcommand::held,     Subcommand::many, Subcommand::upload_burst,
-    Subcommand::append_growth, Subcommand::download, Subcommand::link, Subcommand::resumption};
+    Subcommand::append_growth, Subcommand::download, Subcommand::link, Subcommand::resumption,
+    Subcommand::latency};
 
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
@@ -42,7 +44,7 @@ constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigne
 constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
                                          bit(Subcommand::many) | bit(Subcommand::upload_burst) |
                                          bit(Subcommand::download) | bit(Subcommand::link) |
-                                         bit(Subcommand::resumption);
+                                         bit(Subcommand::resumption) | bit(Subcommand::latency);
 // The subcommands whose transfers may run through a delay link (--rtt): the others
 // measure memory locally or against their own slow server, where a delay means nothing.
 constexpr unsigned kLinkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
@@ -279,37 +281,47 @@ Result<void> Parser::apply_link(std::string_view name, std::string_view value) {
   return {};
 }
 
-// The options that take a whole number, each valid for some subcommands only.
+// The options that take a whole number, each valid for some subcommands only. An
+// option may have a row per subcommand when its range differs between them.
+struct Counted {
+  std::string_view name;
+  unsigned subcommands;  // bits of bit()
+  std::uint64_t min, max;
+};
+constexpr Counted kCounted[] = {
+    {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download) |
+                   bit(Subcommand::resumption), 1, 1000},
+    {"--split", bit(Subcommand::download) | bit(Subcommand::resumption), 1, 16},
+    {"--count", bit(Subcommand::held) | bit(Subcommand::upload_burst), 1, 10000},
+    {"--reads", bit(Subcommand::held), 0, 1},
+    {"--requests", bit(Subcommand::many), 1, 100'000'000},
+    // latency times every request after the first, which opens the connection.
+    {"--requests", bit(Subcommand::latency), 2, 1'000'000},
+    {"--concurrency", bit(Subcommand::many), 1, 10000},
+};
+
 Result<void> Parser::apply_counted(std::string_view name, std::string_view value) {
-  struct Counted {
-    std::string_view name;
-    unsigned subcommands;  // bits of bit()
-    std::uint64_t min, max;
-  };
-  static const Counted kCounted[] = {
-      {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download) |
-                     bit(Subcommand::resumption), 1, 1000},
-      {"--split", bit(Subcommand::download) | bit(Subcommand::resumption), 1, 16},
-      {"--count", bit(Subcommand::held) | bit(Subcommand::upload_burst), 1, 10000},
-      {"--reads", bit(Subcommand::held), 0, 1},
-      {"--requests", bit(Subcommand::many), 1, 100'000'000},
-      {"--concurrency", bit(Subcommand::many), 1, 10000},
-  };
+  const Counted* row = nullptr;
+  unsigned allowed = 0;  // every subcommand any row of this name applies to
   for (const Counted& counted : kCounted) {
     if (counted.name != name) continue;
-    if (Result<void> ok = only_for(counted.subcommands, name); !ok) return ok;
-    Result<std::uint64_t> number = parse_number(name, value, counted.min, counted.max);
-    if (!number) return std::move(number).error();
-    if (name == "--runs") options_.runs = static_cast<int>(*number);
-    if (name == "--count") options_.count = static_cast<std::size_t>(*number);
-    if (name == "--reads") options_.reads_one_chunk = *number == 1;
-    if (name == "--requests") options_.requests = static_cast<std::size_t>(*number);
-    if (name == "--concurrency") options_.concurrency = static_cast<std::size_t>(*number);
-    if (name == "--split") options_.split = static_cast<unsigned>(*number);
-    count_given_ = count_given_ || name == "--count";
-    return {};
+    allowed |= counted.subcommands;
+    if ((counted.subcommands & bit(subcommand_)) != 0) row = &counted;
   }
-  return usage_error("unknown option '" + std::string(name) + "' (try 'sluice-bench help')");
+  if (allowed == 0) {
+    return usage_error("unknown option '" + std::string(name) + "' (try 'sluice-bench help')");
+  }
+  if (Result<void> ok = only_for(allowed, name); !ok) return ok;
+  Result<std::uint64_t> number = parse_number(name, value, row->min, row->max);
+  if (!number) return std::move(number).error();
+  if (name == "--runs") options_.runs = static_cast<int>(*number);
+  if (name == "--count") options_.count = static_cast<std::size_t>(*number);
+  if (name == "--reads") options_.reads_one_chunk = *number == 1;
+  if (name == "--requests") options_.requests = static_cast<std::size_t>(*number);
+  if (name == "--concurrency") options_.concurrency = static_cast<std::size_t>(*number);
+  if (name == "--split") options_.split = static_cast<unsigned>(*number);
+  count_given_ = count_given_ || name == "--count";
+  return {};
 }
 
 Result<std::string_view> Parser::take_value(std::string_view name,
@@ -366,6 +378,7 @@ Result<void> Parser::check_complete() {
   if (options_.read_first > 0 && options_.reads_one_chunk) {
     return usage_error("--read-first conflicts with --reads 1 (give one of them)");
   }
+  if (subcommand_ == Subcommand::latency && options_.requests == 0) options_.requests = 1000;
   if (options_.runs == 0) {
     options_.runs = subcommand_ == Subcommand::many ? 1 : subcommand_ == Subcommand::resumption ? 5 : 3;
   }

@@ -27,6 +27,7 @@ enum class Subcommand {
   download,
   link,
   resumption,
+  latency,
 };
 
 struct BenchOptions {
@@ -51,7 +52,9 @@ struct BenchOptions {
   /// throughput: --copy reads with BodyReader::read into a buffer instead of borrowing
   /// the staged bytes with BodyReader::next.
   bool copy_reads = false;
-  std::size_t requests = 0;         ///< many: requests in all (required)
+  /// many: requests in all (required); latency: sequential requests (0 until
+  /// parsed: 1000)
+  std::size_t requests = 0;
   std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
   unsigned split = 1;               ///< download, resumption: DownloadOptions::ranges (--split N)
   std::string dir;                  ///< download, resumption: where files go (--dir; empty: $TMPDIR or /tmp)

@@ -1,6 +1,7 @@
 // Runs h2load (nghttp2's load generator) as the peer of `sluice-bench many` and
 // reads its summary. Main thread only.
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -38,15 +39,21 @@ std::optional<std::pair<Number, std::string_view>> leading_number(std::string_vi
   return std::pair{value, text.substr(static_cast<std::size_t>(end - text.data()))};
 }
 
+// The seconds a unit of h2load's durations ("s", "ms", "us") stands for, 0 when
+// `rest` starts with none of them.
+double unit_scale(std::string_view rest) {
+  if (rest.starts_with("s")) return 1;
+  if (rest.starts_with("ms")) return 1e-3;
+  if (rest.starts_with("us")) return 1e-6;
+  return 0;
+}
+
 // "20.46ms, 48880.63 req/s, 28.58MB/s": h2load prints the duration in s, ms or us.
 bool parse_finished(std::string_view text, H2loadRun& run) {
   auto duration = leading_number<double>(text);
   if (!duration) return false;
   auto [value, rest] = *duration;
-  double scale = 0;
-  if (rest.starts_with("s,")) scale = 1;
-  if (rest.starts_with("ms,")) scale = 1e-3;
-  if (rest.starts_with("us,")) scale = 1e-6;
+  const double scale = unit_scale(rest);
   std::size_t comma = rest.find(", ");
   if (scale == 0 || comma == std::string_view::npos) return false;
   auto rate = leading_number<double>(rest.substr(comma + 2));
@@ -54,6 +61,22 @@ bool parse_finished(std::string_view text, H2loadRun& run) {
   run.wall_s = value * scale;
   run.requests_per_s = rate->first;
   return true;
+}
+
+// "      46us      4.31ms        97us       370us    98.50%": min, max, mean and
+// standard deviation, each with its unit.
+std::optional<H2loadRequestTimes> parse_request_times(std::string_view text) {
+  double seconds[4] = {};
+  for (double& value : seconds) {
+    text.remove_prefix(std::min(text.find_first_not_of(' '), text.size()));
+    auto number = leading_number<double>(text);
+    if (!number) return std::nullopt;
+    const double scale = unit_scale(number->second);
+    if (scale == 0) return std::nullopt;
+    value = number->first * scale;
+    text = number->second.substr(std::min(number->second.find(' '), number->second.size()));
+  }
+  return H2loadRequestTimes{seconds[0], seconds[1], seconds[2], seconds[3]};
 }
 
 // The count just before `word` in "1000 total, ..., 998 succeeded, 2 failed, ...".
@@ -119,6 +142,11 @@ Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1) {
                         options);
   }
   run.protocol = std::string(line_after(peer->output, "Application protocol: ").value_or("?"));
+  std::optional<std::string_view> times = line_after(peer->output, "time for request:");
+  std::optional<H2loadRequestTimes> request_times =
+      times ? parse_request_times(*times) : std::nullopt;
+  if (!request_times) return h2load_error("no readable 'time for request' line in its output", options);
+  run.request_times = *request_times;
   return run;
 }
 

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/peer.hpp"
 #include "bench/report.hpp"
 #include "bench/rss.hpp"
 #include "bench/subcommands.hpp"
@@ -223,9 +224,15 @@ Result<double> warm_up(const ClientOptions& client_opts, const BenchOptions& opt
   return to_mib(end->rss_bytes) - to_mib(start->rss_bytes);
 }
 
-}  // namespace
+// What measure_held found: its exit status and, when it is 0, our figure.
+struct HeldOutcome {
+  int status = kExitFailed;
+  double rss_mib_per_response = 0;
+};
 
-int run_held(const BenchOptions& options) {
+// Our measurement, its figures printed. The Client and the responses are gone when it
+// returns, so a peer run after it does not share the machine with them.
+HeldOutcome measure_held(const BenchOptions& options) {
   ClientOptions client_opts = client_options(options);
   client_opts.max_connections_per_origin = options.count;
   // Off means a sweep so rare that it never runs within the benchmark.
@@ -235,38 +242,69 @@ int run_held(const BenchOptions& options) {
   Result<double> warm_up_mib = warm_up(client_opts, options, buffer);
   if (!warm_up_mib) {
     print_note("the warm-up request failed: " + warm_up_mib.error().describe());
-    return kExitFailed;
+    return {};
   }
   Result<Client> client = Client::create(client_opts);
   if (!client) {
     print_note(client.error().describe());
-    return kExitFailed;
+    return {};
   }
   Result<MemoryStatus> before = read_memory_status();
   if (!before) {
     print_note(before.error().message());
-    return kExitFailed;
+    return {};
   }
   Result<std::vector<Response>> responses = start_all(*client, options);
   if (!responses) {
     print_note("request failed: " + responses.error().describe());
-    return kExitFailed;
+    return {};
   }
   Result<double> read_first_s = read_before_holding(*responses, options, buffer);
   if (!read_first_s) {
     print_note("reading a body failed: " + read_first_s.error().describe());
-    return kExitFailed;
+    return {};
   }
   hold(*client, options.count);
   Result<MemoryStatus> now = read_memory_status();
   if (!now) {
     print_note(now.error().message());
-    return kExitFailed;
+    return {};
   }
   print_held_figures(*responses, *before, *now);
   print_figure("warm_up_rss_mib", *warm_up_mib);
   print_client_figures(client->stats(), options, *read_first_s);
-  return kExitOk;  // responses, then the Client, are dropped on the way out
+  const double grown = static_cast<double>(now->rss_bytes) - static_cast<double>(before->rss_bytes);
+  return {kExitOk, grown / kMiB / static_cast<double>(options.count)};
+}
+
+// Node's fetch on the same URL, when it speaks what we measured (HTTP/1.1) and the
+// figure means the same (nothing read: the script reads no body).
+int compare_with_node(const BenchOptions& options, double ours_mib_per_response) {
+  if (!node_held_applies(options) || options.reads_one_chunk || options.read_first > 0) return kExitOk;
+  if (!on_path("node")) {
+    print_note("node is not on PATH: no Node figures");
+    return kExitOk;
+  }
+  print_note("running Node's fetch on the same URL (bench/held_node_peer.mjs)");
+  Result<NodeHeldRun> node = run_node_held(options);
+  if (!node) {
+    print_note(node.error().message());
+    return kExitFailed;
+  }
+  print_figure("node_held_rss_mib_per_response", node->rss_mib_per_response);
+  print_figure("node_held_js_mib_per_response", node->js_mib_per_response);
+  print_figure("ratio_vs_node", node->rss_mib_per_response > 0
+                                    ? ours_mib_per_response / node->rss_mib_per_response
+                                    : 0);
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_held(const BenchOptions& options) {
+  const HeldOutcome ours = measure_held(options);
+  if (ours.status != kExitOk) return ours.status;
+  return compare_with_node(options, ours.rss_mib_per_response);
 }
 
 }  // namespace sluice::bench

@@ -23,6 +23,7 @@ std::optional<sluice::bench::Subcommand> subcommand_named(std::string_view name)
   if (name == "download") return Subcommand::download;
   if (name == "resumption") return Subcommand::resumption;
   if (name == "link") return Subcommand::link;
+  if (name == "latency") return Subcommand::latency;
   return std::nullopt;
 }
 
@@ -37,6 +38,7 @@ int dispatch(sluice::bench::Subcommand subcommand, const sluice::bench::BenchOpt
     case Subcommand::download: return run_download(options);
     case Subcommand::resumption: return run_resumption(options);
     case Subcommand::link: return run_link(options);
+    case Subcommand::latency: return run_latency(options);
   }
   return kExitUsage;
 }

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <string_view>
 
 extern char** environ;
 
@@ -41,28 +42,49 @@ std::string read_all_from(int fd) {
   }
 }
 
+// This process's environment with `extra` ("NAME=value") added; an entry of extra
+// replaces one of the same name, so the child sees one value (getenv takes the first).
+std::vector<char*> child_environment(const std::vector<std::string>& extra) {
+  std::vector<char*> env;
+  for (const std::string& entry : extra) env.push_back(const_cast<char*>(entry.c_str()));
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string_view inherited = *entry;
+    bool replaced = false;
+    for (const std::string& added : extra) {
+      const std::string_view name = std::string_view(added).substr(0, added.find('=') + 1);
+      replaced = replaced || inherited.starts_with(name);
+    }
+    if (!replaced) env.push_back(*entry);
+  }
+  env.push_back(nullptr);
+  return env;
+}
+
 // Spawns with stdout on pipe_write and stdin on /dev/null; returns the pid or errno.
-int spawn_child(const std::vector<std::string>& argv, int pipe_write, pid_t* pid) {
+int spawn_child(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env,
+                int pipe_write, pid_t* pid) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  std::vector<char*> env = child_environment(extra_env);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, pipe_write, STDOUT_FILENO);
-  int err = posix_spawnp(pid, args[0], &actions, nullptr, args.data(), environ);
+  int err = posix_spawnp(pid, args[0], &actions, nullptr, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   return err;
 }
 
 }  // namespace
 
-Result<PeerRun> run_peer(const std::vector<std::string>& argv) {
+Result<PeerRun> run_peer(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& extra_env) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return spawn_error(argv.at(0), errno);
   auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  int err = spawn_child(argv, fds[1], &pid);
+  int err = spawn_child(argv, extra_env, fds[1], &pid);
   ::close(fds[1]);
   if (err != 0) {
     ::close(fds[0]);

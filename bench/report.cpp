@@ -3,6 +3,7 @@
 #include "bench/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace sluice::bench {
@@ -13,6 +14,14 @@ double median(std::vector<double> values) {
   std::size_t middle = values.size() / 2;
   if (values.size() % 2 == 1) return values[middle];
   return (values[middle - 1] + values[middle]) / 2;
+}
+
+double percentile(std::vector<double> values, double fraction) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(fraction * static_cast<double>(values.size()));
+  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return values[std::min(index, values.size() - 1)];
 }
 
 void print_figure(std::string_view name, double value, int decimals) {

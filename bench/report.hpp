@@ -12,6 +12,11 @@ namespace sluice::bench {
 /// machine should not move the figure.
 double median(std::vector<double> values);
 
+/// The nearest-rank percentile of `values`: the smallest value that at least
+/// `fraction` (0.5, 0.99) of them do not exceed; 0 when empty. Nearest rank rather than
+/// interpolation, so that every figure is a time some request really took.
+double percentile(std::vector<double> values, double fraction);
+
 /// Prints "name value" with `decimals` digits after the point.
 void print_figure(std::string_view name, double value, int decimals = 3);
 

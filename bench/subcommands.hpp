@@ -33,5 +33,8 @@ int run_link(const BenchOptions& options);
 /// A segmented download's handshakes with and without TLS session resumption: time
 /// and CPU until every range's response began, and aria2c's download (resumption.cpp).
 int run_resumption(const BenchOptions& options);
+/// Per-request time of small sequential GETs on one kept-alive connection, ours,
+/// curl's and h2load's (latency.cpp).
+int run_latency(const BenchOptions& options);
 
 }  // namespace sluice::bench

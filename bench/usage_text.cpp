@@ -24,13 +24,23 @@ subcommands:
       Starts N requests at once, reads nothing (--reads 0, default), one chunk
       of each body (--reads 1) or BYTES of each at full speed (--read-first),
       waits 5 s so the 4 s sweep has run, and prints the resident memory each
-      unread response holds and the receive windows of their streams.
+      unread response holds and the receive windows of their streams. Over
+      HTTP/1.1 (--http1.1, or an http:// URL) with nothing read, when node is
+      on PATH, then runs Node's fetch on the same URL (bench/held_node_peer.mjs)
+      and prints node_held_rss_mib_per_response and ratio_vs_node.
   many --url URL --requests N --concurrency C [--runs R]
       Fetches URL N times through one Client with C requests in flight at once
       (over h2: streams of one connection; over HTTP/1.1: C connections), R times
       (default 1). Prints the median requests/s and CPU per 1000 requests. When
       h2load is on PATH, runs it on the same URL interleaved with ours and prints
       its requests/s and ratio_vs_h2load.
+  latency --url URL [--requests N]
+      Sends N small GETs (default 1000) one after another on one Client, each
+      body read whole before the next request, so all reuse one connection;
+      prints the p50, p99 and mean time per request after the first (which
+      connects). Peers: curl fetching the same N URLs in one command
+      (ratio_p50_vs_curl, ours/curl: lower is better) and, over h2, h2load -c1
+      -m1 -n N (ratio_mean_vs_h2load). Over HTTP/3 sluice figures only.
   upload-burst [--count N] [--size BYTES] [--url URL]
       Starts N uploads (PUT) of owned bodies of BYTES each at once (default 300
       of 1 MiB) to a server that reads slowly (one on loopback, unless --url),
@@ -83,7 +93,8 @@ options:
   --copy           throughput: read with BodyReader::read into a buffer, not
                    BodyReader::next in place
   --reads 0|1      held: read nothing, or one chunk of each body, before holding
-  --requests N     many: requests in all
+  --requests N     many: requests in all; latency: requests one after another
+                   (2..1000000, default 1000)
   --concurrency C  many: requests in flight at once
   --read-first BYTES
                    held: read each body at full speed for BYTES (or to its
