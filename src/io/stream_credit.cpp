@@ -150,7 +150,14 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
     takeable -= kept;
   }
   const std::uint64_t before = window_;
-  const std::uint64_t growth = grow(received_ - std::min(held, received_), held, now, rtt);
+  const std::uint64_t taken = received_ - std::min(held, received_);
+  // After a cut the next epoch counts only bytes that arrive from now on: what the
+  // reader drains of what waited through its pause is no sign of keeping up.
+  if (grant.shrunk_to != 0) {
+    epoch_started_ = false;
+    epoch_taken_ = received_;
+  }
+  const std::uint64_t growth = grow(taken, held, now, rtt);
   const bool any_amount = why != CreditTrigger::arrival;
   if (growth == 0 && takeable < before / 2 && !(any_amount && takeable > 0)) return grant;
   credited_ += takeable;

@@ -118,9 +118,11 @@ inline std::string server_key(Wire wire, Need need) {
   return "";
 }
 
-/// The bytes one receive may put beyond the mark (HTTP/1.1's 64 KiB read; a new
-/// h2/h3 stream's first 64 KiB before its own window reaches the server).
-constexpr std::size_t kOneReceive = 64 * 1024;
+/// The most an exchange may hold beyond its allowance: over HTTP/1.1 and TLS, the rest
+/// of one record already decrypted (OpenSSL's records are at most 16 KiB); nothing
+/// otherwise (HTTP/1.1 receives no more than the room left, and h2/h3 windows are the
+/// allowance).
+constexpr std::size_t kPastTheAllowance = 16 * 1024;
 
 /// Every trace line, kept for assertions.
 class TraceLog {

@@ -12,7 +12,7 @@
 namespace sluice {
 namespace {
 
-using test::kOneReceive;
+using test::kPastTheAllowance;
 using test::Need;
 using test::wait_until;
 
@@ -73,7 +73,7 @@ TEST_P(VersionsBorrowedRead, AKeptChunkHoldsTheStreamAtItsMark) {
   ASSERT_TRUE(wait_until(client, [&] { return client.stats().paused_receivers == 1; }))
       << "a kept chunk let the stream run past its mark; staged " << client.stats().staged_bytes;
   EXPECT_GE(client.stats().staged_bytes, request.allowance.initial_bytes);
-  EXPECT_LE(client.stats().staged_bytes, request.allowance.initial_bytes + kOneReceive);
+  EXPECT_LE(client.stats().staged_bytes, request.allowance.initial_bytes + kPastTheAllowance);
 
   first->release();
   const test::BorrowOutcome rest = test::borrow_until_end(response->body, hash);

@@ -246,6 +246,26 @@ TEST_F(StreamCreditTest, AReaderBackFromALongPauseStartsAgainAtTheInitialWindow)
       << "the peer's room beyond what was taken is the initial window";
 }
 
+// What a reader back from a long pause drains was waiting for it: taken at once, it
+// is no sign of keeping up, and the window stays cut.
+TEST_F(StreamCreditTest, DrainingWhatWaitedAfterAPauseDoesNotGrowTheWindow) {
+  StreamCredit credit(64 * kKiB, 32 * kMiB, policy);
+  for (int step = 0; step < 3; ++step) {
+    credit.on_received(credit.window(), at(milliseconds(step)));
+    credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(step)), {});
+  }
+  credit.on_received(512 * kKiB, at(milliseconds(10)));
+  credit.pause_if_unwanted(false, at(milliseconds(10)));
+  credit.resume_if_wanted(true, at(milliseconds(2000)));
+  EXPECT_EQ(credit.evaluate(200 * kKiB, true, CreditTrigger::reader, at(milliseconds(2000)), {})
+                .shrunk_to,
+            64 * kKiB);
+  credit.on_received(10 * kKiB, at(milliseconds(2000)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(2000)), {}).grown_to,
+            0u);
+  EXPECT_EQ(credit.window(), 64 * kKiB);
+}
+
 TEST_F(StreamCreditTest, AShortPauseKeepsTheWindow) {
   StreamCredit credit(64 * kKiB, 32 * kMiB, policy);
   credit.on_received(64 * kKiB, at(milliseconds(0)));
