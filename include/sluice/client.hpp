@@ -116,6 +116,13 @@ struct ClientOptions {
   /// a stream may still receive what it was granted already (at most its
   /// allowance). Allowances grow only within it: their sum stays under it too.
   std::size_t staged_bytes_budget = 0;
+  /// A bound on owned request bodies (BytesBody, and the BytesBody parts of a
+  /// PartsBody) that no transport has taken whole yet (0: none). send() waits while
+  /// the bodies not yet taken would pass it, so a program that makes bodies faster
+  /// than the sockets take them is held back instead of piling them up; a body
+  /// larger than the whole bound goes alone. send() called on the HTTP thread (from a
+  /// callback) never waits. Files and streamed bodies hold no copy and do not count.
+  std::size_t owned_upload_budget = 32 * 1024 * 1024;
   /// The sweep (memory rule 3): this often, the HTTP thread frees the empty scratch
   /// buffers of responses whose readers have held them paused for at least
   /// min(1 s, sweep_interval); a reader paused only for a moment keeps its buffers.
@@ -276,6 +283,10 @@ struct ClientStats {
   std::uint64_t quic_early_data_accepted = 0;
   std::uint64_t quic_early_data_rejected = 0;
   std::uint64_t quic_early_requests = 0;
+  /// Owned request bodies no transport has taken whole yet (owned_upload_budget
+  /// bounds them), and how many send() calls waited for that bound so far.
+  std::size_t owned_upload_bytes = 0;
+  std::uint64_t owned_upload_waits = 0;
 };
 
 /// Thread-safe: send() from any thread. Destroying a Client cancels what is in

@@ -207,6 +207,11 @@ sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
                                                  const char *user_agent, size_t len);
 sluice_code sluice_client_options_set_max_connections_per_origin(
     sluice_client_options *options, size_t count);
+/* Owned request bodies (set_body_bytes) not yet taken whole by a transport (0: no
+ * bound; default 32 MiB): a send waits while more would pass it, except on the
+ * client's HTTP thread. A body larger than the bound goes alone. */
+sluice_code sluice_client_options_set_owned_upload_budget(sluice_client_options *options,
+                                                          size_t bytes);
 /* Bytes staged for readers across every response (0: no bound). */
 sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options *options,
                                                           size_t bytes);
@@ -288,6 +293,8 @@ typedef struct sluice_client_stats {
   uint64_t quic_early_data_accepted; /* QUIC connections whose 0-RTT data was taken, */
   uint64_t quic_early_data_rejected; /* and refused (the requests went again) */
   uint64_t quic_early_requests;      /* requests sent as 0-RTT early data */
+  size_t owned_upload_bytes;   /* owned request bodies no transport took whole yet */
+  uint64_t owned_upload_waits; /* sends that waited for owned_upload_budget */
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */

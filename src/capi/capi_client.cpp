@@ -88,6 +88,15 @@ sluice_code sluice_client_options_set_max_connections_per_origin(sluice_client_o
                       });
 }
 
+sluice_code sluice_client_options_set_owned_upload_budget(sluice_client_options* options,
+                                                          size_t bytes) {
+  return with_options("sluice_client_options_set_owned_upload_budget", options,
+                      [&](ClientOptions& o) {
+                        o.owned_upload_budget = bytes;
+                        return ok();
+                      });
+}
+
 sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options* options,
                                                           size_t bytes) {
   return with_options("sluice_client_options_set_staged_bytes_budget", options,
@@ -188,6 +197,8 @@ sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* 
     all.quic_early_data_accepted = stats.quic_early_data_accepted;
     all.quic_early_data_rejected = stats.quic_early_data_rejected;
     all.quic_early_requests = stats.quic_early_requests;
+    all.owned_upload_bytes = stats.owned_upload_bytes;
+    all.owned_upload_waits = stats.owned_upload_waits;
     // A caller built against an older, shorter struct gets the fields it knows.
     std::memcpy(out, &all, out_size < sizeof all ? out_size : sizeof all);
     return ok();

@@ -215,8 +215,14 @@ PendingResponse Client::send(Request request) {
   }
   std::unique_ptr<RequestBodySource> body;
   if (!std::holds_alternative<std::monostate>(request.body)) {
-    BodyEnvironment env{[poster](std::function<void()> task) { poster->post(std::move(task)); },
-                        &core.file_pool(), core.options().release_threshold, nullptr};
+    BodyEnvironment env;
+    env.post = [poster](std::function<void()> task) { poster->post(std::move(task)); };
+    env.file_pool = &core.file_pool();
+    env.release_threshold = core.options().release_threshold;
+    // Owned bodies wait here, on the caller's thread, for the Client's upload budget;
+    // never on the HTTP thread, which is what gives the budget back.
+    env.upload_budget = core.upload_budget();
+    env.may_wait_for_upload = !core.on_http_thread();
     if (auto host = core.host_dispatch()) {
       env.run_user = [host](std::function<void()> task) { host->post(std::move(task)); };
     }

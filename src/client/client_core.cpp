@@ -46,6 +46,7 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
           options_.staged_bytes_budget,
           // Posted through the poster: a reader may take bytes after the Client is gone.
           [poster = poster_, this] { poster->post([this] { resume_under_budget(); }); })),
+      upload_budget_(std::make_shared<UploadBudget>(options_.owned_upload_budget)),
       file_pool_(options_.file_threads),
       resolver_(loop_, network_.resolver),
       tls_(std::move(tls)),
@@ -153,6 +154,8 @@ ClientStats ClientCore::stats() const {
     stats.quic_early_data_rejected = quic_tls_->tickets().early_rejected;
     stats.quic_early_requests = quic_tls_->tickets().early_requests;
   }
+  stats.owned_upload_bytes = upload_budget_->held();
+  stats.owned_upload_waits = upload_budget_->waits();
   return stats;
 }
 

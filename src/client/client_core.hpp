@@ -17,6 +17,7 @@
 #include "client/network_settings.hpp"
 #include "client/proxy_choice.hpp"
 #include "client/staged_budget.hpp"
+#include "client/upload_budget.hpp"
 #include "quic/quic_tls.hpp"
 #include "io/event_loop.hpp"
 #include "io/stream_credit.hpp"
@@ -80,6 +81,9 @@ class ClientCore {
   AltSvcCache& alt_svc() noexcept { return alt_svc_; }
   /// The Client's staged-bytes total and budget, shared with every staging buffer.
   const std::shared_ptr<StagedBudget>& staged_budget() const noexcept { return staged_budget_; }
+  /// The owned request bodies not yet taken by a transport (ClientOptions::
+  /// owned_upload_budget); send() acquires, each body's source gives back.
+  const std::shared_ptr<UploadBudget>& upload_budget() const noexcept { return upload_budget_; }
   /// The window policy every HTTP/2 and HTTP/3 session of this Client uses; its
   /// ledger sums their streams' windows (ClientStats::allowance_bytes).
   const WindowPolicy& window_policy() const noexcept { return window_policy_; }
@@ -109,6 +113,7 @@ class ClientCore {
   EventLoop loop_;
   std::shared_ptr<HttpPoster> poster_;
   std::shared_ptr<StagedBudget> staged_budget_;
+  std::shared_ptr<UploadBudget> upload_budget_;  // any thread (its own mutex)
   WorkerPool file_pool_;
   Resolver resolver_;
   std::shared_ptr<TlsContext> tls_;

@@ -12,6 +12,7 @@
 #include "client/body_access.hpp"
 #include "client/parts_source.hpp"
 #include "client/source_queue.hpp"
+#include "client/upload_budget.hpp"
 #include "io/byte_queue.hpp"
 #include "io/memory_rules.hpp"
 #include "io/worker_pool.hpp"
@@ -21,11 +22,15 @@ namespace sluice {
 namespace {
 
 /// Owned bytes. The release rule: once the transport took the last byte, a large
-/// copy is freed here on the HTTP thread instead of living until the response ends.
+/// copy is freed here on the HTTP thread instead of living until the response ends;
+/// its share of the Client's upload budget goes back then too, whatever its size.
 class BytesSource final : public RequestBodySource {
  public:
-  BytesSource(std::string bytes, std::size_t release_threshold)
-      : bytes_(std::move(bytes)), length_(bytes_.size()), threshold_(release_threshold) {}
+  BytesSource(std::string bytes, std::size_t release_threshold, UploadShare share)
+      : bytes_(std::move(bytes)),
+        length_(bytes_.size()),
+        threshold_(release_threshold),
+        share_(std::move(share)) {}
 
   std::optional<std::uint64_t> length() const override { return length_; }
   SourceChunk peek(std::size_t max) override {
@@ -35,6 +40,7 @@ class BytesSource final : public RequestBodySource {
   }
   void consume(std::size_t n) override {
     offset_ += n;
+    if (offset_ == length_) share_.release();
     if (offset_ == length_ && releases_off_owner(bytes_.capacity(), threshold_)) {
       const std::size_t freed = bytes_.capacity();
       std::string().swap(bytes_);
@@ -60,6 +66,7 @@ class BytesSource final : public RequestBodySource {
   const std::size_t threshold_;
   std::size_t offset_ = 0;
   bool released_ = false;
+  UploadShare share_;  // given back once the transport took the last byte
 };
 
 /// A file, read in pieces by file-pool jobs; one job in flight at a time, so the file
@@ -260,8 +267,10 @@ Result<std::unique_ptr<RequestBodySource>> open_file_source(const FileBody& file
 Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
                                                             const BodyEnvironment& env) {
   if (auto* bytes = std::get_if<BytesBody>(&body)) {
-    return std::unique_ptr<RequestBodySource>(
-        std::make_unique<BytesSource>(std::move(bytes->bytes), env.release_threshold));
+    if (env.upload_budget) env.upload_budget->acquire(bytes->bytes.size(), env.may_wait_for_upload);
+    UploadShare share(env.upload_budget, bytes->bytes.size());  // before the move below
+    return std::unique_ptr<RequestBodySource>(std::make_unique<BytesSource>(
+        std::move(bytes->bytes), env.release_threshold, std::move(share)));
   }
   if (auto* file = std::get_if<FileBody>(&body)) return open_file_source(*file, env);
   if (auto* stream = std::get_if<StreamBody>(&body)) {

@@ -15,6 +15,7 @@ namespace sluice {
 
 class WorkerPool;
 class SourceQueue;
+class UploadBudget;
 
 /// Runs a task on the HTTP thread (from any thread).
 using PostToHttpThread = std::function<void(std::function<void()>)>;
@@ -23,6 +24,10 @@ struct BodyEnvironment {
   PostToHttpThread post;
   WorkerPool* file_pool = nullptr;
   std::size_t release_threshold = 0;
+  /// What owned bodies (BytesBody) count against until a transport took them whole
+  /// (null: nothing); making one waits for room there when `may_wait_for_upload`.
+  std::shared_ptr<UploadBudget> upload_budget;
+  bool may_wait_for_upload = false;
   /// With host dispatch: where a BodyWriter's when_writable callback runs (posted to
   /// the host's queue). Null: on the HTTP thread.
   PostToHttpThread run_user;

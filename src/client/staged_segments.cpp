@@ -9,9 +9,9 @@ StagedSegments::StagedSegments(std::size_t segment_size) noexcept
     : segment_size_(std::max<std::size_t>(segment_size, 1)) {}
 
 StagedSegments::Segment StagedSegments::new_segment(std::size_t at_least) {
-  if (spare_.block && spare_.capacity >= at_least) {
-    Segment reused = std::move(spare_);
-    spare_ = Segment{};
+  if (!spares_.empty() && spares_.back().capacity >= at_least) {
+    Segment reused = std::move(spares_.back());
+    spares_.pop_back();
     return reused;
   }
   Segment fresh;
@@ -133,8 +133,10 @@ void StagedSegments::consume(std::size_t n) noexcept {
 }
 
 // A drained front block: a tail of the segment size starts over in place (appends
-// write at its start again); any other is kept as the spare if it has the segment
-// size, else freed (an outsized block served one large append).
+// write at its start again); any other is kept as a spare if it has the segment size
+// and the blocks kept stay within the spare limit (one spare always), else freed (an
+// outsized block served one large append). Freed blocks cost more than their free:
+// glibc gives their pages back, and the next receive faults them in again.
 void StagedSegments::retire_front() noexcept {
   if (live() == 1) {
     if (!preparing_) rewind_empty_tail();  // else end_prepare() does it
@@ -148,9 +150,9 @@ void StagedSegments::retire_front() noexcept {
     segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(head_));
     head_ = 0;
   }
-  if (!spare_.block && drained.capacity == segment_size_) {
+  if (drained.capacity == segment_size_ && (spares_.empty() || capacity_ <= spare_limit_)) {
     drained.begin = drained.end = 0;
-    spare_ = std::move(drained);
+    spares_.push_back(std::move(drained));
   } else {
     capacity_ -= drained.capacity;
   }
@@ -159,10 +161,9 @@ void StagedSegments::retire_front() noexcept {
 std::size_t StagedSegments::release_unused() noexcept {
   end_prepare();
   const std::size_t before = capacity_;
-  if (spare_.block) {
-    capacity_ -= spare_.capacity;
-    spare_ = Segment{};
-  }
+  for (const Segment& spare : spares_) capacity_ -= spare.capacity;
+  spares_.clear();
+  spares_.shrink_to_fit();
   if (size_ == 0) {
     for (std::size_t i = head_; i < segments_.size(); ++i) capacity_ -= segments_[i].capacity;
     drop_all_segments();

@@ -29,10 +29,13 @@ class StagedSegments {
     segment_size_ = segment_size > 0 ? segment_size : 1;
   }
   std::size_t segment_size() const noexcept { return segment_size_; }
+  /// Drained blocks are kept for reuse while all blocks together stay within `bytes`
+  /// (one spare is kept in any case); release_unused() frees them all.
+  void set_spare_limit(std::size_t bytes) noexcept { spare_limit_ = bytes; }
   /// Bytes staged and not yet consumed.
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  /// Bytes allocated, the spare block included.
+  /// Bytes allocated, the spare blocks included.
   std::size_t capacity() const noexcept { return capacity_; }
   /// The whole body will be `total` bytes: a block for it need be no larger (an
   /// append still gets room for what it brings, a prepare its floor). Many short
@@ -61,11 +64,11 @@ class StagedSegments {
   /// Returns how many it copied.
   std::size_t copy_front(std::span<std::byte> into) const noexcept;
   /// Drops `n` staged bytes from the front (n <= size()). A drained block of the
-  /// segment size is reused (as the tail, or as the one spare); a larger one is freed.
+  /// segment size is reused (as the tail, or as a spare); a larger one is freed.
   void consume(std::size_t n) noexcept;
   /// Drops every staged byte (the blocks stay, as for consume); ends an open prepare.
   void clear() noexcept;
-  /// Frees the spare block, and every block when nothing is staged; returns the
+  /// Frees the spare blocks, and every block when nothing is staged; returns the
   /// bytes freed. Ends an open prepare.
   std::size_t release_unused() noexcept;
 
@@ -93,7 +96,10 @@ class StagedSegments {
   // which allocates twice even when empty (a buffer per response, many small ones).
   std::vector<Segment> segments_;
   std::size_t head_ = 0;  // segments_[0, head_) are drained records awaiting compaction
-  Segment spare_;                 // a drained block kept for the next append
+  // Drained blocks kept for the next appends: one at least, more while all blocks
+  // together stay within spare_limit_ (a prompt reader's allowance).
+  std::vector<Segment> spares_;
+  std::size_t spare_limit_ = 0;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
   bool preparing_ = false;      // a prepare is open: the tail must not move

@@ -13,7 +13,7 @@ namespace {
 // receive (64 KiB) fills about one, a held body wastes at most one block's tail, and
 // a drained block is reused rather than freed (one spare per buffer).
 constexpr std::size_t kMinSegment = 4 * 1024;
-constexpr std::size_t kMaxSegment = 64 * 1024;
+constexpr std::size_t kMaxSegment = 256 * 1024;
 // A receive in place gets at least this much room (or what it asks, if less): a tail
 // block with less left opens a new one rather than cut the receive short.
 constexpr std::size_t kMinPrepared = 16 * 1024;
@@ -53,6 +53,10 @@ void StagingBuffer::set_allowance(std::size_t bytes) {
   std::lock_guard lock(mu_);
   allowance_ = std::max<std::size_t>(bytes, 1);
   queue_.set_segment_size(segment_size_for(allowance_));
+  // A reader that keeps up cycles through its allowance's worth of blocks: keeping
+  // them spares the heap a free and the next receive its page faults. The sweep frees
+  // them once the reader pauses; a cut allowance lets them go as they drain.
+  queue_.set_spare_limit(allowance_);
   const bool paused_now = signal_.load(std::memory_order_relaxed) == Signal::paused;
   if (!paused_now && queue_.size() >= allowance_) {
     paused_since_ = clock_.now();

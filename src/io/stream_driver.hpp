@@ -114,8 +114,11 @@ class StreamDriver : private FdWatcher {
   void rearm();
   void arm_deadline();
   void fail(Error error);
-  /// The codec wants bytes and the peer has not ended its stream.
-  bool wants_input() const { return !input_ended_ && codec_.wants_input(); }
+  /// The codec wants bytes, has room for some, and the peer has not ended its
+  /// stream (without room, reading stays off rather than waking to read nothing).
+  bool wants_input() const {
+    return !input_ended_ && codec_.wants_input() && codec_.input_limit() > 0;
+  }
 
   EventLoop& loop_;
   std::unique_ptr<Transport> transport_;  // null once closed

@@ -20,7 +20,7 @@ constexpr std::size_t kBodies = 8;
 constexpr std::size_t kBodySize = 8u << 20;
 constexpr std::size_t kMark = 1u << 20;
 constexpr std::size_t kBudget = 2u << 20;
-constexpr std::size_t kReceive = 64 * 1024;  // HTTP/1.1's receive size
+constexpr std::size_t kReceive = 256 * 1024;  // HTTP/1.1's receive into the staging room
 
 // Staged bytes once nothing can move any more, by the budget's contract: every
 // response has bytes waiting for its reader and the total is at or above the budget,

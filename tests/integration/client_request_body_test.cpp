@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <fstream>
 #include <future>
+#include <optional>
+#include <string>
+#include <thread>
 
 #include "sluice/sluice.hpp"
 #include "support/test_server.hpp"
@@ -188,6 +191,62 @@ TEST(ClientRequestBody, TheResponseMayArriveWhileTheBodyIsStillStreaming) {
   ASSERT_EQ(got.wait_for(30s), std::future_status::ready) << "the rest of the body never came";
   EXPECT_NE(got.get().find("second"), std::string::npos) << "the rest was not sent";
   EXPECT_EQ(*(*response)->body.read_all(), "late");
+}
+
+// ClientOptions::owned_upload_budget: a send whose owned body would pass the bound
+// waits, on its caller's thread, until the transports took whole the bodies before
+// it. Here the server reads no body until told, and the first body (32 MiB, more than
+// loopback's socket buffers take) goes alone, being larger than the whole bound.
+TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereTaken) {
+  std::promise<void> go;
+  std::shared_future<void> go_now = go.get_future().share();
+  TestServer server([go_now](ServerConnection& conn) {
+    auto head = conn.read_request_head(30s);
+    if (!head) return;
+    const std::size_t length =
+        std::stoul(std::string(head->headers.get("content-length").value_or("0")));
+    if (go_now.wait_for(30s) != std::future_status::ready) return;
+    std::string body;
+    while (body.size() < length) {
+      std::string more = conn.read_some(length - body.size(), 30s);
+      if (more.empty()) return;
+      body += more;
+    }
+    conn.write(http_response(200, std::to_string(body.size()) + " " + test::sha256_hex(body)));
+  });
+  ClientOptions options;
+  options.owned_upload_budget = 1u << 20;
+  auto client = Client::create(options).value();
+  auto post = [&](std::string path, std::string body) {
+    Request request = Request::get(server.url(path));
+    request.method = "POST";
+    request.body = BytesBody{std::move(body)};
+    return request;
+  };
+  const std::string large = test::pseudo_random_bytes(32u << 20, 7);
+  PendingResponse first = client.send(post("/large", large));
+  std::atomic<bool> sent{false};
+  std::optional<PendingResponse> second;
+  std::thread sender([&] {
+    second.emplace(client.send(post("/small", "a small body")));
+    sent = true;
+  });
+  // owned_upload_waits moves before the sender sleeps: from then on it waits.
+  while (client.stats().owned_upload_waits == 0) std::this_thread::yield();
+  EXPECT_FALSE(sent.load()) << "the second send went past the budget";
+  EXPECT_GE(client.stats().owned_upload_bytes, large.size());
+  go.set_value();
+  sender.join();
+  ASSERT_TRUE(second.has_value());
+  auto small_response = second->wait();
+  ASSERT_TRUE(small_response.ok()) << small_response.error().describe();
+  EXPECT_EQ(*small_response->body.read_all(), "12 " + test::sha256_hex("a small body"));
+  auto large_response = first.wait();
+  ASSERT_TRUE(large_response.ok()) << large_response.error().describe();
+  EXPECT_EQ(*large_response->body.read_all(),
+            std::to_string(large.size()) + " " + test::sha256_hex(large));
+  EXPECT_EQ(client.stats().owned_upload_bytes, 0u);
+  EXPECT_EQ(client.stats().owned_upload_waits, 1u);
 }
 
 }  // namespace

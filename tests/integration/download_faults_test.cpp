@@ -247,8 +247,10 @@ TEST_F(DownloadFaults, RateLimitHoldsOverAllRanges) {
   auto result = download(client_, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
   EXPECT_EQ(result->ranges, 2u);
+  // The limit is a ceiling: never above it. The floor is loose, since the seconds
+  // count the connects and first requests too, and a loaded machine adds to them.
   const double rate = static_cast<double>(result->transferred) / result->seconds;
-  EXPECT_GT(rate, 0.9 * (1u << 20)) << result->seconds << " s";
+  EXPECT_GT(rate, 0.75 * (1u << 20)) << result->seconds << " s";
   EXPECT_LT(rate, 1.1 * (1u << 20)) << result->seconds << " s";
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(four_mib));
 }

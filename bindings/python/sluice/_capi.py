@@ -68,6 +68,8 @@ class ClientStats(ctypes.Structure):
         ("quic_early_data_accepted", c_uint64),
         ("quic_early_data_rejected", c_uint64),
         ("quic_early_requests", c_uint64),
+        ("owned_upload_bytes", c_size_t),
+        ("owned_upload_waits", c_uint64),
     ]
 
 

@@ -54,6 +54,7 @@ class FakeCodec final : public StreamCodec {
     closed_when_told.push_back(driver->closed());
   }
   bool wants_input() const override { return wants; }
+  std::size_t input_limit() const override { return limit; }
   bool produce_output(StreamDriver& out) override {
     if (sent == outgoing.size()) return false;
     const auto piece = as_bytes(outgoing).subspan(sent, std::min(chunk, outgoing.size() - sent));
@@ -91,6 +92,7 @@ class FakeCodec final : public StreamCodec {
   StreamDriver* driver = nullptr;
   // What the test sets.
   bool wants = true;
+  std::size_t limit = SIZE_MAX;  // input_limit(): an allowance's room
   bool close_from_on_input = false;
   bool close_on_end = false;
   bool pause_after_input = false;
@@ -293,7 +295,26 @@ TEST_F(StreamDriverTest, ReceivesIntoTheCodecsOwnMemoryWhereItOffersSome) {
   EXPECT_EQ(codec_.input_calls, 3);
   EXPECT_EQ(codec_.inputs_in_space, 3);
   ASSERT_FALSE(codec_.asked_for_space.empty());
-  EXPECT_EQ(codec_.asked_for_space.front(), 64u * 1024) << "asked for one receive's worth";
+  EXPECT_EQ(codec_.asked_for_space.front(), 256u * 1024) << "asked for one in-place receive";
+}
+
+// An HTTP/1.1 exchange bounds each receive by the room below its allowance: the
+// driver never reads more than the codec's limit, in place or into its scratch, and
+// reads nothing at a limit of 0.
+TEST_F(StreamDriverTest, NoReceiveIsLargerThanTheCodecsLimit) {
+  codec_.limit = 4;
+  send_to_driver("0123456789");
+  ASSERT_TRUE(run_until([&] { return codec_.received.size() == 10; }));
+  EXPECT_EQ(codec_.input_calls, 3) << "receives of 4, 4 and 2 bytes";
+  codec_.space.resize(100);
+  send_to_driver("abcdef");
+  ASSERT_TRUE(run_until([&] { return codec_.received.size() == 16; }));
+  EXPECT_EQ(codec_.asked_for_space.back(), 4u) << "the space asked for is the limit";
+  codec_.limit = 0;
+  send_to_driver("held");
+  run_turns(5);
+  EXPECT_EQ(codec_.received, "0123456789abcdef");
+  EXPECT_EQ(unread_by_driver(), 4) << "the driver read past a limit of 0";
 }
 
 TEST_F(StreamDriverTest, BytesStayInTheSocketWhileTheCodecWantsNoInput) {

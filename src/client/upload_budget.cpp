@@ -1,0 +1,54 @@
+// UploadBudget: the owned request bodies a Client holds before transports take them
+// (see upload_budget.hpp).
+// Thread-safety: any thread; guarded by mu_.
+
+#include "client/upload_budget.hpp"
+
+#include <utility>
+
+namespace sluice {
+
+void UploadBudget::acquire(std::size_t bytes, bool may_wait) {
+  std::unique_lock lock(mu_);
+  auto fits = [&] { return limit_ == 0 || held_ == 0 || held_ + bytes <= limit_; };
+  if (may_wait && !fits()) {
+    ++waits_;
+    room_.wait(lock, fits);
+  }
+  held_ += bytes;
+}
+
+void UploadBudget::release(std::size_t bytes) {
+  {
+    std::lock_guard lock(mu_);
+    held_ -= bytes < held_ ? bytes : held_;
+  }
+  room_.notify_all();
+}
+
+std::size_t UploadBudget::held() const {
+  std::lock_guard lock(mu_);
+  return held_;
+}
+
+std::uint64_t UploadBudget::waits() const {
+  std::lock_guard lock(mu_);
+  return waits_;
+}
+
+UploadShare& UploadShare::operator=(UploadShare&& other) noexcept {
+  if (this != &other) {
+    release();
+    budget_ = std::move(other.budget_);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void UploadShare::release() noexcept {
+  if (budget_ && bytes_ > 0) budget_->release(bytes_);
+  bytes_ = 0;
+  budget_.reset();
+}
+
+}  // namespace sluice

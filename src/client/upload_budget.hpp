@@ -1,0 +1,66 @@
+#pragma once
+// UploadBudget: bounds the owned request bodies (BytesBody) a Client holds before a
+// transport has taken their last byte. A program that makes bodies faster than the
+// sockets take them (300 uploads started at once, each body made just before its
+// send) would otherwise pile them all up while connections are still being set up:
+// Client::send waits while the bodies not yet taken would pass the limit, as
+// BodyWriter::write waits for a streamed body. A body larger than the whole limit
+// goes alone, so no send waits forever for room that can never be made.
+// Each BytesSource holds an UploadShare and gives it back when the transport took its
+// last byte (the release rule's moment) or when the body goes with its transfer.
+// Thread-safety: any thread; guarded by mu_. acquire() blocks its caller, so the HTTP
+// thread (which gives shares back) never calls it with may_wait.
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+namespace sluice {
+
+class UploadBudget {
+ public:
+  /// `limit` 0: no bound.
+  explicit UploadBudget(std::size_t limit) : limit_(limit) {}
+
+  /// Counts `bytes` as held, first waiting (when `may_wait`) while something is held
+  /// and `bytes` more would pass the limit.
+  void acquire(std::size_t bytes, bool may_wait);
+  void release(std::size_t bytes);
+  /// Owned bytes not yet taken by a transport.
+  std::size_t held() const;
+  /// How many acquires had to wait so far.
+  std::uint64_t waits() const;
+
+ private:
+  const std::size_t limit_;
+  mutable std::mutex mu_;
+  std::condition_variable room_;
+  std::size_t held_ = 0;     // guarded by mu_
+  std::uint64_t waits_ = 0;  // guarded by mu_
+};
+
+/// One body's part of an UploadBudget, given back once (release(), or when destroyed).
+/// Owned by the body's source: on the HTTP thread once its transfer runs.
+class UploadShare {
+ public:
+  UploadShare() = default;
+  UploadShare(std::shared_ptr<UploadBudget> budget, std::size_t bytes)
+      : budget_(std::move(budget)), bytes_(bytes) {}
+  UploadShare(UploadShare&& other) noexcept
+      : budget_(std::move(other.budget_)), bytes_(std::exchange(other.bytes_, 0)) {}
+  UploadShare& operator=(UploadShare&& other) noexcept;
+  UploadShare(const UploadShare&) = delete;
+  UploadShare& operator=(const UploadShare&) = delete;
+  ~UploadShare() { release(); }
+
+  void release() noexcept;
+
+ private:
+  std::shared_ptr<UploadBudget> budget_;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace sluice
