@@ -2,7 +2,7 @@
 // their bodies left unread (or read one chunk, or BYTES at full speed), and after
 // the 4 s sweep has had time to run, the growth of resident memory is divided by N.
 // A warm-up request on a Client of its own pays the process's one-time costs first.
-// With backpressure working each response holds about its mark plus one receive,
+// With backpressure working each response holds about its allowance (64 KiB unread),
 // however long the body; over h2 and h3 each also keeps the receive window its
 // stream had when reading stopped. Main thread only, except the --read-first
 // callbacks (the Client's HTTP thread; they share only ReadFirst).
@@ -33,7 +33,7 @@ constexpr std::size_t kReadBuffer = 256 * 1024;
 // The library's sweep runs every 4 s and takes receivers paused for at least 1 s, so
 // once every response is paused, this long is enough for each to have been swept.
 constexpr std::chrono::milliseconds kSettle{5'500};
-// How long the responses may take to reach their marks (slow handshakes, refills).
+// How long the responses may take to reach their allowances (slow handshakes, refills).
 constexpr std::chrono::seconds kPauseDeadline{20};
 // How long --read-first may take for all N (small windows over a long RTT are slow).
 constexpr std::chrono::seconds kReadFirstDeadline{300};
@@ -54,7 +54,7 @@ struct ReadFirst {
   }
 };
 
-// Waits until every response is paused at its mark, or the deadline passed.
+// Waits until every response is paused at its allowance, or the deadline passed.
 void wait_until_all_paused(const Client& client, std::size_t count) {
   const auto deadline = std::chrono::steady_clock::now() + kPauseDeadline;
   while (client.stats().paused_receivers < count && std::chrono::steady_clock::now() < deadline) {
@@ -164,12 +164,12 @@ Result<double> read_before_holding(std::vector<Response>& responses, const Bench
   return seconds;
 }
 
-// Waits until every response is paused at its mark, then long enough for the sweep.
+// Waits until every response is paused at its allowance, then long enough for the sweep.
 void hold(const Client& client, std::size_t count) {
   wait_until_all_paused(client, count);
   const std::size_t paused = client.stats().paused_receivers;
   print_note("holding " + std::to_string(count) + " responses (" + std::to_string(paused) +
-             " paused at their marks) for 5.5 s more");
+             " paused at their allowances) for 5.5 s more");
   std::this_thread::sleep_for(kSettle);
 }
 

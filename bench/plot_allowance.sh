@@ -15,7 +15,7 @@ set -euo pipefail
 
 bench=${1:?usage: bench/plot_allowance.sh BENCH OUT_DIR}
 out=${2:?usage: bench/plot_allowance.sh BENCH OUT_DIR}
-: "${SLUICE_NGINX_HTTP_URL:?source the test servers' env file first}"
+: "${SLUICE_NGINX_HTTP_URL:?source the env file of the test servers first}"
 command -v gnuplot >/dev/null || { echo "plot_allowance: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 1; }
 mkdir -p "$out"
 
@@ -57,38 +57,36 @@ rtt_sweep() {
 }
 
 draw() {
-  gnuplot <<EOF
+  # The script is quoted (no shell expansion in it); the folder comes in as `out`.
+  gnuplot -e "out='$out'" /dev/stdin <<'GNUPLOT'
 set terminal pngcairo size 720,420 noenhanced
-set key top left
+set key below
 set grid
-set output '$out/allowance-held.png'
+set output out.'/allowance-held.png'
 set title 'Unread HTTP/1.1 responses from nginx: resident memory per response'
 set xlabel 'responses held unread'
 set ylabel 'MiB per response'
 set logscale x 2
 set yrange [0:*]
-plot '$out/held.dat' using 1:2 with linespoints title 'sluice (64 KiB initial allowance)', \
-     '' using 1:3 with linespoints title "Node's fetch (undici)"
-unset logscale x
-set output '$out/allowance-throughput.png'
+plot out.'/held.dat' using 1:2 with linespoints title 'sluice (64 KiB initial allowance)', out.'/held.dat' using 1:3 with linespoints title "Node's fetch (undici)"
+set output out.'/allowance-throughput.png'
 set title '1 GiB over HTTP/1.1 from nginx (loopback), by the allowance maximum'
 set xlabel 'Request::allowance.max_bytes (KiB)'
 set ylabel 'MiB/s (median of 3)'
-set logscale x 2
-plot '$out/throughput.dat' using 1:2 with linespoints title 'sluice', \
-     '' using 1:3 with linespoints title 'curl'
+plot out.'/throughput.dat' using 1:2 with linespoints title 'sluice', out.'/throughput.dat' using 1:3 with linespoints title 'curl'
 unset logscale x
-set output '$out/allowance-rtt.png'
+set output out.'/allowance-rtt.png'
 set title '64 MiB over HTTP/2 from nginx through a delay link'
 set xlabel 'round-trip time (ms)'
 set ylabel 'MiB/s (median of 3)'
-plot '$out/rtt.dat' using 1:2 with linespoints title 'sluice', \
-     '' using 1:3 with linespoints title 'curl'
-EOF
+plot out.'/rtt.dat' using 1:2 with linespoints title 'sluice', out.'/rtt.dat' using 1:3 with linespoints title 'curl'
+GNUPLOT
 }
 
-held_sweep
-throughput_sweep
-rtt_sweep
+if [ "${DRAW_ONLY:-0}" != 1 ]; then  # DRAW_ONLY=1: redraw from the .dat files kept
+  held_sweep
+  throughput_sweep
+  rtt_sweep
+fi
 draw
 echo "plot_allowance: pictures in $out"
