@@ -220,9 +220,11 @@ PendingResponse Client::send(Request request) {
     env.file_pool = &core.file_pool();
     env.release_threshold = core.options().release_threshold;
     // Owned bodies wait here, on the caller's thread, for the Client's upload budget;
-    // never on the HTTP thread, which is what gives the budget back.
+    // never on the HTTP thread, which is what gives the budget back, and never with
+    // host dispatch, whose host is an event loop that must not block (and whose
+    // dispatch() is what lets responses, and so their uploads, move).
     env.upload_budget = core.upload_budget();
-    env.may_wait_for_upload = !core.on_http_thread();
+    env.may_wait_for_upload = !core.on_http_thread() && !core.host_dispatch();
     if (auto host = core.host_dispatch()) {
       env.run_user = [host](std::function<void()> task) { host->post(std::move(task)); };
     }

@@ -40,7 +40,11 @@ class BytesSource final : public RequestBodySource {
   }
   void consume(std::size_t n) override {
     offset_ += n;
-    if (offset_ == length_) share_.release();
+    if (offset_ == length_) {
+      share_.release();
+    } else {
+      share_.note_taken(n);
+    }
     if (offset_ == length_ && releases_off_owner(bytes_.capacity(), threshold_)) {
       const std::size_t freed = bytes_.capacity();
       std::string().swap(bytes_);
@@ -262,12 +266,46 @@ Result<std::unique_ptr<RequestBodySource>> open_file_source(const FileBody& file
       std::make_unique<FileSource>(fd, static_cast<std::uint64_t>(info.st_size), file.path, env));
 }
 
+// The owned parts are acquired from the upload budget together, once: acquired one
+// by one, a part would wait for room that only this request's own earlier parts
+// hold. Each owned part's source then holds its share; a part that fails to open
+// gives back what no source came to hold.
+Result<std::unique_ptr<RequestBodySource>> make_parts(PartsBody& parts,
+                                                      const BodyEnvironment& env) {
+  std::size_t owned = 0;
+  for (const auto& part : parts.parts) {
+    if (const auto* bytes = std::get_if<BytesBody>(&part)) owned += bytes->bytes.size();
+  }
+  BodyEnvironment part_env = env;
+  if (env.upload_budget && !env.upload_acquired && owned > 0) {
+    env.upload_budget->acquire(owned, env.may_wait_for_upload);
+    part_env.upload_acquired = true;
+  }
+  std::vector<std::unique_ptr<RequestBodySource>> sources;
+  std::size_t shared = 0;  // owned bytes whose sources hold their shares
+  for (auto& part : parts.parts) {
+    const auto* bytes = std::get_if<BytesBody>(&part);
+    const std::size_t size = bytes != nullptr ? bytes->bytes.size() : 0;
+    RequestBody one = std::visit([](auto& value) { return RequestBody(std::move(value)); }, part);
+    auto source = make_body_source(one, part_env);
+    if (!source) {
+      if (part_env.upload_acquired) env.upload_budget->release(owned - shared);
+      return std::move(source).error();
+    }
+    shared += size;
+    sources.push_back(std::move(*source));
+  }
+  return make_parts_source(std::move(sources));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
                                                             const BodyEnvironment& env) {
   if (auto* bytes = std::get_if<BytesBody>(&body)) {
-    if (env.upload_budget) env.upload_budget->acquire(bytes->bytes.size(), env.may_wait_for_upload);
+    if (env.upload_budget && !env.upload_acquired) {
+      env.upload_budget->acquire(bytes->bytes.size(), env.may_wait_for_upload);
+    }
     UploadShare share(env.upload_budget, bytes->bytes.size());  // before the move below
     return std::unique_ptr<RequestBodySource>(std::make_unique<BytesSource>(
         std::move(bytes->bytes), env.release_threshold, std::move(share)));
@@ -278,16 +316,7 @@ Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
     return std::unique_ptr<RequestBodySource>(
         std::make_unique<StreamSource>(BodyAccess::queue(*stream->writer), stream->length, env));
   }
-  if (auto* parts = std::get_if<PartsBody>(&body)) {
-    std::vector<std::unique_ptr<RequestBodySource>> sources;
-    for (auto& part : parts->parts) {
-      RequestBody one = std::visit([](auto& value) { return RequestBody(std::move(value)); }, part);
-      auto source = make_body_source(one, env);
-      if (!source) return std::move(source).error();
-      sources.push_back(std::move(*source));
-    }
-    return make_parts_source(std::move(sources));
-  }
+  if (auto* parts = std::get_if<PartsBody>(&body)) return make_parts(*parts, env);
   return std::unique_ptr<RequestBodySource>();
 }
 

@@ -28,6 +28,8 @@ struct BodyEnvironment {
   /// (null: nothing); making one waits for room there when `may_wait_for_upload`.
   std::shared_ptr<UploadBudget> upload_budget;
   bool may_wait_for_upload = false;
+  /// The owned bytes were acquired already (a PartsBody acquires its parts at once).
+  bool upload_acquired = false;
   /// With host dispatch: where a BodyWriter's when_writable callback runs (posted to
   /// the host's queue). Null: on the HTTP thread.
   PostToHttpThread run_user;

@@ -37,6 +37,11 @@ StagingBuffer::~StagingBuffer() {
   if (budget_) budget_->remove(queue_.size());
 }
 
+// Below half the allowance, or empty (an allowance of 1 byte has no half).
+bool StagingBuffer::below_resume_locked() const {
+  return queue_.empty() || queue_.size() < allowance_ / 2;
+}
+
 std::size_t StagingBuffer::allowance() const {
   std::lock_guard lock(mu_);
   return allowance_;
@@ -61,7 +66,7 @@ void StagingBuffer::set_allowance(std::size_t bytes) {
   if (!paused_now && queue_.size() >= allowance_) {
     paused_since_ = clock_.now();
     signal_.store(Signal::paused, std::memory_order_release);
-  } else if (paused_now && queue_.size() < allowance_ / 2) {
+  } else if (paused_now && below_resume_locked()) {
     pauses_ended_.fetch_add(1, std::memory_order_release);
     signal_.store(Signal::flowing, std::memory_order_release);
   }
@@ -145,7 +150,7 @@ bool StagingBuffer::take_locked(std::size_t n) {
     budget_held_ = false;
     resume = true;  // the reader has nothing: its stream may receive again
   }
-  if (queue_.size() < allowance_ / 2 &&
+  if (below_resume_locked() &&
       signal_.load(std::memory_order_relaxed) == Signal::paused) {
     // Counted before the signal turns: whoever sees it flowing sees the count moved.
     pauses_ended_.fetch_add(1, std::memory_order_release);

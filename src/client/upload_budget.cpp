@@ -13,7 +13,9 @@ void UploadBudget::acquire(std::size_t bytes, bool may_wait) {
   auto fits = [&] { return limit_ == 0 || held_ == 0 || held_ + bytes <= limit_; };
   if (may_wait && !fits()) {
     ++waits_;
-    room_.wait(lock, fits);
+    for (std::uint64_t seen = taken_; !room_.wait_for(lock, kUploadStall, fits); seen = taken_) {
+      if (taken_ == seen) break;  // nothing moved: waiting on could wait forever
+    }
   }
   held_ += bytes;
 }
@@ -24,6 +26,11 @@ void UploadBudget::release(std::size_t bytes) {
     held_ -= bytes < held_ ? bytes : held_;
   }
   room_.notify_all();
+}
+
+void UploadBudget::note_taken(std::size_t bytes) {
+  std::lock_guard lock(mu_);
+  taken_ += bytes;
 }
 
 std::size_t UploadBudget::held() const {

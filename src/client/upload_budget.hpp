@@ -5,12 +5,16 @@
 // send) would otherwise pile them all up while connections are still being set up:
 // Client::send waits while the bodies not yet taken would pass the limit, as
 // BodyWriter::write waits for a streamed body. A body larger than the whole limit
-// goes alone, so no send waits forever for room that can never be made.
+// goes alone, so no send waits forever for room that can never be made; and a wait
+// ends when the transports took nothing of the held bodies for kUploadStall (a
+// server that reads no more until its response is read, by a caller that sends all
+// its uploads before reading any answer, would otherwise never make room).
 // Each BytesSource holds an UploadShare and gives it back when the transport took its
 // last byte (the release rule's moment) or when the body goes with its transfer.
 // Thread-safety: any thread; guarded by mu_. acquire() blocks its caller, so the HTTP
 // thread (which gives shares back) never calls it with may_wait.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -20,15 +24,20 @@
 
 namespace sluice {
 
+/// How long a send waits for the budget while no held body moves at all.
+inline constexpr std::chrono::seconds kUploadStall{1};
+
 class UploadBudget {
  public:
   /// `limit` 0: no bound.
   explicit UploadBudget(std::size_t limit) : limit_(limit) {}
 
   /// Counts `bytes` as held, first waiting (when `may_wait`) while something is held
-  /// and `bytes` more would pass the limit.
+  /// and `bytes` more would pass the limit, and the held bodies are being taken.
   void acquire(std::size_t bytes, bool may_wait);
   void release(std::size_t bytes);
+  /// A transport took `bytes` of a held body: the bodies are moving.
+  void note_taken(std::size_t bytes);
   /// Owned bytes not yet taken by a transport.
   std::size_t held() const;
   /// How many acquires had to wait so far.
@@ -40,6 +49,7 @@ class UploadBudget {
   std::condition_variable room_;
   std::size_t held_ = 0;     // guarded by mu_
   std::uint64_t waits_ = 0;  // guarded by mu_
+  std::uint64_t taken_ = 0;  // guarded by mu_: bytes of held bodies transports took, ever
 };
 
 /// One body's part of an UploadBudget, given back once (release(), or when destroyed).
@@ -57,6 +67,10 @@ class UploadShare {
   ~UploadShare() { release(); }
 
   void release() noexcept;
+  /// A transport took `bytes` of this body (before it took the last one).
+  void note_taken(std::size_t bytes) {
+    if (budget_ && bytes_ > 0) budget_->note_taken(bytes);
+  }
 
  private:
   std::shared_ptr<UploadBudget> budget_;

@@ -174,6 +174,8 @@ class H2Session {
   void resume_woken_bodies();
   void end_body(H2Stream& stream);
   void apply_initial_window(const H2Stream& stream);
+  /// nghttp2's local window of the stream set to `window`; nghttp2's return value.
+  int set_stream_window(const H2Stream& stream, std::uint64_t window);
   Error own_reset_error(const H2Stream& stream, std::uint32_t error_code) const;
   Error goaway_error(std::int32_t stream_id) const;
 

@@ -29,25 +29,31 @@ void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint 
 // its own half-window steps), and it is never more than nghttp2 owes the server, so a
 // window lowered below the protocol's 64 KiB (a small allowance) stays lowered.
 // Growth is nghttp2's own local window set to the new size, which sends the
-// difference; a cut after a long pause sets it lower, and nghttp2 withholds the
-// difference from the next WINDOW_UPDATEs.
+// difference. A cut after a long pause sets it lower first, so that nghttp2 takes the
+// cut off what it owes before the increment is read (lowered after, the increment
+// would already have given the server the old window again), and the increment is
+// then no more than the grant, which paid for the cut.
 void H2Session::announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held) {
+  int rv = 0;
+  if (grant.shrunk_to != 0) rv = set_stream_window(stream, grant.shrunk_to);
   const std::int32_t unannounced =
       nghttp2_session_get_stream_effective_recv_data_length(session_, stream.stream_id);
-  int rv = 0;
   std::uint64_t increment = 0;
-  if (grant.bytes > 0 && unannounced > 0 && static_cast<std::uint64_t>(unannounced) > held) {
+  if (rv == 0 && grant.bytes > 0 && unannounced > 0 &&
+      static_cast<std::uint64_t>(unannounced) > held) {
     increment = static_cast<std::uint64_t>(unannounced) - held;
+    if (grant.shrunk_to != 0) increment = std::min(increment, grant.bytes);
     rv = nghttp2_submit_window_update(session_, NGHTTP2_FLAG_NONE, stream.stream_id,
                                       static_cast<std::int32_t>(increment));
   }
-  const std::uint64_t resized_to = grant.grown_to != 0 ? grant.grown_to : grant.shrunk_to;
-  if (rv == 0 && resized_to != 0) {
-    const auto window = static_cast<std::int32_t>(std::min<std::uint64_t>(resized_to, INT32_MAX));
-    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, stream.stream_id, window);
-  }
+  if (rv == 0 && grant.grown_to != 0) rv = set_stream_window(stream, grant.grown_to);
   if (trace_.on()) trace_credit(stream, grant, increment, rv);
   if (rv == 0 && grant.grown_to != 0) follow_connection_window();
+}
+
+int H2Session::set_stream_window(const H2Stream& stream, std::uint64_t window) {
+  const auto size = static_cast<std::int32_t>(std::min<std::uint64_t>(window, INT32_MAX));
+  return nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, stream.stream_id, size);
 }
 
 void H2Session::trace_credit(const H2Stream& stream, const CreditGrant& grant,

@@ -111,19 +111,14 @@ bool StreamCredit::resume_if_wanted(bool wants_body, TimePoint now) {
 
 // The peer's limit cannot move back: the cut is withheld from the credit the reader's
 // next takes would return, so the peer's room falls to the initial window as the
-// reader drains what it holds. The ledger is freed at once: the cut's bytes are
-// either staged already (and counted by the staged budget) or never to be sent.
+// reader drains what it holds. The ledger keeps the cut until it is paid: until then
+// the server may still send it (a stream paused by the Client's budget can be far
+// below its window).
 void StreamCredit::shrink_to_initial() {
   if (window_ <= initial_) return;
-  const std::uint64_t cut = window_ - initial_;
-  withheld_ += cut;
+  withheld_ += window_ - initial_;
   window_ = initial_;
   shrunk_to_ = window_;
-  if (policy_->ledger != nullptr) {
-    const std::uint64_t share = std::min(cut, ledgered_);
-    policy_->ledger->remove(share);
-    ledgered_ -= share;
-  }
   epoch_started_ = false;  // the rate seen before the pause says nothing now
   paused_in_epoch_ = std::chrono::nanoseconds::zero();
 }
@@ -148,6 +143,11 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
     withheld_ -= kept;
     credited_ += kept;
     takeable -= kept;
+    if (policy_->ledger != nullptr) {  // paid: the server can no longer send it
+      const std::uint64_t share = std::min(kept, ledgered_);
+      policy_->ledger->remove(share);
+      ledgered_ -= share;
+    }
   }
   const std::uint64_t before = window_;
   const std::uint64_t taken = received_ - std::min(held, received_);

@@ -193,20 +193,19 @@ TEST(ClientRequestBody, TheResponseMayArriveWhileTheBodyIsStillStreaming) {
   EXPECT_EQ(*(*response)->body.read_all(), "late");
 }
 
-// ClientOptions::owned_upload_budget: a send whose owned body would pass the bound
-// waits, on its caller's thread, until the transports took whole the bodies before
-// it. Here the server reads no body until told, and the first body (32 MiB, more than
-// loopback's socket buffers take) goes alone, being larger than the whole bound.
-TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereTaken) {
-  std::promise<void> go;
-  std::shared_future<void> go_now = go.get_future().share();
-  TestServer server([go_now](ServerConnection& conn) {
+// A server for the upload budget's tests: it reads each request body at a trickle
+// (16 KiB per 5 ms) until `go`, or not at all with `stalled`, then at full speed,
+// and answers with the body's size and SHA-256.
+TestServer upload_budget_server(std::shared_future<void> go, bool stalled) {
+  return TestServer([go, stalled](ServerConnection& conn) {
     auto head = conn.read_request_head(30s);
     if (!head) return;
     const std::size_t length =
         std::stoul(std::string(head->headers.get("content-length").value_or("0")));
-    if (go_now.wait_for(30s) != std::future_status::ready) return;
     std::string body;
+    while (body.size() < length && go.wait_for(stalled ? 30s : 5ms) != std::future_status::ready) {
+      if (!stalled) body += conn.read_some(std::min<std::size_t>(16 * 1024, length - body.size()), 1s);
+    }
     while (body.size() < length) {
       std::string more = conn.read_some(length - body.size(), 30s);
       if (more.empty()) return;
@@ -214,21 +213,31 @@ TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereT
     }
     conn.write(http_response(200, std::to_string(body.size()) + " " + test::sha256_hex(body)));
   });
+}
+
+Request post_owned(const TestServer& server, std::string path, std::string body) {
+  Request request = Request::get(server.url(path));
+  request.method = "POST";
+  request.body = BytesBody{std::move(body)};
+  return request;
+}
+
+// ClientOptions::owned_upload_budget: a send whose owned body would pass the bound
+// waits, on its caller's thread, until the transports took whole the bodies before
+// it. Here the server trickles until told, and the first body (32 MiB, more than
+// loopback's socket buffers take) goes alone, being larger than the whole bound.
+TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereTaken) {
+  std::promise<void> go;
+  TestServer server = upload_budget_server(go.get_future().share(), false);
   ClientOptions options;
   options.owned_upload_budget = 1u << 20;
   auto client = Client::create(options).value();
-  auto post = [&](std::string path, std::string body) {
-    Request request = Request::get(server.url(path));
-    request.method = "POST";
-    request.body = BytesBody{std::move(body)};
-    return request;
-  };
   const std::string large = test::pseudo_random_bytes(32u << 20, 7);
-  PendingResponse first = client.send(post("/large", large));
+  PendingResponse first = client.send(post_owned(server, "/large", large));
   std::atomic<bool> sent{false};
   std::optional<PendingResponse> second;
   std::thread sender([&] {
-    second.emplace(client.send(post("/small", "a small body")));
+    second.emplace(client.send(post_owned(server, "/small", "a small body")));
     sent = true;
   });
   // owned_upload_waits moves before the sender sleeps: from then on it waits.
@@ -247,6 +256,50 @@ TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereT
             std::to_string(large.size()) + " " + test::sha256_hex(large));
   EXPECT_EQ(client.stats().owned_upload_bytes, 0u);
   EXPECT_EQ(client.stats().owned_upload_waits, 1u);
+}
+
+// A wait for bodies that do not move at all could be a wait forever (the server
+// reads no more until its answer is read, and the caller reads answers only after
+// its sends): after kUploadStall with nothing taken, the send goes on.
+TEST(ClientRequestBody, ASendGoesOnWhenTheBodiesItWaitsForStopMoving) {
+  std::promise<void> go;
+  TestServer server = upload_budget_server(go.get_future().share(), true);
+  ClientOptions options;
+  options.owned_upload_budget = 1u << 20;
+  auto client = Client::create(options).value();
+  const std::string large = test::pseudo_random_bytes(32u << 20, 8);
+  PendingResponse first = client.send(post_owned(server, "/large", large));
+  PendingResponse second = client.send(post_owned(server, "/small", "small"));  // returns
+  EXPECT_EQ(client.stats().owned_upload_waits, 1u);
+  go.set_value();
+  auto small_response = second.wait();
+  ASSERT_TRUE(small_response.ok()) << small_response.error().describe();
+  EXPECT_EQ(*small_response->body.read_all(), "5 " + test::sha256_hex("small"));
+  auto large_response = first.wait();
+  ASSERT_TRUE(large_response.ok()) << large_response.error().describe();
+  EXPECT_EQ(*large_response->body.read_all(),
+            std::to_string(large.size()) + " " + test::sha256_hex(large));
+}
+
+// The owned parts of one multipart body are counted together: two 20 MiB fields
+// under a 32 MiB budget go as one request larger than the budget, alone, instead of
+// the second waiting for room that only the first holds.
+TEST(ClientRequestBody, OwnedPartsOfOneBodyNeverWaitForEachOther) {
+  TestServer server = echo_digest_server();
+  ClientOptions options;
+  options.owned_upload_budget = 32u << 20;
+  auto client = Client::create(options).value();
+  const std::string first = test::pseudo_random_bytes(20u << 20, 9);
+  const std::string second = test::pseudo_random_bytes(20u << 20, 10);
+  Request request = Request::get(server.url("/parts"));
+  request.method = "POST";
+  request.body = PartsBody{{BytesBody{first}, BytesBody{second}}};
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().describe();
+  EXPECT_EQ(*response->body.read_all(), "POST " + std::to_string(first.size() + second.size()) +
+                                            " " + test::sha256_hex(first + second));
+  EXPECT_EQ(client.stats().owned_upload_waits, 0u);
+  EXPECT_EQ(client.stats().owned_upload_bytes, 0u);
 }
 
 }  // namespace

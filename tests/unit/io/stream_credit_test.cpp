@@ -217,7 +217,8 @@ TEST_F(StreamCreditTest, TheStreamsOwnMaximumCapsItsGrowth) {
 
 // A pause of a second or more: the reader stopped. Its window goes back to the
 // initial one; what it had granted beyond that is withheld from the credit its next
-// takes would return, and leaves the ledger at once.
+// takes would return, and leaves the ledger as it is paid (until then the server
+// may still send it).
 TEST_F(StreamCreditTest, AReaderBackFromALongPauseStartsAgainAtTheInitialWindow) {
   WindowLedger ledger;
   policy.ledger = &ledger;
@@ -232,18 +233,20 @@ TEST_F(StreamCreditTest, AReaderBackFromALongPauseStartsAgainAtTheInitialWindow)
   ASSERT_TRUE(credit.pause_if_unwanted(false, at(milliseconds(10))));
   ASSERT_TRUE(credit.resume_if_wanted(true, at(milliseconds(1010))));
   EXPECT_EQ(credit.window(), 64 * kKiB);
-  EXPECT_EQ(ledger.granted(), 64 * kKiB);
-  // The reader drained half of what it held: that credit pays for the cut.
+  EXPECT_EQ(ledger.granted(), 512 * kKiB) << "the cut is not paid yet";
+  // The reader drained half of what it held: that credit pays for half the cut.
   CreditGrant grant = credit.evaluate(256 * kKiB, true, CreditTrigger::reader,
                                       at(milliseconds(1011)), {});
   EXPECT_EQ(grant.shrunk_to, 64 * kKiB);
   EXPECT_EQ(grant.bytes, 0u);
+  EXPECT_EQ(ledger.granted(), 256 * kKiB);
   // Once it drained all, the peer may send the initial window beyond what was taken.
   grant = credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(1020)), {});
   EXPECT_EQ(grant.shrunk_to, 0u);
   EXPECT_EQ(grant.bytes, 64 * kKiB);
   EXPECT_EQ(credit.credited() + credit.window() - credit.received(), 64 * kKiB)
       << "the peer's room beyond what was taken is the initial window";
+  EXPECT_EQ(ledger.granted(), 64 * kKiB) << "the cut is paid";
 }
 
 // What a reader back from a long pause drains was waiting for it: taken at once, it
