@@ -120,8 +120,12 @@ struct ClientOptions {
   /// PartsBody) that no transport has taken whole yet (0: none). send() waits while
   /// the bodies not yet taken would pass it, so a program that makes bodies faster
   /// than the sockets take them is held back instead of piling them up; a body
-  /// larger than the whole bound goes alone. send() called on the HTTP thread (from a
-  /// callback) never waits. Files and streamed bodies hold no copy and do not count.
+  /// larger than the whole bound goes alone, and a wait ends when the sockets took
+  /// nothing of the held bodies for a second (a server that stops reading until its
+  /// answer is read must not hang a caller that reads answers after sending). send()
+  /// never waits on the HTTP thread (from a callback) or with host_dispatch (the
+  /// host's loop must not block); the bodies still count. Files and streamed bodies
+  /// hold no copy and do not count.
   std::size_t owned_upload_budget = 32 * 1024 * 1024;
   /// The sweep (memory rule 3): this often, the HTTP thread frees the empty scratch
   /// buffers of responses whose readers have held them paused for at least

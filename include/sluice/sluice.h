@@ -208,8 +208,9 @@ sluice_code sluice_client_options_set_user_agent(sluice_client_options *options,
 sluice_code sluice_client_options_set_max_connections_per_origin(
     sluice_client_options *options, size_t count);
 /* Owned request bodies (set_body_bytes) not yet taken whole by a transport (0: no
- * bound; default 32 MiB): a send waits while more would pass it, except on the
- * client's HTTP thread. A body larger than the bound goes alone. */
+ * bound; default 32 MiB): a send waits while more would pass it and the transports
+ * are taking them (at most a second without progress), except on the client's HTTP
+ * thread and with host dispatch. A body larger than the bound goes alone. */
 sluice_code sluice_client_options_set_owned_upload_budget(sluice_client_options *options,
                                                           size_t bytes);
 /* Bytes staged for readers across every response (0: no bound). */
