@@ -67,9 +67,17 @@ std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
   return "<stuck>";
 }
 
+BodyEnvironment environment(PostToHttpThread post, WorkerPool* pool, std::size_t threshold) {
+  BodyEnvironment env;
+  env.post = std::move(post);
+  env.file_pool = pool;
+  env.release_threshold = threshold;
+  return env;
+}
+
 std::unique_ptr<RequestBodySource> make(RequestBody body, std::size_t threshold,
                                         WorkerPool* pool = nullptr, PostToHttpThread post = {}) {
-  auto source = make_body_source(body, {std::move(post), pool, threshold, {}});
+  auto source = make_body_source(body, environment(std::move(post), pool, threshold));
   EXPECT_TRUE(source.ok());
   return std::move(*source);
 }
@@ -167,7 +175,7 @@ TEST(RequestBody, PartsWithAMissingFileFailAtOnceNamingIt) {
   parts.parts = {BytesBody{"x"}, FileBody{"/nonexistent/part.bin"}};
   RequestBody body = std::move(parts);
   WorkerPool pool(1);
-  auto source = make_body_source(body, {[](std::function<void()>) {}, &pool, 0, {}});
+  auto source = make_body_source(body, environment([](std::function<void()>) {}, &pool, 0));
   ASSERT_FALSE(source.ok());
   EXPECT_EQ(source.error().category(), ErrorCategory::io);
   EXPECT_NE(source.error().message().find("/nonexistent/part.bin"), std::string::npos);
