@@ -52,10 +52,20 @@ std::size_t StagingBuffer::room() const {
   return queue_.size() >= allowance_ ? 0 : allowance_ - queue_.size();
 }
 
-// HTTP thread: only it pauses, so a resume here needs no post (the caller asks its
-// transport whether the stream wants body right after).
+// HTTP thread. A grown allowance that ends a pause posts the resume a reader's take
+// would have posted: the transport holds the stream paused until it hears one (h2/h3
+// give no credit and arm no quiet deadline for a paused stream), and without it a
+// stream whose window grew while its reader held it paused would wait forever.
 void StagingBuffer::set_allowance(std::size_t bytes) {
-  std::lock_guard lock(mu_);
+  bool resumed = false;
+  {
+    std::lock_guard lock(mu_);
+    resumed = set_allowance_locked(bytes);
+  }
+  if (resumed) notify_();
+}
+
+bool StagingBuffer::set_allowance_locked(std::size_t bytes) {
   allowance_ = std::max<std::size_t>(bytes, 1);
   queue_.set_segment_size(segment_size_for(allowance_));
   // A reader that keeps up cycles through its allowance's worth of blocks: keeping
@@ -69,7 +79,9 @@ void StagingBuffer::set_allowance(std::size_t bytes) {
   } else if (paused_now && below_resume_locked()) {
     pauses_ended_.fetch_add(1, std::memory_order_release);
     signal_.store(Signal::flowing, std::memory_order_release);
+    return true;
   }
+  return false;
 }
 
 void StagingBuffer::append(std::span<const std::byte> bytes) {

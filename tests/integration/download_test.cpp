@@ -188,6 +188,9 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto client = make_client();
   auto options = options_for(nginx("/64m.bin"), path);
   options.ranges = 4;
+  // Four ranges, none split further: a range whose reader got ahead (the limiter's
+  // share is not even) would otherwise take half of a slower one's rest.
+  options.min_range_size = k64m / 4;
   std::atomic<bool> stop{false};
   // Past three of the four ranges' worth (unequal when one got ahead), every range must have some bytes
   // on disk, however the ranges were scheduled (the last one may have started late).
