@@ -188,9 +188,6 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto client = make_client();
   auto options = options_for(nginx("/64m.bin"), path);
   options.ranges = 4;
-  // Four ranges, none split further: a range whose reader got ahead (the limiter's
-  // share is not even) would otherwise take half of a slower one's rest.
-  options.min_range_size = k64m / 4;
   std::atomic<bool> stop{false};
   // Past three of the four ranges' worth (unequal when one got ahead), every range must have some bytes
   // on disk, however the ranges were scheduled (the last one may have started late).
@@ -202,14 +199,18 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto control = load_control(control_path_for(path));
   ASSERT_TRUE(control.ok()) << control.error().message();
   ASSERT_TRUE(control->has_value());
-  ASSERT_EQ((*control)->ranges.size(), 4u);
+  // Four ranges, or more where one that finished early took half of a slower one's
+  // rest (work stealing): the four it began with all got somewhere.
+  ASSERT_GE((*control)->ranges.size(), 4u);
   EXPECT_EQ((*control)->size, k64m);
   std::uint64_t recorded = 0;
+  std::size_t progressed = 0;
   for (const auto& range : (*control)->ranges) {
     ASSERT_TRUE(range.end.has_value());
-    EXPECT_GT(range.done, 0u) << "every range got somewhere";
+    if (range.done > 0) ++progressed;
     recorded += range.done;
   }
+  EXPECT_GE(progressed, 4u) << "every range it began with got somewhere";
   EXPECT_GE(recorded, kStopAfter);
   EXPECT_LT(recorded, k64m);
 
