@@ -7,7 +7,8 @@
 // grants are not sent anywhere: the kernel's TCP window does the rest).
 //
 //  - Credit follows what the reader takes. On arrival, what the consumer took and
-//    was not yet credited goes back once it reaches half the window. A reader's
+//    was not yet credited goes back once it reaches half the window (an eighth of a
+//    window over 4 MiB, whose credit crosses a long path while half remains). A reader's
 //    report (it took what was asked, or left Paused) and a stream gone quiet
 //    (nothing arrived for `quiet_after` while credit was owed) give back any amount:
 //    a server may stop with part of its window unused (it sends only whole units,
@@ -147,6 +148,8 @@ class StreamCredit {
   void retire() noexcept;
 
  private:
+  /// How much taken credit is worth an announcement on arrival (and a report).
+  static std::uint64_t credit_step(std::uint64_t window) noexcept;
   std::uint64_t grow(std::uint64_t taken, std::uint64_t held, TimePoint now,
                      std::chrono::nanoseconds rtt);
   std::uint64_t grown_window(std::chrono::nanoseconds elapsed, std::chrono::nanoseconds latency,

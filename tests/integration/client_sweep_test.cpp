@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -245,39 +247,116 @@ TEST_F(ClientSweep, HeldStreamDoesNotTakeScratchFromAFlowingSiblingOnItsConnecti
   expect_body(*held, "64m.bin");
 }
 
-// A prompt reader is paused only for moments: 16 bodies of 32 MiB read at once see
-// (almost) no sweep releases, though a sweep runs every 400 ms of the download (a
-// sweep that took every receiver paused at its tick releases several here).
+// A prompt reader is paused only for moments: 16 bodies read at once keep their
+// scratch through every sweep. "Prompt" is made exact on a frozen clock, in steps:
+// - the server sends each body a MiB per step, so 32 MiB take 32 steps (eight sweeps);
+// - a reader reads until it has taken all there is (its stream is below the resume
+//   point, its resume posted), then waits for the next step;
+// - the test moves the HTTP thread's clock by a step once every reader caught up and
+//   the resumes ran.
+// A receiver is so paused for at most one step, a quarter of the pause the sweep
+// waits for, and the sweep must find nothing to free.
 TEST(ClientSweepPromptReaders, KeepTheirScratch) {
+  constexpr int kReaders = 16;
+  constexpr std::size_t kPerStep = 1u << 20;
+  constexpr auto kStep = 100ms;
+  static_assert(kStep * 4 <= kModerateSweep);
   const std::string body = test::pseudo_random_bytes(32u << 20, 5);
-  test::TestServer server([&body](test::ServerConnection& conn) {
+
+  std::mutex mu;
+  std::condition_variable changed;
+  int step = 0;           // the clock's moves so far; guarded by mu
+  int caught_up = 0;      // readers that caught up since the last move; guarded by mu
+  bool finished = false;  // a reader ended (or the test failed): no more moves; guarded by mu
+  auto wait_for_step = [&](int seen) {
+    std::unique_lock lock(mu);
+    changed.wait(lock, [&] { return step > seen || finished; });
+    return step;
+  };
+  auto finish = [&] {
+    std::lock_guard lock(mu);
+    finished = true;
+    changed.notify_all();
+  };
+
+  test::TestServer server([&](test::ServerConnection& conn) {
     if (!conn.read_request()) return;
-    conn.write(test::http_response(200, body));
+    if (!conn.write("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                    "\r\n\r\n")) {
+      return;
+    }
+    int seen = 0;
+    for (std::size_t at = 0; at < body.size(); at += kPerStep) {
+      if (at != 0) seen = wait_for_step(seen);
+      if (!conn.write(std::string_view(body).substr(at, kPerStep))) return;
+    }
   });
+  test::FreezableClock clock;
+  clock.freeze();
   ClientOptions options;
   options.sweep_interval = kModerateSweep;
-  options.max_connections_per_origin = 16;
-  auto client = Client::create(options).value();
+  options.max_connections_per_origin = kReaders;
+  auto created = test::client_on(clock, options);
+  ASSERT_TRUE(created.ok()) << created.error().describe();
+  Client& client = *created;
+
+  std::vector<std::uint64_t> received(kReaders, 0);
+  std::vector<std::string> errors(kReaders);
   std::vector<std::thread> readers;
-  std::vector<std::uint64_t> received(16, 0);
-  for (int i = 0; i < 16; ++i) {
-    readers.emplace_back([&client, &server, &received, i] {
+  for (int i = 0; i < kReaders; ++i) {
+    readers.emplace_back([&, i] {
       auto response = client.fetch(Request::get(server.url("/prompt")));
-      if (!response.ok()) return;
+      if (!response.ok()) {
+        errors[i] = response.error().describe();
+        return finish();
+      }
       std::vector<std::byte> buffer(256 * 1024);
+      int seen = 0;
       while (true) {
         auto n = response->body.read(buffer);
+        if (!n.ok()) errors[i] = n.error().describe();
         if (!n.ok() || *n == 0) break;
         received[i] += *n;
+        if (response->body.buffered() != 0) continue;
+        {
+          std::lock_guard lock(mu);
+          ++caught_up;
+          changed.notify_all();
+        }
+        seen = wait_for_step(seen);
       }
+      finish();
     });
   }
+  int steps = 0;
+  bool stuck = false;
+  while (true) {
+    {
+      std::unique_lock lock(mu);
+      changed.wait(lock, [&] { return caught_up >= kReaders || finished; });
+      if (finished) break;
+    }
+    // The resumes the catching-up reads posted run before the clock moves.
+    if (!test::settle(client) || !test::advance(clock, client, kStep)) {
+      stuck = true;
+      finish();
+      break;
+    }
+    ++steps;
+    std::lock_guard lock(mu);
+    caught_up = 0;
+    ++step;
+    changed.notify_all();
+  }
   for (auto& reader : readers) reader.join();
-  for (std::uint64_t bytes : received) EXPECT_EQ(bytes, body.size());
-  // The connections are idle now; one sweep may free their scratch (that is one
-  // release for the pool), and a reader starved for a whole second on a loaded
-  // machine may cost one more (400 ms without the HTTP thread or the reader).
-  EXPECT_LE(client.stats().sweep_releases, 2u);
+  ASSERT_FALSE(stuck) << "the HTTP thread is stuck";
+  for (int i = 0; i < kReaders; ++i) {
+    EXPECT_EQ(errors[i], "") << "reader " << i;
+    EXPECT_EQ(received[i], body.size()) << "reader " << i;
+  }
+  EXPECT_GE(steps, static_cast<int>(body.size() / kPerStep) - 1);
+  EXPECT_EQ(client.stats().sweep_releases, 0u) << "a prompt reader's scratch was swept";
+  EXPECT_TRUE(test::thaw(clock, client));
 }
 
 }  // namespace

@@ -47,6 +47,23 @@ TEST_F(StreamCreditTest, ArrivalGivesBackWhatWasTakenOnceItReachesHalfTheWindow)
   EXPECT_EQ(credit.report_after(0), 128 * kKiB);
 }
 
+// Over 4 MiB the step is an eighth of the window: through a long path half of a
+// large window in flight while its credit travels left the server waiting.
+TEST_F(StreamCreditTest, AWindowOverFourMiBGivesBackInEighths) {
+  StreamCredit credit(8 * kMiB, policy);
+  EXPECT_EQ(credit.report_after(0), kMiB);
+  credit.on_received(kMiB - 1, at(milliseconds(0)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(0)), {}).bytes, 0u);
+  EXPECT_EQ(credit.report_after(0), 1u);
+  credit.on_received(1, at(milliseconds(1)));
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(1)), {}).bytes, kMiB);
+  // A window of 4 MiB still goes back in halves.
+  StreamCredit smaller(4 * kMiB, policy);
+  smaller.on_received(kMiB, at(milliseconds(0)));
+  EXPECT_EQ(smaller.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(0)), {}).bytes, 0u);
+  EXPECT_EQ(smaller.report_after(0), kMiB);
+}
+
 TEST_F(StreamCreditTest, AReaderReportGivesBackAnyAmountTaken) {
   StreamCredit credit(kMark, policy);
   credit.on_received(10 * kKiB, at(milliseconds(0)));
