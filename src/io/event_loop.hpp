@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/inline_task.hpp"
 #include "io/time_source.hpp"
 #include "sluice/error.hpp"
 
@@ -35,7 +36,7 @@ class FdWatcher {
 class EventLoop final : public TimeSource {
  public:
   using TimerId = std::uint64_t;
-  using Task = std::function<void()>;
+  using Task = InlineTask;  // std::function's inline room is too small for a post
 
   /// Check status() after construction: epoll or the eventfd may be refused (out of
   /// descriptors); such a loop's run() returns at once. `clock` (which outlives the

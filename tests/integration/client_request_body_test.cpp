@@ -240,12 +240,17 @@ TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereT
     second.emplace(client.send(post_owned(server, "/small", "a small body")));
     sent = true;
   });
-  // owned_upload_waits moves before the sender sleeps: from then on it waits.
-  while (client.stats().owned_upload_waits == 0) std::this_thread::yield();
-  EXPECT_FALSE(sent.load()) << "the second send went past the budget";
-  EXPECT_GE(client.stats().owned_upload_bytes, large.size());
+  // owned_upload_waits moves before the sender sleeps: from then on it waits (the
+  // wait is a hang guard: a send that never waits fails here, not by a timeout).
+  const bool waited = test::eventually([&] { return client.stats().owned_upload_waits != 0; });
+  const ClientStats waiting = client.stats();
+  const bool sent_while_waiting = sent.load();
   go.set_value();
   sender.join();
+  ASSERT_TRUE(waited) << "the second send never waited; " << waiting.owned_upload_bytes
+                      << " owned bytes held";
+  EXPECT_FALSE(sent_while_waiting) << "the second send went past the budget";
+  EXPECT_GE(waiting.owned_upload_bytes, large.size()) << "the large body was taken already";
   ASSERT_TRUE(second.has_value());
   auto small_response = second->wait();
   ASSERT_TRUE(small_response.ok()) << small_response.error().describe();
