@@ -42,6 +42,12 @@ bool StagingBuffer::below_resume_locked() const {
   return queue_.empty() || queue_.size() < allowance_ / 2;
 }
 
+// Counted before the signal turns: whoever sees it flowing sees the count moved.
+void StagingBuffer::end_pause_locked() {
+  pauses_ended_.fetch_add(1, std::memory_order_release);
+  signal_.store(Signal::flowing, std::memory_order_release);
+}
+
 std::size_t StagingBuffer::allowance() const {
   std::lock_guard lock(mu_);
   return allowance_;
@@ -77,8 +83,7 @@ bool StagingBuffer::set_allowance_locked(std::size_t bytes) {
     paused_since_ = clock_.now();
     signal_.store(Signal::paused, std::memory_order_release);
   } else if (paused_now && below_resume_locked()) {
-    pauses_ended_.fetch_add(1, std::memory_order_release);
-    signal_.store(Signal::flowing, std::memory_order_release);
+    end_pause_locked();
     return true;
   }
   return false;
@@ -164,9 +169,7 @@ bool StagingBuffer::take_locked(std::size_t n) {
   }
   if (below_resume_locked() &&
       signal_.load(std::memory_order_relaxed) == Signal::paused) {
-    // Counted before the signal turns: whoever sees it flowing sees the count moved.
-    pauses_ended_.fetch_add(1, std::memory_order_release);
-    signal_.store(Signal::flowing, std::memory_order_release);
+    end_pause_locked();
     resume = true;
   }
   return resume;

@@ -150,6 +150,8 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   enum class End { open, done, failed };
   /// Under mu_: sets the allowance; true when that ended a pause.
   bool set_allowance_locked(std::size_t bytes);
+  /// Under mu_: turns a paused buffer flowing (the pause counted first).
+  void end_pause_locked();
   /// Under mu_: whether the staged bytes are low enough to flow again.
   bool below_resume_locked() const;
   /// Under mu_: after taking bytes, flip to Flowing below half the allowance.

@@ -13,8 +13,9 @@ void UploadBudget::acquire(std::size_t bytes, bool may_wait) {
   auto fits = [&] { return limit_ == 0 || held_ == 0 || held_ + bytes <= limit_; };
   if (may_wait && !fits()) {
     ++waits_;
-    for (std::uint64_t seen = taken_; !room_.wait_for(lock, kUploadStall, fits); seen = taken_) {
-      if (taken_ == seen) break;  // nothing moved: waiting on could wait forever
+    auto taken = [this] { return taken_.load(std::memory_order_relaxed); };
+    for (std::uint64_t seen = taken(); !room_.wait_for(lock, kUploadStall, fits); seen = taken()) {
+      if (taken() == seen) break;  // nothing moved: waiting on could wait forever
     }
   }
   held_ += bytes;
@@ -28,9 +29,10 @@ void UploadBudget::release(std::size_t bytes) {
   room_.notify_all();
 }
 
+// No lock: the HTTP thread calls this for every chunk a transport takes, and only a
+// waiting acquire reads the count, once per kUploadStall.
 void UploadBudget::note_taken(std::size_t bytes) {
-  std::lock_guard lock(mu_);
-  taken_ += bytes;
+  taken_.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 std::size_t UploadBudget::held() const {

@@ -11,9 +11,11 @@
 // its uploads before reading any answer, would otherwise never make room).
 // Each BytesSource holds an UploadShare and gives it back when the transport took its
 // last byte (the release rule's moment) or when the body goes with its transfer.
-// Thread-safety: any thread; guarded by mu_. acquire() blocks its caller, so the HTTP
-// thread (which gives shares back) never calls it with may_wait.
+// Thread-safety: any thread; guarded by mu_ (taken_: an atomic count). acquire()
+// blocks its caller, so the HTTP thread (which gives shares back) never calls it with
+// may_wait.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -49,7 +51,8 @@ class UploadBudget {
   std::condition_variable room_;
   std::size_t held_ = 0;     // guarded by mu_
   std::uint64_t waits_ = 0;  // guarded by mu_
-  std::uint64_t taken_ = 0;  // guarded by mu_: bytes of held bodies transports took, ever
+  // Bytes of held bodies transports took, ever; any thread, no lock (a progress count).
+  std::atomic<std::uint64_t> taken_{0};
 };
 
 /// One body's part of an UploadBudget, given back once (release(), or when destroyed).
