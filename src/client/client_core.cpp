@@ -121,6 +121,11 @@ void ClientCore::transfer_done(Transfer& transfer) {
   transfers_.erase(found);
   budget_held_.erase(&transfer);
   loop_.post([doomed] {});
+  poll_before_sleep_if_alone();  // its caller often sends the next request at once
+}
+
+void ClientCore::poll_before_sleep_if_alone() {
+  if (transfers_.size() <= 1) loop_.poll_before_sleep();
 }
 
 ClientStats ClientCore::stats() const {

@@ -97,6 +97,12 @@ class ClientCore {
   /// total under the budget.
   void note_budget_held(const Transfer& transfer) { budget_held_.insert(&transfer); }
   ClientStats stats() const;
+  /// HTTP thread. With one transfer in flight at most, the loop polls before its
+  /// next sleep (EventLoop::poll_before_sleep): a lone request's answer, or its
+  /// caller's next request once it ended, usually comes sooner than a sleeping thread
+  /// wakes. With more, their own events keep the loop busy, and a poll would take the
+  /// core their readers need (docs/architecture.md, "Threads").
+  void poll_before_sleep_if_alone();
 
  private:
   void arm_sweep();

@@ -215,6 +215,7 @@ void Transfer::attach(Connection& conn) {
   const std::uint64_t attach = ++attaches_;
   const ExchangeId exchange = conn.start(build_exchange(), *this);
   if (attach == attaches_ && conn_ == &conn) exchange_ = exchange;
+  core_.poll_before_sleep_if_alone();  // a lone request's answer often comes within it
 }
 
 void Transfer::note_connection(const Connection& conn) {

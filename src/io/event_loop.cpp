@@ -69,6 +69,10 @@ Result<void> EventLoop::status() const {
 
 void EventLoop::run() {
   if (failure_) return;  // the owner checked status() and reported it
+  {
+    std::lock_guard lock(posted_mu_);
+    loop_thread_ = std::this_thread::get_id();
+  }
   std::array<epoll_event, kMaxEvents> events;
   for (;;) {
     now_ = clock_.now();
@@ -91,6 +95,7 @@ void EventLoop::run() {
   run_remaining();
   std::lock_guard lock(posted_mu_);
   stop_requested_ = false;  // the loop may be run again
+  loop_thread_ = {};
 }
 
 void EventLoop::run_remaining() {
@@ -123,12 +128,17 @@ void EventLoop::post(Task task) {
   {
     std::lock_guard lock(posted_mu_);
     posted_.push_back(std::move(task));
+    // The loop's own thread is awake and runs posted tasks before it sleeps
+    // (next_timeout): an eventfd write would only wake it for one more turn.
+    if (on_loop_thread_locked()) return;
     signal = !wake_pending_;
     wake_pending_ = true;
   }
   // One write per sleep of the loop is enough; later posts find it pending.
   if (signal) wake();
 }
+
+bool EventLoop::on_loop_thread_locked() const { return loop_thread_ == std::this_thread::get_id(); }
 
 void EventLoop::at_turn_end(Task task) { turn_end_.push_back(std::move(task)); }
 
@@ -264,6 +274,10 @@ void EventLoop::drop_cancelled_timers() {
 
 std::optional<Clock::duration> EventLoop::next_timeout() {
   if (!turn_end_.empty()) return Clock::duration::zero();
+  {
+    std::lock_guard lock(posted_mu_);
+    if (!posted_.empty()) return Clock::duration::zero();  // posted by this thread
+  }
   drop_cancelled_timers();
   if (timer_heap_.empty()) return std::nullopt;
   const auto left = timer_heap_.front().when - clock_.now();
@@ -279,7 +293,13 @@ std::optional<Clock::duration> EventLoop::next_timeout() {
 int EventLoop::wait_for_events(epoll_event* events, int capacity) {
   // A day at most: any longer sleep ends with a timer that moved or an event anyway.
   constexpr Clock::duration kLongest = std::chrono::hours(24);
-  const std::optional<Clock::duration> timeout = next_timeout();
+  std::optional<Clock::duration> timeout = next_timeout();
+  // Kept through turns that do not sleep: the spin is for the sleep.
+  if (poll_before_sleep_ && timeout != Clock::duration::zero() && clock_.passes_by_itself()) {
+    poll_before_sleep_ = false;
+    if (const int count = poll_briefly(events, capacity, timeout); count != 0) return count;
+    timeout = next_timeout();  // the poll took some of it
+  }
   const std::optional<Clock::duration> left =
       timeout ? std::optional(std::min(*timeout, kLongest)) : std::nullopt;
   if (precise_wait_) {
@@ -298,6 +318,18 @@ int EventLoop::wait_for_events(epoll_event* events, int capacity) {
   const int ms =
       left ? static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(*left).count()) : -1;
   return epoll_wait(epoll_fd_, events, capacity, ms);
+}
+
+int EventLoop::poll_briefly(epoll_event* events, int capacity,
+                            std::optional<Clock::duration> timeout) {
+  const TimePoint start = clock_.now();
+  const Clock::duration limit =
+      timeout ? std::min<Clock::duration>(*timeout, kPollBeforeSleep) : kPollBeforeSleep;
+  do {
+    const int count = epoll_wait(epoll_fd_, events, capacity, 0);
+    if (count != 0) return count;
+  } while (clock_.now() - start < limit);
+  return 0;
 }
 
 }  // namespace sluice

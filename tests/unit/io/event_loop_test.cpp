@@ -142,6 +142,70 @@ TEST(EventLoop, PostFromAnotherThreadRunsOnTheLoopThread) {
   EXPECT_NE(task_thread, std::this_thread::get_id());
 }
 
+// A post from the loop's own thread writes no eventfd (the thread is awake): the
+// loop must still run it before it sleeps, whichever part of the turn posted it.
+TEST(EventLoop, PostsFromTheLoopThreadRunWithoutAWakeFromOutside) {
+  EventLoop loop;
+  bool timed_out = false;
+  std::vector<std::string> ran;
+  std::thread runner([&] {
+    add_deadline(loop, timed_out);
+    loop.add_timer(Clock::now(), [&] {
+      loop.at_turn_end([&] {
+        ran.push_back("turn end");
+        loop.post([&] {
+          ran.push_back("posted by a turn-end task");
+          loop.post([&] {
+            ran.push_back("posted by a posted task");
+            loop.stop();
+          });
+        });
+      });
+    });
+    loop.run();
+  });
+  runner.join();
+  EXPECT_FALSE(timed_out) << "the loop slept with its own post unrun";
+  EXPECT_EQ(ran, (std::vector<std::string>{"turn end", "posted by a turn-end task",
+                                           "posted by a posted task"}));
+}
+
+// The poll before a sleep (poll_before_sleep) hands on what it finds, and the sleep
+// after it still wakes for a post from another thread.
+TEST(EventLoop, ALoopAskedToPollBeforeSleepStillSeesEventsAndPostsFromOutside) {
+  EventLoop loop;
+  EventFd ready(false);
+  bool timed_out = false;
+  int fd_events = 0;
+  std::promise<void> spin_asked;
+  std::promise<void> fd_seen;
+  CallbackWatcher watcher([&](std::uint32_t) {
+    ++fd_events;
+    std::uint64_t count = 0;
+    [[maybe_unused]] auto got = read(ready.fd, &count, sizeof count);
+    loop.poll_before_sleep();
+    fd_seen.set_value();
+  });
+  std::thread runner([&] {
+    add_deadline(loop, timed_out);
+    ASSERT_TRUE(loop.watch(ready.fd, EPOLLIN, &watcher));
+    loop.post([&] {
+      loop.poll_before_sleep();
+      spin_asked.set_value();
+    });
+    loop.run();
+    loop.unwatch(ready.fd);
+  });
+  spin_asked.get_future().wait();
+  const std::uint64_t one = 1;
+  ASSERT_EQ(write(ready.fd, &one, sizeof one), static_cast<ssize_t>(sizeof one));
+  fd_seen.get_future().wait();
+  loop.post([&] { loop.stop(); });  // while the loop polls or sleeps
+  runner.join();
+  EXPECT_FALSE(timed_out);
+  EXPECT_EQ(fd_events, 1);
+}
+
 TEST(EventLoop, PostedTasksRunInPostingOrder) {
   EventLoop loop;
   std::vector<int> order;
