@@ -1,6 +1,6 @@
 #pragma once
 // The `sluice` command's exit codes: curl's numbers where curl has one for the same
-// failure, so scripts written for curl keep working. README.md ("Errors and exit
+// failure, so scripts written for curl keep working. docs/cli.md ("Errors and exit
 // codes") holds the table.
 // Ownership: constants and pure functions; any thread.
 

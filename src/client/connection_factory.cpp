@@ -57,7 +57,7 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
   // The connector's own line says the handshake is done (src/io/connector.cpp); this
   // one says which kind it was, for -v and for telling whether resumption works.
   if (transport->is_tls() && core_.trace().on()) {
-    core_.trace().emit("c" + std::to_string(conn_id) + " connect: TLS handshake done, " +
+    core_.trace().emit(conn_id, "connect", std::string("TLS handshake done, ") +
                        (transport->resumed_session()   ? "session resumed"
                         : transport->offered_session() ? "full handshake (the server declined "
                                                          "the cached session)"

@@ -196,7 +196,7 @@ void H1Connection::finish_exchange(bool leftover) {
 }
 
 void H1Connection::trace(const std::string& what) const {
-  trace_.emit("c" + std::to_string(id_) + " h1: " + what);
+  trace_.emit(id_, "h1", what);
 }
 
 void H1Connection::fail(Error error) {

@@ -200,7 +200,7 @@ void H2Connection::send_liveness_ping(TimePoint now) {
 }
 
 void H2Connection::trace(const std::string& what) const {
-  trace_.emit("c" + std::to_string(id_) + " h2: " + what);
+  trace_.emit(id_, "h2", what);
 }
 
 }  // namespace sluice

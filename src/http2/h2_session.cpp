@@ -420,11 +420,11 @@ void H2Session::check_finished() {
 }
 
 void H2Session::trace_conn(const std::string& what) const {
-  trace_.emit("c" + std::to_string(conn_id_) + " h2: " + what);
+  trace_.emit(conn_id_, "h2", what);
 }
 
 void H2Session::trace_stream(std::int32_t stream_id, const std::string& what) const {
-  trace_.emit("c" + std::to_string(conn_id_) + " s" + std::to_string(stream_id) + " h2: " + what);
+  trace_.emit(conn_id_, stream_id, "h2", what);
 }
 
 }  // namespace sluice

@@ -183,11 +183,11 @@ void H3Session::fail_exchanges(const Error& error) {
 }
 
 void H3Session::trace_conn(const std::string& what) const {
-  trace_.emit("c" + std::to_string(conn_id_) + " h3: " + what);
+  trace_.emit(conn_id_, "h3", what);
 }
 
 void H3Session::trace_stream(std::int64_t stream_id, const std::string& what) const {
-  trace_.emit("c" + std::to_string(conn_id_) + " s" + std::to_string(stream_id) + " h3: " + what);
+  trace_.emit(conn_id_, stream_id, "h3", what);
 }
 
 }  // namespace sluice

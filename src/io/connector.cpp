@@ -306,7 +306,7 @@ void Connector::drive_handshake() {
 }
 
 void Connector::trace(const std::string& what) const {
-  options_.trace->emit("c" + std::to_string(options_.conn_id) + " connect: " + what);
+  options_.trace->emit(options_.conn_id, "connect", what);
 }
 
 void Connector::finish(Result<std::unique_ptr<Transport>> result) {

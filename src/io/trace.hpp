@@ -4,6 +4,7 @@
 // given a sink (sluice -v); a line is only built when it is on.
 // Ownership: owned by ClientCore; used and called on the HTTP thread only.
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -20,8 +21,21 @@ class Trace {
   void emit(const std::string& line) const {
     if (sink_) sink_(line);
   }
+  /// "c<conn> <layer>: <what>" ("c3 h1: response 200"): every line about a connection.
+  void emit(std::uint64_t conn, std::string_view layer, std::string_view what) const {
+    if (sink_) sink_(connection_scope(conn) + std::string(layer) + ": " + std::string(what));
+  }
+  /// "c<conn> s<stream> <layer>: <what>": a stream of a multiplexed connection.
+  void emit(std::uint64_t conn, std::int64_t stream, std::string_view layer,
+            std::string_view what) const {
+    if (sink_) {
+      sink_(connection_scope(conn) + "s" + std::to_string(stream) + " " + std::string(layer) +
+            ": " + std::string(what));
+    }
+  }
 
  private:
+  static std::string connection_scope(std::uint64_t conn) { return "c" + std::to_string(conn) + " "; }
   Sink sink_;
 };
 

@@ -357,7 +357,7 @@ std::chrono::milliseconds QuicCodec::effective_idle_timeout() const {
 }
 
 void QuicCodec::trace(const std::string& what) const {
-  trace_.emit("c" + std::to_string(id_) + " h3: " + what);
+  trace_.emit(id_, "h3", what);
 }
 
 }  // namespace sluice

@@ -23,7 +23,7 @@ Result<std::unique_ptr<QuicConnection>> QuicConnection::connect(EventLoop& loop,
   if (!codec) return std::move(codec).error();
   conn->codec_ = std::move(codec).value();
   if (trace.on()) {
-    trace.emit("c" + std::to_string(conn_id) + " h3: connecting to " + conn->codec_->peer() +
+    trace.emit(conn_id, "h3", "connecting to " + conn->codec_->peer() +
                " (" + conn->driver_.socket().remote().to_string() + " over UDP" +
                (gso ? ", GSO" : "") + ")");
   }

@@ -6,12 +6,12 @@
 
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <unistd.h>
 
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
 #include "support/test_env.hpp"
+#include "support/test_server.hpp"
 
 namespace sluice {
 namespace {
@@ -364,7 +364,8 @@ TEST_F(ClientTlsOptionsH3, SecondQuicConnectionResumesTheSession) {
       ASSERT_TRUE(fetched.ok()) << fetched.error().message();
       EXPECT_EQ(fetched->version, HttpVersion::http3);
       // Waits for the event (the pool closed the idle connection), not for a time.
-      while (client->stats().connections != 0) std::this_thread::yield();
+      ASSERT_TRUE(test::eventually([&] { return client->stats().connections == 0; }))
+          << "the pool kept its idle connection";
     }
     const ClientStats stats = client->stats();
     EXPECT_EQ(stats.quic_full_handshakes, cache ? 1u : 2u) << "cache " << cache;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctest examples.consumer: installs BUILD_DIR into a scratch prefix and builds the
-# examples against it every way the README offers, then runs each program:
+# examples against it every way docs/guide.md offers, then runs each program:
 #   examples/fetch (C++)   find_package -> sluice::sluice     libsluice.a
 #                          pkg-config --static               libsluice.a
 #                          find_package -> sluice::shared     libsluice.so
