@@ -4,7 +4,7 @@
 
 #include "bench/report.hpp"
 #include "bench/rss.hpp"
-#include "io/memory_rules.hpp"
+#include "core/memory_rules.hpp"
 
 namespace sluice::bench {
 

@@ -22,7 +22,7 @@
 
 #include "decode/content_decoder.hpp"
 #include "fuzz_input.hpp"
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 
 namespace {
 

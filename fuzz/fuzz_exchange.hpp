@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "io/connection.hpp"
-#include "io/exchange.hpp"
-#include "io/time_source.hpp"
+#include "connection/connection.hpp"
+#include "connection/exchange.hpp"
+#include "core/time_source.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice::fuzz {

@@ -22,8 +22,8 @@
 #include "fuzz_exchange.hpp"
 #include "fuzz_input.hpp"
 #include "http2/h2_session.hpp"
-#include "io/byte_queue.hpp"
-#include "io/trace.hpp"
+#include "core/byte_queue.hpp"
+#include "core/trace.hpp"
 
 namespace {
 

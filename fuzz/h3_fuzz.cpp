@@ -35,7 +35,7 @@
 #include "fuzz_input.hpp"
 #include "http3/h3_session.hpp"
 #include "quic/quic_streams.hpp"
-#include "io/trace.hpp"
+#include "core/trace.hpp"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "io/multiplexed_fields.hpp"
+#include "mux/multiplexed_fields.hpp"
 #include "sluice/headers.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: ConnectReply (src/io/proxy_connect), which reads a proxy's answer to
+// Fuzz target: ConnectReply (src/connect/proxy_connect), which reads a proxy's answer to
 // CONNECT before a tunnel carries TLS.
 // Input: fuzz_input.hpp's split header, then the bytes the proxy sends, fed in those
 // pieces.
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "io/proxy_connect.hpp"
+#include "connect/proxy_connect.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzz target: Socks5Handshake (src/io/socks5_handshake), which reads a SOCKS5
+// Fuzz target: Socks5Handshake (src/connect/socks5_handshake), which reads a SOCKS5
 // proxy's answers before a tunnel carries TLS.
 // Input: one byte choosing the case (bit 0: credentials offered; bit 1: the target
 // goes as an IPv4 address, not a name), then fuzz_input.hpp's split header, then the
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "io/socks5_handshake.hpp"
+#include "connect/socks5_handshake.hpp"
 
 using sluice::TunnelHandshake;
 using sluice::fuzz::check;

@@ -1,6 +1,6 @@
 #pragma once
 // The command's one reading of the system's monotonic clock (the library's is
-// io/time_source.cpp's SteadyClock, which the command, a user of the public API only,
+// core/time_source.cpp's SteadyClock, which the command, a user of the public API only,
 // does not include). Whatever measures time in src/cli takes it from here or is given
 // a clock (the progress display, so its tests pass a manual one).
 // Any thread.

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "io/http_token.hpp"
+#include "core/http_token.hpp"
 
 namespace sluice {
 namespace {

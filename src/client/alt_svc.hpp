@@ -15,7 +15,7 @@
 #include <map>
 #include <vector>
 
-#include "io/event_loop.hpp"
+#include "core/event_loop.hpp"
 
 namespace sluice {
 

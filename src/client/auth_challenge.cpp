@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "io/http_token.hpp"
+#include "core/http_token.hpp"
 
 namespace sluice {
 namespace {

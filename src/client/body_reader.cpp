@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "client/staging_buffer.hpp"
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 #include "sluice/body.hpp"
 
 namespace sluice {

@@ -1,6 +1,6 @@
 // The public BodyWriter: the producer's handle on a SourceQueue.
 #include "client/source_queue.hpp"
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 #include "sluice/body.hpp"
 
 namespace sluice {

@@ -19,12 +19,12 @@
 #include "client/staged_budget.hpp"
 #include "client/upload_budget.hpp"
 #include "quic/quic_tls.hpp"
-#include "io/event_loop.hpp"
-#include "io/stream_credit.hpp"
-#include "io/resolver.hpp"
-#include "io/tls.hpp"
-#include "io/trace.hpp"
-#include "io/worker_pool.hpp"
+#include "core/event_loop.hpp"
+#include "mux/stream_credit.hpp"
+#include "dns/resolver.hpp"
+#include "tls/tls.hpp"
+#include "core/trace.hpp"
+#include "core/worker_pool.hpp"
 #include "sluice/client.hpp"
 
 namespace sluice {

@@ -8,7 +8,7 @@
 #include "http1/h1_connection.hpp"
 #include "http2/h2_connection.hpp"
 #include "http3/h3_connection.hpp"
-#include "io/wire_tap_transport.hpp"
+#include "net/wire_tap_transport.hpp"
 
 namespace sluice {
 namespace {
@@ -54,7 +54,7 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
                                                         VersionPolicy policy,
                                                         ConnectionOwner& owner,
                                                         std::uint64_t conn_id) {
-  // The connector's own line says the handshake is done (src/io/connector.cpp); this
+  // The connector's own line says the handshake is done (src/connect/connector.cpp); this
   // one says which kind it was, for -v and for telling whether resumption works.
   if (transport->is_tls() && core_.trace().on()) {
     core_.trace().emit(conn_id, "connect", std::string("TLS handshake done, ") +

@@ -5,7 +5,7 @@
 // (or by prior knowledge over plain TCP); a QUIC attempt is an HTTP/3 connection.
 // Each gets the Client's window policy and trace. The pool orders the attempts (the
 // HTTP/3 race and its fallback to TCP) and counts connections per origin through
-// io/connection.hpp alone.
+// connection/connection.hpp alone.
 // Ownership: owned by the pool; HTTP thread only.
 
 #include <chrono>
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "io/connection.hpp"
-#include "io/connector.hpp"
-#include "io/socket_address.hpp"
+#include "connection/connection.hpp"
+#include "connect/connector.hpp"
+#include "net/socket_address.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 

@@ -2,7 +2,7 @@
 // ConnectionPool: every connection of a Client, grouped by origin; hands idle
 // connections to waiting transfers, opens new ones up to the per-origin limit
 // (through its ConnectionFactory, which knows the protocols: the pool sees only
-// io/connection.hpp), races HTTP/3 against the fallback timer, and closes
+// connection/connection.hpp), races HTTP/3 against the fallback timer, and closes
 // connections that stayed idle past the pool's idle timeout.
 // Ownership: HTTP thread only; owned by ClientCore.
 
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "client/connection_factory.hpp"
-#include "io/connection.hpp"
-#include "io/connector.hpp"
-#include "io/event_loop.hpp"
+#include "connection/connection.hpp"
+#include "connect/connector.hpp"
+#include "core/event_loop.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "client/auth_challenge.hpp"
-#include "io/crypto_hash.hpp"
+#include "tls/crypto_hash.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "io/host_overrides.hpp"
-#include "io/resolver.hpp"
-#include "io/tcp_connect.hpp"
+#include "dns/host_overrides.hpp"
+#include "dns/resolver.hpp"
+#include "net/tcp_connect.hpp"
 #include "sluice/client.hpp"
 
 namespace sluice {

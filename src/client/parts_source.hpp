@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/connection.hpp"
+#include "connection/connection.hpp"
 
 namespace sluice {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <utility>
 
-#include "io/connection.hpp"
+#include "connection/connection.hpp"
 
 namespace sluice {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "client/credentials.hpp"
-#include "io/ascii_case.hpp"
+#include "core/ascii_case.hpp"
 
 namespace sluice {
 namespace {

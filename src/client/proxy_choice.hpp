@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/proxy_hop.hpp"
+#include "connect/proxy_hop.hpp"
 #include "sluice/client.hpp"
 #include "sluice/error.hpp"
 #include "sluice/url.hpp"

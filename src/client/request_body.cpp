@@ -13,9 +13,9 @@
 #include "client/parts_source.hpp"
 #include "client/source_queue.hpp"
 #include "client/upload_budget.hpp"
-#include "io/byte_queue.hpp"
-#include "io/memory_rules.hpp"
-#include "io/worker_pool.hpp"
+#include "core/byte_queue.hpp"
+#include "core/memory_rules.hpp"
+#include "core/worker_pool.hpp"
 
 namespace sluice {
 

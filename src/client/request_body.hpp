@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "io/connection.hpp"
+#include "connection/connection.hpp"
 #include "sluice/request.hpp"
 
 namespace sluice {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

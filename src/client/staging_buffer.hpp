@@ -5,7 +5,7 @@
 // until they are given back. At its allowance it signals Paused and the transport
 // stops taking bytes for the stream; a consumer that drains it below half the
 // allowance flips it back to Flowing and posts one resume to the HTTP thread. The
-// allowance is the exchange's (io/stream_credit.hpp): the HTTP thread sets it as it
+// allowance is the exchange's (mux/stream_credit.hpp): the HTTP thread sets it as it
 // grows while the reader keeps up, and as it falls back after a long pause. The transport may also
 // ask to hear once readers took some amount (report_when_taken): flow-controlled
 // protocols give credit back for what was taken, and a reader below its allowance would
@@ -25,8 +25,8 @@
 
 #include "client/staged_budget.hpp"
 #include "client/staged_segments.hpp"
-#include "io/byte_queue.hpp"
-#include "io/time_source.hpp"
+#include "core/byte_queue.hpp"
+#include "core/time_source.hpp"
 #include "sluice/body.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"

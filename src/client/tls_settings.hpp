@@ -1,9 +1,9 @@
 #pragma once
-// The TLS settings of ClientOptions, turned into what TCP TLS (src/io, OpenSSL) and
+// The TLS settings of ClientOptions, turned into what TCP TLS (src/tls, OpenSSL) and
 // QUIC (src/quic, GnuTLS) each take.
 // Ownership: pure functions; any thread.
 
-#include "io/tls.hpp"
+#include "tls/tls.hpp"
 #include "quic/quic_tls.hpp"
 #include "sluice/client.hpp"
 

@@ -19,10 +19,10 @@
 #include "client/progress_source.hpp"
 #include "client/redirect.hpp"
 #include "client/staging_buffer.hpp"
-#include "io/byte_queue.hpp"
-#include "io/connection.hpp"
-#include "io/event_loop.hpp"
-#include "io/proxy_hop.hpp"
+#include "core/byte_queue.hpp"
+#include "connection/connection.hpp"
+#include "core/event_loop.hpp"
+#include "connect/proxy_hop.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 
@@ -52,7 +52,7 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
   /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
   const std::optional<ProxyHop>& proxy_route() const noexcept { return proxy_; }
 
-  /// May go as 0-RTT early data (a safe method, no body: io/connection.hpp).
+  /// May go as 0-RTT early data (a safe method, no body: connection/connection.hpp).
   bool safe_for_early_data() const noexcept {
     return sluice::safe_for_early_data(method_, body_ != nullptr);
   }

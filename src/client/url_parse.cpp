@@ -5,7 +5,7 @@
 
 #include "client/url_parse.hpp"
 
-#include "io/ascii_case.hpp"
+#include "core/ascii_case.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -10,7 +10,7 @@
 #include <span>
 #include <string_view>
 
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

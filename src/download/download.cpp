@@ -9,7 +9,7 @@
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
 #include "download/file_names.hpp"
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 
 namespace sluice {
 namespace {

@@ -7,7 +7,7 @@
 #include "download/download_file.hpp"
 #include "download/download_sha256.hpp"
 #include "sluice/rate_limiter.hpp"
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 
 namespace sluice {
 namespace {

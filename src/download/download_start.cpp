@@ -6,7 +6,7 @@
 
 #include "download/download_session.hpp"
 #include "download/file_names.hpp"
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 
 namespace sluice {
 namespace {

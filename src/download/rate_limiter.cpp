@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 
 namespace sluice {
 

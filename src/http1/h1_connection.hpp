@@ -4,7 +4,7 @@
 // Backpressure lives at the socket: when the exchange's sink stops wanting body
 // bytes, wants_input() turns false, the driver stops reading (EPOLLIN off) and the
 // kernel's TCP window holds the server back (llhttp 8.1 cannot pause inside on_body).
-// Each exchange has an allowance (io/stream_credit.hpp, as h2/h3 streams do): the
+// Each exchange has an allowance (mux/stream_credit.hpp, as h2/h3 streams do): the
 // driver receives no more than the sink has room for below it, and it grows while the
 // reader keeps up.
 // Ownership: HTTP thread only; owned by a pool in src/client (via ConnectionOwner).
@@ -15,12 +15,12 @@
 #include <span>
 
 #include "http1/h1_codec.hpp"
-#include "io/connection.hpp"
-#include "io/event_loop.hpp"
-#include "io/stream_credit.hpp"
-#include "io/stream_driver.hpp"
-#include "io/trace.hpp"
-#include "io/transport.hpp"
+#include "connection/connection.hpp"
+#include "core/event_loop.hpp"
+#include "mux/stream_credit.hpp"
+#include "net/stream_driver.hpp"
+#include "core/trace.hpp"
+#include "net/transport.hpp"
 
 namespace sluice {
 

@@ -16,12 +16,12 @@
 #include <utility>
 
 #include "http2/h2_session.hpp"
-#include "io/connection.hpp"
-#include "io/event_loop.hpp"
-#include "io/owner_reports.hpp"
-#include "io/stream_driver.hpp"
-#include "io/trace.hpp"
-#include "io/transport.hpp"
+#include "connection/connection.hpp"
+#include "core/event_loop.hpp"
+#include "connection/owner_reports.hpp"
+#include "net/stream_driver.hpp"
+#include "core/trace.hpp"
+#include "net/transport.hpp"
 
 namespace sluice {
 

@@ -7,7 +7,7 @@
 //
 // Flow control is the backpressure: each stream's credit follows what its consumer
 // takes and its window adapts to the path, by the one policy both HTTP/2 and HTTP/3
-// use (io/stream_credit.hpp). The session measures the round-trip time that policy
+// use (mux/stream_credit.hpp). The session measures the round-trip time that policy
 // needs: a PING goes out with the first SETTINGS and again now and then while body
 // bytes arrive. The connection window is given back at once for every byte, so a
 // held stream never stalls its siblings, and it grows to twice the streams' windows
@@ -31,14 +31,14 @@
 #include <unordered_map>
 
 #include "http2/h2_stream.hpp"
-#include "io/byte_queue.hpp"
-#include "io/connection.hpp"
-#include "io/exchange.hpp"
-#include "io/quiet_queue.hpp"
-#include "io/rtt_estimate.hpp"
-#include "io/stream_credit.hpp"
-#include "io/time_source.hpp"
-#include "io/trace.hpp"
+#include "core/byte_queue.hpp"
+#include "connection/connection.hpp"
+#include "connection/exchange.hpp"
+#include "core/quiet_queue.hpp"
+#include "mux/rtt_estimate.hpp"
+#include "mux/stream_credit.hpp"
+#include "core/time_source.hpp"
+#include "core/trace.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -57,7 +57,7 @@ struct H2SessionOptions {
   std::uint32_t max_header_list = 256 * 1024;
   /// Streams assumed allowed before the server's SETTINGS arrive.
   std::uint32_t assumed_max_streams = 100;
-  /// How stream windows grow and when credit goes back (io/stream_credit.hpp).
+  /// How stream windows grow and when credit goes back (mux/stream_credit.hpp).
   WindowPolicy window;
   /// PINGs measure the round-trip time: the first goes out with SETTINGS; while
   /// body bytes arrive, more follow at once until there are this many samples (the

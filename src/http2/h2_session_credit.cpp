@@ -1,5 +1,5 @@
 // H2Session, flow control: giving stream credit back by the shared window policy
-// (io/stream_credit.hpp), keeping the connection window ahead of the streams', and
+// (mux/stream_credit.hpp), keeping the connection window ahead of the streams', and
 // the PINGs that measure the round-trip time the policy needs (see h2_session.hpp).
 //
 // Ownership: HTTP thread only.

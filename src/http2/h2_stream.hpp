@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "http2/h2_headers.hpp"
-#include "io/connection.hpp"
-#include "io/exchange.hpp"
-#include "io/stream_credit.hpp"
+#include "connection/connection.hpp"
+#include "connection/exchange.hpp"
+#include "mux/stream_credit.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

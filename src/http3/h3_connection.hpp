@@ -1,5 +1,5 @@
 #pragma once
-// H3Connection: one HTTP/3 connection behind the protocol seam (io/connection.hpp):
+// H3Connection: one HTTP/3 connection behind the protocol seam (connection/connection.hpp):
 // a QuicConnection (ngtcp2 over the UDP socket and its timer) carrying an H3Session (nghttp3,
 // the exchanges). It stands between the two as the QuicApplication so that it sees
 // the handshake complete (the pool may start exchanges) and the connection end (with
@@ -21,10 +21,10 @@
 #include "http3/h3_session.hpp"
 #include "http3/h3_wire_tap.hpp"
 #include "quic/quic_connection.hpp"
-#include "io/connection.hpp"
-#include "io/event_loop.hpp"
-#include "io/owner_reports.hpp"
-#include "io/trace.hpp"
+#include "connection/connection.hpp"
+#include "core/event_loop.hpp"
+#include "connection/owner_reports.hpp"
+#include "core/trace.hpp"
 
 namespace sluice {
 

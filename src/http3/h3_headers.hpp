@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/connection.hpp"
-#include "io/multiplexed_fields.hpp"
+#include "connection/connection.hpp"
+#include "mux/multiplexed_fields.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 
@@ -40,7 +40,7 @@ class H3RequestHeaders {
   std::vector<nghttp3_nv> nv_;
 };
 
-/// One received field section; see ResponseFieldBlock (io/multiplexed_fields.hpp).
+/// One received field section; see ResponseFieldBlock (mux/multiplexed_fields.hpp).
 class H3HeaderBlock : public ResponseFieldBlock {
  public:
   explicit H3HeaderBlock(std::size_t max_bytes = 256 * 1024)

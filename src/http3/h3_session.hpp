@@ -7,7 +7,7 @@
 //
 // Flow control is the backpressure: framing is credited at once (on_stream_data's
 // result), body bytes by the one window policy HTTP/2 uses too
-// (io/stream_credit.hpp): a stream's window starts at its staging mark
+// (mux/stream_credit.hpp): a stream's window starts at its staging mark
 // (QuicStreams::set_stream_window), credit follows what its consumer took
 // (QuicStreams::extend_stream), and the window grows while the reader keeps up and
 // the window limits the rate, with the transport's RTT (QuicStreams::path_rtt). The
@@ -42,19 +42,19 @@
 
 #include "http3/h3_stream.hpp"
 #include "quic/quic_streams.hpp"
-#include "io/byte_queue.hpp"
-#include "io/connection.hpp"
-#include "io/exchange.hpp"
-#include "io/quiet_queue.hpp"
-#include "io/stream_credit.hpp"
-#include "io/time_source.hpp"
-#include "io/trace.hpp"
+#include "core/byte_queue.hpp"
+#include "connection/connection.hpp"
+#include "connection/exchange.hpp"
+#include "core/quiet_queue.hpp"
+#include "mux/stream_credit.hpp"
+#include "core/time_source.hpp"
+#include "core/trace.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
 
 struct H3SessionOptions {
-  /// How stream windows grow and when credit goes back (io/stream_credit.hpp).
+  /// How stream windows grow and when credit goes back (mux/stream_credit.hpp).
   WindowPolicy window;
   /// The connection receive window the transport started with (QuicOptions's):
   /// the session raises it when the streams' windows grow past half of it.

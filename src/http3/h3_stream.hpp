@@ -17,10 +17,10 @@
 #include <optional>
 
 #include "http3/h3_headers.hpp"
-#include "io/byte_queue.hpp"
-#include "io/connection.hpp"
-#include "io/exchange.hpp"
-#include "io/stream_credit.hpp"
+#include "core/byte_queue.hpp"
+#include "connection/connection.hpp"
+#include "connection/exchange.hpp"
+#include "mux/stream_credit.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

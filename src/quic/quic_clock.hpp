@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-#include "io/event_loop.hpp"
+#include "core/event_loop.hpp"
 
 namespace sluice {
 

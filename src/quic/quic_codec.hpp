@@ -3,7 +3,7 @@
 // It moves stream bytes for a QuicApplication (H3Session) through the QuicStreams
 // seam (quic_streams.hpp), and datagrams through a DatagramPort: received ones and
 // deadlines come in with `now`, packets go out into the carrier's DatagramBatch
-// (io/datagram_driver.hpp). One deadline serves ngtcp2's expiry and the
+// (net/datagram_driver.hpp). One deadline serves ngtcp2's expiry and the
 // application's. Every way a connection ends becomes one Error. QuicConnection
 // (quic_connection.hpp) carries it over a UDP socket; unit tests over a simulated link.
 //
@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "io/datagram_driver.hpp"
-#include "io/local_binding.hpp"
-#include "io/socket_address.hpp"
-#include "io/trace.hpp"
+#include "net/datagram_driver.hpp"
+#include "net/local_binding.hpp"
+#include "net/socket_address.hpp"
+#include "core/trace.hpp"
 #include "quic/quic_errors.hpp"
 #include "quic/quic_streams.hpp"
 #include "quic/quic_tls.hpp"

@@ -1,16 +1,16 @@
 #pragma once
 // QuicConnection: a QuicCodec carried over a connected UDP socket by a DatagramDriver:
 // what H3Connection runs in production. The codec speaks QUIC without I/O; the
-// driver owns the socket, the send batch and the one timer (io/datagram_driver.hpp).
+// driver owns the socket, the send batch and the one timer (net/datagram_driver.hpp).
 // Ownership: HTTP thread only. Owned by the glue that owns the application
 // (H3Connection); the codec is destroyed before the driver that carries it.
 
 #include <cstdint>
 #include <memory>
 
-#include "io/datagram_driver.hpp"
-#include "io/event_loop.hpp"
-#include "io/trace.hpp"
+#include "net/datagram_driver.hpp"
+#include "core/event_loop.hpp"
+#include "core/trace.hpp"
 #include "quic/quic_codec.hpp"
 
 namespace sluice {

@@ -19,7 +19,7 @@
 #include <optional>
 #include <span>
 
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {

@@ -3,7 +3,7 @@
 // no OpenSSL backend). QuicTlsContext holds the trust (system store, a CA file, or
 // none with insecure) and may be shared by many connections; QuicTls is one
 // connection's session: ALPN "h3", SNI, and certificate plus host name checks whose
-// failures read like the TCP ones of src/io ("TLS: certificate for wrong.example
+// failures read like the TCP ones of src/tls ("TLS: certificate for wrong.example
 // does not match host localhost").
 // Ownership: a QuicTlsContext is shared (std::shared_ptr) by the connections that
 // use it; a QuicTls is owned by one QuicCodec. HTTP thread only.
@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "io/tls_pins.hpp"
+#include "tls/tls_pins.hpp"
 #include "quic/quic_ticket_store.hpp"
 #include "sluice/error.hpp"
 

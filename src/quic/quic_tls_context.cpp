@@ -55,7 +55,7 @@ Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const QuicT
   context->insecure_ = options.insecure;
   context->early_data_ = options.early_data && options.session_cache;
   context->ca_file_ = options.ca_file;
-  // As many origins as the TCP session cache keeps (io/tls_shared.hpp).
+  // As many origins as the TCP session cache keeps (tls/tls_shared.hpp).
   context->tickets_ = std::make_shared<QuicTicketStore>(options.session_cache ? 256 : 0);
   auto ciphers = cipher_priority(options.tls13_ciphers);
   if (!ciphers) return std::move(ciphers).error();

@@ -1,4 +1,4 @@
-// The __wrap_ functions the linker substitutes for the system calls of src/io (see
+// The __wrap_ functions the linker substitutes for the system calls of the library (see
 // syscall_faults.hpp); each passes through to __real_ unless it is the call chosen
 // to fail.
 #include "syscall_faults.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Failure injection for the system calls src/io makes, through the linker's --wrap
-// (tests/fault_injection/CMakeLists.txt lists the calls): while armed, the calls made
+// Failure injection for the system calls the library makes, through the linker's
+// --wrap (tests/fault_injection/CMakeLists.txt lists the calls): while armed, the calls made
 // on the library's HTTP thread (named "sluice-http") are counted from 0, and the
 // one numbered `fail_at` fails with an errno the kernel really returns for it. Calls
 // on every other thread (the test, the in-process servers, "sluice-pool") pass

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/crypto_hash.hpp"
+#include "tls/crypto_hash.hpp"
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
 #include "support/test_env.hpp"

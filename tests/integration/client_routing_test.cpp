@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "io/socket_address.hpp"
+#include "net/socket_address.hpp"
 #include "sluice/sluice.hpp"
 #include "support/black_hole.hpp"
 #include "support/client_on_clock.hpp"

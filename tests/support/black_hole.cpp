@@ -11,7 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "io/socket_address.hpp"
+#include "net/socket_address.hpp"
 
 namespace sluice::test {
 

@@ -33,7 +33,7 @@ Result<Client> client_on(const TimeSource& clock, ClientOptions options) {
   return ClientAccess::create(std::move(options), clock);
 }
 
-// The loop's turn (src/io/event_loop.cpp): read the clock, run due timers, run the
+// The loop's turn (src/core/event_loop.cpp): read the clock, run due timers, run the
 // posted batch, run turn-end tasks, wait. The first task may land in a turn that had
 // already read the clock and run its timers (the loop was awake for a socket); the
 // second is posted after the first ran, so it runs in a later turn, one that began

@@ -10,7 +10,7 @@
 
 #include <chrono>
 
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 #include "sluice/client.hpp"
 #include "support/freezable_clock.hpp"
 #include "support/manual_clock.hpp"

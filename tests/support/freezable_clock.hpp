@@ -15,7 +15,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "io/time_source.hpp"
+#include "core/time_source.hpp"
 
 namespace sluice::test {
 

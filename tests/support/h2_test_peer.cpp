@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "http2/h2_session.hpp"
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 
 namespace sluice::test {
 namespace {

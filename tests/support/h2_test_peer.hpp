@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "http2/h2_session.hpp"
-#include "io/connection.hpp"
-#include "io/exchange.hpp"
-#include "io/trace.hpp"
+#include "connection/connection.hpp"
+#include "connection/exchange.hpp"
+#include "core/trace.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 #include "support/manual_clock.hpp"

@@ -26,8 +26,8 @@
 
 #include "http3/h3_session.hpp"
 #include "quic/quic_streams.hpp"
-#include "io/connection.hpp"
-#include "io/trace.hpp"
+#include "connection/connection.hpp"
+#include "core/trace.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 #include "support/manual_clock.hpp"

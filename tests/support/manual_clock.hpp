@@ -10,8 +10,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "io/event_loop.hpp"
-#include "io/time_source.hpp"
+#include "core/event_loop.hpp"
+#include "core/time_source.hpp"
 
 namespace sluice::test {
 

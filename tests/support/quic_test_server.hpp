@@ -29,8 +29,8 @@
 #include <variant>
 #include <vector>
 
-#include "io/socket_address.hpp"
-#include "io/time_source.hpp"
+#include "net/socket_address.hpp"
+#include "core/time_source.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 

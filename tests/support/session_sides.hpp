@@ -22,7 +22,7 @@
 #include <string_view>
 #include <utility>
 
-#include "io/stream_credit.hpp"
+#include "mux/stream_credit.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/h3_test_peer.hpp"
 

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "io/datagram_driver.hpp"
+#include "net/datagram_driver.hpp"
 #include "support/manual_clock.hpp"
 
 namespace sluice::test {

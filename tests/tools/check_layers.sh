@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Guards the architecture that the folders under src/ describe (docs/architecture.md):
-#   io < quic < http3; io < http1, http2, decode; all of them < client < download < cli
-#   and capi, each using only what is below it:
-#   - src/io includes no header of any other layer;
-#   - src/quic (QUIC over ngtcp2) includes src/io only; src/http3 includes src/io and
-#     src/quic;
-#   - src/http1, src/http2 and src/decode (the content codings) include src/io only:
+#   the base (core < net < dns, tls < connect; net < connection < mux) < quic < http3;
+#   base < http1, http2, decode; all of them < client < download < cli and capi, each
+#   using only what is below it:
+#   - a base folder includes only itself and the base folders below it:
+#       core        nothing else (the loop, time, bytes, Error and Headers)
+#       net         core (sockets, transports, the stream and datagram drivers)
+#       dns         core, net (c-ares, the cache, --resolve)
+#       tls         core, net (OpenSSL)
+#       connect     core, net, dns, tls (the connector, proxies and tunnels)
+#       connection  core, net (the seam every protocol's connection implements)
+#       mux         core, net, connection (what h2 and h3 share: credit, fields)
+#     and never a protocol, quic, decode, client, download or cli header;
+#   - src/quic (QUIC over ngtcp2) includes the base only; src/http3 includes the base
+#     and src/quic;
+#   - src/http1, src/http2 and src/decode (the content codings) include the base only:
 #     never a protocol, quic, decode, client, download or cli;
 #   - src/client never includes download/ (the downloader is built on the Client, not
 #     the other way round); src/download never includes a protocol or decode/ header
@@ -20,10 +29,10 @@
 #       nghttp3                 src/http3
 #       ngtcp2, gnutls          src/quic (gnutls is ngtcp2's crypto backend)
 #       llhttp                  src/http1
-#       openssl                 src/io (TLS) and src/download/download_sha256.cpp (hashing)
+#       openssl                 src/tls and src/download/download_sha256.cpp (hashing)
 #       zlib, brotli, zstd      src/decode/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
 #                               (and src/decode/library_version.cpp, which asks their versions)
-#       c-ares                  src/io
+#       c-ares                  src/dns
 #   - nothing under src/ includes a test header (tests/, support/, gtest/, gmock/);
 #   - nothing under src/ outside src/cli prints (printf, fprintf, puts, std::cout,
 #     std::cerr, std::clog): the library reports through values and its trace hook.
@@ -58,13 +67,13 @@ scan() {
       if (lib == "nghttp3") return layer == "http3"
       if (lib == "ngtcp2" || lib == "gnutls") return layer == "quic"
       if (lib == "llhttp") return layer == "http1"
-      if (lib == "openssl") return layer == "io" || file == "download/download_sha256.cpp"
+      if (lib == "openssl") return layer == "tls" || file == "download/download_sha256.cpp"
       # The layer asks each of its libraries for its version there.
       if (file == "decode/library_version.cpp") return lib == "zlib" || lib == "brotli" || lib == "zstd"
       if (lib == "zlib") return file ~ /^decode\/gzip_decoder\.(hpp|cpp)$/
       if (lib == "brotli") return file ~ /^decode\/brotli_decoder\.(hpp|cpp)$/
       if (lib == "zstd") return file ~ /^decode\/zstd_decoder\.(hpp|cpp)$/
-      if (lib == "c-ares") return layer == "io"
+      if (lib == "c-ares") return layer == "dns"
       return 0
     }
     BEGIN {
@@ -72,11 +81,26 @@ scan() {
       owner["nghttp3"] = "src/http3"
       owner["ngtcp2"] = owner["gnutls"] = "src/quic"
       owner["llhttp"] = "src/http1"
-      owner["openssl"] = "src/io and src/download/download_sha256.cpp"
+      owner["openssl"] = "src/tls and src/download/download_sha256.cpp"
       owner["zlib"] = "src/decode/gzip_decoder"
       owner["brotli"] = "src/decode/brotli_decoder"
       owner["zstd"] = "src/decode/zstd_decoder"
-      owner["c-ares"] = "src/io"
+      owner["c-ares"] = "src/dns"
+      # The base folders each may include, besides their own.
+      below["core"] = ""
+      below["net"] = "core"
+      below["dns"] = "core net"
+      below["tls"] = "core net"
+      below["connect"] = "core net dns tls"
+      below["connection"] = "core net"
+      below["mux"] = "core net connection"
+      for (name in below) base[name] = 1
+    }
+    function base_allows(layer, top,    parts, n, i) {
+      if (top == layer) return 1
+      n = split(below[layer], parts, " ")
+      for (i = 1; i <= n; ++i) if (parts[i] == top) return 1
+      return 0
     }
     FNR == 1 {
       file = substr(FILENAME, length(src) + 1)
@@ -95,7 +119,7 @@ scan() {
         report("src/ includes a test header <" path ">")
       else if (lib != "" && !third_party_allowed(lib, layer, file))
         report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
-      else if (layer == "cli" && top ~ /^(io|quic|client|download|decode|http[0-9])$/)
+      else if (layer == "cli" && ((top in base) || top ~ /^(quic|client|download|decode|http[0-9])$/))
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
@@ -105,14 +129,16 @@ scan() {
         report("src/capi may not include " path " (the C API wraps the C++ API, not protocols)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
-      else if (layer == "io" && top ~ /^(quic|client|download|decode|http[0-9])$/)
-        report("src/io may not include " path " (io is below every other layer)")
+      else if ((layer in base) && top ~ /^(quic|client|download|decode|http[0-9])$/)
+        report("src/" layer " may not include " path " (the base is below every other layer)")
+      else if ((layer in base) && (top in base) && quoted && !base_allows(layer, top))
+        report("src/" layer " may not include " path " (" layer " uses only " layer " " below[layer] ")")
       else if (layer == "quic" && top ~ /^(client|download|decode|http[0-9])$/)
-        report("src/quic may not include " path " (QUIC uses src/io only)")
+        report("src/quic may not include " path " (QUIC uses the base only)")
       else if (layer == "http3" && top ~ /^(client|download|decode|http[12])$/)
-        report("src/http3 may not include " path " (HTTP/3 uses src/io and src/quic only)")
+        report("src/http3 may not include " path " (HTTP/3 uses the base and src/quic only)")
       else if (layer ~ /^(http[12]|decode)$/ && top != layer && top ~ /^(quic|client|download|decode|http[0-9])$/)
-        report("src/" layer " may not include " path " (a codec uses src/io only)")
+        report("src/" layer " may not include " path " (a codec uses the base only)")
       else if (layer == "client" && top == "download")
         report("src/client may not include " path " (the downloader is built on the Client)")
       else if (layer == "download" && top ~ /^(quic|decode|http[0-9])$/)
@@ -162,8 +188,11 @@ self_test() {
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' RETURN
   # Violations: every file named bad_* breaks one rule per line listed in `expected`.
-  plant io/bad_io.cpp '#include "io/byte_queue.hpp"' '#include "http1/h1_codec.hpp"'
-  plant http1/bad_h1.cpp '#include "io/tls.hpp"' '# include "client/client_impl.hpp"'
+  plant core/bad_core.cpp '#include "core/byte_queue.hpp"' '#include "http1/h1_codec.hpp"' \
+    '#include "net/transport.hpp"'
+  plant tls/bad_tls.cpp '#include "net/transport.hpp"' '#include "connect/connector.hpp"'
+  plant connection/bad_seam.cpp '#include "mux/stream_credit.hpp"'
+  plant http1/bad_h1.cpp '#include "tls/tls.hpp"' '# include "client/client_impl.hpp"'
   plant http2/bad_h2.cpp '#include "http1/h1_codec.hpp"'
   plant client/bad_test.cpp '#include <gtest/gtest.h>' '#include "support/test_server.hpp"'
   plant client/bad_print.cpp 'void f() {' '  std::cout << 1;' '  fprintf(stderr, "x");' \
@@ -171,12 +200,12 @@ self_test() {
   plant client/bad_cli.cpp '#include "cli/options.hpp"'
   # src/cli: only sluice/ and cli/ (quoted or not), no third-party header.
   plant cli/bad_internal.cpp '#include "sluice/client.hpp"' '#include "client/client_core.hpp"' \
-    '#include <io/byte_queue.hpp>' '#include "h2_session.hpp"' '#include <openssl/ssl.h>'
+    '#include <core/byte_queue.hpp>' '#include "h2_session.hpp"' '#include <openssl/ssl.h>'
   # Third-party headers outside the layer (or file) that owns them.
-  plant io/bad_nghttp2.cpp '#include <nghttp2/nghttp2.h>'
+  plant net/bad_nghttp2.cpp '#include <nghttp2/nghttp2.h>'
   plant http3/bad_nghttp2.cpp '#include <nghttp3/nghttp3.h>' '#include <nghttp2/nghttp2.h>'
   plant http2/bad_nghttp3.cpp '#include <nghttp3/nghttp3.h>'
-  plant io/bad_ngtcp2.cpp '#include <ngtcp2/ngtcp2_crypto.h>'
+  plant core/bad_ngtcp2.cpp '#include <ngtcp2/ngtcp2_crypto.h>'
   plant http3/bad_ngtcp2.cpp '#include <ngtcp2/ngtcp2.h>'
   plant quic/bad_layer.cpp '#include "http3/h3_session.hpp"' '#include <nghttp3/nghttp3.h>'
   plant http2/bad_quic.cpp '#include "quic/quic_connection.hpp"'
@@ -191,9 +220,9 @@ self_test() {
   plant decode/bad_layer.cpp '#include "client/transfer.hpp"' '#include "http2/h2_session.hpp"'
   plant client/bad_download.cpp '#include "download/download_fetch.hpp"'
   plant download/bad_layer.cpp '#include "decode/content_decoder.hpp"' '#include "http1/h1_connection.hpp"'
-  plant io/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/download_file.hpp"'
+  plant mux/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/download_file.hpp"'
   plant cli/bad_download.cpp '#include "download/file_names.hpp"'
-  plant io/bad_zlib.cpp '#include <zlib.h>'
+  plant dns/bad_zlib.cpp '#include <zlib.h>'
   plant client/bad_capi.cpp '#include "capi/capi_call.hpp"'
   plant capi/bad_layer.cpp '#include "http2/h2_session.hpp"' '#include "client/transfer.hpp"'
   plant client/bad_ares.cpp '#include <ares.h>'
@@ -203,21 +232,24 @@ self_test() {
   plant cli/main.cpp '#include "cli/options.hpp"' '#include "sluice/client.hpp"' \
     '#include <sluice/error.hpp>' '#include <unistd.h>' '#include <string>' \
     'void g() { printf("ok"); std::cout << 1; }'
-  plant client/good.cpp '#include "http1/h1_codec.hpp"' '#include "io/x.hpp"' '// no printf here' \
+  plant client/good.cpp '#include "http1/h1_codec.hpp"' '#include "core/x.hpp"' '// no printf here' \
     'void h(char* b) { std::snprintf(b, 4, "x"); }'
   plant http1/h1_response_parser.cpp '#include <llhttp.h>'
   plant http2/h2_session.hpp '#include <nghttp2/nghttp2.h>'
   plant quic/quic_tls.cpp '#include <ngtcp2/ngtcp2_crypto_gnutls.h>' '#include <gnutls/x509.h>' \
-    '#include "io/udp_socket.hpp"'
+    '#include "net/udp_socket.hpp"'
   plant http3/h3_session.hpp '#include <nghttp3/nghttp3.h>' '#include "quic/quic_streams.hpp"'
   plant client/connection_factory.cpp '#include "quic/quic_connection.hpp"'
-  plant io/tls_transport.cpp '#include <openssl/ssl.h>' '#include <ares.h>'
+  plant tls/tls_transport.cpp '#include <openssl/ssl.h>' '#include "net/transport.hpp"'
+  plant dns/dns_channel.cpp '#include <ares.h>' '#include "net/socket_address.hpp"'
+  plant connect/connector.cpp '#include "dns/resolver.hpp"' '#include "tls/tls.hpp"'
+  plant mux/stream_credit.cpp '#include "connection/connection.hpp"' '#include "core/trace.hpp"'
   plant download/download_sha256.cpp '#include <openssl/evp.h>'
-  plant decode/gzip_decoder.hpp '#include <zlib.h>' '#include "io/byte_queue.hpp"'
+  plant decode/gzip_decoder.hpp '#include <zlib.h>' '#include "core/byte_queue.hpp"'
   plant decode/brotli_decoder.cpp '#include <brotli/decode.h>' '#include "decode/content_decoder.hpp"'
   plant decode/zstd_decoder.cpp '#include <zstd.h>' '#include <zstd_errors.h>'
   plant client/transfer.cpp '#include "decode/content_decoder.hpp"' '#include "http2/h2_connection.hpp"'
-  plant download/download_run.cpp '#include "client/client_access.hpp"' '#include "io/memory_rules.hpp"' \
+  plant download/download_run.cpp '#include "client/client_access.hpp"' '#include "core/memory_rules.hpp"' \
     '#include "sluice/download.hpp"'
   plant client/library_versions.cpp '#include "http2/library_version.hpp"' \
     '#include "quic/library_version.hpp"' '#include "decode/library_version.hpp"'
@@ -228,19 +260,20 @@ self_test() {
     echo "self-test: violations were not detected" >&2
     return 1
   fi
-  expected="io/bad_io.cpp:2: http1/bad_h1.cpp:2: http2/bad_h2.cpp:1: client/bad_test.cpp:1:
+  expected="core/bad_core.cpp:2: core/bad_core.cpp:3: tls/bad_tls.cpp:2:
+            connection/bad_seam.cpp:1: http1/bad_h1.cpp:2: http2/bad_h2.cpp:1: client/bad_test.cpp:1:
             client/bad_test.cpp:2: client/bad_print.cpp:2: client/bad_print.cpp:3:
             client/bad_print.cpp:4: client/bad_cli.cpp:1:
             cli/bad_internal.cpp:2: cli/bad_internal.cpp:3: cli/bad_internal.cpp:4:
             cli/bad_internal.cpp:5:
-            io/bad_nghttp2.cpp:1: http3/bad_nghttp2.cpp:2: http2/bad_nghttp3.cpp:1:
-            io/bad_ngtcp2.cpp:1: client/bad_gnutls.cpp:1: http2/bad_llhttp.cpp:1:
+            net/bad_nghttp2.cpp:1: http3/bad_nghttp2.cpp:2: http2/bad_nghttp3.cpp:1:
+            core/bad_ngtcp2.cpp:1: client/bad_gnutls.cpp:1: http2/bad_llhttp.cpp:1:
             http1/bad_openssl.cpp:1: client/bad_openssl.cpp:1:
             decode/bad_content_decoder.cpp:1: decode/bad_content_decoder.cpp:2:
-            decode/bad_gzip_decoder.hpp:1: io/bad_zlib.cpp:1: client/bad_ares.cpp:1:
+            decode/bad_gzip_decoder.hpp:1: dns/bad_zlib.cpp:1: client/bad_ares.cpp:1:
             client/bad_zstd.cpp:1: decode/bad_layer.cpp:1: decode/bad_layer.cpp:2:
             client/bad_download.cpp:1: download/bad_layer.cpp:1: download/bad_layer.cpp:2:
-            io/bad_decode.cpp:1: io/bad_decode.cpp:2: cli/bad_download.cpp:1:
+            mux/bad_decode.cpp:1: mux/bad_decode.cpp:2: cli/bad_download.cpp:1:
             http3/bad_ngtcp2.cpp:1: quic/bad_layer.cpp:1: quic/bad_layer.cpp:2:
             http2/bad_quic.cpp:1: client/bad_versions.cpp:1: client/bad_capi.cpp:1:
             capi/bad_layer.cpp:1:"

@@ -11,8 +11,8 @@
 #include <mutex>
 
 #include "client/source_queue.hpp"
-#include "io/memory_rules.hpp"
-#include "io/worker_pool.hpp"
+#include "core/memory_rules.hpp"
+#include "core/worker_pool.hpp"
 
 namespace sluice {
 namespace {

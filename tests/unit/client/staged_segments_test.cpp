@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 
 namespace sluice {
 namespace {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 #include "support/h2_test_peer.hpp"
 
 namespace sluice {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "http2/h2_session.hpp"
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 #include "support/h2_test_peer.hpp"
 
 namespace sluice {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "http2/h2_session.hpp"
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/test_body.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "http3/h3_session.hpp"
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/h3_test_peer.hpp"
 #include "support/test_body.hpp"

@@ -1,10 +1,10 @@
-#include "io/byte_queue.hpp"
+#include "core/byte_queue.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "io/memory_rules.hpp"
+#include "core/memory_rules.hpp"
 
 namespace sluice {
 namespace {

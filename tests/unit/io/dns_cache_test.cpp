@@ -1,6 +1,6 @@
 // DnsCache: kept for min(TTL, cap), not at all with TTL 0, any case, and bounded (a
 // full table drops what expired, then what would expire soonest).
-#include "io/dns_cache.hpp"
+#include "dns/dns_cache.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// sluice::Error and sluice::Result (include/sluice/error.hpp, src/io/error.cpp):
+// sluice::Error and sluice::Result (include/sluice/error.hpp, src/core/error.cpp):
 // Result has std::expected's shape, so the steps of a fallible chain read as one.
 
 #include "sluice/error.hpp"

@@ -1,4 +1,4 @@
-#include "io/event_loop.hpp"
+#include "core/event_loop.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>

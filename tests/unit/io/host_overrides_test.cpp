@@ -1,6 +1,6 @@
 // --resolve and --connect-to entries: what parses, what is refused and how it says so,
 // and which entry matches a host and port.
-#include "io/host_overrides.hpp"
+#include "dns/host_overrides.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "io/inline_task.hpp"
+#include "core/inline_task.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // LocalBinding (--interface, --local-port): binding a socket's local end by interface
 // name or address and a port range, alone and inside TcpConnect's attempts. Real
 // sockets on loopback; a port is held by a bound socket to make it busy.
-#include "io/local_binding.hpp"
+#include "net/local_binding.hpp"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -12,9 +12,9 @@
 #include <memory>
 #include <optional>
 
-#include "io/event_loop.hpp"
-#include "io/socket_address.hpp"
-#include "io/tcp_connect.hpp"
+#include "core/event_loop.hpp"
+#include "net/socket_address.hpp"
+#include "net/tcp_connect.hpp"
 
 namespace sluice {
 namespace {

@@ -2,9 +2,9 @@
 // (H2Session against the in-memory nghttp2 server) and HTTP/3 (H3Session against the
 // in-memory nghttp3 server and fake QUIC transport), through the H2Side and H3Side
 // adapters of support/session_sides.hpp. A scenario belongs here when both protocols
-// promise the same behaviour through the exchange seam (io/exchange.hpp): what a sink
+// promise the same behaviour through the exchange seam (connection/exchange.hpp): what a sink
 // hears, what the server receives, which stream a failure ends and whether it is safe
-// to retry, and how a reader's mark holds a stream (io/stream_credit.hpp). Where the
+// to retry, and how a reader's mark holds a stream (mux/stream_credit.hpp). Where the
 // wire differs (error codes, the stream a GOAWAY names, the message prefix) the side
 // says it. What only one protocol has (frames, SETTINGS, PING, padding, CONTINUATION,
 // QPACK, STOP_SENDING, acknowledgements, nghttp2's or nghttp3's own error texts) stays

@@ -1,7 +1,7 @@
 // OwnerReports: the owner hears each change once, and hears that a connection left
 // its 0-RTT phase even when early requests took every stream (the pool ends its
 // HTTP/3 attempt on that report).
-#include "io/owner_reports.hpp"
+#include "connection/owner_reports.hpp"
 
 #include <gtest/gtest.h>
 

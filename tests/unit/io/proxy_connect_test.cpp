@@ -1,7 +1,7 @@
 // The CONNECT exchange, sans I/O: the request names the target twice (request line
 // and Host) and carries credentials only when given; the answer opens the tunnel on
 // a 2xx only, in however many pieces it arrives, and anything odd is an error.
-#include "io/proxy_connect.hpp"
+#include "connect/proxy_connect.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // find: the earliest is exact whether deadlines moved later (arrivals), went away
 // (pauses, streams gone) or moved earlier (a noted evaluation), and due streams come
 // out once, earliest first. A random walk checks it against the scan.
-#include "io/quiet_queue.hpp"
+#include "core/quiet_queue.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/memory_rules.hpp"
+#include "core/memory_rules.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)

@@ -2,7 +2,7 @@
 // name in flight, --resolve entries, -4/-6, and a name server that never answers;
 // against DnsTestServer, a real (tiny) DNS server on loopback.
 
-#include "io/resolver.hpp"
+#include "dns/resolver.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SOCKS5's client handshake, sans I/O (RFC 1928, RFC 1929): the bytes it sends at
 // each step, the answers that open the tunnel in however many pieces they come, and
 // each refusal as an error that names the proxy and says what it answered.
-#include "io/socks5_handshake.hpp"
+#include "connect/socks5_handshake.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The window policy (io/stream_credit.hpp) as both sessions apply it: one typed
+// The window policy (mux/stream_credit.hpp) as both sessions apply it: one typed
 // test over HTTP/2 (H2Session against the in-memory nghttp2 server) and HTTP/3
 // (H3Session against the in-memory nghttp3 server and fake QUIC transport). Time is
 // a manual clock; a pump moves bytes at once, and the test moves the clock between

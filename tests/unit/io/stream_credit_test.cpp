@@ -1,4 +1,4 @@
-#include "io/stream_credit.hpp"
+#include "mux/stream_credit.hpp"
 
 #include <gtest/gtest.h>
 

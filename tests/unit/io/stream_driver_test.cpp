@@ -1,4 +1,4 @@
-#include "io/stream_driver.hpp"
+#include "net/stream_driver.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "io/byte_queue.hpp"
-#include "io/transport.hpp"
+#include "core/byte_queue.hpp"
+#include "net/transport.hpp"
 #include "support/manual_clock.hpp"
 
 namespace sluice {

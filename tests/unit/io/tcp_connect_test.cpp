@@ -1,4 +1,4 @@
-#include "io/tcp_connect.hpp"
+#include "net/tcp_connect.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "io/byte_queue.hpp"
-#include "io/transport.hpp"
+#include "core/byte_queue.hpp"
+#include "net/transport.hpp"
 #include "support/black_hole.hpp"
 
 namespace sluice {

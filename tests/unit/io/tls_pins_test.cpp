@@ -1,6 +1,6 @@
 // Public key pins: curl's sha256//BASE64 lists, a PEM or DER public key file, and a
 // mismatch message that names the server's pin and the expected ones.
-#include "io/tls_pins.hpp"
+#include "tls/tls_pins.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>

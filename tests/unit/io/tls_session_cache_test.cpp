@@ -1,6 +1,6 @@
 // TlsSessionCache: one session per origin, the newest kept, the least recently used
 // origin evicted past the capacity, expired and unresumable sessions never offered.
-#include "io/tls_session_cache.hpp"
+#include "tls/tls_session_cache.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>

@@ -1,4 +1,4 @@
-#include "io/tls.hpp"
+#include "tls/tls.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "io/byte_queue.hpp"
-#include "io/event_loop.hpp"
-#include "io/tcp_connect.hpp"
-#include "io/tls_socket_bio.hpp"
+#include "core/byte_queue.hpp"
+#include "core/event_loop.hpp"
+#include "net/tcp_connect.hpp"
+#include "tls/tls_socket_bio.hpp"
 #include "support/test_certs.hpp"
 
 // g++ 12 warns when a designated initializer leaves out members that have default

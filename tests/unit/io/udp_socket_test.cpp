@@ -1,4 +1,4 @@
-#include "io/udp_socket.hpp"
+#include "net/udp_socket.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
