@@ -1,6 +1,6 @@
 #pragma once
 // ConnectionFactory: where the pool's connections come from, and the one part of
-// src/client that names a protocol. A TCP attempt (io/Connector: resolve, connect,
+// src/client that names a protocol. A TCP attempt (connect/Connector: resolve, connect,
 // TLS with ALPN) becomes an HTTP/1.1 or HTTP/2 connection by what TLS negotiated
 // (or by prior knowledge over plain TCP); a QUIC attempt is an HTTP/3 connection.
 // Each gets the Client's window policy and trace. The pool orders the attempts (the

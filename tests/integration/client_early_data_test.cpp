@@ -69,7 +69,7 @@ TEST_F(ClientEarlyData, ResumedConnectionSendsASafeRequestEarlyAndTheServerTakes
     Client client = early_client(env_.get("SLUICE_TEST_CA"));
     auto first = fetch_all(client, h3_only(url("/small.txt")));
     ASSERT_TRUE(first.ok()) << first.error().message();
-    wait_for_no_connection(client);
+    ASSERT_NO_FATAL_FAILURE(wait_for_no_connection(client));
     // The first connection had no ticket: nothing went early.
     EXPECT_EQ(client.stats().quic_early_requests, 0u);
 
@@ -99,7 +99,7 @@ TEST_F(ClientEarlyData, ResumedConnectionSendsASafeRequestEarlyAndTheServerTakes
 TEST_F(ClientEarlyData, RequestThatIsNotSafeToReplayWaitsForTheHandshake) {
   Client client = early_client(env_.get("SLUICE_TEST_CA"));
   ASSERT_TRUE(fetch_all(client, h3_only(url("/small.txt"))).ok());
-  wait_for_no_connection(client);
+  ASSERT_NO_FATAL_FAILURE(wait_for_no_connection(client));
   // DELETE is idempotent but not safe: a replayed one would act twice.
   auto deleted = fetch_all(client, h3_only(url("/small.txt"), "DELETE"));
   ASSERT_TRUE(deleted.ok()) << deleted.error().message();
@@ -116,7 +116,7 @@ TEST_F(ClientEarlyData, WithoutTheOptionNothingGoesEarly) {
   Client client = early_client(env_.get("SLUICE_TEST_CA"), /*early_data=*/false);
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(fetch_all(client, h3_only(url("/small.txt"))).ok());
-    wait_for_no_connection(client);
+    ASSERT_NO_FATAL_FAILURE(wait_for_no_connection(client));
   }
   const ClientStats stats = client.stats();
   EXPECT_EQ(stats.quic_resumed_handshakes, 1u);
@@ -136,7 +136,7 @@ TEST(ClientEarlyDataRefused, RefusedEarlyRequestsGoAgainAfterTheHandshake) {
   Client client = early_client(test::test_certs().ca_file);
   auto first = fetch_all(client, h3_only(server.url("/one")));
   ASSERT_TRUE(first.ok()) << first.error().message();
-  wait_for_no_connection(client);
+  ASSERT_NO_FATAL_FAILURE(wait_for_no_connection(client));
 
   // Three requests wait for the second connection; all go early and are refused.
   std::vector<PendingResponse> pending;
@@ -179,7 +179,7 @@ TEST(ClientEarlyDataRefused, RefusedEarlyDataLeavesTheResendsForTheServersRefusa
   Client client = early_client(test::test_certs().ca_file);
   auto first = fetch_all(client, h3_only(server.url("/one")));
   ASSERT_TRUE(first.ok()) << first.error().message();
-  wait_for_no_connection(client);
+  ASSERT_NO_FATAL_FAILURE(wait_for_no_connection(client));
 
   auto response = fetch_all(client, h3_only(server.url("/x")));
   ASSERT_TRUE(response.ok()) << response.error().message();

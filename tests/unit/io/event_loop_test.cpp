@@ -170,14 +170,15 @@ TEST(EventLoop, PostsFromTheLoopThreadRunWithoutAWakeFromOutside) {
                                            "posted by a posted task"}));
 }
 
-// The poll before a sleep (poll_before_sleep) hands on what it finds, and the sleep
-// after it still wakes for a post from another thread.
-TEST(EventLoop, ALoopAskedToPollBeforeSleepStillSeesEventsAndPostsFromOutside) {
+// A loop asked to poll before it sleeps still wakes, whether the fd event and the post
+// from another thread come while it polls or after it went to sleep: the poll hands
+// on what it finds and then sleeps as it would have.
+TEST(EventLoop, ALoopAskedToPollBeforeSleepingStillWakesForAnEventAndAPost) {
   EventLoop loop;
   EventFd ready(false);
   bool timed_out = false;
   int fd_events = 0;
-  std::promise<void> spin_asked;
+  std::promise<void> poll_asked;
   std::promise<void> fd_seen;
   CallbackWatcher watcher([&](std::uint32_t) {
     ++fd_events;
@@ -186,22 +187,25 @@ TEST(EventLoop, ALoopAskedToPollBeforeSleepStillSeesEventsAndPostsFromOutside) {
     loop.poll_before_sleep();
     fd_seen.set_value();
   });
+  bool watching = false;
   std::thread runner([&] {
     add_deadline(loop, timed_out);
-    ASSERT_TRUE(loop.watch(ready.fd, EPOLLIN, &watcher));
-    loop.post([&] {
+    watching = static_cast<bool>(loop.watch(ready.fd, EPOLLIN, &watcher));
+    // Asked from inside the loop, so no post from outside is pending when it polls.
+    loop.add_timer(Clock::now(), [&] {
       loop.poll_before_sleep();
-      spin_asked.set_value();
+      poll_asked.set_value();
     });
     loop.run();
     loop.unwatch(ready.fd);
   });
-  spin_asked.get_future().wait();
+  poll_asked.get_future().wait();
   const std::uint64_t one = 1;
   ASSERT_EQ(write(ready.fd, &one, sizeof one), static_cast<ssize_t>(sizeof one));
   fd_seen.get_future().wait();
-  loop.post([&] { loop.stop(); });  // while the loop polls or sleeps
+  loop.post([&] { loop.stop(); });  // while the loop polls again, or sleeps
   runner.join();
+  EXPECT_TRUE(watching);
   EXPECT_FALSE(timed_out);
   EXPECT_EQ(fd_events, 1);
 }
