@@ -190,8 +190,8 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto options = options_for(nginx("/64m.bin"), path);
   options.ranges = 4;
   std::atomic<bool> stop{false};
-  // Past three of the four ranges' worth (unequal when one got ahead), every range must have some bytes
-  // on disk, however the ranges were scheduled (the last one may have started late).
+  // Cancelled past three quarters: whichever ranges got the bytes (a range whose
+  // connection started late may have none), the control file must say which.
   constexpr std::uint64_t kStopAfter = k64m - k64m / 4 + (1u << 20);
   auto stopped = download_until(client, options, kStopAfter, stop);
   ASSERT_FALSE(stopped.ok());
@@ -201,17 +201,16 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   ASSERT_TRUE(control.ok()) << control.error().message();
   ASSERT_TRUE(control->has_value());
   // Four ranges, or more where one that finished early took half of a slower one's
-  // rest (work stealing): the four it began with all got somewhere.
+  // rest (work stealing). How far each got depends on how its connection was
+  // scheduled (under ASan on a loaded machine one had none when CI cancelled), so
+  // only the total is checked, and the resume below must fill in exactly the rest.
   ASSERT_GE((*control)->ranges.size(), 4u);
   EXPECT_EQ((*control)->size, k64m);
   std::uint64_t recorded = 0;
-  std::size_t progressed = 0;
   for (const auto& range : (*control)->ranges) {
     ASSERT_TRUE(range.end.has_value());
-    if (range.done > 0) ++progressed;
     recorded += range.done;
   }
-  EXPECT_GE(progressed, 4u) << "every range it began with got somewhere";
   EXPECT_GE(recorded, kStopAfter);
   EXPECT_LT(recorded, k64m);
 
