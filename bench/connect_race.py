@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Connect time to a name whose first address is black-holed: sluice against curl.
 
-Issue 16's figure. A local HTTP server listens on 127.0.0.1:PORT; the black hole is a
+Happy Eyeballs' figure (bench/README.md). A local HTTP server listens on 127.0.0.1:PORT; the black hole is a
 listener on the same port whose full accept queue makes the kernel drop SYNs (a
 firewalled or unroutable address looks the same to a client). Each client is given
 both addresses for one name with --resolve, the black hole first, and asked for a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lookups made for 10,000 requests to 100 names, with the DNS cache and without.
 
-Issue 16's figure. A small DNS server in this script answers nameN.test (N < names)
+The DNS cache's figure (bench/README.md). A small DNS server in this script answers nameN.test (N < names)
 with 127.0.0.1 and a TTL of 300 s, and counts the questions it gets. One
 sluice.Client, told to ask it (dns_servers=), fetches a small file from nginx
 `--requests` times, round robin over the names, `--concurrency` at a time, each with

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures for the Python binding (issue 15), each beside a peer in the same run:
+"""Figures for the Python binding, each beside a peer in the same run:
 
   throughput  a large file through `async for chunk in response.body`, against the
               C++ API on the same file (`sluice-bench throughput`, one run each,

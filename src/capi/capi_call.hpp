@@ -2,7 +2,7 @@
 // The C API's boundary: every extern "C" function runs its body through capi_call(),
 // which turns a Result's Error, a C++ exception or std::bad_alloc into a sluice_code
 // and records the message for sluice_last_error() on the calling thread. No
-// exception crosses into C (STYLE.md 7 and 18).
+// exception crosses into C: a C caller cannot catch one.
 //
 // Ownership: the last error is thread-local; each thread sees only its own.
 

@@ -2,8 +2,8 @@
 // The structs behind the C API's opaque handles. Each starts with a tag naming its
 // type; a handle's free overwrites it first, so a handle passed to the wrong kind of
 // function, or used after its free while the memory is not yet reused, is refused
-// with SLUICE_E_INVALID_ARGUMENT instead of being trusted (STYLE.md 18: "a handle
-// used after free where detectable").
+// with SLUICE_E_INVALID_ARGUMENT instead of being trusted: a bad argument returns an
+// error, never crashes, where that can be detected.
 //
 // Ownership: each handle belongs to the C caller; sluice_client is thread-safe like
 // sluice::Client, the others are used by one thread at a time, except that

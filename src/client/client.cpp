@@ -29,10 +29,6 @@ struct Client::Impl {
 };
 
 ClientCore& ClientAccess::core(Client& client) { return *client.impl_->core; }
-WorkerPool& ClientAccess::file_pool(Client& client) { return client.impl_->core->file_pool(); }
-std::size_t ClientAccess::release_threshold(const Client& client) {
-  return client.impl_->core->options().release_threshold;
-}
 
 namespace {
 

@@ -242,7 +242,7 @@ void Transfer::note_connection(const Connection& conn) {
 
 // With 10,000 short responses in flight, a 64 KiB block each (a quarter of the
 // mark) for bodies of a few hundred bytes made the heap the HTTP thread's largest
-// cost (issue 18's `many --concurrency 10000` profile).
+// cost (the profile of `sluice-bench many --concurrency 10000`).
 void Transfer::expect_known_length(const Headers& headers) {
   const auto text = headers.get("content-length");
   if (!text) return;

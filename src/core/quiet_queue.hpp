@@ -3,7 +3,7 @@
 // (StreamCredit::quiet_deadline), and when the earliest is, without looking at every
 // stream on every event. The driver asks for the next deadline after each event; with
 // 10,000 streams on one connection a scan per event was the HTTP thread's largest
-// cost after copying the bytes (issue 18's profile of `held --count 10000`).
+// cost after copying the bytes (the profile of `sluice-bench held --count 10000`).
 //
 // The queue is lazy. It keeps, per stream, one entry no later than the stream's
 // deadline; the session notes a stream after anything that may have given it a

@@ -1,4 +1,4 @@
-// The failure matrix (STYLE.md rule 15): for each scenario, run it with the n-th
+// The failure matrix (docs/reliability.md): for each scenario, run it with the n-th
 // system call of the HTTP thread failing, n = 0, 1, 2 ... until a run makes fewer
 // calls than n. Every run must end in the exact body or in an Error of category io,
 // connect, tls or protocol with a message; never a crash, a hang or a short body.
