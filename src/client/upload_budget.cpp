@@ -14,7 +14,11 @@ void UploadBudget::acquire(std::size_t bytes, bool may_wait) {
   if (may_wait && !fits()) {
     ++waits_;
     auto taken = [this] { return taken_.load(std::memory_order_relaxed); };
-    for (std::uint64_t seen = taken(); !room_.wait_for(lock, kUploadStall, fits); seen = taken()) {
+    for (std::uint64_t seen = taken();; seen = taken()) {
+      room_.wait_for(lock, stall_window_, [&] { return fits() || window_cut_; });
+      if (fits()) break;
+      window_cut_ = false;
+      ++windows_ended_;
       if (taken() == seen) break;  // nothing moved: waiting on could wait forever
     }
   }
@@ -43,6 +47,24 @@ std::size_t UploadBudget::held() const {
 std::uint64_t UploadBudget::waits() const {
   std::lock_guard lock(mu_);
   return waits_;
+}
+
+void UploadBudget::set_stall_window(std::chrono::milliseconds window) {
+  std::lock_guard lock(mu_);
+  stall_window_ = window;
+}
+
+void UploadBudget::end_stall_window() {
+  {
+    std::lock_guard lock(mu_);
+    window_cut_ = true;
+  }
+  room_.notify_all();
+}
+
+std::uint64_t UploadBudget::stall_windows_ended() const {
+  std::lock_guard lock(mu_);
+  return windows_ended_;
 }
 
 UploadShare& UploadShare::operator=(UploadShare&& other) noexcept {

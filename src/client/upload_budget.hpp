@@ -45,12 +45,22 @@ class UploadBudget {
   /// How many acquires had to wait so far.
   std::uint64_t waits() const;
 
+  // Tests drive the stall windows by hand: a window as long as the test, ended by
+  // end_stall_window(), and a count of the windows waiting acquires saw end, so a
+  // test waits for that event instead of for real time to pass.
+  void set_stall_window(std::chrono::milliseconds window);
+  void end_stall_window();
+  std::uint64_t stall_windows_ended() const;
+
  private:
   const std::size_t limit_;
   mutable std::mutex mu_;
   std::condition_variable room_;
   std::size_t held_ = 0;     // guarded by mu_
   std::uint64_t waits_ = 0;  // guarded by mu_
+  std::chrono::milliseconds stall_window_ = kUploadStall;  // guarded by mu_
+  bool window_cut_ = false;                                 // guarded by mu_
+  std::uint64_t windows_ended_ = 0;                         // guarded by mu_
   // Bytes of held bodies transports took, ever; any thread, no lock (a progress count).
   std::atomic<std::uint64_t> taken_{0};
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <thread>
 
@@ -28,8 +29,14 @@ TEST(UploadBudget, ABodyLargerThanTheLimitGoesWhenNothingIsHeld) {
   EXPECT_EQ(budget.waits(), 0u);
 }
 
+// Waits for a waiting acquire to see its stall window end (an event, not a time).
+void wait_for_windows(const UploadBudget& budget, std::uint64_t ended) {
+  while (budget.stall_windows_ended() < ended) std::this_thread::yield();
+}
+
 TEST(UploadBudget, ASendOverTheLimitWaitsUntilATransportTookEnough) {
   UploadBudget budget(2 * kMiB);
+  budget.set_stall_window(std::chrono::hours(1));  // only the release ends this wait
   budget.acquire(2 * kMiB, true);
   std::atomic<bool> acquired{false};
   std::thread sender([&] {
@@ -43,6 +50,33 @@ TEST(UploadBudget, ASendOverTheLimitWaitsUntilATransportTookEnough) {
   sender.join();
   EXPECT_TRUE(acquired.load());
   EXPECT_EQ(budget.held(), 2 * kMiB);
+}
+
+// While the held bodies move, a send waits on through any number of stall windows;
+// the first window in which nothing moved ends the wait (a server that reads no more
+// until its answer is read would otherwise hold the sender forever).
+TEST(UploadBudget, AWaitLastsWhileTheHeldBodiesMoveAndEndsInTheFirstStillWindow) {
+  UploadBudget budget(1 * kMiB);
+  budget.set_stall_window(std::chrono::hours(1));  // windows end only when the test says
+  budget.acquire(1 * kMiB, true);
+  std::atomic<bool> acquired{false};
+  std::thread sender([&] {
+    budget.acquire(1 * kMiB, true);
+    acquired = true;
+  });
+  while (budget.waits() == 0) std::this_thread::yield();
+  for (std::uint64_t window = 1; window <= 3; ++window) {
+    budget.note_taken(64 * 1024);  // the transports took some of the held body
+    budget.end_stall_window();
+    wait_for_windows(budget, window);
+    EXPECT_FALSE(acquired.load()) << "the send gave up in window " << window
+                                  << " although the bodies moved";
+  }
+  budget.end_stall_window();  // a window in which nothing was taken
+  sender.join();
+  EXPECT_TRUE(acquired.load());
+  EXPECT_EQ(budget.stall_windows_ended(), 4u);
+  EXPECT_EQ(budget.held(), 2 * kMiB) << "the send that gave up waiting still counts";
 }
 
 // The HTTP thread gives the budget back, so it must never wait for it.
