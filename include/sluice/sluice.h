@@ -191,6 +191,9 @@ sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options *opti
                                                      uint32_t ms);
 sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options *options,
                                                               uint32_t ms);
+/* One connect attempt's bound before the next address is tried (default 10000). */
+sluice_code sluice_client_options_set_connect_attempt_timeout_ms(sluice_client_options *options,
+                                                                 uint32_t ms);
 /* DNS answers are reused for their TTL but at most this long (default 60; 0: no cache). */
 sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options *options,
                                                       uint32_t seconds);
@@ -218,6 +221,24 @@ sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options 
                                                           size_t bytes);
 sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options *options,
                                                            uint32_t ms);
+/* Copies larger than this are freed by the thread that finished with them (default
+ * 512 KiB; 0: every copy). */
+sluice_code sluice_client_options_set_release_threshold(sluice_client_options *options,
+                                                        size_t bytes);
+/* How often the HTTP thread frees the empty scratch of paused readers (default 4000,
+ * at least 1). */
+sluice_code sluice_client_options_set_sweep_interval_ms(sluice_client_options *options,
+                                                        uint32_t ms);
+/* Threads that read upload files and write downloads (default 2, at least 1). */
+sluice_code sluice_client_options_set_file_threads(sluice_client_options *options,
+                                                   size_t count);
+/* HTTP/3 that may fall back to TCP does so when QUIC's handshake took longer than
+ * http3_fallback_after (default 1000); the origin's HTTP/3 is then not tried for
+ * http3_broken_for (default 300000). */
+sluice_code sluice_client_options_set_http3_fallback_after_ms(sluice_client_options *options,
+                                                              uint32_t ms);
+sluice_code sluice_client_options_set_http3_broken_for_ms(sluice_client_options *options,
+                                                          uint32_t ms);
 /* Tracing: `trace` is called on the HTTP thread with one line per notable event (not
  * NUL-terminated: use `len`). It must return quickly and not call into the client. */
 typedef void (*sluice_trace_cb)(void *user_data, const char *line, size_t len);
@@ -231,6 +252,41 @@ sluice_code sluice_client_options_set_trace(sluice_client_options *options,
  * chunk not yet handed to on_data stays staged, so its stream holds at its allowance. */
 sluice_code sluice_client_options_set_host_dispatch(sluice_client_options *options,
                                                     int enabled);
+
+/* ---- Client options by name ----------------------------------------------------- */
+
+/* Every client option that takes one value is also in a table a program (a binding,
+ * a configuration file reader) walks and sets by name: the name is ClientOptions'
+ * member name ("pool_idle_timeout", "resolve"), the kind says which setter takes it
+ * and what its number means. */
+typedef enum sluice_option_kind {
+  SLUICE_OPTION_TEXT = 1,         /* sluice_client_options_set_text */
+  SLUICE_OPTION_TEXT_LIST = 2,    /* sluice_client_options_set_text, once per entry */
+  SLUICE_OPTION_FLAG = 3,         /* sluice_client_options_set_number: 0 or 1 */
+  SLUICE_OPTION_COUNT = 4,        /* sluice_client_options_set_number */
+  SLUICE_OPTION_MILLISECONDS = 5, /* sluice_client_options_set_number, at most UINT32_MAX */
+  SLUICE_OPTION_SECONDS = 6,      /* sluice_client_options_set_number, at most UINT32_MAX */
+  SLUICE_OPTION_KIND_MAX_ = 0x7fffffff
+} sluice_option_kind;
+typedef struct sluice_option_info {
+  const char *name;        /* ClientOptions' member name */
+  sluice_option_kind kind;
+  const char *help;        /* one line */
+} sluice_option_info;
+/* The first option (previous NULL), the one after `previous`, or NULL after the last.
+ * The entries live as long as the library. */
+const sluice_option_info *sluice_client_option_next(const sluice_option_info *previous);
+/* The option named `name` (NUL-terminated), or NULL. */
+const sluice_option_info *sluice_client_option_by_name(const char *name);
+/* Sets a TEXT option, or appends one entry to a TEXT_LIST one. An unknown name, an
+ * option of another kind, a NULL value or one holding a NUL byte is
+ * SLUICE_E_INVALID_ARGUMENT, saying which. */
+sluice_code sluice_client_options_set_text(sluice_client_options *options, const char *name,
+                                           const char *value, size_t len);
+/* Sets a FLAG, COUNT, MILLISECONDS or SECONDS option; out of its range is
+ * SLUICE_E_INVALID_ARGUMENT. */
+sluice_code sluice_client_options_set_number(sluice_client_options *options, const char *name,
+                                             uint64_t value);
 
 /* ---- Cookies ------------------------------------------------------------------- */
 

@@ -44,77 +44,6 @@ void sluice_client_options_free(sluice_client_options* options) {
   if (usable(options)) delete options;
 }
 
-sluice_code sluice_client_options_set_ca_file(sluice_client_options* options, const char* path,
-                                              size_t path_len) {
-  std::string_view text;
-  if (!text_argument(path, path_len, text)) {
-    return invalid("sluice_client_options_set_ca_file", "path is NULL or holds a NUL byte");
-  }
-  return with_options("sluice_client_options_set_ca_file", options, [&](ClientOptions& o) {
-    o.ca_file = std::string(text);
-    return ok();
-  });
-}
-
-sluice_code sluice_client_options_set_insecure(sluice_client_options* options, int insecure) {
-  return with_options("sluice_client_options_set_insecure", options, [&](ClientOptions& o) {
-    o.insecure = insecure != 0;
-    return ok();
-  });
-}
-
-sluice_code sluice_client_options_set_user_agent(sluice_client_options* options,
-                                                 const char* user_agent, size_t len) {
-  std::string_view text;
-  if (!text_argument(user_agent, len, text)) {
-    return invalid("sluice_client_options_set_user_agent", "user_agent is NULL or holds a NUL byte");
-  }
-  if (auto valid = validate_header_value(text); !valid) return fail(valid.error());
-  return with_options("sluice_client_options_set_user_agent", options, [&](ClientOptions& o) {
-    o.user_agent = std::string(text);
-    return ok();
-  });
-}
-
-sluice_code sluice_client_options_set_max_connections_per_origin(sluice_client_options* options,
-                                                                 size_t count) {
-  if (count == 0) {
-    return invalid("sluice_client_options_set_max_connections_per_origin", "count must be at least 1");
-  }
-  return with_options("sluice_client_options_set_max_connections_per_origin", options,
-                      [&](ClientOptions& o) {
-                        o.max_connections_per_origin = count;
-                        return ok();
-                      });
-}
-
-sluice_code sluice_client_options_set_owned_upload_budget(sluice_client_options* options,
-                                                          size_t bytes) {
-  return with_options("sluice_client_options_set_owned_upload_budget", options,
-                      [&](ClientOptions& o) {
-                        o.owned_upload_budget = bytes;
-                        return ok();
-                      });
-}
-
-sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options* options,
-                                                          size_t bytes) {
-  return with_options("sluice_client_options_set_staged_bytes_budget", options,
-                      [&](ClientOptions& o) {
-                        o.staged_bytes_budget = bytes;
-                        return ok();
-                      });
-}
-
-sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options* options,
-                                                           uint32_t ms) {
-  return with_options("sluice_client_options_set_pool_idle_timeout_ms", options,
-                      [&](ClientOptions& o) {
-                        o.pool_idle_timeout = std::chrono::milliseconds(ms);
-                        return ok();
-                      });
-}
-
 sluice_code sluice_client_options_set_trace(sluice_client_options* options, sluice_trace_cb trace,
                                             void* user_data) {
   return with_options("sluice_client_options_set_trace", options, [&](ClientOptions& o) {
@@ -125,13 +54,6 @@ sluice_code sluice_client_options_set_trace(sluice_client_options* options, slui
         trace(user_data, line.data(), line.size());
       };
     }
-    return ok();
-  });
-}
-
-sluice_code sluice_client_options_set_host_dispatch(sluice_client_options* options, int enabled) {
-  return with_options("sluice_client_options_set_host_dispatch", options, [&](ClientOptions& o) {
-    o.host_dispatch = enabled != 0;
     return ok();
   });
 }

@@ -113,16 +113,4 @@ sluice_code with_options(const char* function, sluice_client_options* options, S
   return capi_call(function, [&] { return set(options->options); });
 }
 
-/// Sets one text option of a live options handle, refusing NULL and embedded NULs.
-inline sluice_code set_text_option(const char* function, sluice_client_options* options,
-                                   const char* data, std::size_t len,
-                                   std::string ClientOptions::*field) {
-  std::string_view text;
-  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
-  return with_options(function, options, [&](ClientOptions& o) {
-    o.*field = std::string(text);
-    return ok();
-  });
-}
-
 }  // namespace sluice::capi

@@ -41,30 +41,6 @@ sluice_code sluice_client_options_set_ip_version(sluice_client_options* options,
   });
 }
 
-sluice_code sluice_client_options_add_resolve(sluice_client_options* options, const char* entry,
-                                              size_t len) {
-  return with_text("sluice_client_options_add_resolve", options, entry, len,
-                   [](ClientOptions& o, std::string text) { o.resolve.push_back(std::move(text)); });
-}
-
-sluice_code sluice_client_options_add_connect_to(sluice_client_options* options, const char* entry,
-                                                 size_t len) {
-  return with_text("sluice_client_options_add_connect_to", options, entry, len,
-                   [](ClientOptions& o, std::string text) { o.connect_to.push_back(std::move(text)); });
-}
-
-sluice_code sluice_client_options_set_unix_socket(sluice_client_options* options, const char* path,
-                                                  size_t len) {
-  return with_text("sluice_client_options_set_unix_socket", options, path, len,
-                   [](ClientOptions& o, std::string text) { o.unix_socket = std::move(text); });
-}
-
-sluice_code sluice_client_options_set_interface(sluice_client_options* options,
-                                                const char* interface_name, size_t len) {
-  return with_text("sluice_client_options_set_interface", options, interface_name, len,
-                   [](ClientOptions& o, std::string text) { o.interface = std::move(text); });
-}
-
 sluice_code sluice_client_options_set_local_port(sluice_client_options* options, uint16_t port,
                                                  uint16_t range) {
   if (range == 0 || std::uint32_t{port} + range - 1 > 65535) {
@@ -74,36 +50,6 @@ sluice_code sluice_client_options_set_local_port(sluice_client_options* options,
   return with_options("sluice_client_options_set_local_port", options, [&](ClientOptions& o) {
     o.local_port = port;
     o.local_port_range = range;
-    return ok();
-  });
-}
-
-sluice_code sluice_client_options_set_dns_servers(sluice_client_options* options, const char* list,
-                                                  size_t len) {
-  return with_text("sluice_client_options_set_dns_servers", options, list, len,
-                   [](ClientOptions& o, std::string text) { o.dns_servers = std::move(text); });
-}
-
-sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options* options, uint32_t ms) {
-  return with_options("sluice_client_options_set_dns_timeout_ms", options, [&](ClientOptions& o) {
-    o.dns_timeout = std::chrono::milliseconds(ms);
-    return ok();
-  });
-}
-
-sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options* options,
-                                                              uint32_t ms) {
-  return with_options("sluice_client_options_set_happy_eyeballs_delay_ms", options,
-                      [&](ClientOptions& o) {
-                        o.happy_eyeballs_delay = std::chrono::milliseconds(ms);
-                        return ok();
-                      });
-}
-
-sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options* options,
-                                                      uint32_t seconds) {
-  return with_options("sluice_client_options_set_dns_cache_ttl_s", options, [&](ClientOptions& o) {
-    o.dns_cache_ttl = std::chrono::seconds(seconds);
     return ok();
   });
 }

@@ -96,41 +96,39 @@ last_error = _declare("sluice_last_error", c_char_p)
 
 options_new = _declare("sluice_client_options_new", c_code, p_void)
 options_free = _declare("sluice_client_options_free", None, c_void_p)
-options_set_ca_file = _declare("sluice_client_options_set_ca_file", c_code, c_void_p, c_char_p, c_size_t)
-options_set_insecure = _declare("sluice_client_options_set_insecure", c_code, c_void_p, ctypes.c_int)
 options_set_netrc = _declare(
     "sluice_client_options_set_netrc", c_code, c_void_p, ctypes.c_int, c_char_p, c_size_t)
-options_set_user_agent = _declare("sluice_client_options_set_user_agent", c_code, c_void_p, c_char_p, c_size_t)
-options_set_max_connections = _declare(
-    "sluice_client_options_set_max_connections_per_origin", c_code, c_void_p, c_size_t)
-options_set_proxy = _declare("sluice_client_options_set_proxy", c_code, c_void_p, c_char_p, c_size_t)
-options_set_no_proxy = _declare("sluice_client_options_set_no_proxy", c_code, c_void_p, c_char_p, c_size_t)
-options_set_proxy_ca_file = _declare("sluice_client_options_set_proxy_ca_file", c_code, c_void_p, c_char_p, c_size_t)
 options_set_ip_version = _declare("sluice_client_options_set_ip_version", c_code, c_void_p, ctypes.c_int)
-options_add_resolve = _declare("sluice_client_options_add_resolve", c_code, c_void_p, c_char_p, c_size_t)
-options_add_connect_to = _declare("sluice_client_options_add_connect_to", c_code, c_void_p, c_char_p, c_size_t)
-options_set_unix_socket = _declare("sluice_client_options_set_unix_socket", c_code, c_void_p, c_char_p, c_size_t)
-options_set_interface = _declare("sluice_client_options_set_interface", c_code, c_void_p, c_char_p, c_size_t)
 options_set_local_port = _declare(
     "sluice_client_options_set_local_port", c_code, c_void_p, ctypes.c_uint16, ctypes.c_uint16)
-options_set_dns_cache_ttl = _declare("sluice_client_options_set_dns_cache_ttl_s", c_code, c_void_p, ctypes.c_uint32)
-options_set_dns_servers = _declare("sluice_client_options_set_dns_servers", c_code, c_void_p, c_char_p, c_size_t)
-options_set_proxy_from_environment = _declare(
-    "sluice_client_options_set_proxy_from_environment", c_code, c_void_p, ctypes.c_int)
-# TLS options: text setters (client certificate, key, passphrase, CA path, pins,
-# cipher lists, key log) share one signature.
-options_set_tls_text = {
-    name: _declare("sluice_client_options_set_" + name, c_code, c_void_p, c_char_p, c_size_t)
-    for name in ("client_cert", "client_key", "key_password", "ca_path", "pinned_public_key",
-                 "tls12_ciphers", "tls13_ciphers", "key_log_file")
-}
 options_set_tls_versions = _declare(
     "sluice_client_options_set_tls_versions", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
-options_set_tls_session_cache = _declare(
-    "sluice_client_options_set_tls_session_cache", c_code, c_void_p, ctypes.c_int)
-options_set_tls_early_data = _declare(
-    "sluice_client_options_set_tls_early_data", c_code, c_void_p, ctypes.c_int)
-options_set_host_dispatch = _declare("sluice_client_options_set_host_dispatch", c_code, c_void_p, ctypes.c_int)
+
+
+# Every option that takes one value is set by name from the library's own table
+# (sluice_client_option_next), so an option the library gains needs nothing here.
+class OptionInfo(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("kind", ctypes.c_int), ("help", c_char_p)]
+
+
+OPTION_TEXT, OPTION_TEXT_LIST, OPTION_FLAG, OPTION_COUNT, OPTION_MILLISECONDS, OPTION_SECONDS = range(1, 7)
+option_next = _declare("sluice_client_option_next", ctypes.POINTER(OptionInfo),
+                       ctypes.POINTER(OptionInfo))
+options_set_text = _declare("sluice_client_options_set_text", c_code, c_void_p, c_char_p, c_char_p, c_size_t)
+options_set_number = _declare("sluice_client_options_set_number", c_code, c_void_p, c_char_p, ctypes.c_uint64)
+
+
+def _option_table():
+    table = {}
+    info = option_next(None)
+    while info:
+        table[info.contents.name.decode()] = (info.contents.kind, info.contents.help.decode())
+        info = option_next(info)
+    return table
+
+
+# name -> (kind, help), in the library's order.
+OPTIONS = _option_table()
 
 client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)
 client_free = _declare("sluice_client_free", None, c_void_p)

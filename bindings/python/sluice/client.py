@@ -5,7 +5,7 @@ loop's thread inside sluice_client_dispatch: no thread per request, no polling."
 import asyncio
 import ctypes
 
-from . import _callbacks, _capi
+from . import _callbacks, _capi, _options
 from .auth import AnyAuth, DigestAuth
 from .errors import CancelledError, UsageError, check, error_for
 from .form import Form
@@ -18,30 +18,26 @@ DEFAULT_UPLOAD_BUFFER = 256 * 1024
 DEFAULT_INITIAL_ALLOWANCE = 64 * 1024
 
 
-def _set_text(setter, handle, text):
-    data = text.encode()
-    check(setter(handle, data, len(data)))
-
-
 _TLS_VERSIONS = {"1.2": 12, "1.3": 13}
+# The tls dict's own names for options the table names otherwise.
+_TLS_ALIASES = {"session_cache": "tls_session_cache", "early_data": "tls_early_data"}
+_TLS_TABLE_OPTIONS = ("client_cert", "client_key", "key_password", "ca_path", "pinned_public_key",
+                      "tls12_ciphers", "tls13_ciphers", "key_log_file", "tls_session_cache",
+                      "tls_early_data")
 
 
 def _set_tls_options(handle, tls):
     tls = dict(tls)
-    for name, setter in _capi.options_set_tls_text.items():
-        if name in tls:
-            _set_text(setter, handle, str(tls.pop(name)))
     if "min_version" in tls or "max_version" in tls:
         low, high = tls.pop("min_version", "1.2"), tls.pop("max_version", "1.3")
         if low not in _TLS_VERSIONS or high not in _TLS_VERSIONS:
             raise UsageError(1002, "TLS versions are \"1.2\" or \"1.3\"")
         check(_capi.options_set_tls_versions(handle, _TLS_VERSIONS[low], _TLS_VERSIONS[high]))
-    if "session_cache" in tls:
-        check(_capi.options_set_tls_session_cache(handle, 1 if tls.pop("session_cache") else 0))
-    if "early_data" in tls:
-        check(_capi.options_set_tls_early_data(handle, 1 if tls.pop("early_data") else 0))
-    if tls:
-        raise UsageError(1002, "unknown TLS option(s): " + ", ".join(sorted(tls)))
+    unknown = [key for key in tls if _TLS_ALIASES.get(key, key) not in _TLS_TABLE_OPTIONS]
+    if unknown:
+        raise UsageError(1002, "unknown TLS option(s): " + ", ".join(sorted(unknown)))
+    for key, value in tls.items():
+        _options.set_option(handle, _TLS_ALIASES.get(key, key), value)
 
 
 def _set_auth(request, auth):
@@ -78,32 +74,27 @@ def _allowance_pair(allowance):
 class Client:
     """`async with sluice.Client() as client: response = await client.fetch(url)`."""
 
-    def __init__(self, *, ca_file=None, insecure=False, user_agent=None,
-                 max_connections_per_origin=None, proxy=None, no_proxy=None, trust_env=False,
-                 proxy_ca_file=None,
-                 ip_version=None, resolve=(), connect_to=(), unix_socket=None,
-                 dns_servers=None, dns_cache_ttl=None, interface=None, local_port=None,
-                 tls=None, netrc=None, netrc_file=None, cookie_jar=None,
-                 cookie_file=None):
-        """`proxy`: "http://[user:password@]host:port" for every request (https://
-        tunnels with CONNECT); `no_proxy`: hosts to reach directly (NO_PROXY's syntax);
-        `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
-        environment, as aiohttp's option of that name does (off by default);
-        `proxy_ca_file`: the PEM bundle an https:// proxy's certificate is checked against.
-        Routing, as curl's options of these names: `ip_version` 4 or 6 (-4, -6);
-        `resolve`: entries "host:port:addr[,addr]"; `connect_to`: entries
-        "host:port:connect_host:connect_port"; `unix_socket`: a path every connection
-        goes to instead of the network; `dns_servers`: "addr[:port],..." instead of
-        /etc/resolv.conf's; `dns_cache_ttl`: seconds an answer is reused at most
-        (default 60; 0: no cache); `interface`: an interface name or local address
-        connections leave from (--interface); `local_port`: a port, or a (first, last)
-        range, they leave from (--local-port).
+    def __init__(self, *, trust_env=False, ip_version=None, local_port=None, tls=None,
+                 netrc=None, netrc_file=None, cookie_jar=None, cookie_file=None, **options):
+        """Every option of the library's table is a keyword argument of its name
+        (sluice.client_options() lists them with a line of help each; ClientOptions
+        in sluice/client.hpp says the whole): texts (`ca_file`, `user_agent`, `proxy`,
+        `no_proxy`, `unix_socket`, `dns_servers`, `interface` ...), lists of texts
+        (`resolve`: "host:port:addr[,addr]" entries; `connect_to`:
+        "host:port:connect_host:connect_port"), bools (`insecure`, `proxy_tunnel` ...),
+        counts (`max_connections_per_origin`, `staged_bytes_budget` ...) and durations
+        in seconds (`pool_idle_timeout`, `dns_timeout`, `dns_cache_ttl` ...).
 
-        `tls`: a dict of TLS options, as ClientOptions names them: client_cert,
-        client_key, key_password, ca_path, pinned_public_key, tls12_ciphers,
-        tls13_ciphers, key_log_file (text); min_version and max_version ("1.2" or
-        "1.3"); session_cache (bool, default True); early_data (bool, default False:
-        0-RTT for safe requests over HTTP/3, as curl's --tls-earlydata). A file that cannot be used raises
+        `trust_env`: read http_proxy, https_proxy, all_proxy and no_proxy from the
+        environment, as aiohttp's option of that name does (off by default).
+        `ip_version` 4 or 6 (curl's -4, -6); `local_port`: a port, or a (first,
+        last) range, connections leave from (--local-port).
+
+        `tls`: a dict of TLS options: client_cert, client_key, key_password,
+        ca_path, pinned_public_key, tls12_ciphers, tls13_ciphers, key_log_file
+        (text); min_version and max_version ("1.2" or "1.3"); session_cache (bool,
+        default True); early_data (bool, default False: 0-RTT for safe requests over
+        HTTP/3, as curl's --tls-earlydata). A file that cannot be used raises
         sluice.UsageError naming it.
 
         `netrc`: "optional" or "required" takes credentials for requests without their
@@ -118,62 +109,41 @@ class Client:
         client closes (atomically)."""
         if netrc not in _NETRC_MODES:
             raise UsageError(1002, 'netrc: None, "optional" or "required"')
+        if "host_dispatch" in options:
+            raise TypeError("host_dispatch is how this Client runs; it cannot be turned off")
         if cookie_file is not None:
             if cookie_jar is not None:
                 raise UsageError(1002, "cookie_jar and cookie_file: give one of them")
             cookie_jar = CookieJar(cookie_file)
         self._cookie_file = cookie_file
-        options = ctypes.c_void_p()
-        check(_capi.options_new(ctypes.byref(options)))
+        option_handle = ctypes.c_void_p()
+        check(_capi.options_new(ctypes.byref(option_handle)))
         try:
-            if ca_file is not None:
-                _set_text(_capi.options_set_ca_file, options, str(ca_file))
-            if insecure:
-                check(_capi.options_set_insecure(options, 1))
-            if user_agent is not None:
-                _set_text(_capi.options_set_user_agent, options, user_agent)
-            if max_connections_per_origin is not None:
-                check(_capi.options_set_max_connections(options, max_connections_per_origin))
-            if proxy is not None:
-                _set_text(_capi.options_set_proxy, options, proxy)
-            if no_proxy is not None:
-                _set_text(_capi.options_set_no_proxy, options, no_proxy)
+            for name, value in options.items():
+                if value is not None:
+                    _options.set_option(option_handle, name, value)
             if trust_env:
-                check(_capi.options_set_proxy_from_environment(options, 1))
-            if proxy_ca_file is not None:
-                _set_text(_capi.options_set_proxy_ca_file, options, str(proxy_ca_file))
+                _options.set_option(option_handle, "proxy_from_environment", True)
             if ip_version is not None:
-                check(_capi.options_set_ip_version(options, ip_version))
-            for entry in resolve:
-                _set_text(_capi.options_add_resolve, options, entry)
-            for entry in connect_to:
-                _set_text(_capi.options_add_connect_to, options, entry)
-            if unix_socket is not None:
-                _set_text(_capi.options_set_unix_socket, options, str(unix_socket))
-            if dns_servers is not None:
-                _set_text(_capi.options_set_dns_servers, options, dns_servers)
-            if dns_cache_ttl is not None:
-                check(_capi.options_set_dns_cache_ttl(options, dns_cache_ttl))
-            if interface is not None:
-                _set_text(_capi.options_set_interface, options, str(interface))
+                check(_capi.options_set_ip_version(option_handle, ip_version))
             if local_port is not None:
                 first, last = (local_port, local_port) if isinstance(local_port, int) else local_port
                 if not 1 <= first <= last <= 65535:
                     raise UsageError(1002, "local_port: a port 1-65535 or a (first, last) range")
-                check(_capi.options_set_local_port(options, first, last - first + 1))
+                check(_capi.options_set_local_port(option_handle, first, last - first + 1))
             if tls:
-                _set_tls_options(options, tls)
+                _set_tls_options(option_handle, tls)
             if netrc is not None:
                 path = str(netrc_file or "").encode()
-                check(_capi.options_set_netrc(options, _NETRC_MODES[netrc], path, len(path)))
+                check(_capi.options_set_netrc(option_handle, _NETRC_MODES[netrc], path, len(path)))
             if cookie_jar is not None:
-                check(_capi.options_set_cookie_jar(options, cookie_jar._handle))
-            check(_capi.options_set_host_dispatch(options, 1))
-            handle = ctypes.c_void_p()
-            check(_capi.client_new(options, ctypes.byref(handle)))
+                check(_capi.options_set_cookie_jar(option_handle, cookie_jar._handle))
+            _options.set_option(option_handle, "host_dispatch", True)
+            client = ctypes.c_void_p()
+            check(_capi.client_new(option_handle, ctypes.byref(client)))
         finally:
-            _capi.options_free(options)
-        self._handle = handle.value
+            _capi.options_free(option_handle)
+        self._handle = client.value
         self.cookie_jar = cookie_jar
         self._fd = _capi.client_dispatch_fd(self._handle)
         self._loop = None

@@ -1,0 +1,140 @@
+// The one-value client options (capi/client_option_table.hpp): every row is walked by
+// sluice_client_option_next, found by name, and set both by its typed setter and by
+// name into the ClientOptions member it names; a bad name, kind or value is refused
+// with a message that says which.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "capi/capi_handles.hpp"
+#include "capi/client_option_table.hpp"
+#include "sluice/sluice.h"
+
+namespace sluice {
+namespace {
+
+constexpr std::size_t kRows = 0
+#define SLUICE_COUNT_ROW(KIND, c_name, member, rule, help) +1
+    SLUICE_CLIENT_OPTION_TABLE(SLUICE_COUNT_ROW);
+#undef SLUICE_COUNT_ROW
+
+struct Options {
+  Options() { EXPECT_EQ(sluice_client_options_new(&handle), SLUICE_OK); }
+  ~Options() { sluice_client_options_free(handle); }
+  ClientOptions& get() { return handle->options; }
+  sluice_client_options* handle = nullptr;
+};
+
+void expect_invalid(sluice_code code, const std::string& words) {
+  EXPECT_EQ(code, SLUICE_E_INVALID_ARGUMENT) << sluice_code_name(code);
+  EXPECT_NE(std::string(sluice_last_error()).find(words), std::string::npos)
+      << "message: " << sluice_last_error();
+}
+
+TEST(CapiOptionTable, TheWalkGivesEveryRowOnceAndEachIsFoundByName) {
+  std::set<std::string> names;
+  std::size_t walked = 0;
+  for (const sluice_option_info* info = sluice_client_option_next(nullptr); info != nullptr;
+       info = sluice_client_option_next(info)) {
+    ++walked;
+    names.insert(info->name);
+    EXPECT_EQ(sluice_client_option_by_name(info->name), info) << info->name;
+    EXPECT_GE(info->kind, SLUICE_OPTION_TEXT);
+    EXPECT_LE(info->kind, SLUICE_OPTION_SECONDS);
+    EXPECT_GT(std::string(info->help).size(), 10u) << info->name << " has no help";
+  }
+  EXPECT_EQ(walked, kRows);
+  EXPECT_EQ(names.size(), kRows) << "two rows share a name";
+  EXPECT_EQ(sluice_client_option_by_name("no_such_option"), nullptr);
+  EXPECT_EQ(sluice_client_option_by_name(nullptr), nullptr);
+  const sluice_option_info stranger{"ca_file", SLUICE_OPTION_TEXT, "not the table's"};
+  EXPECT_EQ(sluice_client_option_next(&stranger), nullptr) << "an entry not of the table ends the walk";
+}
+
+// Text members as a string; an unset optional as "<unset>".
+std::string text_of(const std::string& text) { return text; }
+std::string text_of(const std::optional<std::string>& text) { return text.value_or("<unset>"); }
+
+TEST(CapiOptionTable, EveryRowSetsItsMemberByNameAndByItsTypedSetter) {
+#define SLUICE_CHECK_TEXT(c_name, member)                                                        \
+  {                                                                                              \
+    Options by_name, typed;                                                                      \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "value-1", 7), SLUICE_OK)  \
+        << #member << ": " << sluice_last_error();                                               \
+    EXPECT_EQ(text_of(by_name.get().member), "value-1") << #member;                              \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, "value-1", 7), SLUICE_OK);        \
+    EXPECT_EQ(text_of(typed.get().member), "value-1") << #member;                                \
+  }
+#define SLUICE_CHECK_TEXT_LIST(c_name, member)                                                   \
+  {                                                                                              \
+    Options by_name, typed;                                                                      \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "a", 1), SLUICE_OK);       \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "b", 1), SLUICE_OK);       \
+    EXPECT_EQ(by_name.get().member, (std::vector<std::string>{"a", "b"})) << #member;            \
+    ASSERT_EQ(sluice_client_options_add_##c_name(typed.handle, "a", 1), SLUICE_OK);              \
+    EXPECT_EQ(typed.get().member, (std::vector<std::string>{"a"})) << #member;                   \
+  }
+#define SLUICE_CHECK_FLAG(c_name, member)                                                        \
+  {                                                                                              \
+    Options by_name, typed;                                                                      \
+    const bool flipped = !by_name.get().member;                                                  \
+    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, flipped), SLUICE_OK);    \
+    EXPECT_EQ(by_name.get().member, flipped) << #member;                                         \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, flipped ? 7 : 0), SLUICE_OK);     \
+    EXPECT_EQ(typed.get().member, flipped) << #member << ": a typed flag takes any non-zero";    \
+  }
+#define SLUICE_CHECK_NUMBER(c_name, member, unit)                                                \
+  {                                                                                              \
+    Options by_name, typed;                                                                      \
+    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, 37), SLUICE_OK)          \
+        << #member << ": " << sluice_last_error();                                               \
+    EXPECT_EQ(by_name.get().member, unit(37)) << #member;                                        \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, 41), SLUICE_OK);                  \
+    EXPECT_EQ(typed.get().member, unit(41)) << #member;                                          \
+  }
+#define SLUICE_CHECK_COUNT(c_name, member) \
+  SLUICE_CHECK_NUMBER(c_name, member, decltype(ClientOptions::member))
+#define SLUICE_CHECK_MILLISECONDS(c_name, member) \
+  SLUICE_CHECK_NUMBER(c_name, member, std::chrono::milliseconds)
+#define SLUICE_CHECK_SECONDS(c_name, member) SLUICE_CHECK_NUMBER(c_name, member, std::chrono::seconds)
+#define SLUICE_CHECK_ROW(KIND, c_name, member, rule, help) SLUICE_CHECK_##KIND(c_name, member)
+  SLUICE_CLIENT_OPTION_TABLE(SLUICE_CHECK_ROW)
+#undef SLUICE_CHECK_ROW
+}
+
+TEST(CapiOptionTable, BadNamesKindsAndValuesAreRefusedSayingWhich) {
+  Options options;
+  expect_invalid(sluice_client_options_set_text(options.handle, "cafile", "x", 1),
+                 "no client option is named 'cafile'");
+  expect_invalid(sluice_client_options_set_number(options.handle, nullptr, 1), "name is NULL");
+  expect_invalid(sluice_client_options_set_number(options.handle, "ca_file", 1),
+                 "ca_file takes text");
+  expect_invalid(sluice_client_options_set_text(options.handle, "insecure", "1", 1),
+                 "insecure takes a number");
+  expect_invalid(sluice_client_options_set_number(options.handle, "insecure", 2),
+                 "insecure is a flag: 0 or 1");
+  expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 0),
+                 "at least 1");
+  expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 1ull << 40),
+                 "out of this option's range");
+  expect_invalid(sluice_client_options_set_number(options.handle, "pool_idle_timeout", 1ull << 32),
+                 "larger than 4294967295");
+  expect_invalid(sluice_client_options_set_text(options.handle, "ca_file", "a\0b", 3), "NUL");
+  expect_invalid(sluice_client_options_set_text(options.handle, "ca_file", nullptr, 1), "NULL");
+  expect_invalid(sluice_client_options_set_text(options.handle, "user_agent", "a\r\nX: y", 8),
+                 "sluice_client_options_set_text");
+  expect_invalid(sluice_client_options_set_text(nullptr, "ca_file", "x", 1),
+                 "options is NULL or not a live options handle");
+  expect_invalid(sluice_client_options_set_max_connections_per_origin(options.handle, 0),
+                 "sluice_client_options_set_max_connections_per_origin: the value must be at least 1");
+  EXPECT_EQ(options.get().file_threads, ClientOptions{}.file_threads) << "a refused value changed it";
+  EXPECT_EQ(options.get().ca_file, "");
+}
+
+}  // namespace
+}  // namespace sluice
