@@ -108,6 +108,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/sluice
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 if(TARGET sluice_cli)
   install(TARGETS sluice_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # The command's man page (`man sluice`), held to its options by man_page_test.cpp.
+  install(FILES ${PROJECT_SOURCE_DIR}/man/sluice.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 endif()
 
 install(EXPORT sluiceTargets NAMESPACE sluice:: DESTINATION ${SLUICE_CMAKE_DIR})

@@ -368,7 +368,7 @@ const std::array<OptionSpec, 49> kOptions = {{
 }};
 
 const OptionSpec* find_long(std::string_view name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs(), cookie_option_specs()}) {
+  for (std::span<const OptionSpec> table : all_option_tables()) {
     for (const OptionSpec& spec : table) {
       if (spec.long_name == name) return &spec;
     }
@@ -377,7 +377,7 @@ const OptionSpec* find_long(std::string_view name) {
 }
 
 const OptionSpec* find_short(char name) {
-  for (std::span<const OptionSpec> table : {std::span<const OptionSpec>(kOptions), tls_option_specs(), body_option_specs(), failure_option_specs(), download_option_specs(), auth_option_specs(), cookie_option_specs()}) {
+  for (std::span<const OptionSpec> table : all_option_tables()) {
     for (const OptionSpec& spec : table) {
       if (spec.short_name != '\0' && spec.short_name == name) return &spec;
     }
@@ -496,6 +496,11 @@ class ArgumentWalker {
 };
 
 }  // namespace
+
+std::vector<std::span<const OptionSpec>> all_option_tables() {
+  return {kOptions, tls_option_specs(), body_option_specs(), failure_option_specs(),
+          download_option_specs(), auth_option_specs(), cookie_option_specs()};
+}
 
 Result<CliOptions> parse_command_line(int argc, const char* const* argv) {
   return ArgumentWalker(argc, argv).run();

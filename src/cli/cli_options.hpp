@@ -73,7 +73,7 @@ struct DownloadCliOptions {
   bool remote_header_name = false;   ///< -J: prefer Content-Disposition's name (with -O)
   std::string output_dir;            ///< --output-dir
   bool create_dirs = false;          ///< --create-dirs
-  std::vector<std::string> url_lists;  ///< -i FILE ("-": stdin), one URL per line
+  std::vector<std::string> url_lists;  ///< --input-file FILE ("-": stdin), one URL per line
   bool parallel = false;             ///< -Z
   unsigned parallel_max = 5;         ///< --parallel-max
   bool resume = false;               ///< -C -
@@ -91,7 +91,7 @@ struct CliOptions {
   bool show_help = false;
   bool show_version = false;
 
-  /// The URLs in command-line order (and, after load_url_lists(), those of -i).
+  /// The URLs in command-line order (and, after load_url_lists(), those of --input-file).
   std::vector<std::string> urls;
   std::string method;  ///< -X; empty: GET, or POST when there is data
   Authentication auth;  ///< -u, --oauth2-bearer, --digest, --anyauth (from auth_cli)

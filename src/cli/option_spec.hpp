@@ -1,7 +1,7 @@
 #pragma once
 // The tables the command-line parser walks: one OptionSpec per option, applied to a
-// ParseState. The transfer options live in cli_options.cpp, the downloader's in
-// download_options.cpp; the parser searches both.
+// ParseState. The transfer options live in cli_options.cpp, the others in a file per
+// topic (tls_options.cpp, download_options.cpp, ...); all_option_tables() lists them.
 // Ownership: ParseState is owned by parse_command_line's frame (main thread); the
 // tables are constants.
 
@@ -40,6 +40,11 @@ struct OptionSpec {
 inline Error usage_error(std::string message) {
   return Error(ErrorCategory::usage, std::move(message));
 }
+
+/// Every table the parser searches, in its search order (cli_options.cpp). The parser
+/// and the man page's test (tests/unit/cli/man_page_test.cpp) walk this one list, so a
+/// table added here is searched and held to man/sluice.1 at once.
+std::vector<std::span<const OptionSpec>> all_option_tables();
 
 /// --cert, --key, --pass, --capath, --tlsv1.2, --tls-max, --ciphers, ... (tls_options.cpp).
 std::span<const OptionSpec> tls_option_specs();

@@ -11,8 +11,8 @@ std::string usage_text() {
   return "Usage: sluice [options] URL...\n"
          "One URL without downloader options: fetch it to stdout (or -o FILE, with a\n"
          "progress bar on a terminal), as curl does.\n"
-         "Several URLs, -i, or any downloader option: download each to a file, named\n"
-         "from its URL unless -o, resumable, with a progress display on a terminal.\n"
+         "Several URLs, --input-file, or any downloader option: download each to a file\n"
+         "named from its URL unless -o, resumable, with progress shown on a terminal.\n"
          "\n"
          "Output:\n"
          "  -o, --output FILE          write the body to FILE\n"
@@ -180,9 +180,10 @@ std::string usage_text() {
          "  -h, --help                 print this help\n"
          "  -V, --version              print the version, protocols, codecs and libraries\n"
          "\n"
-         "Exit status: 0 done; 2 bad option; 3 bad URL; 6 DNS; 7 connect; 8 protocol (a\n"
-         "body that ended early, a checksum mismatch); 22 HTTP error with -f; 23 write\n"
-         "error; 26 read error; 28 timeout; 35 TLS; 42 cancelled; 61 decoding; 63 a limit.\n"
+         "Exit status: 0 done; 1 a redirect to a protocol not allowed; 2 bad option; 3 bad\n"
+         "URL; 6 DNS; 7 connect; 8 protocol (a body that ended early, a checksum mismatch);\n"
+         "22 HTTP error with -f; 23 write error; 26 read error; 28 timeout; 35 TLS; 42\n"
+         "cancelled; 45 --interface or --local-port unusable; 61 decoding; 63 a limit.\n"
          "With several downloads, the status of the first that failed.\n";
 }
 
