@@ -97,10 +97,8 @@ void ConnectionPool::dispatch(const std::string& key) {
          origin.conns.size() + origin.connectors.size() < 2 * limit) {
     // A QUIC handshake in progress serves everyone waiting, or hands them to TCP.
     if (origin.h3) break;
-    std::string why, host;
-    std::uint16_t port = 0;
-    if (should_try_h3(origin, &why, &host, &port)) {
-      open_h3(key, origin, std::move(why), std::move(host), port);
+    if (auto target = http3_target_for(origin)) {
+      open_h3(key, origin, std::move(*target));
       break;
     }
     if (origin.policy == VersionPolicy::http3_only) break;  // never TCP
@@ -211,7 +209,7 @@ void ConnectionPool::on_connection_available(Connection& conn) {
   Origin* origin = origin_of(conn, &key);
   if (origin == nullptr) return;
   // Early data flows before the handshake completed: the attempt is not over yet.
-  if (origin->h3 && origin->h3->conn == &conn && !conn.early()) h3_ready(key);
+  if (origin->h3 && origin->h3->handshaking(conn) && !conn.early()) h3_ready(*origin);
   dispatch(key);
   if (conn.idle() && !conn.is_closed()) arm_idle_close(conn);
 }
@@ -251,8 +249,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
   conn_origin_.erase(&conn);
   // A QUIC attempt that ended before its handshake: the next address, or give up.
   std::optional<Error> h3_error;
-  if (origin->h3 && origin->h3->conn == &conn) {
-    origin->h3->conn = nullptr;
+  if (origin->h3 && origin->h3->handshaking(conn)) {
     std::optional<Error> reason = conn.close_reason();
     h3_error = reason ? std::move(*reason)
                       : Error(ErrorCategory::protocol, "HTTP/3: the connection closed");
@@ -266,8 +263,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
     core_.loop().post([doomed] {});
   }
   if (h3_error) {
-    origin->h3->last_error = std::move(h3_error);
-    try_next_h3_address(key);
+    origin->h3->connection_closed(std::move(*h3_error));
     return;
   }
   dispatch(key);

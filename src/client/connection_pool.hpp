@@ -2,8 +2,9 @@
 // ConnectionPool: every connection of a Client, grouped by origin; hands idle
 // connections to waiting transfers, opens new ones up to the per-origin limit
 // (through its ConnectionFactory, which knows the protocols: the pool sees only
-// connection/connection.hpp), races HTTP/3 against the fallback timer, and closes
-// connections that stayed idle past the pool's idle timeout.
+// connection/connection.hpp), runs an origin's HTTP/3 attempt (Http3Attempt) and
+// falls back to TCP when it fails, and closes connections that stayed idle past the
+// pool's idle timeout.
 // Ownership: HTTP thread only; owned by ClientCore.
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "client/connection_factory.hpp"
+#include "client/http3_attempt.hpp"
 #include "connection/connection.hpp"
 #include "connect/connector.hpp"
 #include "core/event_loop.hpp"
@@ -47,19 +49,6 @@ class ConnectionPool final : public ConnectionOwner {
   void on_connection_closed(Connection& conn) override;
 
  private:
-  // One QUIC attempt for an origin: resolving, then handshaking on one address
-  // after another until one completes, fails for good, or the fallback timer fires.
-  struct H3Attempt {
-    std::string host;   // where to connect (the Alt-Svc host, or the origin's)
-    std::uint16_t port = 0;
-    std::string why;    // "--http3", "Alt-Svc", for the trace
-    std::unique_ptr<Resolver::Lookup> lookup;
-    std::vector<SocketAddress> addresses;  // left to try
-    Connection* conn = nullptr;             // handshaking; owned by Origin::conns
-    EventLoop::TimerId fallback_timer = 0;
-    std::optional<Error> last_error;
-    ConnectTiming timing;  // the lookup, and the handshake of the address tried now
-  };
   struct Origin {
     std::vector<std::unique_ptr<Connection>> conns;
     std::vector<std::unique_ptr<Connector>> connectors;
@@ -68,7 +57,7 @@ class ConnectionPool final : public ConnectionOwner {
     bool https = false;
     Url url;  // the first transfer's, for the origin's host, port and Alt-Svc key
     std::optional<HttpVersion> seen_version;  // what the last connection spoke
-    std::unique_ptr<H3Attempt> h3;            // a QUIC attempt in progress
+    std::unique_ptr<Http3Attempt> h3;         // a QUIC attempt in progress
     std::optional<ProxyHop> proxy;            // every connection of the origin goes through it
   };
   bool may_multiplex(const Origin& origin) const;
@@ -78,15 +67,11 @@ class ConnectionPool final : public ConnectionOwner {
   static std::size_t counted_connections(const Origin& origin);
   void forget_if_unused(const std::string& key);
 
-  // HTTP/3 (connection_pool_h3.cpp).
-  bool should_try_h3(Origin& origin, std::string* why, std::string* host, std::uint16_t* port);
-  void open_h3(const std::string& key, Origin& origin, std::string why, std::string host,
-               std::uint16_t port);
-  void on_h3_resolved(const std::string& key, Result<std::vector<SocketAddress>> addresses);
-  void try_next_h3_address(const std::string& key);
-  void on_h3_fallback_timer(const std::string& key);
+  // HTTP/3 (connection_pool_h3.cpp): the pool's side of an Http3Attempt.
+  std::optional<Http3Target> http3_target_for(const Origin& origin);
+  void open_h3(const std::string& key, Origin& origin, Http3Target target);
   void h3_failed(const std::string& key, Error error);
-  void h3_ready(const std::string& key);
+  void h3_ready(Origin& origin);
   void end_h3_attempt(Origin& origin);
   std::chrono::milliseconds h3_handshake_timeout(const Origin& origin) const;
 

@@ -88,6 +88,13 @@ void Transfer::begin() {
 }
 
 bool Transfer::choose_proxy() {
+  // QUIC is UDP: a Unix socket carries only what goes over TCP.
+  if (request_.version == VersionPolicy::http3_only && !core_.network().unix_socket.empty()) {
+    fail(Error(ErrorCategory::usage, "HTTP/3 cannot go over the Unix socket " +
+                                         core_.network().unix_socket +
+                                         " (QUIC is UDP): allow another version"));
+    return false;
+  }
   proxy_ = core_.proxies().route_for(url_);
   if (!proxy_) return true;
   if (request_.version == VersionPolicy::http3_only) {

@@ -133,6 +133,22 @@ TEST_F(ClientRouting, AMissingUnixSocketFailsNamingThePath) {
       << response.error().message();
 }
 
+// QUIC is UDP: a request that may use only HTTP/3 cannot go over a Unix socket, and
+// says so at once (it used to wait for a connection that would never be opened).
+TEST_F(ClientRouting, Http3OnlyOverAUnixSocketFailsAtOnceSayingWhy) {
+  ClientOptions options;
+  options.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
+  auto client = Client::create(options).value();
+  Request request = Request::get("https://localhost/small.txt");
+  request.version = VersionPolicy::http3_only;
+  request.timeouts.total = std::chrono::seconds(30);  // a hang fails here, not at ctest's limit
+  auto response = client.fetch(std::move(request));
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().category(), ErrorCategory::usage) << response.error().message();
+  EXPECT_NE(response.error().message().find("cannot go over the Unix socket"), std::string::npos)
+      << response.error().message();
+}
+
 TEST_F(ClientRouting, Ipv4OnlyRefusesAnIpv6LiteralAndIpv6OnlyAnIpv4One) {
   ClientOptions v4;
   v4.ip_version = IpVersion::v4_only;
