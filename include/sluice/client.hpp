@@ -325,10 +325,11 @@ class Client {
   /// callback running on that thread).
   ClientStats stats() const;
 
-  struct Impl;
-
  private:
-  friend struct ClientAccess;  // the library's own parts (download()) reach the core
+  struct Impl;
+  // Tests reach the core and make a Client on a manual clock through it
+  // (src/client/client_access.hpp); nothing of the public API does.
+  friend struct ClientAccess;
   explicit Client(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
