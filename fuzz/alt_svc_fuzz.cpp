@@ -1,4 +1,4 @@
-// Fuzz target: parse_alt_svc (src/client/alt_svc) and the AltSvcCache it feeds.
+// Fuzz target: parse_alt_svc (src/web/alt_svc) and the AltSvcCache it feeds.
 // Input: lines, each one Alt-Svc value received from an origin. A line's first byte
 // chooses the origin (low 2 bits: three https origins and an http one) and how many
 // seconds pass before it (the other bits, times 1000), and bit 7 of the second byte
@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "client/alt_svc.hpp"
 #include "fuzz_input.hpp"
+#include "web/alt_svc.hpp"
 
 namespace {
 

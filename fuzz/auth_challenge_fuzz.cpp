@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "client/auth_challenge.hpp"
-#include "client/auth_retry.hpp"
-#include "client/digest_auth.hpp"
+#include "auth/auth_challenge.hpp"
+#include "auth/auth_retry.hpp"
+#include "auth/digest_auth.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: ContentDecoder (src/client: gzip, deflate raw or zlib-wrapped, br,
+// Fuzz target: ContentDecoder (src/decode: gzip, deflate raw or zlib-wrapped, br,
 // zstd, and chains of them) driven the way Transfer::pump_decoder drives it: encoded
 // bytes arrive in pieces into a queue, each step may produce at most the room the
 // staging buffer has, what was consumed leaves the queue, the decoded bytes are

@@ -1,4 +1,4 @@
-// Fuzz target: the cookie engine (src/client/cookie_*): Set-Cookie values through
+// Fuzz target: the cookie engine (src/web/cookie_*): Set-Cookie values through
 // CookieJar::set_cookie (parser, date algorithm, domain and path rules, libpsl,
 // prefixes, eviction), or a cookie file through CookieJar::load_text.
 // Input: a flags byte (bit 0: the request is https; bit 1: the rest is a cookie file,

@@ -1,4 +1,4 @@
-// Fuzz target: parse_http_date and format_http_date (src/client/http_date), which
+// Fuzz target: parse_http_date and format_http_date (src/web/http_date), which
 // read Retry-After and Last-Modified from a server, and -z's argument.
 // Input: the date text.
 // Invariants checked: a parsed date lies in 1601..9999; formatting it gives an

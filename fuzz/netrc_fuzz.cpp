@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "client/netrc.hpp"
+#include "auth/netrc.hpp"
 #include "fuzz_input.hpp"
 #include "sluice/headers.hpp"
 

@@ -77,7 +77,8 @@ class BodyReader {
   /// Borrows the next staged bytes in place instead of copying them (at most `max`,
   /// and at most what one staged block holds): blocks like read(), returns an empty
   /// chunk at the end, fails like read(). Gives back the previous chunk first.
-  /// `max` 0 is a usage error (an empty chunk means the end).
+  /// `max` 0 means no limit, as in C's sluice_response_next (an empty chunk means the
+  /// end, so a chunk of at most 0 bytes could say nothing else).
   Result<BodyChunk> next(std::size_t max = SIZE_MAX);
   /// Like next, but returns std::nullopt when nothing arrived within `timeout`.
   Result<std::optional<BodyChunk>> next_for(std::chrono::milliseconds timeout,

@@ -21,7 +21,8 @@ namespace sluice {
 enum class VersionPolicy {
   automatic,   ///< over TLS ALPN offers h2 and http/1.1 and the server picks; plain TCP speaks HTTP/1.1
   http1_only,  ///< HTTP/1.1 only (--http1.1)
-  http2,       ///< as automatic: HTTP/2 where the server agrees (--http2)
+  http2,       ///< HTTP/2 where the server agrees by ALPN, else HTTP/1.1; never HTTP/3,
+               ///< not even one Alt-Svc announced, as automatic would (--http2)
   http2_prior_knowledge,  ///< HTTP/2 straight away, also over plain TCP (--http2-prior-knowledge)
   /// https only: HTTP/3 first; when QUIC fails or does not finish its handshake within
   /// ClientOptions::http3_fallback_after, TCP as automatic (--http3). Automatic mode

@@ -373,9 +373,10 @@ typedef struct sluice_request sluice_request;
 typedef struct sluice_body_writer sluice_body_writer;
 
 typedef enum sluice_version_policy {
-  SLUICE_VERSION_AUTOMATIC = 0,  /* ALPN picks h2 or http/1.1 over TLS; h1 on plain TCP */
+  SLUICE_VERSION_AUTOMATIC = 0,  /* ALPN picks h2 or http/1.1 over TLS; h1 on plain TCP;
+                                    h3 once an origin announced it in Alt-Svc */
   SLUICE_VERSION_HTTP1_ONLY = 1,
-  SLUICE_VERSION_HTTP2 = 2,
+  SLUICE_VERSION_HTTP2 = 2,      /* as automatic, but never h3 */
   SLUICE_VERSION_HTTP2_PRIOR_KNOWLEDGE = 3,
   SLUICE_VERSION_HTTP3 = 4,      /* HTTP/3 first, TCP when QUIC fails */
   SLUICE_VERSION_HTTP3_ONLY = 5,

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <sstream>
 
-#include "cli/option_spec.hpp"
+#include "cli/options/option_spec.hpp"
+#include "cli/options/url_guess.hpp"
 #include "cli/request_builder.hpp"
-#include "cli/url_guess.hpp"
 
 namespace sluice::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_options.hpp"
+#include "cli/options/cli_options.hpp"
 #include "sluice/download.hpp"
 #include "sluice/error.hpp"
 

@@ -9,18 +9,18 @@
 #include <thread>
 #include <vector>
 
-#include "cli/cookie_options.hpp"
 #include "cli/download_jobs.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/json_summary.hpp"
-#include "cli/progress.hpp"
+#include "cli/options/cookie_options.hpp"
+#include "cli/options/time_condition.hpp"
+#include "cli/output/json_summary.hpp"
+#include "cli/output/progress.hpp"
+#include "cli/output/stderr_lines.hpp"
+#include "cli/output/terminal.hpp"
+#include "cli/output/verbose.hpp"
+#include "cli/output/write_out.hpp"
 #include "cli/request_builder.hpp"
-#include "cli/stderr_lines.hpp"
-#include "cli/terminal.hpp"
-#include "cli/time_condition.hpp"
 #include "cli/transfer.hpp"
-#include "cli/verbose.hpp"
-#include "cli/write_out.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
 

@@ -5,8 +5,8 @@
 // Ownership: main's thread owns everything here; with -Z each download runs on a
 // worker thread of its own that only touches its job and the shared display.
 
-#include "cli/cli_options.hpp"
-#include "cli/progress.hpp"
+#include "cli/options/cli_options.hpp"
+#include "cli/output/progress.hpp"
 
 namespace sluice::cli {
 

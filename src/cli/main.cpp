@@ -4,9 +4,9 @@
 #include <csignal>
 #include <cstdio>
 
-#include "cli/cli_options.hpp"
 #include "cli/downloads.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/options/cli_options.hpp"
 #include "cli/transfer.hpp"
 
 int main(int argc, char** argv) {

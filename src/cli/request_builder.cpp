@@ -10,9 +10,9 @@
 #include <string_view>
 
 #include "cli/etag_files.hpp"
-#include "cli/percent_encode.hpp"
-#include "cli/stderr_lines.hpp"
-#include "cli/wire_dump.hpp"
+#include "cli/options/percent_encode.hpp"
+#include "cli/output/stderr_lines.hpp"
+#include "cli/output/wire_dump.hpp"
 #include "sluice/http_date.hpp"
 #include "sluice/multipart.hpp"
 

@@ -3,7 +3,7 @@
 // Everything that can be wrong was rejected while parsing, so building cannot fail.
 // Ownership: pure functions; the results are values owned by the caller (main thread).
 
-#include "cli/cli_options.hpp"
+#include "cli/options/cli_options.hpp"
 #include "sluice/client.hpp"
 #include "sluice/request.hpp"
 

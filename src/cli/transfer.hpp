@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "cli/cli_options.hpp"
+#include "cli/options/cli_options.hpp"
 
 namespace sluice::cli {
 

@@ -6,15 +6,15 @@
 #include <mutex>
 #include <optional>
 
-#include "client/authentication.hpp"
+#include "auth/authentication.hpp"
+#include "auth/credentials.hpp"
+#include "auth/netrc.hpp"
+#include "auth/proxy_choice.hpp"
+#include "auth/request_credentials.hpp"
+#include "body/request_body.hpp"
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
-#include "client/credentials.hpp"
-#include "client/netrc.hpp"
-#include "client/request_credentials.hpp"
 #include "client/pending_state.hpp"
-#include "client/proxy_choice.hpp"
-#include "client/request_body.hpp"
 #include "client/tls_settings.hpp"
 #include "client/transfer.hpp"
 #include "sluice/url.hpp"

@@ -11,21 +11,21 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "client/alt_svc.hpp"
+#include "auth/proxy_choice.hpp"
+#include "body/host_dispatch.hpp"
+#include "body/staged_budget.hpp"
+#include "body/upload_budget.hpp"
 #include "client/connection_pool.hpp"
-#include "client/host_dispatch.hpp"
 #include "client/network_settings.hpp"
-#include "client/proxy_choice.hpp"
-#include "client/staged_budget.hpp"
-#include "client/upload_budget.hpp"
-#include "quic/quic_tls.hpp"
 #include "core/event_loop.hpp"
-#include "mux/stream_credit.hpp"
-#include "dns/resolver.hpp"
-#include "tls/tls.hpp"
 #include "core/trace.hpp"
 #include "core/worker_pool.hpp"
+#include "dns/resolver.hpp"
+#include "mux/stream_credit.hpp"
+#include "quic/quic_tls.hpp"
 #include "sluice/client.hpp"
+#include "tls/tls.hpp"
+#include "web/alt_svc.hpp"
 
 namespace sluice {
 

@@ -9,16 +9,17 @@
 namespace sluice {
 
 namespace {
-// Requests share connections only when they accept the same protocols: automatic,
-// http2 and http3 all take h3 (when tried), h2 and http/1.1 over TLS. Over plain http:// only prior knowledge
-// speaks h2 (h2c by Upgrade is not offered).
+// Requests share connections only when they accept the same protocols: automatic and
+// http3 take h3 (when tried), h2 and http/1.1 over TLS; http2 takes h2 and http/1.1
+// by ALPN, never h3. Over plain http:// only prior knowledge speaks h2 (h2c by
+// Upgrade is not offered).
 std::string protocols_key(const Url& url, VersionPolicy policy) {
   switch (policy) {
     case VersionPolicy::http1_only: return url.origin() + " h1";
     case VersionPolicy::http2_prior_knowledge: return url.origin() + " h2-prior";
     case VersionPolicy::http3_only: return url.origin() + " h3-only";
+    case VersionPolicy::http2: return url.origin() + (url.is_https() ? " alpn-tcp" : " h1");
     case VersionPolicy::automatic:
-    case VersionPolicy::http2:
     case VersionPolicy::http3: break;
   }
   return url.origin() + (url.is_https() ? " alpn" : " h1");

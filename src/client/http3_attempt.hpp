@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "client/alt_svc.hpp"
 #include "client/network_settings.hpp"
 #include "connect/connector.hpp"
 #include "connect/proxy_hop.hpp"
@@ -32,6 +31,7 @@
 #include "sluice/client.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
+#include "web/alt_svc.hpp"
 
 namespace sluice {
 

@@ -1,7 +1,7 @@
 #include "client/pending_state.hpp"
 
+#include "body/staging_buffer.hpp"
 #include "client/client_core.hpp"
-#include "client/staging_buffer.hpp"
 #include "client/transfer.hpp"
 
 namespace sluice {

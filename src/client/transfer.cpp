@@ -1,27 +1,24 @@
+// Transfer: one request from its start to its end across every hop: the proxy and
+// connection of each, the request head with its cookies, the response head, redirects,
+// Alt-Svc, the retries, and its end. Its body is in transfer_body.cpp, its timers in
+// transfer_timers.cpp, its authentication retry in transfer_auth.cpp.
+// Thread-safety: HTTP thread only.
+
 #include "client/transfer.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <utility>
 
-#include "client/body_access.hpp"
+#include "body/body_access.hpp"
+#include "body/progress_source.hpp"
 #include "client/client_core.hpp"
 #include "client/connection_pool.hpp"
-#include "client/progress_source.hpp"
 #include "sluice/cookies.hpp"
 
 namespace sluice {
 
 namespace {
-
-// A redirect's own body is read and dropped up to this size so its connection can be
-// reused; a longer one closes the connection instead.
-constexpr std::uint64_t kRedirectDrainLimit = 64 * 1024;
-
-// A decoder step produces at most this much: the decoded scratch stays one
-// receive's size however large the allowance, and past the Client's staged-bytes budget
-// a reader with nothing waiting gets this much more per step, as a socket read would.
-constexpr std::size_t kDecodeStep = 64 * 1024;
 
 // GOAWAY and REFUSED_STREAM say the server did not process a request. A server
 // shutting down can say it again on the next connection; past this it is an error.
@@ -29,17 +26,11 @@ constexpr int kMaxUnprocessedRetries = 2;
 // A refused 0-RTT send goes again after the handshake on the same connection, so
 // one refusal per connection the request tries; two allow a second early attempt.
 constexpr int kMaxEarlyRefusals = 2;
-// How long the rest of a dropped body (less than its allowance) may take to arrive before
-// its exchange is abandoned (at most the idle timeout): without a deadline of its
-// own, a server that stalls would hold the connection until the Client goes.
-constexpr std::chrono::milliseconds kDrainDeadline{5'000};
 
 bool is_idempotent(const std::string& method) {
   return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
          method == "OPTIONS" || method == "TRACE";
 }
-
-std::string millis(std::chrono::milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
 
 }  // namespace
 
@@ -119,24 +110,6 @@ void Transfer::queue_for_connection() {
     arm_timer_at(connect_timer_, queued_at + request_.timeouts.connect,
                  [](Transfer& self) { self.fail(self.connect_timeout_error()); });
   }
-}
-
-Error Transfer::total_timeout_error() const {
-  return Error(ErrorCode::total_timeout, "transfer did not complete within " +
-                                             millis(request_.timeouts.total) + " (total timeout)");
-}
-
-Error Transfer::connect_timeout_error() const {
-  const char* what = request_.version == VersionPolicy::http3_only
-                         ? "connect: no HTTP/3 (QUIC) connection to "
-                         : "connect: no connection (or free stream) to ";
-  return Error(ErrorCode::connect_timeout,
-               what + url_.authority() + " within " + millis(request_.timeouts.connect));
-}
-
-Error Transfer::first_byte_timeout_error() const {
-  return Error(ErrorCode::first_byte_timeout, "no response headers from " + url_.authority() +
-                                                  " within " + millis(request_.timeouts.first_byte));
 }
 
 // Built for every attempt and every redirect hop, so each carries the jar's cookies
@@ -375,110 +348,6 @@ void Transfer::follow_redirect() {
   queue_for_connection();
 }
 
-void Transfer::on_body(std::span<const std::byte> bytes) {
-  last_activity_ = core_.loop().now();
-  if (phase_ == Phase::redirect_body) {
-    redirect_body_bytes_ += bytes.size();
-    if (redirect_body_bytes_ > kRedirectDrainLimit) {
-      abandon_exchange();
-      follow_redirect();
-    }
-    return;
-  }
-  if (phase_ != Phase::body) return;
-  received_ += bytes.size();
-  if (request_.max_body_size != 0 && received_ > request_.max_body_size) {
-    fail(Error(ErrorCode::body_too_large, "response body exceeds the limit of " +
-                                             std::to_string(request_.max_body_size) + " bytes"));
-    return;
-  }
-  if (reader_dropped_) {
-    discarded_ += bytes.size();
-    if (discarded_ > staging_->allowance()) {
-      abandon_exchange();
-      finished();
-    }
-    return;
-  }
-  deliver_body(bytes);
-}
-
-void Transfer::deliver_body(std::span<const std::byte> bytes) {
-  if (decoder_) {
-    compressed_body_.append(bytes);
-    pump_decoder();
-    return;
-  }
-  staging_->append(bytes);
-  wake_reader_at_turn_end();
-  staging_->deliver_callbacks();
-}
-
-// One wake for everything this turn staged: an h2 receive carries many DATA frames
-// (nginx sends 8 KiB ones), and a wake per frame costs the reader a context switch
-// per frame.
-void Transfer::wake_reader_at_turn_end() {
-  if (reader_wake_scheduled_) return;
-  reader_wake_scheduled_ = true;
-  core_.loop().at_turn_end([weak = weak_from_this()] {
-    if (auto self = weak.lock()) {
-      self->reader_wake_scheduled_ = false;
-      self->staging_->wake_reader();
-    }
-  });
-}
-
-// Decodes only as far as the staging buffer has room: a reader that stops reading
-// also stops decompression, so a small compressed input cannot inflate past the
-// allowance.
-void Transfer::pump_decoder() {
-  while (decoder_ && phase_ == Phase::body) {
-    // Decoded bytes count against the Client's budget like received ones: a reader
-    // with nothing waiting gets at most one receive's worth past it, as over h1.
-    if (held_by_budget()) break;
-    const std::size_t room = std::min(
-        {staging_->room(), kDecodeStep, std::max(core_.staged_budget()->left(), kDecodeStep)});
-    if (room == 0) {
-      // Callback mode drains on this thread: hand over, then decode on.
-      if (staging_->deliver_callbacks()) continue;
-      break;
-    }
-    // Decoded straight into the staging buffer's free room: no scratch, no copy.
-    const std::span<std::byte> space = staging_->prepare(room);
-    if (space.empty()) break;  // nothing may be staged now: the body already ended
-    SpanOutput out(space);
-    auto step = decoder_->decode(compressed_body_.readable(), out, space.size());
-    if (!step) {
-      fail(std::move(step).error());
-      return;
-    }
-    compressed_body_.consume(step->consumed);
-    if (out.written() > 0) {
-      staging_->append(space.first(out.written()));
-      wake_reader_at_turn_end();
-    }
-    if (step->consumed == 0 && step->produced == 0) break;
-  }
-  if (phase_ != Phase::body) return;
-  staging_->deliver_callbacks();
-  if (complete_pending_ && compressed_body_.empty() && (!decoder_ || staging_->room() > 0)) {
-    finish_body();
-  }
-}
-
-void Transfer::finish_body() {
-  if (decoder_) {
-    auto done = decoder_->finish();
-    if (!done) {
-      fail(std::move(done).error());
-      return;
-    }
-  }
-  staging_->finish(std::move(trailers_), core_.loop().now());
-  staging_->deliver_callbacks();
-  finished();
-}
-
 void Transfer::on_trailers(Headers trailers) { trailers_ = std::move(trailers); }
 
 void Transfer::on_complete() {
@@ -576,121 +445,6 @@ bool Transfer::retry(const Error& cause) {
   return true;
 }
 
-bool Transfer::wants_body() const {
-  if (phase_ != Phase::body || reader_dropped_) return true;
-  return compressed_body_.empty() && !staging_->paused() && !held_by_budget();
-}
-
-bool Transfer::may_extend_window() const { return !held_by_budget(); }
-
-// Only bytes that go to the reader as received: not a redirect's body, not one for
-// the decoder, not one nobody will read.
-std::span<std::byte> Transfer::body_space(std::size_t max) {
-  if (phase_ != Phase::body || reader_dropped_ || decoder_) return {};
-  return staging_->prepare(max);
-}
-
-// Each exchange starts at the request's initial allowance; the staging buffer follows
-// it as the exchange's transport grows or cuts it.
-void Transfer::on_allowance(std::size_t bytes) {
-  if (staging_) staging_->set_allowance(bytes);
-}
-
-// HTTP/1.1 receives no more than this at once. A reader that went away, and a body
-// not yet begun, take a whole receive (its head may share it with the body's start).
-std::size_t Transfer::body_room() const {
-  if (phase_ != Phase::body || reader_dropped_) return SIZE_MAX;
-  return staging_->room();
-}
-
-// Asks the staging buffer last, since holding arms its resume: a reader that
-// empties it then posts one.
-bool Transfer::held_by_budget() const {
-  if (phase_ != Phase::body || reader_dropped_) return false;
-  StagedBudget& budget = *core_.staged_budget();
-  if (!budget.limited() || !budget.exhausted() || !staging_->hold_for_budget()) return false;
-  core_.note_budget_held(*this);
-  return true;
-}
-
-std::size_t Transfer::held_bytes() const {
-  if (phase_ != Phase::body || reader_dropped_) return 0;
-  const StagingBuffer::Held held = staging_->held();
-  held_taken_ = held.taken;
-  return held.staged + compressed_body_.size();
-}
-
-void Transfer::report_taken_after(std::size_t bytes) {
-  if (phase_ != Phase::body || reader_dropped_) return;
-  staging_->report_when_taken(bytes == 0 ? 0 : held_taken_ + bytes);
-}
-
-bool Transfer::paused() const { return staging_ && staging_->paused(); }
-
-bool Transfer::hold_ended_unheard() {
-  if (!staging_) return false;
-  const std::uint64_t ended = staging_->pauses_ended();
-  return std::exchange(pauses_ended_seen_, ended) != ended;
-}
-
-// Like held_by_budget(), without arming anything: readers holding bytes while the
-// Client's budget is spent keep this stream from receiving, however far below its
-// allowance it is, so the silence is ours.
-bool Transfer::waits_for_budget() const {
-  if (phase_ != Phase::body || reader_dropped_ || !staging_) return false;
-  const StagedBudget& budget = *core_.staged_budget();
-  return budget.limited() && budget.left() == 0 && staging_->staged_bytes() > 0;
-}
-
-void Transfer::on_consumer_activity() {
-  if (phase_ != Phase::body) return;
-  if (!reader_dropped_ && staging_->reader_gone()) {
-    reader_dropped();
-    return;
-  }
-  if (decoder_) {
-    pump_decoder();
-  } else {
-    staging_->deliver_callbacks();
-  }
-  if (phase_ == Phase::body && conn_ != nullptr && wants_body()) {
-    // The wait was ours (a reader at its allowance, the budget): the server's silence
-    // counts from now, when it may send again, not from the idle timer's last look.
-    last_activity_ = core_.loop().now();
-    pauses_ended_seen_ = staging_->pauses_ended();  // heard: the timer need not count it
-    conn_->resume(exchange_);
-  }
-}
-
-// The reader went away unread: a body that fits in its allowance still completes (its
-// connection is reused); a longer one is abandoned. When the exchange has already
-// ended (a decoder was waiting for staging room), nothing more will arrive to
-// complete it: it ends now.
-void Transfer::reader_dropped() {
-  reader_dropped_ = true;
-  discarded_ = staging_->drop_staged() + compressed_body_.size();
-  compressed_body_.clear();
-  decoder_.reset();
-  if (complete_pending_ || discarded_ >= staging_->allowance() || staging_->paused()) {
-    abandon_exchange();
-    finished();
-    return;
-  }
-  if (conn_ != nullptr) conn_->resume(exchange_);
-  arm_drain_timer();
-}
-
-void Transfer::arm_drain_timer() {
-  std::chrono::milliseconds deadline = kDrainDeadline;
-  const auto idle = request_.timeouts.idle;
-  if (idle.count() > 0 && idle < deadline) deadline = idle;
-  arm_timer_at(drain_timer_, core_.loop().now() + deadline, [](Transfer& self) {
-    if (self.phase_ != Phase::body) return;
-    self.abandon_exchange();  // h1 closes the connection; h2 and h3 cancel the stream
-    self.finished();
-  });
-}
-
 void Transfer::abandon_exchange() {
   if (conn_ == nullptr) return;
   Connection* conn = conn_;
@@ -727,17 +481,6 @@ void Transfer::finished() {
   core_.transfer_done(*this);
 }
 
-std::size_t Transfer::sweep(std::chrono::steady_clock::time_point paused_before,
-                            std::unordered_set<Connection*>& connections) {
-  if (phase_ != Phase::body || !staging_->paused() || staging_->paused_since() > paused_before) {
-    return 0;
-  }
-  std::size_t freed = compressed_body_.release_if_empty() + staging_->release_empty_capacity();
-  if (decoder_) freed += decoder_->release_scratch();
-  if (conn_ != nullptr) connections.insert(conn_);
-  return freed;
-}
-
 TransferStats Transfer::stats() const {
   TransferStats stats;
   stats.paused = paused();
@@ -748,70 +491,6 @@ TransferStats Transfer::stats() const {
   if (compressed_body_.empty()) stats.scratch_bytes += compressed_body_.capacity();
   if (body_) stats.request_body_bytes = body_->held_bytes();
   return stats;
-}
-
-void Transfer::arm_timer_at(EventLoop::TimerId& id, TimePoint at,
-                            std::function<void(Transfer&)> then) {
-  cancel_timer(id);
-  std::weak_ptr<Transfer> weak = weak_from_this();
-  id = core_.loop().add_timer(at, [weak, &id, then = std::move(then)] {
-    if (auto self = weak.lock()) {
-      id = 0;
-      then(*self);
-    }
-  });
-}
-
-void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after,
-                         TimeoutError make_error) {
-  arm_timer_at(id, core_.loop().now() + after,
-               [make_error](Transfer& self) { self.fail((self.*make_error)()); });
-}
-
-// The idle timeout counts only time the server is expected to send: while the reader
-// holds the stream paused, silence is ours, not the server's.
-void Transfer::arm_idle_timer() {
-  const auto idle = request_.timeouts.idle;
-  if (idle.count() <= 0) return;
-  arm_timer_at(idle_timer_, last_activity_ + idle, [idle](Transfer& self) {
-    if (self.phase_ != Phase::body && self.phase_ != Phase::waiting_head &&
-        self.phase_ != Phase::redirect_body) {
-      return;
-    }
-    const TimePoint now = self.core_.loop().now();
-    // Waits that are ours: a reader holding the body (or one whose take ended a hold
-    // since the last look, its resume still on the way here), a decoder behind, a
-    // request body producer with nothing yet.
-    const bool hold_ended = self.hold_ended_unheard();
-    const bool our_wait = self.paused() || hold_ended || self.waits_for_budget() ||
-                          !self.compressed_body_.empty() ||
-                          (self.phase_ == Phase::waiting_head && self.body_ &&
-                           self.body_->waiting_for_producer());
-    if (our_wait) self.last_activity_ = now;
-    if (now - self.last_activity_ >= idle) {
-      self.fail(self.idle_error(idle));
-      return;
-    }
-    self.arm_idle_timer();
-  });
-}
-
-Error Transfer::idle_error(std::chrono::milliseconds idle) const {
-  const std::string host = url_.authority();
-  if (phase_ == Phase::waiting_head && body_) {
-    return Error(ErrorCode::idle_timeout, "idle timeout: " + host +
-                                             " neither read the request body nor answered for " +
-                                             millis(idle));
-  }
-  if (phase_ == Phase::waiting_head) {
-    return Error(ErrorCode::idle_timeout, "idle timeout: no response from " + host + " for " + millis(idle));
-  }
-  return Error(ErrorCode::idle_timeout, "idle timeout: no data from " + host + " for " + millis(idle));
-}
-
-void Transfer::cancel_timer(EventLoop::TimerId& id) {
-  if (id != 0) core_.loop().cancel_timer(id);
-  id = 0;
 }
 
 }  // namespace sluice

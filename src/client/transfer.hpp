@@ -13,18 +13,18 @@
 #include <string>
 #include <unordered_set>
 
-#include "client/auth_retry.hpp"
-#include "decode/content_decoder.hpp"
+#include "auth/auth_retry.hpp"
+#include "body/progress_source.hpp"
+#include "body/staging_buffer.hpp"
 #include "client/pending_state.hpp"
-#include "client/progress_source.hpp"
-#include "client/redirect.hpp"
-#include "client/staging_buffer.hpp"
-#include "core/byte_queue.hpp"
-#include "connection/connection.hpp"
-#include "core/event_loop.hpp"
 #include "connect/proxy_hop.hpp"
+#include "connection/connection.hpp"
+#include "core/byte_queue.hpp"
+#include "core/event_loop.hpp"
+#include "decode/content_decoder.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
+#include "web/redirect.hpp"
 
 namespace sluice {
 

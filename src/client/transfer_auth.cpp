@@ -1,7 +1,7 @@
 // Transfer's answer to a 401 (Authentication::digest and ::any): beside the redirect
 // handling it resembles, since both drop a response's body and send again.
+#include "body/progress_source.hpp"
 #include "client/client_core.hpp"
-#include "client/progress_source.hpp"
 #include "client/transfer.hpp"
 
 namespace sluice {

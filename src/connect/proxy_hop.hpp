@@ -1,6 +1,6 @@
 #pragma once
 // ProxyHop: how a connection reaches its target through a proxy. The client layer
-// chooses it (client/proxy_choice.hpp); Connector follows it: TCP to the proxy, TLS
+// chooses it (auth/proxy_choice.hpp); Connector follows it: TCP to the proxy, TLS
 // to an https:// proxy, then for a tunnel the proxy's handshake (HTTP CONNECT, or
 // SOCKS5's) before anything else, the target's TLS included.
 // Ownership: a value.

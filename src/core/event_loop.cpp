@@ -83,7 +83,9 @@ void EventLoop::run() {
     // re-posting itself cannot starve them.
     for (int round = 0; round < kTurnEndRounds && run_turn_end(); ++round) {
     }
+#if SLUICE_TEST_HOOKS
     for (auto& [id, observer] : turn_observers_) observer();
+#endif
     if (stop_requested()) break;
     const int count = wait_for_events(events.data(), kMaxEvents);
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
@@ -142,6 +144,7 @@ bool EventLoop::on_loop_thread_locked() const { return loop_thread_ == std::this
 
 void EventLoop::at_turn_end(Task task) { turn_end_.push_back(std::move(task)); }
 
+#if SLUICE_TEST_HOOKS
 EventLoop::ObserverId EventLoop::add_turn_observer(Task observer) {
   turn_observers_.emplace_back(next_observer_id_, std::move(observer));
   return next_observer_id_++;
@@ -150,6 +153,7 @@ EventLoop::ObserverId EventLoop::add_turn_observer(Task observer) {
 void EventLoop::remove_turn_observer(ObserverId id) {
   std::erase_if(turn_observers_, [id](const auto& entry) { return entry.first == id; });
 }
+#endif
 
 bool EventLoop::run_turn_end() {
   turn_end_running_.swap(turn_end_);

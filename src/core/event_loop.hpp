@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/inline_task.hpp"
+#include "core/test_hooks.hpp"
 #include "core/time_source.hpp"
 #include "sluice/error.hpp"
 
@@ -74,17 +75,18 @@ class EventLoop final : public TimeSource {
   void poll_before_sleep() noexcept { poll_before_sleep_ = true; }
   static constexpr std::chrono::microseconds kPollBeforeSleep{30};
 
-  /// HTTP thread only. A hook for tests that wait for a state this thread's work
-  /// changes (a stream paused, a request ended) instead of polling for it: `observer`
-  /// runs at the end of every turn from now on, after the turn-end tasks, just before
-  /// the loop sleeps, until removed. It only looks: it must not post, add a turn-end
-  /// task or a timer, wake the loop, or add or remove an observer (the list is being
-  /// walked), and unlike a turn-end task it keeps nobody awake. Nothing in the
-  /// library adds one.
+#if SLUICE_TEST_HOOKS
+  /// HTTP thread only. A hook for tests (core/test_hooks.hpp) that wait for a state
+  /// this thread's work changes (a stream paused, a request ended) instead of polling
+  /// for it: `observer` runs at the end of every turn from now on, after the turn-end
+  /// tasks, just before the loop sleeps, until removed. It only looks: it must not
+  /// post, add a turn-end task or a timer, wake the loop, or add or remove an observer
+  /// (the list is being walked), and unlike a turn-end task it keeps nobody awake.
   using ObserverId = std::uint64_t;
   ObserverId add_turn_observer(Task observer);
   /// HTTP thread only; a no-op for an unknown id.
   void remove_turn_observer(ObserverId id);
+#endif
 
   /// Registers `fd` for `events` (EPOLLIN | EPOLLOUT ...); level-triggered.
   Result<void> watch(int fd, std::uint32_t events, FdWatcher* watcher);
@@ -159,8 +161,10 @@ class EventLoop final : public TimeSource {
   std::vector<Task> running_;  // HTTP thread: the batch run_posted() is running
   std::vector<Task> turn_end_;      // HTTP thread: at_turn_end tasks of this turn
   std::vector<Task> turn_end_running_;  // HTTP thread: the batch being run
+#if SLUICE_TEST_HOOKS
   std::vector<std::pair<ObserverId, Task>> turn_observers_;  // HTTP thread
   ObserverId next_observer_id_ = 1;                          // HTTP thread
+#endif
   bool stop_requested_ = false;  // guarded by posted_mu_
   bool wake_pending_ = false;    // guarded by posted_mu_: wake_fd_ already signalled
   // guarded by posted_mu_: the thread in run(), whose own posts need no eventfd

@@ -1,7 +1,7 @@
 #include "download/download_sources.hpp"
 
-#include "client/redirect.hpp"
 #include "sluice/url.hpp"
+#include "web/redirect.hpp"
 
 namespace sluice {
 

@@ -19,106 +19,10 @@
 #include <vector>
 
 #include "http1/h1_codec.hpp"
+#include "http1/h1_response_core.hpp"
 
 namespace sluice {
-namespace {
-
-// Where in the current message the parser is; errors are worded by it.
-enum class Phase { status_line, headers, body, trailers, complete, failed };
-
-// How the final response's body ends, decided when its head completes.
-enum class BodyKind { none, length, chunked, until_close };
-
-constexpr std::size_t kFieldOverhead = 4;  // ": " and CRLF of a trailer line
-constexpr std::size_t kTypicalFields = 12;  // fields reserved at a head's first
-// Head scratch kept between responses of one connection; a larger copy is freed.
-constexpr std::size_t kKeptHeadScratch = 4096;
-
-Error protocol_error(std::string what) {
-  return Error(ErrorCategory::protocol, "HTTP/1.1: " + std::move(what));
-}
-
-std::string format_u64(std::uint64_t value) { return std::to_string(value); }
-
-// All of the parser; H1ResponseParser::State only names it, so that the llhttp
-// trampolines below can see its members without friendship.
-struct ResponseCore {
-  explicit ResponseCore(std::size_t max_bytes) : max_header_bytes(max_bytes) { reset(false); }
-
-  void reset(bool head);
-  Result<std::size_t> feed(std::span<const std::byte> bytes, H1ParserEvents& events);
-  Result<void> finish(H1ParserEvents& events, H1ResponseParser::Close close);
-
-  // llhttp callbacks, each returning the code llhttp expects.
-  Result<int> on_message_begin();
-  Result<int> on_status_complete();
-  Result<int> on_header_field(const char* at, std::size_t length);
-  Result<int> on_header_value(const char* at, std::size_t length);
-  Result<int> on_header_value_complete();
-  Result<int> on_headers_complete();
-  Result<int> on_chunk_header();
-  Result<int> on_body(const char* at, std::size_t length);
-  Result<int> on_message_complete();
-
-  // Runs a callback body: a failure (or an exception) is kept in `error` and
-  // becomes llhttp's failure code, so no exception crosses llhttp's C frames.
-  template <class Body>
-  int guard(Body&& body) noexcept;
-
-  Error fail(Error error);
-  Error translate(llhttp_errno_t rv) const;
-  Result<int> check_trailer_size() const;
-  std::string progress() const;
-  std::string truncation_message() const;
-  Error head_too_large() const;
-  /// Copies head bytes into head_scratch with a CR given to every bare LF, up to and
-  /// including the empty line that ends a head; returns the input bytes taken.
-  std::size_t normalize_head(const char* raw, std::size_t n);
-  /// Input bytes behind `normalized` bytes of head_scratch.
-  std::size_t raw_length_of(std::size_t normalized) const;
-  void release_head_scratch();
-  Result<std::size_t> feed_head(const char* raw, std::size_t n, std::size_t& consumed);
-  /// One step of a chunked body: chunk data straight to llhttp (no copy), or the
-  /// framing up to the end of one line, a bare LF given its CR. `consumed` is the
-  /// input taken; the result is where the response ended, when it did.
-  Result<std::size_t> feed_chunked(const char* raw, std::size_t n, std::size_t& consumed);
-  /// Copies one framing line (up to and including its LF, or all of `n`) into
-  /// head_scratch with a CR given to a bare LF; returns the input bytes taken.
-  std::size_t normalize_framing_line(const char* raw, std::size_t n);
-  Result<int> execute_scratch();
-
-  llhttp_t parser{};
-  std::size_t max_header_bytes;
-  H1ParserEvents* events = nullptr;  // only inside feed() and finish()
-  const char* execute_end = nullptr;  // end of the bytes llhttp is executing
-  bool head_request = false;
-  bool finishing = false;
-  bool informational = false;  // the head being parsed is a 1xx
-  bool head_done = false;      // the final (non-1xx) head has been reported
-  bool keep_alive = false;
-  // Bare LF in the head (RFC 9112 2.2 lets a recipient take it as a line end; curl
-  // and browsers do, llhttp 8 does not): the head goes to llhttp through
-  // head_scratch with the CR added. Body bytes never pass through it.
-  std::string head_scratch;
-  std::vector<std::size_t> inserted_crs;  // head_scratch offsets of added CRs
-  bool head_line_empty = true;  // nothing but a CR on the head line so far
-  bool head_prev_cr = false;    // the last head byte was a CR
-  Phase phase = Phase::status_line;
-  BodyKind body_kind = BodyKind::none;
-  std::size_t head_bytes = 0;     // raw bytes of every head so far, 1xx included
-  std::size_t trailer_bytes = 0;  // field bytes of the trailer section
-  std::uint64_t expected_length = 0;
-  std::uint64_t body_bytes = 0;
-  int crlf_due = 0;  // bytes of the CRLF after a chunk's data not yet checked
-  bool in_chunk_data = false;   // between a chunk-size line and the end of its data
-  bool framing_prev_cr = false; // the last framing byte was a CR
-  Headers fields;  // the head's fields, then the trailers'
-  std::string name;
-  std::string value;
-  std::optional<Error> error;
-};
-
-using State = ResponseCore;
+namespace h1_parse {
 
 State& state_of(llhttp_t* parser) noexcept { return *static_cast<State*>(parser->data); }
 
@@ -328,82 +232,6 @@ Result<int> State::on_message_complete() {
 
 // ---- errors -------------------------------------------------------------------
 
-Error State::fail(Error failure) {
-  phase = Phase::failed;
-  error = failure;
-  return failure;
-}
-
-Error State::head_too_large() const {
-  return Error(ErrorCode::headers_too_large, "HTTP/1.1: response header block exceeds the limit of " +
-                                             format_u64(max_header_bytes) + " bytes");
-}
-
-// Codes that name the fault themselves; the rest are worded by where they happened.
-const char* describe_code(llhttp_errno_t rv) noexcept {
-  switch (rv) {
-    case HPE_INVALID_CONSTANT:
-    case HPE_INVALID_VERSION:
-    case HPE_INVALID_STATUS:
-      return "invalid status line";
-    case HPE_INVALID_CONTENT_LENGTH:
-      return "invalid Content-Length";
-    case HPE_UNEXPECTED_CONTENT_LENGTH:
-      return "conflicting Content-Length";
-    case HPE_INVALID_TRANSFER_ENCODING:
-      return "invalid Transfer-Encoding";
-    case HPE_INVALID_CHUNK_SIZE:
-      return "invalid chunk size";
-    case HPE_CLOSED_CONNECTION:
-      return "data after a response that closes the connection";
-    default:
-      return nullptr;
-  }
-}
-
-const char* describe_phase(Phase phase, BodyKind body_kind) noexcept {
-  switch (phase) {
-    case Phase::status_line:
-      return "invalid status line";
-    case Phase::headers:
-      return "invalid header";
-    case Phase::body:
-      return body_kind == BodyKind::chunked ? "invalid chunked body" : "malformed response";
-    case Phase::trailers:
-      return "invalid trailer";
-    case Phase::complete:
-    case Phase::failed:
-      break;
-  }
-  return "malformed response";
-}
-
-Error State::translate(llhttp_errno_t rv) const {
-  if (error) return *error;  // a callback's own failure
-  const char* words = describe_code(rv);
-  if (words == nullptr && rv == HPE_INVALID_HEADER_TOKEN) {
-    words = phase == Phase::trailers ? "invalid trailer" : "invalid header";
-  }
-  if (words == nullptr) words = describe_phase(phase, body_kind);
-  std::string message = std::string(words) + " from server";
-  const char* reason = llhttp_get_error_reason(&parser);
-  if (reason != nullptr && *reason != '\0') message += std::string(" (") + reason + ")";
-  return protocol_error(std::move(message));
-}
-
-std::string State::progress() const {
-  if (!head_done) return "before the response headers";
-  if (body_kind == BodyKind::chunked) {
-    return "inside a chunked body after " + format_u64(body_bytes) + " bytes";
-  }
-  if (body_kind == BodyKind::length) {
-    return "after " + format_u64(body_bytes) + " of " + format_u64(expected_length) +
-           " body bytes";
-  }
-  return "after " + format_u64(body_bytes) + " body bytes";
-}
-
-std::string State::truncation_message() const { return "connection closed " + progress(); }
 
 // ---- feed and finish ----------------------------------------------------------
 
@@ -464,123 +292,6 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
   return offset;
 }
 
-// One normalized piece of head to llhttp. `consumed` is the input taken; the result
-// is where a response that ended (paused at its completion) stopped in the input.
-Result<std::size_t> State::feed_head(const char* raw, std::size_t n, std::size_t& consumed) {
-  consumed = normalize_head(raw, n);
-  execute_end = head_scratch.data() + head_scratch.size();
-  const llhttp_errno_t rv = llhttp_execute(&parser, head_scratch.data(), head_scratch.size());
-  if (rv == HPE_PAUSED && phase == Phase::complete) {
-    return raw_length_of(static_cast<std::size_t>(llhttp_get_error_pos(&parser) -
-                                                  head_scratch.data()));
-  }
-  if (rv != HPE_OK) return fail(translate(rv));
-  return consumed;
-}
-
-Result<std::size_t> State::feed_chunked(const char* raw, std::size_t n, std::size_t& consumed) {
-  if (in_chunk_data) {
-    // Exactly the data: what follows it is framing, which llhttp must see normalized.
-    consumed = static_cast<std::size_t>(std::min<std::uint64_t>(n, parser.content_length));
-    execute_end = raw + consumed;
-    const llhttp_errno_t rv = llhttp_execute(&parser, raw, consumed);
-    if (rv != HPE_OK) return translate(rv);
-    return consumed;
-  }
-  if (crlf_due > 0) {
-    // The line end after chunk data: CRLF, or a bare LF.
-    const char c = raw[0];
-    const bool ok = c == '\n' || (crlf_due == 2 && c == '\r');
-    if (!ok) {
-      return protocol_error("invalid chunked body from server (chunk data not followed by CRLF)");
-    }
-    inserted_crs.clear();
-    if (c == '\r' && n >= 2 && raw[1] == '\n') {  // the usual CRLF, in one step
-      head_scratch.assign("\r\n");
-      crlf_due = 0;
-      consumed = 2;
-    } else {
-      head_scratch.assign(c == '\n' && crlf_due == 2 ? "\r\n" : std::string(1, c));
-      if (c == '\n' && crlf_due == 2) inserted_crs.push_back(0);
-      crlf_due = c == '\n' ? 0 : 1;
-      consumed = 1;
-    }
-  } else {
-    consumed = normalize_framing_line(raw, n);
-  }
-  Result<int> executed = execute_scratch();
-  if (!executed) return std::move(executed).error();
-  if (phase == Phase::complete) {
-    return raw_length_of(static_cast<std::size_t>(llhttp_get_error_pos(&parser) -
-                                                  head_scratch.data()));
-  }
-  return consumed;
-}
-
-Result<int> State::execute_scratch() {
-  execute_end = head_scratch.data() + head_scratch.size();
-  const llhttp_errno_t rv = llhttp_execute(&parser, head_scratch.data(), head_scratch.size());
-  if (rv == HPE_OK || (rv == HPE_PAUSED && phase == Phase::complete)) return 0;
-  return translate(rv);
-}
-
-std::size_t State::normalize_framing_line(const char* raw, std::size_t n) {
-  head_scratch.clear();
-  inserted_crs.clear();
-  std::size_t i = 0;
-  while (i < n) {
-    const char c = raw[i++];
-    if (c == '\n' && !framing_prev_cr) {
-      inserted_crs.push_back(head_scratch.size());
-      head_scratch.push_back('\r');
-    }
-    head_scratch.push_back(c);
-    framing_prev_cr = c == '\r';
-    if (c == '\n') break;
-  }
-  return i;
-}
-
-std::size_t State::normalize_head(const char* raw, std::size_t n) {
-  head_scratch.clear();
-  inserted_crs.clear();
-  std::size_t i = 0;
-  while (i < n) {
-    const char c = raw[i++];
-    if (c == '\n') {
-      if (!head_prev_cr) {
-        inserted_crs.push_back(head_scratch.size());
-        head_scratch.push_back('\r');
-      }
-      head_scratch.push_back('\n');
-      const bool head_ends = head_line_empty;
-      head_line_empty = true;
-      head_prev_cr = false;
-      // The rest may be body: a 1xx head's successor comes back through here, the
-      // final head's body does not.
-      if (head_ends) break;
-      continue;
-    }
-    head_scratch.push_back(c);
-    head_prev_cr = c == '\r';
-    if (c != '\r') head_line_empty = false;
-  }
-  return i;
-}
-
-// A large head's copy is not kept for the rest of the connection (a small one is, for
-// the next response).
-void State::release_head_scratch() {
-  if (head_scratch.capacity() <= kKeptHeadScratch) return;
-  head_scratch = std::string();
-  inserted_crs = std::vector<std::size_t>();
-}
-
-std::size_t State::raw_length_of(std::size_t normalized) const {
-  std::size_t added = 0;
-  while (added < inserted_crs.size() && inserted_crs[added] < normalized) ++added;
-  return normalized - added;
-}
 
 Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) {
   if (phase == Phase::failed) return *error;
@@ -607,7 +318,11 @@ Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) 
   return {};
 }
 
-}  // namespace
+}  // namespace h1_parse
+
+using h1_parse::BodyKind;
+using h1_parse::Phase;
+using h1_parse::ResponseCore;
 
 // ---- H1ResponseParser ---------------------------------------------------------
 

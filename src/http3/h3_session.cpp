@@ -420,56 +420,6 @@ void H3Session::on_streams_available() {
   changed_ = true;
 }
 
-Result<QuicOutput> H3Session::next_output(std::span<QuicVec> vecs) {
-  Entry entry(*this);
-  if (broken_) return *terminal_error_;
-  if (conn_ == nullptr || vecs.empty()) return QuicOutput{};
-  return write_next(vecs);
-}
-
-// nghttp3 returns "nothing" both when no stream is scheduled and when the stream it
-// picked had nothing after all (a body waiting for its producer, now unscheduled),
-// so it is asked again, at most once per stream, before the answer is believed.
-Result<QuicOutput> H3Session::write_next(std::span<QuicVec> vecs) {
-  std::array<nghttp3_vec, 16> nvecs{};
-  const std::size_t capacity = std::min(vecs.size(), nvecs.size());
-  const std::size_t attempts = stream_map_.size() + 4;
-  for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
-    std::int64_t stream_id = -1;
-    int fin = 0;
-    const nghttp3_ssize n = in_library([&] {
-      return nghttp3_conn_writev_stream(conn_, &stream_id, &fin, nvecs.data(), capacity);
-    });
-    if (n < 0) return fail_connection(fatal_error(n, "writing streams"), n);
-    if (broken_) return *terminal_error_;
-    if (stream_id < 0) continue;
-    // A body that failed inside read_data reset its stream: its bytes must not go out.
-    if (const H3Stream* stream = find(stream_id); stream != nullptr && stream->shut) continue;
-    QuicOutput out;
-    out.stream_id = stream_id;
-    out.fin = fin != 0;
-    out.count = static_cast<std::size_t>(n);
-    for (std::size_t i = 0; i < out.count; ++i) vecs[i] = QuicVec{nvecs[i].base, nvecs[i].len};
-    return out;
-  }
-  return QuicOutput{};
-}
-
-Result<void> H3Session::on_output_written(std::int64_t stream_id, std::size_t n) {
-  Entry entry(*this);
-  if (broken_) return *terminal_error_;
-  if (conn_ == nullptr) return {};
-  const int rv = in_library([&] { return nghttp3_conn_add_write_offset(conn_, stream_id, n); });
-  if (rv != 0) return fail_connection(fatal_error(rv, "writing streams"), rv);
-  return {};
-}
-
-void H3Session::on_stream_blocked(std::int64_t stream_id) {
-  Entry entry(*this);
-  if (conn_ == nullptr || broken_) return;
-  nghttp3_conn_block_stream(conn_, stream_id);
-}
-
 void H3Session::on_connection_closed(const Error& error) {
   Entry entry(*this);
   if (closed_) return;

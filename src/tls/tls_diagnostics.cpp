@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <sys/socket.h>
@@ -153,6 +154,16 @@ std::string openssl_error_text(const char* fallback) {
   const unsigned long code = ERR_peek_last_error();
   const char* reason = code != 0 ? ERR_reason_error_string(code) : nullptr;
   return reason != nullptr ? reason : fallback;
+}
+
+std::string client_certificate_hint(unsigned long code, bool has_cert) {
+  if (code == 0 || ERR_GET_LIB(code) != ERR_LIB_SSL) return {};
+  const int reason = ERR_GET_REASON(code);
+  if (reason != SSL_R_SSLV3_ALERT_BAD_CERTIFICATE &&
+      reason != SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
+    return {};
+  return has_cert ? " (the server rejected the client certificate)"
+                  : " (the server requires a client certificate: --cert FILE)";
 }
 
 }  // namespace sluice

@@ -34,4 +34,10 @@ std::string certificate_names(X509* cert);
 /// The reason text of the newest error in OpenSSL's thread queue, or `fallback`.
 std::string openssl_error_text(const char* fallback);
 
+/// A TLS 1.3 server checks a client certificate after the client's Finished, so its
+/// refusal arrives as an alert on the first read, not in the handshake: what that
+/// alert (OpenSSL error `code`) means, as a suffix for the read's error, or "".
+/// `has_cert`: whether this client presented one.
+std::string client_certificate_hint(unsigned long code, bool has_cert);
+
 }  // namespace sluice

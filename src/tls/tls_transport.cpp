@@ -57,19 +57,6 @@ Error socket_error(int err) {
   return Error(ErrorCategory::io, std::string("socket I/O failed: ") + std::strerror(err));
 }
 
-// A TLS 1.3 server checks a client certificate after the client's Finished, so its
-// refusal arrives as an alert on the first read, not in the handshake: say what it
-// means. `has_cert`: whether this client presented one.
-std::string client_certificate_hint(unsigned long code, bool has_cert) {
-  if (code == 0 || ERR_GET_LIB(code) != ERR_LIB_SSL) return {};
-  const int reason = ERR_GET_REASON(code);
-  if (reason != SSL_R_SSLV3_ALERT_BAD_CERTIFICATE &&
-      reason != SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED)
-    return {};
-  return has_cert ? " (the server rejected the client certificate)"
-                  : " (the server requires a client certificate: --cert FILE)";
-}
-
 class TlsTransport final : public Transport {
  public:
   /// Over a socket (`inner` null, the transport owns `fd`), or over another

@@ -9,6 +9,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -30,7 +31,7 @@ class ClientAuth : public ::testing::Test {
     return fetched.ok() ? fetched->status : 0;
   }
   test::TestEnv env_;
-  Client client_ = Client::create().value();
+  Client client_ = test::make_client();
 };
 
 TEST_F(ClientAuth, BasicOpensWithTheRightPasswordOnly) {
@@ -91,7 +92,7 @@ TEST(ClientAuthRedirect, AuthStaysWithItsOrigin) {
     EXPECT_EQ(request->headers.get("authorization").value_or(""), "Bearer abc.def");
     conn.write("HTTP/1.1 302 Found\r\nLocation: " + target_url + "\r\nContent-Length: 0\r\n\r\n");
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(origin.url("/start"));
   request.redirects.follow = true;
   request.auth = Authentication::bearer("abc.def");

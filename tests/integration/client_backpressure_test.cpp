@@ -11,6 +11,7 @@
 #include "sluice/sluice.hpp"
 #include "support/client_on_clock.hpp"
 #include "support/client_watch.hpp"
+#include "support/make_client.hpp"
 #include "support/manual_clock.hpp"
 #include "support/test_server.hpp"
 
@@ -58,7 +59,7 @@ TEST(ClientBackpressure, HeldBodyStaysWithinTheMarkAndTheServerBlocks) {
     written_while_held.set_value(sent);
     conn.write(std::string_view(body).substr(sent));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/big"));
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
@@ -84,7 +85,7 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
     ASSERT_TRUE(conn.read_request());
     conn.write(test::http_response(200, std::string_view(big_body().bytes).substr(0, 8u << 20)));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/slow"));
   request.allowance = {64 * 1024, 64 * 1024};
   auto response = client.fetch(request);
@@ -122,7 +123,7 @@ TEST(ClientBackpressure, DroppedSmallBodyCompletesAndKeepsTheConnection) {
       if (!conn.write(test::http_response(200, std::string(10 * 1024, 'x')))) return;
     }
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   {
     auto dropped = client.fetch(Request::get(server.url("/small")));
     ASSERT_TRUE(dropped.ok());
@@ -147,7 +148,7 @@ TEST(ClientBackpressure, DroppedLargeBodyClosesTheConnection) {
     }
     conn.write(test::http_response(200, "fresh"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   {
     auto dropped = client.fetch(Request::get(server.url("/large")));
     ASSERT_TRUE(dropped.ok());

@@ -9,6 +9,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/http_thread_hold.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -19,11 +20,7 @@ using test::TestServer;
 using test::http_response;
 using namespace std::chrono_literals;
 
-Client make_client(ClientOptions options = {}) {
-  auto client = Client::create(std::move(options));
-  EXPECT_TRUE(client.ok()) << (client.ok() ? "" : client.error().message());
-  return std::move(client).value();
-}
+using test::make_client;
 
 TEST(ClientBasics, GetReturnsStatusHeadersAndBody) {
   TestServer server([](ServerConnection& conn) {

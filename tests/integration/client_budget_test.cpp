@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -81,7 +82,7 @@ Client make_client(std::size_t budget) {
   ClientOptions options;
   options.staged_bytes_budget = budget;
   options.max_connections_per_origin = kBodies;
-  return Client::create(options).value();
+  return test::make_client(options);
 }
 
 // Once all are held, at most two bodies can sit at their mark (three marks exceed the
@@ -159,7 +160,7 @@ void read_all_under_a_small_budget(const std::string& url, VersionPolicy version
   options.ca_file = ca;
   options.staged_bytes_budget = 256 * 1024;
   options.max_connections_per_origin = 4;
-  Client client = Client::create(options).value();
+  Client client = test::make_client(options);
   Request request = Request::get(url);
   request.version = version;
   request.allowance = {256 * 1024, 256 * 1024};
@@ -199,7 +200,7 @@ TEST(ClientBudget, DecodedBytesCountAgainstTheBudget) {
   ClientOptions options;
   options.staged_bytes_budget = 512 * 1024;
   options.max_connections_per_origin = 4;
-  Client client = Client::create(options).value();
+  Client client = test::make_client(options);
   Request request = Request::get(env.get("SLUICE_NGINX_HTTP_URL") + "/64m.txt");
   request.decode.enabled = true;
   request.allowance = {1u << 20, 1u << 20};

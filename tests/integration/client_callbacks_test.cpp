@@ -13,6 +13,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/http_thread_hold.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -68,7 +69,7 @@ TEST(ClientCallbacks, CompressedBodyLargerThanTheMarkCompletes) {
   TestServer server([&encoded](ServerConnection& conn) {
     if (conn.read_request()) conn.write(test::http_response(200, encoded, {{"Content-Encoding", "gzip"}}));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   request.allowance = {16 * 1024, 16 * 1024};
@@ -86,7 +87,7 @@ TEST(ClientCallbacks, CallbacksRegisteredAfterTheBodyEndedStillFire) {
   TestServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.write(test::http_response(200, "short"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
   // The whole body has arrived and the transfer ended: nothing is in flight.
@@ -104,7 +105,7 @@ TEST(ClientCallbacks, DroppingTheReaderKeepsCallbacksRunning) {
   TestServer server([&payload](ServerConnection& conn) {
     if (conn.read_request()) conn.write_slowly(test::http_response(200, payload), 256 * 1024, 5ms);
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Collector collector;
   {
     auto response = client.fetch(Request::get(server.url("/")));
@@ -133,7 +134,7 @@ TEST(ClientCallbacks, DroppedPendingResponseFreesItsConnection) {
   });
   ClientOptions options;
   options.max_connections_per_origin = 1;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   // Each handle is dropped at another point of its request's life, chosen by an
   // event: at once (the request may not have left yet), once the server holds the
   // request, and once the 4 MiB response is held at its mark. None may keep the only
@@ -177,7 +178,7 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
   TestServer server([&payload](ServerConnection& conn) {
     if (conn.read_request()) conn.write(test::http_response(200, payload));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.allowance = {64 * 1024, 64 * 1024};
   auto response = client.fetch(request);
@@ -245,7 +246,7 @@ static_assert(!OnDataOnAnLvalue<BodyReader> && OnDataOnAnRvalue<BodyReader>);
 // called. The HTTP thread is held, so the callback can only run once it is released,
 // and never on the caller's thread.
 TEST(ClientCallbacks, ThenForAnAlreadyDecidedResponseRunsOnTheHttpThread) {
-  auto client = Client::create().value();
+  auto client = test::make_client();
   PendingResponse pending = client.send(Request::get("not a url"));
   std::promise<std::thread::id> ran_on;
   test::HttpThreadHold hold(client);
@@ -270,7 +271,7 @@ TEST(ClientCallbacks, TheHandleThatThenReturnsCancelsTheRequest) {
     if (conn.read_request()) request_arrived.set_value();
     conn.wait_peer_closed(10s);
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   std::promise<Result<Response>> outcome;
   RequestHandle handle = client.send(Request::get(server.url("/"))).then(
       [&outcome](Result<Response> response) { outcome.set_value(std::move(response)); });
@@ -288,7 +289,7 @@ TEST(ClientCallbacks, CallbackModeConsumesTheReader) {
   TestServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.write(test::http_response(200, "short"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
   Collector collector;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 
 namespace sluice {
@@ -28,7 +29,7 @@ class ClientCookies : public ::testing::Test {
     options.insecure = true;  // the test certificate names localhost, not cookies.test
     options.resolve = {"cookies.test:*:127.0.0.1"};
     options.cookie_jar = std::move(jar);
-    return Client::create(options).value();
+    return test::make_client(options);
   }
   static std::string echo(Client& client, Request request) {
     request.redirects.follow = true;

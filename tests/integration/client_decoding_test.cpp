@@ -7,6 +7,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/http_thread_hold.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -38,7 +39,7 @@ TestServer serve_encoded(std::string body, std::string coding) {
 TEST(ClientDecoding, GzipBodyIsDecodedWhenAsked) {
   const std::string text = test::pseudo_random_bytes(1 << 20, 5) + std::string(1 << 20, 'z');
   auto server = serve_encoded(test::gzip(text), "gzip");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   auto response = client.fetch(request);
@@ -52,7 +53,7 @@ TEST(ClientDecoding, GzipBodyIsDecodedWhenAsked) {
 TEST(ClientDecoding, BodyIsLeftEncodedWhenNotAsked) {
   const std::string encoded = test::gzip("plain text");
   auto server = serve_encoded(encoded, "gzip");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(*response->body.read_all(), encoded);
@@ -60,7 +61,7 @@ TEST(ClientDecoding, BodyIsLeftEncodedWhenNotAsked) {
 
 TEST(ClientDecoding, CorruptGzipIsADecodeError) {
   auto server = serve_encoded("this is not gzip at all, not even close", "gzip");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   auto response = client.fetch(request);
@@ -72,7 +73,7 @@ TEST(ClientDecoding, CorruptGzipIsADecodeError) {
 
 TEST(ClientDecoding, DecompressionBombHitsTheRatioLimit) {
   auto server = serve_encoded(gzip_zeros(256), "gzip");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   request.decode.max_ratio = 100;
@@ -87,7 +88,7 @@ TEST(ClientDecoding, HeldReaderStopsDecompressionAtTheMark) {
   // 64 MiB of zeros compress to about 64 KiB: all of it arrives in one receive, and
   // only the staging buffer's room limits how far it inflates.
   auto server = serve_encoded(gzip_zeros(64), "gzip");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   request.decode.max_ratio = 0;
@@ -112,7 +113,7 @@ TEST(ClientDecoding, HeldReaderStopsDecompressionAtTheMark) {
 // that the read and the drop both land before it runs again.
 TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
   auto server = serve_encoded(gzip_zeros(4), "gzip");  // about 4 KiB on the wire
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   request.decode.max_ratio = 0;
@@ -145,7 +146,7 @@ TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
 
 TEST(ClientDecoding, UnsupportedCodingIsAClearError) {
   auto server = serve_encoded("whatever", "compress");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/"));
   request.decode.enabled = true;
   auto response = client.fetch(request);

@@ -8,11 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "tls/crypto_hash.hpp"
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
+#include "tls/crypto_hash.hpp"
 
 namespace sluice {
 namespace {
@@ -28,7 +29,7 @@ class TracedClient {
       std::lock_guard lock(mu_);
       lines_.emplace_back(line);
     };
-    client_.emplace(Client::create(std::move(options)).value());
+    client_.emplace(test::make_client(std::move(options)));
   }
   Client& client() { return *client_; }
   // The trace lines that start "auth:".
@@ -186,7 +187,7 @@ Request form_post(const ChallengingServer& server) {
 
 TEST(ClientDigestRoundTrip, ABytesBodyIsSentAgainWithTheAnswer) {
   ChallengingServer server;
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto fetched = fetch_all(client, form_post(server));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->status, 200);
@@ -212,7 +213,7 @@ std::string digest_field(const std::string& header, const std::string& name) {
 // server's side of the check is computed here from what arrived on the wire.
 TEST(ClientDigestRoundTrip, AuthIntHashesTheBytesBodyThatWentAgain) {
   ChallengingServer server(0, "auth-int");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto fetched = fetch_all(client, form_post(server));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->status, 200);
@@ -238,7 +239,7 @@ TEST(ClientDigestRoundTrip, AuthIntWithAFileBodyFailsSayingWhy) {
     std::fputs("from a file", file);
     std::fclose(file);
   }
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/upload"));
   request.method = "PUT";
   request.body = FileBody{path};
@@ -254,7 +255,7 @@ TEST(ClientDigestRoundTrip, AuthIntWithAFileBodyFailsSayingWhy) {
 
 TEST(ClientDigestRoundTrip, AStaleNonceIsAnsweredOnceMoreWithTheNewOne) {
   ChallengingServer server(1);
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/x"));
   request.auth = Authentication::digest("u", "p");
   auto fetched = fetch_all(client, request);
@@ -268,7 +269,7 @@ TEST(ClientDigestRoundTrip, AStaleNonceIsAnsweredOnceMoreWithTheNewOne) {
 
 TEST(ClientDigestRoundTrip, ASecondStaleAnswerIsTheResponse) {
   ChallengingServer server(5);
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/x"));
   request.auth = Authentication::digest("u", "p");
   auto fetched = fetch_all(client, request);
@@ -279,7 +280,7 @@ TEST(ClientDigestRoundTrip, ASecondStaleAnswerIsTheResponse) {
 
 TEST(ClientDigestRoundTrip, AStreamedBodyThatWentCannotGoAgain) {
   ChallengingServer server;
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto writer = BodyWriter::create();
   Request request = Request::get(server.url("/upload"));
   request.method = "PUT";

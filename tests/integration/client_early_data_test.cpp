@@ -11,9 +11,10 @@
 #include <string>
 
 #include "sluice/sluice.hpp"
+#include "support/fetch_all.hpp"
+#include "support/make_client.hpp"
 #include "support/quic_test_udp_server.hpp"
 #include "support/test_certs.hpp"
-#include "support/fetch_all.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -36,7 +37,7 @@ Client early_client(const std::string& ca_file, bool early_data = true) {
   options.ca_file = ca_file;
   options.tls_early_data = early_data;
   options.pool_idle_timeout = 20ms;
-  return Client::create(std::move(options)).value();
+  return test::make_client(std::move(options));
 }
 
 // The pool closed the idle connection: the next request needs a new one.

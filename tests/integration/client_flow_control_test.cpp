@@ -20,6 +20,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/h2_test_server.hpp"
+#include "support/make_client.hpp"
 #include "support/test_body.hpp"
 
 namespace sluice {
@@ -38,9 +39,7 @@ constexpr auto kStall = 10s;
 constexpr auto kWholeTransfer = 180s;
 
 Client make_client() {
-  auto client = Client::create(ClientOptions{});
-  EXPECT_TRUE(client.ok()) << (client.ok() ? "" : client.error().message());
-  return std::move(client).value();
+  return test::make_client();
 }
 
 // What a reader got: every byte hashed as it arrives, nothing kept.

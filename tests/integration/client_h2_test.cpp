@@ -12,6 +12,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/client_watch.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -61,7 +62,7 @@ class ClientHttp2 : public ::testing::Test {
   Client make_client(ClientOptions options = {}) {
     options.ca_file = env_.get("SLUICE_TEST_CA");
     if (!options.trace) options.trace = trace_.sink();
-    return Client::create(std::move(options)).value();
+    return test::make_client(std::move(options));
   }
   std::string nginx(std::string_view path) const { return env_.get("SLUICE_NGINX_H2_URL") + std::string(path); }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -28,9 +29,7 @@ constexpr std::size_t kOneReceive = 64u << 10;
 
 Client host_client(ClientOptions options = {}) {
   options.host_dispatch = true;
-  auto client = Client::create(std::move(options));
-  EXPECT_TRUE(client.ok()) << client.error().describe();
-  return std::move(*client);
+  return test::make_client(std::move(options));
 }
 
 // The host's loop: waits for the fd, then dispatches, until `done` holds. False if
@@ -51,7 +50,7 @@ bool fd_readable(const Client& client) {
 }
 
 TEST(ClientHostDispatch, WithoutItThereIsNoFdAndNothingToDispatch) {
-  auto client = Client::create().value();
+  auto client = test::make_client();
   EXPECT_EQ(client.dispatch_fd(), -1);
   EXPECT_EQ(client.dispatch(), 0u);
 }

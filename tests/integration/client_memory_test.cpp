@@ -5,6 +5,7 @@
 #include <future>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -31,7 +32,7 @@ std::size_t body_bytes_held_while_waiting(std::size_t release_threshold) {
   SlowAnswer slow;
   ClientOptions options;
   options.release_threshold = release_threshold;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   Request request = Request::get(slow.server.url("/upload"));
   request.method = "PUT";
   request.body = BytesBody{std::string(1 << 20, 'u')};
@@ -67,7 +68,7 @@ TEST(ClientMemory, SweepFreesAPausedReceiversEmptyScratch) {
   });
   ClientOptions options;
   options.sweep_interval = 500ms;  // a receiver qualifies after 500 ms paused
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get(server.url("/held")));
   ASSERT_TRUE(response.ok());
   // Held unread: the receiver pauses at its allowance (64 KiB); a sweep then frees its empty

@@ -6,6 +6,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -25,7 +26,7 @@ class ClientNginx : public ::testing::TestWithParam<bool> {
   Client make_client() const {
     ClientOptions options;
     options.ca_file = env_.get("SLUICE_TEST_CA");
-    return Client::create(options).value();
+    return test::make_client(options);
   }
   test::TestEnv env_;
 };

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -57,7 +58,7 @@ TEST(ClientOutlived, APausedBodyThatEndedDeliversTheRestOnResume) {
   PausingReader reader;
   std::optional<CallbackBody> callbacks;
   {
-    auto client = Client::create().value();
+    auto client = test::make_client();
     Request request = Request::get(server.url("/"));
     request.allowance = BodyAllowance{256u << 10, 256u << 10};  // the whole body fits
     auto response = client.fetch(request);
@@ -88,7 +89,7 @@ TEST(ClientOutlived, APausedBodyCutByTheDestroyedClientEndsWithItsError) {
   std::optional<CallbackBody> callbacks;
   std::size_t staged = 0;
   {
-    auto client = Client::create().value();
+    auto client = test::make_client();
     auto response = client.fetch(Request::get(server.url("/")));
     ASSERT_TRUE(response.ok()) << response.error().describe();
     callbacks.emplace(reader.attach(response->body));
@@ -119,7 +120,7 @@ TEST(ClientOutlived, HostDispatchBodiesEndTooOnceTheClientIsGone) {
   {
     ClientOptions options;
     options.host_dispatch = true;
-    auto client = Client::create(std::move(options)).value();
+    auto client = test::make_client(std::move(options));
     auto response = client.fetch(Request::get(server.url("/")));
     ASSERT_TRUE(response.ok()) << response.error().describe();
     callbacks.emplace(reader.attach(response->body));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -35,7 +36,7 @@ TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
   });
   ClientOptions options;
   options.max_connections_per_origin = 2;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   std::vector<PendingResponse> pending;
   for (int i = 0; i < 12; ++i) pending.push_back(client.send(Request::get(server.url("/" + std::to_string(i)))));
   // Two requests are out, one on each connection; ten wait for them.
@@ -61,7 +62,7 @@ TEST(ClientPool, IdleConnectionIsClosedAfterTheIdleTimeout) {
   });
   ClientOptions options;
   options.pool_idle_timeout = 100ms;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(*response->body.read_all(), "ok");
@@ -86,7 +87,7 @@ TEST(ClientPool, ChunkedResponseSplitAcrossManyWritesArrivesWhole) {
     if (!conn.read_request()) return;
     conn.write_slowly(wire, 3, 1ms);
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok()) << response.error().message();
   auto body = response->body.read_all();
@@ -103,7 +104,7 @@ TEST(ClientPool, ClientDestroyedWithABodyUnreadFailsTheReader) {
   });
   std::optional<Response> kept;
   {
-    auto client = Client::create().value();
+    auto client = test::make_client();
     auto response = client.fetch(Request::get(server.url("/")));
     ASSERT_TRUE(response.ok());
     kept.emplace(std::move(*response));

@@ -12,6 +12,7 @@
 
 #include "sluice/sluice.hpp"
 #include "support/client_on_clock.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -31,7 +32,7 @@ class ClientProxy : public ::testing::Test {
     options.ca_file = env_.get("SLUICE_TEST_CA");
     options.proxy = std::move(proxy);
     options.no_proxy = std::move(no_proxy);
-    return Client::create(std::move(options)).value();
+    return test::make_client(std::move(options));
   }
   std::string authenticated_proxy() const {
     const std::string proxy = env_.get("SLUICE_SQUID_AUTH_PROXY");
@@ -186,7 +187,7 @@ TEST_F(ClientProxy, UrlCredentialsBecomeBasicAuthorizationAndLeaveTheUrl) {
     const std::string authorization(request->headers.get("authorization").value_or("none"));
     conn.write(test::http_response(200, authorization));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   const std::string url = "http://Aladdin:open%20sesame@127.0.0.1:" + std::to_string(server.port()) + "/";
   auto response = client.fetch(Request::get(url));
   ASSERT_TRUE(response.ok()) << response.error().describe();
@@ -206,7 +207,7 @@ class ClientHttpsProxy : public ClientProxy {
     options.proxy = env_.get("SLUICE_HTTPS_PROXY");
     if (trust_proxy) options.proxy_ca_file = env_.get("SLUICE_TEST_CA");
     options.proxy_insecure = insecure_proxy;
-    return Client::create(std::move(options)).value();
+    return test::make_client(std::move(options));
   }
 };
 

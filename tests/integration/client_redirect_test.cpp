@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -32,7 +33,7 @@ TEST(ClientRedirect, FollowsARelativeLocationOnTheSameConnection) {
       }
     }
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(followed(server.url("/old")));
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(*response->body.read_all(), "arrived at /new");
@@ -46,7 +47,7 @@ TEST(ClientRedirect, NotFollowedUnlessAsked) {
     ASSERT_TRUE(conn.read_request());
     conn.write(redirect_to(301, "/elsewhere"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(response->status, 301);
@@ -65,7 +66,7 @@ TEST(ClientRedirect, ARequestThatRefusesRedirectsFailsOnOne) {
       }
     }
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get(server.url("/old"));
   request.redirects.fail_on_redirect = true;
   auto response = client.fetch(request);
@@ -96,7 +97,7 @@ TEST(ClientRedirect, SeeOtherTurnsPostIntoGetWithoutBody) {
       }
     }
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request post = followed(server.url("/form"));
   post.method = "POST";
   post.body = BytesBody{"a=1"};
@@ -124,7 +125,7 @@ TEST(ClientRedirect, TemporaryRedirectResendsMethodAndBody) {
       conn.write(request->target == "/a" ? redirect_to(307, "/b") : http_response(200, "ok"));
     }
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request put = followed(server.url("/a"));
   put.method = "PUT";
   put.body = BytesBody{"payload"};
@@ -142,7 +143,7 @@ TEST(ClientRedirect, TooManyRedirectsIsAClearError) {
   TestServer server([](ServerConnection& conn) {
     while (auto request = conn.read_request()) conn.write(redirect_to(302, "/loop"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = followed(server.url("/loop"));
   request.redirects.max_redirects = 3;
   auto response = client.fetch(request);
@@ -176,7 +177,7 @@ TEST(ClientRedirect, CredentialsAreDroppedAcrossOrigins) {
     EXPECT_EQ(request->headers.get("authorization").value_or(""), "Bearer secret");
     conn.write(redirect_to(302, target_url));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = followed(origin.url("/start"));
   request.headers.add("Authorization", "Bearer secret");
   auto response = client.fetch(request);
@@ -197,7 +198,7 @@ TEST(ClientRedirect, LargeRedirectBodyIsNotDrained) {
     }
     conn.write(http_response(200, "done"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(followed(server.url("/big-redirect")));
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(*response->body.read_all(), "done");
@@ -219,7 +220,7 @@ TEST(ClientRedirect, RedirectWhoseBodyIsCutIsStillFollowed) {
     }
     conn.write(http_response(200, "done"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(followed(server.url("/cut-redirect")));
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(*response->body.read_all(), "done");

@@ -14,6 +14,7 @@
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -44,7 +45,7 @@ TestServer echo_digest_server() {
 
 TEST(ClientRequestBody, OwnedBytesGoWithContentLength) {
   auto server = echo_digest_server();
-  auto client = Client::create().value();
+  auto client = test::make_client();
   const std::string payload = test::pseudo_random_bytes(3 << 20, 3);
   Request request = Request::get(server.url("/upload"));
   request.method = "POST";
@@ -57,7 +58,7 @@ TEST(ClientRequestBody, OwnedBytesGoWithContentLength) {
 
 TEST(ClientRequestBody, FileBodyIsStreamedFromTheFilePool) {
   auto server = echo_digest_server();
-  auto client = Client::create().value();
+  auto client = test::make_client();
   const std::string payload = test::pseudo_random_bytes((5 << 20) + 123, 4);
   const std::string path = ::testing::TempDir() + "/sluice_upload.bin";
   { std::ofstream(path, std::ios::binary) << payload; }
@@ -72,7 +73,7 @@ TEST(ClientRequestBody, FileBodyIsStreamedFromTheFilePool) {
 }
 
 TEST(ClientRequestBody, MissingFileFailsAtOnceWithItsName) {
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = Request::get("http://127.0.0.1:9/");
   request.method = "PUT";
   request.body = FileBody{"/nonexistent/upload.bin"};
@@ -84,7 +85,7 @@ TEST(ClientRequestBody, MissingFileFailsAtOnceWithItsName) {
 
 TEST(ClientRequestBody, StreamWithoutLengthIsChunked) {
   auto server = echo_digest_server();
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto writer = BodyWriter::create(64 * 1024);
   Request request = Request::get(server.url("/stream"));
   request.method = "POST";
@@ -104,7 +105,7 @@ TEST(ClientRequestBody, StreamWithoutLengthIsChunked) {
 
 TEST(ClientRequestBody, StreamWithLengthUsesContentLength) {
   auto server = echo_digest_server();
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto writer = BodyWriter::create();
   Request request = Request::get(server.url("/stream"));
   request.method = "PUT";
@@ -132,7 +133,7 @@ TEST(ClientRequestBody, FastProducerWaitsForASlowServer) {
     conn.write(http_response(200, "enough"));
     conn.close();
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto writer = BodyWriter::create(64 * 1024);
   Request request = Request::get(server.url("/slow-upload"));
   request.method = "POST";
@@ -174,7 +175,7 @@ TEST(ClientRequestBody, TheResponseMayArriveWhileTheBodyIsStillStreaming) {
     rest_received.set_value(got);
     conn.write("4\r\nlate\r\n0\r\n\r\n");
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto writer = BodyWriter::create();
   Request request = Request::get(server.url("/duplex"));
   request.method = "POST";
@@ -234,7 +235,7 @@ TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereT
   TestServer server = upload_budget_server(go.get_future().share(), false);
   ClientOptions options;
   options.owned_upload_budget = 1u << 20;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   // Whether a trickle moves the body within a real second is the kernel's and the
   // scheduler's business: here only the body's being taken ends the wait.
   ClientAccess::core(client).upload_budget()->set_stall_window(std::chrono::hours(1));
@@ -277,7 +278,7 @@ TEST(ClientRequestBody, ASendGoesOnWhenTheBodiesItWaitsForStopMoving) {
   TestServer server = upload_budget_server(go.get_future().share(), true);
   ClientOptions options;
   options.owned_upload_budget = 1u << 20;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   const std::string large = test::pseudo_random_bytes(32u << 20, 8);
   PendingResponse first = client.send(post_owned(server, "/large", large));
   PendingResponse second = client.send(post_owned(server, "/small", "small"));  // returns
@@ -299,7 +300,7 @@ TEST(ClientRequestBody, OwnedPartsOfOneBodyNeverWaitForEachOther) {
   TestServer server = echo_digest_server();
   ClientOptions options;
   options.owned_upload_budget = 32u << 20;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   const std::string first = test::pseudo_random_bytes(20u << 20, 9);
   const std::string second = test::pseudo_random_bytes(20u << 20, 10);
   Request request = Request::get(server.url("/parts"));

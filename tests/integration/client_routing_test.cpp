@@ -18,6 +18,7 @@
 #include "support/black_hole.hpp"
 #include "support/client_on_clock.hpp"
 #include "support/dns_test_server.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -96,7 +97,7 @@ TEST_F(ClientRouting, ConnectToSendsTheConnectionElsewhereWhileTlsKeepsTheName) 
   // Port 1 has nothing; the certificate names localhost, so TLS passes only if the
   // URL's name, not the address connected to, is checked.
   options.connect_to = {"localhost:1:127.0.0.1:" + std::to_string(port_of(https))};
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get("https://localhost:1/small.txt"));
   expect_small(response);
   EXPECT_EQ(response->remote_port, port_of(https));
@@ -105,7 +106,7 @@ TEST_F(ClientRouting, ConnectToSendsTheConnectionElsewhereWhileTlsKeepsTheName) 
 TEST_F(ClientRouting, AUnixSocketCarriesHttp1) {
   ClientOptions options;
   options.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get("http://localhost/small.txt"));
   expect_small(response);
   EXPECT_EQ(response->version, HttpVersion::http1_1);
@@ -114,7 +115,7 @@ TEST_F(ClientRouting, AUnixSocketCarriesHttp1) {
 TEST_F(ClientRouting, AUnixSocketCarriesH2cByPriorKnowledge) {
   ClientOptions options;
   options.unix_socket = env_.get("SLUICE_NGINX_H2C_UNIX_SOCKET");
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   Request request = Request::get("http://localhost/small.txt");
   request.version = VersionPolicy::http2_prior_knowledge;
   auto response = client.fetch(std::move(request));
@@ -125,7 +126,7 @@ TEST_F(ClientRouting, AUnixSocketCarriesH2cByPriorKnowledge) {
 TEST_F(ClientRouting, AMissingUnixSocketFailsNamingThePath) {
   ClientOptions options;
   options.unix_socket = "/nonexistent/sluice.sock";
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get("http://localhost/small.txt"));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::connect);
@@ -138,7 +139,7 @@ TEST_F(ClientRouting, AMissingUnixSocketFailsNamingThePath) {
 TEST_F(ClientRouting, Http3OnlyOverAUnixSocketFailsAtOnceSayingWhy) {
   ClientOptions options;
   options.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   Request request = Request::get("https://localhost/small.txt");
   request.version = VersionPolicy::http3_only;
   request.timeouts.total = std::chrono::seconds(30);  // a hang fails here, not at ctest's limit
@@ -152,7 +153,7 @@ TEST_F(ClientRouting, Http3OnlyOverAUnixSocketFailsAtOnceSayingWhy) {
 TEST_F(ClientRouting, Ipv4OnlyRefusesAnIpv6LiteralAndIpv6OnlyAnIpv4One) {
   ClientOptions v4;
   v4.ip_version = IpVersion::v4_only;
-  auto client4 = Client::create(v4).value();
+  auto client4 = test::make_client(v4);
   auto refused = client4.fetch(Request::get("http://[::1]:9/"));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().category(), ErrorCategory::dns);
@@ -162,7 +163,7 @@ TEST_F(ClientRouting, Ipv4OnlyRefusesAnIpv6LiteralAndIpv6OnlyAnIpv4One) {
   expect_small(allowed);
   ClientOptions v6;
   v6.ip_version = IpVersion::v6_only;
-  auto client6 = Client::create(v6).value();
+  auto client6 = test::make_client(v6);
   auto refused6 = client6.fetch(Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/small.txt"));
   ASSERT_FALSE(refused6.ok());
   EXPECT_NE(refused6.error().message().find("only IPv6 is allowed"), std::string::npos)
@@ -174,7 +175,7 @@ TEST_F(ClientRouting, NamesResolveThroughTheGivenServerOnceThenFromTheCache) {
   dns.answer("files.test", {"127.0.0.1"}, 60);
   ClientOptions options;
   options.dns_servers = dns.address();
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   const std::string url =
       "http://files.test:" + std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) +
       "/small.txt";
@@ -201,7 +202,7 @@ TEST_F(ClientRouting, AnAOnlyNameConnectsOverIpv4AndAnAaaaOnlyNameOverIpv6) {
   dns.answer("six.test", {"::1"}, 60);
   ClientOptions options;
   options.dns_servers = dns.address();
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   const std::string port = std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL")));
   auto four = client.fetch(Request::get("http://four.test:" + port + "/small.txt"));
   expect_small(four);
@@ -222,7 +223,7 @@ TEST_F(ClientRouting, ANameServerThatNeverAnswersFailsWithDnsTimeout) {
   ClientOptions options;
   options.dns_servers = dns.address();
   options.dns_timeout = 300ms;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get("http://nowhere.test/"));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().code(), ErrorCode::dns_timeout);
@@ -244,7 +245,7 @@ TEST_F(ClientRouting, ConnectionsLeaveFromTheInterfaceAndThePortRange) {
   options.interface = "lo";
   options.local_port = first;
   options.local_port_range = 100;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   Request h3 = Request::get(env_.get("SLUICE_GTLSSERVER_URL") + "/small.txt");
   h3.version = VersionPolicy::http3_only;
   for (Request request : {Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/small.txt"), h3}) {
@@ -269,7 +270,7 @@ TEST_F(ClientRouting, AnUnusableInterfaceIsALocalBindError) {
   if (env_.get("SLUICE_IPV6_LOOPBACK") != "yes") return;
   ClientOptions v4;
   v4.interface = "127.0.0.1";
-  auto client = Client::create(v4).value();
+  auto client = test::make_client(v4);
   auto refused = client.fetch(Request::get("http://[::1]:" +
                                            std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) +
                                            "/small.txt"));

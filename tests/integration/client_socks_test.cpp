@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -29,7 +30,7 @@ class ClientSocks : public ::testing::Test {
     ClientOptions options;
     options.ca_file = env_.get("SLUICE_TEST_CA");
     options.proxy = proxy_url;
-    return Client::create(std::move(options)).value();
+    return test::make_client(std::move(options));
   }
   void expect_file(Result<Response>& response, const char* name) const {
     ASSERT_TRUE(response.ok()) << response.error().describe();

@@ -18,6 +18,7 @@
 #include "support/client_on_clock.hpp"
 #include "support/client_watch.hpp"
 #include "support/freezable_clock.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -45,9 +46,7 @@ class ClientSweep : public ::testing::Test {
     return options;
   }
   Client make_client(std::chrono::milliseconds sweep_interval) {
-    auto client = Client::create(options_with(sweep_interval));
-    EXPECT_TRUE(client.ok()) << client.error().describe();
-    return std::move(*client);
+    return test::make_client(options_with(sweep_interval));
   }
   // A Client whose HTTP thread runs on clock_ (which outlives it).
   Client make_client_on_clock(std::chrono::milliseconds sweep_interval) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
@@ -83,7 +84,7 @@ TEST(ClientTls, InsecureAcceptsAnUntrustedCertificate) {
   TestServer server(reply_ok, tls_with(certs.untrusted_cert, certs.untrusted_key));
   ClientOptions options;
   options.insecure = true;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get(localhost_url(server)));
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(*response->body.read_all(), "secure");
@@ -111,7 +112,7 @@ TEST(ClientTls, HttpsToHttpRedirectIsRefused) {
   }, tls_with(certs.server_cert, certs.server_key));
   ClientOptions options;
   options.ca_file = certs.ca_file;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   Request request = Request::get(localhost_url(secure));
   request.redirects.follow = true;
   auto response = client.fetch(request);
@@ -131,7 +132,7 @@ TEST(ClientTls, LargeBodyOverTlsMatches) {
   }, tls_with(certs.server_cert, certs.server_key));
   ClientOptions options;
   options.ca_file = certs.ca_file;
-  auto client = Client::create(options).value();
+  auto client = test::make_client(options);
   auto response = client.fetch(Request::get(localhost_url(server)));
   ASSERT_TRUE(response.ok()) << response.error().message();
   auto body = response->body.read_all(32u << 20);

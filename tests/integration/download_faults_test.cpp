@@ -6,6 +6,7 @@
 #include "download/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
+#include "support/make_client.hpp"
 
 namespace sluice {
 namespace {
@@ -39,7 +40,7 @@ class DownloadFaults : public ::testing::Test {
     return options;
   }
 
-  Client client_ = Client::create().value();
+  Client client_ = test::make_client();
   const std::string body_ = test::pseudo_random_bytes(k8m, 7);
   test::RangeFileServer server_{body_};
   test::ScratchDir dir_;

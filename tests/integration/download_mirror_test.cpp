@@ -9,6 +9,7 @@
 #include "download/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
+#include "support/make_client.hpp"
 
 namespace sluice {
 namespace {
@@ -50,7 +51,7 @@ class DownloadMirror : public ::testing::Test {
     return "";
   }
 
-  Client client_ = Client::create().value();
+  Client client_ = test::make_client();
   const std::string body_ = test::pseudo_random_bytes(k8m, 21);
   test::RangeFileServer primary_{body_};
   test::RangeFileServer mirror_{body_};

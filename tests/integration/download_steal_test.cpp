@@ -9,6 +9,7 @@
 #include "download/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
+#include "support/make_client.hpp"
 
 namespace sluice {
 namespace {
@@ -47,7 +48,7 @@ class DownloadSteal : public ::testing::Test {
                        [&](const test::RangeRequestSeen& one) { return one.range == range; });
   }
 
-  Client client_ = Client::create().value();
+  Client client_ = test::make_client();
   const std::string body_ = test::pseudo_random_bytes(k8m, 11);
   test::RangeFileServer server_{body_};
   test::ScratchDir dir_;

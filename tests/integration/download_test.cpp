@@ -12,6 +12,7 @@
 
 #include "download/download_control.hpp"
 #include "integration/download_test_server.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 
 namespace sluice {
@@ -29,7 +30,7 @@ class DownloadNginx : public ::testing::Test {
     ClientOptions options;
     options.ca_file = env_.get("SLUICE_TEST_CA");
     options.max_connections_per_origin = connections;
-    return Client::create(options).value();
+    return test::make_client(options);
   }
   std::string nginx(std::string_view path) const {
     return env_.get("SLUICE_NGINX_HTTP_URL") + std::string(path);
@@ -299,7 +300,7 @@ TEST_F(DownloadNginx, NotFoundIsAnErrorAndLeavesNoFile) {
   client_options.trace = [requests_sent](std::string_view line) {
     if (line.find(": GET /no-such-file") != std::string_view::npos) ++*requests_sent;
   };
-  auto client = Client::create(std::move(client_options)).value();
+  auto client = test::make_client(std::move(client_options));
   auto options = options_for(nginx("/no-such-file"), path);
   options.ranges = 4;
   options.retry.retries = 3;  // a 404 is not retried

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
@@ -69,7 +70,7 @@ class ResetOverTransports : public testing::TestWithParam<bool> {
   Client make_client() const {
     ClientOptions options;
     options.ca_file = test::test_certs().ca_file;
-    return Client::create(options).value();
+    return test::make_client(options);
   }
 };
 
@@ -127,7 +128,7 @@ TestServer answer_with(std::string bytes) {
 // The head arrives whole; the body then fails: read_all must end in an error.
 Error body_error_of(const std::string& wire) {
   TestServer server = answer_with(wire);
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(request_for(server.url("/")));
   EXPECT_TRUE(response.ok()) << response.error().message();
   if (!response.ok()) return response.error();
@@ -162,7 +163,7 @@ TEST(FaultMatrixH1, ChunkSizeOverflowingSixtyFourBitsIsAProtocolError) {
 TEST(FaultMatrixH1, HeaderBlockOverTheLimitIsTooLarge) {
   TestServer server = answer_with("HTTP/1.1 200 OK\r\nX-Big: " + std::string(8000, 'h') +
                                   "\r\nContent-Length: 0\r\n\r\n");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = request_for(server.url("/"));
   request.max_header_bytes = 4096;
   auto response = client.fetch(request);
@@ -177,7 +178,7 @@ TEST(FaultMatrixH1, InvalidStatusLinesAreProtocolErrors) {
                                  "ICY 200 OK\r\n\r\n", "HTTP/1.1 OK\r\n\r\n"}) {
     SCOPED_TRACE(wire);
     TestServer server = answer_with(wire);
-    auto client = Client::create().value();
+    auto client = test::make_client();
     auto response = client.fetch(request_for(server.url("/")));
     ASSERT_FALSE(response.ok());
     EXPECT_EQ(response.error().category(), ErrorCategory::protocol);
@@ -191,7 +192,7 @@ TEST(FaultMatrixH1, InvalidStatusLinesAreProtocolErrors) {
 TEST(FaultMatrixH1, HeadLinesEndingInABareLineFeedAreAccepted) {
   TestServer server =
       answer_with("HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 6\n\nline\n\n");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(request_for(server.url("/")));
   ASSERT_TRUE(response.ok()) << response.error().message();
   EXPECT_EQ(response->status, 200);
@@ -205,7 +206,7 @@ TEST(FaultMatrixH1, HeadLinesEndingInABareLineFeedAreAccepted) {
 TEST(FaultMatrixH1, ChunkedFramingEndingInBareLineFeedsIsAccepted) {
   TestServer server = answer_with(
       "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5\nline\n\n3;ext=1\nab\n\n0\nX-Sum: 9\n\n");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(request_for(server.url("/")));
   ASSERT_TRUE(response.ok()) << response.error().message();
   auto body = response->body.read_all(1024);
@@ -216,7 +217,7 @@ TEST(FaultMatrixH1, ChunkedFramingEndingInBareLineFeedsIsAccepted) {
 // ---- where the server is, and whether it answers ----------------------------------------
 
 TEST(FaultMatrixH1, DnsFailureNamesTheHost) {
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(request_for("http://no-such-host.invalid/"));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::dns);
@@ -230,7 +231,7 @@ TEST(FaultMatrixH1, ServerStallingAfterTheHeadersHitsTheIdleTimeout) {
     conn.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
     conn.wait_peer_closed(10s);
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = request_for(server.url("/"));
   request.timeouts.idle = 150ms;
   auto response = client.fetch(request);
@@ -254,7 +255,7 @@ TestServer serve_encoded(std::string body, std::string coding) {
 }
 
 Result<std::string> decoded_body(const TestServer& server, DecodePolicy decode = {}) {
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = request_for(server.url("/"));
   request.decode = decode;
   request.decode.enabled = true;
@@ -282,7 +283,7 @@ TEST(FaultMatrixDecoding, GzipBombStopsAtTheDecodedSizeLimitWithBoundedMemory) {
   std::string bomb;
   for (int i = 0; i < 64; ++i) bomb += member;
   TestServer server = serve_encoded(std::move(bomb), "gzip");
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = request_for(server.url("/"));
   request.decode.enabled = true;
   request.decode.max_ratio = 0;  // the size limit alone

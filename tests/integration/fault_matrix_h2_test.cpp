@@ -23,6 +23,7 @@
 #include "sluice/sluice.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/h2_test_server.hpp"
+#include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
 namespace sluice {
@@ -33,11 +34,7 @@ using test::H2ServerConnection;
 using test::H2ServerStream;
 using test::H2TestServer;
 
-Client make_client(ClientOptions options = {}) {
-  auto client = Client::create(std::move(options));
-  EXPECT_TRUE(client.ok()) << (client.ok() ? "" : client.error().message());
-  return std::move(client).value();
-}
+using test::make_client;
 
 Request h2_request(const H2TestServer& server, std::string_view path) {
   Request request = Request::get(server.url(path));

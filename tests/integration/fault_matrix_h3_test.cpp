@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 #include "support/udp_proxy.hpp"
@@ -51,7 +52,7 @@ class FaultMatrixH3 : public ::testing::Test {
   Client make_client() {
     ClientOptions options;
     options.ca_file = env_.get("SLUICE_TEST_CA");
-    return Client::create(std::move(options)).value();
+    return test::make_client(std::move(options));
   }
   // An HTTP/3-only request to gtlsserver through `proxy`.
   Request through(const test::UdpProxy& proxy, std::string_view path) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
@@ -112,7 +113,7 @@ class CloseNotifyServer {
 Client trusting_client() {
   ClientOptions options;
   options.ca_file = test::test_certs().ca_file;
-  return Client::create(options).value();
+  return test::make_client(options);
 }
 
 Request request_for(const std::string& url) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/quic_test_udp_server.hpp"
 #include "support/test_body.hpp"
 #include "support/test_certs.hpp"
@@ -37,7 +38,7 @@ QuicTestServerOptions options_with(QuicTestHandler handler) {
 Client h3_client() {
   ClientOptions options;
   options.ca_file = test_certs().ca_file;
-  return Client::create(std::move(options)).value();
+  return test::make_client(std::move(options));
 }
 
 Request h3_only(Request request) {

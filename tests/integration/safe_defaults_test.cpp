@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
@@ -43,7 +44,7 @@ TEST(SafeDefaults, CertificatesAreVerifiedWithoutAnyOption) {
   TestServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.write(test::http_response(200, "must not be read"));
   }, tls);
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(Request::get("https://localhost:" + std::to_string(server.port()) + "/"));
   ASSERT_FALSE(response.ok()) << "an untrusted certificate was accepted by default";
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
@@ -57,7 +58,7 @@ TEST(SafeDefaults, RedirectToANonHttpSchemeIsRefused) {
     TestServer server([&location](ServerConnection& conn) {
       while (auto request = conn.read_request()) conn.write(redirect_to(location));
     });
-    auto client = Client::create().value();
+    auto client = test::make_client();
     auto response = client.fetch(followed(server.url("/start")));
     ASSERT_FALSE(response.ok()) << "followed a redirect to " << location;
     EXPECT_EQ(response.error().category(), ErrorCategory::protocol);
@@ -106,7 +107,7 @@ TEST(SafeDefaults, CredentialsStayWithTheirOriginAcrossRedirects) {
       }
     }
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = followed(origin.url("/start"));
   request.headers.add("Authorization", "Bearer secret");
   request.headers.add("Cookie", "session=1");
@@ -159,7 +160,7 @@ TEST(SafeDefaults, CrLfAndNulAreRefusedInEverythingSentOnTheWire) {
   TestServer server([](ServerConnection& conn) {
     if (conn.read_request()) conn.write(test::http_response(200, "reached"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   for (Injection& injection : injections(server.url("/"))) {
     SCOPED_TRACE(injection.what);
     auto response = client.fetch(std::move(injection.request));
@@ -191,7 +192,7 @@ TEST(SafeDefaults, HeaderBlockLimitHoldsByDefault) {
     while (head.size() < 300 * 1024) head += field;
     conn.write(head + "Content-Length: 0\r\n\r\n");
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(followed(server.url("/")));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::too_large);
@@ -203,7 +204,7 @@ TEST(SafeDefaults, RedirectLoopStopsAtTheDefaultLimit) {
   TestServer server([](ServerConnection& conn) {
     while (auto request = conn.read_request()) conn.write(redirect_to("/loop"));
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   auto response = client.fetch(followed(server.url("/loop")));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::too_large);
@@ -219,7 +220,7 @@ TEST(SafeDefaults, DecompressionBombHitsTheDefaultRatioLimit) {
     conn.write(test::http_response(200, bomb, {{"Content-Encoding", "gzip, gzip"}}));
     conn.wait_peer_closed(10s);
   });
-  auto client = Client::create().value();
+  auto client = test::make_client();
   Request request = followed(server.url("/"));
   request.decode.enabled = true;  // limits as they come
   auto response = client.fetch(request);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
 
@@ -28,7 +29,7 @@ class RealServersOverHttp2 : public ::testing::TestWithParam<H2Server> {
   Client make_client() const {
     ClientOptions options;
     options.ca_file = env_.get("SLUICE_TEST_CA");
-    return Client::create(options).value();
+    return test::make_client(options);
   }
   test::TestEnv env_;
 };

@@ -36,6 +36,7 @@
 #include "sluice/sluice.hpp"
 #include "support/client_on_clock.hpp"
 #include "support/client_watch.hpp"
+#include "support/make_client.hpp"
 #include "support/test_body.hpp"
 #include "support/test_env.hpp"
 
@@ -203,10 +204,9 @@ inline ReadOutcome read_until_end(BodyReader& body, std::uint64_t stop_after = U
 }
 
 /// read_until_end through BodyReader::next(): the body borrowed chunk by chunk into
-/// `hash` (which may already hold the body's first bytes), counting the chunks.
+/// `hash` (which may already hold the body's first bytes).
 struct BorrowOutcome {
   ReadOutcome read;
-  std::size_t chunks = 0;
 };
 inline BorrowOutcome borrow_until_end(BodyReader& body, Sha256& hash) {
   BorrowOutcome outcome;
@@ -219,7 +219,6 @@ inline BorrowOutcome borrow_until_end(BodyReader& body, Sha256& hash) {
     if (chunk->empty()) break;
     hash.update(chunk->bytes());
     outcome.read.bytes += chunk->size();
-    ++outcome.chunks;
   }
   outcome.read.sha256 = hash.hex_digest();
   return outcome;
@@ -232,9 +231,7 @@ class VersionsTest : public ::testing::TestWithParam<Wire> {
   Wire wire() const { return GetParam(); }
 
   Client make_client(ClientOptions options = {}) {
-    auto client = Client::create(with_defaults(std::move(options)));
-    EXPECT_TRUE(client.ok()) << (client.ok() ? "" : client.error().message());
-    return std::move(client).value();
+    return test::make_client(with_defaults(std::move(options)));
   }
   /// The same, with the HTTP thread on `clock` (which outlives the Client): a hold
   /// or a timeout is then a move of the clock and a settle() (client_on_clock.hpp).

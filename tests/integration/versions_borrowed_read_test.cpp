@@ -22,17 +22,22 @@ TEST_P(VersionsBorrowedRead, ChunksCarryTheWholeBody) {
   auto client = make_client();
   auto response = client.fetch(request_for(Need::files, "/1m.bin"));
   ASSERT_TRUE(response.ok()) << response.error().describe();
-  auto nothing = response->body.next(0);  // an empty chunk would read as the end
-  ASSERT_FALSE(nothing.ok());
-  EXPECT_EQ(nothing.error().category(), ErrorCategory::usage);
+  // max 0 is no limit, as in C's sluice_response_next (a chunk of at most 0 bytes
+  // would be empty, which reads as the end).
+  auto first = response->body.next(0);
+  ASSERT_TRUE(first.ok()) << first.error().describe();
+  ASSERT_FALSE(first->empty());
+  const std::size_t first_size = first->size();
   test::Sha256 hash;
+  hash.update(first->bytes());
   const test::BorrowOutcome borrowed = test::borrow_until_end(response->body, hash);
   ASSERT_FALSE(borrowed.read.error.has_value()) << borrowed.read.error->describe();
-  EXPECT_EQ(borrowed.read.bytes, 1024u * 1024u);
+  EXPECT_EQ(first_size + borrowed.read.bytes, 1024u * 1024u);
   EXPECT_EQ(borrowed.read.sha256, env_.sha256_of("1m.bin"));
-  EXPECT_EQ(response->body.bytes_read(), borrowed.read.bytes);
-  EXPECT_GE(borrowed.chunks, 16u)
-      << "a chunk is at most one staged block (64 KiB at the default mark)";
+  EXPECT_EQ(response->body.bytes_read(), first_size + borrowed.read.bytes);
+  // How many chunks it took is not asserted: a block is the size of the append that
+  // made it when that is larger than the segment, and appends grow with the allowance,
+  // which follows how fast this reader happened to be (it failed so under ASan).
 }
 
 TEST_P(VersionsBorrowedRead, NextAndReadMayAlternate) {

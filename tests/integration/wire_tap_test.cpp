@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sluice/sluice.hpp"
+#include "support/make_client.hpp"
 #include "support/test_env.hpp"
 
 namespace sluice {
@@ -28,9 +29,7 @@ Client client_tapping(Tapped& tapped, const test::TestEnv& env) {
     tapped.all_tls = tapped.all_tls && chunk.tls;
     tapped.any = true;
   };
-  auto client = Client::create(std::move(options));
-  EXPECT_TRUE(client.ok()) << client.error().describe();
-  return std::move(*client);
+  return test::make_client(std::move(options));
 }
 
 TEST(WireTap, ShowsAnHttpsRequestAndResponseDecrypted) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Guards the architecture that the folders under src/ describe (docs/architecture.md):
 #   the base (core < net < dns, tls < connect; net < connection < mux) < quic < http3;
-#   base < http1, http2, decode; all of them < client < download < cli and capi, each
-#   using only what is below it:
+#   base < http1, http2, decode; base < web < auth, body (what a fetch knows without a
+#   connection); all of them < client < download < cli and capi, each using only what
+#   is below it:
 #   - a base folder includes only itself and the base folders below it:
 #       core        nothing else (the loop, time, bytes, Error and Headers)
 #       net         core (sockets, transports, the stream and datagram drivers)
@@ -11,11 +12,14 @@
 #       connect     core, net, dns, tls (the connector, proxies and tunnels)
 #       connection  core, net (the seam every protocol's connection implements)
 #       mux         core, net, connection (what h2 and h3 share: credit, fields)
-#     and never a protocol, quic, decode, client, download or cli header;
+#     and never a protocol, quic, decode, web, auth, body, client, download or cli header;
 #   - src/quic (QUIC over ngtcp2) includes the base only; src/http3 includes the base
 #     and src/quic;
 #   - src/http1, src/http2 and src/decode (the content codings) include the base only:
-#     never a protocol, quic, decode, client, download or cli;
+#     never a protocol, quic, decode, web, auth, body, client, download or cli;
+#   - src/web (URLs, cookies, dates, Alt-Svc, redirects) includes the base only;
+#     src/auth (credentials, challenges, Digest, netrc) and src/body (the body buffers)
+#     include the base and src/web, never each other, a protocol, quic, decode or client;
 #   - src/client never includes download/ (the downloader is built on the Client, not
 #     the other way round); src/download never includes a protocol or decode/ header
 #     (it sees HTTP through the Client only);
@@ -121,7 +125,7 @@ scan() {
         report("src/ includes a test header <" path ">")
       else if (lib != "" && !third_party_allowed(lib, layer, file))
         report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
-      else if (layer == "cli" && (((top in base) && ours) || top ~ /^(quic|client|download|decode|http[0-9])$/))
+      else if (layer == "cli" && (((top in base) && ours) || top ~ /^(quic|web|auth|body|client|download|decode|http[0-9])$/))
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
@@ -131,16 +135,22 @@ scan() {
         report("src/capi may not include " path " (the C API wraps the C++ API, not protocols)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
-      else if ((layer in base) && top ~ /^(quic|client|download|decode|http[0-9])$/)
+      else if ((layer in base) && top ~ /^(quic|web|auth|body|client|download|decode|http[0-9])$/)
         report("src/" layer " may not include " path " (the base is below every other layer)")
       else if ((layer in base) && (top in base) && ours && !base_allows(layer, top))
         report("src/" layer " may not include " path " (" layer " uses only " layer " " below[layer] ")")
-      else if (layer == "quic" && top ~ /^(client|download|decode|http[0-9])$/)
+      else if (layer == "quic" && top ~ /^(web|auth|body|client|download|decode|http[0-9])$/)
         report("src/quic may not include " path " (QUIC uses the base only)")
-      else if (layer == "http3" && top ~ /^(client|download|decode|http[12])$/)
+      else if (layer == "http3" && top ~ /^(web|auth|body|client|download|decode|http[12])$/)
         report("src/http3 may not include " path " (HTTP/3 uses the base and src/quic only)")
-      else if (layer ~ /^(http[12]|decode)$/ && top != layer && top ~ /^(quic|client|download|decode|http[0-9])$/)
+      else if (layer ~ /^(http[12]|decode)$/ && top != layer && top ~ /^(quic|web|auth|body|client|download|decode|http[0-9])$/)
         report("src/" layer " may not include " path " (a codec uses the base only)")
+      else if (layer ~ /^(web|auth|body)$/ && top ~ /^(quic|client|download|decode|http[0-9])$/)
+        report("src/" layer " may not include " path " (it is below the protocols and the client)")
+      else if (layer == "web" && top ~ /^(auth|body)$/)
+        report("src/web may not include " path " (web uses the base only)")
+      else if ((layer == "auth" && top == "body") || (layer == "body" && top == "auth"))
+        report("src/" layer " may not include " path " (auth and body use the base and web only)")
       else if (layer == "client" && top == "download")
         report("src/client may not include " path " (the downloader is built on the Client)")
       else if (layer == "download" && top ~ /^(quic|decode|http[0-9])$/)
@@ -228,6 +238,14 @@ self_test() {
   plant client/bad_capi.cpp '#include "capi/capi_call.hpp"'
   plant capi/bad_layer.cpp '#include "http2/h2_session.hpp"' '#include "client/transfer.hpp"'
   plant client/bad_ares.cpp '#include <ares.h>'
+  # The layers below the client: web, then auth and body beside each other.
+  plant web/bad_layer.cpp '#include "body/staging_buffer.hpp"' '#include "client/client_core.hpp"' \
+    '#include "core/ascii_case.hpp"'
+  plant auth/bad_layer.cpp '#include "body/source_queue.hpp"' '#include "web/url_parse.hpp"' \
+    '#include "http1/h1_codec.hpp"'
+  plant body/bad_layer.cpp '#include "auth/credentials.hpp"' '#include "web/url_parse.hpp"'
+  plant http2/bad_web.cpp '#include "web/cookie_parse.hpp"'
+  plant cli/bad_body.cpp '#include "body/staging_buffer.hpp"'
   # Allowed: the CLI prints and uses the public API; snprintf formats; comments mention
   # printf; each third-party library in its own place (each layer's library_version.cpp
   # asks its own for the version).
@@ -281,7 +299,9 @@ self_test() {
             mux/bad_decode.cpp:1: mux/bad_decode.cpp:2: cli/bad_download.cpp:1:
             http3/bad_ngtcp2.cpp:1: quic/bad_layer.cpp:1: quic/bad_layer.cpp:2:
             http2/bad_quic.cpp:1: client/bad_versions.cpp:1: client/bad_capi.cpp:1:
-            capi/bad_layer.cpp:1:"
+            capi/bad_layer.cpp:1: web/bad_layer.cpp:1: web/bad_layer.cpp:2:
+            auth/bad_layer.cpp:1: auth/bad_layer.cpp:3: body/bad_layer.cpp:1:
+            http2/bad_web.cpp:1: cli/bad_body.cpp:1:"
   count=0
   for want in $expected; do
     count=$((count + 1))

@@ -1,6 +1,6 @@
 // json_string: every byte a server can put in a file name or message comes out as a
 // JSON string that parses (RFC 8259), and valid UTF-8 comes out unchanged.
-#include "cli/json_summary.hpp"
+#include "cli/output/json_summary.hpp"
 
 #include <gtest/gtest.h>
 

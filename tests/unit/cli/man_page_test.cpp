@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/option_spec.hpp"
+#include "cli/options/option_spec.hpp"
 
 namespace sluice::cli {
 namespace {

@@ -1,7 +1,7 @@
 // The progress display of the `sluice` command: its formatting functions, and the
 // exact text a terminal (or a log) receives, replayed through a small screen model
 // that understands the escape codes the display may use and flags any other.
-#include "cli/progress.hpp"
+#include "cli/output/progress.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/progress_format.hpp"
+#include "cli/output/progress_format.hpp"
 
 namespace sluice::cli {
 namespace {

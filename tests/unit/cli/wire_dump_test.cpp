@@ -1,5 +1,5 @@
 // The --trace and --trace-ascii file formats, byte for byte.
-#include "cli/wire_dump.hpp"
+#include "cli/output/wire_dump.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,200 @@
+#include "cli/options/cli_options.hpp"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "cli/options/option_spec.hpp"
+#include "cli/options/url_guess.hpp"
+#include "sluice/version.hpp"
+
+namespace sluice::cli {
+
+Result<std::string> read_whole_file(std::string_view option, const std::string& path) {
+  std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    return Error(ErrorCategory::io, std::string(option) + ": cannot read '" + path +
+                                        "': " + std::strerror(errno));
+  }
+  std::string bytes;
+  char chunk[16384];
+  std::size_t got = 0;
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) bytes.append(chunk, got);
+  bool failed = std::ferror(file) != 0;
+  int saved_errno = errno;
+  if (file != stdin) std::fclose(file);
+  if (failed) {
+    return Error(ErrorCategory::io, std::string(option) + ": cannot read '" + path +
+                                        "': " + std::strerror(saved_errno));
+  }
+  return bytes;
+}
+
+Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::string_view text) {
+  double seconds = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(seconds) ||
+      seconds < 0 || seconds > 1e9) {
+    return usage_error(std::string(option) + ": '" + std::string(text) +
+                       "' is not a number of seconds (for example 2.5)");
+  }
+  // Round up so that a tiny positive value never becomes 0, which means "no limit".
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000.0)));
+}
+
+namespace {
+
+const OptionSpec* find_long(std::string_view name) {
+  for (std::span<const OptionSpec> table : all_option_tables()) {
+    for (const OptionSpec& spec : table) {
+      if (spec.long_name == name) return &spec;
+    }
+  }
+  return nullptr;
+}
+
+const OptionSpec* find_short(char name) {
+  for (std::span<const OptionSpec> table : all_option_tables()) {
+    for (const OptionSpec& spec : table) {
+      if (spec.short_name != '\0' && spec.short_name == name) return &spec;
+    }
+  }
+  return nullptr;
+}
+
+Error unknown_option(std::string_view shown) {
+  return usage_error("unknown option '" + std::string(shown) + "' (try 'sluice --help')");
+}
+
+Error missing_value(std::string_view shown) {
+  return usage_error("option '" + std::string(shown) + "' needs a value (try 'sluice --help')");
+}
+
+// Walks argv once, left to right; next_ is the index of the next unread argument.
+class ArgumentWalker {
+ public:
+  ArgumentWalker(int argc, const char* const* argv) : argc_(argc), argv_(argv) {}
+
+  Result<CliOptions> run() {
+    while (next_ < argc_) {
+      std::string_view arg = argv_[next_++];
+      Result<void> step = only_urls_ || arg.size() < 2 || arg.front() != '-' ? take_url(arg)
+                          : arg == "--"                                   ? end_options()
+                          : arg.starts_with("--")                         ? take_long(arg)
+                                                                          : take_short(arg);
+      if (!step) return std::move(step).error();
+    }
+    if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
+    if (Result<void> body = check_body_options(state_.options); !body) return std::move(body).error();
+    if (state_.options.fail_on_http_error && state_.options.fail_with_body) {
+      return usage_error("-f and --fail-with-body contradict each other: choose one");
+    }
+    return std::move(state_.options);
+  }
+
+ private:
+  Result<void> end_options() {
+    only_urls_ = true;
+    return {};
+  }
+
+  Result<void> take_url(std::string_view arg) {
+    state_.options.urls.push_back(with_guessed_scheme(arg));
+    return {};
+  }
+
+  // "--name=value" gives a value too (--progress=line).
+  Result<void> take_long(std::string_view arg) {
+    if (std::size_t equals = arg.find('='); equals != std::string_view::npos) {
+      const OptionSpec* spec = find_long(arg.substr(2, equals - 2));
+      if (spec == nullptr) return unknown_option(arg.substr(0, equals));
+      if (!spec->takes_value) {
+        return usage_error("option '" + std::string(arg.substr(0, equals)) + "' takes no value");
+      }
+      return spec->apply(state_, arg.substr(equals + 1));
+    }
+    const OptionSpec* spec = find_long(arg.substr(2));
+    if (spec == nullptr) return unknown_option(arg);
+    if (!spec->takes_value) return spec->apply(state_, {});
+    if (next_ >= argc_) return missing_value(arg);
+    return spec->apply(state_, argv_[next_++]);
+  }
+
+  // "-sSL" is three flags; "-XPUT" and "-X PUT" both give -X its value.
+  Result<void> take_short(std::string_view arg) {
+    for (std::size_t i = 1; i < arg.size(); ++i) {
+      const OptionSpec* spec = find_short(arg[i]);
+      if (spec == nullptr) return unknown_option(std::string("-") + arg[i]);
+      if (!spec->takes_value) {
+        if (Result<void> step = spec->apply(state_, {}); !step) return step;
+        continue;
+      }
+      if (i + 1 < arg.size()) return spec->apply(state_, arg.substr(i + 1));
+      if (next_ >= argc_) return missing_value(std::string("-") + arg[i]);
+      return spec->apply(state_, argv_[next_++]);
+    }
+    return {};
+  }
+
+  // curl joins several data values with '&' (--json pieces without). A streamed
+  // --data-binary file cannot be joined without reading it into memory, which
+  // --data-binary @FILE promises not to do; a --json file is read in to be joined.
+  Result<void> join_data() {
+    if (state_.data.empty()) return {};
+    if (state_.data.size() == 1 && !state_.data.front().file.empty()) {
+      state_.options.data_file = std::move(state_.data.front().file);
+      return {};
+    }
+    std::string joined;
+    for (DataItem& item : state_.data) {
+      if (!item.file.empty() && item.json) {
+        Result<std::string> bytes = read_whole_file("--json", item.file);
+        if (!bytes) return std::move(bytes).error();
+        item.bytes = std::move(*bytes);
+        item.file.clear();
+      }
+      if (!item.file.empty()) {
+        return usage_error("--data-binary @" + item.file +
+                           " streams the file and cannot be combined with other "
+                           "-d/--data-binary values");
+      }
+      if (!joined.empty() && !item.json) joined += '&';
+      joined += item.bytes;
+    }
+    state_.options.data = std::move(joined);
+    return {};
+  }
+
+  int argc_;
+  const char* const* argv_;
+  int next_ = 1;
+  bool only_urls_ = false;
+  ParseState state_;
+};
+
+}  // namespace
+
+std::vector<std::span<const OptionSpec>> all_option_tables() {
+  return {transfer_option_specs(), tls_option_specs(), body_option_specs(), failure_option_specs(),
+          download_option_specs(), auth_option_specs(), cookie_option_specs()};
+}
+
+Result<CliOptions> parse_command_line(int argc, const char* const* argv) {
+  return ArgumentWalker(argc, argv).run();
+}
+
+std::string version_text() {
+  return std::string("sluice ") + kVersion + " (libsluice " + kVersion + ")\n" +
+         "Protocols: http https\n"
+         "Features: alt-svc backpressure brotli deflate gzip HTTP1.1 HTTP2 HTTP3 TLS zstd\n"
+         "Libraries: " + library_versions() + "\n";
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,51 @@
+#include "web/redirect.hpp"
+
+namespace sluice {
+
+bool is_redirect_status(int status) noexcept {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+Result<RedirectStep> plan_redirect(const Url& current, const std::string& method, int status,
+                                   const Headers& response_headers, int redirects_so_far,
+                                   const RedirectPolicy& policy) {
+  auto location = response_headers.get("location");
+  if (!location) {
+    return Error(ErrorCategory::protocol,
+                 "redirect: " + std::to_string(status) + " response from " + current.origin() +
+                     " has no Location header");
+  }
+  if (redirects_so_far >= policy.max_redirects) {
+    return Error(ErrorCode::too_many_redirects,
+                 "redirect: more than " + std::to_string(policy.max_redirects) +
+                     " redirects (raise --max-redirs if this is expected)");
+  }
+  auto next = current.resolve(*location);
+  if (!next) {
+    return Error(ErrorCategory::protocol,
+                 "redirect: invalid Location '" + std::string(*location) + "': " + next.error().message());
+  }
+  if (current.is_https() && !next->is_https() && !policy.allow_https_to_http) {
+    return Error(ErrorCode::insecure_redirect,
+                 "redirect: refusing to follow https URL " + current.to_string() + " to insecure " +
+                     next->to_string() + " (allow it with --proto-redir =http,https)");
+  }
+  RedirectStep step{std::move(*next), method, false};
+  if (status == 303) {
+    if (method != "HEAD") step.method = "GET";
+  } else if ((status == 301 || status == 302) && method == "POST") {
+    step.method = "GET";  // what every browser and curl does, though RFC 9110 allows keeping it
+  } else if (status == 307 || status == 308) {
+    step.keep_body = true;
+  }
+  return step;
+}
+
+void drop_credentials_across_origins(const Url& from, const Url& to, Headers& headers) {
+  if (from.origin() == to.origin()) return;
+  headers.remove("authorization");
+  headers.remove("cookie");
+  headers.remove("proxy-authorization");
+}
+
+}  // namespace sluice
