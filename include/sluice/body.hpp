@@ -165,6 +165,9 @@ class BodyWriter {
   Result<bool> write_for(std::span<const std::byte> bytes, std::chrono::milliseconds timeout);
   /// Calls `ready` (on the HTTP thread) once the queue is below the mark again.
   void when_writable(std::function<void()> ready);
+  /// Bytes written and not yet taken by the network: what the mark is measured
+  /// against. 0 means the transport has everything written so far (any thread).
+  std::size_t queued() const;
   /// Ends the body. With a declared length, closing short is an error for the request.
   void close();
   /// Fails the request with `reason`.

@@ -28,6 +28,8 @@ Result<bool> BodyWriter::write_for(std::span<const std::byte> bytes,
 
 void BodyWriter::when_writable(std::function<void()> ready) { queue_->when_writable(std::move(ready)); }
 
+std::size_t BodyWriter::queued() const { return queue_->queued(); }
+
 void BodyWriter::close() { queue_->close(); }
 
 void BodyWriter::abort(std::string reason) { queue_->abort(std::move(reason)); }

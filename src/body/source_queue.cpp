@@ -43,6 +43,11 @@ void SourceQueue::wake_consumer_locked(std::unique_lock<std::mutex>& lock) {
   lock.lock();
 }
 
+std::size_t SourceQueue::queued() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
 void SourceQueue::when_writable(std::function<void()> ready) {
   std::unique_lock lock(mu_);
   if (queue_.size() < mark_ && (post_ || run_user_)) {

@@ -31,6 +31,8 @@ class SourceQueue {
   /// `ready` runs on the HTTP thread when the queue is below the mark (with a user
   /// runner set, it is handed to that instead).
   void when_writable(std::function<void()> ready);
+  /// Bytes written and not yet taken: what the mark is measured against.
+  std::size_t queued() const;
 
   // --- HTTP thread ---
   struct Taken {
@@ -55,7 +57,7 @@ class SourceQueue {
   void wake_consumer_locked(std::unique_lock<std::mutex>& lock);
 
   const std::size_t mark_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable writable_;
   ByteQueue queue_;
   bool closed_ = false;

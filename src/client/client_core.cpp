@@ -55,7 +55,8 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
       window_ledger_(options_.staged_bytes_budget),
       // Each request brings its own maximum (Request::allowance): no cap here.
       window_policy_{UINT64_MAX, std::chrono::milliseconds(1), &window_ledger_},
-      pool_(*this) {}
+      pool_(PoolServices{loop_, resolver_, trace_, options_, network_, alt_svc_, window_policy_,
+                         tls_.get(), proxy_tls_.get(), [this] { return quic_tls(); }}) {}
 
 ClientCore::~ClientCore() { shutdown(); }
 

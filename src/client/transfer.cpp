@@ -13,7 +13,7 @@
 #include "body/body_access.hpp"
 #include "body/progress_source.hpp"
 #include "client/client_core.hpp"
-#include "client/connection_pool.hpp"
+#include "pool/connection_pool.hpp"
 #include "sluice/cookies.hpp"
 
 namespace sluice {

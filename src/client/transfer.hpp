@@ -22,6 +22,7 @@
 #include "core/byte_queue.hpp"
 #include "core/event_loop.hpp"
 #include "decode/content_decoder.hpp"
+#include "pool/connection_waiter.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 #include "web/redirect.hpp"
@@ -37,7 +38,9 @@ struct TransferStats {
   std::size_t request_body_bytes = 0;
 };
 
-class Transfer final : public ExchangeSink, public std::enable_shared_from_this<Transfer> {
+class Transfer final : public ExchangeSink,
+                       public ConnectionWaiter,
+                       public std::enable_shared_from_this<Transfer> {
  public:
   Transfer(ClientCore& core, Request request, Url url, std::shared_ptr<PendingState> pending,
            std::unique_ptr<RequestBodySource> body);
@@ -45,21 +48,25 @@ class Transfer final : public ExchangeSink, public std::enable_shared_from_this<
 
   /// Starts timers and asks the pool for a connection.
   void begin();
-  const Url& url() const noexcept { return url_; }
-  VersionPolicy version_policy() const noexcept { return request_.version; }
-  std::chrono::milliseconds tls_timeout() const noexcept { return request_.timeouts.tls; }
-  std::chrono::milliseconds connect_timeout() const noexcept { return request_.timeouts.connect; }
-  /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
-  const std::optional<ProxyHop>& proxy_route() const noexcept { return proxy_; }
 
-  /// May go as 0-RTT early data (a safe method, no body: connection/connection.hpp).
-  bool safe_for_early_data() const noexcept {
+  // ConnectionWaiter: the current hop, as the pool sees it.
+  const Url& url() const noexcept override { return url_; }
+  VersionPolicy version_policy() const noexcept override { return request_.version; }
+  std::chrono::milliseconds tls_timeout() const noexcept override { return request_.timeouts.tls; }
+  std::chrono::milliseconds connect_timeout() const noexcept override {
+    return request_.timeouts.connect;
+  }
+  /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
+  const std::optional<ProxyHop>& proxy_route() const noexcept override { return proxy_; }
+  /// A safe method, no body (connection/connection.hpp).
+  bool safe_for_early_data() const noexcept override {
     return sluice::safe_for_early_data(method_, body_ != nullptr);
   }
   /// The pool hands over a connection that can start an exchange now.
-  void attach(Connection& conn);
+  void attach(Connection& conn) override;
   /// Ends the transfer with `error` (connect failure, timeout, cancel, shutdown).
-  void fail(Error error);
+  void fail(Error error) override;
+
   /// A consumer took bytes, dropped the reader, or chose callback mode.
   void on_consumer_activity();
   /// The sweep: when its reader has held it paused since before `paused_before`,

@@ -15,13 +15,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sluice/sluice.hpp"
 #include "support/h2_test_server.hpp"
 #include "support/make_client.hpp"
 #include "support/test_body.hpp"
+#include "support/test_server.hpp"
 
 namespace sluice {
 namespace {
@@ -52,8 +52,8 @@ struct Received {
 // How the test's reader takes the body.
 enum class ReaderKind {
   prompt,     ///< reads as fast as it can, 256 KiB at a time
-  slow,       ///< 16 KiB at a time, resting 1 ms after every 512 KiB
-  pausing,    ///< reads 4 MiB, stops for 50 ms, and again
+  slow,       ///< 16 KiB at a time, resting after every 512 KiB until 16 KiB wait
+  pausing,    ///< reads 4 MiB, stops until a quarter of the window waits, and again
   callbacks,  ///< callback mode on the HTTP thread, taking every chunk
 };
 
@@ -71,14 +71,21 @@ std::string reader_param_name(const ::testing::TestParamInfo<ReaderKind>& param)
   return reader_name(param.param);
 }
 
-// The rests are the reader's own pace, never a wait for the client: the test holds
-// whatever the timing.
-void rest_like(ReaderKind kind, std::uint64_t before, std::uint64_t after) {
-  if (kind == ReaderKind::slow && before / (512 * 1024) != after / (512 * 1024)) {
-    std::this_thread::sleep_for(1ms);
-  } else if (kind == ReaderKind::pausing && before / (4 << 20) != after / (4 << 20)) {
-    std::this_thread::sleep_for(50ms);
-  }
+// A rest ends on an event, never after a time: once `staged` bytes wait unread (the
+// server sent into the window while the reader took nothing), or the body ended.
+// Every policy below lets at least a quarter of the 256 KiB window (64 KiB) arrive
+// once the client has given credit for what its reader took, so a rest that never
+// ends is the client withholding credit: the failure this suite looks for.
+bool rest_until_staged(const BodyReader& body, std::size_t staged) {
+  return test::eventually([&] { return body.buffered() >= staged || body.ended_at(); });
+}
+
+// Whether the reader rests after taking the bytes from `before` to `after`, and
+// until how much waits; 0: no rest.
+std::size_t rest_after(ReaderKind kind, std::uint64_t before, std::uint64_t after) {
+  if (kind == ReaderKind::slow && before / (512 * 1024) != after / (512 * 1024)) return 16 * 1024;
+  if (kind == ReaderKind::pausing && before / (4 << 20) != after / (4 << 20)) return 64 * 1024;
+  return 0;
 }
 
 Received read_body(BodyReader& body, ReaderKind kind) {
@@ -99,8 +106,13 @@ Received read_body(BodyReader& body, ReaderKind kind) {
     }
     if (**n == 0) break;
     sha.update(std::span<const std::byte>(buffer.data(), **n));
-    rest_like(kind, received.bytes, received.bytes + **n);
+    const std::size_t rest = rest_after(kind, received.bytes, received.bytes + **n);
     received.bytes += **n;
+    if (rest > 0 && !rest_until_staged(body, rest)) {
+      received.failure = "the reader rested, and " + std::to_string(rest) +
+                         " bytes never arrived: the client withheld the credit it owed";
+      return received;
+    }
     if (std::chrono::steady_clock::now() > give_up) {
       received.failure = "the transfer took longer than the guard allows";
       return received;

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "sluice/sluice.hpp"
@@ -252,9 +251,12 @@ TEST_F(ClientHttp2, StreamedUploadIsEchoedByNghttpd) {
   for (int i = 0; i < 40; ++i) {
     ASSERT_TRUE(writer->write(piece).ok());
     sent += piece;
-    // Pace, not synchronisation: the source runs dry now and then (DATA deferred);
-    // the echo matches however the pauses fall.
-    if (i % 10 == 0) std::this_thread::sleep_for(20ms);
+    // Now and then the source runs dry: the transport took everything written, and
+    // DATA is deferred until the next write resumes it.
+    if (i % 10 == 0) {
+      ASSERT_TRUE(test::eventually([&] { return writer->queued() == 0; }))
+          << "the transport never took the " << writer->queued() << " bytes queued";
+    }
   }
   writer->close();
   auto response = pending.wait();

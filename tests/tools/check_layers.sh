@@ -125,7 +125,7 @@ scan() {
         report("src/ includes a test header <" path ">")
       else if (lib != "" && !third_party_allowed(lib, layer, file))
         report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
-      else if (layer == "cli" && (((top in base) && ours) || top ~ /^(quic|web|auth|body|client|download|decode|http[0-9])$/))
+      else if (layer == "cli" && (((top in base) && ours) || top ~ /^(quic|web|auth|body|pool|client|download|decode|http[0-9])$/))
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
       else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
         report("src/cli may not include " path " (only sluice/ and cli/ headers)")
@@ -135,25 +135,27 @@ scan() {
         report("src/capi may not include " path " (the C API wraps the C++ API, not protocols)")
       else if (layer != "cli" && top == "cli")
         report("src/" layer " may not include " path " (only src/cli does)")
-      else if ((layer in base) && top ~ /^(quic|web|auth|body|client|download|decode|http[0-9])$/)
+      else if ((layer in base) && top ~ /^(quic|web|auth|body|pool|client|download|decode|http[0-9])$/)
         report("src/" layer " may not include " path " (the base is below every other layer)")
       else if ((layer in base) && (top in base) && ours && !base_allows(layer, top))
         report("src/" layer " may not include " path " (" layer " uses only " layer " " below[layer] ")")
-      else if (layer == "quic" && top ~ /^(web|auth|body|client|download|decode|http[0-9])$/)
+      else if (layer == "quic" && top ~ /^(web|auth|body|pool|client|download|decode|http[0-9])$/)
         report("src/quic may not include " path " (QUIC uses the base only)")
-      else if (layer == "http3" && top ~ /^(web|auth|body|client|download|decode|http[12])$/)
+      else if (layer == "http3" && top ~ /^(web|auth|body|pool|client|download|decode|http[12])$/)
         report("src/http3 may not include " path " (HTTP/3 uses the base and src/quic only)")
-      else if (layer ~ /^(http[12]|decode)$/ && top != layer && top ~ /^(quic|web|auth|body|client|download|decode|http[0-9])$/)
+      else if (layer ~ /^(http[12]|decode)$/ && top != layer && top ~ /^(quic|web|auth|body|pool|client|download|decode|http[0-9])$/)
         report("src/" layer " may not include " path " (a codec uses the base only)")
-      else if (layer ~ /^(web|auth|body)$/ && top ~ /^(quic|client|download|decode|http[0-9])$/)
+      else if (layer ~ /^(web|auth|body)$/ && top ~ /^(quic|pool|client|download|decode|http[0-9])$/)
         report("src/" layer " may not include " path " (it is below the protocols and the client)")
       else if (layer == "web" && top ~ /^(auth|body)$/)
         report("src/web may not include " path " (web uses the base only)")
       else if ((layer == "auth" && top == "body") || (layer == "body" && top == "auth"))
         report("src/" layer " may not include " path " (auth and body use the base and web only)")
+      else if (layer == "pool" && top ~ /^(auth|body|client|download|decode)$/)
+        report("src/pool may not include " path " (the pool opens connections; it knows a request only as a ConnectionWaiter)")
       else if (layer == "client" && top == "download")
         report("src/client may not include " path " (the downloader is built on the Client)")
-      else if (layer == "download" && top ~ /^(quic|decode|http[0-9])$/)
+      else if (layer == "download" && top ~ /^(quic|pool|decode|http[0-9])$/)
         report("src/download may not include " path " (it reaches HTTP through the Client)")
       next
     }
@@ -246,6 +248,12 @@ self_test() {
   plant body/bad_layer.cpp '#include "auth/credentials.hpp"' '#include "web/url_parse.hpp"'
   plant http2/bad_web.cpp '#include "web/cookie_parse.hpp"'
   plant cli/bad_body.cpp '#include "body/staging_buffer.hpp"'
+  # The pool: below the client, above the protocols; nothing under it includes it.
+  plant pool/bad_layer.cpp '#include "client/transfer.hpp"' '#include "body/staging_buffer.hpp"' \
+    '#include "http2/h2_connection.hpp"' '#include "web/alt_svc.hpp"'
+  plant http1/bad_pool.cpp '#include "pool/connection_pool.hpp"'
+  plant web/bad_pool.cpp '#include "pool/connection_waiter.hpp"'
+  plant download/bad_pool.cpp '#include "pool/connection_pool.hpp"'
   # Allowed: the CLI prints and uses the public API; snprintf formats; comments mention
   # printf; each third-party library in its own place (each layer's library_version.cpp
   # asks its own for the version).
@@ -259,7 +267,7 @@ self_test() {
   plant quic/quic_tls.cpp '#include <ngtcp2/ngtcp2_crypto_gnutls.h>' '#include <gnutls/x509.h>' \
     '#include "net/udp_socket.hpp"'
   plant http3/h3_session.hpp '#include <nghttp3/nghttp3.h>' '#include "quic/quic_streams.hpp"'
-  plant client/connection_factory.cpp '#include "quic/quic_connection.hpp"'
+  plant pool/connection_factory.cpp '#include "quic/quic_connection.hpp"'
   plant tls/tls_transport.cpp '#include <openssl/ssl.h>' '#include "net/transport.hpp"'
   plant net/local_binding.cpp '#include <net/if.h>'
   plant cli/interface_name.cpp '#include <net/if.h>'
@@ -301,7 +309,8 @@ self_test() {
             http2/bad_quic.cpp:1: client/bad_versions.cpp:1: client/bad_capi.cpp:1:
             capi/bad_layer.cpp:1: web/bad_layer.cpp:1: web/bad_layer.cpp:2:
             auth/bad_layer.cpp:1: auth/bad_layer.cpp:3: body/bad_layer.cpp:1:
-            http2/bad_web.cpp:1: cli/bad_body.cpp:1:"
+            http2/bad_web.cpp:1: cli/bad_body.cpp:1: pool/bad_layer.cpp:1:
+            pool/bad_layer.cpp:2: http1/bad_pool.cpp:1: web/bad_pool.cpp:1: download/bad_pool.cpp:1:"
   count=0
   for want in $expected; do
     count=$((count + 1))

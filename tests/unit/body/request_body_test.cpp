@@ -191,6 +191,25 @@ TEST(RequestBody, StreamClosedShortOfItsLengthFails) {
   EXPECT_NE(result.find("closed after 5 of the declared 10 bytes"), std::string::npos) << result;
 }
 
+// queued() counts what was written and not yet consumed by the transport.
+TEST(RequestBody, WriterQueuedCountsBytesNotYetTaken) {
+  FakeHttpThread http;
+  auto writer = BodyWriter::create();
+  auto source = make(StreamBody{writer, std::nullopt}, kDefaultReleaseThreshold, nullptr,
+                     http.poster());
+  EXPECT_EQ(writer->queued(), 0u);
+  ASSERT_TRUE(writer->write("0123456789").ok());
+  EXPECT_EQ(writer->queued(), 10u);
+  SourceChunk chunk = source->peek(4);  // the transport takes 4 bytes
+  ASSERT_EQ(chunk.state, SourceChunk::State::data);
+  ASSERT_EQ(chunk.bytes.size(), 4u);
+  EXPECT_EQ(writer->queued(), 6u);
+  source->consume(chunk.bytes.size());
+  writer->close();
+  EXPECT_EQ(drain(*source, &http), "456789");
+  EXPECT_EQ(writer->queued(), 0u);
+}
+
 TEST(RequestBody, WriterFailsOnceTheRequestEnded) {
   FakeHttpThread http;
   auto writer = BodyWriter::create();

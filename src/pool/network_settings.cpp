@@ -1,6 +1,6 @@
 // NetworkSettings: ClientOptions' routing and DNS settings, checked and parsed.
 
-#include "client/network_settings.hpp"
+#include "pool/network_settings.hpp"
 
 #include <sys/socket.h>
 

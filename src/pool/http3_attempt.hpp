@@ -7,7 +7,7 @@
 //   - the handshake completed (completed()): the connection serves everyone waiting;
 //   - it failed, or (when falling back is allowed) did not complete within
 //     ClientOptions::http3_fallback_after (Events::failed): the pool marks the
-//     origin's h3 broken for http3_broken_for and sends the waiting transfers to TCP;
+//     origin's h3 broken for http3_broken_for and sends the waiting requests to TCP;
 //   - with http3_only the same failure fails what was waiting.
 // Ownership: HTTP thread only. The pool's Origin owns the attempt while it runs; the
 // connection it handshakes belongs to the origin's list from the start (so that the
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "client/network_settings.hpp"
+#include "pool/network_settings.hpp"
 #include "connect/connector.hpp"
 #include "connect/proxy_hop.hpp"
 #include "connection/connection.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // ConnectionFactory: where the pool's connections come from, and the one part of
-// src/client that names a protocol. A TCP attempt (connect/Connector: resolve, connect,
+// the library below src/client that names every protocol. A TCP attempt (connect/Connector: resolve, connect,
 // TLS with ALPN) becomes an HTTP/1.1 or HTTP/2 connection by what TLS negotiated
 // (or by prior knowledge over plain TCP); a QUIC attempt is an HTTP/3 connection.
 // Each gets the Client's window policy and trace. The pool orders the attempts (the
@@ -18,16 +18,17 @@
 #include "connection/connection.hpp"
 #include "connect/connector.hpp"
 #include "net/socket_address.hpp"
+#include "pool/pool_services.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice {
 
-class ClientCore;
 
 class ConnectionFactory {
  public:
-  explicit ConnectionFactory(ClientCore& core) : core_(core) {}
+  /// `services` outlives the factory (the pool holds both).
+  explicit ConnectionFactory(const PoolServices& services) : services_(services) {}
 
   /// Starts a TCP (and for https, TLS) attempt to `url`'s origin, offering the ALPN
   /// protocols `policy` allows; `done` gets the transport or the error.
@@ -48,7 +49,7 @@ class ConnectionFactory {
                                                    ConnectionOwner& owner, std::uint64_t conn_id);
 
  private:
-  ClientCore& core_;
+  const PoolServices& services_;
 };
 
 }  // namespace sluice

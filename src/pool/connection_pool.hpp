@@ -1,11 +1,12 @@
 #pragma once
 // ConnectionPool: every connection of a Client, grouped by origin; hands idle
-// connections to waiting transfers, opens new ones up to the per-origin limit
+// connections to waiting requests (ConnectionWaiter), opens new ones up to the per-origin limit
 // (through its ConnectionFactory, which knows the protocols: the pool sees only
 // connection/connection.hpp), runs an origin's HTTP/3 attempt (Http3Attempt) and
 // falls back to TCP when it fails, and closes connections that stayed idle past the
 // pool's idle timeout.
-// Ownership: HTTP thread only; owned by ClientCore.
+// Ownership: HTTP thread only; owned by the Client's core, which it knows only through
+// PoolServices.
 
 #include <cstdint>
 #include <deque>
@@ -15,8 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client/connection_factory.hpp"
-#include "client/http3_attempt.hpp"
+#include "pool/connection_factory.hpp"
+#include "pool/connection_waiter.hpp"
+#include "pool/http3_attempt.hpp"
 #include "connection/connection.hpp"
 #include "connect/connector.hpp"
 #include "core/event_loop.hpp"
@@ -25,18 +27,16 @@
 
 namespace sluice {
 
-class ClientCore;
-class Transfer;
 
 class ConnectionPool final : public ConnectionOwner {
  public:
-  explicit ConnectionPool(ClientCore& core);
+  explicit ConnectionPool(PoolServices services);
   ~ConnectionPool() override;
 
-  /// Queues `transfer` for a connection to its URL's origin.
-  void submit(Transfer& transfer);
-  /// Takes a waiting transfer out of the queue (cancelled or timed out).
-  void withdraw(Transfer& transfer);
+  /// Queues `waiter` for a connection to its URL's origin.
+  void submit(ConnectionWaiter& waiter);
+  /// Takes a waiter out of the queue (cancelled or timed out).
+  void withdraw(ConnectionWaiter& waiter);
   /// Closes everything (Client shutdown).
   void close_all();
 
@@ -52,10 +52,10 @@ class ConnectionPool final : public ConnectionOwner {
   struct Origin {
     std::vector<std::unique_ptr<Connection>> conns;
     std::vector<std::unique_ptr<Connector>> connectors;
-    std::deque<Transfer*> waiting;
+    std::deque<ConnectionWaiter*> waiting;
     VersionPolicy policy = VersionPolicy::automatic;
     bool https = false;
-    Url url;  // the first transfer's, for the origin's host, port and Alt-Svc key
+    Url url;  // the first waiter's, for the origin's host, port and Alt-Svc key
     std::optional<HttpVersion> seen_version;  // what the last connection spoke
     std::unique_ptr<Http3Attempt> h3;         // a QUIC attempt in progress
     std::optional<ProxyHop> proxy;            // every connection of the origin goes through it
@@ -77,13 +77,13 @@ class ConnectionPool final : public ConnectionOwner {
 
   void dispatch(const std::string& key);
   Connection* idle_connection(const std::string& key);
-  void open_connection(const std::string& key, Transfer& first);
+  void open_connection(const std::string& key, ConnectionWaiter& first);
   void on_connected(const std::string& key, Connector* connector, std::uint64_t id,
                     Result<std::unique_ptr<Transport>> transport);
   void arm_idle_close(Connection& conn);
   Origin* origin_of(const Connection& conn, std::string* key = nullptr);
 
-  ClientCore& core_;
+  PoolServices services_;
   ConnectionFactory factory_;
   std::unordered_map<std::string, Origin> origins_;
   std::unordered_map<const Connection*, std::string> conn_origin_;

@@ -2,9 +2,8 @@
 //
 // Ownership: HTTP thread only.
 
-#include "client/connection_factory.hpp"
+#include "pool/connection_factory.hpp"
 
-#include "client/client_core.hpp"
 #include "http1/h1_connection.hpp"
 #include "http2/h2_connection.hpp"
 #include "http3/h3_connection.hpp"
@@ -30,10 +29,10 @@ std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, Versio
   options.tls_timeout = tls_timeout;
   options.alpn = alpn_for(policy);
   options.conn_id = conn_id;
-  options.trace = &core_.trace();
-  const NetworkSettings& network = core_.network();
+  options.trace = &services_.trace;
+  const NetworkSettings& network = services_.network;
   options.attempts = network.attempts;
-  options.proxy_tls = core_.proxy_tls();
+  options.proxy_tls = services_.proxy_tls;
   Connector::Target target;
   target.host = url.host;
   target.port = url.port;
@@ -46,7 +45,7 @@ std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, Versio
   }
   target.unix_socket = network.unix_socket;
   if (!target.unix_socket.empty()) target.proxy.reset();  // the socket is the whole route
-  return std::make_unique<Connector>(core_.loop(), core_.resolver(), core_.tls(), target, options,
+  return std::make_unique<Connector>(services_.loop, services_.resolver, services_.tls, target, options,
                                      std::move(done));
 }
 
@@ -56,8 +55,8 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
                                                         std::uint64_t conn_id) {
   // The connector's own line says the handshake is done (src/connect/connector.cpp); this
   // one says which kind it was, for -v and for telling whether resumption works.
-  if (transport->is_tls() && core_.trace().on()) {
-    core_.trace().emit(conn_id, "connect", std::string("TLS handshake done, ") +
+  if (transport->is_tls() && services_.trace.on()) {
+    services_.trace.emit(conn_id, "connect", std::string("TLS handshake done, ") +
                        (transport->resumed_session()   ? "session resumed"
                         : transport->offered_session() ? "full handshake (the server declined "
                                                          "the cached session)"
@@ -66,35 +65,35 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
   const bool h2 = transport->alpn() == "h2" ||
                   (policy == VersionPolicy::http2_prior_knowledge && !transport->is_tls());
   // Wrapped only when a tap is set: an untapped connection pays nothing.
-  if (core_.options().wire_tap) {
-    transport = make_wire_tap_transport(std::move(transport), core_.options().wire_tap, conn_id);
+  if (services_.options.wire_tap) {
+    transport = make_wire_tap_transport(std::move(transport), services_.options.wire_tap, conn_id);
   }
   if (!h2) {
-    return std::make_unique<H1Connection>(core_.loop(), std::move(transport), owner, conn_id,
-                                          core_.trace(), core_.window_policy());
+    return std::make_unique<H1Connection>(services_.loop, std::move(transport), owner, conn_id,
+                                          services_.trace, services_.window);
   }
   H2SessionOptions session;
-  session.window = core_.window_policy();
-  return std::make_unique<H2Connection>(core_.loop(), std::move(transport), owner, conn_id,
-                                        core_.trace(), H2Timing{}, std::move(session));
+  session.window = services_.window;
+  return std::make_unique<H2Connection>(services_.loop, std::move(transport), owner, conn_id,
+                                        services_.trace, H2Timing{}, std::move(session));
 }
 
 Result<std::unique_ptr<Connection>> ConnectionFactory::connect_quic(
     const SocketAddress& remote, const std::string& host,
     std::chrono::milliseconds handshake_timeout, ConnectionOwner& owner, std::uint64_t conn_id) {
-  auto tls = core_.quic_tls();
+  auto tls = services_.quic_tls();
   if (!tls) return std::move(tls).error();
   QuicOptions options;
   options.remote = remote;
   options.host = host;
-  options.local = core_.network().attempts.local;
+  options.local = services_.network.attempts.local;
   options.tls_context = std::move(*tls);
   options.handshake_timeout = handshake_timeout;
   H3SessionOptions session;
-  session.window = core_.window_policy();
+  session.window = services_.window;
   session.connection_window = options.connection_window;
-  auto conn = H3Connection::connect(core_.loop(), std::move(options), owner, conn_id, core_.trace(),
-                                    std::move(session), core_.options().wire_tap);
+  auto conn = H3Connection::connect(services_.loop, std::move(options), owner, conn_id, services_.trace,
+                                    std::move(session), services_.options.wire_tap);
   if (!conn) return std::move(conn).error();
   // The pool completes the timing when the handshake is done; where it left from is
   // known now.

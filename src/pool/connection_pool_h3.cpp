@@ -1,23 +1,21 @@
-// The pool's side of an origin's HTTP/3 attempt (client/http3_attempt.hpp): when to
+// The pool's side of an origin's HTTP/3 attempt (pool/http3_attempt.hpp): when to
 // start one, what the origin holds while it runs, and what its end means. One attempt
-// per origin at a time; the transfers waiting for the origin wait for it. A failed
+// per origin at a time; the waiters waiting for the origin wait for it. A failed
 // attempt marks the origin's h3 broken for http3_broken_for and sends the waiting
-// transfers to TCP as in automatic mode, except with http3_only, which fails them.
+// waiters to TCP as in automatic mode, except with http3_only, which fails them.
 // HTTP thread only, like the rest of ConnectionPool.
 
 #include <memory>
 #include <utility>
 
-#include "client/client_core.hpp"
-#include "client/connection_pool.hpp"
-#include "client/transfer.hpp"
+#include "pool/connection_pool.hpp"
 
 namespace sluice {
 
 std::optional<Http3Target> ConnectionPool::http3_target_for(const Origin& origin) {
-  const Http3Choice choice{core_.options(), core_.network(), core_.alt_svc(), core_.trace()};
+  const Http3Choice choice{services_.options, services_.network, services_.alt_svc, services_.trace};
   return http3_target(choice, {origin.url, origin.policy, origin.proxy, origin.seen_version},
-                      core_.loop().now());
+                      services_.loop.now());
 }
 
 std::chrono::milliseconds ConnectionPool::h3_handshake_timeout(const Origin& origin) const {
@@ -27,7 +25,7 @@ std::chrono::milliseconds ConnectionPool::h3_handshake_timeout(const Origin& ori
                                                 : origin.waiting.front()->connect_timeout();
     return connect.count() > 0 ? connect : std::chrono::milliseconds(30'000);
   }
-  return core_.options().http3_fallback_after;
+  return services_.options.http3_fallback_after;
 }
 
 void ConnectionPool::open_h3(const std::string& key, Origin& origin, Http3Target target) {
@@ -42,10 +40,10 @@ void ConnectionPool::open_h3(const std::string& key, Origin& origin, Http3Target
   Http3Attempt::Settings settings{origin.url.origin(), origin.url.host, h3_handshake_timeout(origin),
                                   std::nullopt};
   if (origin.policy != VersionPolicy::http3_only) {
-    settings.fallback_after = core_.options().http3_fallback_after;
+    settings.fallback_after = services_.options.http3_fallback_after;
   }
   origin.h3 = std::make_unique<Http3Attempt>(
-      Http3Attempt::Services{core_.loop(), core_.resolver(), factory_, *this, core_.trace()},
+      Http3Attempt::Services{services_.loop, services_.resolver, factory_, *this, services_.trace},
       std::move(events), std::move(target), std::move(settings));
   origin.h3->start();
 }
@@ -67,17 +65,17 @@ void ConnectionPool::h3_failed(const std::string& key, Error error) {
   }
   end_h3_attempt(origin);
   if (origin.policy == VersionPolicy::http3_only) {
-    if (core_.trace().on()) core_.trace().emit("HTTP/3 failed: " + error.message());
+    if (services_.trace.on()) services_.trace.emit("HTTP/3 failed: " + error.message());
     if (origin.conns.empty()) {
-      for (Transfer* transfer : std::exchange(origin.waiting, {})) transfer->fail(error);
+      for (ConnectionWaiter* waiter : std::exchange(origin.waiting, {})) waiter->fail(error);
     }
     forget_if_unused(key);
     return;
   }
-  const TimePoint now = core_.loop().now();
-  core_.alt_svc().mark_broken(origin.url.origin(), now, core_.options().http3_broken_for);
-  if (core_.trace().on()) {
-    core_.trace().emit("HTTP/3 failed, using TCP for " + origin.url.origin() + ": " +
+  const TimePoint now = services_.loop.now();
+  services_.alt_svc.mark_broken(origin.url.origin(), now, services_.options.http3_broken_for);
+  if (services_.trace.on()) {
+    services_.trace.emit("HTTP/3 failed, using TCP for " + origin.url.origin() + ": " +
                        error.message());
   }
   dispatch(key);
@@ -90,7 +88,7 @@ void ConnectionPool::end_h3_attempt(Origin& origin) {
   if (!origin.h3) return;
   origin.h3->stop();
   auto doomed = std::shared_ptr<Http3Attempt>(std::move(origin.h3));
-  core_.loop().post([doomed] {});
+  services_.loop.post([doomed] {});
 }
 
 }  // namespace sluice

@@ -1,10 +1,8 @@
-#include "client/connection_pool.hpp"
+#include "pool/connection_pool.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "client/client_core.hpp"
-#include "client/transfer.hpp"
 
 namespace sluice {
 
@@ -26,37 +24,38 @@ std::string protocols_key(const Url& url, VersionPolicy policy) {
 }
 
 // ... and only when they go through the same proxy (or none).
-std::string origin_key(const Transfer& transfer) {
-  std::string key = protocols_key(transfer.url(), transfer.version_policy());
-  if (const auto& proxy = transfer.proxy_route()) key += " via " + proxy->key();
+std::string origin_key(const ConnectionWaiter& waiter) {
+  std::string key = protocols_key(waiter.url(), waiter.version_policy());
+  if (const auto& proxy = waiter.proxy_route()) key += " via " + proxy->key();
   return key;
 }
 }  // namespace
 
-ConnectionPool::ConnectionPool(ClientCore& core) : core_(core), factory_(core) {}
+ConnectionPool::ConnectionPool(PoolServices services)
+    : services_(std::move(services)), factory_(services_) {}
 
 ConnectionPool::~ConnectionPool() = default;
 
-void ConnectionPool::submit(Transfer& transfer) {
-  const std::string key = origin_key(transfer);
+void ConnectionPool::submit(ConnectionWaiter& waiter) {
+  const std::string key = origin_key(waiter);
   auto [found, created] = origins_.try_emplace(key);
   Origin& origin = found->second;
   if (created || (origin.conns.empty() && origin.connectors.empty() && !origin.h3)) {
-    origin.policy = transfer.version_policy();
-    origin.https = transfer.url().is_https();
-    origin.url = transfer.url();
-    origin.proxy = transfer.proxy_route();
+    origin.policy = waiter.version_policy();
+    origin.https = waiter.url().is_https();
+    origin.url = waiter.url();
+    origin.proxy = waiter.proxy_route();
   }
-  origin.waiting.push_back(&transfer);
+  origin.waiting.push_back(&waiter);
   dispatch(key);
 }
 
-void ConnectionPool::withdraw(Transfer& transfer) {
-  const std::string key = origin_key(transfer);
+void ConnectionPool::withdraw(ConnectionWaiter& waiter) {
+  const std::string key = origin_key(waiter);
   auto found = origins_.find(key);
   if (found == origins_.end()) return;
   auto& waiting = found->second.waiting;
-  waiting.erase(std::remove(waiting.begin(), waiting.end(), &transfer), waiting.end());
+  waiting.erase(std::remove(waiting.begin(), waiting.end(), &waiter), waiting.end());
   forget_if_unused(key);
 }
 
@@ -73,26 +72,26 @@ void ConnectionPool::forget_if_unused(const std::string& key) {
 void ConnectionPool::dispatch(const std::string& key) {
   if (closing_ || origins_.count(key) == 0) return;
   // attach() may close a connection (and so edit the list): look again after each.
-  // attach() may also end the origin (a transfer that fails at once was its last):
+  // attach() may also end the origin (a waiter that fails at once was its last):
   // every step looks it up again instead of keeping a reference.
   while (Connection* conn = idle_connection(key)) {
     Origin& origin = origins_.find(key)->second;
-    Transfer* transfer = origin.waiting.front();
+    ConnectionWaiter* waiter = origin.waiting.front();
     origin.waiting.pop_front();
     if (auto timer = idle_timers_.find(conn); timer != idle_timers_.end()) {
-      core_.loop().cancel_timer(timer->second);
+      services_.loop.cancel_timer(timer->second);
       idle_timers_.erase(timer);
     }
-    transfer->attach(*conn);
+    waiter->attach(*conn);
   }
-  // Open connections for transfers no connection can take, up to the origin's limit.
+  // Open connections for waiters no connection can take, up to the origin's limit.
   auto found = origins_.find(key);
   if (found == origins_.end()) return;
   Origin& origin = found->second;
-  const std::size_t limit = std::max<std::size_t>(1, core_.options().max_connections_per_origin);
+  const std::size_t limit = std::max<std::size_t>(1, services_.options.max_connections_per_origin);
   // A connection draining after GOAWAY leaves its slot to a new one, but at most
   // `limit` of them stay open beside the limit: a server that sends GOAWAY after
-  // every request must not make us hold one socket per transfer in flight.
+  // every request must not make us hold one socket per waiter in flight.
   while (origin.waiting.size() > origin.connectors.size() &&
          counted_connections(origin) + origin.connectors.size() < limit &&
          origin.conns.size() + origin.connectors.size() < 2 * limit) {
@@ -113,7 +112,7 @@ void ConnectionPool::dispatch(const std::string& key) {
 Connection* ConnectionPool::idle_connection(const std::string& key) {
   auto found = origins_.find(key);
   if (found == origins_.end() || found->second.waiting.empty()) return nullptr;
-  const Transfer& next = *found->second.waiting.front();
+  const ConnectionWaiter& next = *found->second.waiting.front();
   for (auto& conn : found->second.conns) {
     if (conn->is_closed() || conn->available_streams() == 0) continue;
     // 0-RTT takes only what is safe to replay; the rest waits for the handshake.
@@ -123,7 +122,7 @@ Connection* ConnectionPool::idle_connection(const std::string& key) {
   return nullptr;
 }
 
-void ConnectionPool::open_connection(const std::string& key, Transfer& first) {
+void ConnectionPool::open_connection(const std::string& key, ConnectionWaiter& first) {
   const std::uint64_t id = next_conn_id_++;
   auto& connectors = origins_[key].connectors;
   connectors.push_back(
@@ -147,19 +146,19 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
     // Deleting the connector from inside its own callback: defer.
     auto doomed = std::shared_ptr<Connector>(std::move(*it));
     connectors.erase(it);
-    core_.loop().post([doomed] {});
+    services_.loop.post([doomed] {});
   }
   if (!transport) {
     // With nothing else on the way, everyone waiting for this origin gets the error.
     const bool alone = origin.conns.empty() && origin.connectors.empty();
-    std::deque<Transfer*> failed;
+    std::deque<ConnectionWaiter*> failed;
     if (alone) {
       failed.swap(origin.waiting);
     } else if (!origin.waiting.empty()) {
       failed.push_back(origin.waiting.front());
       origin.waiting.pop_front();
     }
-    for (Transfer* transfer : failed) transfer->fail(transport.error());
+    for (ConnectionWaiter* waiter : failed) waiter->fail(transport.error());
     forget_if_unused(key);
     return;
   }
@@ -167,8 +166,8 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
   conn->set_connect_timing(std::move(timing));
   origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
-    for (Transfer* transfer : std::exchange(origin.waiting, {})) {
-      transfer->fail(
+    for (ConnectionWaiter* waiter : std::exchange(origin.waiting, {})) {
+      waiter->fail(
           Error(ErrorCategory::io, "cannot watch the connection to " + origin.url.origin()));
     }
     forget_if_unused(key);
@@ -217,9 +216,9 @@ void ConnectionPool::on_connection_available(Connection& conn) {
 
 void ConnectionPool::arm_idle_close(Connection& conn) {
   if (idle_timers_.count(&conn) != 0) return;
-  const auto idle = core_.options().pool_idle_timeout;
+  const auto idle = services_.options.pool_idle_timeout;
   const Connection* target = &conn;
-  idle_timers_[target] = core_.loop().add_timer(core_.loop().now() + idle, [this, target] {
+  idle_timers_[target] = services_.loop.add_timer(services_.loop.now() + idle, [this, target] {
     idle_timers_.erase(target);
     std::string key;
     Origin* origin = origin_of(*target, &key);
@@ -244,7 +243,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
   Origin* origin = origin_of(conn, &key);
   if (origin == nullptr) return;
   if (auto timer = idle_timers_.find(&conn); timer != idle_timers_.end()) {
-    core_.loop().cancel_timer(timer->second);
+    services_.loop.cancel_timer(timer->second);
     idle_timers_.erase(timer);
   }
   conn_origin_.erase(&conn);
@@ -261,7 +260,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
     // Called from inside the connection's own event handling: delete it later.
     auto doomed = std::shared_ptr<Connection>(std::move(*it));
     conns.erase(it);
-    core_.loop().post([doomed] {});
+    services_.loop.post([doomed] {});
   }
   if (h3_error) {
     origin->h3->connection_closed(std::move(*h3_error));
@@ -283,7 +282,7 @@ void ConnectionPool::close_all() {
     origin.conns.clear();
   }
   conn_origin_.clear();
-  for (auto& [conn, timer] : idle_timers_) core_.loop().cancel_timer(timer);
+  for (auto& [conn, timer] : idle_timers_) services_.loop.cancel_timer(timer);
   idle_timers_.clear();
 }
 
@@ -305,7 +304,7 @@ std::size_t ConnectionPool::release_idle_scratch() {
   std::size_t freed = 0;
   for (auto& [key, origin] : origins_) {
     for (auto& conn : origin.conns) {
-      if (conn->idle()) freed += conn->release_scratch(core_.loop().now());
+      if (conn->idle()) freed += conn->release_scratch(services_.loop.now());
     }
   }
   return freed;

@@ -1,11 +1,11 @@
 // HTTP/3 for one origin: the choice and the attempt (see http3_attempt.hpp).
 // Thread-safety: HTTP thread only.
 
-#include "client/http3_attempt.hpp"
+#include "pool/http3_attempt.hpp"
 
 #include <utility>
 
-#include "client/connection_factory.hpp"
+#include "pool/connection_factory.hpp"
 #include "dns/host_overrides.hpp"
 
 namespace sluice {
