@@ -1,7 +1,8 @@
-// Transfer: one request from its start to its end across every hop: the proxy and
-// connection of each, the request head with its cookies, the response head, redirects,
-// Alt-Svc, the retries, and its end. Its body is in transfer_body.cpp, its timers in
-// transfer_timers.cpp, its authentication retry in transfer_auth.cpp.
+// Transfer: one request from its start to its end, running each hop its FetchHops
+// plans (client/fetch_hops.hpp: the proxy, the request head, what a response head
+// means, how often a send may go again) as one exchange: the connection of each, the
+// response head, Alt-Svc, the resends, and its end. Its body is in transfer_body.cpp,
+// its timers in transfer_timers.cpp.
 // Thread-safety: HTTP thread only.
 
 #include "client/transfer.hpp"
@@ -14,37 +15,19 @@
 #include "body/progress_source.hpp"
 #include "client/client_core.hpp"
 #include "pool/connection_pool.hpp"
-#include "sluice/cookies.hpp"
 
 namespace sluice {
-
-namespace {
-
-// GOAWAY and REFUSED_STREAM say the server did not process a request. A server
-// shutting down can say it again on the next connection; past this it is an error.
-constexpr int kMaxUnprocessedRetries = 2;
-// A refused 0-RTT send goes again after the handshake on the same connection, so
-// one refusal per connection the request tries; two allow a second early attempt.
-constexpr int kMaxEarlyRefusals = 2;
-
-bool is_idempotent(const std::string& method) {
-  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
-         method == "OPTIONS" || method == "TRACE";
-}
-
-}  // namespace
 
 Transfer::Transfer(ClientCore& core, Request request, Url url,
                    std::shared_ptr<PendingState> pending, std::unique_ptr<RequestBodySource> body)
     : core_(core),
       request_(std::move(request)),
-      url_(std::move(url)),
-      method_(request_.method),
+      hops_({core_.options(), core_.proxies(), core_.network(), core_.trace()}, request_,
+            std::move(url)),
       pending_(std::move(pending)),
       body_(body ? std::make_unique<ProgressSource>(std::move(body),
                                                     [this] { last_activity_ = core_.loop().now(); })
-                 : nullptr),
-      auth_(request_.headers.contains("authorization") ? Authentication{} : request_.auth) {
+                 : nullptr) {
   compressed_body_.set_release_threshold(core_.options().release_threshold);
 }
 
@@ -74,29 +57,15 @@ void Transfer::begin() {
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total, &Transfer::total_timeout_error);
   }
-  if (!choose_proxy()) return;
-  queue_for_connection();
+  queue_hop();
 }
 
-bool Transfer::choose_proxy() {
-  // QUIC is UDP: a Unix socket carries only what goes over TCP.
-  if (request_.version == VersionPolicy::http3_only && !core_.network().unix_socket.empty()) {
-    fail(Error(ErrorCategory::usage, "HTTP/3 cannot go over the Unix socket " +
-                                         core_.network().unix_socket +
-                                         " (QUIC is UDP): allow another version"));
-    return false;
+void Transfer::queue_hop() {
+  if (auto chosen = hops_.choose_proxy(); !chosen) {
+    fail(std::move(chosen).error());
+    return;
   }
-  proxy_ = core_.proxies().route_for(url_);
-  if (!proxy_) return true;
-  if (request_.version == VersionPolicy::http3_only) {
-    fail(Error(ErrorCategory::usage, "HTTP/3 cannot go through proxy " + proxy_->display +
-                                         " (QUIC is UDP): allow another version, or exempt " +
-                                         url_.host + " with no_proxy"));
-    return false;
-  }
-  // h2c by prior knowledge speaks HTTP/2 from the first byte: only a tunnel carries it.
-  if (request_.version == VersionPolicy::http2_prior_knowledge) proxy_->tunnel = true;
-  return true;
+  queue_for_connection();
 }
 
 void Transfer::queue_for_connection() {
@@ -112,63 +81,14 @@ void Transfer::queue_for_connection() {
   }
 }
 
-// Built for every attempt and every redirect hop, so each carries the jar's cookies
-// for its own URL as they are now (a hop's Set-Cookie is already stored).
-void Transfer::add_jar_cookies(Headers& headers) const {
-  const auto& jar = core_.options().cookie_jar;
-  if (!jar) return;
-  std::string cookies = jar->cookie_header(url_);
-  if (cookies.empty()) return;
-  // One Cookie field (RFC 6265bis 5.8.3): the jar's first, as curl sends them, then
-  // the request's own (all of them, should it carry several).
-  for (std::string_view own : headers.get_all("cookie")) {
-    cookies += "; ";
-    cookies += own;
-  }
-  headers.set("Cookie", std::move(cookies));
-}
-
-// Every response's Set-Cookie, a redirect's too, before the next hop is planned.
-void Transfer::store_cookies(const Headers& headers) {
-  const auto& jar = core_.options().cookie_jar;
-  if (!jar) return;
-  for (std::string_view field : headers.get_all("set-cookie")) {
-    const SetCookieOutcome outcome = jar->set_cookie(url_, field);
-    if (outcome.kind == SetCookieOutcome::Kind::refused && core_.trace().on()) {
-      core_.trace().emit("cookie refused from " + url_.origin() + ": " + outcome.reason);
-    }
-  }
-}
-
 ExchangeRequest Transfer::build_exchange() {
   ExchangeRequest exchange;
-  exchange.method = method_;
-  exchange.scheme = url_.scheme;
-  exchange.authority = url_.authority();
-  exchange.target = url_.target();
-  const bool forward_proxy = proxy_ && !proxy_->tunnel;
-  if (forward_proxy) {
-    // A proxy that forwards (no tunnel) takes the whole URL in the request line.
-    exchange.target = url_.scheme + "://" + url_.authority() + url_.target();
-  }
-  // Room for the defaults added below: the copy, then no reallocation.
-  exchange.headers.reserve(request_.headers.size() + 4);
-  exchange.headers = request_.headers;
-  if (!exchange.headers.contains("user-agent")) {
-    exchange.headers.add("User-Agent", core_.options().user_agent);
-  }
-  if (!exchange.headers.contains("accept")) exchange.headers.add("Accept", "*/*");
-  if (forward_proxy && !proxy_->authorization.empty() &&
-      !exchange.headers.contains("proxy-authorization")) {
-    exchange.headers.add("Proxy-Authorization", proxy_->authorization);
-  }
-  if (!auth_header_.empty() && !exchange.headers.contains("authorization")) {
-    exchange.headers.add("Authorization", auth_header_);
-  }
-  if (request_.decode.enabled && !exchange.headers.contains("accept-encoding")) {
-    exchange.headers.add("Accept-Encoding", std::string(kAcceptEncoding));
-  }
-  add_jar_cookies(exchange.headers);
+  const Url& url = hops_.url();
+  exchange.method = hops_.method();
+  exchange.scheme = url.scheme;
+  exchange.authority = url.authority();
+  exchange.target = hops_.request_target();
+  exchange.headers = hops_.request_headers(request_.decode.enabled ? kAcceptEncoding : "");
   sent_headers_ = exchange.headers;
   exchange.body = body_.get();
   exchange.max_header_bytes = request_.max_header_bytes;
@@ -236,19 +156,7 @@ void Transfer::expect_known_length(const Headers& headers) {
 void Transfer::on_response_head(ResponseHead head) {
   cancel_timer(first_byte_timer_);
   last_activity_ = timing_.response_start = core_.loop().now();
-  // A 401 may set cookies too, and they go with the answer to its challenge.
-  store_cookies(head.headers);
-  if (head.status == 401 && start_auth_retry(head)) return;
-  if (request_.redirects.follow && is_redirect_status(head.status) && start_redirect(head)) return;
-  if (phase_ == Phase::finished) return;
-  if (!request_.redirects.follow && request_.redirects.fail_on_redirect &&
-      is_redirect_status(head.status) && head.headers.contains("location")) {
-    fail(Error(ErrorCode::redirect_refused,
-               "the server redirected (" + std::to_string(head.status) + " to '" +
-                   std::string(*head.headers.get("location")) +
-                   "') and the request refuses redirects"));
-    return;
-  }
+  if (drains_for_next_hop(head) || phase_ == Phase::finished) return;
   remember_alt_svc(head.headers);
   if (request_.decode.enabled) {
     if (auto coding = head.headers.get("content-encoding")) {
@@ -270,8 +178,8 @@ void Transfer::on_response_head(ResponseHead head) {
   response.version = head.version   ? *head.version
                      : conn_ != nullptr ? conn_->version()
                                         : HttpVersion::http1_1;
-  response.effective_url = url_.to_string();
-  response.redirects = redirects_;
+  response.effective_url = hops_.url().to_string();
+  response.redirects = hops_.redirects();
   response.connects = connects_;
   if (conn_ != nullptr) {
     response.remote_ip = conn_->connect_timing().remote_ip;
@@ -283,7 +191,7 @@ void Transfer::on_response_head(ResponseHead head) {
   response.timing = timing_;
   // The response is decided once: no exchange is built for this transfer after it.
   response.request_headers = std::move(sent_headers_);
-  response.request_method = method_;
+  response.request_method = hops_.method();
   if (body_) response.request_body_length = body_->length();
   response.body = BodyAccess::reader(staging_);
   pending_->set_body(staging_);
@@ -292,59 +200,72 @@ void Transfer::on_response_head(ResponseHead head) {
 
 // An https origin that announces h3 is tried over QUIC next time (automatic mode).
 void Transfer::remember_alt_svc(const Headers& headers) {
-  if (!url_.is_https() || conn_ == nullptr || conn_->version() == HttpVersion::http3) return;
+  const Url& url = hops_.url();
+  if (!url.is_https() || conn_ == nullptr || conn_->version() == HttpVersion::http3) return;
   if (auto value = headers.get("alt-svc")) {
-    core_.alt_svc().update(url_.origin(), *value, core_.loop().now());
+    core_.alt_svc().update(url.origin(), *value, core_.loop().now());
   }
 }
 
-// Returns true when the response is a redirect to follow (or failed while planning).
-bool Transfer::start_redirect(const ResponseHead& head) {
-  auto step = plan_redirect(url_, method_, head.status, head.headers, redirects_, request_.redirects);
-  if (!step) {
-    fail(std::move(step).error());
+// A redirect to follow or a 401 answered: its body is drained (transfer_body.cpp)
+// and the next hop goes when its exchange ended. A head the fetch refuses fails it.
+bool Transfer::drains_for_next_hop(const ResponseHead& head) {
+  // Digest auth-int hashes the body: known when there is none or it is in memory.
+  const std::optional<std::string_view> entity_body =
+      body_ ? body_->whole_in_memory() : std::optional<std::string_view>(std::string_view());
+  auto verdict = hops_.on_head(head.status, head.headers, entity_body);
+  if (!verdict) {
+    fail(std::move(verdict).error());
     return true;
   }
-  next_hop_ = std::move(*step);
+  if (*verdict == FetchHops::Verdict::answer) return false;
+  resend_for_auth_ = *verdict == FetchHops::Verdict::challenge;
   redirect_body_bytes_ = 0;
   phase_ = Phase::redirect_body;
   return true;
 }
 
-void Transfer::follow_redirect() {
+void Transfer::after_drained_hop() {
   if (resend_for_auth_) {
     resend_authenticated();
-    return;
+  } else {
+    follow_redirect();
   }
-  RedirectStep step = std::move(*next_hop_);
-  next_hop_.reset();
+}
+
+void Transfer::follow_redirect() {
+  const bool keep_body = hops_.planned_redirect().keep_body;
   // Rewound only now: until the exchange ended its connection may still be sending.
-  if (step.keep_body && body_ && !body_->rewind()) {
+  if (keep_body && body_ && !body_->rewind()) {
     fail(Error(ErrorCategory::usage,
                "redirect: cannot resend the request body for the redirect to " +
-                   step.next.to_string() +
+                   hops_.planned_redirect().next.to_string() +
                    " (a streamed body, or a large body already freed after sending)"));
     return;
   }
-  drop_credentials_across_origins(url_, step.next, request_.headers);
-  auth_.on_redirect(url_.origin() != step.next.origin());
-  auth_header_.clear();
-  // Credentials a Location carries are not sent (curl neither) and must not show in
-  // the effective URL or the trace.
-  step.next.userinfo.clear();
-  if (!step.keep_body && body_) {
-    body_.reset();
-    request_.headers.remove("content-type");
-  }
-  if (core_.trace().on()) {
-    core_.trace().emit("redirect " + std::to_string(redirects_ + 1) + ": " + method_ + " " +
-                       url_.to_string() + " -> " + step.method + " " + step.next.to_string());
-  }
-  url_ = std::move(step.next);
-  method_ = std::move(step.method);
-  ++redirects_;
+  const bool body_left_behind = !keep_body && body_;
+  if (body_left_behind) body_.reset();
   timing_.fetch_start = core_.loop().now();
-  if (!choose_proxy()) return;
+  if (auto next = hops_.follow_redirect(body_left_behind); !next) {
+    fail(std::move(next).error());
+    return;
+  }
+  queue_for_connection();
+}
+
+void Transfer::resend_authenticated() {
+  resend_for_auth_ = false;
+  // Rewound only now: until the 401's exchange ended its connection may still send.
+  if (body_ && !body_->rewind()) {
+    fail(Error(ErrorCategory::usage,
+               "authentication: " + hops_.url().to_string() + " answered 401 asking for " +
+                   hops_.challenge_scheme() +
+                   " credentials, but the request body cannot be sent again (a streamed "
+                   "body, or a large body already freed after sending); send it as bytes "
+                   "or a file, or use Basic authentication, which needs no second send"));
+    return;
+  }
+  hops_.resend_authenticated();
   queue_for_connection();
 }
 
@@ -356,7 +277,7 @@ void Transfer::on_complete() {
   cancel_timer(first_byte_timer_);
   cancel_timer(idle_timer_);
   if (phase_ == Phase::redirect_body) {
-    follow_redirect();
+    after_drained_hop();
     return;
   }
   if (phase_ != Phase::body) return;
@@ -372,8 +293,8 @@ void Transfer::on_complete() {
   }
 }
 
-bool Transfer::may_retry() const {
-  return phase_ == Phase::waiting_head && conn_reused_ && !retried_ && is_idempotent(method_);
+bool Transfer::may_retry_dead_connection() const {
+  return phase_ == Phase::waiting_head && conn_reused_ && hops_.may_resend_after_dead_connection();
 }
 
 void Transfer::on_error(Error error) {
@@ -387,11 +308,11 @@ void Transfer::on_error(Error error) {
   // dropped: however it ended (cut, reset, a TLS close without close_notify), the
   // redirect stands.
   if (phase_ == Phase::redirect_body) {
-    follow_redirect();
+    after_drained_hop();
     return;
   }
-  if (conn_died && may_retry() && retry(error)) {
-    retried_ = true;
+  if (conn_died && may_retry_dead_connection() && retry(error)) {
+    hops_.resent_after_dead_connection();
     return;
   }
   fail(std::move(error));
@@ -402,9 +323,9 @@ void Transfer::on_error(Error error) {
 void Transfer::on_unprocessed(Error error) {
   conn_ = nullptr;
   exchange_ = kNoExchange;
-  if (phase_ == Phase::waiting_head && unprocessed_retries_ < kMaxUnprocessedRetries) {
+  if (phase_ == Phase::waiting_head && hops_.may_resend_unprocessed()) {
     if (retry(error)) {
-      ++unprocessed_retries_;
+      hops_.resent_unprocessed();
       return;
     }
     fail(Error(error.category(),
@@ -412,10 +333,10 @@ void Transfer::on_unprocessed(Error error) {
                                  "or a large body already freed after sending)"));
     return;
   }
-  if (unprocessed_retries_ > 0) {
+  if (hops_.unprocessed_resends() > 0) {
     // "Safe to send again" would read as advice: say that it was, and how often.
     fail(Error(error.category(), error.message() + "; sluice sent the request " +
-                                     std::to_string(unprocessed_retries_ + 1) +
+                                     std::to_string(hops_.unprocessed_resends() + 1) +
                                      " times and the server refused it unprocessed each time"));
     return;
   }
@@ -427,8 +348,8 @@ void Transfer::on_unprocessed(Error error) {
 void Transfer::on_early_data_refused(Error error) {
   conn_ = nullptr;
   exchange_ = kNoExchange;
-  if (phase_ == Phase::waiting_head && early_refusals_ < kMaxEarlyRefusals && retry(error)) {
-    ++early_refusals_;
+  if (phase_ == Phase::waiting_head && hops_.may_resend_early() && retry(error)) {
+    hops_.resent_early();
     return;
   }
   on_unprocessed(std::move(error));
@@ -438,7 +359,8 @@ void Transfer::on_early_data_refused(Error error) {
 bool Transfer::retry(const Error& cause) {
   if (body_ && !body_->rewind()) return false;
   if (core_.trace().on()) {
-    core_.trace().emit("retrying " + method_ + " " + url_.to_string() + ": " + cause.message());
+    core_.trace().emit("retrying " + hops_.method() + " " + hops_.url().to_string() + ": " +
+                       cause.message());
   }
   cancel_timer(first_byte_timer_);
   queue_for_connection();

@@ -1,8 +1,9 @@
 #pragma once
 // Transfer: one user request from send() to the end of its body, across redirects
-// and a retry. It is the ExchangeSink of its current exchange, owns the response's
-// decoding (compressed and decoded scratch) and its timers, and feeds the staging
-// buffer.
+// and retries. It runs each hop that its FetchHops plans as one exchange: it is the
+// ExchangeSink of the current one, waits in the pool for its connection (as a
+// ConnectionWaiter), owns the request body, the response's decoding (compressed and
+// decoded scratch) and its timers, and feeds the staging buffer.
 // Ownership: created on the caller's thread, then HTTP thread only; owned by the
 // ClientCore (shared_ptr so posted tasks can hold weak references).
 
@@ -13,9 +14,9 @@
 #include <string>
 #include <unordered_set>
 
-#include "auth/auth_retry.hpp"
 #include "body/progress_source.hpp"
 #include "body/staging_buffer.hpp"
+#include "client/fetch_hops.hpp"
 #include "client/pending_state.hpp"
 #include "connect/proxy_hop.hpp"
 #include "connection/connection.hpp"
@@ -25,7 +26,6 @@
 #include "pool/connection_waiter.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
-#include "web/redirect.hpp"
 
 namespace sluice {
 
@@ -50,17 +50,17 @@ class Transfer final : public ExchangeSink,
   void begin();
 
   // ConnectionWaiter: the current hop, as the pool sees it.
-  const Url& url() const noexcept override { return url_; }
+  const Url& url() const noexcept override { return hops_.url(); }
   VersionPolicy version_policy() const noexcept override { return request_.version; }
   std::chrono::milliseconds tls_timeout() const noexcept override { return request_.timeouts.tls; }
   std::chrono::milliseconds connect_timeout() const noexcept override {
     return request_.timeouts.connect;
   }
   /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
-  const std::optional<ProxyHop>& proxy_route() const noexcept override { return proxy_; }
+  const std::optional<ProxyHop>& proxy_route() const noexcept override { return hops_.proxy(); }
   /// A safe method, no body (connection/connection.hpp).
   bool safe_for_early_data() const noexcept override {
-    return sluice::safe_for_early_data(method_, body_ != nullptr);
+    return sluice::safe_for_early_data(hops_.method(), body_ != nullptr);
   }
   /// The pool hands over a connection that can start an exchange now.
   void attach(Connection& conn) override;
@@ -103,21 +103,20 @@ class Transfer final : public ExchangeSink,
   enum class Phase { waiting_connection, waiting_head, body, redirect_body, finished };
 
   ExchangeRequest build_exchange();
-  /// The cookie engine's two hooks (ClientOptions::cookie_jar; nothing without one).
-  void add_jar_cookies(Headers& headers) const;
-  void store_cookies(const Headers& headers);
+  /// Asks the pool for a connection for the current hop, once its proxy is chosen;
+  /// fails the transfer when the hop cannot go that way.
+  void queue_hop();
   void queue_for_connection();
-  /// Chooses the proxy for url_ (at the start and after each redirect); false when
-  /// the request cannot go through it (it failed).
-  bool choose_proxy();
-  bool start_redirect(const ResponseHead& head);
-  /// A 401 that Request::auth can answer (transfer_auth.cpp): its body is dropped as
-  /// a redirect's, then the request goes again with the answer. False otherwise.
-  bool start_auth_retry(const ResponseHead& head);
+  /// The head's meaning for the fetch (FetchHops::on_head); false when the transfer
+  /// goes on with the head as its response.
+  bool drains_for_next_hop(const ResponseHead& head);
+  /// The drained redirect's or 401's exchange ended: its next hop goes.
+  void after_drained_hop();
+  void follow_redirect();
   void resend_authenticated();
   void remember_alt_svc(const Headers& headers);
-  void follow_redirect();
-  bool may_retry() const;
+  /// A dead pooled connection, before the head: the request never reached it.
+  bool may_retry_dead_connection() const;
   bool retry(const Error& cause);
   void deliver_body(std::span<const std::byte> bytes);
   void wake_reader_at_turn_end();
@@ -149,8 +148,7 @@ class Transfer final : public ExchangeSink,
 
   ClientCore& core_;
   Request request_;
-  Url url_;
-  std::string method_;
+  FetchHops hops_;
   std::shared_ptr<PendingState> pending_;
   std::unique_ptr<ProgressSource> body_;
   std::shared_ptr<StagingBuffer> staging_;
@@ -160,12 +158,7 @@ class Transfer final : public ExchangeSink,
   ExchangeId exchange_ = kNoExchange;  // the exchange on conn_
   std::uint64_t attaches_ = 0;  // counts attach(): a start that retried inside is not ours
   bool conn_reused_ = false;
-  bool retried_ = false;           // the one retry after a dead pooled connection
-  int unprocessed_retries_ = 0;    // sends the server refused or never saw
-  int early_refusals_ = 0;         // sends in 0-RTT early data the server refused
-  int redirects_ = 0;
   int connects_ = 0;  // connections made for this request (note_connection)
-  std::optional<RedirectStep> next_hop_;
   std::uint64_t redirect_body_bytes_ = 0;
 
   std::unique_ptr<ContentDecoder> decoder_;
@@ -189,11 +182,6 @@ class Transfer final : public ExchangeSink,
   std::uint64_t pauses_ended_seen_ = 0;  // the staging buffer's count at the idle timer's last look
   ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
   Headers sent_headers_;   // the last exchange's fields, for Response::request_headers
-  std::optional<ProxyHop> proxy_;
-  // Digest and any: answers a 401 once (twice for a stale nonce). The answer is
-  // the Authorization of the next send to this URL only.
-  AuthRetry auth_;
-  std::string auth_header_;
   bool resend_for_auth_ = false;  // the drained 401 is followed by resend_authenticated()
 };
 

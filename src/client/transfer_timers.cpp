@@ -25,11 +25,11 @@ Error Transfer::connect_timeout_error() const {
                          ? "connect: no HTTP/3 (QUIC) connection to "
                          : "connect: no connection (or free stream) to ";
   return Error(ErrorCode::connect_timeout,
-               what + url_.authority() + " within " + millis(request_.timeouts.connect));
+               what + hops_.url().authority() + " within " + millis(request_.timeouts.connect));
 }
 
 Error Transfer::first_byte_timeout_error() const {
-  return Error(ErrorCode::first_byte_timeout, "no response headers from " + url_.authority() +
+  return Error(ErrorCode::first_byte_timeout, "no response headers from " + hops_.url().authority() +
                                                   " within " + millis(request_.timeouts.first_byte));
 }
 
@@ -80,7 +80,7 @@ void Transfer::arm_idle_timer() {
 }
 
 Error Transfer::idle_error(std::chrono::milliseconds idle) const {
-  const std::string host = url_.authority();
+  const std::string host = hops_.url().authority();
   if (phase_ == Phase::waiting_head && body_) {
     return Error(ErrorCode::idle_timeout, "idle timeout: " + host +
                                              " neither read the request body nor answered for " +

@@ -1,0 +1,114 @@
+#pragma once
+// FetchHops: the policy of one fetch across its hops, as Go's Client.do plans the
+// round trips its Transport runs: which URL and method the next hop sends, through
+// which proxy, with which cookies and credentials; what a response head means (the
+// answer, a redirect to follow, a 401 to answer); and how often a send may go again.
+// Pure: no connection, no timer, no loop. Transfer runs each hop as one exchange and
+// owns the request body, which only it can rewind.
+// Ownership: a member of its Transfer; HTTP thread only.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "auth/auth_retry.hpp"
+#include "auth/proxy_choice.hpp"
+#include "connection/connection.hpp"
+#include "core/trace.hpp"
+#include "pool/network_settings.hpp"
+#include "sluice/client.hpp"
+#include "sluice/request.hpp"
+#include "sluice/url.hpp"
+#include "web/redirect.hpp"
+
+namespace sluice {
+
+class FetchHops {
+ public:
+  /// The Client's, read-only; they outlive the fetch.
+  struct Context {
+    const ClientOptions& options;  ///< user_agent, cookie_jar
+    const ProxySettings& proxies;
+    const NetworkSettings& network;
+    const Trace& trace;
+  };
+
+  /// What a response head means for the fetch.
+  enum class Verdict {
+    answer,     ///< it is the response
+    redirect,   ///< drain its body, then follow_redirect()
+    challenge,  ///< a 401 answered: drain its body, then send the hop again
+  };
+
+  FetchHops(Context context, const Request& request, Url url);
+
+  const Url& url() const noexcept { return url_; }
+  const std::string& method() const noexcept { return method_; }
+  /// The proxy of the current hop (ClientOptions::proxy, no_proxy): set by choose_proxy.
+  const std::optional<ProxyHop>& proxy() const noexcept { return proxy_; }
+  int redirects() const noexcept { return redirects_; }
+
+  /// Chooses the current hop's proxy; fails (usage) when the request cannot go that
+  /// way: HTTP/3 only through a proxy or over a Unix socket.
+  Result<void> choose_proxy();
+
+  /// The fields of the current hop's request: the request's own, then what is
+  /// missing of User-Agent, Accept, Proxy-Authorization (a forwarding proxy),
+  /// Authorization (a 401's answer), Accept-Encoding (`accept_encoding`, when the
+  /// request decodes) and the jar's cookies for this URL as they are now.
+  Headers request_headers(std::string_view accept_encoding) const;
+  /// The request line's target: the whole URL through a forwarding proxy.
+  std::string request_target() const;
+
+  /// Stores the head's cookies, and says what it means. `entity_body` is the request
+  /// body when it is in memory ("" for none; Digest auth-int hashes it). Errors: a
+  /// redirect that cannot be followed, a 401 that cannot be answered, a redirect the
+  /// request refuses.
+  Result<Verdict> on_head(int status, const Headers& headers,
+                          std::optional<std::string_view> entity_body);
+  /// The redirect on_head planned (only after Verdict::redirect): where it goes, and
+  /// whether its hop sends the body again (307, 308).
+  const RedirectStep& planned_redirect() const { return *next_hop_; }
+  /// The drained redirect's next hop: URL, method, the credentials that stay (none
+  /// across origins), the proxy. `body_left_behind`: the request had a body this hop
+  /// does not send (its Content-Type goes with it). Errors as choose_proxy's.
+  Result<void> follow_redirect(bool body_left_behind);
+  /// The drained 401's hop goes again; the trace says with which scheme.
+  void resend_authenticated();
+  /// The 401's scheme, for the error when the body cannot be sent again.
+  const std::string& challenge_scheme() const noexcept { return auth_.last_scheme(); }
+
+  // The three resends, each bounded: a pooled connection that turned out dead (once,
+  // idempotent methods only), a request the server says it did not process (twice),
+  // early data the server refused (twice, without using the others).
+  bool may_resend_after_dead_connection() const;
+  void resent_after_dead_connection() { resent_after_dead_ = true; }
+  bool may_resend_unprocessed() const;
+  void resent_unprocessed() { ++unprocessed_resends_; }
+  int unprocessed_resends() const noexcept { return unprocessed_resends_; }
+  bool may_resend_early() const;
+  void resent_early() { ++early_resends_; }
+
+ private:
+  void store_cookies(const Headers& headers);
+  void add_jar_cookies(Headers& headers) const;
+
+  Context context_;
+  const VersionPolicy version_;
+  const RedirectPolicy redirect_policy_;
+  Headers headers_;  // the request's own fields, less what a hop across origins drops
+  Url url_;
+  std::string method_;
+  std::optional<ProxyHop> proxy_;
+  int redirects_ = 0;
+  std::optional<RedirectStep> next_hop_;  // planned by on_head, taken by follow_redirect
+  // Digest and any: answers a 401 once (twice for a stale nonce). The answer is the
+  // Authorization of the next send to this URL only.
+  AuthRetry auth_;
+  std::string auth_header_;
+  bool resent_after_dead_ = false;
+  int unprocessed_resends_ = 0;
+  int early_resends_ = 0;
+};
+
+}  // namespace sluice
