@@ -3,7 +3,7 @@
 #include <charconv>
 #include <system_error>
 
-#include "sluice/content_range.hpp"
+#include "tools/content_range.hpp"
 
 namespace sluice::cli {
 namespace {

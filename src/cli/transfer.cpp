@@ -23,7 +23,7 @@
 #include "cli/request_builder.hpp"
 #include "cli/stdin_upload.hpp"
 #include "sluice/client.hpp"
-#include "sluice/rate_limiter.hpp"
+#include "tools/rate_limiter.hpp"
 #include "sluice/retry.hpp"
 #include "sluice/url.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "download/download_file.hpp"
 #include "download/download_sha256.hpp"
-#include "sluice/rate_limiter.hpp"
+#include "tools/rate_limiter.hpp"
 #include "core/time_source.hpp"
 
 namespace sluice {

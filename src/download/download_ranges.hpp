@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sluice/content_range.hpp"
+#include "tools/content_range.hpp"  // parse_decimal too
 
 namespace sluice {
 
@@ -53,10 +53,5 @@ std::vector<RangeSpec> merge_complete_ranges(std::vector<RangeSpec> ranges);
 
 /// The Range header value that asks for the rest of `range`: "bytes=N-" or "bytes=N-M".
 std::string range_header_value(const RangeSpec& range);
-
-
-/// A whole unsigned decimal number ("0", "1048576"), or nullopt (empty, signs,
-/// spaces, other characters, overflow).
-std::optional<std::uint64_t> parse_decimal(std::string_view text);
 
 }  // namespace sluice

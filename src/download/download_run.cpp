@@ -10,7 +10,7 @@
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
 #include "download/download_file.hpp"
-#include "sluice/rate_limiter.hpp"
+#include "tools/rate_limiter.hpp"
 
 namespace sluice {
 

@@ -35,7 +35,8 @@ if(TARGET sluice_shared)
     $<TARGET_FILE:sluice_shared> ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
   add_test(NAME exports.check_catches_violations
     COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_exports.sh --self-test)
-  add_executable(sluice_over_shared_library $<TARGET_OBJECTS:sluice_cli_objects>)
+  add_executable(sluice_over_shared_library $<TARGET_OBJECTS:sluice_cli_objects>
+    $<TARGET_OBJECTS:sluice_tools>)
   target_link_libraries(sluice_over_shared_library PRIVATE sluice_shared)
   add_test(NAME exports.cli_over_shared_library COMMAND sluice_over_shared_library --version)
   set_tests_properties(exports.check exports.check_catches_violations

@@ -11,7 +11,7 @@
 set -euo pipefail
 
 # The public C++ API, as demangled-name prefixes (kept beside cmake/sluice.map).
-public_cxx='^sluice::(Client::(Client|~Client|operator=|create|send|fetch|stats|dispatch)|RateLimiter::|MultipartForm::|PendingResponse::|ResponseSummary::of\(|RequestHandle::|BodyReader::|BodyChunk::|CallbackBody::|BodyWriter::|CookieJar::|Headers::|Error::|Url::|(to_string|category_of|general_code|retryable_by_default|iequals|validate_header|validate_header_name|validate_header_value|library_versions|download|file_name_for|media_type_for_file_name|parse_content_range|is_same_resource|resume_validator|is_transient_status|failure_from_error|failure_from_status|parse_retry_after|parse_http_date|format_http_date|should_retry|retry_wait)(\[abi:cxx11\])?\()'
+public_cxx='^sluice::(Client::(Client|~Client|operator=|create|send|fetch|stats|dispatch)|MultipartForm::|PendingResponse::|ResponseSummary::of\(|RequestHandle::|BodyReader::|BodyChunk::|CallbackBody::|BodyWriter::|CookieJar::|Headers::|Error::|Url::|(to_string|category_of|general_code|retryable_by_default|iequals|validate_header|validate_header_name|validate_header_value|library_versions|download|file_name_for|media_type_for_file_name|is_transient_status|failure_from_error|failure_from_status|parse_retry_after|parse_http_date|format_http_date|should_retry|retry_wait)(\[abi:cxx11\])?\()'
 
 # check_symbols: reads "NAME" lines (demangled, version suffix removed) on stdin;
 # prints each violation; returns 1 if any.

@@ -126,9 +126,11 @@ scan() {
       else if (lib != "" && !third_party_allowed(lib, layer, file))
         report("src/" file " may not include " path " (" lib " belongs to " owner[lib] ")")
       else if (layer == "cli" && (((top in base) && ours) || top ~ /^(quic|web|auth|body|pool|client|download|decode|http[0-9])$/))
-        report("src/cli may not include " path " (only sluice/ and cli/ headers)")
-      else if (layer == "cli" && quoted && top != "sluice" && top != "cli")
-        report("src/cli may not include " path " (only sluice/ and cli/ headers)")
+        report("src/cli may not include " path " (only sluice/, cli/ and tools/ headers)")
+      else if (layer == "cli" && quoted && top != "sluice" && top != "cli" && top != "tools")
+        report("src/cli may not include " path " (only sluice/, cli/ and tools/ headers)")
+      else if (layer == "tools" && ours && top != "tools" && top != "sluice")
+        report("src/tools may not include " path " (the standard library and sluice/ only: the command links it beside libsluice.so)")
       else if (layer != "capi" && top == "capi")
         report("src/" layer " may not include " path " (the C API is the top layer)")
       else if (layer == "capi" && top ~ /^(quic|decode|http[0-9])$/)
@@ -254,6 +256,10 @@ self_test() {
   plant http1/bad_pool.cpp '#include "pool/connection_pool.hpp"'
   plant web/bad_pool.cpp '#include "pool/connection_waiter.hpp"'
   plant download/bad_pool.cpp '#include "pool/connection_pool.hpp"'
+  # src/tools: the standard library and the public API; the CLI may include it.
+  plant tools/bad_layer.cpp '#include "core/time_source.hpp"' '#include "sluice/headers.hpp"' \
+    '#include <chrono>' '#include "download/download_ranges.hpp"'
+  plant cli/uses_tools.cpp '#include "tools/rate_limiter.hpp"'
   # Allowed: the CLI prints and uses the public API; snprintf formats; comments mention
   # printf; each third-party library in its own place (each layer's library_version.cpp
   # asks its own for the version).
@@ -310,7 +316,8 @@ self_test() {
             capi/bad_layer.cpp:1: web/bad_layer.cpp:1: web/bad_layer.cpp:2:
             auth/bad_layer.cpp:1: auth/bad_layer.cpp:3: body/bad_layer.cpp:1:
             http2/bad_web.cpp:1: cli/bad_body.cpp:1: pool/bad_layer.cpp:1:
-            pool/bad_layer.cpp:2: http1/bad_pool.cpp:1: web/bad_pool.cpp:1: download/bad_pool.cpp:1:"
+            pool/bad_layer.cpp:2: http1/bad_pool.cpp:1: web/bad_pool.cpp:1: download/bad_pool.cpp:1:
+            tools/bad_layer.cpp:1: tools/bad_layer.cpp:4:"
   count=0
   for want in $expected; do
     count=$((count + 1))

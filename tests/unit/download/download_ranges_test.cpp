@@ -6,7 +6,7 @@
 #include <optional>
 #include <utility>
 
-#include "sluice/content_range.hpp"
+#include "tools/content_range.hpp"
 
 namespace sluice {
 namespace {

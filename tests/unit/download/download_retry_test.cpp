@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "sluice/rate_limiter.hpp"
+#include "tools/rate_limiter.hpp"
 #include "sluice/retry.hpp"
 #include "sluice/download.hpp"
 

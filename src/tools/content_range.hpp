@@ -1,8 +1,11 @@
 #pragma once
-/// @file
-/// The Content-Range header of a 206 or 416 response (RFC 9110 section 14.4), for
-/// code that resumes a body from where it stopped.
-/// Pure functions and values: any thread.
+// The Content-Range header of a 206 or 416 response (RFC 9110 section 14.4), and what
+// resuming a body from where it stopped needs: the validator of If-Range, whether a
+// 200 is the same resource, the digits of a length.
+// Part of src/tools: what the command and the downloader share beyond the public API
+// (the standard library and include/sluice only, since the command links it beside
+// libsluice.so, whose internals it cannot see).
+// Pure functions and values: any thread.
 
 #include <cstdint>
 #include <optional>
@@ -34,5 +37,9 @@ std::string resume_validator(const Headers& response_headers);
 /// (empty), its Content-Length equals `size`, the best evidence there is then.
 bool is_same_resource(const Headers& response_headers, std::string_view validator,
                       std::optional<std::uint64_t> size);
+
+/// A whole unsigned decimal number ("0", "1048576"), or nullopt (empty, signs,
+/// spaces, other characters, overflow).
+std::optional<std::uint64_t> parse_decimal(std::string_view text);
 
 }  // namespace sluice

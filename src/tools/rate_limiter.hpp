@@ -1,12 +1,11 @@
 #pragma once
-/// @file
-/// RateLimiter: a token bucket for readers of response bodies (curl's --limit-rate).
-/// sluice::download() shares one among the ranges of a download so that together
-/// they read at most `bytes_per_second`; the `sluice` command paces a single fetch
-/// with one. A reader that runs out waits; while it waits the staging buffer fills
-/// and the transport holds the rest back (backpressure), so the limit costs no
-/// memory.
-/// Thread-safe: any reader thread; guarded by mu_.
+// RateLimiter: a token bucket for readers of response bodies (curl's --limit-rate).
+// sluice::download() shares one among the ranges of a download so that together
+// they read at most `bytes_per_second`; the `sluice` command paces a single fetch
+// with one. A reader that runs out waits; while it waits the staging buffer fills
+// and the transport holds the rest back (backpressure), so the limit costs no
+// memory.
+// Thread-safe: any reader thread; guarded by mu_.
 
 #include <chrono>
 #include <cstddef>

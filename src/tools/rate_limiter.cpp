@@ -1,15 +1,16 @@
-#include "sluice/rate_limiter.hpp"
+// RateLimiter (see rate_limiter.hpp).
+// Thread-safety: any thread; guarded by mu_.
+
+#include "tools/rate_limiter.hpp"
 
 #include <algorithm>
-
-#include "core/time_source.hpp"
 
 namespace sluice {
 
 RateLimiter::RateLimiter(std::uint64_t bytes_per_second)
     : rate_(static_cast<double>(bytes_per_second)),
       burst_(std::max(1.0, static_cast<double>(bytes_per_second) / 10.0)),
-      last_(steady_now()) {}
+      last_(Clock::now()) {}
 
 void RateLimiter::refill(Clock::time_point now) {
   const std::chrono::duration<double> elapsed = now - last_;
@@ -22,7 +23,7 @@ void RateLimiter::refill(Clock::time_point now) {
 // burst, and several readers queue behind each other's debt.
 RateLimiter::Grant RateLimiter::take(std::size_t want) {
   std::lock_guard lock(mu_);
-  const auto now = steady_now();
+  const auto now = Clock::now();
   refill(now);
   const double bytes = std::min(static_cast<double>(want), burst_);
   tokens_ -= bytes;
