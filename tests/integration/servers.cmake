@@ -21,6 +21,11 @@ endif()
 ]=])
 set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${SLUICE_FIXTURE_HOOK})
 
+# Every C and C++ file is as .clang-format formats it (./dev format fixes one that is not).
+add_test(NAME lint.format COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_format.sh ${PROJECT_SOURCE_DIR})
+add_test(NAME lint.format_catches_violations
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_format.sh --self-test)
+set_tests_properties(lint.format lint.format_catches_violations PROPERTIES LABELS one_thread)
 add_test(NAME layers.check
   COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_layers.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME layers.check_catches_violations
