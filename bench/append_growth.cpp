@@ -45,9 +45,8 @@ Result<ChildFigures> figures(std::uint64_t base, double first_ms, double second_
   Result<MemoryStatus> now = read_memory_status();
   if (!now) return std::move(now).error();
   double growth = now->hwm_bytes > base ? static_cast<double>(now->hwm_bytes - base) : 0;
-  return ChildFigures{{"peak_growth_bytes", growth},
-                      {"first_write_ms", first_ms},
-                      {"second_write_ms", second_ms}};
+  return ChildFigures{
+      {"peak_growth_bytes", growth}, {"first_write_ms", first_ms}, {"second_write_ms", second_ms}};
 }
 
 Result<ChildFigures> append_to_body_writer(std::size_t size) {
@@ -106,8 +105,7 @@ int run_append_growth(const BenchOptions& options) {
     print_note("append growth (BodyWriter) failed: " + ours.error().message());
     return kExitFailed;
   }
-  Result<ChildReport> naive =
-      run_variant([size] { return append_to_vector(size); }, "std::vector");
+  Result<ChildReport> naive = run_variant([size] { return append_to_vector(size); }, "std::vector");
   if (!naive) {
     print_note("append growth (std::vector) failed: " + naive.error().message());
     return kExitFailed;

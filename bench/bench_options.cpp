@@ -12,9 +12,7 @@
 namespace sluice::bench {
 namespace {
 
-Error usage_error(std::string message) {
-  return Error(ErrorCategory::usage, std::move(message));
-}
+Error usage_error(std::string message) { return Error(ErrorCategory::usage, std::move(message)); }
 
 const char* subcommand_name(Subcommand subcommand) {
   switch (subcommand) {
@@ -32,9 +30,9 @@ const char* subcommand_name(Subcommand subcommand) {
 }
 
 constexpr Subcommand kAllSubcommands[] = {
-    Subcommand::throughput,    Subcommand::held,     Subcommand::many, Subcommand::upload_burst,
-    Subcommand::append_growth, Subcommand::download, Subcommand::link, Subcommand::resumption,
-    Subcommand::latency};
+    Subcommand::throughput,   Subcommand::held,          Subcommand::many,
+    Subcommand::upload_burst, Subcommand::append_growth, Subcommand::download,
+    Subcommand::link,         Subcommand::resumption,    Subcommand::latency};
 
 // A set of subcommands, for the options that apply to some only.
 constexpr unsigned bit(Subcommand subcommand) { return 1u << static_cast<unsigned>(subcommand); }
@@ -50,7 +48,8 @@ constexpr unsigned kNetworkSubcommands = bit(Subcommand::throughput) | bit(Subco
 constexpr unsigned kLinkSubcommands = bit(Subcommand::throughput) | bit(Subcommand::held) |
                                       bit(Subcommand::many) | bit(Subcommand::download) |
                                       bit(Subcommand::link);
-constexpr unsigned kSizedSubcommands = bit(Subcommand::upload_burst) | bit(Subcommand::append_growth);
+constexpr unsigned kSizedSubcommands =
+    bit(Subcommand::upload_burst) | bit(Subcommand::append_growth);
 
 // The version options: each names one VersionPolicy, and curl's option of that name.
 std::optional<VersionPolicy> version_option(std::string_view name) {
@@ -64,8 +63,8 @@ std::optional<VersionPolicy> version_option(std::string_view name) {
 
 bool is_network_option(std::string_view name) {
   return name == "--url" || name == "--cacert" || name == "-k" || name == "--insecure" ||
-         name == "--compressed" || name == "--initial-allowance" ||
-         name == "--max-allowance" || version_option(name).has_value();
+         name == "--compressed" || name == "--initial-allowance" || name == "--max-allowance" ||
+         version_option(name).has_value();
 }
 
 // A whole decimal number in [min, max]; anything else names the option.
@@ -205,7 +204,8 @@ Result<void> Parser::apply(std::string_view name, std::optional<std::string_view
 Result<void> Parser::apply_version(std::string_view name, VersionPolicy version) {
   if (!version_given_.empty() && version_given_ != name) {
     return usage_error(std::string(name) + " conflicts with " + version_given_ +
-                       " (give at most one of --http1.1, --http2, --http2-prior-knowledge, --http3, --http3-only)");
+                       " (give at most one of --http1.1, --http2, --http2-prior-knowledge, "
+                       "--http3, --http3-only)");
   }
   version_given_ = std::string(name);
   options_.version = version;
@@ -289,8 +289,10 @@ struct Counted {
   std::uint64_t min, max;
 };
 constexpr Counted kCounted[] = {
-    {"--runs", bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download) |
-                   bit(Subcommand::resumption), 1, 1000},
+    {"--runs",
+     bit(Subcommand::throughput) | bit(Subcommand::many) | bit(Subcommand::download) |
+         bit(Subcommand::resumption),
+     1, 1000},
     {"--split", bit(Subcommand::download) | bit(Subcommand::resumption), 1, 16},
     {"--count", bit(Subcommand::held) | bit(Subcommand::upload_burst), 1, 10000},
     {"--reads", bit(Subcommand::held), 0, 1},
@@ -327,9 +329,9 @@ Result<void> Parser::apply_counted(std::string_view name, std::string_view value
 Result<std::string_view> Parser::take_value(std::string_view name,
                                             std::optional<std::string_view> inline_value) {
   static constexpr std::string_view kValued[] = {
-      "--url",  "--cacert",   "--initial-allowance",        "--runs",  "--count", "--reads",
-      "--size", "--requests", "--concurrency", "--split", "--dir",   "--rtt",
-      "--link-mbit", "--max-allowance", "--read-first", "--mirror"};
+      "--url",       "--cacert",        "--initial-allowance", "--runs",  "--count", "--reads",
+      "--size",      "--requests",      "--concurrency",       "--split", "--dir",   "--rtt",
+      "--link-mbit", "--max-allowance", "--read-first",        "--mirror"};
   bool known = false;
   for (std::string_view valued : kValued) known = known || valued == name;
   if (!known) {
@@ -380,7 +382,9 @@ Result<void> Parser::check_complete() {
   }
   if (subcommand_ == Subcommand::latency && options_.requests == 0) options_.requests = 1000;
   if (options_.runs == 0) {
-    options_.runs = subcommand_ == Subcommand::many ? 1 : subcommand_ == Subcommand::resumption ? 5 : 3;
+    options_.runs = subcommand_ == Subcommand::many         ? 1
+                    : subcommand_ == Subcommand::resumption ? 5
+                                                            : 3;
   }
   // Resumption needs connections after the first: a split of 1 would measure nothing.
   if (subcommand_ == Subcommand::resumption && options_.split < 2) options_.split = 8;
@@ -398,8 +402,7 @@ void Parser::set_burst_defaults() {
 
 }  // namespace
 
-Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc,
-                                         const char* const* argv) {
+Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc, const char* const* argv) {
   return Parser(subcommand, argc, argv).run();
 }
 
@@ -419,8 +422,10 @@ Request make_request(const BenchOptions& options) {
   // One given alone above the other's default moves that one too: a fixed allowance
   // of 1 MiB is `--initial-allowance 1M --max-allowance 1M`, and 1M alone still works.
   if (request.allowance.initial_bytes > request.allowance.max_bytes) {
-    if (options.initial_allowance) request.allowance.max_bytes = request.allowance.initial_bytes;
-    else request.allowance.initial_bytes = request.allowance.max_bytes;
+    if (options.initial_allowance)
+      request.allowance.max_bytes = request.allowance.initial_bytes;
+    else
+      request.allowance.initial_bytes = request.allowance.max_bytes;
   }
   return request;
 }

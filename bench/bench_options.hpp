@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "sluice/client.hpp"
 #include "sluice/error.hpp"
@@ -32,7 +32,7 @@ enum class Subcommand {
 
 struct BenchOptions {
   std::string url;  ///< required, except upload-burst (optional) and the local benchmarks
-  int runs = 0;  ///< throughput, many, download: runs per contender (0 until parsed: 3, 1, 3)
+  int runs = 0;     ///< throughput, many, download: runs per contender (0 until parsed: 3, 1, 3)
   /// --http1.1, --http2, --http2-prior-knowledge (at most one); automatic otherwise.
   VersionPolicy version = VersionPolicy::automatic;
   std::string ca_file;
@@ -47,32 +47,31 @@ struct BenchOptions {
   /// --initial-allowance, --max-allowance: Request::allowance; unset: the library's.
   std::optional<std::size_t> initial_allowance;
   std::optional<std::size_t> max_allowance;
-  bool reads_one_chunk = false;     ///< held: --reads 1
-  bool no_sweep = false;            ///< held: --no-sweep (memory rule 3 off, for comparison)
+  bool reads_one_chunk = false;  ///< held: --reads 1
+  bool no_sweep = false;         ///< held: --no-sweep (memory rule 3 off, for comparison)
   /// throughput: --copy reads with BodyReader::read into a buffer instead of borrowing
   /// the staged bytes with BodyReader::next.
   bool copy_reads = false;
   /// many: requests in all (required); latency: sequential requests (0 until
   /// parsed: 1000)
   std::size_t requests = 0;
-  std::size_t concurrency = 0;      ///< many: requests in flight at once (required)
-  unsigned split = 1;               ///< download, resumption: DownloadOptions::ranges (--split N)
-  std::string dir;                  ///< download, resumption: where files go (--dir; empty: $TMPDIR or /tmp)
+  std::size_t concurrency = 0;  ///< many: requests in flight at once (required)
+  unsigned split = 1;           ///< download, resumption: DownloadOptions::ranges (--split N)
+  std::string dir;  ///< download, resumption: where files go (--dir; empty: $TMPDIR or /tmp)
   /// download: other URLs of the same file (--mirror URL, repeatable): sluice gets
   /// them as DownloadOptions::mirrors, aria2c as more URIs, curl and wget sit out.
   std::vector<std::string> mirrors;
   /// --rtt MS: throughput, held, many, download run through delay links with this
   /// round-trip time (0 allowed: the link without delay); unset: straight to the URL.
   std::optional<double> rtt_ms;
-  std::uint64_t link_mbit = 0;      ///< --link-mbit: the link's rate per direction; 0: unlimited
-  std::size_t read_first = 0;       ///< held --read-first: bytes read of each body, then held
+  std::uint64_t link_mbit = 0;  ///< --link-mbit: the link's rate per direction; 0: unlimited
+  std::size_t read_first = 0;   ///< held --read-first: bytes read of each body, then held
   bool show_help = false;
 };
 
 /// Parses the options after the subcommand name (argv[0] is the first option).
 /// Errors have category usage and name the offending option.
-Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc,
-                                         const char* const* argv);
+Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc, const char* const* argv);
 
 /// The Client these options ask for (CA file, -k); the connection limit is the
 /// library's default, which a subcommand may change.

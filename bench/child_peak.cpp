@@ -81,8 +81,8 @@ Result<ChildReport> parse_report(std::string_view text) {
     if (line.starts_with("error ")) return io_error(std::string(line.substr(6)));
     if (line.starts_with("peak ")) {
       std::string_view digits = line.substr(5);
-      auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(),
-                                       report.peak_rss_bytes);
+      auto [ptr, ec] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), report.peak_rss_bytes);
       has_peak = ec == std::errc();
     } else if (line.starts_with("figure ")) {
       std::string_view rest = line.substr(7);
@@ -145,8 +145,7 @@ Result<ChildReport> run_in_child(const std::function<Result<ChildFigures>()>& va
   std::string text = read_all(fds[0]);
   ::close(fds[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   // A child that died without saying why (a crash, the OOM killer) is named by how.
   bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
   if (failed && text.find("error ") == std::string::npos) {

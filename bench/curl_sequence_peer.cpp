@@ -125,15 +125,17 @@ Result<CurlSequence> parse_lines(const std::string& output, const BenchOptions& 
 
 Result<CurlSequence> run_curl_sequence(const BenchOptions& options, std::size_t requests) {
   ConfigFile config;
-  if (Result<void> written = config.write(scratch_parent(options), config_text(options.url, requests));
+  if (Result<void> written =
+          config.write(scratch_parent(options), config_text(options.url, requests));
       !written) {
     return std::move(written).error();
   }
   Result<PeerRun> run = run_peer(curl_argv(options, config.path()));
   if (!run) return std::move(run).error();
   if (run->exit_code != 0) {
-    std::string how = run->term_signal != 0 ? "was killed by signal " + std::to_string(run->term_signal)
-                                            : "exited with " + std::to_string(run->exit_code);
+    std::string how = run->term_signal != 0
+                          ? "was killed by signal " + std::to_string(run->term_signal)
+                          : "exited with " + std::to_string(run->exit_code);
     return Error(ErrorCategory::protocol, "curl " + how + " fetching " + options.url);
   }
   return parse_lines(run->output, options, requests);

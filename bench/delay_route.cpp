@@ -93,8 +93,8 @@ Result<DelayRoute> DelayRoute::start(const BenchOptions& options) {
   if (with_udp) route.udp_buffer_errors_ = udp_receive_buffer_errors();
   url->port = route.links_->port();
   route.routed_.url = url->to_string();
-  print_note("through a delay link of " + milliseconds_text(*options.rtt_ms) + " ms RTT: " +
-             route.routed_.url);
+  print_note("through a delay link of " + milliseconds_text(*options.rtt_ms) +
+             " ms RTT: " + route.routed_.url);
   if (options.version == VersionPolicy::automatic) {
     // An Alt-Svc header names the server's own port, which is not behind the link.
     print_note("note: without a version option a client may follow Alt-Svc around the link");

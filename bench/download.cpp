@@ -24,8 +24,8 @@
 #include "bench/measure.hpp"
 #include "bench/peer.hpp"
 #include "bench/report.hpp"
-#include "bench/scratch_dir.hpp"
 #include "bench/rss.hpp"
+#include "bench/scratch_dir.hpp"
 #include "bench/subcommands.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
@@ -111,7 +111,8 @@ Result<ChildFigures> sluice_child(const BenchOptions& options, const std::string
     download_options.target.path = path;
     download_options.ranges = options.split;
     download_options.mirrors = options.mirrors;
-    if (!how.steal) download_options.min_range_size = std::max<std::uint64_t>(1, how.size / options.split);
+    if (!how.steal)
+      download_options.min_range_size = std::max<std::uint64_t>(1, how.size / options.split);
     Result<DownloadResult> result = download(*client, std::move(download_options));
     if (!result) return std::move(result).error();
     done = std::move(*result);
@@ -172,11 +173,11 @@ Result<ChildFigures> peer_child(const std::vector<std::string>& argv, const std:
   }
   rusage children{};
   ::getrusage(RUSAGE_CHILDREN, &children);
-  ChildFigures figures = {{"wall_s", run->wall_s},
-                          {"cpu_s", run->cpu_s},
-                          {"max_rss_bytes", static_cast<double>(children.ru_maxrss) * 1024.0},
-                          {"spawner_rss_bytes",
-                           spawner ? static_cast<double>(spawner->rss_bytes) : 0.0}};
+  ChildFigures figures = {
+      {"wall_s", run->wall_s},
+      {"cpu_s", run->cpu_s},
+      {"max_rss_bytes", static_cast<double>(children.ru_maxrss) * 1024.0},
+      {"spawner_rss_bytes", spawner ? static_cast<double>(spawner->rss_bytes) : 0.0}};
   if (argv.front() == "curl") {
     Result<ChildFigures> parsed = curl_output_figures(run->output, url);
     if (!parsed) return std::move(parsed).error();
@@ -185,8 +186,7 @@ Result<ChildFigures> peer_child(const std::vector<std::string>& argv, const std:
   return figures;
 }
 
-Result<RunFigures> run_peer_download(const std::vector<std::string>& argv,
-                                     const std::string& url) {
+Result<RunFigures> run_peer_download(const std::vector<std::string>& argv, const std::string& url) {
   Result<ChildReport> report = run_in_child([&] { return peer_child(argv, url); });
   if (!report) return std::move(report).error();
   RunFigures figures;
@@ -252,8 +252,8 @@ void note_run(int run, const std::string& who, const RunFigures& figures) {
   if (!figures.http_version.empty()) details += ", HTTP/" + figures.http_version;
   if (is_ours(who)) details += ", " + std::to_string(figures.ranges) + " ranges";
   char line[200];
-  std::snprintf(line, sizeof line, "run %d %-6s %9.1f MiB/s %8.1f MiB peak%s %7.3f s CPU/GiB",
-                run, who.c_str(), figures.mib_per_s(), to_mib(figures.peak_rss_bytes),
+  std::snprintf(line, sizeof line, "run %d %-6s %9.1f MiB/s %8.1f MiB peak%s %7.3f s CPU/GiB", run,
+                who.c_str(), figures.mib_per_s(), to_mib(figures.peak_rss_bytes),
                 figures.peak_at_floor ? " (floor)" : "", figures.cpu_s_per_gib());
   print_note(std::string(line) + " (" + details + ")");
 }
@@ -264,7 +264,8 @@ Result<RunFigures> run_contender(const Contender& contender, const BenchOptions&
                                  const std::string& dir, int run, std::uint64_t size_known) {
   const std::string name = contender.name + ".bin";
   const std::string path = dir + "/" + name;
-  const SluiceRun how{run == 1 && contender.name == "sluice", contender.name != kNoSteal, size_known};
+  const SluiceRun how{run == 1 && contender.name == "sluice", contender.name != kNoSteal,
+                      size_known};
   Result<RunFigures> figures =
       is_ours(contender.name)
           ? run_sluice(options, path, how)
@@ -273,7 +274,8 @@ Result<RunFigures> run_contender(const Contender& contender, const BenchOptions&
   remove_outputs(path);
   if (!figures) return figures;
   if (!size) {
-    return Error(ErrorCategory::io, contender.name + " reported success but left no file at " + path);
+    return Error(ErrorCategory::io,
+                 contender.name + " reported success but left no file at " + path);
   }
   if (is_ours(contender.name) && figures->bytes != *size) {
     return Error(ErrorCategory::io, "sluice reported " + std::to_string(figures->bytes) +

@@ -22,8 +22,8 @@ namespace {
 
 std::vector<std::string> gtlsclient_argv(const Url& url, const std::string& url_text) {
   // gtlsclient does not verify certificates: no CA option is needed or possible.
-  return {"gtlsclient", "--exit-on-all-streams-close", "-q", url.host, std::to_string(url.port),
-          url_text};
+  return {"gtlsclient", "--exit-on-all-streams-close", "-q",
+          url.host,     std::to_string(url.port),      url_text};
 }
 
 std::string last_path_segment(const Url& url) {
@@ -66,8 +66,9 @@ Result<PeerRun> run_gtlsclient(const BenchOptions& options) {
   Result<PeerRun> run = run_peer(gtlsclient_argv(*url, options.url));
   if (!run) return run;
   if (run->exit_code != 0) {
-    return Error(ErrorCategory::protocol,
-                 "gtlsclient exited with " + std::to_string(run->exit_code) + " for " + options.url);
+    return Error(
+        ErrorCategory::protocol,
+        "gtlsclient exited with " + std::to_string(run->exit_code) + " for " + options.url);
   }
   return run;
 }

@@ -133,9 +133,8 @@ Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1) {
     // h2load exits 0 when requests fail: its own counts say what went wrong. It does
     // not reconnect, so a server's limit of requests per connection ends it early.
     const bool errored = count_before(*requests, "errored").value_or(0) > 0;
-    return h2load_error(std::to_string(run.succeeded) + " of " +
-                            std::to_string(options.requests) + " requests succeeded (requests: " +
-                            std::string(*requests) + ")" +
+    return h2load_error(std::to_string(run.succeeded) + " of " + std::to_string(options.requests) +
+                            " requests succeeded (requests: " + std::string(*requests) + ")" +
                             (errored ? "; h2load does not reconnect: does the server close a "
                                        "connection after some requests (nginx: keepalive_requests)?"
                                      : ""),
@@ -145,7 +144,8 @@ Result<H2loadRun> run_h2load(const BenchOptions& options, bool http1) {
   std::optional<std::string_view> times = line_after(peer->output, "time for request:");
   std::optional<H2loadRequestTimes> request_times =
       times ? parse_request_times(*times) : std::nullopt;
-  if (!request_times) return h2load_error("no readable 'time for request' line in its output", options);
+  if (!request_times)
+    return h2load_error("no readable 'time for request' line in its output", options);
   run.request_times = *request_times;
   return run;
 }

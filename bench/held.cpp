@@ -103,14 +103,15 @@ void start_reading_first(std::vector<Response>& responses, std::size_t bytes,
     auto finish_once = [state, counted](const Result<void>* failed) {
       if (!counted->exchange(true)) state->finish(failed);
     };
-    (void)std::move(response.body).on_data(
-        [bytes, taken, finish_once](std::span<const std::byte> chunk) {
-          *taken += chunk.size();
-          if (*taken < bytes) return true;
-          finish_once(nullptr);
-          return false;  // held from here on: the reader never resumes
-        },
-        [finish_once](Result<void> end) { finish_once(&end); });
+    (void)std::move(response.body)
+        .on_data(
+            [bytes, taken, finish_once](std::span<const std::byte> chunk) {
+              *taken += chunk.size();
+              if (*taken < bytes) return true;
+              finish_once(nullptr);
+              return false;  // held from here on: the reader never resumes
+            },
+            [finish_once](Result<void> end) { finish_once(&end); });
   }
 }
 
@@ -175,8 +176,8 @@ void hold(const Client& client, std::size_t count) {
 
 // The sweep's figures and the receive windows the held streams keep (h2, h3; 0 over
 // HTTP/1.1, where the kernel's socket buffer is the window).
-void print_client_figures(const ClientStats& stats,
-                          const BenchOptions& options, double read_first_s) {
+void print_client_figures(const ClientStats& stats, const BenchOptions& options,
+                          double read_first_s) {
   const double count = static_cast<double>(options.count);
   print_figure("sweep_releases", static_cast<double>(stats.sweep_releases), 0);
   print_figure("sweep_kib_released", static_cast<double>(stats.sweep_bytes_released) / 1024.0, 1);
@@ -184,7 +185,8 @@ void print_client_figures(const ClientStats& stats,
   print_figure("allowance_mib_total", allowance_mib);
   print_figure("allowance_mib_per_response", allowance_mib / count);
   const Request request = make_request(options);
-  print_figure("initial_allowance_kib", static_cast<double>(request.allowance.initial_bytes) / 1024.0, 0);
+  print_figure("initial_allowance_kib",
+               static_cast<double>(request.allowance.initial_bytes) / 1024.0, 0);
   print_figure("max_allowance_mib", static_cast<double>(request.allowance.max_bytes) / kMiB);
   if (options.read_first > 0) {
     print_figure("read_first_mib", static_cast<double>(options.read_first) / kMiB);
@@ -280,7 +282,8 @@ HeldOutcome measure_held(const BenchOptions& options) {
 // Node's fetch on the same URL, when it speaks what we measured (HTTP/1.1) and the
 // figure means the same (nothing read: the script reads no body).
 int compare_with_node(const BenchOptions& options, double ours_mib_per_response) {
-  if (!node_held_applies(options) || options.reads_one_chunk || options.read_first > 0) return kExitOk;
+  if (!node_held_applies(options) || options.reads_one_chunk || options.read_first > 0)
+    return kExitOk;
   if (!on_path("node")) {
     print_note("node is not on PATH: no Node figures");
     return kExitOk;

@@ -80,11 +80,10 @@ Result<LatencyRun> run_ours(const BenchOptions& options) {
 
 void note_run(const char* who, const LatencyRun& run) {
   char line[200];
-  std::snprintf(line, sizeof line,
-                "%-6s p50 %8.1f us  p99 %8.1f us  mean %8.1f us  max %8.1f us (HTTP/%s)", who,
-                micros(percentile(run.seconds, 0.50)), micros(percentile(run.seconds, 0.99)),
-                micros(mean(run.seconds)), micros(percentile(run.seconds, 1.0)),
-                run.http_version.c_str());
+  std::snprintf(
+      line, sizeof line, "%-6s p50 %8.1f us  p99 %8.1f us  mean %8.1f us  max %8.1f us (HTTP/%s)",
+      who, micros(percentile(run.seconds, 0.50)), micros(percentile(run.seconds, 0.99)),
+      micros(mean(run.seconds)), micros(percentile(run.seconds, 1.0)), run.http_version.c_str());
   print_note(line);
 }
 
@@ -120,9 +119,10 @@ int compare_h2load(const BenchOptions& options, const LatencyRun& ours) {
   }
   const H2loadRequestTimes& times = h2load->request_times;
   char line[200];
-  std::snprintf(line, sizeof line, "h2load min %8.1f us  mean %8.1f us  sd %8.1f us  max %8.1f us (%s)",
-                micros(times.min_s), micros(times.mean_s), micros(times.sd_s),
-                micros(times.max_s), h2load->protocol.c_str());
+  std::snprintf(line, sizeof line,
+                "h2load min %8.1f us  mean %8.1f us  sd %8.1f us  max %8.1f us (%s)",
+                micros(times.min_s), micros(times.mean_s), micros(times.sd_s), micros(times.max_s),
+                h2load->protocol.c_str());
   print_note(line);
   print_figure("h2load_latency_mean_us", micros(times.mean_s), 1);
   print_ratio("ratio_mean_vs_h2load", mean(ours.seconds), times.mean_s);
@@ -153,8 +153,7 @@ int compare_curl(const BenchOptions& options, const LatencyRun& ours) {
   }
   print_figure("curl_latency_p50_us", micros(percentile(curl->seconds, 0.50)), 1);
   print_figure("curl_latency_p99_us", micros(percentile(curl->seconds, 0.99)), 1);
-  print_ratio("ratio_p50_vs_curl", percentile(ours.seconds, 0.50),
-              percentile(curl->seconds, 0.50));
+  print_ratio("ratio_p50_vs_curl", percentile(ours.seconds, 0.50), percentile(curl->seconds, 0.50));
   return kExitOk;
 }
 

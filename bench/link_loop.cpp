@@ -104,8 +104,8 @@ int LinkLoop::wait_until(std::optional<LinkTime> deadline) {
     const auto left = std::max(*deadline - std::chrono::steady_clock::now(),
                                std::chrono::steady_clock::duration::zero());
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-    timeout = timespec{static_cast<time_t>(ns / 1'000'000'000),
-                       static_cast<long>(ns % 1'000'000'000)};
+    timeout =
+        timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
   }
   const int n = ::epoll_pwait2(epoll_fd_, events_.data(), static_cast<int>(events_.size()),
                                deadline ? &timeout : nullptr, nullptr);

@@ -96,8 +96,7 @@ void wait_for_end_of_file(int fd) {
 
 }  // namespace
 
-Result<LinkProcess> LinkProcess::start(std::uint16_t target_port, LinkShape shape,
-                                       bool with_udp) {
+Result<LinkProcess> LinkProcess::start(std::uint16_t target_port, LinkShape shape, bool with_udp) {
   int control[2];
   int report[2];
   if (::pipe2(control, O_CLOEXEC) != 0) return link_error("cannot make a pipe");
@@ -135,7 +134,9 @@ Result<LinkProcess> LinkProcess::start(std::uint16_t target_port, LinkShape shap
 }
 
 LinkProcess::LinkProcess(LinkProcess&& other) noexcept
-    : pid_(other.pid_), control_fd_(other.control_fd_), report_fd_(other.report_fd_),
+    : pid_(other.pid_),
+      control_fd_(other.control_fd_),
+      report_fd_(other.report_fd_),
       port_(other.port_) {
   other.pid_ = -1;
   other.control_fd_ = -1;
@@ -155,8 +156,7 @@ Result<LinkReport> LinkProcess::stop() {
   const bool reported = read_all(report_fd_, &report, sizeof report);
   ::close(report_fd_);
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
   pid_ = -1;
   control_fd_ = report_fd_ = -1;
   if (!reported) return Error(ErrorCategory::io, "the link process ended without a report");

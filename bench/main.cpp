@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
   }
   std::optional<Subcommand> subcommand = subcommand_named(name);
   if (!subcommand) {
-    print_note(name.empty() ? "no subcommand given (try 'sluice-bench help')"
-                            : "unknown subcommand '" + std::string(name) +
-                                  "' (try 'sluice-bench help')");
+    print_note(name.empty()
+                   ? "no subcommand given (try 'sluice-bench help')"
+                   : "unknown subcommand '" + std::string(name) + "' (try 'sluice-bench help')");
     return kExitUsage;
   }
   sluice::Result<BenchOptions> options = parse_bench_options(*subcommand, argc - 2, argv + 2);

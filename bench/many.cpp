@@ -80,17 +80,17 @@ class ManyDriver : public std::enable_shared_from_this<ManyDriver> {
 
   std::mutex mu_;
   std::condition_variable done_;
-  Client* client_;             // guarded by mu_; not used once stopping_
-  const Request request_;      // copied for every send
+  Client* client_;         // guarded by mu_; not used once stopping_
+  const Request request_;  // copied for every send
   const std::size_t requests_;
-  std::size_t sent_ = 0;       // guarded by mu_
-  std::size_t ended_ = 0;      // guarded by mu_
-  std::uint64_t bytes_ = 0;    // guarded by mu_
-  std::optional<HttpVersion> version_;                  // guarded by mu_
-  std::optional<Error> failure_;                        // guarded by mu_
-  std::chrono::steady_clock::time_point first_send_;    // guarded by mu_
-  std::chrono::steady_clock::time_point last_end_;      // guarded by mu_
-  bool stopping_ = false;                               // guarded by mu_
+  std::size_t sent_ = 0;                              // guarded by mu_
+  std::size_t ended_ = 0;                             // guarded by mu_
+  std::uint64_t bytes_ = 0;                           // guarded by mu_
+  std::optional<HttpVersion> version_;                // guarded by mu_
+  std::optional<Error> failure_;                      // guarded by mu_
+  std::chrono::steady_clock::time_point first_send_;  // guarded by mu_
+  std::chrono::steady_clock::time_point last_end_;    // guarded by mu_
+  bool stopping_ = false;                             // guarded by mu_
 };
 
 Result<ManyRun> ManyDriver::run(std::size_t concurrency) {
@@ -138,14 +138,15 @@ void ManyDriver::on_response(Result<Response> response) {
   auto count = std::make_shared<BodyCount>();
   count->expected = expected_length(*response);
   // In callback mode the callbacks own the body: the Response may go at once.
-  (void)std::move(response->body).on_data(
-      [count](std::span<const std::byte> bytes) {
-        count->bytes += bytes.size();
-        return true;
-      },
-      [self = shared_from_this(), count](Result<void> end) {
-        self->on_body_end(*count, std::move(end));
-      });
+  (void)std::move(response->body)
+      .on_data(
+          [count](std::span<const std::byte> bytes) {
+            count->bytes += bytes.size();
+            return true;
+          },
+          [self = shared_from_this(), count](Result<void> end) {
+            self->on_body_end(*count, std::move(end));
+          });
 }
 
 void ManyDriver::on_body_end(const BodyCount& count, Result<void> end) {
@@ -217,8 +218,8 @@ void note_ours(int index, const BenchOptions& options, const ManyRun& run) {
 
 void note_h2load(int index, const BenchOptions& options, const H2loadRun& run) {
   char line[200];
-  std::snprintf(line, sizeof line, "run %d h2load %10.0f req/s %8.1f ms CPU/1000 req (%s)",
-                index, run.requests_per_s, cpu_ms_per_1000(run.cpu_s, options.requests),
+  std::snprintf(line, sizeof line, "run %d h2load %10.0f req/s %8.1f ms CPU/1000 req (%s)", index,
+                run.requests_per_s, cpu_ms_per_1000(run.cpu_s, options.requests),
                 run.protocol.c_str());
   print_note(line);
 }

@@ -65,8 +65,8 @@ Result<NodeHeldRun> run_node_held(const BenchOptions& options) {
   std::vector<std::string> env;
   if (!options.ca_file.empty()) env.push_back("NODE_EXTRA_CA_CERTS=" + options.ca_file);
   if (options.insecure) env.emplace_back("NODE_TLS_REJECT_UNAUTHORIZED=0");
-  Result<PeerRun> run = run_peer(
-      {"node", "--expose-gc", script, options.url, std::to_string(options.count)}, env);
+  Result<PeerRun> run =
+      run_peer({"node", "--expose-gc", script, options.url, std::to_string(options.count)}, env);
   if (!run) return std::move(run).error();
   if (run->exit_code != 0) {
     return node_error(run->term_signal != 0 ? "killed by signal " + std::to_string(run->term_signal)

@@ -112,8 +112,8 @@ bool on_path(std::string_view program) {
   while (!dirs.empty()) {
     std::size_t colon = dirs.find(':');
     std::string_view dir = dirs.substr(0, colon);
-    std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" +
-                            std::string(program);
+    std::string candidate =
+        (dir.empty() ? std::string(".") : std::string(dir)) + "/" + std::string(program);
     if (::access(candidate.c_str(), X_OK) == 0) return true;
     if (colon == std::string_view::npos) break;
     dirs.remove_prefix(colon + 1);
@@ -123,8 +123,8 @@ bool on_path(std::string_view program) {
 
 Result<CurlRun> run_curl(const BenchOptions& options) {
   // -S keeps curl's error message visible although -s hides the progress meter.
-  std::vector<std::string> argv = {"curl", "-s", "-S", "-o", "/dev/null", "-w",
-                                   "%{http_code} %{size_download} %{http_version}"};
+  std::vector<std::string> argv = {
+      "curl", "-s", "-S", "-o", "/dev/null", "-w", "%{http_code} %{size_download} %{http_version}"};
   if (const char* version = curl_version_option(options.version)) argv.push_back(version);
   if (!options.ca_file.empty()) argv.insert(argv.end(), {"--cacert", options.ca_file});
   if (options.insecure) argv.push_back("-k");
@@ -134,8 +134,9 @@ Result<CurlRun> run_curl(const BenchOptions& options) {
   Result<PeerRun> run = run_peer(argv);
   if (!run) return std::move(run).error();
   if (run->exit_code != 0) {
-    std::string how = run->term_signal != 0 ? "was killed by signal " + std::to_string(run->term_signal)
-                                            : "exited with " + std::to_string(run->exit_code);
+    std::string how = run->term_signal != 0
+                          ? "was killed by signal " + std::to_string(run->term_signal)
+                          : "exited with " + std::to_string(run->exit_code);
     return Error(ErrorCategory::protocol, "curl " + how + " downloading " + options.url);
   }
   int http_code = 0;

@@ -37,7 +37,7 @@ bool on_path(std::string_view program);
 struct CurlRun {
   double wall_s = 0;
   double cpu_s = 0;
-  std::uint64_t bytes = 0;  ///< %{size_download}: bytes on the wire, before decoding
+  std::uint64_t bytes = 0;   ///< %{size_download}: bytes on the wire, before decoding
   std::string http_version;  ///< %{http_version}: "1.1", "2"
 };
 
@@ -76,8 +76,8 @@ struct H2loadRun {
   double wall_s = 0;          ///< its "finished in" time: first connect to last response
   double requests_per_s = 0;  ///< its "req/s" figure
   std::uint64_t succeeded = 0;
-  double cpu_s = 0;           ///< the child's user + system time (wait4)
-  std::string protocol;       ///< its "Application protocol" line: h2, h2c, http/1.1
+  double cpu_s = 0;                  ///< the child's user + system time (wait4)
+  std::string protocol;              ///< its "Application protocol" line: h2, h2c, http/1.1
   H2loadRequestTimes request_times;  ///< its "time for request" line
 };
 

@@ -10,7 +10,8 @@ namespace sluice::bench {
 
 std::optional<ReleaseRuleReports> compare_release_rule(
     const std::string& prefix, const BenchOptions& options,
-    const std::function<Result<ChildReport>(std::size_t threshold, const char* label)>& run_variant) {
+    const std::function<Result<ChildReport>(std::size_t threshold, const char* label)>&
+        run_variant) {
   Result<ChildReport> on = run_variant(kDefaultReleaseThreshold, "release rule on");
   if (!on) {
     print_note(prefix + " (release rule on) failed: " + on.error().message());

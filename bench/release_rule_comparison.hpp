@@ -25,6 +25,7 @@ struct ReleaseRuleReports {
 /// failed and why, when one did.
 std::optional<ReleaseRuleReports> compare_release_rule(
     const std::string& prefix, const BenchOptions& options,
-    const std::function<Result<ChildReport>(std::size_t threshold, const char* label)>& run_variant);
+    const std::function<Result<ChildReport>(std::size_t threshold, const char* label)>&
+        run_variant);
 
 }  // namespace sluice::bench

@@ -34,8 +34,7 @@ void print_text(std::string_view name, std::string_view text) {
 }
 
 void print_note(std::string_view message) {
-  std::fprintf(stderr, "sluice-bench: %.*s\n", static_cast<int>(message.size()),
-               message.data());
+  std::fprintf(stderr, "sluice-bench: %.*s\n", static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace sluice::bench

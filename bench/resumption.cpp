@@ -192,8 +192,7 @@ double median_of(const std::vector<RunFigures>& runs, double RunFigures::*field)
 double ratio(double with, double without) { return without > 0 ? with / without : 0; }
 
 void print_pair(const std::string& name, const std::vector<RunFigures>& with,
-                const std::vector<RunFigures>& without, double RunFigures::*field,
-                double scale) {
+                const std::vector<RunFigures>& without, double RunFigures::*field, double scale) {
   const double on = median_of(with, field) * scale;
   const double off = median_of(without, field) * scale;
   print_figure(name, on);
@@ -222,7 +221,8 @@ void print_all(const BenchOptions& options, const std::vector<RunFigures>& with,
   const double resumed = median_of(with, &RunFigures::resumed);
   const double full = median_of(with, &RunFigures::full);
   if (resumed > 0 && full_ms > 0) {
-    const double one = (median_of(with, &RunFigures::handshake_cpu_s) * 1e3 - full * full_ms) / resumed;
+    const double one =
+        (median_of(with, &RunFigures::handshake_cpu_s) * 1e3 - full * full_ms) / resumed;
     print_figure("cpu_per_resumed_handshake_ms", one);
     print_figure("resumed_vs_full_handshake_cpu_ratio", one / full_ms);
   }

@@ -39,8 +39,7 @@ Result<MemoryStatus> read_memory_status() {
     if (!hwm) hwm = parse_kb_line(line, "VmHWM:");
   }
   if (!rss || !hwm) {
-    return Error(ErrorCategory::io,
-                 "memory: /proc/self/status has no VmRSS/VmHWM lines in kB");
+    return Error(ErrorCategory::io, "memory: /proc/self/status has no VmRSS/VmHWM lines in kB");
   }
   return MemoryStatus{*rss, *hwm};
 }

@@ -26,7 +26,7 @@ constexpr std::string_view kAnswer = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r
 // One client connection; serve() thread only.
 struct Conn {
   int fd = -1;
-  std::string head;             // request head bytes until the blank line
+  std::string head;  // request head bytes until the blank line
   bool in_body = false;
   std::uint64_t remaining = 0;  // body bytes still to read
 };
@@ -63,8 +63,8 @@ bool consume(Conn& conn, std::string_view data, std::uint64_t& body_bytes,
       conn.head.clear();
       conn.in_body = true;
     }
-    std::size_t take = static_cast<std::size_t>(
-        std::min<std::uint64_t>(conn.remaining, data.size()));
+    std::size_t take =
+        static_cast<std::size_t>(std::min<std::uint64_t>(conn.remaining, data.size()));
     conn.remaining -= take;
     body_bytes += take;
     data.remove_prefix(take);
@@ -76,8 +76,8 @@ bool consume(Conn& conn, std::string_view data, std::uint64_t& body_bytes,
 }
 
 // Reads at most `budget` bytes from a readable connection. False: closed or failed.
-bool read_pass(Conn& conn, std::vector<char>& buffer, std::size_t budget,
-               std::uint64_t& body_bytes, std::uint64_t& answered) {
+bool read_pass(Conn& conn, std::vector<char>& buffer, std::size_t budget, std::uint64_t& body_bytes,
+               std::uint64_t& answered) {
   while (budget > 0) {
     ssize_t n = ::recv(conn.fd, buffer.data(), std::min(budget, buffer.size()), 0);
     if (n < 0 && errno == EINTR) continue;
@@ -129,7 +129,10 @@ Result<std::unique_ptr<SlowServer>> SlowServer::start(std::size_t bytes_per_pass
 
 SlowServer::SlowServer(int listen_fd, int port, std::size_t bytes_per_pass,
                        std::chrono::milliseconds pass)
-    : listen_fd_(listen_fd), port_(port), bytes_per_pass_(bytes_per_pass), pass_(pass),
+    : listen_fd_(listen_fd),
+      port_(port),
+      bytes_per_pass_(bytes_per_pass),
+      pass_(pass),
       thread_([this] { serve(); }) {}
 
 SlowServer::~SlowServer() {

@@ -37,8 +37,7 @@ class SlowServer {
   std::uint64_t requests_answered() const noexcept { return requests_answered_.load(); }
 
  private:
-  SlowServer(int listen_fd, int port, std::size_t bytes_per_pass,
-             std::chrono::milliseconds pass);
+  SlowServer(int listen_fd, int port, std::size_t bytes_per_pass, std::chrono::milliseconds pass);
   void serve();
 
   int listen_fd_;

@@ -55,7 +55,7 @@ struct Mark {
 // the other.
 struct Direction {
   ByteFifo bytes;
-  std::deque<Mark> marks;  // not yet due; due times never decrease
+  std::deque<Mark> marks;     // not yet due; due times never decrease
   std::uint64_t read = 0;     // stream offsets: bytes read so far,
   std::uint64_t due_end = 0;  // ... of those, due,
   std::uint64_t written = 0;  // ... of those, written
@@ -88,8 +88,11 @@ struct Conn {
 class TcpDelayLink::Relay {
  public:
   Relay(int listen_fd, std::uint16_t target_port, LinkShape shape, std::unique_ptr<LinkLoop> loop)
-      : listen_fd_(listen_fd), port_(local_port(listen_fd)), target_port_(target_port),
-        loop_(std::move(loop)), clocks_{LinkClock(shape), LinkClock(shape)} {}
+      : listen_fd_(listen_fd),
+        port_(local_port(listen_fd)),
+        target_port_(target_port),
+        loop_(std::move(loop)),
+        clocks_{LinkClock(shape), LinkClock(shape)} {}
   ~Relay();
   Result<void> start_thread();
 
@@ -199,9 +202,9 @@ void TcpDelayLink::Relay::open_conn(int client_fd) {
   conn->ends[kClient] = Endpoint{conn.get(), kClient};
   conn->ends[kServer] = Endpoint{conn.get(), kServer};
   counters_.connections.fetch_add(1, std::memory_order_relaxed);
-  if (server_fd < 0 || (::connect(server_fd, reinterpret_cast<const sockaddr*>(&target),
-                                  sizeof target) != 0 &&
-                        errno != EINPROGRESS)) {
+  if (server_fd < 0 ||
+      (::connect(server_fd, reinterpret_cast<const sockaddr*>(&target), sizeof target) != 0 &&
+       errno != EINPROGRESS)) {
     close_conn(*conn, true);
     return;
   }

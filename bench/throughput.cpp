@@ -91,9 +91,8 @@ Result<RunFigures> run_ours(const BenchOptions& options, std::span<std::byte> bu
 
 void note_run(int run, const char* who, const RunFigures& figures) {
   char line[160];
-  std::snprintf(line, sizeof line,
-                "run %d %-6s %10.1f MiB/s %8.3f s CPU/GiB (%llu bytes, HTTP/%s)", run, who,
-                figures.mib_per_s(), figures.cpu_s_per_gib(),
+  std::snprintf(line, sizeof line, "run %d %-6s %10.1f MiB/s %8.3f s CPU/GiB (%llu bytes, HTTP/%s)",
+                run, who, figures.mib_per_s(), figures.cpu_s_per_gib(),
                 static_cast<unsigned long long>(figures.bytes), figures.http_version.c_str());
   print_note(line);
 }
@@ -175,8 +174,10 @@ Result<std::optional<RunFigures>> run_h2_comparison(const BenchOptions& over_h2,
                                                     std::vector<std::byte>& buffer) {
   Result<RunFigures> mine_h2 = run_ours(over_h2, buffer);
   if (!mine_h2 && run == 1) {
-    print_note("note: sluice over HTTP/2 failed on this URL (a server without TCP?), so no h2 "
-               "figures: " + mine_h2.error().describe());
+    print_note(
+        "note: sluice over HTTP/2 failed on this URL (a server without TCP?), so no h2 "
+        "figures: " +
+        mine_h2.error().describe());
     return std::optional<RunFigures>();
   }
   if (!mine_h2) {

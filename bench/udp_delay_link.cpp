@@ -82,8 +82,11 @@ std::uint64_t flow_key(const sockaddr_in& address) {
 class UdpDelayLink::Relay {
  public:
   Relay(int listen_fd, std::uint16_t target_port, LinkShape shape, std::unique_ptr<LinkLoop> loop)
-      : listen_fd_(listen_fd), port_(local_port(listen_fd)), target_port_(target_port),
-        loop_(std::move(loop)), clocks_{LinkClock(shape), LinkClock(shape)} {}
+      : listen_fd_(listen_fd),
+        port_(local_port(listen_fd)),
+        target_port_(target_port),
+        loop_(std::move(loop)),
+        clocks_{LinkClock(shape), LinkClock(shape)} {}
   ~Relay();
   Result<void> start_thread();
 
@@ -223,8 +226,8 @@ Flow* UdpDelayLink::Relay::flow_for(const sockaddr_in& client, LinkTime now) {
   return made;
 }
 
-void UdpDelayLink::Relay::enqueue(Lane lane, Flow* flow, const msghdr& message,
-                                  std::size_t size, LinkTime now) {
+void UdpDelayLink::Relay::enqueue(Lane lane, Flow* flow, const msghdr& message, std::size_t size,
+                                  LinkTime now) {
   LaneQueue& queue = lanes_[lane];
   flow->last_active = now;
   if (queue.bytes.size() + size > kMaxBacklogBytes) {
@@ -298,8 +301,7 @@ void UdpDelayLink::Relay::sent(Lane lane, std::size_t count) {
   }
 }
 
-void UdpDelayLink::Relay::set_watch(int fd, std::uint32_t* watched, std::uint32_t want,
-                                    void* tag) {
+void UdpDelayLink::Relay::set_watch(int fd, std::uint32_t* watched, std::uint32_t want, void* tag) {
   if (want == *watched) return;
   if (loop_->watch(fd, want, tag)) *watched = want;
 }

@@ -112,9 +112,10 @@ int run_upload_burst(const BenchOptions& options) {
   print_note("uploading " + std::to_string(options.count) + " bodies of " +
              std::to_string(options.size) + " bytes at once to " +
              (options.url.empty() ? std::string("a slow loopback server") : options.url));
-  auto reports = compare_release_rule(
-      "upload_burst", options,
-      [&options](std::size_t threshold, const char* label) { return run_variant(options, threshold, label); });
+  auto reports = compare_release_rule("upload_burst", options,
+                                      [&options](std::size_t threshold, const char* label) {
+                                        return run_variant(options, threshold, label);
+                                      });
   if (!reports) return kExitFailed;
   print_figure("upload_burst_held_after_sends_mib",
                reports->on.figure("held_after_sends_bytes") / (1024.0 * 1024.0), 1);

@@ -46,9 +46,9 @@ void check_field(const AltSvcField& field) {
   for (const auto& alternative : field.alternatives) {
     check(alternative.port != 0, "a parsed alternative's port is never 0");
     check(!alternative.protocol_id.empty(), "a parsed alternative has a protocol id");
-    check(alternative.max_age.count() >= 0 &&
-              alternative.max_age.count() <= (std::int64_t{1} << 31),
-          "max-age is capped at 2^31 s");
+    check(
+        alternative.max_age.count() >= 0 && alternative.max_age.count() <= (std::int64_t{1} << 31),
+        "max-age is capped at 2^31 s");
     check(host_is_clean(alternative.host), "an alternative's host is a clean lowercase name");
   }
 }

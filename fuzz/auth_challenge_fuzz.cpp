@@ -40,14 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     auto digest = sluice::DigestChallenge::from(challenge);
     if (!digest) continue;
-    auto answer = sluice::digest_authorization(*digest, {"user", "pw", "GET", "/p", "c0ffee", 1, std::string_view()});
+    auto answer = sluice::digest_authorization(
+        *digest, {"user", "pw", "GET", "/p", "c0ffee", 1, std::string_view()});
     check(answer.ok(), "an accepted challenge is answered");
     check(!has_line_break(*answer), "the answer cannot split a request");
   }
   sluice::Headers headers;
   headers.add("WWW-Authenticate", std::string(value));
   sluice::AuthRetry retry(sluice::Authentication::any("user", "pw"));
-  if (auto answer = retry.answer(headers, "GET", "/p", std::string_view()); answer && answer->ok()) {
+  if (auto answer = retry.answer(headers, "GET", "/p", std::string_view());
+      answer && answer->ok()) {
     check(!has_line_break(**answer), "AuthRetry's answer cannot split a request");
   }
   return 0;

@@ -52,15 +52,17 @@ void run_one(FuzzInput& in, sluice_request* request, sluice_client_options* othe
     }
     case 2: check_code(sluice_request_set_allowance(request, in.u16(), in.u16())); break;
     case 3:
-      check_code(sluice_request_set_version(request, static_cast<sluice_version_policy>(in.byte() % 9)));
+      check_code(
+          sluice_request_set_version(request, static_cast<sluice_version_policy>(in.byte() % 9)));
       break;
     case 4:
       check_code(sluice_request_set_timeout_ms(request, static_cast<sluice_timeout>(in.byte() % 7),
                                                in.u16()));
       break;
     case 5:
-      check_code(sluice_request_set_redirects(
-          request, static_cast<sluice_redirect_mode>(in.byte() % 4), static_cast<int>(in.byte()) - 8));
+      check_code(sluice_request_set_redirects(request,
+                                              static_cast<sluice_redirect_mode>(in.byte() % 4),
+                                              static_cast<int>(in.byte()) - 8));
       break;
     case 6: {
       const std::string_view path = in.take(in.byte() % 32);

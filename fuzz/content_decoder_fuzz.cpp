@@ -20,18 +20,18 @@
 #include <string_view>
 #include <vector>
 
+#include "core/byte_queue.hpp"
 #include "decode/content_decoder.hpp"
 #include "fuzz_input.hpp"
-#include "core/byte_queue.hpp"
 
 namespace {
 
 using sluice::fuzz::check;
 
 constexpr std::string_view kCodings[] = {
-    "gzip",       "deflate",      "br",           "zstd",       "x-gzip",
-    "gzip, br",   "br, zstd",     "deflate, gzip", "zstd, gzip", "GZIP",
-    "identity",   "gzip, gzip",   "compress",     "br, br, br, br, br"};
+    "gzip",     "deflate",           "br",         "zstd", "x-gzip",   "gzip, br",
+    "br, zstd", "deflate, gzip",     "zstd, gzip", "GZIP", "identity", "gzip, gzip",
+    "compress", "br, br, br, br, br"};
 
 // Stop a run past this: a bomb without limits would only test the fuzzer's patience.
 constexpr std::uint64_t kMaxDecodedPerRun = 32u << 20;
@@ -53,7 +53,8 @@ struct Pump {
       auto step = decoder.decode(compressed.readable(), decoded, room);
       if (!step) {
         check(!step.error().message().empty(), "a decode error says why");
-        if (sluice::fuzz::debug_on()) std::fprintf(stderr, "fuzz: %s\n", step.error().message().c_str());
+        if (sluice::fuzz::debug_on())
+          std::fprintf(stderr, "fuzz: %s\n", step.error().message().c_str());
         return false;
       }
       check(step->produced <= room, "a step produces at most its room");
@@ -76,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view coding = kCodings[input.byte() % std::size(kCodings)];
   const std::uint8_t limits_byte = input.byte();
   sluice::DecodeLimits limits;
-  if ((limits_byte & 15) != 0) limits.max_decoded_size = std::uint64_t{1} << ((limits_byte & 15) + 9);
+  if ((limits_byte & 15) != 0)
+    limits.max_decoded_size = std::uint64_t{1} << ((limits_byte & 15) + 9);
   limits.max_ratio = 10u * (limits_byte >> 4);
   const std::size_t room = (std::size_t{input.byte()} + 1) * 256;
   const std::uint8_t sweeps = input.byte();

@@ -50,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool file_mode = (flags & 2) != 0;
   const bool drop_session = (flags & 4) != 0;
   const sluice::Url url = request_url(https, input.line());
-  const bool secure = https || url.host == "localhost" || url.host == "127.0.0.1" || url.host == "::1";
+  const bool secure =
+      https || url.host == "localhost" || url.host == "127.0.0.1" || url.host == "::1";
 
   SystemTime now{std::chrono::seconds(1'700'000'000)};
   sluice::CookieJarOptions options;
@@ -80,7 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(!cookie.domain.empty() && cookie.domain.front() != '.', "a domain without a leading dot");
     check(!cookie.path.empty() && cookie.path.front() == '/', "a path starting with '/'");
     check(cookie.name.size() + cookie.value.size() <= 4096, "name and value within 4096 bytes");
-    if (!file_mode) check(secure || !cookie.secure, "no Secure cookie is stored from insecure http");
+    if (!file_mode)
+      check(secure || !cookie.secure, "no Secure cookie is stored from insecure http");
     if (file_mode && drop_session) check(cookie.expires.has_value(), "-j leaves no session cookie");
   }
   const std::string header = jar.cookie_header(url);

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "fuzz_input.hpp"
 #include "connection/connection.hpp"
 #include "connection/exchange.hpp"
 #include "core/time_source.hpp"
+#include "fuzz_input.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice::fuzz {
@@ -49,13 +49,15 @@ class CheckingSink final : public ExchangeSink {
     check_open();
     check(!head_, "one response head per exchange");
     check(head.status >= 200 && head.status <= 999, "a final head's status is 200..999");
-    if (debug_on()) std::fprintf(stderr, "fuzz: %p head %d\n", static_cast<void*>(this), head.status);
+    if (debug_on())
+      std::fprintf(stderr, "fuzz: %p head %d\n", static_cast<void*>(this), head.status);
     head_ = true;
   }
   void on_body(std::span<const std::byte> bytes) override {
     check_open();
     check(head_ && !trailers_, "body bytes come after the head and before trailers");
-    if (debug_on()) std::fprintf(stderr, "fuzz: %p body %zu\n", static_cast<void*>(this), bytes.size());
+    if (debug_on())
+      std::fprintf(stderr, "fuzz: %p body %zu\n", static_cast<void*>(this), bytes.size());
     if (holding_) held_ += bytes.size();
     if (held_ >= mark_) paused_ = true;
   }
@@ -75,7 +77,8 @@ class CheckingSink final : public ExchangeSink {
     check_open();
     check(!error.message().empty(), "an exchange error says why");
     if (debug_on()) {
-      std::fprintf(stderr, "fuzz: %p error: %s\n", static_cast<void*>(this), error.message().c_str());
+      std::fprintf(stderr, "fuzz: %p error: %s\n", static_cast<void*>(this),
+                   error.message().c_str());
     }
     ended_ = true;
   }
@@ -119,8 +122,8 @@ class FixedBody final : public RequestBodySource {
   SourceChunk peek(std::size_t max) override {
     if (offset_ == data_.size()) return SourceChunk{SourceChunk::State::end, {}, {}};
     const std::size_t n = std::min(max, data_.size() - offset_);
-    return SourceChunk{SourceChunk::State::data, bytes_of(std::string_view(data_).substr(offset_, n)),
-                     {}};
+    return SourceChunk{
+        SourceChunk::State::data, bytes_of(std::string_view(data_).substr(offset_, n)), {}};
   }
   void consume(std::size_t n) override {
     check(n <= data_.size() - offset_, "the transport consumes only what it peeked");

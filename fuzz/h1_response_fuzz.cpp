@@ -50,7 +50,8 @@ class OrderChecker final : public sluice::H1ParserEvents {
   }
   void on_message_complete() override {
     check(head_ && !complete_, "completion comes once, after the head");
-    if (sluice::fuzz::debug_on()) std::fprintf(stderr, "fuzz: complete, %zu body bytes\n", body_bytes_);
+    if (sluice::fuzz::debug_on())
+      std::fprintf(stderr, "fuzz: complete, %zu body bytes\n", body_bytes_);
     complete_ = true;
   }
 
@@ -83,7 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     while (!piece.empty()) {
       auto fed = parser.feed(sluice::fuzz::bytes_of(piece), *events);
       if (!fed) {  // the connection closes; nothing more is parsed
-        if (sluice::fuzz::debug_on()) std::fprintf(stderr, "fuzz: %s\n", fed.error().message().c_str());
+        if (sluice::fuzz::debug_on())
+          std::fprintf(stderr, "fuzz: %s\n", fed.error().message().c_str());
         return 0;
       }
       check(*fed <= piece.size(), "feed consumes at most what it was given");
@@ -101,8 +103,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (server_closes) {
     const bool complete_before = events->complete();
     auto finished = parser.finish(*events, close);
-    check(complete_before || !finished ||
-              close == sluice::H1ResponseParser::Close::authenticated || !events->complete(),
+    check(complete_before || !finished || close == sluice::H1ResponseParser::Close::authenticated ||
+              !events->complete(),
           "a close without close_notify does not complete a response");
     if (!finished && sluice::fuzz::debug_on()) {
       std::fprintf(stderr, "fuzz: finish: %s\n", finished.error().message().c_str());

@@ -19,11 +19,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/byte_queue.hpp"
+#include "core/trace.hpp"
 #include "fuzz_exchange.hpp"
 #include "fuzz_input.hpp"
 #include "http2/h2_session.hpp"
-#include "core/byte_queue.hpp"
-#include "core/trace.hpp"
 
 namespace {
 
@@ -117,7 +117,8 @@ class Run {
   }
 
   static void note_error(const sluice::Error& error) {
-    if (sluice::fuzz::debug_on()) std::fprintf(stderr, "fuzz: session: %s\n", error.message().c_str());
+    if (sluice::fuzz::debug_on())
+      std::fprintf(stderr, "fuzz: session: %s\n", error.message().c_str());
   }
 
   void check_all_ended(const char* what) {

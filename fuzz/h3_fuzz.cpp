@@ -31,11 +31,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/trace.hpp"
 #include "fuzz_exchange.hpp"
 #include "fuzz_input.hpp"
 #include "http3/h3_session.hpp"
 #include "quic/quic_streams.hpp"
-#include "core/trace.hpp"
 
 namespace {
 
@@ -74,9 +74,7 @@ class FakeQuic final : public sluice::QuicStreams {
     return std::exchange(next_uni_, next_uni_ + 4);
   }
   std::uint64_t bidi_streams_left() const override { return bidi_left_; }
-  void extend_stream(std::int64_t stream_id, std::uint64_t n) override {
-    credit(stream_id, n);
-  }
+  void extend_stream(std::int64_t stream_id, std::uint64_t n) override { credit(stream_id, n); }
   void set_stream_window(std::int64_t stream_id, std::uint64_t window) override {
     streams_[stream_id].window = window;
   }
@@ -165,7 +163,8 @@ class Run {
   bool drain();
   // A session call failed: the transport closes the connection.
   bool failed(const sluice::Error& error) {
-    if (sluice::fuzz::debug_on()) std::fprintf(stderr, "fuzz: session: %s\n", error.message().c_str());
+    if (sluice::fuzz::debug_on())
+      std::fprintf(stderr, "fuzz: session: %s\n", error.message().c_str());
     close("fuzz: the session failed");
     return false;
   }

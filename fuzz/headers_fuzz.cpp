@@ -91,16 +91,14 @@ void check_lookups(sluice::Headers& headers, std::string_view name) {
   check(copy.get_all(name).size() == 1, "set leaves one field");
 }
 
-void check_block(sluice::ResponseFieldBlock& block, std::string_view name,
-                 std::string_view value) {
+void check_block(sluice::ResponseFieldBlock& block, std::string_view name, std::string_view value) {
   const auto before = block.status();
   const auto added = block.add(name, value);
   if (added) check(block.size() <= block.max_bytes(), "an accepted field block fits its limit");
   if (!name.empty() && name.front() == ':') {
     check(!added || name == ":status", "only :status is accepted among pseudo-headers");
     if (added) {
-      check(value.size() == 3 && block.status() && *block.status() >= 100 &&
-                *block.status() <= 999,
+      check(value.size() == 3 && block.status() && *block.status() >= 100 && *block.status() <= 999,
             ":status is three digits, at least 100");
     } else {
       check(block.status() == before, "a refused :status leaves the status alone");

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz_input.hpp"
 #include "connect/proxy_connect.hpp"
+#include "fuzz_input.hpp"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fuzz_input.hpp"
 #include "connect/socks5_handshake.hpp"
+#include "fuzz_input.hpp"
 
 using sluice::TunnelHandshake;
 using sluice::fuzz::check;

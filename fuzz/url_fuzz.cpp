@@ -26,9 +26,8 @@ bool wire_safe(std::string_view text) {
 }
 
 bool same_url(const Url& a, const Url& b) {
-  return a.scheme == b.scheme && a.userinfo == b.userinfo && a.host == b.host &&
-         a.port == b.port && a.path == b.path && a.query == b.query &&
-         a.has_query == b.has_query;
+  return a.scheme == b.scheme && a.userinfo == b.userinfo && a.host == b.host && a.port == b.port &&
+         a.path == b.path && a.query == b.query && a.has_query == b.has_query;
 }
 
 void check_url(const Url& url) {

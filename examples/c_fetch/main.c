@@ -12,18 +12,18 @@
 
 #include <sluice/sluice.h>
 
-static int failed(const char *what, sluice_code code) {
+static int failed(const char* what, sluice_code code) {
   fprintf(stderr, "c_fetch: %s: %s (%s)\n", what, sluice_last_error(), sluice_code_name(code));
   return 1;
 }
 
-static int print_headers(const sluice_response *response) {
+static int print_headers(const sluice_response* response) {
   size_t i;
   fprintf(stderr, "status %d, HTTP version %d\n", sluice_response_status(response),
           sluice_response_http_version(response));
   for (i = 0; i < sluice_response_header_count(response); ++i) {
-    const char *name;
-    const char *value;
+    const char* name;
+    const char* value;
     size_t name_len;
     size_t value_len;
     sluice_code code = sluice_response_header(response, i, &name, &name_len, &value, &value_len);
@@ -34,9 +34,9 @@ static int print_headers(const sluice_response *response) {
 }
 
 /* Writes the body as it arrives, from the staged bytes themselves (no copy). */
-static int write_body(sluice_response *response) {
+static int write_body(sluice_response* response) {
   for (;;) {
-    const uint8_t *data;
+    const uint8_t* data;
     size_t len;
     sluice_code code = sluice_response_next(response, 0, &data, &len);
     if (code != SLUICE_OK) return failed("body", code);
@@ -48,11 +48,11 @@ static int write_body(sluice_response *response) {
   }
 }
 
-int main(int argc, char **argv) {
-  sluice_client_options *options = NULL;
-  sluice_client *client = NULL;
-  sluice_request *request = NULL;
-  sluice_response *response = NULL;
+int main(int argc, char** argv) {
+  sluice_client_options* options = NULL;
+  sluice_client* client = NULL;
+  sluice_request* request = NULL;
+  sluice_response* response = NULL;
   sluice_code code;
   int status = 1;
 

@@ -49,8 +49,7 @@ int main(int argc, char** argv) {
   if (!response) {
     return fail(response.error());
   }
-  std::fprintf(stderr, "HTTP/%s %d\n", sluice::to_string(response->version),
-               response->status);
+  std::fprintf(stderr, "HTTP/%s %d\n", sluice::to_string(response->version), response->status);
 
   // read() hands over what has arrived; while this loop is busy writing, the
   // staging buffer fills to its mark and the transport stops taking bytes.

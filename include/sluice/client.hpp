@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -257,15 +257,15 @@ struct ClientOptions {
 
 /// What a Client holds right now; see Client::stats().
 struct ClientStats {
-  std::size_t in_flight = 0;           ///< requests not yet ended
-  std::size_t paused_receivers = 0;    ///< of those, held at their allowance
-  std::size_t staged_bytes = 0;        ///< body bytes waiting for readers
-  std::size_t retained_scratch_bytes = 0;  ///< empty buffers kept for reuse (bytes)
-  std::size_t request_body_bytes_held = 0; ///< request body copies not yet freed
-  std::size_t connections = 0;         ///< open connections, busy or idle
-  std::uint64_t sweep_releases = 0;    ///< receivers and connections the sweep freed scratch of
+  std::size_t in_flight = 0;                ///< requests not yet ended
+  std::size_t paused_receivers = 0;         ///< of those, held at their allowance
+  std::size_t staged_bytes = 0;             ///< body bytes waiting for readers
+  std::size_t retained_scratch_bytes = 0;   ///< empty buffers kept for reuse (bytes)
+  std::size_t request_body_bytes_held = 0;  ///< request body copies not yet freed
+  std::size_t connections = 0;              ///< open connections, busy or idle
+  std::uint64_t sweep_releases = 0;  ///< receivers and connections the sweep freed scratch of
   std::uint64_t sweep_bytes_released = 0;
-  std::uint64_t budget_waits = 0;      ///< times staged_bytes_budget held streams back
+  std::uint64_t budget_waits = 0;  ///< times staged_bytes_budget held streams back
   /// The allowances of open responses, summed (Request::allowance; over HTTP/2 and
   /// HTTP/3 their streams' receive windows): what their servers may send beyond
   /// what readers took. staged_bytes_budget bounds it.

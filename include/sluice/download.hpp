@@ -44,8 +44,8 @@ struct DownloadTarget {
 
 /// A snapshot of a download in flight, for progress displays.
 struct DownloadProgress {
-  std::string path;                    ///< empty until the name is chosen
-  std::uint64_t bytes_done = 0;        ///< bytes of the file on disk (all ranges, resumed ones included)
+  std::string path;              ///< empty until the name is chosen
+  std::uint64_t bytes_done = 0;  ///< bytes of the file on disk (all ranges, resumed ones included)
   std::optional<std::uint64_t> total;  ///< the file's size, once known
   std::uint64_t resumed_from = 0;      ///< bytes that were on disk when this run began
   double bytes_per_second = 0;         ///< over the last few seconds
@@ -113,13 +113,13 @@ struct DownloadResult {
   /// back: then nothing was written and the file is as it was.
   int status = 0;
   HttpVersion version = HttpVersion::http1_1;
-  std::string effective_url;    ///< after redirects
-  std::string last_modified;    ///< the first response's Last-Modified, as sent ("" when none)
-  std::uint64_t size = 0;       ///< bytes in the complete file
-  std::uint64_t transferred = 0;  ///< body bytes received by this run
-  std::uint64_t resumed_from = 0; ///< bytes already on disk that were kept
-  unsigned ranges = 1;          ///< ranges fetched at once
-  int retries = 0;              ///< retries used
+  std::string effective_url;       ///< after redirects
+  std::string last_modified;       ///< the first response's Last-Modified, as sent ("" when none)
+  std::uint64_t size = 0;          ///< bytes in the complete file
+  std::uint64_t transferred = 0;   ///< body bytes received by this run
+  std::uint64_t resumed_from = 0;  ///< bytes already on disk that were kept
+  unsigned ranges = 1;             ///< ranges fetched at once
+  int retries = 0;                 ///< retries used
   /// Times a range that finished early took the second half of the largest rest of
   /// another (work stealing); each added a range.
   unsigned steals = 0;

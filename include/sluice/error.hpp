@@ -5,9 +5,9 @@
 
 #include <cassert>
 #include <functional>
-#include <type_traits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -36,37 +36,38 @@ const char* to_string(ErrorCategory category) noexcept;
 /// that only needs to decide reads the category; one that reports or counts reads
 /// the code. New codes may be added; a number is never reused.
 enum class ErrorCode : int {
-  dns_failed = 100,           ///< the host name did not resolve
-  connect_failed = 200,       ///< no address accepted a connection
-  proxy_refused = 201,        ///< the proxy refused the tunnel or request (a non-2xx answer)
-  local_bind_failed = 202,    ///< the local interface or port (ClientOptions::interface) was unusable
-  tls_failed = 300,           ///< the TLS handshake or session failed
-  tls_certificate = 301,      ///< the server's certificate was not trusted for the host
-  protocol_error = 400,       ///< the server broke HTTP
-  body_truncated = 401,       ///< the body ended (the connection closed) before its end
-  timeout = 500,              ///< a configured timeout expired
-  connect_timeout = 501,      ///< no connection (or free stream) within Timeouts::connect
-  first_byte_timeout = 502,   ///< no response head within Timeouts::first_byte
-  idle_timeout = 503,         ///< the server was silent for Timeouts::idle
-  total_timeout = 504,        ///< the transfer did not end within Timeouts::total
-  ping_timeout = 505,         ///< an HTTP/2 connection did not answer a PING
-  handshake_timeout = 506,    ///< a QUIC handshake did not complete
-  dns_timeout = 507,          ///< no answer from the name servers within ClientOptions::dns_timeout
-  cancelled = 600,            ///< the caller (or the Client's end) cancelled
-  too_large = 700,            ///< a configured limit was exceeded
-  too_many_redirects = 701,   ///< RedirectOptions::max_redirects
-  headers_too_large = 702,    ///< Request::max_header_bytes
-  decoded_too_large = 703,    ///< DecodeOptions::max_decoded_size or the ratio limit
-  body_too_large = 704,       ///< Request::max_body_size, or read_all's limit
-  decode_failed = 800,        ///< content decoding failed
-  io_failed = 900,            ///< local I/O failed
-  out_of_memory = 901,        ///< memory ran out (reported by the C API, which cannot throw)
-  usage = 1000,               ///< the caller asked for something invalid
-  bad_url = 1001,             ///< the URL did not parse, or its scheme is not http(s)
-  invalid_argument = 1002,    ///< a C API call got a null, dead or out-of-range argument
-  http_status = 1100,         ///< an error status where success was needed
-  redirect_refused = 1101,    ///< a redirect where RedirectPolicy::fail_on_redirect refused one
-  insecure_redirect = 1102,   ///< a redirect from https to http (RedirectPolicy::allow_https_to_http)
+  dns_failed = 100,         ///< the host name did not resolve
+  connect_failed = 200,     ///< no address accepted a connection
+  proxy_refused = 201,      ///< the proxy refused the tunnel or request (a non-2xx answer)
+  local_bind_failed = 202,  ///< the local interface or port (ClientOptions::interface) was unusable
+  tls_failed = 300,         ///< the TLS handshake or session failed
+  tls_certificate = 301,    ///< the server's certificate was not trusted for the host
+  protocol_error = 400,     ///< the server broke HTTP
+  body_truncated = 401,     ///< the body ended (the connection closed) before its end
+  timeout = 500,            ///< a configured timeout expired
+  connect_timeout = 501,    ///< no connection (or free stream) within Timeouts::connect
+  first_byte_timeout = 502,  ///< no response head within Timeouts::first_byte
+  idle_timeout = 503,        ///< the server was silent for Timeouts::idle
+  total_timeout = 504,       ///< the transfer did not end within Timeouts::total
+  ping_timeout = 505,        ///< an HTTP/2 connection did not answer a PING
+  handshake_timeout = 506,   ///< a QUIC handshake did not complete
+  dns_timeout = 507,         ///< no answer from the name servers within ClientOptions::dns_timeout
+  cancelled = 600,           ///< the caller (or the Client's end) cancelled
+  too_large = 700,           ///< a configured limit was exceeded
+  too_many_redirects = 701,  ///< RedirectOptions::max_redirects
+  headers_too_large = 702,   ///< Request::max_header_bytes
+  decoded_too_large = 703,   ///< DecodeOptions::max_decoded_size or the ratio limit
+  body_too_large = 704,      ///< Request::max_body_size, or read_all's limit
+  decode_failed = 800,       ///< content decoding failed
+  io_failed = 900,           ///< local I/O failed
+  out_of_memory = 901,       ///< memory ran out (reported by the C API, which cannot throw)
+  usage = 1000,              ///< the caller asked for something invalid
+  bad_url = 1001,            ///< the URL did not parse, or its scheme is not http(s)
+  invalid_argument = 1002,   ///< a C API call got a null, dead or out-of-range argument
+  http_status = 1100,        ///< an error status where success was needed
+  redirect_refused = 1101,   ///< a redirect where RedirectPolicy::fail_on_redirect refused one
+  insecure_redirect =
+      1102,  ///< a redirect from https to http (RedirectPolicy::allow_https_to_http)
 };
 
 /// A code's category (its hundreds).
@@ -147,17 +148,32 @@ class [[nodiscard]] Result {
   bool has_value() const noexcept { return ok(); }
   explicit operator bool() const noexcept { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(state_); }
-  const T& value() const& { assert(ok()); return std::get<0>(state_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(state_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const& { assert(!ok()); return std::get<1>(state_); }
-  Error&& error() && { assert(!ok()); return std::get<1>(std::move(state_)); }
+  const Error& error() const& {
+    assert(!ok());
+    return std::get<1>(state_);
+  }
+  Error&& error() && {
+    assert(!ok());
+    return std::get<1>(std::move(state_));
+  }
 
   /// The value, or `fallback` on an error.
   template <class U>
@@ -217,8 +233,14 @@ class [[nodiscard]] Result<void> {
   explicit operator bool() const noexcept { return ok(); }
   /// Asserts success (std::expected<void, E>::value()).
   void value() const { assert(!failed_); }
-  const Error& error() const& { assert(failed_); return error_; }
-  Error&& error() && { assert(failed_); return std::move(error_); }
+  const Error& error() const& {
+    assert(failed_);
+    return error_;
+  }
+  Error&& error() && {
+    assert(failed_);
+    return std::move(error_);
+  }
 
   /// f(), itself a Result, or this error.
   template <class F>

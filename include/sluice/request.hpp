@@ -19,10 +19,10 @@ namespace sluice {
 
 /// Which HTTP version to speak.
 enum class VersionPolicy {
-  automatic,   ///< over TLS ALPN offers h2 and http/1.1 and the server picks; plain TCP speaks HTTP/1.1
-  http1_only,  ///< HTTP/1.1 only (--http1.1)
-  http2,       ///< HTTP/2 where the server agrees by ALPN, else HTTP/1.1; never HTTP/3,
-               ///< not even one Alt-Svc announced, as automatic would (--http2)
+  automatic,  ///< over TLS ALPN offers h2 and http/1.1 and the server picks; plain TCP speaks HTTP/1.1
+  http1_only,             ///< HTTP/1.1 only (--http1.1)
+  http2,                  ///< HTTP/2 where the server agrees by ALPN, else HTTP/1.1; never HTTP/3,
+                          ///< not even one Alt-Svc announced, as automatic would (--http2)
   http2_prior_knowledge,  ///< HTTP/2 straight away, also over plain TCP (--http2-prior-knowledge)
   /// https only: HTTP/3 first; when QUIC fails or does not finish its handshake within
   /// ClientOptions::http3_fallback_after, TCP as automatic (--http3). Automatic mode
@@ -42,7 +42,7 @@ struct Timeouts {
   /// byte arrived and no request body byte was taken. Time a reader holds the body
   /// paused does not count.
   std::chrono::milliseconds idle{0};
-  std::chrono::milliseconds total{0};         ///< whole exchange, body included
+  std::chrono::milliseconds total{0};  ///< whole exchange, body included
 };
 
 /// Redirect following. Off by default, as in curl; on with -L.
@@ -144,7 +144,9 @@ struct Authentication {
   static Authentication basic(std::string user, std::string password) {
     return {Scheme::basic, std::move(user), std::move(password), {}};
   }
-  static Authentication bearer(std::string token) { return {Scheme::bearer, {}, {}, std::move(token)}; }
+  static Authentication bearer(std::string token) {
+    return {Scheme::bearer, {}, {}, std::move(token)};
+  }
   static Authentication digest(std::string user, std::string password) {
     return {Scheme::digest, std::move(user), std::move(password), {}};
   }

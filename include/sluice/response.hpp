@@ -53,9 +53,9 @@ struct Response {
   /// Connections opened for this request, across its redirects and retries (curl's
   /// num_connects): 0 when every hop went over a connection already open.
   int connects = 0;
-  std::string remote_ip;      ///< the address the connection reached: "127.0.0.1", "::1"
+  std::string remote_ip;  ///< the address the connection reached: "127.0.0.1", "::1"
   std::uint16_t remote_port = 0;
-  std::string local_ip;       ///< where the connection left from ("" over a Unix socket)
+  std::string local_ip;  ///< where the connection left from ("" over a Unix socket)
   std::uint16_t local_port = 0;
   /// The check of the server's TLS certificate on the connection that answered
   /// (curl's ssl_verify_result): 0 when it passed or there was no TLS, otherwise

@@ -49,8 +49,8 @@ AttemptFailure failure_from_status(int status, const Headers& headers, const std
 /// Retry-After as the wait it asks for: delay-seconds, or an HTTP-date (as
 /// parse_http_date() reads it) less `now`, clamped to 0 for a date in the past. Both
 /// forms are capped at 60 s. std::nullopt for garbage.
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
-                                                           std::chrono::system_clock::time_point now);
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now);
 /// The same, with `now` read from the system clock.
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
 

@@ -15,14 +15,14 @@ namespace sluice {
 /// lowercased (IPv6 literals without brackets), the path keeps its percent-encoding
 /// (invalid characters such as spaces are percent-encoded on parse).
 struct Url {
-  std::string scheme;    ///< "http" or "https"
-  std::string userinfo;  ///< "user:pass" (still percent-encoded), usually empty
-  std::string host;      ///< "example.org", "127.0.0.1", "::1" (no brackets)
+  std::string scheme;      ///< "http" or "https"
+  std::string userinfo;    ///< "user:pass" (still percent-encoded), usually empty
+  std::string host;        ///< "example.org", "127.0.0.1", "::1" (no brackets)
   std::uint16_t port = 0;  ///< always set: 80/443 when the URL gave none
-  std::string path;      ///< starts with '/', never empty
-  std::string query;     ///< without the '?', empty when absent
+  std::string path;        ///< starts with '/', never empty
+  std::string query;       ///< without the '?', empty when absent
   bool has_query = false;  ///< "?"-with-empty-query differs from no query
-  std::string fragment;  ///< without the '#'; never sent
+  std::string fragment;    ///< without the '#'; never sent
 
   /// Parses an absolute http or https URL. Errors (category usage) say what is wrong:
   /// "URL: unsupported scheme 'ftp' (only http and https)".

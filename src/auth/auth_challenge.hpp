@@ -20,8 +20,8 @@
 namespace sluice {
 
 struct AuthChallenge {
-  std::string scheme;  ///< as sent; compare with iequals
-  std::string token68; ///< the token68 form ("Newauth abc=="), else empty
+  std::string scheme;   ///< as sent; compare with iequals
+  std::string token68;  ///< the token68 form ("Newauth abc=="), else empty
   /// name (lowercased) and value (unquoted), in order; a repeated name keeps both.
   std::vector<std::pair<std::string, std::string>> params;
 

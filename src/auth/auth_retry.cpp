@@ -33,8 +33,8 @@ bool offers_basic(const std::vector<AuthChallenge>& challenges) {
 }  // namespace
 
 bool AuthRetry::active() const {
-  const bool answering = auth_.scheme == Authentication::Scheme::digest ||
-                         auth_.scheme == Authentication::Scheme::any;
+  const bool answering =
+      auth_.scheme == Authentication::Scheme::digest || auth_.scheme == Authentication::Scheme::any;
   return answering && !(auth_.user.empty() && auth_.password.empty());
 }
 
@@ -54,18 +54,18 @@ std::optional<Result<std::string>> AuthRetry::answer(const Headers& headers,
     return std::nullopt;
   }
   if (auth_.user.find(':') != std::string::npos) {
-    return Result<std::string>(Error(ErrorCategory::usage, "Basic: the user name '" + auth_.user +
-                                                               "' contains ':', which Basic cannot carry"));
+    return Result<std::string>(
+        Error(ErrorCategory::usage,
+              "Basic: the user name '" + auth_.user + "' contains ':', which Basic cannot carry"));
   }
   ++answers_;
   last_scheme_ = "Basic";
   return Result<std::string>("Basic " + base64(auth_.user + ":" + auth_.password));
 }
 
-std::optional<Result<std::string>> AuthRetry::answer_digest(const DigestChallenge& challenge,
-                                                            std::string_view method,
-                                                            std::string_view target,
-                                                            std::optional<std::string_view> entity_body) {
+std::optional<Result<std::string>> AuthRetry::answer_digest(
+    const DigestChallenge& challenge, std::string_view method, std::string_view target,
+    std::optional<std::string_view> entity_body) {
   auto cnonce = new_cnonce();
   if (!cnonce) {
     return Result<std::string>(
@@ -74,8 +74,8 @@ std::optional<Result<std::string>> AuthRetry::answer_digest(const DigestChalleng
   // The nonce count says how often this nonce was used (RFC 7616 section 3.4).
   nonce_count_ = challenge.nonce == nonce_ ? nonce_count_ + 1 : 1;
   nonce_ = challenge.nonce;
-  DigestInput input{auth_.user, auth_.password, std::string(method), std::string(target),
-                    std::move(*cnonce), nonce_count_, entity_body};
+  DigestInput input{auth_.user,         auth_.password, std::string(method), std::string(target),
+                    std::move(*cnonce), nonce_count_,   entity_body};
   auto value = digest_authorization(challenge, input);
   if (!value) return Result<std::string>(std::move(value).error());
   ++answers_;

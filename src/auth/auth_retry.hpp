@@ -44,14 +44,13 @@ class AuthRetry {
 
  private:
   std::optional<Result<std::string>> answer_digest(const DigestChallenge& challenge,
-                                                   std::string_view method,
-                                                   std::string_view target,
+                                                   std::string_view method, std::string_view target,
                                                    std::optional<std::string_view> entity_body);
 
   Authentication auth_;
-  int answers_ = 0;          // authenticated sends for the current URL
+  int answers_ = 0;  // authenticated sends for the current URL
   bool stale_answered_ = false;
-  std::string nonce_;        // the nonce last answered, and how often (nc)
+  std::string nonce_;  // the nonce last answered, and how often (nc)
   std::uint32_t nonce_count_ = 0;
   std::string last_scheme_;
 };

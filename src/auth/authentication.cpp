@@ -51,7 +51,8 @@ Result<void> authentication_to_header(const Authentication& auth, Headers& heade
                  "Basic: the user name '" + auth.user + "' contains ':', which Basic cannot carry");
   }
   if (has_control(auth.user) || has_control(auth.password)) {
-    return Error(ErrorCategory::usage, "Basic: the user name or password holds a control character");
+    return Error(ErrorCategory::usage,
+                 "Basic: the user name or password holds a control character");
   }
   headers.add("Authorization", "Basic " + base64(auth.user + ":" + auth.password));
   return {};

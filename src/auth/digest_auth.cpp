@@ -145,7 +145,8 @@ std::string username_parameter(std::string_view user) {
 Result<std::string> digest_authorization(const DigestChallenge& challenge,
                                          const DigestInput& input) {
   if (has_control(input.user) || has_control(input.password)) {
-    return Error(ErrorCategory::usage, "Digest: the user name or password holds a control character");
+    return Error(ErrorCategory::usage,
+                 "Digest: the user name or password holds a control character");
   }
   const auto hash = [&](std::string_view text) { return hex_digest(challenge.algorithm, text); };
   std::string ha1 = hash(input.user + ":" + challenge.realm + ":" + input.password);
@@ -161,16 +162,17 @@ Result<std::string> digest_authorization(const DigestChallenge& challenge,
                  "Digest: the server accepts only qop=auth-int, which hashes the request body, "
                  "and this body is a file or a stream that is not in memory; send it as bytes");
   }
-  const std::string ha2 = integrity ? hash(input.method + ":" + input.uri + ":" + hash(*input.entity_body))
-                                    : hash(input.method + ":" + input.uri);
+  const std::string ha2 =
+      integrity ? hash(input.method + ":" + input.uri + ":" + hash(*input.entity_body))
+                : hash(input.method + ":" + input.uri);
   const std::string qop = integrity ? "auth-int" : "auth";
   char nc[9];
   std::snprintf(nc, sizeof nc, "%08x", static_cast<unsigned>(input.nonce_count));
   // RFC 2069's form, without qop, is what a server that offers no qop expects.
-  const std::string response =
-      challenge.qop_offered
-          ? hash(ha1 + ":" + challenge.nonce + ":" + nc + ":" + input.cnonce + ":" + qop + ":" + ha2)
-          : hash(ha1 + ":" + challenge.nonce + ":" + ha2);
+  const std::string response = challenge.qop_offered
+                                   ? hash(ha1 + ":" + challenge.nonce + ":" + nc + ":" +
+                                          input.cnonce + ":" + qop + ":" + ha2)
+                                   : hash(ha1 + ":" + challenge.nonce + ":" + ha2);
   const std::string user =
       challenge.userhash ? hash(input.user + ":" + challenge.realm) : input.user;
   std::string value = "Digest " + username_parameter(user) + ", realm=" + quoted(challenge.realm) +

@@ -21,12 +21,12 @@ struct DigestChallenge {
   std::string nonce;
   std::optional<std::string> opaque;
   HashAlgorithm algorithm = HashAlgorithm::md5;
-  bool session = false;   ///< "-sess": A1 includes the nonces
-  bool qop_auth = false;  ///< qop offers "auth" (RFC 2069 style when no qop at all)
+  bool session = false;       ///< "-sess": A1 includes the nonces
+  bool qop_auth = false;      ///< qop offers "auth" (RFC 2069 style when no qop at all)
   bool qop_auth_int = false;  ///< qop offers "auth-int": the body is hashed too
   bool qop_offered = false;
-  bool stale = false;     ///< the previous nonce expired; the credentials were fine
-  bool userhash = false;  ///< send H(user:realm) instead of the user name
+  bool stale = false;          ///< the previous nonce expired; the credentials were fine
+  bool userhash = false;       ///< send H(user:realm) instead of the user name
   std::string algorithm_name;  ///< as sent back in the response ("SHA-256-sess")
 
   /// nullopt when `challenge` is not Digest, lacks realm or nonce, names an
@@ -55,7 +55,8 @@ struct DigestInput {
 /// (usage) when a user name or password would have to carry a byte the header
 /// cannot (a control character, or a '"' without userhash), or when only auth-int is
 /// offered and the body is not known.
-Result<std::string> digest_authorization(const DigestChallenge& challenge, const DigestInput& input);
+Result<std::string> digest_authorization(const DigestChallenge& challenge,
+                                         const DigestInput& input);
 
 /// A fresh client nonce: 16 random bytes in hex; nullopt without entropy.
 std::optional<std::string> new_cnonce();

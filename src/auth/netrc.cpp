@@ -35,7 +35,8 @@ class NetrcLexer {
       if (text_[pos_] == '"') return quoted();
       const std::size_t start = pos_;
       while (pos_ < text_.size() && !is_separator(text_[pos_])) ++pos_;
-      return std::optional<Token>(Token{std::string(text_.substr(start, pos_ - start)), line_, false});
+      return std::optional<Token>(
+          Token{std::string(text_.substr(start, pos_ - start)), line_, false});
     }
   }
 
@@ -85,9 +86,12 @@ class NetrcLexer {
       if (c == '\n') break;  // curl's quoted tokens do not span lines
       if (c == '\\' && pos_ + 1 < text_.size()) {
         c = text_[++pos_];
-        if (c == 'n') c = '\n';
-        else if (c == 'r') c = '\r';
-        else if (c == 't') c = '\t';
+        if (c == 'n')
+          c = '\n';
+        else if (c == 'r')
+          c = '\r';
+        else if (c == 't')
+          c = '\t';
       }
       token.text += c;
     }
@@ -140,13 +144,15 @@ Result<Netrc> Netrc::parse(std::string_view text, std::string_view file_name) {
     auto value = value_after(token);
     if (!value) return std::move(value).error();
     if (machine) {
-      netrc.entries_.push_back(NetrcEntry{std::move(*value), std::nullopt, std::nullopt, token.line});
+      netrc.entries_.push_back(
+          NetrcEntry{std::move(*value), std::nullopt, std::nullopt, token.line});
       in_entry = true;
     } else if (macdef) {
       lexer.skip_macro();
       in_entry = false;  // a macro ends the entry it follows, as in curl
     } else if (!in_entry) {
-      return lexer.error(token.line, "'" + token.text + "' comes before any 'machine' or 'default'");
+      return lexer.error(token.line,
+                         "'" + token.text + "' comes before any 'machine' or 'default'");
     } else if (login) {
       netrc.entries_.back().login = std::move(*value);
     } else if (password) {

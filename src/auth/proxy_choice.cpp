@@ -15,7 +15,6 @@
 namespace sluice {
 namespace {
 
-
 // An address as 16 bytes (IPv4 as its first 4) and its length in bits.
 struct Address {
   std::array<unsigned char, 16> bytes{};
@@ -113,7 +112,8 @@ Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* w
   const auto kind = kind_of(scheme);
   if (!kind) {
     return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown + "': the scheme " +
-                                       scheme + ":// is not supported (http://, https://, "
+                                       scheme +
+                                       ":// is not supported (http://, https://, "
                                        "socks5:// and socks5h:// are)");
   }
   // The URL parser knows http: the rest of a SOCKS URL has the same shape.
@@ -122,8 +122,8 @@ Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* w
   auto url = Url::parse(with_scheme);
   if (!url) {
     // The parser's message quotes the URL: name the proxy only as it may be shown.
-    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
-                                       "' is not a URL the parser accepts");
+    return Error(ErrorCode::usage,
+                 std::string(where) + ": proxy '" + shown + "' is not a URL the parser accepts");
   }
   // curl's default proxy ports: 443 for a proxy spoken to over TLS, else 1080.
   if (!names_port(with_scheme)) url->port = *kind == ProxyKind::https ? 443 : 1080;
@@ -234,8 +234,8 @@ std::optional<ProxyRoute> ProxySettings::route_for(const Url& target) const {
     return route;
   }
   route.tunnel = target.is_https() || tunnel_http_;
-  route.authorization = !authorization_.empty() ? authorization_
-                                                : basic_credentials(url.userinfo).value_or("");
+  route.authorization =
+      !authorization_.empty() ? authorization_ : basic_credentials(url.userinfo).value_or("");
   return route;
 }
 

@@ -14,9 +14,9 @@ bool answers_challenges(Authentication::Scheme scheme) {
 Result<void> choose_credentials(Request& request, Url& url, const std::optional<Netrc>& netrc,
                                 NetrcMode mode) {
   Authentication& auth = request.auth;
-  const bool open = (auth.scheme == Authentication::Scheme::none || answers_challenges(auth.scheme)) &&
-                    auth.user.empty() && auth.password.empty() &&
-                    !request.headers.contains("authorization");
+  const bool open =
+      (auth.scheme == Authentication::Scheme::none || answers_challenges(auth.scheme)) &&
+      auth.user.empty() && auth.password.empty() && !request.headers.contains("authorization");
   if (!open) return {};
   std::optional<std::pair<std::string, std::string>> from_url;
   if (!url.userinfo.empty()) {

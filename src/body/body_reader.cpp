@@ -74,8 +74,8 @@ Result<std::string> BodyReader::read_all(std::size_t limit) {
     if (!chunk) return std::move(chunk).error();
     if (chunk->empty()) return all;
     if (all.size() + chunk->size() > limit) {
-      return Error(ErrorCode::body_too_large,
-                   "response body exceeds the read_all limit of " + std::to_string(limit) + " bytes");
+      return Error(ErrorCode::body_too_large, "response body exceeds the read_all limit of " +
+                                                  std::to_string(limit) + " bytes");
     }
     all.append(reinterpret_cast<const char*>(chunk->bytes().data()), chunk->size());
   }

@@ -26,7 +26,9 @@ Result<bool> BodyWriter::write_for(std::span<const std::byte> bytes,
   return queue_->write(bytes, steady_now() + timeout);
 }
 
-void BodyWriter::when_writable(std::function<void()> ready) { queue_->when_writable(std::move(ready)); }
+void BodyWriter::when_writable(std::function<void()> ready) {
+  queue_->when_writable(std::move(ready));
+}
 
 std::size_t BodyWriter::queued() const { return queue_->queued(); }
 

@@ -16,13 +16,13 @@ struct Extension {
 
 // The types a person uploads most; anything else is application/octet-stream.
 constexpr std::array<Extension, 22> kExtensions = {{
-    {".txt", "text/plain"},         {".html", "text/html"},        {".htm", "text/html"},
-    {".css", "text/css"},           {".csv", "text/csv"},          {".js", "text/javascript"},
-    {".json", "application/json"},  {".xml", "application/xml"},   {".pdf", "application/pdf"},
-    {".zip", "application/zip"},    {".gz", "application/gzip"},   {".tar", "application/x-tar"},
-    {".png", "image/png"},          {".jpg", "image/jpeg"},        {".jpeg", "image/jpeg"},
-    {".gif", "image/gif"},          {".svg", "image/svg+xml"},     {".webp", "image/webp"},
-    {".mp3", "audio/mpeg"},         {".mp4", "video/mp4"},         {".wasm", "application/wasm"},
+    {".txt", "text/plain"},        {".html", "text/html"},      {".htm", "text/html"},
+    {".css", "text/css"},          {".csv", "text/csv"},        {".js", "text/javascript"},
+    {".json", "application/json"}, {".xml", "application/xml"}, {".pdf", "application/pdf"},
+    {".zip", "application/zip"},   {".gz", "application/gzip"}, {".tar", "application/x-tar"},
+    {".png", "image/png"},         {".jpg", "image/jpeg"},      {".jpeg", "image/jpeg"},
+    {".gif", "image/gif"},         {".svg", "image/svg+xml"},   {".webp", "image/webp"},
+    {".mp3", "audio/mpeg"},        {".mp4", "video/mp4"},       {".wasm", "application/wasm"},
     {".md", "text/markdown"},
 }};
 
@@ -79,8 +79,8 @@ MultipartForm::MultipartForm(std::string boundary) : boundary_(std::move(boundar
 
 void MultipartForm::add_field(const std::string& name, const std::string& value,
                               const std::string& content_type) {
-  std::string head = "--" + boundary_ + "\r\nContent-Disposition: form-data; name=" +
-                     quoted_parameter(name) + "\r\n";
+  std::string head = "--" + boundary_ +
+                     "\r\nContent-Disposition: form-data; name=" + quoted_parameter(name) + "\r\n";
   if (!content_type.empty()) head += "Content-Type: " + one_line(content_type) + "\r\n";
   parts_.emplace_back(BytesBody{head + "\r\n" + value + "\r\n"});
 }
@@ -89,9 +89,8 @@ void MultipartForm::add_file(const std::string& name, const std::string& path,
                              const std::string& filename, const std::string& content_type) {
   const std::string shown = filename.empty() ? last_component(path) : filename;
   const std::string type = content_type.empty() ? media_type_for_file_name(shown) : content_type;
-  parts_.emplace_back(BytesBody{"--" + boundary_ +
-                                "\r\nContent-Disposition: form-data; name=" + quoted_parameter(name) +
-                                "; filename=" + quoted_parameter(shown) +
+  parts_.emplace_back(BytesBody{"--" + boundary_ + "\r\nContent-Disposition: form-data; name=" +
+                                quoted_parameter(name) + "; filename=" + quoted_parameter(shown) +
                                 "\r\nContent-Type: " + one_line(type) + "\r\n\r\n"});
   parts_.emplace_back(FileBody{path});
   parts_.emplace_back(BytesBody{"\r\n"});
@@ -109,7 +108,8 @@ PartsBody MultipartForm::body() const {
 
 void MultipartForm::apply_to(Request& request) const {
   request.body = body();
-  if (!request.headers.contains("content-type")) request.headers.set("Content-Type", content_type());
+  if (!request.headers.contains("content-type"))
+    request.headers.set("Content-Type", content_type());
 }
 
 std::string media_type_for_file_name(std::string_view file_name) {

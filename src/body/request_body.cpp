@@ -131,7 +131,8 @@ class FileSource final : public RequestBodySource {
   void start_read() {
     reading_ = true;
     const std::uint64_t offset = next_offset_;
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, length_ - offset));
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kPiece, length_ - offset));
     auto shared = state_;
     {
       std::lock_guard lock(shared->mu);
@@ -154,8 +155,9 @@ class FileSource final : public RequestBodySource {
         auto room = piece->prepare(want);
         ssize_t got = ::pread(shared->fd, room.data(), want, static_cast<off_t>(offset));
         if (got < 0 || static_cast<std::size_t>(got) != want) {
-          error = Error(ErrorCategory::io, "cannot read request body file " + shared->path + ": " +
-                                               (got < 0 ? std::strerror(errno) : "file shrank while sending"));
+          error = Error(ErrorCategory::io,
+                        "cannot read request body file " + shared->path + ": " +
+                            (got < 0 ? std::strerror(errno) : "file shrank while sending"));
         } else {
           piece->commit(want);
         }
@@ -218,8 +220,11 @@ class StreamSource final : public RequestBodySource {
       sent_ += taken.bytes;
       closed_ = taken.closed;
       if (length_ && sent_ > *length_) {
-        return {SourceChunk::State::failed, {}, Error(ErrorCategory::usage,
-            "request body: more bytes written than the declared length " + std::to_string(*length_))};
+        return {SourceChunk::State::failed,
+                {},
+                Error(ErrorCategory::usage,
+                      "request body: more bytes written than the declared length " +
+                          std::to_string(*length_))};
       }
     }
     if (!taken_.empty()) {
@@ -227,9 +232,11 @@ class StreamSource final : public RequestBodySource {
     }
     if (!closed_) return {SourceChunk::State::waiting, {}, {}};
     if (length_ && sent_ != *length_) {
-      return {SourceChunk::State::failed, {}, Error(ErrorCategory::usage,
-          "request body: closed after " + std::to_string(sent_) + " of the declared " +
-          std::to_string(*length_) + " bytes")};
+      return {SourceChunk::State::failed,
+              {},
+              Error(ErrorCategory::usage, "request body: closed after " + std::to_string(sent_) +
+                                              " of the declared " + std::to_string(*length_) +
+                                              " bytes")};
     }
     return {SourceChunk::State::end, {}, {}};
   }
@@ -254,8 +261,8 @@ Result<std::unique_ptr<RequestBodySource>> open_file_source(const FileBody& file
                                                             const BodyEnvironment& env) {
   int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return Error(ErrorCategory::io, "cannot open request body file " + file.path + ": " +
-                                        std::strerror(errno));
+    return Error(ErrorCategory::io,
+                 "cannot open request body file " + file.path + ": " + std::strerror(errno));
   }
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {

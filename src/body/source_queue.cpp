@@ -63,7 +63,8 @@ SourceQueue::Taken SourceQueue::take(ByteQueue& out, std::size_t max) {
   std::unique_lock lock(mu_);
   Taken taken;
   if (aborted_) {
-    taken.error = Error(ErrorCategory::cancelled, "request body aborted by the producer: " + *aborted_);
+    taken.error =
+        Error(ErrorCategory::cancelled, "request body aborted by the producer: " + *aborted_);
     return taken;
   }
   const std::size_t n = std::min(max, queue_.size());

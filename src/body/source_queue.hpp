@@ -37,8 +37,8 @@ class SourceQueue {
   // --- HTTP thread ---
   struct Taken {
     std::size_t bytes = 0;
-    bool closed = false;                 ///< the producer closed and everything was taken
-    std::optional<Error> error;          ///< the producer aborted
+    bool closed = false;         ///< the producer closed and everything was taken
+    std::optional<Error> error;  ///< the producer aborted
   };
   /// Moves up to `max` bytes into `out`.
   Taken take(ByteQueue& out, std::size_t max);

@@ -102,7 +102,7 @@ class StagedSegments {
   std::size_t spare_limit_ = 0;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
-  bool preparing_ = false;      // a prepare is open: the tail must not move
+  bool preparing_ = false;        // a prepare is open: the tail must not move
   std::size_t prepared_end_ = 0;  // while preparing_: where the room ends in the tail
 };
 

@@ -167,8 +167,7 @@ bool StagingBuffer::take_locked(std::size_t n) {
     budget_held_ = false;
     resume = true;  // the reader has nothing: its stream may receive again
   }
-  if (below_resume_locked() &&
-      signal_.load(std::memory_order_relaxed) == Signal::paused) {
+  if (below_resume_locked() && signal_.load(std::memory_order_relaxed) == Signal::paused) {
     end_pause_locked();
     resume = true;
   }
@@ -199,8 +198,7 @@ bool StagingBuffer::give_back_locked() {
 }
 
 template <class T, class Serve>
-Result<std::optional<T>> StagingBuffer::take_for_reader(Deadline deadline, T at_end,
-                                                        Serve serve) {
+Result<std::optional<T>> StagingBuffer::take_for_reader(Deadline deadline, T at_end, Serve serve) {
   std::unique_lock lock(mu_);
   bool resume = give_back_locked();
   const bool arrived = wait_readable(lock, deadline);
@@ -228,8 +226,7 @@ Result<std::optional<std::size_t>> StagingBuffer::read(std::span<std::byte> into
   });
 }
 
-Result<std::optional<StagingBuffer::Lent>> StagingBuffer::lend(std::size_t max,
-                                                                Deadline deadline) {
+Result<std::optional<StagingBuffer::Lent>> StagingBuffer::lend(std::size_t max, Deadline deadline) {
   return take_for_reader(deadline, Lent{}, [&](bool&) {
     // Lent bytes stay staged: the allowance and the flow-control credit count them until
     // they come back, so a reader that keeps a chunk holds its stream like one that

@@ -58,7 +58,9 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   /// How many pauses a reader's take has ended. The take ends a pause at once, but
   /// the HTTP thread hears of it only when it runs the posted resume: a timer that
   /// runs between the two sees the count move where paused() is already false.
-  std::uint64_t pauses_ended() const noexcept { return pauses_ended_.load(std::memory_order_acquire); }
+  std::uint64_t pauses_ended() const noexcept {
+    return pauses_ended_.load(std::memory_order_acquire);
+  }
 
   // --- HTTP thread ---
   /// Bytes that fit below the allowance now (for output-bounded decoding, and the
@@ -197,7 +199,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   const std::shared_ptr<StagedBudget> budget_;
   const TimeSource& clock_;
   std::atomic<Signal> signal_{Signal::flowing};
-  std::atomic<std::uint64_t> pauses_ended_{0};  // written under mu_ by readers
+  std::atomic<std::uint64_t> pauses_ended_{0};            // written under mu_ by readers
   std::chrono::steady_clock::time_point paused_since_{};  // HTTP thread (only it pauses)
 
   mutable std::mutex mu_;
@@ -215,20 +217,20 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
 #if SLUICE_TEST_HOOKS
   std::function<void()> on_reader_waits_;  // set before sharing, then read-only
 #endif
-  BodyReader::DataCallback on_data_;   // guarded by mu_; called on the HTTP thread
-  BodyReader::EndCallback on_end_;     // guarded by mu_
-  bool callbacks_paused_ = false;      // guarded by mu_
+  BodyReader::DataCallback on_data_;  // guarded by mu_; called on the HTTP thread
+  BodyReader::EndCallback on_end_;    // guarded by mu_
+  bool callbacks_paused_ = false;     // guarded by mu_
   // Counts resume_callbacks() calls, so that a resume arriving while on_data runs
   // (after it decided to return false, before the pause is recorded) is not lost.
   std::uint64_t callback_resumes_ = 0;  // guarded by mu_
-  bool budget_held_ = false;           // guarded by mu_
-  std::uint64_t taken_ = 0;            // guarded by mu_: bytes readers took, ever
-  std::uint64_t report_at_ = 0;        // guarded by mu_: notify once taken_ reaches it
-  bool end_delivered_ = false;         // guarded by mu_
-  bool delivering_ = false;            // guarded by mu_: a thread is delivering now
-  bool deliver_again_ = false;         // guarded by mu_: it must go round once more
+  bool budget_held_ = false;            // guarded by mu_
+  std::uint64_t taken_ = 0;             // guarded by mu_: bytes readers took, ever
+  std::uint64_t report_at_ = 0;         // guarded by mu_: notify once taken_ reaches it
+  bool end_delivered_ = false;          // guarded by mu_
+  bool delivering_ = false;             // guarded by mu_: a thread is delivering now
+  bool deliver_again_ = false;          // guarded by mu_: it must go round once more
   std::shared_ptr<HostDispatch> host_;  // set before sharing, then read-only
-  bool host_delivery_queued_ = false;  // guarded by mu_
+  bool host_delivery_queued_ = false;   // guarded by mu_
 };
 
 }  // namespace sluice

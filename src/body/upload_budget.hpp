@@ -60,11 +60,11 @@ class UploadBudget {
   const std::size_t limit_;
   mutable std::mutex mu_;
   std::condition_variable room_;
-  std::size_t held_ = 0;     // guarded by mu_
-  std::uint64_t waits_ = 0;  // guarded by mu_
+  std::size_t held_ = 0;                                   // guarded by mu_
+  std::uint64_t waits_ = 0;                                // guarded by mu_
   std::chrono::milliseconds stall_window_ = kUploadStall;  // guarded by mu_
-  bool window_cut_ = false;                                 // guarded by mu_
-  std::uint64_t windows_ended_ = 0;                         // guarded by mu_
+  bool window_cut_ = false;                                // guarded by mu_
+  std::uint64_t windows_ended_ = 0;                        // guarded by mu_
   // Bytes of held bodies transports took, ever; any thread, no lock (a progress count).
   std::atomic<std::uint64_t> taken_{0};
 };

@@ -38,20 +38,18 @@ extern "C" {
 sluice_code sluice_request_set_digest_auth(sluice_request* request, const char* user,
                                            size_t user_len, const char* password,
                                            size_t password_len) {
-  return set_auth("sluice_request_set_digest_auth", request, user, user_len, password,
-                  password_len, &Authentication::digest);
+  return set_auth("sluice_request_set_digest_auth", request, user, user_len, password, password_len,
+                  &Authentication::digest);
 }
 
-sluice_code sluice_request_set_any_auth(sluice_request* request, const char* user,
-                                        size_t user_len, const char* password,
-                                        size_t password_len) {
-  return set_auth("sluice_request_set_any_auth", request, user, user_len, password,
-                  password_len, &Authentication::any);
+sluice_code sluice_request_set_any_auth(sluice_request* request, const char* user, size_t user_len,
+                                        const char* password, size_t password_len) {
+  return set_auth("sluice_request_set_any_auth", request, user, user_len, password, password_len,
+                  &Authentication::any);
 }
 
-sluice_code sluice_client_options_set_netrc(sluice_client_options* options,
-                                            sluice_netrc_mode mode, const char* file,
-                                            size_t file_len) {
+sluice_code sluice_client_options_set_netrc(sluice_client_options* options, sluice_netrc_mode mode,
+                                            const char* file, size_t file_len) {
   if (mode < SLUICE_NETRC_OFF || mode > SLUICE_NETRC_REQUIRED) {
     return invalid("sluice_client_options_set_netrc", "mode is not a sluice_netrc_mode");
   }

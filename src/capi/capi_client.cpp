@@ -82,7 +82,8 @@ int sluice_client_dispatch_fd(const sluice_client* client) {
 
 sluice_code sluice_client_dispatch(sluice_client* client, size_t* ran) {
   if (ran != nullptr) *ran = 0;
-  if (!usable(client)) return invalid("sluice_client_dispatch", "client is NULL or not a live client");
+  if (!usable(client))
+    return invalid("sluice_client_dispatch", "client is NULL or not a live client");
   // The callbacks are C functions (they cannot throw); a C++ host's exception is
   // turned into a code like any other.
   return capi_call("sluice_client_dispatch", [&] {
@@ -94,7 +95,8 @@ sluice_code sluice_client_dispatch(sluice_client* client, size_t* ran) {
 
 sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* out,
                                     size_t out_size) {
-  if (!usable(client)) return invalid("sluice_client_get_stats", "client is NULL or not a live client");
+  if (!usable(client))
+    return invalid("sluice_client_get_stats", "client is NULL or not a live client");
   if (out == nullptr) return invalid("sluice_client_get_stats", "out is NULL");
   return capi_call("sluice_client_get_stats", [&] {
     const ClientStats stats = client->client.stats();

@@ -41,7 +41,8 @@ template <class Field>
 sluice_code set_text(const char* function, sluice_client_options* options, const char* data,
                      std::size_t len, Field ClientOptions::*member, Rule rule) {
   std::string_view text;
-  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
+  if (!text_argument(data, len, text))
+    return invalid(function, "the text is NULL or holds a NUL byte");
   if (sluice_code code{}; !passes(function, rule, text, code)) return code;
   return with_options(function, options, [&](ClientOptions& o) {
     o.*member = std::string(text);  // no_proxy: even "" is a list, of no hosts
@@ -52,7 +53,8 @@ sluice_code set_text(const char* function, sluice_client_options* options, const
 sluice_code add_text(const char* function, sluice_client_options* options, const char* data,
                      std::size_t len, std::vector<std::string> ClientOptions::*member, Rule) {
   std::string_view text;
-  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
+  if (!text_argument(data, len, text))
+    return invalid(function, "the text is NULL or holds a NUL byte");
   return with_options(function, options, [&](ClientOptions& o) {
     (o.*member).emplace_back(text);
     return ok();
@@ -95,34 +97,32 @@ sluice_code set_duration(const char* function, sluice_client_options* options, s
 }
 
 // How a kind is set: its C parameters and the setter above that does it.
-#define SLUICE_KIND_TEXT(c_name, member, rule)                                              \
-  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options,            \
-                                                 const char* data, size_t len) {            \
-    return set_text("sluice_client_options_set_" #c_name, options, data, len,               \
-                    &ClientOptions::member, Rule::rule);                                    \
+#define SLUICE_KIND_TEXT(c_name, member, rule)                                                     \
+  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, const char* data, \
+                                                 size_t len) {                                     \
+    return set_text("sluice_client_options_set_" #c_name, options, data, len,                      \
+                    &ClientOptions::member, Rule::rule);                                           \
   }
-#define SLUICE_KIND_TEXT_LIST(c_name, member, rule)                                         \
-  sluice_code sluice_client_options_add_##c_name(sluice_client_options* options,            \
-                                                 const char* data, size_t len) {            \
-    return add_text("sluice_client_options_add_" #c_name, options, data, len,               \
-                    &ClientOptions::member, Rule::rule);                                    \
+#define SLUICE_KIND_TEXT_LIST(c_name, member, rule)                                                \
+  sluice_code sluice_client_options_add_##c_name(sluice_client_options* options, const char* data, \
+                                                 size_t len) {                                     \
+    return add_text("sluice_client_options_add_" #c_name, options, data, len,                      \
+                    &ClientOptions::member, Rule::rule);                                           \
   }
-#define SLUICE_KIND_FLAG(c_name, member, rule)                                              \
+#define SLUICE_KIND_FLAG(c_name, member, rule)                                                \
   sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, int value) { \
-    return set_flag("sluice_client_options_set_" #c_name, options, value != 0,              \
-                    &ClientOptions::member, Rule::rule);                                    \
+    return set_flag("sluice_client_options_set_" #c_name, options, value != 0,                \
+                    &ClientOptions::member, Rule::rule);                                      \
   }
-#define SLUICE_KIND_COUNT(c_name, member, rule)                                             \
-  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options,            \
-                                                 size_t value) {                            \
-    return set_count("sluice_client_options_set_" #c_name, options, value,                  \
-                     &ClientOptions::member, Rule::rule);                                   \
+#define SLUICE_KIND_COUNT(c_name, member, rule)                                                    \
+  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, size_t value) {   \
+    return set_count("sluice_client_options_set_" #c_name, options, value, &ClientOptions::member, \
+                     Rule::rule);                                                                  \
   }
-#define SLUICE_KIND_MILLISECONDS(c_name, member, rule)                                      \
-  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options,            \
-                                                 uint32_t value) {                          \
-    return set_duration("sluice_client_options_set_" #c_name, options, value,               \
-                        &ClientOptions::member, Rule::rule);                                \
+#define SLUICE_KIND_MILLISECONDS(c_name, member, rule)                                             \
+  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, uint32_t value) { \
+    return set_duration("sluice_client_options_set_" #c_name, options, value,                      \
+                        &ClientOptions::member, Rule::rule);                                       \
   }
 #define SLUICE_KIND_SECONDS SLUICE_KIND_MILLISECONDS
 
@@ -138,9 +138,9 @@ extern "C" {
 #define SLUICE_SETTER_NAME_COUNT SLUICE_SETTER_NAME_TEXT
 #define SLUICE_SETTER_NAME_MILLISECONDS SLUICE_SETTER_NAME_TEXT
 #define SLUICE_SETTER_NAME_SECONDS SLUICE_SETTER_NAME_TEXT
-#define SLUICE_DEFINE_SETTER(KIND, c_name, member, rule, help)                \
-  static_assert(sizeof(&SLUICE_SETTER_NAME_##KIND(c_name)) != 0,              \
-                "sluice.h declares no setter for " #c_name);                  \
+#define SLUICE_DEFINE_SETTER(KIND, c_name, member, rule, help)   \
+  static_assert(sizeof(&SLUICE_SETTER_NAME_##KIND(c_name)) != 0, \
+                "sluice.h declares no setter for " #c_name);     \
   SLUICE_KIND_##KIND(c_name, member, rule)
 SLUICE_CLIENT_OPTION_TABLE(SLUICE_DEFINE_SETTER)
 #undef SLUICE_DEFINE_SETTER
@@ -152,19 +152,19 @@ using TextSetter = sluice_code (*)(const char*, sluice_client_options*, const ch
 using NumberSetter = sluice_code (*)(const char*, sluice_client_options*, std::uint64_t);
 
 // The by-name setters of each kind: one of the two is null.
-#define SLUICE_BY_NAME_TEXT(member, rule)                                                   \
-  [](const char* f, sluice_client_options* o, const char* d, std::size_t n) {               \
-    return set_text(f, o, d, n, &ClientOptions::member, Rule::rule);                        \
-  },                                                                                        \
+#define SLUICE_BY_NAME_TEXT(member, rule)                                     \
+  [](const char* f, sluice_client_options* o, const char* d, std::size_t n) { \
+    return set_text(f, o, d, n, &ClientOptions::member, Rule::rule);          \
+  },                                                                          \
       nullptr
-#define SLUICE_BY_NAME_TEXT_LIST(member, rule)                                              \
-  [](const char* f, sluice_client_options* o, const char* d, std::size_t n) {               \
-    return add_text(f, o, d, n, &ClientOptions::member, Rule::rule);                        \
-  },                                                                                        \
+#define SLUICE_BY_NAME_TEXT_LIST(member, rule)                                \
+  [](const char* f, sluice_client_options* o, const char* d, std::size_t n) { \
+    return add_text(f, o, d, n, &ClientOptions::member, Rule::rule);          \
+  },                                                                          \
       nullptr
-#define SLUICE_BY_NAME_NUMBER(setter, member, rule)                                         \
-  nullptr, [](const char* f, sluice_client_options* o, std::uint64_t v) {                   \
-    return setter(f, o, v, &ClientOptions::member, Rule::rule);                             \
+#define SLUICE_BY_NAME_NUMBER(setter, member, rule)                       \
+  nullptr, [](const char* f, sluice_client_options* o, std::uint64_t v) { \
+    return setter(f, o, v, &ClientOptions::member, Rule::rule);           \
   }
 #define SLUICE_BY_NAME_FLAG(member, rule) SLUICE_BY_NAME_NUMBER(set_flag, member, rule)
 #define SLUICE_BY_NAME_COUNT(member, rule) SLUICE_BY_NAME_NUMBER(set_count, member, rule)
@@ -183,7 +183,8 @@ struct BySetter {
 };
 
 const BySetter kSetters[] = {
-#define SLUICE_OPTION_SETTERS(KIND, c_name, member, rule, help) {SLUICE_BY_NAME_##KIND(member, rule)},
+#define SLUICE_OPTION_SETTERS(KIND, c_name, member, rule, help) \
+  {SLUICE_BY_NAME_##KIND(member, rule)},
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_OPTION_SETTERS)
 #undef SLUICE_OPTION_SETTERS
 };
@@ -201,8 +202,9 @@ std::size_t row_of(const char* name) {
 }
 
 sluice_code unknown(const char* function, const char* name) {
-  return invalid(function, name == nullptr ? std::string("name is NULL")
-                                           : "no client option is named '" + std::string(name) + "'");
+  return invalid(function, name == nullptr
+                               ? std::string("name is NULL")
+                               : "no client option is named '" + std::string(name) + "'");
 }
 
 }  // namespace
@@ -227,9 +229,11 @@ sluice_code sluice_client_options_set_text(sluice_client_options* options, const
     const std::size_t row = row_of(name);
     if (row == kCount) return unknown(kFunction, name);
     if (kSetters[row].text == nullptr) {
-      return invalid(kFunction, std::string(name) + " takes a number: use sluice_client_options_set_number");
+      return invalid(kFunction,
+                     std::string(name) + " takes a number: use sluice_client_options_set_number");
     }
-    const std::string named = std::string(kFunction) + "(" + name + ")";  // messages name the option
+    const std::string named =
+        std::string(kFunction) + "(" + name + ")";  // messages name the option
     return kSetters[row].text(named.c_str(), options, value, len);
   });
 }
@@ -241,7 +245,8 @@ sluice_code sluice_client_options_set_number(sluice_client_options* options, con
     const std::size_t row = row_of(name);
     if (row == kCount) return unknown(kFunction, name);
     if (kSetters[row].number == nullptr) {
-      return invalid(kFunction, std::string(name) + " takes text: use sluice_client_options_set_text");
+      return invalid(kFunction,
+                     std::string(name) + " takes text: use sluice_client_options_set_text");
     }
     if (kOptions[row].kind == SLUICE_OPTION_FLAG && value > 1) {
       return invalid(kFunction, std::string(name) + " is a flag: 0 or 1");

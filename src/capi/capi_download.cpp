@@ -21,7 +21,8 @@ template <class Set>
 sluice_code set_text(const char* function, sluice_download_options* options, const char* text,
                      std::size_t len, Set&& set) {
   std::string_view value;
-  if (!text_argument(text, len, value)) return invalid(function, "text is NULL or holds a NUL byte");
+  if (!text_argument(text, len, value))
+    return invalid(function, "text is NULL or holds a NUL byte");
   return with_download(function, options, [&](DownloadOptions& o) {
     set(o, std::string(value));
     return ok();

@@ -51,10 +51,10 @@ sluice_code sluice_request_add_form_field(sluice_request* request, const char* n
   });
 }
 
-sluice_code sluice_request_add_form_file(sluice_request* request, const char* name,
-                                         size_t name_len, const char* path, size_t path_len,
-                                         const char* filename, size_t filename_len,
-                                         const char* content_type, size_t content_type_len) {
+sluice_code sluice_request_add_form_file(sluice_request* request, const char* name, size_t name_len,
+                                         const char* path, size_t path_len, const char* filename,
+                                         size_t filename_len, const char* content_type,
+                                         size_t content_type_len) {
   std::string_view name_text, path_text, filename_text, type_text;
   if (!text_argument(name, name_len, name_text) || name_text.empty() ||
       !text_argument(path, path_len, path_text) || path_text.empty() ||

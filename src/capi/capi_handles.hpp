@@ -28,15 +28,15 @@
 namespace sluice::capi {
 
 enum class Tag : std::uint32_t {
-  options = 0x534c4f50,   // "SLOP"
-  client = 0x534c434c,    // "SLCL"
-  request = 0x534c5251,   // "SLRQ"
-  writer = 0x534c5752,    // "SLWR"
-  pending = 0x534c5044,   // "SLPD"
-  response = 0x534c5253,  // "SLRS"
-  download = 0x534c444f,  // "SLDO"
+  options = 0x534c4f50,          // "SLOP"
+  client = 0x534c434c,           // "SLCL"
+  request = 0x534c5251,          // "SLRQ"
+  writer = 0x534c5752,           // "SLWR"
+  pending = 0x534c5044,          // "SLPD"
+  response = 0x534c5253,         // "SLRS"
+  download = 0x534c444f,         // "SLDO"
   download_result = 0x534c4452,  // "SLDR"
-  cookie_jar = 0x534c434a,  // "SLCJ" (capi_cookies.cpp)
+  cookie_jar = 0x534c434a,       // "SLCJ" (capi_cookies.cpp)
   freed = 0xdeadf4ee,
 };
 
@@ -87,10 +87,10 @@ struct sluice_pending : sluice::capi::Tagged<sluice::capi::Tag::pending> {
 struct sluice_response : sluice::capi::Tagged<sluice::capi::Tag::response> {
   explicit sluice_response(sluice::Response r) : response(std::move(r)) {}
   sluice::Response response;
-  sluice::BodyChunk lent;                        ///< what next() lent, until given back
-  std::optional<sluice::Headers> trailers;       ///< read once the body ended
-  std::vector<sluice::Header> header_list;       ///< headers by index
-  std::optional<sluice::CallbackBody> callbacks; ///< callback mode: reads are refused
+  sluice::BodyChunk lent;                         ///< what next() lent, until given back
+  std::optional<sluice::Headers> trailers;        ///< read once the body ended
+  std::vector<sluice::Header> header_list;        ///< headers by index
+  std::optional<sluice::CallbackBody> callbacks;  ///< callback mode: reads are refused
 };
 
 struct sluice_download_options : sluice::capi::Tagged<sluice::capi::Tag::download> {

@@ -150,7 +150,8 @@ sluice_code sluice_request_set_basic_auth(sluice_request* request, const char* u
                                           size_t user_len, const char* password,
                                           size_t password_len) {
   std::string_view user_text, password_text;
-  if (!text_argument(user, user_len, user_text) || !text_argument(password, password_len, password_text)) {
+  if (!text_argument(user, user_len, user_text) ||
+      !text_argument(password, password_len, password_text)) {
     return invalid("sluice_request_set_basic_auth", "user or password is NULL or holds a NUL byte");
   }
   return with_request("sluice_request_set_basic_auth", request, [&](Request& r) {

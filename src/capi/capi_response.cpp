@@ -96,8 +96,8 @@ const Headers& trailers_of(sluice_response* response) {
   // Trailers are known once the body ended; before that the list stays empty and is
   // asked again next time.
   if (!response->trailers) {
-    Headers got = response->callbacks ? response->callbacks->trailers()
-                                       : response->response.body.trailers();
+    Headers got =
+        response->callbacks ? response->callbacks->trailers() : response->response.body.trailers();
     if (got.empty()) {
       static const Headers none;
       return none;
@@ -116,7 +116,8 @@ sluice_code sluice_client_send(sluice_client* client, const sluice_request* requ
   if (out == nullptr) return invalid("sluice_client_send", "out is NULL");
   *out = nullptr;
   if (!usable(client)) return invalid("sluice_client_send", "client is NULL or not a live client");
-  if (!usable(request)) return invalid("sluice_client_send", "request is NULL or not a live request");
+  if (!usable(request))
+    return invalid("sluice_client_send", "request is NULL or not a live request");
   return capi_call("sluice_client_send", [&] {
     auto handle = std::make_unique<sluice_pending>();
     handle->pending = client->client.send(request->request);
@@ -128,18 +129,20 @@ sluice_code sluice_client_send(sluice_client* client, const sluice_request* requ
 sluice_code sluice_client_send_cb(sluice_client* client, const sluice_request* request,
                                   sluice_response_cb done, void* user_data, sluice_pending** out) {
   if (out != nullptr) *out = nullptr;
-  if (!usable(client)) return invalid("sluice_client_send_cb", "client is NULL or not a live client");
-  if (!usable(request)) return invalid("sluice_client_send_cb", "request is NULL or not a live request");
+  if (!usable(client))
+    return invalid("sluice_client_send_cb", "client is NULL or not a live client");
+  if (!usable(request))
+    return invalid("sluice_client_send_cb", "request is NULL or not a live request");
   if (done == nullptr) return invalid("sluice_client_send_cb", "done is NULL");
   return capi_call("sluice_client_send_cb", [&] {
     auto handle = std::make_unique<sluice_pending>();
     handle->callback_mode = true;
-    handle->handle = client->client.send(request->request).then(
-        [done, user_data](Result<Response> result) {
+    handle->handle =
+        client->client.send(request->request).then([done, user_data](Result<Response> result) {
           sluice_response* response = nullptr;
           // The message is this thread's last error while `done` runs.
-          const sluice_code code = capi_call("sluice_client_send_cb",
-                                             [&] { return take_response(std::move(result), &response); });
+          const sluice_code code = capi_call(
+              "sluice_client_send_cb", [&] { return take_response(std::move(result), &response); });
           done(user_data, code, response);
         });
     if (out != nullptr) *out = handle.release();
@@ -165,7 +168,8 @@ sluice_code sluice_pending_wait_timeout(sluice_pending* pending, uint32_t timeou
                                         sluice_response** out) {
   if (out == nullptr) return invalid("sluice_pending_wait_timeout", "out is NULL");
   *out = nullptr;
-  if (!usable(pending)) return invalid("sluice_pending_wait_timeout", "pending is NULL or not live");
+  if (!usable(pending))
+    return invalid("sluice_pending_wait_timeout", "pending is NULL or not live");
   if (pending->callback_mode) {
     return invalid("sluice_pending_wait_timeout", "this request answers through its callback");
   }
@@ -205,7 +209,8 @@ sluice_code sluice_client_fetch(sluice_client* client, const sluice_request* req
   if (out == nullptr) return invalid("sluice_client_fetch", "out is NULL");
   *out = nullptr;
   if (!usable(client)) return invalid("sluice_client_fetch", "client is NULL or not a live client");
-  if (!usable(request)) return invalid("sluice_client_fetch", "request is NULL or not a live request");
+  if (!usable(request))
+    return invalid("sluice_client_fetch", "request is NULL or not a live request");
   return capi_call("sluice_client_fetch",
                    [&] { return take_response(client->client.fetch(request->request), out); });
 }
@@ -251,9 +256,8 @@ size_t sluice_response_header_count(const sluice_response* response) {
   return usable(response) ? response->header_list.size() : 0;
 }
 
-sluice_code sluice_response_header(const sluice_response* response, size_t index,
-                                   const char** name, size_t* name_len, const char** value,
-                                   size_t* value_len) {
+sluice_code sluice_response_header(const sluice_response* response, size_t index, const char** name,
+                                   size_t* name_len, const char** value, size_t* value_len) {
   if (!usable(response)) return invalid("sluice_response_header", "response is not live");
   if (name == nullptr || name_len == nullptr || value == nullptr || value_len == nullptr) {
     return invalid("sluice_response_header", "an output pointer is NULL");
@@ -300,8 +304,8 @@ sluice_code sluice_response_next(sluice_response* response, size_t max, const ui
   return next_body("sluice_response_next", response, max, std::nullopt, data, len);
 }
 
-sluice_code sluice_response_next_timeout(sluice_response* response, size_t max,
-                                         uint32_t timeout_ms, const uint8_t** data, size_t* len) {
+sluice_code sluice_response_next_timeout(sluice_response* response, size_t max, uint32_t timeout_ms,
+                                         const uint8_t** data, size_t* len) {
   return next_body("sluice_response_next_timeout", response, max,
                    std::chrono::milliseconds(timeout_ms), data, len);
 }
@@ -321,17 +325,17 @@ sluice_code sluice_response_on_data(sluice_response* response, sluice_data_cb on
   if (!readable(response)) return invalid("sluice_response_on_data", "callbacks are already set");
   return capi_call("sluice_response_on_data", [&] {
     response->lent.release();
-    response->callbacks = std::move(response->response.body)
-                              .on_data(
-                                  [on_data, user_data](std::span<const std::byte> bytes) {
-                                    return on_data(user_data,
-                                                   reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                   bytes.size()) != 0;
-                                  },
-                                  [on_end, user_data](Result<void> status) {
-                                    const sluice_code code = status ? ok() : fail(status.error());
-                                    on_end(user_data, code);
-                                  });
+    response->callbacks =
+        std::move(response->response.body)
+            .on_data(
+                [on_data, user_data](std::span<const std::byte> bytes) {
+                  return on_data(user_data, reinterpret_cast<const uint8_t*>(bytes.data()),
+                                 bytes.size()) != 0;
+                },
+                [on_end, user_data](Result<void> status) {
+                  const sluice_code code = status ? ok() : fail(status.error());
+                  on_end(user_data, code);
+                });
     return ok();
   });
 }

@@ -27,7 +27,8 @@ std::optional<TimePoint> step_of(const sluice_response& response, sluice_timing_
     case SLUICE_TIMING_RESPONSE_START: return t.response_start;
     case SLUICE_TIMING_RESPONSE_END:
       // In callback mode the body went to the callbacks: they know its end.
-      return response.callbacks ? response.callbacks->ended_at() : response.response.body.ended_at();
+      return response.callbacks ? response.callbacks->ended_at()
+                                : response.response.body.ended_at();
     case SLUICE_TIMING_MAX_: break;
   }
   return std::nullopt;
@@ -74,8 +75,9 @@ sluice_code sluice_response_timing(const sluice_response* response, sluice_timin
     return invalid("sluice_response_timing", "step is not a sluice_timing_step");
   }
   const std::optional<TimePoint> at = step_of(*response, step);
-  *ns = at ? std::chrono::duration_cast<std::chrono::nanoseconds>(
-                 *at - response->response.timing.start).count()
+  *ns = at ? std::chrono::duration_cast<std::chrono::nanoseconds>(*at -
+                                                                  response->response.timing.start)
+                 .count()
            : -1;
   return ok();
 }

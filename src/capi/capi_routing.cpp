@@ -20,7 +20,8 @@ template <typename Apply>
 sluice_code with_text(const char* function, sluice_client_options* options, const char* data,
                       size_t len, Apply apply) {
   std::string_view text;
-  if (!text_argument(data, len, text)) return invalid(function, "the text is NULL or holds a NUL byte");
+  if (!text_argument(data, len, text))
+    return invalid(function, "the text is NULL or holds a NUL byte");
   return with_options(function, options, [&](ClientOptions& o) {
     apply(o, std::string(text));
     return ok();
@@ -36,7 +37,9 @@ sluice_code sluice_client_options_set_ip_version(sluice_client_options* options,
     return invalid("sluice_client_options_set_ip_version", "version must be 0 (any), 4 or 6");
   }
   return with_options("sluice_client_options_set_ip_version", options, [&](ClientOptions& o) {
-    o.ip_version = version == 4 ? IpVersion::v4_only : version == 6 ? IpVersion::v6_only : IpVersion::any;
+    o.ip_version = version == 4   ? IpVersion::v4_only
+                   : version == 6 ? IpVersion::v6_only
+                                  : IpVersion::any;
     return ok();
   });
 }

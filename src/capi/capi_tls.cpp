@@ -12,9 +12,12 @@ using namespace sluice::capi;
 namespace {
 
 bool tls_version_of(int value, TlsVersion& out) {
-  if (value == SLUICE_TLS_1_2) out = TlsVersion::v1_2;
-  else if (value == SLUICE_TLS_1_3) out = TlsVersion::v1_3;
-  else return false;
+  if (value == SLUICE_TLS_1_2)
+    out = TlsVersion::v1_2;
+  else if (value == SLUICE_TLS_1_3)
+    out = TlsVersion::v1_3;
+  else
+    return false;
   return true;
 }
 

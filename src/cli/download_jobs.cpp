@@ -42,11 +42,13 @@ Result<std::vector<std::string>> collect_urls(const CliOptions& options) {
 Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
                                                 const std::vector<std::string>& urls) {
   if (options.has_body() || (!options.method.empty() && options.method != "GET")) {
-    return usage_error("downloads are GET requests: -d, -F, -T and -X cannot be combined "
-                       "with -O, -J, -C, -Z, --input-file, --split, --checksum or several URLs");
+    return usage_error(
+        "downloads are GET requests: -d, -F, -T and -X cannot be combined "
+        "with -O, -J, -C, -Z, --input-file, --split, --checksum or several URLs");
   }
   const bool to_stdout = options.output_path == "-";
-  if (to_stdout) return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");
+  if (to_stdout)
+    return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");
   if (!options.output_path.empty() && urls.size() > 1) {
     return usage_error("-o names one file, but " + std::to_string(urls.size()) +
                        " URLs were given (use -O or --output-dir to name each from its URL)");

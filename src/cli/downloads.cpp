@@ -80,11 +80,13 @@ class DownloadRun {
       std::fflush(stdout);
     }
     // A failure to write -w's text is the same as one of --json-summary's: not seen.
-    if (options_.write_out) (void)options_.write_out->print(write_out_report(url, result, code, last));
+    if (options_.write_out)
+      (void)options_.write_out->print(write_out_report(url, result, code, last));
   }
 
-  static TransferReport write_out_report(const std::string& url, const Result<DownloadResult>& result,
-                                         int code, const DownloadProgress* last) {
+  static TransferReport write_out_report(const std::string& url,
+                                         const Result<DownloadResult>& result, int code,
+                                         const DownloadProgress* last) {
     TransferReport report;
     report.url_effective = url;
     report.exit_code = code;
@@ -97,7 +99,8 @@ class DownloadRun {
       report.num_retries = result->retries;
     } else {
       report.error_message = result.error().message();
-      if (last != nullptr) report.size_download = last->bytes_done - std::min(last->bytes_done, last->resumed_from);
+      if (last != nullptr)
+        report.size_download = last->bytes_done - std::min(last->bytes_done, last->resumed_from);
     }
     return report;
   }

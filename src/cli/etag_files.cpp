@@ -20,13 +20,15 @@ std::optional<std::string> read_etag_file(const std::string& path) {
 Result<void> save_etag_file(const std::string& path, std::optional<std::string_view> etag) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) {
-    return Error(ErrorCategory::io, "--etag-save: cannot write '" + path + "': " + std::strerror(errno));
+    return Error(ErrorCategory::io,
+                 "--etag-save: cannot write '" + path + "': " + std::strerror(errno));
   }
   std::string text = etag ? std::string(*etag) + "\n" : std::string();
   const bool wrote = std::fwrite(text.data(), 1, text.size(), file) == text.size();
   const bool closed = std::fclose(file) == 0;
   if (!wrote || !closed) {
-    return Error(ErrorCategory::io, "--etag-save: cannot write '" + path + "': " + std::strerror(errno));
+    return Error(ErrorCategory::io,
+                 "--etag-save: cannot write '" + path + "': " + std::strerror(errno));
   }
   return {};
 }

@@ -30,8 +30,9 @@ int main(int argc, char** argv) {
   // Several URLs, or any downloader option: files through sluice::download().
   if (options->download.asked || options->urls.size() > 1) {
     if (options->include_head || options->head_only || !options->dump_header_path.empty()) {
-      print_error("-i, -I and -D show one response: they cannot be combined with several "
-                  "URLs or downloader options");
+      print_error(
+          "-i, -I and -D show one response: they cannot be combined with several "
+          "URLs or downloader options");
       return kExitUsage;
     }
     return run_downloads(*options);

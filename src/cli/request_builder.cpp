@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -106,7 +106,8 @@ std::optional<MultipartForm> build_form(const CliOptions& options) {
 // -T - (stdin) is a StreamBody the transfer feeds (stdin_upload.hpp).
 RequestBody build_body(const CliOptions& options, const std::optional<MultipartForm>& form) {
   if (form) return form->body();
-  if (!options.upload_file.empty() && options.upload_file != "-") return FileBody{options.upload_file};
+  if (!options.upload_file.empty() && options.upload_file != "-")
+    return FileBody{options.upload_file};
   if (!options.data_file.empty()) return FileBody{options.data_file};
   if (options.data) return BytesBody{*options.data};
   return std::monostate{};
@@ -186,7 +187,8 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.interface = options.interface;
   client_options.local_port = options.local_port;
   client_options.local_port_range = options.local_port_range;
-  if (options.happy_eyeballs_delay) client_options.happy_eyeballs_delay = *options.happy_eyeballs_delay;
+  if (options.happy_eyeballs_delay)
+    client_options.happy_eyeballs_delay = *options.happy_eyeballs_delay;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;
   if (options.verbose) {

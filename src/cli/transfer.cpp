@@ -23,9 +23,9 @@
 #include "cli/request_builder.hpp"
 #include "cli/stdin_upload.hpp"
 #include "sluice/client.hpp"
-#include "tools/rate_limiter.hpp"
 #include "sluice/retry.hpp"
 #include "sluice/url.hpp"
+#include "tools/rate_limiter.hpp"
 
 namespace sluice::cli {
 namespace {
@@ -87,7 +87,8 @@ class Transfer {
       AttemptOutcome outcome = attempt_once(*client, *url, attempt);
       // stdin is read once: what went to a failed attempt cannot be sent again.
       const bool resendable = options_.upload_file != "-";
-      if (!outcome.failure || !resendable || !should_retry(*outcome.failure, attempt, options_.retry)) {
+      if (!outcome.failure || !resendable ||
+          !should_retry(*outcome.failure, attempt, options_.retry)) {
         meter_.end(outcome.exit_code == kExitOk);  // its last line before any message
         if (options_.verbose) stderr_lines().write(describe_client_stats(client->stats()));
         client_ = nullptr;
@@ -142,8 +143,9 @@ class Transfer {
     // attempt's response is the result, as curl has it.
     if (is_transient_status(response.status) && attempt < options_.retry.retries &&
         options_.upload_file != "-") {
-      return attempt_failed(kExitHttpError, status_error,
-                            failure_from_status(response.status, response.headers, report_.url_effective));
+      return attempt_failed(
+          kExitHttpError, status_error,
+          failure_from_status(response.status, response.headers, report_.url_effective));
     }
     // 304 (--etag-compare, -z DATE) or 412 (-z -DATE): the copy the caller has is
     // what it asked about; its -o file stays, and it is no failure, even with -f.
@@ -151,8 +153,9 @@ class Transfer {
         response.status == 304 ||
         (response.status == 412 && options_.time_cond && options_.time_cond->unmodified);
     if (options_.fail_on_http_error && response.status >= 400 && !condition_unmet) {
-      return attempt_failed(kExitHttpError, status_error,
-                            failure_from_status(response.status, response.headers, report_.url_effective));
+      return attempt_failed(
+          kExitHttpError, status_error,
+          failure_from_status(response.status, response.headers, report_.url_effective));
     }
     if (auto too_large = check_announced_size(response)) return std::move(*too_large);
     Result<std::uint64_t> skip = resume_.bytes_to_skip(response);
@@ -161,8 +164,9 @@ class Transfer {
                             AttemptFailure{skip.error(), false, std::nullopt});
     }
     if (int failed = write_head(response); failed != kExitOk) {
-      return attempt_failed(failed, report_.error_message, AttemptFailure{
-          Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
+      return attempt_failed(
+          failed, report_.error_message,
+          AttemptFailure{Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
     }
     if (condition_unmet) {
       not_modified_ = true;
@@ -173,15 +177,17 @@ class Transfer {
     AttemptOutcome written = write_body(response.body, *skip);
     // --fail-with-body: the body is the output, the status still the exit code.
     if (!written.failure && options_.fail_with_body && response.status >= 400) {
-      return attempt_failed(kExitHttpError, status_error,
-                            failure_from_status(response.status, response.headers, report_.url_effective));
+      return attempt_failed(
+          kExitHttpError, status_error,
+          failure_from_status(response.status, response.headers, report_.url_effective));
     }
     return written;
   }
 
   AttemptOutcome too_large(std::string message) {
     Error error(ErrorCategory::too_large, std::move(message));
-    return attempt_failed(kExitTooLarge, error.message(), AttemptFailure{error, false, std::nullopt});
+    return attempt_failed(kExitTooLarge, error.message(),
+                          AttemptFailure{error, false, std::nullopt});
   }
 
   // --max-filesize against Content-Length, before anything is written (curl's check;
@@ -195,8 +201,8 @@ class Transfer {
       return std::nullopt;
     }
     if (announced <= options_.max_filesize) return std::nullopt;
-    return too_large("the body is " + std::to_string(announced) + " bytes, more than --max-filesize " +
-                     std::to_string(options_.max_filesize));
+    return too_large("the body is " + std::to_string(announced) +
+                     " bytes, more than --max-filesize " + std::to_string(options_.max_filesize));
   }
 
   // -i and -I put the head before the body, -D in its own file; once per transfer
@@ -255,7 +261,8 @@ class Transfer {
     const auto length = response.headers.get("content-length");
     std::uint64_t announced = 0;
     if (!length || (options_.compressed && response.headers.contains("content-encoding")) ||
-        std::from_chars(length->data(), length->data() + length->size(), announced).ec != std::errc() ||
+        std::from_chars(length->data(), length->data() + length->size(), announced).ec !=
+            std::errc() ||
         announced < skip) {
       return std::nullopt;
     }
@@ -282,26 +289,28 @@ class Transfer {
       if (!chunk) return incomplete(chunk.error(), failure_from_error(chunk.error()));
       if (chunk->empty()) return {};
       std::span<const std::byte> bytes = chunk->bytes();
-      const std::size_t skipped = static_cast<std::size_t>(std::min<std::uint64_t>(skip, bytes.size()));
+      const std::size_t skipped =
+          static_cast<std::size_t>(std::min<std::uint64_t>(skip, bytes.size()));
       skip -= skipped;
       bytes = bytes.subspan(skipped);
       if (options_.max_filesize > 0 && resume_.written() + bytes.size() > options_.max_filesize) {
-        return too_large("the body grew past --max-filesize " + std::to_string(options_.max_filesize) +
-                         " bytes");
+        return too_large("the body grew past --max-filesize " +
+                         std::to_string(options_.max_filesize) + " bytes");
       }
       Result<void> wrote = sink_.write_all(bytes);
       report_.size_download = sink_.bytes_written() - head_bytes_;
       meter_.wrote(report_.size_download);
       resume_.wrote(bytes.size());
-      if (!wrote) return incomplete(wrote.error(), AttemptFailure{wrote.error(), false, std::nullopt});
+      if (!wrote)
+        return incomplete(wrote.error(), AttemptFailure{wrote.error(), false, std::nullopt});
     }
   }
 
   AttemptOutcome incomplete(const Error& error, AttemptFailure failure) {
     std::string message = error.message();
     if (sink_.is_file()) {
-      message += " ('" + sink_.path() + "' is incomplete: " +
-                 std::to_string(sink_.bytes_written()) + " bytes written)";
+      message += " ('" + sink_.path() +
+                 "' is incomplete: " + std::to_string(sink_.bytes_written()) + " bytes written)";
     }
     return attempt_failed(exit_code_for(error), std::move(message), std::move(failure));
   }
@@ -316,7 +325,8 @@ class Transfer {
 
   int close_output() {
     if (!options_.etag_save.empty() && report_.http_code / 100 == 2) {
-      if (Result<void> saved = save_etag_file(options_.etag_save, report_.headers.get("ETag")); !saved) {
+      if (Result<void> saved = save_etag_file(options_.etag_save, report_.headers.get("ETag"));
+          !saved) {
         return fail_with(saved.error());
       }
     }
@@ -330,7 +340,8 @@ class Transfer {
     }
     if (options_.remote_time && sink_.is_file() && !not_modified_) {
       if (auto last_modified = report_.headers.get("Last-Modified")) {
-        if (Result<void> set = set_remote_time(sink_.path(), *last_modified); !set) return fail_with(set.error());
+        if (Result<void> set = set_remote_time(sink_.path(), *last_modified); !set)
+          return fail_with(set.error());
       }
     }
     return kExitOk;
@@ -360,13 +371,13 @@ class Transfer {
   const CliOptions& options_;
   // -b FILE / -c: the run's cookie jar (null without them), saved by run().
   std::shared_ptr<CookieJar> cookie_jar_ = open_cookie_jar(options_.cookies);
-  const Client* client_ = nullptr;  // while a body is read, for -v's memory lines
-  OutputSink sink_;                 // -o FILE or stdout, opened at the first byte
+  const Client* client_ = nullptr;                    // while a body is read, for -v's memory lines
+  OutputSink sink_;                                   // -o FILE or stdout, opened at the first byte
   FetchMeter meter_{options_, options_.output_path};  // -o FILE's progress meter
   bool output_open_ = false;
   bool head_written_ = false;
-  bool not_modified_ = false;       // a 304 (or -z -DATE's 412): the output is left as it was
-  std::size_t head_bytes_ = 0;      // of -i's head in the output
+  bool not_modified_ = false;   // a 304 (or -z -DATE's 412): the output is left as it was
+  std::size_t head_bytes_ = 0;  // of -i's head in the output
   FetchResume resume_;
   std::optional<RateLimiter> limiter_;  // --limit-rate
   std::uint64_t upload_size_ = 0;       // the request body's length, when it has one

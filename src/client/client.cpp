@@ -129,21 +129,21 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
     if (options.wire_tap) {
       // So is the wire tap: its bytes are copied, as they live only during the call.
       options.wire_tap = [host, tap = std::move(options.wire_tap)](const WireChunk& chunk) {
-        host->post([tap, chunk, bytes = std::vector<std::byte>(chunk.bytes.begin(),
-                                                               chunk.bytes.end())] {
-          WireChunk copy = chunk;
-          copy.bytes = bytes;
-          tap(copy);
-        });
+        host->post(
+            [tap, chunk, bytes = std::vector<std::byte>(chunk.bytes.begin(), chunk.bytes.end())] {
+              WireChunk copy = chunk;
+              copy.bytes = bytes;
+              tap(copy);
+            });
       };
     }
   }
   auto impl = std::make_unique<Client::Impl>();
   impl->netrc = std::move(*netrc);
   impl->netrc_mode = options.netrc;
-  impl->core = std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host,
-                                            std::move(*proxies), std::move(*network),
-                                            std::move(*proxy_tls));
+  impl->core =
+      std::make_unique<ClientCore>(std::move(options), std::move(*tls), clock, host,
+                                   std::move(*proxies), std::move(*network), std::move(*proxy_tls));
   if (auto loop = impl->core->loop().status(); !loop) return std::move(loop).error();
   impl->core->start();
   return Client(std::move(impl));
@@ -162,8 +162,7 @@ Client::~Client() {
   // caused.
   if (const auto& host = impl_->core->host_dispatch()) {
     host->close();
-    while (host->run() > 0) {
-    }
+    while (host->run() > 0) {}
   }
 }
 

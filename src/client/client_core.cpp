@@ -185,7 +185,8 @@ void ClientCore::sweep() {
   };
   const std::uint64_t before = sweep_bytes_released_;
   std::unordered_set<Connection*> paused_connections;
-  for (auto& [raw, transfer] : transfers_) count(transfer->sweep(paused_before, paused_connections));
+  for (auto& [raw, transfer] : transfers_)
+    count(transfer->sweep(paused_before, paused_connections));
   // Each asks its streams once whether any still receives.
   for (Connection* conn : paused_connections) count(conn->release_scratch(paused_before));
   count(pool_.release_idle_scratch());

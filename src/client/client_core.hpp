@@ -15,13 +15,13 @@
 #include "body/host_dispatch.hpp"
 #include "body/staged_budget.hpp"
 #include "body/upload_budget.hpp"
-#include "pool/connection_pool.hpp"
-#include "pool/network_settings.hpp"
 #include "core/event_loop.hpp"
 #include "core/trace.hpp"
 #include "core/worker_pool.hpp"
 #include "dns/resolver.hpp"
 #include "mux/stream_credit.hpp"
+#include "pool/connection_pool.hpp"
+#include "pool/network_settings.hpp"
 #include "quic/quic_tls.hpp"
 #include "sluice/client.hpp"
 #include "tls/tls.hpp"
@@ -124,15 +124,15 @@ class ClientCore {
   Resolver resolver_;
   std::shared_ptr<TlsContext> tls_;
   std::shared_ptr<TlsContext> proxy_tls_;
-  WindowLedger window_ledger_;                        // HTTP thread
-  WindowPolicy window_policy_;                        // points at window_ledger_
-  AltSvcCache alt_svc_;                               // HTTP thread
-  std::shared_ptr<const QuicTlsContext> quic_tls_;   // HTTP thread; made on first use
+  WindowLedger window_ledger_;                      // HTTP thread
+  WindowPolicy window_policy_;                      // points at window_ledger_
+  AltSvcCache alt_svc_;                             // HTTP thread
+  std::shared_ptr<const QuicTlsContext> quic_tls_;  // HTTP thread; made on first use
   ConnectionPool pool_;
   std::unordered_map<const Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
   std::unordered_set<const Transfer*> budget_held_;  // HTTP thread; held back by the budget
-  std::uint64_t sweep_releases_ = 0;        // HTTP thread
-  std::uint64_t sweep_bytes_released_ = 0;  // HTTP thread
+  std::uint64_t sweep_releases_ = 0;                 // HTTP thread
+  std::uint64_t sweep_bytes_released_ = 0;           // HTTP thread
   std::thread thread_;
 };
 

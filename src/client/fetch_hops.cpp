@@ -128,9 +128,9 @@ Result<FetchHops::Verdict> FetchHops::on_head(int status, const Headers& headers
     return Verdict::redirect;
   }
   if (redirect_policy_.fail_on_redirect && headers.contains("location")) {
-    return Error(ErrorCode::redirect_refused,
-                 "the server redirected (" + std::to_string(status) + " to '" +
-                     std::string(*headers.get("location")) + "') and the request refuses redirects");
+    return Error(ErrorCode::redirect_refused, "the server redirected (" + std::to_string(status) +
+                                                  " to '" + std::string(*headers.get("location")) +
+                                                  "') and the request refuses redirects");
   }
   return Verdict::answer;
 }

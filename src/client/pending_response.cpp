@@ -107,8 +107,8 @@ Result<Response> PendingResponse::wait() {
 std::optional<Result<Response>> PendingResponse::wait_for(std::chrono::milliseconds timeout) {
   if (!state_) return Result<Response>(no_state());
   std::unique_lock lock(state_->mu);
-  if (!state_->decided_cv.wait_for(lock, timeout,
-                                   [this] { return state_->outcome.has_value() || state_->taken; })) {
+  if (!state_->decided_cv.wait_for(
+          lock, timeout, [this] { return state_->outcome.has_value() || state_->taken; })) {
     return std::nullopt;
   }
   if (!state_->outcome) return Result<Response>(taken_twice());

@@ -22,11 +22,11 @@ class Transfer;
 struct PendingState {
   std::mutex mu;
   std::condition_variable decided_cv;
-  std::optional<Result<Response>> outcome;                 // guarded by mu
-  std::function<void(Result<Response>)> then;              // guarded by mu
-  bool taken = false;                                      // guarded by mu
+  std::optional<Result<Response>> outcome;     // guarded by mu
+  std::function<void(Result<Response>)> then;  // guarded by mu
+  bool taken = false;                          // guarded by mu
   /// The decided response's body, so that a cancel fails it at once.
-  std::shared_ptr<StagingBuffer> body;                     // guarded by mu
+  std::shared_ptr<StagingBuffer> body;  // guarded by mu
   /// The HTTP thread's poster. Set before the state is shared: then() hands an
   /// already decided response to its callback through it, and cancels go through it.
   std::shared_ptr<HttpPoster> poster;

@@ -3,9 +3,9 @@
 // QUIC (src/quic, GnuTLS) each take.
 // Ownership: pure functions; any thread.
 
-#include "tls/tls.hpp"
 #include "quic/quic_tls.hpp"
 #include "sluice/client.hpp"
+#include "tls/tls.hpp"
 
 namespace sluice {
 

@@ -43,15 +43,18 @@ void Transfer::begin() {
   // callbacks own the body, and the handle that registered them may already be gone
   // when the post runs. Only the post holds it, so nothing outlives a dropped post.
   auto staging_cell = std::make_shared<std::weak_ptr<StagingBuffer>>();
-  staging_ = std::make_shared<StagingBuffer>(request_.allowance.initial_bytes, [poster, weak, staging_cell] {
-    return poster->post([weak, staging = staging_cell->lock()] {
-      if (auto self = weak.lock(); self && self->phase_ == Phase::body) {
-        self->on_consumer_activity();
-      } else if (staging) {
-        staging->deliver_callbacks();
-      }
-    });
-  }, core_.staged_budget(), core_.loop());
+  staging_ = std::make_shared<StagingBuffer>(
+      request_.allowance.initial_bytes,
+      [poster, weak, staging_cell] {
+        return poster->post([weak, staging = staging_cell->lock()] {
+          if (auto self = weak.lock(); self && self->phase_ == Phase::body) {
+            self->on_consumer_activity();
+          } else if (staging) {
+            staging->deliver_callbacks();
+          }
+        });
+      },
+      core_.staged_budget(), core_.loop());
   staging_->set_host_dispatch(core_.host_dispatch());
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
@@ -175,7 +178,7 @@ void Transfer::on_response_head(ResponseHead head) {
   Response response;
   response.status = head.status;
   response.headers = std::move(head.headers);
-  response.version = head.version   ? *head.version
+  response.version = head.version       ? *head.version
                      : conn_ != nullptr ? conn_->version()
                                         : HttpVersion::http1_1;
   response.effective_url = hops_.url().to_string();
@@ -328,9 +331,9 @@ void Transfer::on_unprocessed(Error error) {
       hops_.resent_unprocessed();
       return;
     }
-    fail(Error(error.category(),
-               error.message() + "; sluice cannot resend the request body (a streamed body, "
-                                 "or a large body already freed after sending)"));
+    fail(Error(error.category(), error.message() +
+                                     "; sluice cannot resend the request body (a streamed body, "
+                                     "or a large body already freed after sending)"));
     return;
   }
   if (hops_.unprocessed_resends() > 0) {

@@ -34,7 +34,7 @@ class ClientCore;
 struct TransferStats {
   bool paused = false;
   std::size_t staged_bytes = 0;
-  std::size_t scratch_bytes = 0;       ///< capacity of empty buffers kept for reuse
+  std::size_t scratch_bytes = 0;  ///< capacity of empty buffers kept for reuse
   std::size_t request_body_bytes = 0;
 };
 
@@ -156,13 +156,13 @@ class Transfer final : public ExchangeSink,
   Phase phase_ = Phase::waiting_connection;
   Connection* conn_ = nullptr;
   ExchangeId exchange_ = kNoExchange;  // the exchange on conn_
-  std::uint64_t attaches_ = 0;  // counts attach(): a start that retried inside is not ours
+  std::uint64_t attaches_ = 0;         // counts attach(): a start that retried inside is not ours
   bool conn_reused_ = false;
   int connects_ = 0;  // connections made for this request (note_connection)
   std::uint64_t redirect_body_bytes_ = 0;
 
   std::unique_ptr<ContentDecoder> decoder_;
-  ByteQueue compressed_body_;  // received, not yet decoded (waits for staging room)
+  ByteQueue compressed_body_;      // received, not yet decoded (waits for staging room)
   bool complete_pending_ = false;  // the exchange ended; decoding still drains
   Headers trailers_;
   std::uint64_t received_ = 0;
@@ -180,8 +180,8 @@ class Transfer final : public ExchangeSink,
   EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
   TimePoint last_activity_{};
   std::uint64_t pauses_ended_seen_ = 0;  // the staging buffer's count at the idle timer's last look
-  ResponseTiming timing_;  // filled as the steps happen; the Response gets a copy
-  Headers sent_headers_;   // the last exchange's fields, for Response::request_headers
+  ResponseTiming timing_;                // filled as the steps happen; the Response gets a copy
+  Headers sent_headers_;          // the last exchange's fields, for Response::request_headers
   bool resend_for_auth_ = false;  // the drained 401 is followed by resend_authenticated()
 };
 

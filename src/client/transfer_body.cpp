@@ -44,7 +44,7 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
   received_ += bytes.size();
   if (request_.max_body_size != 0 && received_ > request_.max_body_size) {
     fail(Error(ErrorCode::body_too_large, "response body exceeds the limit of " +
-                                             std::to_string(request_.max_body_size) + " bytes"));
+                                              std::to_string(request_.max_body_size) + " bytes"));
     return;
   }
   if (reader_dropped_) {

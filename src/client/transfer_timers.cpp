@@ -29,8 +29,9 @@ Error Transfer::connect_timeout_error() const {
 }
 
 Error Transfer::first_byte_timeout_error() const {
-  return Error(ErrorCode::first_byte_timeout, "no response headers from " + hops_.url().authority() +
-                                                  " within " + millis(request_.timeouts.first_byte));
+  return Error(ErrorCode::first_byte_timeout, "no response headers from " +
+                                                  hops_.url().authority() + " within " +
+                                                  millis(request_.timeouts.first_byte));
 }
 
 void Transfer::arm_timer_at(EventLoop::TimerId& id, TimePoint at,
@@ -66,10 +67,9 @@ void Transfer::arm_idle_timer() {
     // since the last look, its resume still on the way here), a decoder behind, a
     // request body producer with nothing yet.
     const bool hold_ended = self.hold_ended_unheard();
-    const bool our_wait = self.paused() || hold_ended || self.waits_for_budget() ||
-                          !self.compressed_body_.empty() ||
-                          (self.phase_ == Phase::waiting_head && self.body_ &&
-                           self.body_->waiting_for_producer());
+    const bool our_wait =
+        self.paused() || hold_ended || self.waits_for_budget() || !self.compressed_body_.empty() ||
+        (self.phase_ == Phase::waiting_head && self.body_ && self.body_->waiting_for_producer());
     if (our_wait) self.last_activity_ = now;
     if (now - self.last_activity_ >= idle) {
       self.fail(self.idle_error(idle));
@@ -83,13 +83,15 @@ Error Transfer::idle_error(std::chrono::milliseconds idle) const {
   const std::string host = hops_.url().authority();
   if (phase_ == Phase::waiting_head && body_) {
     return Error(ErrorCode::idle_timeout, "idle timeout: " + host +
-                                             " neither read the request body nor answered for " +
-                                             millis(idle));
+                                              " neither read the request body nor answered for " +
+                                              millis(idle));
   }
   if (phase_ == Phase::waiting_head) {
-    return Error(ErrorCode::idle_timeout, "idle timeout: no response from " + host + " for " + millis(idle));
+    return Error(ErrorCode::idle_timeout,
+                 "idle timeout: no response from " + host + " for " + millis(idle));
   }
-  return Error(ErrorCode::idle_timeout, "idle timeout: no data from " + host + " for " + millis(idle));
+  return Error(ErrorCode::idle_timeout,
+               "idle timeout: no data from " + host + " for " + millis(idle));
 }
 
 void Transfer::cancel_timer(EventLoop::TimerId& id) {

@@ -103,9 +103,9 @@ void Connector::connect_to(std::vector<SocketAddress> addresses) {
   if (options_.trace != nullptr && options_.trace->on()) {
     attempts.note = [this](const std::string& what) { trace(what); };
   }
-  connect_ = std::make_unique<TcpConnect>(loop_, std::move(addresses),
-                                          [this](Result<int> fd) { on_connected(std::move(fd)); },
-                                          std::move(attempts));
+  connect_ = std::make_unique<TcpConnect>(
+      loop_, std::move(addresses), [this](Result<int> fd) { on_connected(std::move(fd)); },
+      std::move(attempts));
 }
 
 void Connector::on_connected(Result<int> fd) {
@@ -134,8 +134,8 @@ void Connector::arm_proxy_timer() {
   // A proxy that accepts and never answers must not hold the attempt (and the
   // origin's connection slot) forever: its part has the TLS handshake's limit, or 30 s
   // without one.
-  const auto limit = options_.tls_timeout.count() > 0 ? options_.tls_timeout
-                                                      : std::chrono::milliseconds(30'000);
+  const auto limit =
+      options_.tls_timeout.count() > 0 ? options_.tls_timeout : std::chrono::milliseconds(30'000);
   tls_timer_ = loop_.add_timer(loop_.now() + limit, [this, limit] {
     tls_timer_ = 0;
     finish(Error(ErrorCode::connect_timeout,
@@ -188,8 +188,9 @@ void Connector::secure(std::unique_ptr<Transport> under) {
   timing_.tls_start = loop_.now();
   // Over an https:// proxy the target's TLS runs inside the proxy's; otherwise it
   // takes the socket itself.
-  auto transport = under->is_tls() ? tls_->connect_over(std::move(under), host_, port_, options_.alpn)
-                                   : tls_->connect(under->release_socket(), host_, options_.alpn, port_);
+  auto transport = under->is_tls()
+                       ? tls_->connect_over(std::move(under), host_, port_, options_.alpn)
+                       : tls_->connect(under->release_socket(), host_, options_.alpn, port_);
   if (!transport) {
     finish(std::move(transport).error());
     return;
@@ -227,9 +228,9 @@ void Connector::drive_tunnel() {
     if (!send_tunnel_output()) return;
     auto got = hop_->read(buffer);
     if (!got) {
-      finish(via_proxy(Error(ErrorCode::connect_failed, got.error().message() +
-                                                            " before the tunnel to " +
-                                                            target_authority() + " opened")));
+      finish(via_proxy(Error(
+          ErrorCode::connect_failed,
+          got.error().message() + " before the tunnel to " + target_authority() + " opened")));
       return;
     }
     if (got->status == IoStatus::want_read || got->status == IoStatus::want_write) {
@@ -238,8 +239,9 @@ void Connector::drive_tunnel() {
       return;
     }
     if (got->status == IoStatus::eof) {
-      finish(via_proxy(Error(ErrorCode::connect_failed, "closed the connection before the tunnel to " +
-                                                            target_authority() + " opened")));
+      finish(
+          via_proxy(Error(ErrorCode::connect_failed, "closed the connection before the tunnel to " +
+                                                         target_authority() + " opened")));
       return;
     }
     const auto* bytes = reinterpret_cast<const char*>(buffer);
@@ -261,9 +263,9 @@ bool Connector::send_tunnel_output() {
   for (std::string_view out = tunnel_->output(); !out.empty(); out = tunnel_->output()) {
     auto sent = hop_->write(std::as_bytes(std::span(out.data(), out.size())));
     if (!sent) {
-      finish(via_proxy(Error(ErrorCode::connect_failed, "cannot ask for the tunnel to " +
-                                                            target_authority() + ": " +
-                                                            sent.error().message())));
+      finish(via_proxy(Error(
+          ErrorCode::connect_failed,
+          "cannot ask for the tunnel to " + target_authority() + ": " + sent.error().message())));
       return false;
     }
     if (sent->status == IoStatus::want_read || sent->status == IoStatus::want_write) {

@@ -13,15 +13,15 @@
 #include <optional>
 #include <string>
 
-#include "net/connect_timing.hpp"
-#include "core/event_loop.hpp"
 #include "connect/proxy_hop.hpp"
 #include "connect/tunnel_handshake.hpp"
-#include "dns/resolver.hpp"
-#include "net/tcp_connect.hpp"
-#include "tls/tls.hpp"
+#include "core/event_loop.hpp"
 #include "core/trace.hpp"
+#include "dns/resolver.hpp"
+#include "net/connect_timing.hpp"
+#include "net/tcp_connect.hpp"
 #include "net/transport.hpp"
+#include "tls/tls.hpp"
 
 namespace sluice {
 
@@ -32,8 +32,8 @@ class Connector : private FdWatcher {
   struct Target {
     std::string host;
     std::uint16_t port = 0;
-    bool tls = false;      ///< https: a TLS handshake follows the connect
-    std::string origin;    ///< "https://host:port", for trace lines
+    bool tls = false;               ///< https: a TLS handshake follows the connect
+    std::string origin;             ///< "https://host:port", for trace lines
     std::optional<ProxyHop> proxy;  ///< reach it through this proxy
     /// --connect-to: connect (or tunnel) to this host and port instead; TLS still
     /// names `host`. Empty / 0: `host` and `port`.
@@ -48,7 +48,7 @@ class Connector : private FdWatcher {
     std::uint64_t conn_id = 0;                 ///< the connection it will become
     ConnectAttempts attempts;                  ///< Happy Eyeballs' delay and deadline
     const Trace* trace = nullptr;
-    TlsContext* proxy_tls = nullptr;           ///< trust for https:// proxies
+    TlsContext* proxy_tls = nullptr;  ///< trust for https:// proxies
   };
 
   Connector(EventLoop& loop, Resolver& resolver, TlsContext* tls, const Target& target,
@@ -114,7 +114,7 @@ class Connector : private FdWatcher {
   // opens; then TLS or the finished transport takes it.
   std::unique_ptr<Transport> hop_;
   std::unique_ptr<TunnelHandshake> tunnel_;
-  bool proxy_handshake_ = false;  // handshaking_ is TLS to the proxy, not the target
+  bool proxy_handshake_ = false;                 // handshaking_ is TLS to the proxy, not the target
   std::optional<SocketAddress> target_address_;  // SOCKS5 with local resolution
 };
 

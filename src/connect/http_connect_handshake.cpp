@@ -21,8 +21,8 @@ TunnelHandshake::Progress HttpConnectHandshake::feed(std::string_view bytes) {
 Error HttpConnectHandshake::error() const {
   const std::string to = " the tunnel to " + authority_;
   if (reply_.state() == ConnectReply::State::malformed) {
-    return Error(ErrorCode::protocol_error,
-                 "proxy " + proxy_display_ + ": sent " + reply_.summary() + " (asked for" + to + ")");
+    return Error(ErrorCode::protocol_error, "proxy " + proxy_display_ + ": sent " +
+                                                reply_.summary() + " (asked for" + to + ")");
   }
   std::string message = "proxy " + proxy_display_ + " refused" + to + " (" + reply_.summary() + ")";
   if (reply_.status() == 407) {

@@ -79,10 +79,11 @@ ConnectReply::State ConnectReply::parse_head() {
   if (line.ends_with('\r')) line.remove_suffix(1);
   // "HTTP/1.1 200 Connection established": exactly three digits, then a space or the end.
   const bool well_formed = line.starts_with("HTTP/1.") && line.size() >= 12 && digit(line[7]) &&
-                           line[8] == ' ' && digit(line[9]) && digit(line[10]) &&
-                           digit(line[11]) && (line.size() == 12 || line[12] == ' ');
+                           line[8] == ' ' && digit(line[9]) && digit(line[10]) && digit(line[11]) &&
+                           (line.size() == 12 || line[12] == ' ');
   if (!well_formed) {
-    summary_ = "an answer to CONNECT that is not an HTTP/1.x status line ('" + printable(line) + "')";
+    summary_ =
+        "an answer to CONNECT that is not an HTTP/1.x status line ('" + printable(line) + "')";
     return State::malformed;
   }
   status_ = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');

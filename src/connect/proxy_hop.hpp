@@ -19,7 +19,9 @@ enum class ProxyKind {
 };
 
 /// Whether the proxy speaks HTTP (CONNECT, or forwarding), not SOCKS.
-inline bool speaks_http(ProxyKind kind) { return kind == ProxyKind::http || kind == ProxyKind::https; }
+inline bool speaks_http(ProxyKind kind) {
+  return kind == ProxyKind::http || kind == ProxyKind::https;
+}
 
 struct ProxyHop {
   ProxyKind kind = ProxyKind::http;
@@ -28,9 +30,9 @@ struct ProxyHop {
   /// CONNECT to the target (always for https://, by request for http://); otherwise
   /// requests go to the proxy in absolute form.
   bool tunnel = false;
-  std::string authorization;  ///< HTTP: a Proxy-Authorization value, or empty
+  std::string authorization;   ///< HTTP: a Proxy-Authorization value, or empty
   std::string user, password;  ///< SOCKS5: username/password (RFC 1929), or empty
-  std::string display;        ///< "127.0.0.1:3128": errors and trace lines name it
+  std::string display;         ///< "127.0.0.1:3128": errors and trace lines name it
 
   /// Connections through different proxies, or with other credentials, never mix in
   /// the pool. The credentials enter it as a hash: a key may end up in a message.

@@ -102,7 +102,8 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
   switch (step_) {
     case Step::method: {
       if (in_.size() < 2) return std::nullopt;
-      if (byte(0) != kVersion) return fail(ErrorCode::protocol_error, "the proxy does not speak SOCKS5");
+      if (byte(0) != kVersion)
+        return fail(ErrorCode::protocol_error, "the proxy does not speak SOCKS5");
       const unsigned char method = byte(1);
       in_.erase(0, 2);
       if (method == kNoAcceptableMethod) {
@@ -138,7 +139,8 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
     }
     case Step::connect: {
       if (in_.size() < 5) return std::nullopt;
-      if (byte(0) != kVersion) return fail(ErrorCode::protocol_error, "a malformed answer to CONNECT");
+      if (byte(0) != kVersion)
+        return fail(ErrorCode::protocol_error, "a malformed answer to CONNECT");
       const unsigned char reply = byte(1);
       // The bound address that follows: 4 or 16 bytes, or a name with its length.
       std::size_t address_length = 0;
@@ -146,7 +148,9 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
         case 1: address_length = 4; break;
         case 4: address_length = 16; break;
         case 3: address_length = 1 + byte(4); break;
-        default: return fail(ErrorCode::protocol_error, "an answer to CONNECT with an unknown address type");
+        default:
+          return fail(ErrorCode::protocol_error,
+                      "an answer to CONNECT with an unknown address type");
       }
       const std::size_t total = 4 + address_length + 2;
       if (in_.size() < total) return std::nullopt;
@@ -154,8 +158,8 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
       in_.clear();
       if (reply != 0) {
         return fail(ErrorCode::proxy_refused, "the proxy could not reach " + host_ + ":" +
-                                                  std::to_string(port_) + " (" +
-                                                  reply_text(reply) + ")");
+                                                  std::to_string(port_) + " (" + reply_text(reply) +
+                                                  ")");
       }
       if (more) return fail(ErrorCode::protocol_error, "bytes after the proxy's answer to CONNECT");
       step_ = Step::open;

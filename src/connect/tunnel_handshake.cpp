@@ -5,16 +5,16 @@
 
 namespace sluice {
 
-std::unique_ptr<TunnelHandshake> make_tunnel_handshake(const ProxyHop& proxy,
-                                                       const std::string& host, std::uint16_t port,
-                                                       const std::optional<SocketAddress>& resolved) {
+std::unique_ptr<TunnelHandshake> make_tunnel_handshake(
+    const ProxyHop& proxy, const std::string& host, std::uint16_t port,
+    const std::optional<SocketAddress>& resolved) {
   if (speaks_http(proxy.kind)) {
     const bool ipv6 = host.find(':') != std::string::npos;
     return std::make_unique<HttpConnectHandshake>(
         proxy, (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port));
   }
-  return std::make_unique<Socks5Handshake>(proxy, host, port,
-                                           proxy.kind == ProxyKind::socks5 ? resolved : std::nullopt);
+  return std::make_unique<Socks5Handshake>(
+      proxy, host, port, proxy.kind == ProxyKind::socks5 ? resolved : std::nullopt);
 }
 
 }  // namespace sluice

@@ -35,8 +35,8 @@ class TunnelHandshake {
 
 /// The handshake `proxy` asks for, to reach `host`:`port` (for SOCKS5 with local
 /// name resolution, at `resolved`).
-std::unique_ptr<TunnelHandshake> make_tunnel_handshake(const ProxyHop& proxy,
-                                                       const std::string& host, std::uint16_t port,
-                                                       const std::optional<SocketAddress>& resolved);
+std::unique_ptr<TunnelHandshake> make_tunnel_handshake(
+    const ProxyHop& proxy, const std::string& host, std::uint16_t port,
+    const std::optional<SocketAddress>& resolved);
 
 }  // namespace sluice

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <utility>
 
-#include "net/connect_timing.hpp"
 #include "connection/exchange.hpp"
+#include "net/connect_timing.hpp"
 #include "sluice/headers.hpp"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
@@ -60,10 +60,10 @@ class RequestBodySource {
 /// One request as every HTTP version needs it.
 struct ExchangeRequest {
   std::string method;
-  std::string scheme;     ///< "http" / "https" (h2/h3 :scheme)
-  std::string authority;  ///< Host / :authority
-  std::string target;     ///< origin-form path and query
-  Headers headers;        ///< validated; no Host, no framing headers
+  std::string scheme;                 ///< "http" / "https" (h2/h3 :scheme)
+  std::string authority;              ///< Host / :authority
+  std::string target;                 ///< origin-form path and query
+  Headers headers;                    ///< validated; no Host, no framing headers
   RequestBodySource* body = nullptr;  ///< owned by the caller; outlives the exchange
   std::size_t max_header_bytes = 256 * 1024;
   /// The response's allowance: where the stream's window (h2/h3) or the staged bytes

@@ -25,9 +25,9 @@ void OwnerReports::tell(Connection& conn, const OwnerView& now) {
   // Leaving the early phase is news even with every stream taken by early requests:
   // the owner learns the handshake completed (the pool ends its HTTP/3 attempt then).
   const bool left_early = told_early_ && !now.early;
-  const bool more = left_early || (now.available > 0 && (now.available > told_available_ ||
-                                                         now.ended != told_ended_ ||
-                                                         now.early != told_early_));
+  const bool more =
+      left_early || (now.available > 0 && (now.available > told_available_ ||
+                                           now.ended != told_ended_ || now.early != told_early_));
   told_available_ = now.available;
   told_ended_ = now.ended;
   told_early_ = now.early;

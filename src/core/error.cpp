@@ -42,10 +42,8 @@ bool retryable_by_default(ErrorCode code) noexcept {
     case ErrorCategory::dns:
     case ErrorCategory::connect:
     case ErrorCategory::timeout:
-    case ErrorCategory::protocol:
-      return true;
-    default:
-      return false;
+    case ErrorCategory::protocol: return true;
+    default: return false;
   }
 }
 
@@ -103,8 +101,6 @@ const char* to_string(ErrorCode code) noexcept {
   return "unknown";
 }
 
-std::string Error::describe() const {
-  return std::string(to_string(category_)) + ": " + message_;
-}
+std::string Error::describe() const { return std::string(to_string(category_)) + ": " + message_; }
 
 }  // namespace sluice

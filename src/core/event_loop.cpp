@@ -30,7 +30,6 @@ std::uint64_t pack(int fd, std::uint32_t generation) {
   return (std::uint64_t{generation} << 32) | static_cast<std::uint32_t>(fd);
 }
 
-
 Error fd_error(const char* action, int fd, int err) {
   return Error(ErrorCategory::io, std::string("event loop: cannot ") + action + " fd " +
                                       std::to_string(fd) + ": " + std::strerror(err));
@@ -81,8 +80,7 @@ void EventLoop::run() {
     // A turn-end task may add another (run now, a few rounds at most); what one
     // posts waits for the next turn, after epoll and the timers, so a task that keeps
     // re-posting itself cannot starve them.
-    for (int round = 0; round < kTurnEndRounds && run_turn_end(); ++round) {
-    }
+    for (int round = 0; round < kTurnEndRounds && run_turn_end(); ++round) {}
 #if SLUICE_TEST_HOOKS
     for (auto& [id, observer] : turn_observers_) observer();
 #endif
@@ -101,8 +99,7 @@ void EventLoop::run() {
 }
 
 void EventLoop::run_remaining() {
-  while (run_posted() || run_turn_end()) {
-  }
+  while (run_posted() || run_turn_end()) {}
 }
 
 void EventLoop::stop() {

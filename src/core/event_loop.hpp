@@ -24,7 +24,6 @@
 
 namespace sluice {
 
-
 /// Receives readiness for one file descriptor. Fires on the HTTP thread from run();
 /// it may call any EventLoop method, including unwatch() of its own fd and deleting
 /// itself after unwatching.
@@ -124,7 +123,7 @@ class EventLoop final : public TimeSource {
   };
   void dispatch(const epoll_event& event);
   void run_due_timers();
-  bool run_posted();  // whether any task ran
+  bool run_posted();    // whether any task ran
   bool run_turn_end();  // whether any task ran
   bool stop_requested();
   void drain_wake_fd();
@@ -145,7 +144,7 @@ class EventLoop final : public TimeSource {
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
   TimePoint now_;
-  bool precise_wait_ = true;  // epoll_pwait2 works here (false after ENOSYS)
+  bool precise_wait_ = true;        // epoll_pwait2 works here (false after ENOSYS)
   bool poll_before_sleep_ = false;  // HTTP thread: poll_briefly before the next sleep
   std::unordered_map<int, Watch> watchers_;
   std::uint32_t next_generation_ = 1;
@@ -157,9 +156,9 @@ class EventLoop final : public TimeSource {
   TimerId next_timer_id_ = 1;
 
   std::mutex posted_mu_;
-  std::vector<Task> posted_;  // guarded by posted_mu_
-  std::vector<Task> running_;  // HTTP thread: the batch run_posted() is running
-  std::vector<Task> turn_end_;      // HTTP thread: at_turn_end tasks of this turn
+  std::vector<Task> posted_;            // guarded by posted_mu_
+  std::vector<Task> running_;           // HTTP thread: the batch run_posted() is running
+  std::vector<Task> turn_end_;          // HTTP thread: at_turn_end tasks of this turn
   std::vector<Task> turn_end_running_;  // HTTP thread: the batch being run
 #if SLUICE_TEST_HOOKS
   std::vector<std::pair<ObserverId, Task>> turn_observers_;  // HTTP thread

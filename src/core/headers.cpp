@@ -82,9 +82,7 @@ std::optional<std::string> value_problem(std::string_view value) {
   return std::nullopt;
 }
 
-bool same_name(const Header& field, std::string_view name) {
-  return iequals(field.name, name);
-}
+bool same_name(const Header& field, std::string_view name) { return iequals(field.name, name); }
 
 }  // namespace
 
@@ -146,9 +144,8 @@ Result<void> validate_header_name(std::string_view name) {
   for (char ch : name) {
     const auto c = static_cast<unsigned char>(ch);
     if (!is_token_char(c)) {
-      return Error(ErrorCategory::usage, "invalid header name '" + printable(name) +
-                                             "': " + describe_byte(c) +
-                                             " is not allowed in a name");
+      return Error(ErrorCategory::usage, "invalid header name '" + printable(name) + "': " +
+                                             describe_byte(c) + " is not allowed in a name");
     }
   }
   return {};
@@ -164,8 +161,7 @@ Result<void> validate_header_value(std::string_view value) {
 Result<void> validate_header(std::string_view name, std::string_view value) {
   if (auto name_ok = validate_header_name(name); !name_ok) return name_ok;
   if (auto problem = value_problem(value)) {
-    return Error(ErrorCategory::usage,
-                 "header '" + std::string(name) + "': value " + *problem);
+    return Error(ErrorCategory::usage, "header '" + std::string(name) + "': value " + *problem);
   }
   return {};
 }

@@ -23,8 +23,8 @@ class InlineTask {
   InlineTask(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor)
 
   template <typename F, typename D = std::decay_t<F>,
-            typename = std::enable_if_t<!std::is_same_v<D, InlineTask> &&
-                                        std::is_invocable_r_v<void, D&>>>
+            typename =
+                std::enable_if_t<!std::is_same_v<D, InlineTask> && std::is_invocable_r_v<void, D&>>>
   InlineTask(F&& callable) {  // NOLINT(google-explicit-constructor): as std::function
     if constexpr (kFitsInline<D>) {
       ::new (static_cast<void*>(storage_)) D(std::forward<F>(callable));
@@ -61,9 +61,9 @@ class InlineTask {
   };
 
   template <typename D>
-  static constexpr bool kFitsInline = sizeof(D) <= kInlineBytes &&
-                                      alignof(D) <= alignof(std::max_align_t) &&
-                                      std::is_nothrow_move_constructible_v<D>;
+  static constexpr bool kFitsInline =
+      sizeof(D) <= kInlineBytes &&
+      alignof(D) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<D>;
 
   template <typename D>
   static constexpr Ops kInlineOps{
@@ -79,9 +79,7 @@ class InlineTask {
   template <typename D>
   static constexpr Ops kHeapOps{
       [](void* storage) { (**std::launder(static_cast<D**>(storage)))(); },
-      [](void* from, void* to) noexcept {
-        ::new (to) D*(*std::launder(static_cast<D**>(from)));
-      },
+      [](void* from, void* to) noexcept { ::new (to) D*(*std::launder(static_cast<D**>(from))); },
       [](void* storage) noexcept { delete *std::launder(static_cast<D**>(storage)); },
   };
 

@@ -35,7 +35,9 @@ class Trace {
   }
 
  private:
-  static std::string connection_scope(std::uint64_t conn) { return "c" + std::to_string(conn) + " "; }
+  static std::string connection_scope(std::uint64_t conn) {
+    return "c" + std::to_string(conn) + " ";
+  }
   Sink sink_;
 };
 

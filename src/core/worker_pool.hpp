@@ -27,8 +27,8 @@ class WorkerPool {
   void work();
   std::mutex mu_;
   std::condition_variable ready_;
-  std::deque<Job> jobs_;      // guarded by mu_
-  bool stopping_ = false;     // guarded by mu_
+  std::deque<Job> jobs_;   // guarded by mu_
+  bool stopping_ = false;  // guarded by mu_
   std::vector<std::thread> threads_;
 };
 

@@ -36,9 +36,9 @@ class BrotliDecoder final : public ContentDecoder {
   static void release(void* opaque, void* block) noexcept;
 
   BrotliDecoderState* state_ = nullptr;
-  bool started_ = false;       ///< any input taken: an empty body is not truncated
-  bool finished_ = false;      ///< the stream's last meta-block was decoded
-  std::size_t held_bytes_ = 0; ///< what brotli currently holds (counted_alloc)
+  bool started_ = false;        ///< any input taken: an empty body is not truncated
+  bool finished_ = false;       ///< the stream's last meta-block was decoded
+  std::size_t held_bytes_ = 0;  ///< what brotli currently holds (counted_alloc)
 };
 
 }  // namespace sluice

@@ -57,8 +57,8 @@ class DecoderChain final : public ContentDecoder {
   std::size_t output_cap(std::size_t input_size, std::size_t max_output) const noexcept;
   Result<DecodeStep> run_stages(std::span<const std::byte> input, DecodeOutput& out,
                                 std::size_t max_output);
-  Result<DecodeStep> run_stage(std::size_t i, std::span<const std::byte> input,
-                               DecodeOutput& out, std::size_t room);
+  Result<DecodeStep> run_stage(std::size_t i, std::span<const std::byte> input, DecodeOutput& out,
+                               std::size_t room);
   std::optional<Error> check_limits() const;
   Error fail(Error error) {
     failed_ = error;
@@ -68,8 +68,8 @@ class DecoderChain final : public ContentDecoder {
   std::vector<std::unique_ptr<ContentDecoder>> stages_;
   std::vector<ByteQueue> links_;
   DecodeLimits limits_;
-  std::uint64_t encoded_ = 0;  ///< input bytes taken by the outermost stage
-  std::uint64_t decoded_ = 0;  ///< bytes handed to callers
+  std::uint64_t encoded_ = 0;    ///< input bytes taken by the outermost stage
+  std::uint64_t decoded_ = 0;    ///< bytes handed to callers
   std::optional<Error> failed_;  ///< sticky: a failed stream stays failed
 };
 
@@ -104,8 +104,8 @@ Result<DecodeStep> DecoderChain::decode(std::span<const std::byte> input, Decode
 
 // Runs every stage, innermost output first bounded by `max_output` and each link by
 // kLinkCapacity, until the output is full or no stage can move.
-Result<DecodeStep> DecoderChain::run_stages(std::span<const std::byte> input,
-                                            DecodeOutput& out, std::size_t max_output) {
+Result<DecodeStep> DecoderChain::run_stages(std::span<const std::byte> input, DecodeOutput& out,
+                                            std::size_t max_output) {
   DecodeStep total;
   const std::size_t last = stages_.size() - 1;
   bool moved = true;
@@ -141,9 +141,9 @@ Result<DecodeStep> DecoderChain::run_stage(std::size_t i, std::span<const std::b
 
 std::optional<Error> DecoderChain::check_limits() const {
   if (limits_.max_decoded_size != 0 && decoded_ > limits_.max_decoded_size) {
-    return Error(ErrorCode::decoded_too_large, "decoded body exceeds the limit of " +
-                                               std::to_string(limits_.max_decoded_size) +
-                                               " bytes");
+    return Error(
+        ErrorCode::decoded_too_large,
+        "decoded body exceeds the limit of " + std::to_string(limits_.max_decoded_size) + " bytes");
   }
   if (limits_.max_ratio != 0 && decoded_ > kRatioGrace &&
       decoded_ > saturating_mul(limits_.max_ratio, encoded_)) {

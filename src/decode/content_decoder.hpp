@@ -78,7 +78,9 @@ std::span<std::byte> decode_output_room(ByteQueue& out, std::size_t limit);
 class QueueOutput final : public DecodeOutput {
  public:
   explicit QueueOutput(ByteQueue& queue) noexcept : queue_(queue) {}
-  std::span<std::byte> room(std::size_t limit) override { return decode_output_room(queue_, limit); }
+  std::span<std::byte> room(std::size_t limit) override {
+    return decode_output_room(queue_, limit);
+  }
   void commit(std::size_t n) override { queue_.commit(n); }
 
  private:

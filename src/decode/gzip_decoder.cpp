@@ -49,8 +49,8 @@ Result<DecodeStep> GzipDecoder::decode(std::span<const std::byte> input, DecodeO
   return total;
 }
 
-Result<GzipDecoder::Progress> GzipDecoder::step(std::span<const std::byte> input,
-                                                DecodeOutput& out, std::size_t max_output) {
+Result<GzipDecoder::Progress> GzipDecoder::step(std::span<const std::byte> input, DecodeOutput& out,
+                                                std::size_t max_output) {
   switch (state_) {
     case State::sniffing: return sniff(input);
     case State::in_stream: return inflate_some(input, out, max_output);
@@ -77,13 +77,12 @@ Result<GzipDecoder::Progress> GzipDecoder::sniff(std::span<const std::byte> inpu
 }
 
 Result<GzipDecoder::Progress> GzipDecoder::inflate_some(std::span<const std::byte> input,
-                                                        DecodeOutput& out,
-                                                        std::size_t max_output) {
+                                                        DecodeOutput& out, std::size_t max_output) {
   // gzip starts its inflater lazily here; deflate's was chosen by sniff().
   if (auto ready = ensure_inflater(kGzipWindowBits); !ready) return std::move(ready).error();
   const bool replaying = sniffed_fed_ < sniffed_len_;
-  const auto* source = replaying ? sniffed_ + sniffed_fed_
-                                 : reinterpret_cast<const unsigned char*>(input.data());
+  const auto* source =
+      replaying ? sniffed_ + sniffed_fed_ : reinterpret_cast<const unsigned char*>(input.data());
   const uInt source_len = clamp_to_uint(replaying ? sniffed_len_ - sniffed_fed_ : input.size());
   const std::span<std::byte> room = out.room(max_output);
   // zlib never writes through next_in; the pointer is non-const only in its old API.
@@ -110,8 +109,7 @@ Result<GzipDecoder::Progress> GzipDecoder::inflate_some(std::span<const std::byt
   // Z_BUF_ERROR: nothing could move. Input exhausted with room left: zlib has nothing
   // pending, so another call would only report Z_BUF_ERROR.
   const bool source_done = strm_.avail_in == 0 && strm_.avail_out != 0;
-  progress.stop = rv == Z_BUF_ERROR || (taken == 0 && written == 0) ||
-                  (!replaying && source_done);
+  progress.stop = rv == Z_BUF_ERROR || (taken == 0 && written == 0) || (!replaying && source_done);
   return progress;
 }
 

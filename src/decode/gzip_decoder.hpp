@@ -67,11 +67,11 @@ class GzipDecoder final : public ContentDecoder {
   State state_;
   z_stream strm_{};
   bool inflater_ready_ = false;
-  bool started_ = false;            ///< any input taken: an empty body is not truncated
-  unsigned char sniffed_[2] = {};   ///< deflate: the first two bytes, replayed to zlib
-  std::size_t sniffed_len_ = 0;     ///< how many of sniffed_ were collected
-  std::size_t sniffed_fed_ = 0;     ///< how many of them zlib has taken
-  std::size_t held_bytes_ = 0;      ///< what zlib currently holds (counted_alloc)
+  bool started_ = false;           ///< any input taken: an empty body is not truncated
+  unsigned char sniffed_[2] = {};  ///< deflate: the first two bytes, replayed to zlib
+  std::size_t sniffed_len_ = 0;    ///< how many of sniffed_ were collected
+  std::size_t sniffed_fed_ = 0;    ///< how many of them zlib has taken
+  std::size_t held_bytes_ = 0;     ///< what zlib currently holds (counted_alloc)
 };
 
 }  // namespace sluice

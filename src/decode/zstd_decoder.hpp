@@ -34,8 +34,8 @@ class ZstdDecoder final : public ContentDecoder {
   Error failure(std::size_t rv) const;
 
   ZSTD_DCtx* context_ = nullptr;
-  bool started_ = false;      ///< any input taken: an empty body is not truncated
-  bool at_boundary_ = true;   ///< between frames: every frame so far fully decoded
+  bool started_ = false;     ///< any input taken: an empty body is not truncated
+  bool at_boundary_ = true;  ///< between frames: every frame so far fully decoded
 };
 
 }  // namespace sluice

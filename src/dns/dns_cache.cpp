@@ -31,9 +31,9 @@ void DnsCache::make_room(TimePoint now) {
   if (entries_.size() < limits_.max_entries) return;
   std::erase_if(entries_, [now](const auto& entry) { return entry.second.expires <= now; });
   if (entries_.size() < limits_.max_entries) return;
-  auto soonest = std::min_element(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
-    return a.second.expires < b.second.expires;
-  });
+  auto soonest = std::min_element(
+      entries_.begin(), entries_.end(),
+      [](const auto& a, const auto& b) { return a.second.expires < b.second.expires; });
   entries_.erase(soonest);
 }
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "net/socket_address.hpp"
 #include "core/time_source.hpp"
+#include "net/socket_address.hpp"
 
 namespace sluice {
 

@@ -36,7 +36,8 @@ Result<void> init_library() {
   static int status = ARES_SUCCESS;
   std::call_once(once, [] { status = ares_library_init(ARES_LIB_INIT_ALL); });
   if (status != ARES_SUCCESS) {
-    return Error(ErrorCategory::dns, std::string("DNS: cannot start c-ares: ") + ares_strerror(status));
+    return Error(ErrorCategory::dns,
+                 std::string("DNS: cannot start c-ares: ") + ares_strerror(status));
   }
   return {};
 }
@@ -70,7 +71,8 @@ Result<std::unique_ptr<DnsChannel>> DnsChannel::create(EventLoop& loop, const Op
   const int status = ares_init_options(&channel->channel_, &settings, ARES_OPT_SOCK_STATE_CB);
   if (status != ARES_SUCCESS) {
     channel->channel_ = nullptr;
-    return Error(ErrorCategory::dns, std::string("DNS: cannot start c-ares: ") + ares_strerror(status));
+    return Error(ErrorCategory::dns,
+                 std::string("DNS: cannot start c-ares: ") + ares_strerror(status));
   }
   if (!options.servers.empty()) {
     const int set = ares_set_servers_ports_csv(channel->channel_, options.servers.c_str());
@@ -114,8 +116,8 @@ void DnsChannel::on_answer(void* arg, int status, int, ares_addrinfo* result) no
   }
   Answer answer;
   int ttl = std::numeric_limits<int>::max();
-  for (const ares_addrinfo_node* node = result != nullptr ? result->nodes : nullptr; node != nullptr;
-       node = node->ai_next) {
+  for (const ares_addrinfo_node* node = result != nullptr ? result->nodes : nullptr;
+       node != nullptr; node = node->ai_next) {
     if (node->ai_addr == nullptr || node->ai_addrlen > sizeof(sockaddr_storage)) continue;
     if (node->ai_family != AF_INET && node->ai_family != AF_INET6) continue;
     SocketAddress address;

@@ -11,7 +11,8 @@ namespace sluice {
 namespace {
 
 std::string_view strip_brackets(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') return host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    return host.substr(1, host.size() - 2);
   return host;
 }
 

@@ -26,9 +26,9 @@ Result<ResolveOverride> parse_resolve_override(std::string_view text);
 /// "HOST:PORT:CONNECT_HOST:CONNECT_PORT"; an empty HOST or PORT matches any, an empty
 /// CONNECT_HOST or CONNECT_PORT keeps the original. IPv6 hosts in brackets.
 struct ConnectToOverride {
-  std::string host;  ///< lowercase, without brackets; empty: any
-  std::uint16_t port = 0;  ///< 0: any
-  std::string connect_host;  ///< without brackets; empty: the request's host
+  std::string host;                ///< lowercase, without brackets; empty: any
+  std::uint16_t port = 0;          ///< 0: any
+  std::string connect_host;        ///< without brackets; empty: the request's host
   std::uint16_t connect_port = 0;  ///< 0: the request's port
 };
 Result<ConnectToOverride> parse_connect_to_override(std::string_view text);

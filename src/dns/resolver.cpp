@@ -71,7 +71,8 @@ void Resolver::deliver(const std::shared_ptr<LookupState>& state,
 Result<std::vector<SocketAddress>> Resolver::of_family(const std::string& host,
                                                        std::vector<SocketAddress> addresses) const {
   if (options_.family == AF_UNSPEC) return addresses;
-  std::erase_if(addresses, [this](const SocketAddress& a) { return a.family() != options_.family; });
+  std::erase_if(addresses,
+                [this](const SocketAddress& a) { return a.family() != options_.family; });
   if (addresses.empty()) {
     return dns_error(host, std::string("no ") + family_name(options_.family) + " address (only " +
                                family_name(options_.family) + " is allowed)");
@@ -120,8 +121,8 @@ std::unique_ptr<Resolver::Lookup> Resolver::resolve(const std::string& host, std
   query->host = host;
   query->waiting.push_back(std::move(state));
   if (options_.timeout.count() > 0) {
-    query->deadline = loop_.add_timer(loop_.now() + options_.timeout,
-                                      [this, key, id] { on_deadline(key, id); });
+    query->deadline =
+        loop_.add_timer(loop_.now() + options_.timeout, [this, key, id] { on_deadline(key, id); });
   }
   queries_.emplace(key, std::move(query));
   // May answer at once (/etc/hosts): the query is registered by then.
@@ -155,9 +156,9 @@ void Resolver::on_deadline(const std::string& key, std::uint64_t id) {
   auto found = queries_.find(key);
   if (found == queries_.end() || found->second->id != id) return;
   found->second->deadline = 0;
-  finish(key, Error(ErrorCode::dns_timeout,
-                    "DNS: no answer for '" + found->second->host + "' within " +
-                        std::to_string(options_.timeout.count()) + " ms"));
+  finish(key,
+         Error(ErrorCode::dns_timeout, "DNS: no answer for '" + found->second->host + "' within " +
+                                           std::to_string(options_.timeout.count()) + " ms"));
 }
 
 void Resolver::finish(const std::string& key, Result<std::vector<SocketAddress>> result) {

@@ -15,9 +15,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/event_loop.hpp"
 #include "dns/dns_cache.hpp"
 #include "dns/dns_channel.hpp"
-#include "core/event_loop.hpp"
 #include "dns/host_overrides.hpp"
 #include "net/socket_address.hpp"
 #include "sluice/error.hpp"
@@ -25,7 +25,7 @@
 namespace sluice {
 
 struct ResolverOptions {
-  std::string servers;  ///< DnsChannel::Options::servers (already checked)
+  std::string servers;     ///< DnsChannel::Options::servers (already checked)
   int family = AF_UNSPEC;  ///< AF_INET or AF_INET6: only that family (-4, -6)
   std::vector<ResolveOverride> overrides;
   DnsCache::Limits cache;

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/time_source.hpp"
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
 #include "download/file_names.hpp"
-#include "core/time_source.hpp"
 
 namespace sluice {
 namespace {
@@ -39,8 +39,7 @@ Result<DownloadResult> DownloadSession::run() {
   auto outcome = run_steps();
   monitor_.finish(outcome ? std::optional<std::uint64_t>(result_.size) : std::nullopt);
   if (!outcome) return outcome;
-  result_.seconds =
-      std::chrono::duration<double>(steady_now() - began_).count();
+  result_.seconds = std::chrono::duration<double>(steady_now() - began_).count();
   return std::move(result_);
 }
 
@@ -80,8 +79,8 @@ Result<void> DownloadSession::validate() {
     if (!url) return usage("mirror '" + mirror + "': " + url.error().message());
   }
   // Every source gets a range of its own.
-  options_.ranges = std::max<unsigned>(options_.ranges,
-                                       static_cast<unsigned>(options_.mirrors.size() + 1));
+  options_.ranges =
+      std::max<unsigned>(options_.ranges, static_cast<unsigned>(options_.mirrors.size() + 1));
   return {};
 }
 
@@ -108,7 +107,8 @@ Result<DownloadResult> DownloadSession::run_steps() {
   auto verdict = start();
   if (!verdict) return std::move(verdict).error();
   if (*verdict == Verdict::not_modified) {
-    note("not modified (HTTP " + std::to_string(result_.status) + "): '" + path_ + "' was left as it was");
+    note("not modified (HTTP " + std::to_string(result_.status) + "): '" + path_ +
+         "' was left as it was");
     return result_;
   }
   if (*verdict == Verdict::proceed) {

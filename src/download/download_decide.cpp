@@ -154,7 +154,8 @@ DownloadSession::Decision DownloadSession::decide_from_control(const ControlFile
     if (plan.size() > before) {
       const auto incomplete = std::count_if(plan.begin(), plan.end(),
                                             [](const RangeSpec& spec) { return !spec.complete(); });
-      note("split the rest into " + std::to_string(incomplete) + " ranges (--split is larger "
+      note("split the rest into " + std::to_string(incomplete) +
+           " ranges (--split is larger "
            "than the interrupted run's)");
     }
   }

@@ -4,10 +4,10 @@
 #include <span>
 #include <thread>
 
+#include "core/time_source.hpp"
 #include "download/download_file.hpp"
 #include "download/download_sha256.hpp"
 #include "tools/rate_limiter.hpp"
-#include "core/time_source.hpp"
 
 namespace sluice {
 namespace {
@@ -36,8 +36,8 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
     }
     // A mirror whose failure no retry mends (it serves another file) is not asked
     // again; a transient one (refused, cut, 503) gets its retries first.
-    const bool mirror_at_fault = DownloadSources::is_mirror(source_) && blames_source(*failure) &&
-                                 !failure->transient;
+    const bool mirror_at_fault =
+        DownloadSources::is_mirror(source_) && blames_source(*failure) && !failure->transient;
     if (!mirror_at_fault && should_retry(*failure, attempt, shared_.options.retry)) {
       const auto wait = retry_wait(*failure, attempt, shared_.options.retry);
       if (!sleep_until(steady_now() + wait)) {
@@ -68,7 +68,8 @@ bool RangeFetch::leave_source(const AttemptFailure& failure, int retries) {
   if (left_.empty()) left_.assign(shared_.sources->count(), false);
   left_[source_] = true;
   std::string why = failure.error.message();
-  if (retries > 0) why += " (after " + std::to_string(retries) + (retries == 1 ? " retry)" : " retries)");
+  if (retries > 0)
+    why += " (after " + std::to_string(retries) + (retries == 1 ? " retry)" : " retries)");
   const std::size_t from = source_;
   if (DownloadSources::is_mirror(from)) shared_.sources->drop(from, why);
   const auto next = shared_.sources->next_for_range(from, left_);
@@ -124,8 +125,7 @@ bool RangeFetch::same_file(const Response& response) const {
 // read past, as -C - does with a server that ignores the range.
 std::optional<AttemptFailure> RangeFetch::check_response(const Response& response) {
   if (response.status != 206 && response.status != 200) {
-    return failure_from_status(response.status, response.headers,
-                               shared_.sources->url(source_));
+    return failure_from_status(response.status, response.headers, shared_.sources->url(source_));
   }
   const std::string asked = describe();
   if (response.status == 200) {
@@ -134,10 +134,10 @@ std::optional<AttemptFailure> RangeFetch::check_response(const Response& respons
       return std::nullopt;
     }
     if (DownloadSources::is_mirror(source_)) {
-      return AttemptFailure{Error(ErrorCategory::protocol,
-                                  asked + ": the mirror answered 200 with another file (its "
-                                          "validator or size is not the URL's)"),
-                            false, std::nullopt};
+      return AttemptFailure{
+          Error(ErrorCategory::protocol, asked + ": the mirror answered 200 with another file (its "
+                                                 "validator or size is not the URL's)"),
+          false, std::nullopt};
     }
     return AttemptFailure{
         Error(ErrorCategory::protocol,
@@ -188,7 +188,8 @@ Error RangeFetch::nowhere_left(Error last) const {
   if (shared_.sources->count() == 1) return last;
   std::string message = last.message() + "; no source is left for this range";
   for (const DownloadSourceReport& source : shared_.sources->reports()) {
-    if (!source.dropped.empty()) message += " (mirror " + source.url + " dropped: " + source.dropped + ")";
+    if (!source.dropped.empty())
+      message += " (mirror " + source.url + " dropped: " + source.dropped + ")";
   }
   return Error(last.code(), std::move(message)).set_retryable(last.retryable());
 }
@@ -196,8 +197,8 @@ Error RangeFetch::nowhere_left(Error last) const {
 std::string RangeFetch::describe() const {
   const auto spec = slot_.spec();
   return "download: range " + std::to_string(slot_.index + 1) + " of " +
-         std::to_string(shared_.range_count.load()) + " (bytes " + range_text(spec.next(), spec.end) +
-         ") of " + shared_.sources->url(source_);
+         std::to_string(shared_.range_count.load()) + " (bytes " +
+         range_text(spec.next(), spec.end) + ") of " + shared_.sources->url(source_);
 }
 
 AttemptFailure RangeFetch::stopped() const {
@@ -232,7 +233,8 @@ std::optional<std::size_t> RangeFetch::rate_grant(std::size_t want) {
 std::optional<AttemptFailure> RangeFetch::skip_written(BodyReader& body) {
   while (skip_ > 0) {
     if (shared_.stopping()) return stopped();
-    auto got = body.next_for(kDownloadSlice, static_cast<std::size_t>(std::min<std::uint64_t>(skip_, kLargestStep)));
+    auto got = body.next_for(
+        kDownloadSlice, static_cast<std::size_t>(std::min<std::uint64_t>(skip_, kLargestStep)));
     if (!got) return failure_from_error(std::move(got).error());
     if (!*got) {
       look_around();

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "download/download_ranges.hpp"
-#include "download/range_slot.hpp"
 #include "download/download_sources.hpp"
-#include "sluice/retry.hpp"
+#include "download/range_slot.hpp"
 #include "sluice/client.hpp"
 #include "sluice/download.hpp"
+#include "sluice/retry.hpp"
 
 namespace sluice {
 

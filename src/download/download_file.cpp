@@ -163,24 +163,23 @@ Result<std::size_t> OutputFile::read_at(char* into, std::size_t length,
   }
 }
 
-Result<void> OutputFile::write_at(std::span<const std::byte> bytes,
-                                  std::uint64_t offset) const {
+Result<void> OutputFile::write_at(std::span<const std::byte> bytes, std::uint64_t offset) const {
   // The message is built only on failure: this runs once per staged block received.
   const auto what = [&] {
-    return "write " + std::to_string(bytes.size()) + " bytes at offset " +
-           std::to_string(offset) + " of";
+    return "write " + std::to_string(bytes.size()) + " bytes at offset " + std::to_string(offset) +
+           " of";
   };
   std::size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t rv = ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
-                                static_cast<off_t>(offset + done));
+    const ssize_t rv =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
     if (rv < 0 && errno == EINTR) continue;
     if (rv < 0) return io_error(what(), path_, errno);
     // pwrite never returns 0 for a non-empty buffer on a regular file; if a device
     // does, give up rather than spin.
     if (rv == 0) {
-      return Error(ErrorCategory::io, "download: cannot " + what() + " '" + path_ +
-                                          "': the file took no bytes");
+      return Error(ErrorCategory::io,
+                   "download: cannot " + what() + " '" + path_ + "': the file took no bytes");
     }
     done += static_cast<std::size_t>(rv);
   }

@@ -71,5 +71,4 @@ std::string range_header_value(const RangeSpec& range) {
   return value;
 }
 
-
 }  // namespace sluice

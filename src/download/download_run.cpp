@@ -7,9 +7,9 @@
 #include <thread>
 #include <utility>
 
+#include "download/download_file.hpp"
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
-#include "download/download_file.hpp"
 #include "tools/rate_limiter.hpp"
 
 namespace sluice {
@@ -77,7 +77,7 @@ Result<void> DownloadSession::run_ranges() {
 Result<void> DownloadSession::run_on_threads(FetchShared& shared) {
   std::mutex mu;
   std::condition_variable finished_cv;
-  std::size_t finished = 0;          // guarded by mu
+  std::size_t finished = 0;  // guarded by mu
   // Guarded by mu: the sources of ranges done whose thread has no new work yet.
   std::vector<std::size_t> idle;
   // Guarded by mu: threads (their index in `threads`) whose range ended: joined by

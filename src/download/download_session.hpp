@@ -17,8 +17,8 @@
 #include "download/download_fetch.hpp"
 #include "download/download_file.hpp"
 #include "download/download_monitor.hpp"
-#include "sluice/retry.hpp"
 #include "sluice/download.hpp"
+#include "sluice/retry.hpp"
 
 namespace sluice {
 

@@ -72,7 +72,7 @@ class DownloadSources {
 
   mutable std::mutex mu_;
   std::vector<std::string> moves_;  // guarded by mu_
-  std::vector<Source> sources_;  // the vector itself never changes after construction
+  std::vector<Source> sources_;     // the vector itself never changes after construction
 };
 
 }  // namespace sluice

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/time_source.hpp"
 #include "download/download_session.hpp"
 #include "download/file_names.hpp"
-#include "core/time_source.hpp"
 
 namespace sluice {
 namespace {
@@ -120,13 +120,9 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     switch (decision.verdict) {
       case Verdict::proceed:
       case Verdict::complete:
-      case Verdict::not_modified:
-        return decision.verdict;
-      case Verdict::restart:
-        origin = Origin{};
-        continue;
-      case Verdict::fail:
-        break;
+      case Verdict::not_modified: return decision.verdict;
+      case Verdict::restart: origin = Origin{}; continue;
+      case Verdict::fail: break;
     }
     if (!should_retry(*decision.failure, attempt, options_.retry))
       return std::move(decision.failure->error);
@@ -167,7 +163,8 @@ DownloadSession::Decision DownloadSession::decide(const Origin& origin, Response
   if (status == 304 && (sent.get("if-modified-since") || sent.get("if-none-match"))) {
     return Decision{Verdict::not_modified, std::nullopt};
   }
-  if (status == 412 && sent.get("if-unmodified-since")) return Decision{Verdict::not_modified, std::nullopt};
+  if (status == 412 && sent.get("if-unmodified-since"))
+    return Decision{Verdict::not_modified, std::nullopt};
   if (status != 200 && status != 206 && status != 416) {
     return Decision{Verdict::fail,
                     failure_from_status(status, response.headers, options_.request.url)};
@@ -175,10 +172,8 @@ DownloadSession::Decision DownloadSession::decide(const Origin& origin, Response
   switch (origin.kind) {
     case Origin::Kind::fresh:
       return decide_fresh(response, options_.ranges > 1 && !options_.request.decode.enabled);
-    case Origin::Kind::from_size:
-      return decide_from_size(origin.size, response);
-    case Origin::Kind::from_control:
-      return decide_from_control(origin.control, response);
+    case Origin::Kind::from_size: return decide_from_size(origin.size, response);
+    case Origin::Kind::from_control: return decide_from_control(origin.control, response);
   }
   return {};
 }

@@ -5,7 +5,6 @@
 
 #include "sluice/http_date.hpp"
 
-
 namespace sluice {
 namespace {
 
@@ -13,8 +12,8 @@ constexpr std::chrono::milliseconds kMaxWait{60'000};
 
 // Retry-After's HTTP-date form: the time left until then, in whole milliseconds
 // rounded up (so a retry never starts before the date), between 0 and kMaxWait.
-std::optional<std::chrono::milliseconds> retry_after_date(std::string_view value,
-                                                          std::chrono::system_clock::time_point now) {
+std::optional<std::chrono::milliseconds> retry_after_date(
+    std::string_view value, std::chrono::system_clock::time_point now) {
   const auto when = parse_http_date(value);
   if (!when) return std::nullopt;
   // In seconds first: a date as far as 9999 overflows the clock's nanoseconds.
@@ -33,10 +32,8 @@ bool is_transient_status(int status) noexcept {
     case 500:
     case 502:
     case 503:
-    case 504:
-      return true;
-    default:
-      return false;
+    case 504: return true;
+    default: return false;
   }
 }
 
@@ -57,8 +54,8 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
   return parse_retry_after(value, std::chrono::system_clock::now());
 }
 
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
-                                                           std::chrono::system_clock::time_point now) {
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now) {
   while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
   unsigned long long seconds = 0;

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/byte_queue.hpp"
 #include "connection/exchange.hpp"
+#include "core/byte_queue.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 

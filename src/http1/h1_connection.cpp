@@ -54,8 +54,9 @@ ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   allowance_.emplace(request.allowance.initial_bytes, request.allowance.max_bytes, window_);
   const H1BodyFraming framing = framing_for(body_);
   chunked_body_ = framing.kind == H1BodyFraming::Kind::chunked;
-  encode_request_head({request.method, request.target, request.authority, &request.headers, framing},
-                      driver_.output());
+  encode_request_head(
+      {request.method, request.target, request.authority, &request.headers, framing},
+      driver_.output());
   parser_.expect_response(request.method == "HEAD", request.max_header_bytes);
   if (trace_.on()) {
     trace(request.method + " " + request.target + (exchanges_ > 1 ? " (reused connection)" : ""));
@@ -195,9 +196,7 @@ void H1Connection::finish_exchange(bool leftover) {
   if (sink != nullptr) sink->on_complete();
 }
 
-void H1Connection::trace(const std::string& what) const {
-  trace_.emit(id_, "h1", what);
-}
+void H1Connection::trace(const std::string& what) const { trace_.emit(id_, "h1", what); }
 
 void H1Connection::fail(Error error) {
   if (trace_.on()) trace("closed: " + error.message());
@@ -225,18 +224,13 @@ bool H1Connection::produce_output(StreamDriver& driver) {
 bool H1Connection::write_body(StreamDriver& driver) {
   SourceChunk chunk = body_->peek(kBodyPiece);
   switch (chunk.state) {
-    case SourceChunk::State::waiting:
-      waiting_for_body_ = true;
-      return false;
-    case SourceChunk::State::failed:
-      fail(*chunk.error);
-      return false;
+    case SourceChunk::State::waiting: waiting_for_body_ = true; return false;
+    case SourceChunk::State::failed: fail(*chunk.error); return false;
     case SourceChunk::State::end:
       if (chunked_body_) encode_last_chunk(driver.output());
       body_sent_ = true;
       return true;
-    case SourceChunk::State::data:
-      break;
+    case SourceChunk::State::data: break;
   }
   if (chunked_body_) {
     encode_chunk(chunk.bytes, driver.output());

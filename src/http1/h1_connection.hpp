@@ -14,12 +14,12 @@
 #include <optional>
 #include <span>
 
-#include "http1/h1_codec.hpp"
 #include "connection/connection.hpp"
 #include "core/event_loop.hpp"
+#include "core/trace.hpp"
+#include "http1/h1_codec.hpp"
 #include "mux/stream_credit.hpp"
 #include "net/stream_driver.hpp"
-#include "core/trace.hpp"
 #include "net/transport.hpp"
 
 namespace sluice {

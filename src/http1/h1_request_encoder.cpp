@@ -32,17 +32,14 @@ bool is_framing_field(std::string_view name) noexcept {
 
 void append_framing(const H1BodyFraming& framing, ByteQueue& out) {
   switch (framing.kind) {
-    case H1BodyFraming::Kind::none:
-      return;
+    case H1BodyFraming::Kind::none: return;
     case H1BodyFraming::Kind::content_length: {
       char digits[24];
       const auto end = std::to_chars(digits, digits + sizeof digits, framing.length).ptr;
       append_field("Content-Length", std::string_view(digits, end - digits), out);
       return;
     }
-    case H1BodyFraming::Kind::chunked:
-      append_field("Transfer-Encoding", "chunked", out);
-      return;
+    case H1BodyFraming::Kind::chunked: append_field("Transfer-Encoding", "chunked", out); return;
   }
 }
 

@@ -25,7 +25,7 @@ enum class Phase { status_line, headers, body, trailers, complete, failed };
 // How the final response's body ends, decided when its head completes.
 enum class BodyKind { none, length, chunked, until_close };
 
-inline constexpr std::size_t kFieldOverhead = 4;  // ": " and CRLF of a trailer line
+inline constexpr std::size_t kFieldOverhead = 4;   // ": " and CRLF of a trailer line
 inline constexpr std::size_t kTypicalFields = 12;  // fields reserved at a head's first
 // Head scratch kept between responses of one connection; a larger copy is freed.
 inline constexpr std::size_t kKeptHeadScratch = 4096;
@@ -85,7 +85,7 @@ struct ResponseCore {
 
   llhttp_t parser{};
   std::size_t max_header_bytes;
-  H1ParserEvents* events = nullptr;  // only inside feed() and finish()
+  H1ParserEvents* events = nullptr;   // only inside feed() and finish()
   const char* execute_end = nullptr;  // end of the bytes llhttp is executing
   bool head_request = false;
   bool finishing = false;
@@ -97,18 +97,18 @@ struct ResponseCore {
   // head_scratch with the CR added. Body bytes never pass through it.
   std::string head_scratch;
   std::vector<std::size_t> inserted_crs;  // head_scratch offsets of added CRs
-  bool head_line_empty = true;  // nothing but a CR on the head line so far
-  bool head_prev_cr = false;    // the last head byte was a CR
+  bool head_line_empty = true;            // nothing but a CR on the head line so far
+  bool head_prev_cr = false;              // the last head byte was a CR
   Phase phase = Phase::status_line;
   BodyKind body_kind = BodyKind::none;
   std::size_t head_bytes = 0;     // raw bytes of every head so far, 1xx included
   std::size_t trailer_bytes = 0;  // field bytes of the trailer section
   std::uint64_t expected_length = 0;
   std::uint64_t body_bytes = 0;
-  int crlf_due = 0;  // bytes of the CRLF after a chunk's data not yet checked
-  bool in_chunk_data = false;   // between a chunk-size line and the end of its data
-  bool framing_prev_cr = false; // the last framing byte was a CR
-  Headers fields;  // the head's fields, then the trailers'
+  int crlf_due = 0;              // bytes of the CRLF after a chunk's data not yet checked
+  bool in_chunk_data = false;    // between a chunk-size line and the end of its data
+  bool framing_prev_cr = false;  // the last framing byte was a CR
+  Headers fields;                // the head's fields, then the trailers'
   std::string name;
   std::string value;
   std::optional<Error> error;

@@ -16,8 +16,9 @@ Error State::fail(Error failure) {
 }
 
 Error State::head_too_large() const {
-  return Error(ErrorCode::headers_too_large, "HTTP/1.1: response header block exceeds the limit of " +
-                                             format_u64(max_header_bytes) + " bytes");
+  return Error(ErrorCode::headers_too_large,
+               "HTTP/1.1: response header block exceeds the limit of " +
+                   format_u64(max_header_bytes) + " bytes");
 }
 
 // Codes that name the fault themselves; the rest are worded by where they happened.
@@ -25,36 +26,25 @@ const char* describe_code(llhttp_errno_t rv) noexcept {
   switch (rv) {
     case HPE_INVALID_CONSTANT:
     case HPE_INVALID_VERSION:
-    case HPE_INVALID_STATUS:
-      return "invalid status line";
-    case HPE_INVALID_CONTENT_LENGTH:
-      return "invalid Content-Length";
-    case HPE_UNEXPECTED_CONTENT_LENGTH:
-      return "conflicting Content-Length";
-    case HPE_INVALID_TRANSFER_ENCODING:
-      return "invalid Transfer-Encoding";
-    case HPE_INVALID_CHUNK_SIZE:
-      return "invalid chunk size";
-    case HPE_CLOSED_CONNECTION:
-      return "data after a response that closes the connection";
-    default:
-      return nullptr;
+    case HPE_INVALID_STATUS: return "invalid status line";
+    case HPE_INVALID_CONTENT_LENGTH: return "invalid Content-Length";
+    case HPE_UNEXPECTED_CONTENT_LENGTH: return "conflicting Content-Length";
+    case HPE_INVALID_TRANSFER_ENCODING: return "invalid Transfer-Encoding";
+    case HPE_INVALID_CHUNK_SIZE: return "invalid chunk size";
+    case HPE_CLOSED_CONNECTION: return "data after a response that closes the connection";
+    default: return nullptr;
   }
 }
 
 const char* describe_phase(Phase phase, BodyKind body_kind) noexcept {
   switch (phase) {
-    case Phase::status_line:
-      return "invalid status line";
-    case Phase::headers:
-      return "invalid header";
+    case Phase::status_line: return "invalid status line";
+    case Phase::headers: return "invalid header";
     case Phase::body:
       return body_kind == BodyKind::chunked ? "invalid chunked body" : "malformed response";
-    case Phase::trailers:
-      return "invalid trailer";
+    case Phase::trailers: return "invalid trailer";
     case Phase::complete:
-    case Phase::failed:
-      break;
+    case Phase::failed: break;
   }
   return "malformed response";
 }
@@ -78,8 +68,7 @@ std::string State::progress() const {
     return "inside a chunked body after " + format_u64(body_bytes) + " bytes";
   }
   if (body_kind == BodyKind::length) {
-    return "after " + format_u64(body_bytes) + " of " + format_u64(expected_length) +
-           " body bytes";
+    return "after " + format_u64(body_bytes) + " of " + format_u64(expected_length) + " body bytes";
   }
   return "after " + format_u64(body_bytes) + " body bytes";
 }

@@ -17,8 +17,8 @@ Result<std::size_t> State::feed_head(const char* raw, std::size_t n, std::size_t
   execute_end = head_scratch.data() + head_scratch.size();
   const llhttp_errno_t rv = llhttp_execute(&parser, head_scratch.data(), head_scratch.size());
   if (rv == HPE_PAUSED && phase == Phase::complete) {
-    return raw_length_of(static_cast<std::size_t>(llhttp_get_error_pos(&parser) -
-                                                  head_scratch.data()));
+    return raw_length_of(
+        static_cast<std::size_t>(llhttp_get_error_pos(&parser) - head_scratch.data()));
   }
   if (rv != HPE_OK) return fail(translate(rv));
   return consumed;
@@ -57,8 +57,8 @@ Result<std::size_t> State::feed_chunked(const char* raw, std::size_t n, std::siz
   Result<int> executed = execute_scratch();
   if (!executed) return std::move(executed).error();
   if (phase == Phase::complete) {
-    return raw_length_of(static_cast<std::size_t>(llhttp_get_error_pos(&parser) -
-                                                  head_scratch.data()));
+    return raw_length_of(
+        static_cast<std::size_t>(llhttp_get_error_pos(&parser) - head_scratch.data()));
   }
   return consumed;
 }

@@ -64,8 +64,8 @@ int State::guard(Body&& body) noexcept {
     if (result) return *result;
     error = std::move(result).error();
   } catch (const std::exception& e) {
-    error = Error(ErrorCategory::io,
-                  std::string("HTTP/1.1: cannot handle the response: ") + e.what());
+    error =
+        Error(ErrorCategory::io, std::string("HTTP/1.1: cannot handle the response: ") + e.what());
   } catch (...) {
     error = Error(ErrorCategory::io, "HTTP/1.1: cannot handle the response");
   }
@@ -143,9 +143,8 @@ Result<int> State::on_header_value_complete() {
 Result<int> State::check_trailer_size() const {
   if (phase != Phase::trailers) return 0;
   if (trailer_bytes + name.size() + value.size() + kFieldOverhead <= max_header_bytes) return 0;
-  return Error(ErrorCode::headers_too_large,
-               "HTTP/1.1: response trailers exceed the limit of " +
-                   format_u64(max_header_bytes) + " bytes");
+  return Error(ErrorCode::headers_too_large, "HTTP/1.1: response trailers exceed the limit of " +
+                                                 format_u64(max_header_bytes) + " bytes");
 }
 
 Result<int> State::on_headers_complete() {
@@ -232,7 +231,6 @@ Result<int> State::on_message_complete() {
 
 // ---- errors -------------------------------------------------------------------
 
-
 // ---- feed and finish ----------------------------------------------------------
 
 // Lends the events object to the callbacks for one feed() or finish() call.
@@ -292,7 +290,6 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
   return offset;
 }
 
-
 Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) {
   if (phase == Phase::failed) return *error;
   if (phase == Phase::complete) return {};
@@ -302,10 +299,13 @@ Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) 
   if (close == H1ResponseParser::Close::unauthenticated) {
     // Not retryable: a server that ends bodies this way does it every time, and a
     // retry would fail the same way after fetching the same bytes again.
-    return fail(Error(ErrorCode::body_truncated,
-        "HTTP/1.1: the TLS connection ended without close_notify after " + format_u64(body_bytes) +
-        " body bytes; the body has no length and ends only at the close, so it may be "
-        "truncated").set_retryable(false));
+    return fail(
+        Error(ErrorCode::body_truncated,
+              "HTTP/1.1: the TLS connection ended without close_notify after " +
+                  format_u64(body_bytes) +
+                  " body bytes; the body has no length and ends only at the close, so it may be "
+                  "truncated")
+            .set_retryable(false));
   }
   // A close-delimited body ends here; llhttp fires on_message_complete.
   const LendEvents lend(*this, sink);

@@ -47,13 +47,13 @@ std::size_t H2Connection::available_streams() const noexcept {
 ExchangeId H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   if (available_streams() == 0) {
     sink.on_unprocessed(Error(ErrorCategory::protocol,
-                        driver_.closed() ? "HTTP/2: connection is closed"
-                                : "HTTP/2: connection takes no more streams now"));
+                              driver_.closed() ? "HTTP/2: connection is closed"
+                                               : "HTTP/2: connection takes no more streams now"));
     return kNoExchange;
   }
   if (exchanges_ == 0) peer_ = request.authority;
   if (session_.open_streams() == 0) last_input_ = loop_.now();  // the PING clock starts now
-  auto submitted = session_.submit(request, sink);  // no I/O, no callbacks
+  auto submitted = session_.submit(request, sink);              // no I/O, no callbacks
   reports_.started(owner_view());
   if (!submitted) {
     // Nothing was sent: after a GOAWAY or while closing, another connection may take it.
@@ -179,8 +179,8 @@ void H2Connection::on_deadline(TimePoint now) {
   if (session_.ping_outstanding()) {
     if (now - ping_sent_at_ >= timing_.ping_timeout) {
       fail(Error(ErrorCode::ping_timeout, "HTTP/2: connection to " + peer_ +
-                                             " did not answer a PING within " +
-                                             seconds_text(timing_.ping_timeout)));
+                                              " did not answer a PING within " +
+                                              seconds_text(timing_.ping_timeout)));
       return;
     }
   } else if (session_.open_streams() > 0 && now - last_input_ >= timing_.ping_after) {
@@ -199,8 +199,6 @@ void H2Connection::send_liveness_ping(TimePoint now) {
   ping_sent_at_ = now;
 }
 
-void H2Connection::trace(const std::string& what) const {
-  trace_.emit(id_, "h2", what);
-}
+void H2Connection::trace(const std::string& what) const { trace_.emit(id_, "h2", what); }
 
 }  // namespace sluice

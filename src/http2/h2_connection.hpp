@@ -15,12 +15,12 @@
 #include <string>
 #include <utility>
 
-#include "http2/h2_session.hpp"
 #include "connection/connection.hpp"
-#include "core/event_loop.hpp"
 #include "connection/owner_reports.hpp"
-#include "net/stream_driver.hpp"
+#include "core/event_loop.hpp"
 #include "core/trace.hpp"
+#include "http2/h2_session.hpp"
+#include "net/stream_driver.hpp"
 #include "net/transport.hpp"
 
 namespace sluice {
@@ -48,9 +48,7 @@ class H2Connection final : public Connection, private StreamCodec {
   HttpVersion version() const noexcept override { return HttpVersion::http2; }
   /// The server's stream limit minus open streams; 0 after GOAWAY or once closed.
   std::size_t available_streams() const noexcept override;
-  bool idle() const noexcept override {
-    return driver_.closed() || session_.open_streams() == 0;
-  }
+  bool idle() const noexcept override { return driver_.closed() || session_.open_streams() == 0; }
   bool was_reused() const noexcept override { return exchanges_ > 0; }
   bool is_closed() const noexcept override { return driver_.closed(); }
   /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.

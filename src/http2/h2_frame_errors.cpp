@@ -52,8 +52,7 @@ std::string bad_setting(const nghttp2_settings& settings) {
       case NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES:
         if (entry.value > 1) return head + " is neither 0 nor 1";
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return {};
@@ -113,15 +112,12 @@ std::uint32_t h2_code_for_library_error(int lib_error_code) {
 
 std::string describe_invalid_frame(const nghttp2_frame& frame, int lib_error_code) {
   switch (frame.hd.type) {
-    case NGHTTP2_SETTINGS:
-      return describe_settings(frame, lib_error_code);
-    case NGHTTP2_WINDOW_UPDATE:
-      return describe_window_update(frame, lib_error_code);
+    case NGHTTP2_SETTINGS: return describe_settings(frame, lib_error_code);
+    case NGHTTP2_WINDOW_UPDATE: return describe_window_update(frame, lib_error_code);
     case NGHTTP2_GOAWAY:
       return "last stream id " + std::to_string(frame.goaway.last_stream_id) +
              " is higher than an earlier GOAWAY's or names no stream sluice opened";
-    default:
-      return nghttp2_strerror(lib_error_code);
+    default: return nghttp2_strerror(lib_error_code);
   }
 }
 

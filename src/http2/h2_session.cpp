@@ -151,7 +151,7 @@ void H2Session::install_callbacks(nghttp2_session_callbacks* callbacks) {
   nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Trampolines::frame_send);
   nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, &Trampolines::frame_not_send);
   nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks,
-                                                              &Trampolines::invalid_frame);
+                                                               &Trampolines::invalid_frame);
   nghttp2_session_callbacks_set_error_callback2(callbacks, &Trampolines::library_error);
 }
 
@@ -185,11 +185,11 @@ Result<void> H2Session::setup() {
   };
   int submitted = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings,
                                           sizeof settings / sizeof settings[0]);
-  connection_window_ = static_cast<std::int32_t>(
-      std::min<std::uint32_t>(options_.connection_window, INT32_MAX));
+  connection_window_ =
+      static_cast<std::int32_t>(std::min<std::uint32_t>(options_.connection_window, INT32_MAX));
   if (submitted == 0) {
-    submitted = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
-                                                      connection_window_);
+    submitted =
+        nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, connection_window_);
   }
   if (submitted != 0) return fatal_error(submitted, "sending SETTINGS");
   // The window policy needs the round-trip time before the first body byte: the
@@ -226,11 +226,10 @@ Error H2Session::fatal_error(long rv, const char* operation) {
                        std::to_string(kMaxUnsentAcks) +
                        " SETTINGS or PING acknowledgements waiting to be sent); the connection "
                        "was closed");
-    default:
-      break;
+    default: break;
   }
-  return Error(ErrorCategory::protocol, std::string("HTTP/2: ") + operation + " failed: " +
-                                            nghttp2_strerror(static_cast<int>(rv)));
+  return Error(ErrorCategory::protocol, std::string("HTTP/2: ") + operation +
+                                            " failed: " + nghttp2_strerror(static_cast<int>(rv)));
 }
 
 Result<std::size_t> H2Session::feed(std::span<const std::byte> bytes) {
@@ -419,9 +418,7 @@ void H2Session::check_finished() {
                                    "HTTP/2: the session ended before the response did"));
 }
 
-void H2Session::trace_conn(const std::string& what) const {
-  trace_.emit(conn_id_, "h2", what);
-}
+void H2Session::trace_conn(const std::string& what) const { trace_.emit(conn_id_, "h2", what); }
 
 void H2Session::trace_stream(std::int32_t stream_id, const std::string& what) const {
   trace_.emit(conn_id_, stream_id, "h2", what);

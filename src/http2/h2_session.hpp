@@ -30,15 +30,15 @@
 #include <string>
 #include <unordered_map>
 
-#include "http2/h2_stream.hpp"
-#include "core/byte_queue.hpp"
 #include "connection/connection.hpp"
 #include "connection/exchange.hpp"
+#include "core/byte_queue.hpp"
 #include "core/quiet_queue.hpp"
-#include "mux/rtt_estimate.hpp"
-#include "mux/stream_credit.hpp"
 #include "core/time_source.hpp"
 #include "core/trace.hpp"
+#include "http2/h2_stream.hpp"
+#include "mux/rtt_estimate.hpp"
+#include "mux/stream_credit.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -223,8 +223,8 @@ class H2Session {
   std::int32_t goaway_last_stream_ = 0;
   std::uint32_t goaway_code_ = 0;
   std::string goaway_debug_;
-  bool closing_ = false;  // terminate() or fail_all(): no new streams
-  bool broken_ = false;   // feed or drain_output failed: nghttp2 must not be called again
+  bool closing_ = false;     // terminate() or fail_all(): no new streams
+  bool broken_ = false;      // feed or drain_output failed: nghttp2 must not be called again
   bool in_library_ = false;  // inside mem_recv or mem_send (nghttp2 is not re-entrant)
   // PINGs carry a sequence number; an acknowledgement's is matched to its send time.
   std::uint64_t pings_sent_ = 0;

@@ -70,8 +70,8 @@ void H2Session::trace_credit(const H2Stream& stream, const CreditGrant& grant,
                                        rtt_text(rtt_.min()) + ")");
   }
   if (grant.shrunk_to != 0) {
-    trace_stream(stream.stream_id, "window back to " + window_text(grant.shrunk_to) +
-                                       " after a long pause");
+    trace_stream(stream.stream_id,
+                 "window back to " + window_text(grant.shrunk_to) + " after a long pause");
   }
 }
 
@@ -109,7 +109,9 @@ QuietQueue::DueOf H2Session::quiet_due_of() const {
   };
 }
 
-std::optional<TimePoint> H2Session::next_deadline() const { return quiet_.earliest(quiet_due_of()); }
+std::optional<TimePoint> H2Session::next_deadline() const {
+  return quiet_.earliest(quiet_due_of());
+}
 
 void H2Session::on_timer() {
   if (session_ == nullptr || broken_ || in_library_) return;
@@ -152,7 +154,8 @@ void H2Session::on_ping_ack(const nghttp2_frame& frame) {
   } else {
     return;  // not ours (or a stale one): no sample
   }
-  if (trace_.on()) trace_conn("rtt " + rtt_text(rtt_.latest()) + " (min " + rtt_text(rtt_.min()) + ")");
+  if (trace_.on())
+    trace_conn("rtt " + rtt_text(rtt_.latest()) + " (min " + rtt_text(rtt_.min()) + ")");
 }
 
 // More samples while bytes arrive: two more at once (a first one taken while the

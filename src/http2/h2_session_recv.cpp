@@ -56,8 +56,7 @@ Result<H2Session::Verdict> H2Session::on_invalid_header(const nghttp2_frame& fra
 
 Result<H2Session::Verdict> H2Session::on_frame_recv(const nghttp2_frame& frame) {
   switch (frame.hd.type) {
-    case NGHTTP2_HEADERS:
-      return on_headers_frame(frame);
+    case NGHTTP2_HEADERS: return on_headers_frame(frame);
     case NGHTTP2_DATA:
       // nghttp2 calls this for END_STREAM only once the content-length check passed.
       if (frame.hd.flags & NGHTTP2_FLAG_END_STREAM) finish_stream(frame.hd.stream_id);
@@ -68,9 +67,7 @@ Result<H2Session::Verdict> H2Session::on_frame_recv(const nghttp2_frame& frame) 
                      "RST_STREAM received (" + h2_error_name(frame.rst_stream.error_code) + ")");
       }
       return Verdict::proceed;
-    case NGHTTP2_GOAWAY:
-      on_goaway(frame);
-      return Verdict::proceed;
+    case NGHTTP2_GOAWAY: on_goaway(frame); return Verdict::proceed;
     case NGHTTP2_PING:
       if (frame.hd.flags & NGHTTP2_FLAG_ACK) on_ping_ack(frame);
       return Verdict::proceed;
@@ -88,8 +85,7 @@ Result<H2Session::Verdict> H2Session::on_frame_recv(const nghttp2_frame& frame) 
                        session_, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE)));
       }
       return Verdict::proceed;
-    default:
-      return Verdict::proceed;
+    default: return Verdict::proceed;
   }
 }
 
@@ -103,9 +99,9 @@ Result<H2Session::Verdict> H2Session::on_headers_frame(const nghttp2_frame& fram
     if (!status) {
       // nghttp2's messaging checks catch this first; kept so a head is never empty.
       nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_PROTOCOL_ERROR);
-      fail_stream(stream_id, Error(ErrorCategory::protocol,
-                                   "HTTP/2: response without :status on stream " +
-                                       std::to_string(stream_id)));
+      fail_stream(stream_id,
+                  Error(ErrorCategory::protocol,
+                        "HTTP/2: response without :status on stream " + std::to_string(stream_id)));
       return Verdict::proceed;
     }
     if (*status < 200) {
@@ -116,7 +112,8 @@ Result<H2Session::Verdict> H2Session::on_headers_frame(const nghttp2_frame& fram
     deliver_head(*stream, *status);
   } else {
     Headers trailers = stream->block.take_fields();
-    if (trace_.on()) trace_stream(stream_id, "trailers (" + std::to_string(trailers.size()) + " fields)");
+    if (trace_.on())
+      trace_stream(stream_id, "trailers (" + std::to_string(trailers.size()) + " fields)");
     stream->sink->on_trailers(std::move(trailers));
   }
   if (end) finish_stream(stream_id);
@@ -138,8 +135,8 @@ void H2Session::finish_stream(std::int32_t stream_id) {
   // so the source (which the caller may free) must not be read any more.
   const bool body_unfinished = stream->body != nullptr;
   if (trace_.on()) {
-    trace_stream(stream_id,
-                 "exchange complete (" + std::to_string(stream->credit.received()) + " body bytes)");
+    trace_stream(stream_id, "exchange complete (" + std::to_string(stream->credit.received()) +
+                                " body bytes)");
   }
   ExchangeSink* sink = detach(stream_id);
   if (body_unfinished) {
@@ -156,7 +153,7 @@ Result<H2Session::Verdict> H2Session::on_data_chunk(std::int32_t stream_id,
   if (rv != 0) return fatal_error(rv, "returning connection window");
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return Verdict::proceed;  // cancelled: the bytes go nowhere
-  const TimePoint now = time_.now();  // one clock read per DATA frame
+  const TimePoint now = time_.now();               // one clock read per DATA frame
   stream->credit.on_received(bytes.size(), now);
   quiet_.note(stream_id, stream->credit.quiet_deadline());
   stream->sink->on_body(bytes);
@@ -175,15 +172,15 @@ Result<H2Session::Verdict> H2Session::on_stream_close(std::int32_t stream_id,
   if (stream == nullptr) return Verdict::proceed;
   std::optional<Error> error = std::move(stream->failure);
   if (!error && error_code == NGHTTP2_NO_ERROR) {
-    error = Error(ErrorCategory::protocol, "HTTP/2: server closed stream " +
-                                               std::to_string(stream_id) +
-                                               " (NO_ERROR) before the response ended");
+    error =
+        Error(ErrorCategory::protocol, "HTTP/2: server closed stream " + std::to_string(stream_id) +
+                                           " (NO_ERROR) before the response ended");
   } else if (!error) {
     // RFC 9113 8.7: REFUSED_STREAM means no application processing took place.
     if (error_code == NGHTTP2_REFUSED_STREAM) stream->unprocessed = true;
-    error = Error(ErrorCategory::protocol, "HTTP/2: stream " + std::to_string(stream_id) +
-                                               " reset by server (" + h2_error_name(error_code) +
-                                               ")");
+    error =
+        Error(ErrorCategory::protocol, "HTTP/2: stream " + std::to_string(stream_id) +
+                                           " reset by server (" + h2_error_name(error_code) + ")");
   }
   fail_stream(stream_id, std::move(*error));
   return Verdict::proceed;
@@ -221,14 +218,14 @@ Result<H2Session::Verdict> H2Session::on_invalid_frame(const nghttp2_frame& fram
   if (stream == nullptr || stream->failure) return Verdict::proceed;
   const std::string on_stream = " on stream " + std::to_string(frame.hd.stream_id);
   if (frame.hd.type == NGHTTP2_HEADERS || frame.hd.type == NGHTTP2_DATA) {
-    stream->failure = Error(ErrorCategory::protocol, "HTTP/2: invalid response from server" +
-                                                         on_stream + ": " +
-                                                         nghttp2_strerror(lib_error_code));
+    stream->failure =
+        Error(ErrorCategory::protocol, "HTTP/2: invalid response from server" + on_stream + ": " +
+                                           nghttp2_strerror(lib_error_code));
   } else {
     stream->failure = Error(ErrorCategory::protocol,
-                            "HTTP/2: server sent an invalid " + type + " frame" + on_stream +
-                                ": " + describe_invalid_frame(frame, lib_error_code) + " (" +
-                                code + "); the stream was reset");
+                            "HTTP/2: server sent an invalid " + type + " frame" + on_stream + ": " +
+                                describe_invalid_frame(frame, lib_error_code) + " (" + code +
+                                "); the stream was reset");
   }
   return Verdict::proceed;
 }

@@ -23,14 +23,10 @@ std::string connection_error_meaning(std::uint32_t error_code) {
     case NGHTTP2_COMPRESSION_ERROR:
       return "the server's header block could not be decoded (HPACK state broken, or a "
              "header field too large)";
-    case NGHTTP2_FRAME_SIZE_ERROR:
-      return "the server sent a frame larger than allowed";
-    case NGHTTP2_PROTOCOL_ERROR:
-      return "the server broke the HTTP/2 protocol";
-    case NGHTTP2_ENHANCE_YOUR_CALM:
-      return "the server sent more than sluice accepts";
-    default:
-      return "the connection failed";
+    case NGHTTP2_FRAME_SIZE_ERROR: return "the server sent a frame larger than allowed";
+    case NGHTTP2_PROTOCOL_ERROR: return "the server broke the HTTP/2 protocol";
+    case NGHTTP2_ENHANCE_YOUR_CALM: return "the server sent more than sluice accepts";
+    default: return "the connection failed";
   }
 }
 
@@ -46,7 +42,8 @@ Result<H2Session::Verdict> H2Session::on_frame_send(const nghttp2_frame& frame) 
       return Verdict::proceed;
     case NGHTTP2_RST_STREAM: {
       const std::uint32_t code = frame.rst_stream.error_code;
-      if (trace_.on()) trace_stream(frame.hd.stream_id, "RST_STREAM sent (" + h2_error_name(code) + ")");
+      if (trace_.on())
+        trace_stream(frame.hd.stream_id, "RST_STREAM sent (" + h2_error_name(code) + ")");
       H2Stream* stream = find(frame.hd.stream_id);
       if (stream != nullptr && !stream->failure) stream->failure = own_reset_error(*stream, code);
       return Verdict::proceed;
@@ -56,21 +53,21 @@ Result<H2Session::Verdict> H2Session::on_frame_send(const nghttp2_frame& frame) 
       const std::string debug(reinterpret_cast<const char*>(frame.goaway.opaque_data),
                               frame.goaway.opaque_data_len);
       if (trace_.on()) {
-        trace_conn("GOAWAY sent (" + h2_error_name(code) + (debug.empty() ? "" : ": " + debug) + ")");
+        trace_conn("GOAWAY sent (" + h2_error_name(code) + (debug.empty() ? "" : ": " + debug) +
+                   ")");
       }
       if (code != NGHTTP2_NO_ERROR && !terminal_error_) {
-        terminal_error_ = Error(ErrorCategory::protocol,
-                                "HTTP/2: " + connection_error_meaning(code) + " (" +
-                                    h2_error_name(code) + (debug.empty() ? "" : ": " + debug) +
-                                    "); the connection was closed");
+        terminal_error_ =
+            Error(ErrorCategory::protocol,
+                  "HTTP/2: " + connection_error_meaning(code) + " (" + h2_error_name(code) +
+                      (debug.empty() ? "" : ": " + debug) + "); the connection was closed");
       }
       return Verdict::proceed;
     }
     case NGHTTP2_PING:
       if (trace_.on() && !(frame.hd.flags & NGHTTP2_FLAG_ACK)) trace_conn("PING sent");
       return Verdict::proceed;
-    default:
-      return Verdict::proceed;
+    default: return Verdict::proceed;
   }
 }
 
@@ -144,11 +141,12 @@ void H2Session::apply_initial_window(const H2Stream& stream) {
   if (stream.credit.window() == options_.stream_window) return;
   const auto window = static_cast<std::int32_t>(
       std::min<std::uint64_t>(stream.credit.window(), static_cast<std::uint64_t>(INT32_MAX)));
-  const int rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE,
-                                                       stream.stream_id, window);
+  const int rv =
+      nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, stream.stream_id, window);
   if (trace_.on()) {
-    trace_stream(stream.stream_id, rv == 0 ? "window set to the initial allowance, " + std::to_string(window)
-                                           : std::string("window not set: ") + nghttp2_strerror(rv));
+    trace_stream(stream.stream_id,
+                 rv == 0 ? "window set to the initial allowance, " + std::to_string(window)
+                         : std::string("window not set: ") + nghttp2_strerror(rv));
   }
 }
 
@@ -167,26 +165,23 @@ Result<ssize_t> H2Session::read_body(std::int32_t stream_id, std::span<std::uint
   stream->body_woken = false;
   SourceChunk chunk = stream->body->peek(into.size());
   switch (chunk.state) {
-    case SourceChunk::State::waiting:
-      stream->body_deferred = true;
-      return NGHTTP2_ERR_DEFERRED;
+    case SourceChunk::State::waiting: stream->body_deferred = true; return NGHTTP2_ERR_DEFERRED;
     case SourceChunk::State::failed:
-      stream->failure = chunk.error ? *chunk.error
-                                    : Error(ErrorCategory::io, "HTTP/2: the request body failed");
+      stream->failure =
+          chunk.error ? *chunk.error : Error(ErrorCategory::io, "HTTP/2: the request body failed");
       return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // nghttp2 resets the stream
     case SourceChunk::State::end:
       if (length && stream->body_sent < *length) {
-        stream->failure = Error(ErrorCategory::io,
-                                "HTTP/2: the request body ended after " +
-                                    std::to_string(stream->body_sent) + " of its " +
-                                    std::to_string(*length) + " bytes");
+        stream->failure =
+            Error(ErrorCategory::io, "HTTP/2: the request body ended after " +
+                                         std::to_string(stream->body_sent) + " of its " +
+                                         std::to_string(*length) + " bytes");
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
       }
       data_flags |= NGHTTP2_DATA_FLAG_EOF;
       end_body(*stream);
       return 0;
-    case SourceChunk::State::data:
-      break;
+    case SourceChunk::State::data: break;
   }
   if (chunk.bytes.empty()) {  // nothing after all: wait for the waker, do not spin
     stream->body_deferred = true;
@@ -208,7 +203,8 @@ void H2Session::end_body(H2Stream& stream) {
   stream.body->set_waker([] {});
   stream.body = nullptr;
   if (trace_.on()) {
-    trace_stream(stream.stream_id, "request body sent (" + std::to_string(stream.body_sent) + " bytes)");
+    trace_stream(stream.stream_id,
+                 "request body sent (" + std::to_string(stream.body_sent) + " bytes)");
   }
 }
 

@@ -7,11 +7,10 @@
 
 namespace sluice {
 
-Result<std::unique_ptr<H3Connection>> H3Connection::connect(EventLoop& loop, QuicOptions options,
-                                                             ConnectionOwner& owner,
-                                                             std::uint64_t id, const Trace& trace,
-                                                             H3SessionOptions session_options,
-                                                             std::function<void(const WireChunk&)> wire_tap) {
+Result<std::unique_ptr<H3Connection>> H3Connection::connect(
+    EventLoop& loop, QuicOptions options, ConnectionOwner& owner, std::uint64_t id,
+    const Trace& trace, H3SessionOptions session_options,
+    std::function<void(const WireChunk&)> wire_tap) {
   std::unique_ptr<H3Connection> conn(
       new H3Connection(loop, owner, id, trace, std::move(session_options)));
   // Before the QUIC connection exists: 0-RTT streams may be written inside connect.
@@ -33,7 +32,8 @@ H3Connection::H3Connection(EventLoop& loop, ConnectionOwner& owner, std::uint64_
       session_(make_session()) {}
 
 std::unique_ptr<H3Session> H3Connection::make_session() {
-  return std::make_unique<H3Session>(trace_, id_, loop_, session_options_, [this] { tell_owner(); });
+  return std::make_unique<H3Session>(trace_, id_, loop_, session_options_,
+                                     [this] { tell_owner(); });
 }
 
 // The QuicConnection goes first: it may still call into the session while it dies.
@@ -54,8 +54,8 @@ ExchangeId H3Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   }
   const bool early = this->early();
   if (early && !safe_for_early_data(request)) {
-    sink.on_unprocessed(Error(ErrorCategory::protocol,
-                              "HTTP/3: " + request.method + " with a body waits for the handshake"));
+    sink.on_unprocessed(Error(ErrorCategory::protocol, "HTTP/3: " + request.method +
+                                                           " with a body waits for the handshake"));
     return kNoExchange;
   }
   auto submitted = session_->submit(request, sink);

@@ -18,13 +18,13 @@
 #include <memory>
 #include <optional>
 
+#include "connection/connection.hpp"
+#include "connection/owner_reports.hpp"
+#include "core/event_loop.hpp"
+#include "core/trace.hpp"
 #include "http3/h3_session.hpp"
 #include "http3/h3_wire_tap.hpp"
 #include "quic/quic_connection.hpp"
-#include "connection/connection.hpp"
-#include "core/event_loop.hpp"
-#include "connection/owner_reports.hpp"
-#include "core/trace.hpp"
 
 namespace sluice {
 
@@ -98,7 +98,9 @@ class H3Connection final : public Connection, private QuicApplication {
   void on_stop_sending(std::int64_t stream_id, std::uint64_t app_error) override {
     session_->on_stop_sending(stream_id, app_error);
   }
-  void on_stream_writable(std::int64_t stream_id) override { session_->on_stream_writable(stream_id); }
+  void on_stream_writable(std::int64_t stream_id) override {
+    session_->on_stream_writable(stream_id);
+  }
   void on_streams_available() override { session_->on_streams_available(); }
   Result<QuicOutput> next_output(std::span<QuicVec> vecs) override {
     auto output = session_->next_output(vecs);
@@ -109,7 +111,9 @@ class H3Connection final : public Connection, private QuicApplication {
     if (tap_) tap_->written(stream_id, n);
     return session_->on_output_written(stream_id, n);
   }
-  void on_stream_blocked(std::int64_t stream_id) override { session_->on_stream_blocked(stream_id); }
+  void on_stream_blocked(std::int64_t stream_id) override {
+    session_->on_stream_blocked(stream_id);
+  }
   void on_connection_closed(const Error& error) override;
   std::optional<TimePoint> next_deadline() const override { return session_->next_deadline(); }
   void on_timer() override { session_->on_timer(); }

@@ -47,5 +47,4 @@ class H3HeaderBlock : public ResponseFieldBlock {
       : ResponseFieldBlock("HTTP/3", max_bytes) {}
 };
 
-
 }  // namespace sluice

@@ -27,12 +27,10 @@ std::string connection_error_meaning(long rv) {
   switch (rv) {
     case NGHTTP3_ERR_H3_FRAME_UNEXPECTED:
       return "the server sent a frame where HTTP/3 does not allow it";
-    case NGHTTP3_ERR_H3_FRAME_ERROR:
-      return "the server sent a malformed frame";
+    case NGHTTP3_ERR_H3_FRAME_ERROR: return "the server sent a malformed frame";
     case NGHTTP3_ERR_H3_MISSING_SETTINGS:
       return "the server's control stream did not start with SETTINGS";
-    case NGHTTP3_ERR_H3_SETTINGS_ERROR:
-      return "the server sent invalid SETTINGS";
+    case NGHTTP3_ERR_H3_SETTINGS_ERROR: return "the server sent invalid SETTINGS";
     case NGHTTP3_ERR_H3_CLOSED_CRITICAL_STREAM:
       return "the server closed its control or QPACK stream";
     case NGHTTP3_ERR_H3_ID_ERROR:
@@ -44,8 +42,7 @@ std::string connection_error_meaning(long rv) {
     case NGHTTP3_ERR_QPACK_DECODER_STREAM_ERROR:
     case NGHTTP3_ERR_QPACK_FATAL:
       return "the server's header compression (QPACK) could not be decoded";
-    default:
-      return "the server broke the HTTP/3 protocol";
+    default: return "the server broke the HTTP/3 protocol";
   }
 }
 
@@ -90,13 +87,11 @@ struct H3Session::Trampolines {
                               void* user_data, void*) noexcept {
     return guard(user_data, [&](H3Session& self) { self.credit_now(stream_id, consumed); });
   }
-  static int begin_headers(nghttp3_conn*, std::int64_t stream_id, void* user_data,
-                           void*) noexcept {
+  static int begin_headers(nghttp3_conn*, std::int64_t stream_id, void* user_data, void*) noexcept {
     return guard(user_data, [&](H3Session& self) { self.on_begin_headers(stream_id); });
   }
-  static int recv_header(nghttp3_conn*, std::int64_t stream_id, std::int32_t,
-                         nghttp3_rcbuf* name, nghttp3_rcbuf* value, std::uint8_t,
-                         void* user_data, void*) noexcept {
+  static int recv_header(nghttp3_conn*, std::int64_t stream_id, std::int32_t, nghttp3_rcbuf* name,
+                         nghttp3_rcbuf* value, std::uint8_t, void* user_data, void*) noexcept {
     return guard(user_data,
                  [&](H3Session& self) { self.on_header(stream_id, view(name), view(value)); });
   }
@@ -115,8 +110,7 @@ struct H3Session::Trampolines {
   // shutdown_stream does both.
   static int reset_stream(nghttp3_conn*, std::int64_t stream_id, std::uint64_t app_error,
                           void* user_data, void*) noexcept {
-    return guard(user_data,
-                 [&](H3Session& self) { self.on_library_reset(stream_id, app_error); });
+    return guard(user_data, [&](H3Session& self) { self.on_library_reset(stream_id, app_error); });
   }
   static int shutdown(nghttp3_conn*, std::int64_t stream_id, void* user_data) noexcept {
     return guard(user_data, [&](H3Session& self) { self.on_goaway(stream_id); });
@@ -222,9 +216,8 @@ Result<void> H3Session::bind_streams() {
   if (rv == 0) rv = nghttp3_conn_bind_qpack_streams(conn_, *encoder, *decoder);
   if (rv != 0) return fatal_error(rv, "binding the control and QPACK streams");
   if (trace_.on()) {
-    trace_conn("session started: control stream " + std::to_string(*control) +
-               ", QPACK encoder " + std::to_string(*encoder) + ", decoder " +
-               std::to_string(*decoder));
+    trace_conn("session started: control stream " + std::to_string(*control) + ", QPACK encoder " +
+               std::to_string(*encoder) + ", decoder " + std::to_string(*decoder));
   }
   return {};
 }
@@ -248,9 +241,7 @@ void H3Session::run_pending_ops() {
 void H3Session::run_op(const PendingOp& op) {
   if (conn_ == nullptr || broken_) return;
   switch (op.kind) {
-    case PendingOp::Kind::submit:
-      submit_deferred(op.stream_id);
-      return;
+    case PendingOp::Kind::submit: submit_deferred(op.stream_id); return;
     case PendingOp::Kind::shut: {
       nghttp3_conn_shutdown_stream_write(conn_, op.stream_id);
       const int rv = nghttp3_conn_shutdown_stream_read(conn_, op.stream_id);
@@ -262,9 +253,7 @@ void H3Session::run_op(const PendingOp& op) {
     case PendingOp::Kind::shut_write:
       nghttp3_conn_shutdown_stream_write(conn_, op.stream_id);
       return;
-    case PendingOp::Kind::resume_body:
-      resume_body(op.stream_id);
-      return;
+    case PendingOp::Kind::resume_body: resume_body(op.stream_id); return;
   }
 }
 
@@ -283,12 +272,11 @@ Error H3Session::fatal_error(long rv, const char* operation) const {
       return Error(ErrorCode::headers_too_large,
                    "HTTP/3: server sent a header field larger than nghttp3 decodes (64 KiB); "
                    "the connection was closed");
-    default:
-      break;
+    default: break;
   }
   if (code <= NGHTTP3_ERR_FATAL) {
-    return Error(ErrorCategory::protocol, std::string("HTTP/3: ") + operation +
-                                              " failed: " + nghttp3_strerror(code));
+    return Error(ErrorCategory::protocol,
+                 std::string("HTTP/3: ") + operation + " failed: " + nghttp3_strerror(code));
   }
   return Error(ErrorCategory::protocol,
                "HTTP/3: " + connection_error_meaning(rv) + " (" +
@@ -377,10 +365,9 @@ void H3Session::on_stream_reset(std::int64_t stream_id, std::uint64_t app_error)
   }
   // RFC 9114 section 4.1.1: H3_REQUEST_REJECTED means no processing took place.
   if (app_error == NGHTTP3_H3_REQUEST_REJECTED) stream->unprocessed = true;
-  fail_stream(stream_id, Error(ErrorCategory::protocol, "HTTP/3: stream " +
-                                                            std::to_string(stream_id) +
-                                                            " reset by server (" +
-                                                            h3_error_name(app_error) + ")"));
+  fail_stream(stream_id, Error(ErrorCategory::protocol,
+                               "HTTP/3: stream " + std::to_string(stream_id) +
+                                   " reset by server (" + h3_error_name(app_error) + ")"));
 }
 
 // The server no longer reads the request. With H3_NO_ERROR it answers anyway (RFC
@@ -397,10 +384,10 @@ void H3Session::on_stop_sending(std::int64_t stream_id, std::uint64_t app_error)
   if (stream->submitted) queue_op(PendingOp::Kind::shut_write, stream_id);
   if (stream->sink == nullptr || app_error == NGHTTP3_H3_NO_ERROR) return;
   if (app_error == NGHTTP3_H3_REQUEST_REJECTED) stream->unprocessed = true;
-  fail_stream(stream_id, Error(ErrorCategory::protocol,
-                               "HTTP/3: server stopped reading the request on stream " +
-                                   std::to_string(stream_id) + " (" + h3_error_name(app_error) +
-                                   ")"));
+  fail_stream(stream_id,
+              Error(ErrorCategory::protocol,
+                    "HTTP/3: server stopped reading the request on stream " +
+                        std::to_string(stream_id) + " (" + h3_error_name(app_error) + ")"));
 }
 
 void H3Session::on_stream_writable(std::int64_t stream_id) {

@@ -40,15 +40,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "http3/h3_stream.hpp"
-#include "quic/quic_streams.hpp"
-#include "core/byte_queue.hpp"
 #include "connection/connection.hpp"
 #include "connection/exchange.hpp"
+#include "core/byte_queue.hpp"
 #include "core/quiet_queue.hpp"
-#include "mux/stream_credit.hpp"
 #include "core/time_source.hpp"
 #include "core/trace.hpp"
+#include "http3/h3_stream.hpp"
+#include "mux/stream_credit.hpp"
+#include "quic/quic_streams.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -265,15 +265,15 @@ class H3Session final : public QuicApplication {
   std::uint64_t connection_window_raised_ = 0;  // beyond options_.connection_window
   std::size_t active_ = 0;
   std::uint64_t streams_ended_ = 0;
-  std::int64_t reading_stream_ = -1;   // the stream on_stream_data is feeding to nghttp3
-  std::size_t reading_credit_ = 0;     // body bytes of it credited at once
+  std::int64_t reading_stream_ = -1;  // the stream on_stream_data is feeding to nghttp3
+  std::size_t reading_credit_ = 0;    // body bytes of it credited at once
   bool goaway_received_ = false;
-  bool closing_ = false;   // fail_all(): no new streams
-  bool broken_ = false;    // a fatal error: nghttp3 must not be called again
-  bool closed_ = false;    // on_connection_closed: the transport is gone
+  bool closing_ = false;  // fail_all(): no new streams
+  bool broken_ = false;   // a fatal error: nghttp3 must not be called again
+  bool closed_ = false;   // on_connection_closed: the transport is gone
   bool in_library_ = false;
-  bool changed_ = false;   // something on_change reports happened
-  int depth_ = 0;          // nested session calls (see Entry)
+  bool changed_ = false;  // something on_change reports happened
+  int depth_ = 0;         // nested session calls (see Entry)
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

@@ -31,16 +31,16 @@ Result<std::size_t> H3Session::read_failed(std::int64_t stream_id, long rv, std:
   if (rv != NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING || stream == nullptr || callback_error_) {
     return fail_connection(fatal_error(rv, "reading from the server"), rv);
   }
-  Error error(ErrorCategory::protocol,
-              "HTTP/3: server broke HTTP messaging rules on " + stream_name(stream_id) +
-                  " (H3_MESSAGE_ERROR); the stream was reset");
+  Error error(ErrorCategory::protocol, "HTTP/3: server broke HTTP messaging rules on " +
+                                           stream_name(stream_id) +
+                                           " (H3_MESSAGE_ERROR); the stream was reset");
   if (stream->got_head && stream->content_length) {
-    error = Error(ErrorCategory::protocol,
-                  "HTTP/3: response body on " + stream_name(stream_id) +
-                      " does not match its content-length (" +
-                      std::to_string(*stream->content_length) + " bytes declared, " +
-                      std::to_string(stream->credit.received()) +
-                      " received before the server ended or overran it); the stream was reset");
+    error =
+        Error(ErrorCategory::protocol,
+              "HTTP/3: response body on " + stream_name(stream_id) +
+                  " does not match its content-length (" + std::to_string(*stream->content_length) +
+                  " bytes declared, " + std::to_string(stream->credit.received()) +
+                  " received before the server ended or overran it); the stream was reset");
   }
   if (trace_.on()) trace_stream(stream_id, "malformed response: " + error.message());
   abandon_stream(*stream, NGHTTP3_H3_MESSAGE_ERROR);
@@ -143,8 +143,8 @@ void H3Session::on_end_stream(std::int64_t stream_id) {
   // so the source (which the caller may free) must not be read any more.
   const bool body_unfinished = stream->body != nullptr;
   if (trace_.on()) {
-    trace_stream(stream_id,
-                 "exchange complete (" + std::to_string(stream->credit.received()) + " body bytes)");
+    trace_stream(stream_id, "exchange complete (" + std::to_string(stream->credit.received()) +
+                                " body bytes)");
   }
   ExchangeSink* sink = detach(*stream);
   if (body_unfinished) abandon_stream(*stream, NGHTTP3_H3_REQUEST_CANCELLED);
@@ -156,23 +156,25 @@ void H3Session::on_end_stream(std::int64_t stream_id) {
 void H3Session::on_library_reset(std::int64_t stream_id, std::uint64_t app_error) {
   H3Stream* stream = find(stream_id);
   if (stream == nullptr || stream->shut) return;
-  if (trace_.on()) trace_stream(stream_id, "nghttp3 resets the stream (" + h3_error_name(app_error) + ")");
+  if (trace_.on())
+    trace_stream(stream_id, "nghttp3 resets the stream (" + h3_error_name(app_error) + ")");
   abandon_stream(*stream, app_error);
   if (stream->sink == nullptr) return;
   const std::string what = app_error == NGHTTP3_H3_MESSAGE_ERROR
                                ? "malformed response header block from server on "
                                : "sluice reset ";
-  fail_stream(stream_id,
-              Error(ErrorCategory::protocol, "HTTP/3: " + what + stream_name(stream_id) + " (" +
-                                                 h3_error_name(app_error) +
-                                                 "); the stream was reset"),
-              false);
+  fail_stream(
+      stream_id,
+      Error(ErrorCategory::protocol, "HTTP/3: " + what + stream_name(stream_id) + " (" +
+                                         h3_error_name(app_error) + "); the stream was reset"),
+      false);
 }
 
 // nghttp3 forgot the stream (QuicApplication::on_stream_closed closed it there).
 void H3Session::on_library_stream_close(std::int64_t stream_id, std::uint64_t app_error) {
-  close_record(stream_id, app_error == NGHTTP3_H3_NO_ERROR ? std::nullopt
-                                                           : std::optional<std::uint64_t>(app_error));
+  close_record(stream_id, app_error == NGHTTP3_H3_NO_ERROR
+                              ? std::nullopt
+                              : std::optional<std::uint64_t>(app_error));
 }
 
 // RFC 9114 section 5.2: requests on streams at or above the id were not processed

@@ -65,8 +65,9 @@ Result<std::int64_t> H3Session::submit(ExchangeRequest& request, ExchangeSink& s
 
 Result<void> H3Session::submit_to_library(H3Stream& stream) {
   const auto nv = stream.pending_request->nv();
-  const int rv = nghttp3_conn_submit_request(conn_, stream.stream_id, nv.data(), nv.size(),
-                                             stream.body != nullptr ? &body_reader() : nullptr, nullptr);
+  const int rv =
+      nghttp3_conn_submit_request(conn_, stream.stream_id, nv.data(), nv.size(),
+                                  stream.body != nullptr ? &body_reader() : nullptr, nullptr);
   stream.pending_request.reset();
   if (rv != 0) {
     return Error(ErrorCategory::protocol, "HTTP/3: could not send the request on stream " +
@@ -95,8 +96,7 @@ void H3Session::submit_deferred(std::int64_t stream_id) {
 }
 
 // nghttp3's data reader: hands out the next piece of the request body, copied.
-nghttp3_ssize H3Session::read_body(std::int64_t stream_id, nghttp3_vec* vec,
-                                   std::uint32_t& flags) {
+nghttp3_ssize H3Session::read_body(std::int64_t stream_id, nghttp3_vec* vec, std::uint32_t& flags) {
   H3Stream* stream = find(stream_id);
   // The exchange or its body ended; the stream is being reset, nothing more goes.
   if (stream == nullptr || stream->body == nullptr) return NGHTTP3_ERR_WOULDBLOCK;
@@ -109,25 +109,23 @@ nghttp3_ssize H3Session::read_body(std::int64_t stream_id, nghttp3_vec* vec,
   stream->body_woken = false;
   SourceChunk chunk = stream->body->peek(kBodyPiece);
   switch (chunk.state) {
-    case SourceChunk::State::waiting:
-      return block_body(*stream);
+    case SourceChunk::State::waiting: return block_body(*stream);
     case SourceChunk::State::failed:
       fail_body(*stream, chunk.error ? *chunk.error
                                      : Error(ErrorCategory::io, "HTTP/3: the request body failed"));
       return NGHTTP3_ERR_WOULDBLOCK;
     case SourceChunk::State::end:
       if (length && stream->body_sent < *length) {
-        fail_body(*stream, Error(ErrorCategory::io, "HTTP/3: the request body ended after " +
-                                                        std::to_string(stream->body_sent) +
-                                                        " of its " + std::to_string(*length) +
-                                                        " bytes"));
+        fail_body(*stream,
+                  Error(ErrorCategory::io, "HTTP/3: the request body ended after " +
+                                               std::to_string(stream->body_sent) + " of its " +
+                                               std::to_string(*length) + " bytes"));
         return NGHTTP3_ERR_WOULDBLOCK;
       }
       flags |= NGHTTP3_DATA_FLAG_EOF;
       end_body(*stream);
       return 0;
-    case SourceChunk::State::data:
-      break;
+    case SourceChunk::State::data: break;
   }
   if (chunk.bytes.empty()) return block_body(*stream);  // wait for the waker, do not spin
   return copy_body_piece(*stream, chunk.bytes, vec, flags);

@@ -48,8 +48,8 @@ H3Stream* H3Session::find(std::int64_t stream_id) {
 void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint now) {
   if (streams_ == nullptr || closed_ || stream.shut) return;
   const std::uint64_t held = stream.sink->held_bytes();
-  const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
-                                                   now, streams_->path_rtt());
+  const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now,
+                                                   streams_->path_rtt());
   quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
   if (grant.bytes > 0 || grant.resized()) announce_credit(stream, grant);
   if (grant.resized()) stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
@@ -62,7 +62,8 @@ void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant) {
   if (taken > 0) streams_->extend_stream(stream.stream_id, taken);
   if (growth == 0) {
     // A cut (grant.shrunk_to) is in `taken` already: StreamCredit withheld it.
-    if (trace_.on() && taken > 0) trace_stream(stream.stream_id, "credit +" + std::to_string(taken));
+    if (trace_.on() && taken > 0)
+      trace_stream(stream.stream_id, "credit +" + std::to_string(taken));
     if (trace_.on() && grant.shrunk_to != 0) {
       trace_stream(stream.stream_id,
                    "window back to " + window_text(grant.shrunk_to) + " after a long pause");
@@ -112,7 +113,9 @@ QuietQueue::DueOf H3Session::quiet_due_of() const {
   };
 }
 
-std::optional<TimePoint> H3Session::next_deadline() const { return quiet_.earliest(quiet_due_of()); }
+std::optional<TimePoint> H3Session::next_deadline() const {
+  return quiet_.earliest(quiet_due_of());
+}
 
 void H3Session::on_timer() {
   Entry entry(*this);
@@ -182,9 +185,7 @@ void H3Session::fail_exchanges(const Error& error) {
   for (std::int64_t stream_id : ids) fail_stream(stream_id, error, false);
 }
 
-void H3Session::trace_conn(const std::string& what) const {
-  trace_.emit(conn_id_, "h3", what);
-}
+void H3Session::trace_conn(const std::string& what) const { trace_.emit(conn_id_, "h3", what); }
 
 void H3Session::trace_stream(std::int64_t stream_id, const std::string& what) const {
   trace_.emit(conn_id_, stream_id, "h3", what);

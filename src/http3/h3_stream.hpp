@@ -17,8 +17,8 @@
 #include <memory>
 #include <optional>
 
-#include "http3/h3_headers.hpp"
 #include "core/byte_queue.hpp"
+#include "http3/h3_headers.hpp"
 #include "mux/mux_stream.hpp"
 
 namespace sluice {

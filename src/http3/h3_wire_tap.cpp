@@ -22,7 +22,8 @@ void H3WireTap::received(std::int64_t stream_id, std::span<const std::uint8_t> d
 
 void H3WireTap::offered(const QuicOutput& output, std::span<const QuicVec> vecs) {
   offered_stream_ = output.stream_id;
-  offered_.assign(vecs.begin(), vecs.begin() + static_cast<std::ptrdiff_t>(std::min(output.count, vecs.size())));
+  offered_.assign(vecs.begin(),
+                  vecs.begin() + static_cast<std::ptrdiff_t>(std::min(output.count, vecs.size())));
 }
 
 void H3WireTap::written(std::int64_t stream_id, std::size_t n) {

@@ -29,12 +29,13 @@ class H3WireTap {
   void written(std::int64_t stream_id, std::size_t n);
 
  private:
-  void show(std::int64_t stream_id, WireDirection direction, std::span<const std::byte> bytes) const;
+  void show(std::int64_t stream_id, WireDirection direction,
+            std::span<const std::byte> bytes) const;
 
   std::function<void(const WireChunk&)> tap_;
   std::uint64_t conn_id_;
   std::int64_t offered_stream_ = -1;
-  std::vector<QuicVec> offered_;  // valid until the session hears of the write
+  std::vector<QuicVec> offered_;   // valid until the session hears of the write
   std::vector<std::byte> joined_;  // the written bytes of several vecs, reused
 };
 

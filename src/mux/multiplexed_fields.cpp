@@ -39,7 +39,8 @@ std::vector<Header> multiplexed_request_fields(const ExchangeRequest& request) {
     fields.push_back({std::move(name), field.value});
   }
   if (request.body != nullptr) {
-    if (auto length = request.body->length()) fields.push_back({"content-length", std::to_string(*length)});
+    if (auto length = request.body->length())
+      fields.push_back({"content-length", std::to_string(*length)});
   }
   return fields;
 }
@@ -63,20 +64,22 @@ Result<void> ResponseFieldBlock::add(std::string_view name, std::string_view val
   size_ += name.size() + value.size() + 32;
   if (size_ > max_bytes_) {
     return Error(ErrorCode::headers_too_large,
-                 std::string(protocol_) + ": response header block from server exceeds the limit of " +
+                 std::string(protocol_) +
+                     ": response header block from server exceeds the limit of " +
                      std::to_string(max_bytes_) + " bytes (max_header_bytes)");
   }
   if (!name.empty() && name.front() == ':') {
     if (name != ":status") {
-      return Error(ErrorCategory::protocol, std::string(protocol_) + ": server sent the pseudo-header '" +
+      return Error(ErrorCategory::protocol, std::string(protocol_) +
+                                                ": server sent the pseudo-header '" +
                                                 std::string(name) + "' in a response");
     }
     int status = 0;
     const auto parsed = std::from_chars(value.data(), value.data() + value.size(), status);
     if (value.size() != 3 || parsed.ec != std::errc() || parsed.ptr != value.data() + 3 ||
         status < 100) {
-      return Error(ErrorCategory::protocol,
-                   std::string(protocol_) + ": invalid :status '" + std::string(value) + "' from server");
+      return Error(ErrorCategory::protocol, std::string(protocol_) + ": invalid :status '" +
+                                                std::string(value) + "' from server");
     }
     status_ = status;
     return {};

@@ -17,8 +17,7 @@
 namespace sluice {
 
 struct MuxStream {
-  MuxStream(ExchangeSink& exchange_sink, const ExchangeRequest& request,
-            const WindowPolicy& policy)
+  MuxStream(ExchangeSink& exchange_sink, const ExchangeRequest& request, const WindowPolicy& policy)
       : sink(&exchange_sink),
         body(request.body),
         credit(request.allowance.initial_bytes, request.allowance.max_bytes, policy) {}
@@ -30,7 +29,7 @@ struct MuxStream {
   StreamCredit credit;
 
   // Response side.
-  bool got_head = false;  ///< the final (non-1xx) head was delivered
+  bool got_head = false;                        ///< the final (non-1xx) head was delivered
   std::optional<std::uint64_t> content_length;  ///< from the final head
 
   // Request body side.

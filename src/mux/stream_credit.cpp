@@ -188,7 +188,7 @@ CreditGrant StreamCredit::evaluate(std::uint64_t held, bool may_extend, CreditTr
 // them back (quic-go stalls for good): the window must stay a step ahead of them, so
 // "soon" counts.
 std::uint64_t StreamCredit::grow(std::uint64_t taken, std::uint64_t held, TimePoint now,
-                                  std::chrono::nanoseconds rtt) {
+                                 std::chrono::nanoseconds rtt) {
   if (!epoch_started_ || taken < epoch_taken_ + window_ / 2) return 0;
   const auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(now - epoch_start_);
   const bool long_path = rtt >= kSmallestPathRtt;

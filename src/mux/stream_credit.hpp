@@ -167,17 +167,17 @@ class StreamCredit {
   bool paused_ = false;
   TimePoint paused_at_{};
   TimePoint last_arrival_{};
-  bool quiet_armed_ = false;    // bytes arrived since the last quiet evaluation
-  bool drain_report_ = false;   // quiet: the consumer reports once it took all it held
+  bool quiet_armed_ = false;   // bytes arrived since the last quiet evaluation
+  bool drain_report_ = false;  // quiet: the consumer reports once it took all it held
   // The growth epoch (half a window): since when, from which count of taken bytes,
   // and how long the reader held the stream Paused meanwhile.
   bool epoch_started_ = false;
   TimePoint epoch_start_{};
   std::uint64_t epoch_taken_ = 0;
   std::chrono::nanoseconds paused_in_epoch_{};  // time spent Paused since epoch_start_
-  std::chrono::nanoseconds last_rtt_{};  // the connection's rtt at the last evaluate
-  std::uint64_t ledgered_ = 0;  // this stream's share of the ledger
-  std::uint64_t withheld_ = 0;  // credit still to withhold after a cut (see shrink_to_initial)
+  std::chrono::nanoseconds last_rtt_{};         // the connection's rtt at the last evaluate
+  std::uint64_t ledgered_ = 0;                  // this stream's share of the ledger
+  std::uint64_t withheld_ = 0;   // credit still to withhold after a cut (see shrink_to_initial)
   std::uint64_t shrunk_to_ = 0;  // a cut not yet reported by evaluate
 };
 

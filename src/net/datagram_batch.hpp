@@ -49,10 +49,10 @@ class DatagramBatch {
  private:
   std::vector<std::uint8_t> buffer_;
   std::vector<Run> runs_;
-  std::size_t used_ = 0;      // bytes written since begin()
-  std::size_t max_size_ = 0;  // per datagram, since begin()
-  std::size_t slots_ = 0;     // datagrams that fit, since begin()
-  std::size_t datagrams_ = 0; // written since begin()
+  std::size_t used_ = 0;       // bytes written since begin()
+  std::size_t max_size_ = 0;   // per datagram, since begin()
+  std::size_t slots_ = 0;      // datagrams that fit, since begin()
+  std::size_t datagrams_ = 0;  // written since begin()
 };
 
 }  // namespace sluice

@@ -16,9 +16,9 @@
 #include <span>
 #include <utility>
 
-#include "net/datagram_batch.hpp"
 #include "core/event_loop.hpp"
 #include "core/event_nesting.hpp"
+#include "net/datagram_batch.hpp"
 #include "net/udp_socket.hpp"
 #include "sluice/error.hpp"
 
@@ -104,8 +104,8 @@ class DatagramDriver final : public DatagramPort, private FdWatcher {
   DatagramCodec* codec_ = nullptr;   // set by start()
   DatagramBatch batch_;              // what the codec wrote and the socket has not taken
   bool watching_writable_ = false;
-  EventNesting nesting_;             // a nested request asks finish_event for a round more
-  bool write_scheduled_ = false;     // an at_turn_end write is pending
+  EventNesting nesting_;          // a nested request asks finish_event for a round more
+  bool write_scheduled_ = false;  // an at_turn_end write is pending
   EventLoop::TimerId timer_ = 0;
   std::optional<TimePoint> timer_at_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -26,8 +26,7 @@ const char* family_name(int family) { return family == AF_INET6 ? "IPv6" : "IPv4
 
 // The interface's first address of `family`; an IPv6 link-local one only when it
 // has no other (a link-local source cannot reach beyond the link).
-std::optional<SocketAddress> interface_address(const std::string& name, int family,
-                                               bool* exists) {
+std::optional<SocketAddress> interface_address(const std::string& name, int family, bool* exists) {
   ifaddrs* list = nullptr;
   *exists = false;
   if (getifaddrs(&list) != 0) return std::nullopt;
@@ -95,7 +94,8 @@ Result<void> bind_local(int fd, int family, const LocalBinding& binding) {
                      static_cast<socklen_t>(binding.interface.size()));
   }
   const std::uint32_t first = binding.port;
-  const std::uint32_t count = binding.port == 0 ? 1 : std::max<std::uint32_t>(1, binding.port_range);
+  const std::uint32_t count =
+      binding.port == 0 ? 1 : std::max<std::uint32_t>(1, binding.port_range);
   int last_error = 0;
   for (std::uint32_t i = 0; i < count && first + i <= 65535; ++i) {
     const SocketAddress at = address->with_port(static_cast<std::uint16_t>(first + i));

@@ -77,9 +77,13 @@ std::string SocketAddress::to_string() const {
   return "(address family " + std::to_string(family()) + ")";
 }
 
-std::optional<SocketAddress> SocketAddress::peer_of(int fd) { return ask_kernel(fd, ::getpeername); }
+std::optional<SocketAddress> SocketAddress::peer_of(int fd) {
+  return ask_kernel(fd, ::getpeername);
+}
 
-std::optional<SocketAddress> SocketAddress::local_of(int fd) { return ask_kernel(fd, ::getsockname); }
+std::optional<SocketAddress> SocketAddress::local_of(int fd) {
+  return ask_kernel(fd, ::getsockname);
+}
 
 std::optional<SocketAddress> SocketAddress::from_ip(const std::string& host, std::uint16_t port) {
   const std::string bare = bare_host(host);

@@ -124,7 +124,7 @@ class StreamDriver : private FdWatcher {
   std::unique_ptr<Transport> transport_;  // null once closed
   StreamCodec& codec_;
   std::uint32_t watched_events_ = 0;
-  bool unwatched_ = false;   // off epoll: a hang-up or error while nothing is wanted
+  bool unwatched_ = false;  // off epoll: a hang-up or error while nothing is wanted
   bool write_blocked_ = false;
   EventNesting nesting_;
   bool in_read_ = false;
@@ -132,8 +132,8 @@ class StreamDriver : private FdWatcher {
   bool flush_scheduled_ = false;
   EventLoop::TimerId timer_ = 0;  // the codec's next deadline
   TimePoint timer_at_{};
-  ByteQueue send_queue_;     // output waiting for the socket
-  ByteQueue recv_;           // one receive of scratch
+  ByteQueue send_queue_;  // output waiting for the socket
+  ByteQueue recv_;        // one receive of scratch
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

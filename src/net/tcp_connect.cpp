@@ -138,8 +138,8 @@ bool TcpConnect::start_one(const SocketAddress& address) {
   note("connecting to " + address.to_string());
   if (settings_.timeout.count() > 0) {
     Attempt* raw = attempt.get();
-    attempt->set_timer(loop_.add_timer(loop_.now() + settings_.timeout,
-                                       [this, raw] { on_attempt_timeout(raw); }));
+    attempt->set_timer(
+        loop_.add_timer(loop_.now() + settings_.timeout, [this, raw] { on_attempt_timeout(raw); }));
   }
   attempts_.push_back(std::move(attempt));
   return true;

@@ -77,8 +77,8 @@ class TcpConnect {
   ConnectAttempts settings_;
   std::vector<std::unique_ptr<Attempt>> attempts_;  // sockets connecting now
   EventLoop::TimerId stagger_timer_ = 0;            // starts the next address
-  std::string failures_;  // "127.0.0.1:9: Connection refused; ..."
-  bool only_bind_failures_ = true;  // every address failed at the local bind
+  std::string failures_;                            // "127.0.0.1:9: Connection refused; ..."
+  bool only_bind_failures_ = true;                  // every address failed at the local bind
   Callback done_;
   std::shared_ptr<bool> alive_;  // the posted start runs only while this lives
 };

@@ -37,10 +37,8 @@ bool is_unreachable(int err) {
     case EHOSTDOWN:
     case ENETDOWN:
     case EADDRNOTAVAIL:
-    case EAFNOSUPPORT:
-      return true;
-    default:
-      return false;
+    case EAFNOSUPPORT: return true;
+    default: return false;
   }
 }
 
@@ -104,9 +102,9 @@ Result<UdpSocket> UdpSocket::connect(const SocketAddress& remote, std::string la
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&remote.storage), remote.length) != 0) {
     const int err = errno;
     ::close(fd);
-    return Error(is_unreachable(err) ? ErrorCategory::connect : ErrorCategory::io,
-                 label + ": cannot reach " + remote.to_string() + " over UDP: " +
-                     std::strerror(err));
+    return Error(
+        is_unreachable(err) ? ErrorCategory::connect : ErrorCategory::io,
+        label + ": cannot reach " + remote.to_string() + " over UDP: " + std::strerror(err));
   }
   SocketAddress local;
   local.length = sizeof local.storage;
@@ -154,9 +152,9 @@ void UdpSocket::close_fd() noexcept {
 }
 
 Error UdpSocket::error(const char* action, int err) const {
-  return Error(is_unreachable(err) ? ErrorCategory::connect : ErrorCategory::io,
-               label_ + ": UDP " + action + " " + remote_.to_string() + " failed: " +
-                   std::strerror(err));
+  return Error(
+      is_unreachable(err) ? ErrorCategory::connect : ErrorCategory::io,
+      label_ + ": UDP " + action + " " + remote_.to_string() + " failed: " + std::strerror(err));
 }
 
 std::size_t UdpSocket::release_scratch() noexcept {

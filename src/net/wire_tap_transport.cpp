@@ -54,9 +54,9 @@ class WireTapTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> make_wire_tap_transport(
-    std::unique_ptr<Transport> inner, std::function<void(const WireChunk&)> tap,
-    std::uint64_t conn_id) {
+std::unique_ptr<Transport> make_wire_tap_transport(std::unique_ptr<Transport> inner,
+                                                   std::function<void(const WireChunk&)> tap,
+                                                   std::uint64_t conn_id) {
   return std::make_unique<WireTapTransport>(std::move(inner), std::move(tap), conn_id);
 }
 

@@ -14,8 +14,8 @@
 
 namespace sluice {
 
-std::unique_ptr<Transport> make_wire_tap_transport(
-    std::unique_ptr<Transport> inner, std::function<void(const WireChunk&)> tap,
-    std::uint64_t conn_id);
+std::unique_ptr<Transport> make_wire_tap_transport(std::unique_ptr<Transport> inner,
+                                                   std::function<void(const WireChunk&)> tap,
+                                                   std::uint64_t conn_id);
 
 }  // namespace sluice

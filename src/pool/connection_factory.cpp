@@ -45,8 +45,8 @@ std::unique_ptr<Connector> ConnectionFactory::connect_tcp(const Url& url, Versio
   }
   target.unix_socket = network.unix_socket;
   if (!target.unix_socket.empty()) target.proxy.reset();  // the socket is the whole route
-  return std::make_unique<Connector>(services_.loop, services_.resolver, services_.tls, target, options,
-                                     std::move(done));
+  return std::make_unique<Connector>(services_.loop, services_.resolver, services_.tls, target,
+                                     options, std::move(done));
 }
 
 std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transport> transport,
@@ -56,11 +56,13 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
   // The connector's own line says the handshake is done (src/connect/connector.cpp); this
   // one says which kind it was, for -v and for telling whether resumption works.
   if (transport->is_tls() && services_.trace.on()) {
-    services_.trace.emit(conn_id, "connect", std::string("TLS handshake done, ") +
-                       (transport->resumed_session()   ? "session resumed"
-                        : transport->offered_session() ? "full handshake (the server declined "
-                                                         "the cached session)"
-                                                       : "full handshake"));
+    services_.trace.emit(
+        conn_id, "connect",
+        std::string("TLS handshake done, ") + (transport->resumed_session() ? "session resumed"
+                                               : transport->offered_session()
+                                                   ? "full handshake (the server declined "
+                                                     "the cached session)"
+                                                   : "full handshake"));
   }
   const bool h2 = transport->alpn() == "h2" ||
                   (policy == VersionPolicy::http2_prior_knowledge && !transport->is_tls());
@@ -92,8 +94,9 @@ Result<std::unique_ptr<Connection>> ConnectionFactory::connect_quic(
   H3SessionOptions session;
   session.window = services_.window;
   session.connection_window = options.connection_window;
-  auto conn = H3Connection::connect(services_.loop, std::move(options), owner, conn_id, services_.trace,
-                                    std::move(session), services_.options.wire_tap);
+  auto conn =
+      H3Connection::connect(services_.loop, std::move(options), owner, conn_id, services_.trace,
+                            std::move(session), services_.options.wire_tap);
   if (!conn) return std::move(conn).error();
   // The pool completes the timing when the handshake is done; where it left from is
   // known now.

@@ -15,15 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "connection/connection.hpp"
 #include "connect/connector.hpp"
+#include "connection/connection.hpp"
 #include "net/socket_address.hpp"
 #include "pool/pool_services.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice {
-
 
 class ConnectionFactory {
  public:

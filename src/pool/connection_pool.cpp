@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-
 namespace sluice {
 
 namespace {
@@ -125,9 +124,8 @@ Connection* ConnectionPool::idle_connection(const std::string& key) {
 void ConnectionPool::open_connection(const std::string& key, ConnectionWaiter& first) {
   const std::uint64_t id = next_conn_id_++;
   auto& connectors = origins_[key].connectors;
-  connectors.push_back(
-      factory_.connect_tcp(first.url(), first.version_policy(), first.proxy_route(),
-                           first.tls_timeout(), id, nullptr));
+  connectors.push_back(factory_.connect_tcp(first.url(), first.version_policy(),
+                                            first.proxy_route(), first.tls_timeout(), id, nullptr));
   // The connector reports through `key` and its own address; the pool outlives it.
   Connector* raw = connectors.back().get();
   raw->set_callback([this, key, raw, id](Result<std::unique_ptr<Transport>> transport) {
@@ -162,7 +160,8 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
     forget_if_unused(key);
     return;
   }
-  std::unique_ptr<Connection> conn = factory_.over_tcp(std::move(*transport), origin.policy, *this, id);
+  std::unique_ptr<Connection> conn =
+      factory_.over_tcp(std::move(*transport), origin.policy, *this, id);
   conn->set_connect_timing(std::move(timing));
   origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
@@ -178,7 +177,8 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
   origin.conns.push_back(std::move(conn));
   dispatch(key);
   // The dispatch may have ended the connection and even the origin: look again.
-  if (conn_origin_.count(added) != 0 && added->idle() && !added->is_closed()) arm_idle_close(*added);
+  if (conn_origin_.count(added) != 0 && added->idle() && !added->is_closed())
+    arm_idle_close(*added);
 }
 
 std::size_t ConnectionPool::counted_connections(const Origin& origin) {
@@ -255,7 +255,8 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
                       : Error(ErrorCategory::protocol, "HTTP/3: the connection closed");
   }
   auto& conns = origin->conns;
-  auto it = std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });
+  auto it =
+      std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });
   if (it != conns.end()) {
     // Called from inside the connection's own event handling: delete it later.
     auto doomed = std::shared_ptr<Connection>(std::move(*it));

@@ -16,17 +16,16 @@
 #include <unordered_map>
 #include <vector>
 
+#include "connect/connector.hpp"
+#include "connection/connection.hpp"
+#include "core/event_loop.hpp"
 #include "pool/connection_factory.hpp"
 #include "pool/connection_waiter.hpp"
 #include "pool/http3_attempt.hpp"
-#include "connection/connection.hpp"
-#include "connect/connector.hpp"
-#include "core/event_loop.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice {
-
 
 class ConnectionPool final : public ConnectionOwner {
  public:

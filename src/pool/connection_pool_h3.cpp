@@ -13,7 +13,8 @@
 namespace sluice {
 
 std::optional<Http3Target> ConnectionPool::http3_target_for(const Origin& origin) {
-  const Http3Choice choice{services_.options, services_.network, services_.alt_svc, services_.trace};
+  const Http3Choice choice{services_.options, services_.network, services_.alt_svc,
+                           services_.trace};
   return http3_target(choice, {origin.url, origin.policy, origin.proxy, origin.seen_version},
                       services_.loop.now());
 }
@@ -37,8 +38,8 @@ void ConnectionPool::open_h3(const std::string& key, Origin& origin, Http3Target
       },
       [this, key](Error error) { h3_failed(key, std::move(error)); },
   };
-  Http3Attempt::Settings settings{origin.url.origin(), origin.url.host, h3_handshake_timeout(origin),
-                                  std::nullopt};
+  Http3Attempt::Settings settings{origin.url.origin(), origin.url.host,
+                                  h3_handshake_timeout(origin), std::nullopt};
   if (origin.policy != VersionPolicy::http3_only) {
     settings.fallback_after = services_.options.http3_fallback_after;
   }
@@ -60,7 +61,8 @@ void ConnectionPool::h3_failed(const std::string& key, Error error) {
   Origin& origin = origins_[key];
   if (Connection* pending = origin.h3->release_connection()) {
     // Early (0-RTT) requests on it go back to waiting, and so to TCP below.
-    pending->abandon(Error(ErrorCategory::cancelled, "HTTP/3 attempt abandoned: " + error.message()));
+    pending->abandon(
+        Error(ErrorCategory::cancelled, "HTTP/3 attempt abandoned: " + error.message()));
     on_connection_closed(*pending);  // removes it; the attempt no longer claims it
   }
   end_h3_attempt(origin);
@@ -76,7 +78,7 @@ void ConnectionPool::h3_failed(const std::string& key, Error error) {
   services_.alt_svc.mark_broken(origin.url.origin(), now, services_.options.http3_broken_for);
   if (services_.trace.on()) {
     services_.trace.emit("HTTP/3 failed, using TCP for " + origin.url.origin() + ": " +
-                       error.message());
+                         error.message());
   }
   dispatch(key);
   forget_if_unused(key);

@@ -5,8 +5,8 @@
 
 #include <utility>
 
-#include "pool/connection_factory.hpp"
 #include "dns/host_overrides.hpp"
+#include "pool/connection_factory.hpp"
 
 namespace sluice {
 
@@ -114,9 +114,9 @@ void Http3Attempt::try_next_address() {
   while (!addresses_.empty()) {
     const SocketAddress remote = addresses_.front();
     addresses_.erase(addresses_.begin());
-    auto conn = services_.factory.connect_quic(remote, settings_.verify_host,
-                                               settings_.handshake_timeout, services_.owner,
-                                               events_.next_conn_id());
+    auto conn =
+        services_.factory.connect_quic(remote, settings_.verify_host, settings_.handshake_timeout,
+                                       services_.owner, events_.next_conn_id());
     if (!conn) {
       last_error_ = std::move(conn).error();
       continue;
@@ -131,23 +131,24 @@ void Http3Attempt::try_next_address() {
     events_.adopt(std::move(*conn));
     return;
   }
-  events_.failed(last_error_ ? *last_error_
-                             : Error(ErrorCategory::connect, "HTTP/3: no address for " + target_.host));
+  events_.failed(last_error_
+                     ? *last_error_
+                     : Error(ErrorCategory::connect, "HTTP/3: no address for " + target_.host));
 }
 
 void Http3Attempt::on_fallback_timer() {
   fallback_timer_ = 0;
-  events_.failed(Error(ErrorCode::handshake_timeout,
-                       "HTTP/3: no QUIC handshake with " + target_.host + ":" +
-                           std::to_string(target_.port) + " within " +
-                           millis(*settings_.fallback_after)));
+  events_.failed(Error(ErrorCode::handshake_timeout, "HTTP/3: no QUIC handshake with " +
+                                                         target_.host + ":" +
+                                                         std::to_string(target_.port) + " within " +
+                                                         millis(*settings_.fallback_after)));
 }
 
 void Http3Attempt::completed() {
   if (conn_ == nullptr) return;
   if (services_.trace.on()) {
-    services_.trace.emit("HTTP/3 to " + settings_.origin + " is up (c" + std::to_string(conn_->id()) +
-                         ")");
+    services_.trace.emit("HTTP/3 to " + settings_.origin + " is up (c" +
+                         std::to_string(conn_->id()) + ")");
   }
   timing_.connect_end = timing_.tls_end = services_.loop.now();
   timing_.tls_verify_result = conn_->handshake_verify_result();

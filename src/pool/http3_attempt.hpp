@@ -21,13 +21,13 @@
 #include <string>
 #include <vector>
 
-#include "pool/network_settings.hpp"
 #include "connect/connector.hpp"
 #include "connect/proxy_hop.hpp"
 #include "connection/connection.hpp"
 #include "core/event_loop.hpp"
 #include "core/trace.hpp"
 #include "dns/resolver.hpp"
+#include "pool/network_settings.hpp"
 #include "sluice/client.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"

@@ -196,9 +196,10 @@ int QuicCodec::handle_handshake_completed() {
   if (alpn != "h3") {
     // GnuTLS requires a match (GNUTLS_ALPN_MANDATORY); this guards the contract.
     const std::string shown = alpn.empty() ? "none" : alpn;
-    terminate(Failure{Error(ErrorCategory::tls, "TLS: " + options_.host +
-                                                    " did not agree to HTTP/3 (ALPN " + shown + ")"),
-                      quic_tls_alert_close(kNoApplicationProtocolAlert)});
+    terminate(
+        Failure{Error(ErrorCategory::tls,
+                      "TLS: " + options_.host + " did not agree to HTTP/3 (ALPN " + shown + ")"),
+                quic_tls_alert_close(kNoApplicationProtocolAlert)});
     return NGTCP2_ERR_CALLBACK_FAILURE;
   }
   handshake_done_ = true;
@@ -218,7 +219,8 @@ int QuicCodec::handle_handshake_completed() {
     }
     // GnuTLS tells only now; ngtcp2 then drops the early streams and calls
     // handle_early_data_rejected.
-    if (!accepted && ngtcp2_conn_early_data_rejected(conn_) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
+    if (!accepted && ngtcp2_conn_early_data_rejected(conn_) != 0)
+      return NGTCP2_ERR_CALLBACK_FAILURE;
   }
   start_application();
   return 0;
@@ -262,7 +264,7 @@ void QuicCodec::start_early_application() {
 }
 
 int QuicCodec::handle_stream_data(std::uint32_t flags, std::int64_t stream_id,
-                                       std::span<const std::uint8_t> data) {
+                                  std::span<const std::uint8_t> data) {
   // Connection credit comes back at once: only stream windows hold bytes back.
   ngtcp2_conn_extend_max_offset(conn_, data.size());
   start_application();  // in case stream data is handed over before the handshake

@@ -26,9 +26,9 @@ inline TimePoint quic_time_point(ngtcp2_tstamp ts) noexcept {
 
 /// A duration in ngtcp2's unit; 0 stays 0.
 inline ngtcp2_duration quic_duration(std::chrono::milliseconds duration) noexcept {
-  return duration.count() <= 0 ? 0
-                               : static_cast<ngtcp2_duration>(duration.count()) *
-                                     NGTCP2_MILLISECONDS;
+  return duration.count() <= 0
+             ? 0
+             : static_cast<ngtcp2_duration>(duration.count()) * NGTCP2_MILLISECONDS;
 }
 
 }  // namespace sluice

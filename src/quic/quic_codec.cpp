@@ -112,9 +112,9 @@ Result<void> QuicCodec::start() {
 
   const ngtcp2_transport_params params = transport_params(options_);
   const ngtcp2_path start_path = ngtcp2_path_of();
-  const int rv = ngtcp2_conn_client_new(&conn_, &dcid.value(), &scid.value(), &start_path,
-                                        NGTCP2_PROTO_VER_V1, &callbacks(), &settings,
-                                        &params, nullptr, this);
+  const int rv =
+      ngtcp2_conn_client_new(&conn_, &dcid.value(), &scid.value(), &start_path, NGTCP2_PROTO_VER_V1,
+                             &callbacks(), &settings, &params, nullptr, this);
   if (rv != 0) {
     conn_ = nullptr;
     return Error(ErrorCategory::io,
@@ -153,8 +153,8 @@ Result<std::int64_t> QuicCodec::open_bidi_stream() {
   if (rv == NGTCP2_ERR_STREAM_ID_BLOCKED)
     return Error(ErrorCategory::protocol, "QUIC: " + options_.host + " allows no more streams now");
   if (rv != 0) {
-    return Error(ErrorCategory::protocol, "QUIC: cannot open a stream to " + options_.host + ": " +
-                                              ngtcp2_strerror(rv));
+    return Error(ErrorCategory::protocol,
+                 "QUIC: cannot open a stream to " + options_.host + ": " + ngtcp2_strerror(rv));
   }
   return stream_id;
 }
@@ -330,13 +330,11 @@ bool QuicCodec::send_connection_close(const ngtcp2_connection_close_error& close
   if (conn_ == nullptr || ngtcp2_conn_is_in_closing_period(conn_) ||
       ngtcp2_conn_is_in_draining_period(conn_))
     return false;
-  std::vector<std::uint8_t> packet(
-      std::max<std::size_t>(ngtcp2_conn_get_max_tx_udp_payload_size(conn_),
-                            NGTCP2_MAX_UDP_PAYLOAD_SIZE));
+  std::vector<std::uint8_t> packet(std::max<std::size_t>(
+      ngtcp2_conn_get_max_tx_udp_payload_size(conn_), NGTCP2_MAX_UDP_PAYLOAD_SIZE));
   ngtcp2_pkt_info info{};
   const ngtcp2_ssize size = ngtcp2_conn_write_connection_close(
-      conn_, nullptr, &info, packet.data(), packet.size(), &close,
-      quic_timestamp_of(port_.now()));
+      conn_, nullptr, &info, packet.data(), packet.size(), &close, quic_timestamp_of(port_.now()));
   if (size <= 0) return false;
   // Best effort: the connection is over whatever the socket says.
   return port_.send_now({packet.data(), static_cast<std::size_t>(size)});
@@ -356,8 +354,6 @@ std::chrono::milliseconds QuicCodec::effective_idle_timeout() const {
   return idle;
 }
 
-void QuicCodec::trace(const std::string& what) const {
-  trace_.emit(id_, "h3", what);
-}
+void QuicCodec::trace(const std::string& what) const { trace_.emit(id_, "h3", what); }
 
 }  // namespace sluice

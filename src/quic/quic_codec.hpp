@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "core/trace.hpp"
 #include "net/datagram_driver.hpp"
 #include "net/local_binding.hpp"
 #include "net/socket_address.hpp"
-#include "core/trace.hpp"
 #include "quic/quic_errors.hpp"
 #include "quic/quic_streams.hpp"
 #include "quic/quic_tls.hpp"
@@ -43,11 +43,11 @@
 namespace sluice {
 
 struct QuicOptions {
-  SocketAddress remote;  ///< the server's resolved address (the caller resolves)
-  LocalBinding local;    ///< where the UDP socket leaves from (--interface, --local-port)
-  std::string host;      ///< SNI and certificate name; messages name it
-  std::string ca_file;   ///< PEM CA to trust instead of the system store
-  bool insecure = false; ///< no certificate or host name verification at all
+  SocketAddress remote;   ///< the server's resolved address (the caller resolves)
+  LocalBinding local;     ///< where the UDP socket leaves from (--interface, --local-port)
+  std::string host;       ///< SNI and certificate name; messages name it
+  std::string ca_file;    ///< PEM CA to trust instead of the system store
+  bool insecure = false;  ///< no certificate or host name verification at all
   /// Trust shared between connections; when null it is built from ca_file/insecure.
   std::shared_ptr<const QuicTlsContext> tls_context;
   /// The handshake fails with a timeout error when not complete by then.
@@ -208,13 +208,13 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
 
   State state_ = State::handshaking;
   bool handshake_done_ = false;
-  bool app_started_ = false;       // the application may send: early, or after the handshake
-  bool handshake_told_ = false;    // on_handshake_completed was delivered
-  bool early_ = false;             // 0-RTT offered: the server's old parameters are set
-  bool stateless_reset_ = false;   // seen in this read: the draining is not a close
+  bool app_started_ = false;        // the application may send: early, or after the handshake
+  bool handshake_told_ = false;     // on_handshake_completed was delivered
+  bool early_ = false;              // 0-RTT offered: the server's old parameters are set
+  bool stateless_reset_ = false;    // seen in this read: the draining is not a close
   std::optional<Failure> failure_;  // raised where it cannot be acted on yet
-  int ngtcp2_depth_ = 0;           // > 0 inside an ngtcp2 call (its callbacks run)
-  bool coalescing_ = false;        // ngtcp2 holds a packet open (WRITE_MORE)
+  int ngtcp2_depth_ = 0;            // > 0 inside an ngtcp2 call (its callbacks run)
+  bool coalescing_ = false;         // ngtcp2 holds a packet open (WRITE_MORE)
   std::vector<DeferredCall> deferred_;
   // Streams given credit before the handshake was confirmed. While ngtcp2 0.12
   // still counts itself in the handshake (until the write that sends our Finished,

@@ -47,7 +47,8 @@ QuicCodec::Failure QuicCodec::read_failure(int liberr) {
       if (stateless_reset_) return {quic_stateless_reset_error(options_.host), std::nullopt};
       ngtcp2_connection_close_error close;
       ngtcp2_conn_get_connection_close_error(conn_, &close);
-      return {quic_peer_close_error(close, options_.host, handshake_done_, options_.app_error_name), std::nullopt};
+      return {quic_peer_close_error(close, options_.host, handshake_done_, options_.app_error_name),
+              std::nullopt};
     }
     case NGTCP2_ERR_CRYPTO: {
       const std::uint8_t alert = ngtcp2_conn_get_tls_alert(conn_);
@@ -58,10 +59,8 @@ QuicCodec::Failure QuicCodec::read_failure(int liberr) {
               std::nullopt};
     case NGTCP2_ERR_RECV_VERSION_NEGOTIATION:
     case NGTCP2_ERR_DROP_CONN:
-    case NGTCP2_ERR_CLOSING:
-      return {quic_library_error(liberr, options_.host), std::nullopt};
-    default:
-      return {quic_library_error(liberr, options_.host), quic_library_close(liberr)};
+    case NGTCP2_ERR_CLOSING: return {quic_library_error(liberr, options_.host), std::nullopt};
+    default: return {quic_library_error(liberr, options_.host), quic_library_close(liberr)};
   }
 }
 
@@ -73,9 +72,11 @@ QuicCodec::Failure QuicCodec::expiry_failure(int liberr) {
   }
   // An idle connection goes silently (RFC 9000 section 10.1).
   if (liberr == NGTCP2_ERR_IDLE_CLOSE)
-    return {quic_idle_timeout_error(peer_, effective_idle_timeout(), handshake_done_), std::nullopt};
+    return {quic_idle_timeout_error(peer_, effective_idle_timeout(), handshake_done_),
+            std::nullopt};
   if (liberr == NGTCP2_ERR_HANDSHAKE_TIMEOUT)
-    return {quic_handshake_timeout_error(peer_, options_.handshake_timeout), quic_library_close(liberr)};
+    return {quic_handshake_timeout_error(peer_, options_.handshake_timeout),
+            quic_library_close(liberr)};
   return {quic_library_error(liberr, options_.host), quic_library_close(liberr)};
 }
 
@@ -108,8 +109,7 @@ void QuicCodec::write_datagrams(DatagramBatch& batch, TimePoint now) {
 // written at `dest` (0: nothing to send now), or nullopt to be called again (a
 // stream was blocked, shut or partly written into a packet still open). A fatal
 // error closes the connection.
-std::optional<std::size_t> QuicCodec::write_one(std::span<std::uint8_t> dest,
-                                                ngtcp2_tstamp ts) {
+std::optional<std::size_t> QuicCodec::write_one(std::span<std::uint8_t> dest, ngtcp2_tstamp ts) {
   std::array<QuicVec, kMaxVecs> vecs{};
   QuicOutput output;
   if (app_started_ && ngtcp2_conn_get_max_data_left(conn_) > 0) {
@@ -130,8 +130,9 @@ std::optional<std::size_t> QuicCodec::write_one(std::span<std::uint8_t> dest,
   ngtcp2_ssize datalen = -1;
   ngtcp2_pkt_info info{};
   ++ngtcp2_depth_;
-  const ngtcp2_ssize rv = ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest.data(), dest.size(), &datalen,
-                                                    flags, output.stream_id, data.data(), count, ts);
+  const ngtcp2_ssize rv =
+      ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest.data(), dest.size(), &datalen, flags,
+                                output.stream_id, data.data(), count, ts);
   --ngtcp2_depth_;
   if (rv < 0) return after_write_error(rv, output.stream_id, datalen);
   coalescing_ = false;
@@ -142,9 +143,8 @@ std::optional<std::size_t> QuicCodec::write_one(std::span<std::uint8_t> dest,
   return static_cast<std::size_t>(rv);
 }
 
-std::optional<std::size_t> QuicCodec::after_write_error(ngtcp2_ssize rv,
-                                                             std::int64_t stream_id,
-                                                             ngtcp2_ssize datalen) {
+std::optional<std::size_t> QuicCodec::after_write_error(ngtcp2_ssize rv, std::int64_t stream_id,
+                                                        ngtcp2_ssize datalen) {
   switch (rv) {
     case NGTCP2_ERR_WRITE_MORE:
       coalescing_ = true;

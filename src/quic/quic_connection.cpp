@@ -18,14 +18,15 @@ Result<std::unique_ptr<QuicConnection>> QuicConnection::connect(EventLoop& loop,
   QuicCodec::Path path{socket->local(), socket->remote()};
   const bool gso = socket->gso_enabled();
   std::unique_ptr<QuicConnection> conn(new QuicConnection(loop, std::move(socket).value()));
-  auto codec = QuicCodec::create(std::move(options), std::move(path), conn->driver_, app, trace,
-                                 conn_id);
+  auto codec =
+      QuicCodec::create(std::move(options), std::move(path), conn->driver_, app, trace, conn_id);
   if (!codec) return std::move(codec).error();
   conn->codec_ = std::move(codec).value();
   if (trace.on()) {
-    trace.emit(conn_id, "h3", "connecting to " + conn->codec_->peer() +
-               " (" + conn->driver_.socket().remote().to_string() + " over UDP" +
-               (gso ? ", GSO" : "") + ")");
+    trace.emit(conn_id, "h3",
+               "connecting to " + conn->codec_->peer() + " (" +
+                   conn->driver_.socket().remote().to_string() + " over UDP" +
+                   (gso ? ", GSO" : "") + ")");
   }
   auto started = conn->driver_.start(*conn->codec_);
   if (!started) return std::move(started).error();

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "net/datagram_driver.hpp"
 #include "core/event_loop.hpp"
 #include "core/trace.hpp"
+#include "net/datagram_driver.hpp"
 #include "quic/quic_codec.hpp"
 
 namespace sluice {

@@ -44,10 +44,8 @@ bool is_peer_protocol_violation(int liberr) {
     case NGTCP2_ERR_FRAME_ENCODING:
     case NGTCP2_ERR_STREAM_STATE:
     case NGTCP2_ERR_TRANSPORT_PARAM:
-    case NGTCP2_ERR_CRYPTO_BUFFER_EXCEEDED:
-      return true;
-    default:
-      return false;
+    case NGTCP2_ERR_CRYPTO_BUFFER_EXCEEDED: return true;
+    default: return false;
   }
 }
 
@@ -65,8 +63,8 @@ Error quic_peer_close_error(const ngtcp2_connection_close_error& close, const st
   }
   if (is_crypto_error(close.error_code) && !handshake_completed) {
     const auto alert = static_cast<std::uint8_t>(close.error_code - NGTCP2_CRYPTO_ERROR);
-    return Error(ErrorCategory::tls, "TLS: " + host + " refused the QUIC handshake: " +
-                                         tls_alert_text(alert) + reason);
+    return Error(ErrorCategory::tls,
+                 "TLS: " + host + " refused the QUIC handshake: " + tls_alert_text(alert) + reason);
   }
   return Error(ErrorCategory::protocol, "QUIC: " + host + " closed the connection (" +
                                             quic_error_name(close.error_code) + reason + ")");
@@ -81,17 +79,17 @@ Error quic_idle_timeout_error(const std::string& peer, std::chrono::milliseconds
                               bool handshake_completed) {
   if (!handshake_completed) {
     return Error(ErrorCode::handshake_timeout, "QUIC: handshake with " + peer +
-                                               " got no answer within " + ms_text(idle) +
-                                             " (idle timeout)");
+                                                   " got no answer within " + ms_text(idle) +
+                                                   " (idle timeout)");
   }
   return Error(ErrorCode::idle_timeout, "QUIC: nothing from " + peer + " for " + ms_text(idle) +
-                                           " (idle timeout); connection closed");
+                                            " (idle timeout); connection closed");
 }
 
 Error quic_stateless_reset_error(const std::string& host) {
-  return Error(ErrorCategory::protocol,
-               "QUIC: " + host +
-                   " sent a stateless reset (it lost the connection's state, e.g. a restart)");
+  return Error(
+      ErrorCategory::protocol,
+      "QUIC: " + host + " sent a stateless reset (it lost the connection's state, e.g. a restart)");
 }
 
 Error quic_library_error(int liberr, const std::string& host) {

@@ -123,8 +123,9 @@ bool peer_chain_top_self_issued(gnutls_session_t session) {
   if (chain == nullptr || count == 0) return false;
   gnutls_x509_crt_t cert = nullptr;
   if (gnutls_x509_crt_init(&cert) != 0) return false;
-  const bool self_issued = gnutls_x509_crt_import(cert, &chain[count - 1], GNUTLS_X509_FMT_DER) == 0 &&
-                           gnutls_x509_crt_check_issuer(cert, cert) == 1;
+  const bool self_issued =
+      gnutls_x509_crt_import(cert, &chain[count - 1], GNUTLS_X509_FMT_DER) == 0 &&
+      gnutls_x509_crt_check_issuer(cert, cert) == 1;
   gnutls_x509_crt_deinit(cert);
   return self_issued;
 }
@@ -227,8 +228,8 @@ Result<void> QuicTls::configure() {
     rv = gnutls_server_name_set(session_, GNUTLS_NAME_DNS, host_.data(), host_.size());
     if (rv != 0) return tls_error("cannot set the server name " + host_ + ": " + gnutls_text(rv));
   }
-  if (saved != nullptr &&
-      gnutls_session_set_data(session_, saved->session_data.data(), saved->session_data.size()) != 0) {
+  if (saved != nullptr && gnutls_session_set_data(session_, saved->session_data.data(),
+                                                  saved->session_data.size()) != 0) {
     early_params_.clear();  // a stored session GnuTLS will not take is simply not offered
   }
   // Each new ticket is kept for the next connection.
@@ -265,10 +266,10 @@ bool QuicTls::verify_peer() {
   // The chain's top is parsed only for an unknown issuer, the one code it picks
   // among: a handshake that passed does not pay for it.
   const bool issuer_unknown = (status & GNUTLS_CERT_SIGNER_NOT_FOUND) != 0;
-  verify_result_ = rv < 0 ? openssl_verify_code(GNUTLS_CERT_INVALID, 0, false)
-                          : openssl_verify_code(status, peer_chain_length(session_),
-                                                issuer_unknown &&
-                                                    peer_chain_top_self_issued(session_));
+  verify_result_ =
+      rv < 0 ? openssl_verify_code(GNUTLS_CERT_INVALID, 0, false)
+             : openssl_verify_code(status, peer_chain_length(session_),
+                                   issuer_unknown && peer_chain_top_self_issued(session_));
   if (context_->insecure() || (rv == 0 && status == 0)) return check_pin();
   QuicTlsVerifyFailure failure;
   if (rv < 0) {
@@ -347,8 +348,8 @@ bool QuicTls::check_pin() {
                          "TLS: " + host_ + " sent no public key to check against the pinned one");
     return false;
   }
-  const std::string pin = public_key_pin(
-      std::span(reinterpret_cast<const unsigned char*>(spki.data()), spki.size()));
+  const std::string pin =
+      public_key_pin(std::span(reinterpret_cast<const unsigned char*>(spki.data()), spki.size()));
   auto checked = check_public_key_pin(context_->pins(), pin, host_);
   if (checked) return true;
   pin_failure_ = std::move(checked).error();
@@ -364,7 +365,8 @@ std::string QuicTls::selected_alpn() const {
 Error QuicTls::handshake_error(std::uint8_t alert) const {
   if (verify_failure_) return describe_quic_verify_failure(*verify_failure_, host_);
   if (pin_failure_) return *pin_failure_;
-  if (alert != 0) return tls_error("QUIC handshake with " + host_ + " failed: " + tls_alert_text(alert));
+  if (alert != 0)
+    return tls_error("QUIC handshake with " + host_ + " failed: " + tls_alert_text(alert));
   return tls_error("QUIC handshake with " + host_ + " failed");
 }
 

@@ -17,24 +17,24 @@
 #include <optional>
 #include <string>
 
-#include "tls/tls_pins.hpp"
 #include "quic/quic_ticket_store.hpp"
 #include "sluice/error.hpp"
+#include "tls/tls_pins.hpp"
 
 namespace sluice {
 
 /// What a QUIC client's TLS may be told (ClientOptions' TLS settings that GnuTLS can
 /// honour; TLS 1.2 ciphers and versions do not apply to QUIC, which is TLS 1.3 only).
 struct QuicTlsOptions {
-  std::string ca_file;             ///< PEM bundle to trust instead of the system store
-  std::string ca_path;             ///< directory of PEM CA certificates, besides ca_file
-  bool insecure = false;           ///< verify nothing (pins are still checked)
-  std::string client_cert;         ///< PEM client certificate, maybe with its key
-  std::string client_key;          ///< PEM key; empty: in client_cert
-  std::string key_password;        ///< passphrase of an encrypted key
-  std::string tls13_ciphers;       ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
-  std::string pinned_public_key;   ///< as ClientOptions::pinned_public_key
-  bool session_cache = true;       ///< resume TLS sessions per origin (tickets)
+  std::string ca_file;            ///< PEM bundle to trust instead of the system store
+  std::string ca_path;            ///< directory of PEM CA certificates, besides ca_file
+  bool insecure = false;          ///< verify nothing (pins are still checked)
+  std::string client_cert;        ///< PEM client certificate, maybe with its key
+  std::string client_key;         ///< PEM key; empty: in client_cert
+  std::string key_password;       ///< passphrase of an encrypted key
+  std::string tls13_ciphers;      ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
+  std::string pinned_public_key;  ///< as ClientOptions::pinned_public_key
+  bool session_cache = true;      ///< resume TLS sessions per origin (tickets)
   /// Send safe requests as 0-RTT early data on a resumed connection (needs the cache).
   bool early_data = false;
 };
@@ -86,13 +86,13 @@ class QuicTlsContext {
 /// What certificate verification rejected, captured inside GnuTLS's verify callback
 /// (the only moment the details are at hand).
 struct QuicTlsVerifyFailure {
-  unsigned status = 0;      ///< gnutls_certificate_status_t bits
-  std::string leaf_names;   ///< "localhost, 127.0.0.1": the server certificate's names
-  std::string not_before;   ///< the server certificate's validity, "2024-05-01 12:00:00 UTC"
+  unsigned status = 0;     ///< gnutls_certificate_status_t bits
+  std::string leaf_names;  ///< "localhost, 127.0.0.1": the server certificate's names
+  std::string not_before;  ///< the server certificate's validity, "2024-05-01 12:00:00 UTC"
   std::string not_after;
   bool leaf_expired = false;
   bool leaf_not_yet_valid = false;
-  std::string problem;      ///< set when verification could not even run
+  std::string problem;  ///< set when verification could not even run
 };
 
 /// "TLS: certificate for wrong.example does not match host localhost", "TLS:
@@ -108,8 +108,7 @@ class QuicTls {
   /// `port` keys the context's ticket store (with the host): a session offered to
   /// the same origin only.
   static Result<std::unique_ptr<QuicTls>> create(std::shared_ptr<const QuicTlsContext> context,
-                                                 const std::string& host,
-                                                 std::uint16_t port = 0);
+                                                 const std::string& host, std::uint16_t port = 0);
   ~QuicTls();
   QuicTls(const QuicTls&) = delete;
   QuicTls& operator=(const QuicTls&) = delete;
@@ -145,16 +144,16 @@ class QuicTls {
   QuicTls(std::shared_ptr<const QuicTlsContext> context, std::string host, std::string key);
   Result<void> configure();
   static int verify_trampoline(gnutls_session_t session) noexcept;
-  static int ticket_hook(gnutls_session_t session, unsigned type, unsigned when,
-                         unsigned incoming, const gnutls_datum_t* message) noexcept;
+  static int ticket_hook(gnutls_session_t session, unsigned type, unsigned when, unsigned incoming,
+                         const gnutls_datum_t* message) noexcept;
   static ngtcp2_conn* get_conn(ngtcp2_crypto_conn_ref* ref) noexcept;
   bool verify_peer();
   bool check_pin();
 
   std::shared_ptr<const QuicTlsContext> context_;
-  std::string host_;  // without brackets
-  std::string key_;   // the ticket store's key: host:port
-  std::string early_params_;  // set when 0-RTT is offered (see early_transport_params)
+  std::string host_;              // without brackets
+  std::string key_;               // the ticket store's key: host:port
+  std::string early_params_;      // set when 0-RTT is offered (see early_transport_params)
   std::string transport_params_;  // this connection's server parameters, once known
   std::string last_ticket_;       // the session data of this connection's latest ticket
   gnutls_session_t session_ = nullptr;

@@ -50,7 +50,8 @@ Result<std::string> cipher_priority(const std::string& suites) {
 
 }  // namespace
 
-Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const QuicTlsOptions& options) {
+Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(
+    const QuicTlsOptions& options) {
   std::shared_ptr<QuicTlsContext> context(new QuicTlsContext());
   context->insecure_ = options.insecure;
   context->early_data_ = options.early_data && options.session_cache;
@@ -64,8 +65,10 @@ Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const QuicT
   if (!pins) return std::move(pins).error();
   context->pins_ = std::move(*pins);
   const int rv = gnutls_certificate_allocate_credentials(&context->credentials_);
-  if (rv != 0) return tls_error(std::string("cannot set up GnuTLS credentials: ") + gnutls_strerror(rv));
-  if (auto loaded = context->load_client_certificate(options); !loaded) return std::move(loaded).error();
+  if (rv != 0)
+    return tls_error(std::string("cannot set up GnuTLS credentials: ") + gnutls_strerror(rv));
+  if (auto loaded = context->load_client_certificate(options); !loaded)
+    return std::move(loaded).error();
   // Insecure: the trust is still loaded so the check can report its result, but a
   // store that cannot be loaded is no reason to fail what asked to verify nothing.
   if (auto loaded = context->load_trust(options); !loaded && !options.insecure)
@@ -85,12 +88,14 @@ Result<void> QuicTlsContext::load_trust(const QuicTlsOptions& options) {
     const int loaded = gnutls_certificate_set_x509_trust_dir(credentials_, options.ca_path.c_str(),
                                                              GNUTLS_X509_FMT_PEM);
     if (loaded < 0)
-      return tls_error("cannot load CA directory '" + options.ca_path + "': " + gnutls_strerror(loaded));
+      return tls_error("cannot load CA directory '" + options.ca_path +
+                       "': " + gnutls_strerror(loaded));
   }
   if (options.ca_file.empty() && options.ca_path.empty()) {
     const int loaded = gnutls_certificate_set_x509_system_trust(credentials_);
     if (loaded < 0)
-      return tls_error(std::string("cannot load the system trust store: ") + gnutls_strerror(loaded));
+      return tls_error(std::string("cannot load the system trust store: ") +
+                       gnutls_strerror(loaded));
   }
   return {};
 }
@@ -99,11 +104,12 @@ Result<void> QuicTlsContext::load_client_certificate(const QuicTlsOptions& optio
   if (options.client_cert.empty()) return {};
   const std::string& key = options.client_key.empty() ? options.client_cert : options.client_key;
   const char* password = options.key_password.empty() ? nullptr : options.key_password.c_str();
-  const int rv = gnutls_certificate_set_x509_key_file2(credentials_, options.client_cert.c_str(),
-                                                       key.c_str(), GNUTLS_X509_FMT_PEM, password, 0);
+  const int rv = gnutls_certificate_set_x509_key_file2(
+      credentials_, options.client_cert.c_str(), key.c_str(), GNUTLS_X509_FMT_PEM, password, 0);
   if (rv < 0)
     return Error(ErrorCategory::usage, "TLS: cannot use client certificate " + options.client_cert +
-                                           " with key " + key + " for HTTP/3: " + gnutls_strerror(rv));
+                                           " with key " + key +
+                                           " for HTTP/3: " + gnutls_strerror(rv));
   return {};
 }
 

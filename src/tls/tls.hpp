@@ -20,19 +20,19 @@ struct TlsShared;
 enum class TlsVersionBound { any, v1_2, v1_3 };
 
 struct TlsOptions {
-  std::string ca_file;         ///< PEM bundle to trust instead of the system store
-  bool insecure = false;       ///< skip certificate and host verification (-k)
-  std::string ca_path;         ///< directory of hashed PEM certificates (c_rehash) to trust
-  std::string client_cert;     ///< PEM client certificate (chain); may hold the key too
-  std::string client_key;      ///< PEM private key; empty: taken from client_cert
-  std::string key_password;    ///< passphrase of an encrypted key
+  std::string ca_file;       ///< PEM bundle to trust instead of the system store
+  bool insecure = false;     ///< skip certificate and host verification (-k)
+  std::string ca_path;       ///< directory of hashed PEM certificates (c_rehash) to trust
+  std::string client_cert;   ///< PEM client certificate (chain); may hold the key too
+  std::string client_key;    ///< PEM private key; empty: taken from client_cert
+  std::string key_password;  ///< passphrase of an encrypted key
   TlsVersionBound min_version = TlsVersionBound::v1_2;
   TlsVersionBound max_version = TlsVersionBound::any;
-  std::string tls12_ciphers;   ///< OpenSSL cipher list for TLS 1.2 ("" = OpenSSL's)
-  std::string tls13_ciphers;   ///< OpenSSL TLS 1.3 ciphersuites ("" = OpenSSL's)
+  std::string tls12_ciphers;      ///< OpenSSL cipher list for TLS 1.2 ("" = OpenSSL's)
+  std::string tls13_ciphers;      ///< OpenSSL TLS 1.3 ciphersuites ("" = OpenSSL's)
   std::string pinned_public_key;  ///< "sha256//BASE64;..." or a PEM/DER public key file
-  bool session_cache = true;   ///< resume sessions per origin (curl's --no-sessionid: off)
-  std::string key_log_file;    ///< NSS key log to append to (SSLKEYLOGFILE); "" = none
+  bool session_cache = true;      ///< resume sessions per origin (curl's --no-sessionid: off)
+  std::string key_log_file;       ///< NSS key log to append to (SSLKEYLOGFILE); "" = none
 };
 
 /// Handshakes counted since the context was made (HTTP thread).

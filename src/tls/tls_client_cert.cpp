@@ -30,7 +30,9 @@ using BioPtr = std::unique_ptr<BIO, BioFree>;
 
 Result<std::string> read_file(const std::string& path, const char* what) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return cert_error(std::string("cannot read ") + what + " " + path + ": " + std::strerror(errno));
+  if (!file)
+    return cert_error(std::string("cannot read ") + what + " " + path + ": " +
+                      std::strerror(errno));
   std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (file.bad()) return cert_error(std::string("cannot read ") + what + " " + path);
   return bytes;
@@ -46,7 +48,8 @@ Result<void> use_chain(SSL_CTX* ctx, const std::string& path) {
   if (!bytes) return std::move(bytes).error();
   BioPtr bio = memory_bio(*bytes);
   X509* leaf = bio ? PEM_read_bio_X509_AUX(bio.get(), nullptr, nullptr, nullptr) : nullptr;
-  if (leaf == nullptr) return cert_error("client certificate " + path + " holds no PEM certificate");
+  if (leaf == nullptr)
+    return cert_error("client certificate " + path + " holds no PEM certificate");
   const int used = SSL_CTX_use_certificate(ctx, leaf);
   X509_free(leaf);
   if (used != 1)
@@ -82,8 +85,8 @@ Result<EVP_PKEY*> read_key(const std::string& path, const std::string& password,
   if (!bytes) return std::move(bytes).error();
   BioPtr bio = memory_bio(*bytes);
   PasswordState state{&password};
-  EVP_PKEY* key = bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, password_callback, &state)
-                      : nullptr;
+  EVP_PKEY* key =
+      bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, password_callback, &state) : nullptr;
   if (key != nullptr) return key;
   if (state.asked && password.empty())
     return cert_error("private key " + path + " is encrypted: give its passphrase (--pass)");

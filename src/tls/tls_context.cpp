@@ -2,11 +2,11 @@
 // Ownership: created on any thread, then used on the HTTP thread only (which also
 // loads the system trust store, on the first connect that needs it).
 
+#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,11 +32,13 @@ Result<void> load_ca_file(SSL_CTX* ctx, const std::string& path) {
   // Checked by hand first: OpenSSL's own failure for a missing file is a generic
   // "system lib" that does not say the file is absent or unreadable.
   std::FILE* file = std::fopen(path.c_str(), "r");
-  if (file == nullptr) return tls_error("cannot read CA file " + path + ": " + std::strerror(errno));
+  if (file == nullptr)
+    return tls_error("cannot read CA file " + path + ": " + std::strerror(errno));
   struct stat info {};
   const bool directory = fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode);
   std::fclose(file);
-  if (directory) return tls_error("cannot read CA file " + path + ": it is a directory (use --capath)");
+  if (directory)
+    return tls_error("cannot read CA file " + path + ": it is a directory (use --capath)");
   if (SSL_CTX_load_verify_locations(ctx, path.c_str(), nullptr) != 1) {
     return tls_error("cannot read CA file " + path + ": " +
                      openssl_error_text("no PEM certificates found") +
@@ -70,10 +72,12 @@ int openssl_version(TlsVersionBound bound) {
 Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsOptions& options) {
   if (options.min_version != TlsVersionBound::any && options.max_version != TlsVersionBound::any &&
       options.min_version > options.max_version)
-    return Error(ErrorCategory::usage, "TLS: the minimum version is above the maximum (--tlsv1.3 with --tls-max 1.2)");
+    return Error(ErrorCategory::usage,
+                 "TLS: the minimum version is above the maximum (--tlsv1.3 with --tls-max 1.2)");
   // Below TLS 1.2 is never offered: 1.0 and 1.1 are deprecated (RFC 8996).
-  const int min = options.min_version == TlsVersionBound::any ? TLS1_2_VERSION
-                                                              : openssl_version(options.min_version);
+  const int min = options.min_version == TlsVersionBound::any
+                      ? TLS1_2_VERSION
+                      : openssl_version(options.min_version);
   SSL_CTX_set_min_proto_version(ctx, min);
   SSL_CTX_set_max_proto_version(ctx, openssl_version(options.max_version));
   if (!options.tls12_ciphers.empty() &&
@@ -82,9 +86,8 @@ Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsOptions& options) {
                  "TLS: no usable cipher in --ciphers '" + options.tls12_ciphers + "'");
   if (!options.tls13_ciphers.empty() &&
       SSL_CTX_set_ciphersuites(ctx, options.tls13_ciphers.c_str()) != 1)
-    return Error(ErrorCategory::usage,
-                 "TLS: no usable TLS 1.3 cipher suite in --tls13-ciphers '" +
-                     options.tls13_ciphers + "'");
+    return Error(ErrorCategory::usage, "TLS: no usable TLS 1.3 cipher suite in --tls13-ciphers '" +
+                                           options.tls13_ciphers + "'");
   ERR_clear_error();
   return {};
 }
@@ -152,8 +155,8 @@ Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsOptions& options
   if (!options.session_cache) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
   if (shared->key_log.enabled()) SSL_CTX_set_keylog_callback(ctx, on_key_log_line);
   if (!options.client_cert.empty()) {
-    auto used = use_client_certificate(ctx, options.client_cert, options.client_key,
-                                       options.key_password);
+    auto used =
+        use_client_certificate(ctx, options.client_cert, options.client_key, options.key_password);
     if (!used) return std::move(used).error();
   } else if (!options.client_key.empty()) {
     return Error(ErrorCategory::usage, "TLS: a private key (--key " + options.client_key +

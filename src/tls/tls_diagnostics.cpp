@@ -33,8 +33,8 @@ std::string ip_text(const ASN1_OCTET_STRING* bytes) {
 
 std::vector<std::string> subject_alt_names(X509* cert) {
   std::vector<std::string> names;
-  auto* general = static_cast<GENERAL_NAMES*>(
-      X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  auto* general =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   if (general == nullptr) return names;
   for (int i = 0; i < sk_GENERAL_NAME_num(general); ++i) {
     const GENERAL_NAME* name = sk_GENERAL_NAME_value(general, i);
@@ -75,10 +75,8 @@ bool is_untrusted_issuer(long code) {
     case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
     case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
     case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    case X509_V_ERR_CERT_UNTRUSTED:
-      return true;
-    default:
-      return false;
+    case X509_V_ERR_CERT_UNTRUSTED: return true;
+    default: return false;
   }
 }
 
@@ -130,8 +128,10 @@ TlsVerifyFailure capture_verify_failure(X509_STORE_CTX* store) {
 Error describe_verify_failure(const TlsVerifyFailure& failure, const std::string& host) {
   const long code = failure.code;
   if (code == X509_V_ERR_HOSTNAME_MISMATCH || code == X509_V_ERR_IP_ADDRESS_MISMATCH) {
-    if (failure.leaf_names.empty()) return certificate_error("certificate does not match host " + host);
-    return certificate_error("certificate for " + failure.leaf_names + " does not match host " + host);
+    if (failure.leaf_names.empty())
+      return certificate_error("certificate does not match host " + host);
+    return certificate_error("certificate for " + failure.leaf_names + " does not match host " +
+                             host);
   }
   if (code == X509_V_ERR_CERT_HAS_EXPIRED) {
     if (failure.not_after.empty()) return certificate_error(whose(failure, host) + " has expired");
@@ -139,15 +139,15 @@ Error describe_verify_failure(const TlsVerifyFailure& failure, const std::string
   }
   if (code == X509_V_ERR_CERT_NOT_YET_VALID) {
     return certificate_error(whose(failure, host) + " is not valid until " + failure.not_before +
-                     " (is this computer's clock right?)");
+                             " (is this computer's clock right?)");
   }
   if (is_untrusted_issuer(code)) {
     return certificate_error("certificate for " + host +
-                     " is not signed by a trusted CA (self-signed or unknown issuer); "
-                     "use --cacert FILE to trust its CA");
+                             " is not signed by a trusted CA (self-signed or unknown issuer); "
+                             "use --cacert FILE to trust its CA");
   }
-  return certificate_error(whose(failure, host) + " was rejected: " +
-                   X509_verify_cert_error_string(code));
+  return certificate_error(whose(failure, host) +
+                           " was rejected: " + X509_verify_cert_error_string(code));
 }
 
 std::string openssl_error_text(const char* fallback) {

@@ -15,11 +15,11 @@ namespace sluice {
 /// What the verifier saw when it rejected the server's chain; captured inside the
 /// verify callback, because OpenSSL keeps no peer certificate after a rejection.
 struct TlsVerifyFailure {
-  long code = 0;            ///< X509_V_ERR_*; 0 (X509_V_OK) when nothing failed
-  int depth = 0;            ///< 0: the server's own certificate; 1+: an issuer
-  std::string leaf_names;   ///< "wrong.example, 127.0.0.1": the server cert's names
-  std::string subject;      ///< the rejected certificate's subject
-  std::string not_before;   ///< the rejected certificate's validity, "2024-05-01 12:00:00 UTC"
+  long code = 0;           ///< X509_V_ERR_*; 0 (X509_V_OK) when nothing failed
+  int depth = 0;           ///< 0: the server's own certificate; 1+: an issuer
+  std::string leaf_names;  ///< "wrong.example, 127.0.0.1": the server cert's names
+  std::string subject;     ///< the rejected certificate's subject
+  std::string not_before;  ///< the rejected certificate's validity, "2024-05-01 12:00:00 UTC"
   std::string not_after;
 };
 

@@ -41,7 +41,8 @@ Result<PublicKeyPins> parse_pin_list(const std::string& spec) {
   while (start <= spec.size()) {
     const std::size_t end = std::min(spec.find(';', start), spec.size());
     const std::string_view entry = std::string_view(spec).substr(start, end - start);
-    if (entry.substr(0, kPrefix.size()) != kPrefix || !is_base64_sha256(entry.substr(kPrefix.size())))
+    if (entry.substr(0, kPrefix.size()) != kPrefix ||
+        !is_base64_sha256(entry.substr(kPrefix.size())))
       return pin_error("bad public key pin '" + std::string(entry) +
                        "' (expected sha256// and 44 base64 characters)");
     pins.sha256.emplace_back(entry.substr(kPrefix.size()));
@@ -84,8 +85,8 @@ Result<PublicKeyPins> parse_public_key_pins(const std::string& spec) {
   auto der = public_key_der(spec);
   if (!der) return std::move(der).error();
   PublicKeyPins pins;
-  pins.sha256.push_back(public_key_pin(std::span(
-      reinterpret_cast<const unsigned char*>(der->data()), der->size())));
+  pins.sha256.push_back(
+      public_key_pin(std::span(reinterpret_cast<const unsigned char*>(der->data()), der->size())));
   return pins;
 }
 
@@ -109,9 +110,9 @@ Result<void> check_public_key_pin(const PublicKeyPins& pins, const std::string& 
     expected += expected.empty() ? "" : " or ";
     expected += std::string(kPrefix) + pin;
   }
-  return Error(ErrorCode::tls_certificate,
-               "TLS: public key of " + host + " is " + std::string(kPrefix) + actual +
-                   ", which does not match the pinned " + expected);
+  return Error(ErrorCode::tls_certificate, "TLS: public key of " + host + " is " +
+                                               std::string(kPrefix) + actual +
+                                               ", which does not match the pinned " + expected);
 }
 
 }  // namespace sluice

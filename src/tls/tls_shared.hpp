@@ -16,8 +16,7 @@ namespace sluice {
 inline constexpr std::size_t kTlsSessionCacheOrigins = 256;
 
 struct TlsShared {
-  explicit TlsShared(bool session_cache)
-      : sessions(session_cache ? kTlsSessionCacheOrigins : 0) {}
+  explicit TlsShared(bool session_cache) : sessions(session_cache ? kTlsSessionCacheOrigins : 0) {}
 
   TlsSessionCache sessions;
   PublicKeyPins pins;

@@ -9,9 +9,7 @@
 namespace sluice {
 namespace {
 
-int fd_of(BIO* bio) {
-  return static_cast<int>(reinterpret_cast<std::intptr_t>(BIO_get_data(bio)));
-}
+int fd_of(BIO* bio) { return static_cast<int>(reinterpret_cast<std::intptr_t>(BIO_get_data(bio))); }
 
 int socket_bio_write(BIO* bio, const char* data, int size) noexcept {
   BIO_clear_retry_flags(bio);

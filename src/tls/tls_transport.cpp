@@ -119,7 +119,7 @@ class TlsTransport final : public Transport {
   SSL* ssl_;
   int fd_;
   std::unique_ptr<Transport> inner_;  // the transport carrying this one, if any (owns fd_)
-  std::string host_;  // as given, without URL brackets: for SNI, checks, messages
+  std::string host_;                  // as given, without URL brackets: for SNI, checks, messages
   std::string cache_key_;
   bool insecure_;
   std::shared_ptr<TlsShared> shared_;
@@ -128,7 +128,7 @@ class TlsTransport final : public Transport {
   bool established_ = false;
   bool fatal_ = false;  // OpenSSL forbids SSL_shutdown after a fatal error
   std::optional<TlsVerifyFailure> verify_failure_;  // the first rejection only
-  bool unauthenticated_eof_ = false;  // read() met a TCP close without close_notify
+  bool unauthenticated_eof_ = false;                // read() met a TCP close without close_notify
   bool buffers_released_ = false;  // release_buffers() freed them; no read or write since
   // Decrypted bytes taken out of OpenSSL so its buffers could be freed (at most a
   // record's); read() hands them out before anything else.
@@ -196,10 +196,11 @@ Result<void> TlsTransport::configure(const std::string& alpn_wire) {
 int TlsTransport::verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept {
   if (preverify_ok == 1) return 1;
   try {
-    auto* ssl = static_cast<SSL*>(
-        X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+    auto* ssl =
+        static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
     auto* self = ssl != nullptr ? static_cast<TlsTransport*>(SSL_get_app_data(ssl)) : nullptr;
-    if (self != nullptr && !self->verify_failure_) self->verify_failure_ = capture_verify_failure(store);
+    if (self != nullptr && !self->verify_failure_)
+      self->verify_failure_ = capture_verify_failure(store);
   } catch (...) {
     // Out of memory while describing: the rejection itself still stands.
   }
@@ -267,7 +268,8 @@ Error TlsTransport::handshake_error(int ssl_error, int saved_errno) {
     return describe_verify_failure(failure, host_);
   }
   if (auto inner = inner_error()) {
-    return Error(ErrorCategory::tls, "TLS: handshake with " + host_ + " failed: " + inner->message());
+    return Error(ErrorCategory::tls,
+                 "TLS: handshake with " + host_ + " failed: " + inner->message());
   }
   return Error(ErrorCategory::tls, "TLS: handshake with " + host_ + " failed: " +
                                        handshake_failure_reason(ssl_error, saved_errno));
@@ -349,7 +351,8 @@ bool TlsTransport::take_pending_plaintext() noexcept {
       held_plaintext_.resize(before + static_cast<std::size_t>(pending));
       std::size_t got = 0;
       ERR_clear_error();
-      if (SSL_read_ex(ssl_, held_plaintext_.data() + before, static_cast<std::size_t>(pending), &got) != 1) {
+      if (SSL_read_ex(ssl_, held_plaintext_.data() + before, static_cast<std::size_t>(pending),
+                      &got) != 1) {
         got = 0;
       }
       held_plaintext_.resize(before + got);
@@ -374,10 +377,9 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
   // A close without close_notify reads as eof too: many servers do it, and HTTP
   // framing (Content-Length, chunked) tells a truncated body from a complete one.
   // Only a close-delimited body cannot, so the kind of close is kept for the caller.
-  const bool unauthenticated =
-      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0) ||
-      (ssl_error == SSL_ERROR_SSL && ERR_GET_LIB(code) == ERR_LIB_SSL &&
-       ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING);
+  const bool unauthenticated = (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0) ||
+                               (ssl_error == SSL_ERROR_SSL && ERR_GET_LIB(code) == ERR_LIB_SSL &&
+                                ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING);
   const bool closed = ssl_error == SSL_ERROR_ZERO_RETURN || unauthenticated;
   if (closed && reading) {
     if (unauthenticated) {
@@ -397,13 +399,14 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
     }
   }
   if (ssl_error != SSL_ERROR_ZERO_RETURN) fatal_ = true;
-  Error error = closed ? Error(ErrorCategory::io, "connection closed by peer")
-                : ssl_error == SSL_ERROR_SYSCALL && code == 0
-                    ? socket_error(saved_errno)
-                    : Error(ErrorCategory::tls,
-                            "TLS: connection with " + host_ + " failed: " +
-                                openssl_error_text("unknown OpenSSL error") +
-                                client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr));
+  Error error =
+      closed ? Error(ErrorCategory::io, "connection closed by peer")
+      : ssl_error == SSL_ERROR_SYSCALL && code == 0
+          ? socket_error(saved_errno)
+          : Error(ErrorCategory::tls,
+                  "TLS: connection with " + host_ +
+                      " failed: " + openssl_error_text("unknown OpenSSL error") +
+                      client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr));
   ERR_clear_error();
   return error;
 }
@@ -420,8 +423,8 @@ std::optional<Error> TlsTransport::peer_alert() {
   if (rv != 1 && SSL_get_error(ssl_, rv) == SSL_ERROR_SSL && ERR_GET_LIB(code) == ERR_LIB_SSL &&
       ERR_GET_REASON(code) >= SSL_AD_REASON_OFFSET) {
     alert = Error(ErrorCategory::tls,
-                  "TLS: connection with " + host_ + " failed: " +
-                      openssl_error_text("alert from the server") +
+                  "TLS: connection with " + host_ +
+                      " failed: " + openssl_error_text("alert from the server") +
                       client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr));
   }
   ERR_clear_error();
@@ -446,8 +449,8 @@ Result<std::unique_ptr<Transport>> make_tls_transport(SSL_CTX* ctx, int fd,
   if (ssl == nullptr) {
     close(fd);
     if (!wire) return std::move(wire).error();
-    Error error(ErrorCategory::tls, "TLS: cannot create a session: " +
-                                        openssl_error_text("out of memory"));
+    Error error(ErrorCategory::tls,
+                "TLS: cannot create a session: " + openssl_error_text("out of memory"));
     ERR_clear_error();
     return error;
   }
@@ -468,8 +471,8 @@ Result<std::unique_ptr<Transport>> make_tls_transport_over(SSL_CTX* ctx,
   if (!wire) return std::move(wire).error();
   SSL* ssl = SSL_new(ctx);
   if (ssl == nullptr) {
-    Error error(ErrorCategory::tls, "TLS: cannot create a session: " +
-                                        openssl_error_text("out of memory"));
+    Error error(ErrorCategory::tls,
+                "TLS: cannot create a session: " + openssl_error_text("out of memory"));
     ERR_clear_error();
     return error;
   }

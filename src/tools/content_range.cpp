@@ -44,7 +44,8 @@ std::optional<ContentRange> parse_content_range(std::string_view value) {
 }
 
 std::string resume_validator(const Headers& response_headers) {
-  if (auto etag = response_headers.get("etag"); etag && !etag->empty() && !etag->starts_with("W/")) {
+  if (auto etag = response_headers.get("etag");
+      etag && !etag->empty() && !etag->starts_with("W/")) {
     return std::string(*etag);
   }
   return std::string(response_headers.get("last-modified").value_or(""));

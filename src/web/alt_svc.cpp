@@ -21,7 +21,6 @@ bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-
 int hex_value(char c) noexcept {
   if (is_digit(c)) return c - '0';
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -32,9 +31,9 @@ int hex_value(char c) noexcept {
 char to_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) noexcept {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(),
-                    [](char x, char y) { return to_lower(x) == to_lower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return to_lower(x) == to_lower(y);
+         });
 }
 
 std::string_view trim_ows(std::string_view text) noexcept {
@@ -353,7 +352,8 @@ void AltSvcCache::make_room(TimePoint now) {
     it = drop_expired(it->second, now) ? origins_.erase(it) : std::next(it);
   }
   while (origins_.size() >= max_origins_) {
-    const auto oldest = std::min_element(origins_.begin(), origins_.end(),
+    const auto oldest = std::min_element(
+        origins_.begin(), origins_.end(),
         [](const auto& a, const auto& b) { return a.second.touched < b.second.touched; });
     origins_.erase(oldest);
   }

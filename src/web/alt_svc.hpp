@@ -9,10 +9,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <map>
 #include <vector>
 
 #include "core/event_loop.hpp"
@@ -21,11 +21,11 @@ namespace sluice {
 
 /// One alternative of an Alt-Svc value, as the server wrote it.
 struct AltSvcAlternative {
-  std::string protocol_id;  ///< percent-decoded ALPN id: "h3", "h3-29", "h2"
-  std::string host;         ///< lowercased, no brackets; empty: the origin's own host
-  std::uint16_t port = 0;   ///< never 0 in a parsed alternative
+  std::string protocol_id;              ///< percent-decoded ALPN id: "h3", "h3-29", "h2"
+  std::string host;                     ///< lowercased, no brackets; empty: the origin's own host
+  std::uint16_t port = 0;               ///< never 0 in a parsed alternative
   std::chrono::seconds max_age{86400};  ///< "ma", default 24 h, capped at 2^31 s
-  bool persist = false;     ///< "persist=1"; kept for callers, the cache ignores it
+  bool persist = false;                 ///< "persist=1"; kept for callers, the cache ignores it
 };
 
 /// A whole Alt-Svc field value.
@@ -106,7 +106,7 @@ class AltSvcCache {
   struct OriginRecord {
     std::vector<AltSvcEntry> entries;  ///< h3 only, server's order
     std::optional<TimePoint> broken_until;
-    std::uint64_t touched = 0;         ///< update order, for eviction
+    std::uint64_t touched = 0;  ///< update order, for eviction
   };
 
   /// The origin's record, created (evicting if full) when missing; marks it newest.

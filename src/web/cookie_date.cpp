@@ -113,12 +113,12 @@ std::optional<std::int64_t> parse_cookie_date(std::string_view text) {
   std::int64_t full_year = *year;
   if (full_year >= 70 && full_year <= 99) full_year += 1900;
   if (full_year <= 69) full_year += 2000;
-  if (full_year < 1601 || *day < 1 || *day > days_in_month(full_year, *month) ||
-      time->hour > 23 || time->minute > 59 || time->second > 59) {
+  if (full_year < 1601 || *day < 1 || *day > days_in_month(full_year, *month) || time->hour > 23 ||
+      time->minute > 59 || time->second > 59) {
     return std::nullopt;
   }
-  return days_from_civil(full_year, *month, *day) * 86400 + time->hour * 3600 +
-         time->minute * 60 + time->second;
+  return days_from_civil(full_year, *month, *day) * 86400 + time->hour * 3600 + time->minute * 60 +
+         time->second;
 }
 
 }  // namespace sluice

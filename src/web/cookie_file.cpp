@@ -51,7 +51,8 @@ std::optional<Cookie> parse_netscape_line(std::string_view line) {
   if (domain.starts_with('.')) domain.remove_prefix(1);
   if (domain.empty() || fields[2].empty() || fields[2].front() != '/') return std::nullopt;
   std::int64_t expiry = 0;
-  const auto [end, ec] = std::from_chars(fields[4].data(), fields[4].data() + fields[4].size(), expiry);
+  const auto [end, ec] =
+      std::from_chars(fields[4].data(), fields[4].data() + fields[4].size(), expiry);
   if (ec != std::errc{} || end != fields[4].data() + fields[4].size() || expiry < 0) {
     return std::nullopt;
   }
@@ -91,8 +92,8 @@ void append_line(std::string& out, const Cookie& cookie) {
 }
 
 Error io_error(const std::string& what, const std::string& path, int error_number) {
-  return Error(ErrorCategory::io, "cookie file: cannot " + what + " '" + path + "': " +
-                                      std::strerror(error_number));
+  return Error(ErrorCategory::io,
+               "cookie file: cannot " + what + " '" + path + "': " + std::strerror(error_number));
 }
 
 Result<void> write_all(int fd, std::string_view text) {
@@ -171,8 +172,8 @@ Result<void> CookieJar::save_file(const std::string& path) const {
   if (::close(fd) != 0 && written) written = Error(ErrorCategory::io, std::strerror(errno));
   if (!written) {
     ::unlink(temp.c_str());
-    return Error(ErrorCategory::io, "cookie file: cannot write '" + path + "': " +
-                                        written.error().message());
+    return Error(ErrorCategory::io,
+                 "cookie file: cannot write '" + path + "': " + written.error().message());
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int error_number = errno;

@@ -34,9 +34,8 @@ bool secure_context(const Url& url) {
 }
 
 bool has_control(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
-  });
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; });
 }
 
 // What every stored cookie satisfies, whichever way it came in, so that the cookie
@@ -58,8 +57,7 @@ bool storable(const Cookie& cookie) {
 }
 
 bool same_identity(const Cookie& a, const Cookie& b) {
-  return a.name == b.name && a.domain == b.domain && a.host_only == b.host_only &&
-         a.path == b.path;
+  return a.name == b.name && a.domain == b.domain && a.host_only == b.host_only && a.path == b.path;
 }
 
 bool starts_with_ascii_nocase(std::string_view text, std::string_view prefix) {
@@ -71,11 +69,13 @@ std::optional<SystemTime> expiry_of(const ParsedSetCookie& parsed, SystemTime no
   if (parsed.max_age) {
     // <= 0: already expired, the way a server deletes a cookie.
     if (*parsed.max_age <= 0) return SystemTime{};
-    return now + std::min<std::chrono::seconds>(std::chrono::seconds(*parsed.max_age), kMaxLifetime);
+    return now +
+           std::min<std::chrono::seconds>(std::chrono::seconds(*parsed.max_age), kMaxLifetime);
   }
   if (parsed.expires) {
     const std::int64_t cap =
-        std::chrono::duration_cast<std::chrono::seconds>((now + kMaxLifetime).time_since_epoch()).count();
+        std::chrono::duration_cast<std::chrono::seconds>((now + kMaxLifetime).time_since_epoch())
+            .count();
     const std::int64_t floor = 0;
     return SystemTime{std::chrono::seconds(std::clamp(*parsed.expires, floor, cap))};
   }
@@ -146,7 +146,8 @@ SetCookieOutcome CookieJar::set_cookie(const Url& request_url, std::string_view 
     // cookies alone").
     for (const Cookie& old : cookies_) {
       if (old.secure && old.name == cookie.name &&
-          (domain_matches(old.domain, cookie.domain) || domain_matches(cookie.domain, old.domain)) &&
+          (domain_matches(old.domain, cookie.domain) ||
+           domain_matches(cookie.domain, old.domain)) &&
           path_matches(cookie.path, old.path)) {
         return refused("http may not overwrite the Secure cookie " + old.name);
       }
@@ -188,8 +189,10 @@ void CookieJar::store_locked(Cookie cookie, SystemTime now) {
 // Expired cookies go first; then the oldest of the domain, then the oldest of all.
 void CookieJar::evict_locked(const std::string& domain, SystemTime now) {
   auto in_domain = [&](const Cookie& c) { return c.domain == domain; };
-  const auto domain_count = static_cast<std::size_t>(std::count_if(cookies_.begin(), cookies_.end(), in_domain));
-  if (domain_count <= options_.max_cookies_per_domain && cookies_.size() <= options_.max_cookies) return;
+  const auto domain_count =
+      static_cast<std::size_t>(std::count_if(cookies_.begin(), cookies_.end(), in_domain));
+  if (domain_count <= options_.max_cookies_per_domain && cookies_.size() <= options_.max_cookies)
+    return;
   std::erase_if(cookies_, [&](const Cookie& c) { return expired(c, now); });
   auto oldest_where = [&](auto&& keep) {
     auto oldest = cookies_.end();
@@ -214,7 +217,8 @@ std::string CookieJar::cookie_header(const Url& url) const {
   std::vector<const Cookie*> chosen;
   std::lock_guard lock(mu_);
   for (const Cookie& cookie : cookies_) {
-    const bool domain_ok = cookie.host_only ? host == cookie.domain : domain_matches(host, cookie.domain);
+    const bool domain_ok =
+        cookie.host_only ? host == cookie.domain : domain_matches(host, cookie.domain);
     if (!domain_ok || !path_matches(url.path, cookie.path) || expired(cookie, at)) continue;
     if (cookie.secure && !secure) continue;
     chosen.push_back(&cookie);
@@ -254,8 +258,8 @@ std::vector<Cookie> CookieJar::cookies() const {
 std::size_t CookieJar::size() const {
   const SystemTime at = now();
   std::lock_guard lock(mu_);
-  return static_cast<std::size_t>(
-      std::count_if(cookies_.begin(), cookies_.end(), [&](const Cookie& c) { return !expired(c, at); }));
+  return static_cast<std::size_t>(std::count_if(cookies_.begin(), cookies_.end(),
+                                                [&](const Cookie& c) { return !expired(c, at); }));
 }
 
 void CookieJar::clear() {

@@ -19,10 +19,10 @@ constexpr std::size_t kMaxCookieAttributeBytes = 1024;
 struct ParsedSetCookie {
   std::string name;
   std::string value;
-  std::optional<std::int64_t> expires;   ///< Expires, seconds since the epoch
-  std::optional<std::int64_t> max_age;   ///< Max-Age in seconds (may be <= 0)
-  std::optional<std::string> domain;     ///< lower-case, leading dot dropped, not empty
-  std::optional<std::string> path;       ///< only a value starting with '/'
+  std::optional<std::int64_t> expires;  ///< Expires, seconds since the epoch
+  std::optional<std::int64_t> max_age;  ///< Max-Age in seconds (may be <= 0)
+  std::optional<std::string> domain;    ///< lower-case, leading dot dropped, not empty
+  std::optional<std::string> path;      ///< only a value starting with '/'
   bool secure = false;
   bool http_only = false;
   SameSite same_site = SameSite::unspecified;

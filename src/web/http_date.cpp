@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include "web/cookie_date.hpp"
 
@@ -16,10 +16,9 @@ namespace {
 
 using std::chrono::sys_seconds;
 
-constexpr std::array<std::string_view, 7> kDays = {"Sun", "Mon", "Tue", "Wed",
-                                                   "Thu", "Fri", "Sat"};
-constexpr std::array<std::string_view, 7> kLongDays = {
-    "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+constexpr std::array<std::string_view, 7> kDays = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+constexpr std::array<std::string_view, 7> kLongDays = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                                       "Thursday", "Friday", "Saturday"};
 constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
@@ -52,12 +51,13 @@ bool has_shape(std::string_view text, std::string_view pattern) {
       case 'm':
         if (!take_name(text, kMonths)) return false;
         continue;
-      default:
-        break;
+      default: break;
     }
     if (text.empty()) return false;
     const char got = text.front();
-    const bool fits = want == 'd' ? is_digit(got) : want == '_' ? is_digit(got) || got == ' ' : got == want;
+    const bool fits = want == 'd'   ? is_digit(got)
+                      : want == '_' ? is_digit(got) || got == ' '
+                                    : got == want;
     if (!fits) return false;
     text.remove_prefix(1);
   }
@@ -100,7 +100,8 @@ bool names_other_timezone(std::string_view text) {
       while (end < text.size() && is_letter(text[end])) ++end;
       const std::string_view word = text.substr(pos, end - pos);
       if (!starts_with_name(word, kMonths) && !starts_with_name(word, kDays) &&
-          !iequals_ascii(word, "GMT") && !iequals_ascii(word, "UTC") && !iequals_ascii(word, "UT")) {
+          !iequals_ascii(word, "GMT") && !iequals_ascii(word, "UTC") &&
+          !iequals_ascii(word, "UT")) {
         return true;
       }
       pos = end;

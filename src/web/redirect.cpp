@@ -11,9 +11,9 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                                    const RedirectPolicy& policy) {
   auto location = response_headers.get("location");
   if (!location) {
-    return Error(ErrorCategory::protocol,
-                 "redirect: " + std::to_string(status) + " response from " + current.origin() +
-                     " has no Location header");
+    return Error(ErrorCategory::protocol, "redirect: " + std::to_string(status) +
+                                              " response from " + current.origin() +
+                                              " has no Location header");
   }
   if (redirects_so_far >= policy.max_redirects) {
     return Error(ErrorCode::too_many_redirects,
@@ -22,8 +22,8 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
   }
   auto next = current.resolve(*location);
   if (!next) {
-    return Error(ErrorCategory::protocol,
-                 "redirect: invalid Location '" + std::string(*location) + "': " + next.error().message());
+    return Error(ErrorCategory::protocol, "redirect: invalid Location '" + std::string(*location) +
+                                              "': " + next.error().message());
   }
   if (current.is_https() && !next->is_https() && !policy.allow_https_to_http) {
     return Error(ErrorCode::insecure_redirect,

@@ -17,7 +17,7 @@ bool is_redirect_status(int status) noexcept;
 
 struct RedirectStep {
   Url next;
-  std::string method;   ///< GET after 303 (and after 301/302 for POST), else unchanged
+  std::string method;      ///< GET after 303 (and after 301/302 for POST), else unchanged
   bool keep_body = false;  ///< 307/308 resend the body
 };
 

@@ -20,8 +20,9 @@ using url_detail::remove_dot_segments;
 // RFC 3986 5.2.3: the base path up to its last '/', then the reference path.
 std::string merge_paths(std::string_view base_path, std::string_view relative) {
   const auto slash = base_path.rfind('/');
-  std::string merged =
-      slash == std::string_view::npos ? std::string("/") : std::string(base_path.substr(0, slash + 1));
+  std::string merged = slash == std::string_view::npos
+                           ? std::string("/")
+                           : std::string(base_path.substr(0, slash + 1));
   merged += relative;
   return merged;
 }
@@ -29,9 +30,8 @@ std::string merge_paths(std::string_view base_path, std::string_view relative) {
 // RFC 3986 5.2.2 for a reference without scheme and authority.
 Url resolve_relative(const Url& base, const url_detail::RawTail& tail) {
   Url target = base;
-  target.fragment = tail.has_fragment
-                        ? encode_component(tail.fragment, Component::fragment)
-                        : std::string();
+  target.fragment =
+      tail.has_fragment ? encode_component(tail.fragment, Component::fragment) : std::string();
   if (tail.path.empty()) {
     // An empty path keeps the base path, and the base query unless one is given.
     if (tail.has_query) {
@@ -41,8 +41,7 @@ Url resolve_relative(const Url& base, const url_detail::RawTail& tail) {
     return target;
   }
   target.has_query = tail.has_query;
-  target.query = tail.has_query ? encode_component(tail.query, Component::query)
-                                : std::string();
+  target.query = tail.has_query ? encode_component(tail.query, Component::query) : std::string();
   const std::string path = encode_component(tail.path, Component::path);
   target.path = path.front() == '/' ? remove_dot_segments(path)
                                     : remove_dot_segments(merge_paths(base.path, path));
@@ -91,9 +90,9 @@ Result<Url> Url::resolve(std::string_view reference) const {
     // read as relative to an http base).
     std::string target_scheme = to_lower(ref.substr(0, *colon));
     if (default_port(target_scheme) == 0) {
-      return url_error("redirect target scheme '" + std::string(ref.substr(0, *colon)) +
-                           "' is unsupported",
-                       ref, "only http and https");
+      return url_error(
+          "redirect target scheme '" + std::string(ref.substr(0, *colon)) + "' is unsupported", ref,
+          "only http and https");
     }
     return parse_hierarchical(std::move(target_scheme), ref.substr(*colon + 1), ref);
   }
@@ -101,13 +100,9 @@ Result<Url> Url::resolve(std::string_view reference) const {
   return resolve_relative(*this, split_tail(ref));
 }
 
-bool Url::is_ipv6_literal() const noexcept {
-  return host.find(':') != std::string::npos;
-}
+bool Url::is_ipv6_literal() const noexcept { return host.find(':') != std::string::npos; }
 
-bool Url::has_default_port() const noexcept {
-  return port == url_detail::default_port(scheme);
-}
+bool Url::has_default_port() const noexcept { return port == url_detail::default_port(scheme); }
 
 // Room for ":65535" and the brackets of an IPv6 literal.
 constexpr std::size_t kPortRoom = 8;
@@ -133,9 +128,7 @@ std::string Url::authority() const {
   return out;
 }
 
-std::string Url::target() const {
-  return has_query ? path + "?" + query : path;
-}
+std::string Url::target() const { return has_query ? path + "?" + query : path; }
 
 std::string Url::origin() const {
   std::string out;
@@ -149,8 +142,8 @@ std::string Url::origin() const {
 
 std::string Url::to_string() const {
   std::string out;
-  out.reserve(scheme.size() + 3 + userinfo.size() + 1 + host.size() + kPortRoom + path.size() +
-              1 + query.size());
+  out.reserve(scheme.size() + 3 + userinfo.size() + 1 + host.size() + kPortRoom + path.size() + 1 +
+              query.size());
   out += scheme;
   out += "://";
   if (!userinfo.empty()) {

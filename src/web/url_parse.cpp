@@ -22,9 +22,7 @@ constexpr std::size_t kMaxQuoted = 200;    // longer inputs are cut in messages
 constexpr std::size_t kMaxHostName = 253;  // RFC 1035, without the trailing dot
 constexpr std::size_t kMaxLabel = 63;
 
-bool is_alpha(unsigned char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool is_alpha(unsigned char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(unsigned char c) noexcept { return c >= '0' && c <= '9'; }
 bool is_hex(unsigned char c) noexcept {
   return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -34,11 +32,18 @@ bool is_unreserved(unsigned char c) noexcept {
 }
 bool is_sub_delim(unsigned char c) noexcept {
   switch (c) {
-    case '!': case '$': case '&': case '\'': case '(': case ')': case '*': case '+':
-    case ',': case ';': case '=':
-      return true;
-    default:
-      return false;
+    case '!':
+    case '$':
+    case '&':
+    case '\'':
+    case '(':
+    case ')':
+    case '*':
+    case '+':
+    case ',':
+    case ';':
+    case '=': return true;
+    default: return false;
   }
 }
 
@@ -139,9 +144,9 @@ Result<std::string> parse_ipv6(std::string_view literal, std::string_view input)
     return url_error("IPvFuture address " + shown + " is not supported", input);
   }
   if (const auto zone = literal.find('%'); zone != std::string_view::npos) {
-    return url_error("IPv6 zone identifier '" + printable(literal.substr(zone)) +
-                         "' is not supported",
-                     input, "use an address without a '%' zone");
+    return url_error(
+        "IPv6 zone identifier '" + printable(literal.substr(zone)) + "' is not supported", input,
+        "use an address without a '%' zone");
   }
   in6_addr addr{};
   const std::string text(literal);
@@ -361,8 +366,7 @@ std::uint16_t default_port(std::string_view scheme) noexcept {
   return 0;
 }
 
-Result<Url> parse_hierarchical(std::string scheme, std::string_view rest,
-                               std::string_view input) {
+Result<Url> parse_hierarchical(std::string scheme, std::string_view rest, std::string_view input) {
   if (rest.substr(0, 2) != "//") {
     return url_error("expected '//' after '" + scheme + ":'", input,
                      "an http(s) URL needs a host, as in " + scheme + "://example.org/");
@@ -377,11 +381,10 @@ Result<Url> parse_hierarchical(std::string scheme, std::string_view rest,
   url.userinfo = std::move(parts->userinfo);
   url.host = std::move(parts->host);
   url.port = parts->port;
-  const RawTail tail = split_tail(end == std::string_view::npos ? std::string_view{}
-                                                                : rest.substr(end));
+  const RawTail tail =
+      split_tail(end == std::string_view::npos ? std::string_view{} : rest.substr(end));
   url.path = tail.path.empty() ? std::string("/")
-                               : remove_dot_segments(encode_component(tail.path,
-                                                                      Component::path));
+                               : remove_dot_segments(encode_component(tail.path, Component::path));
   url.has_query = tail.has_query;
   if (tail.has_query) url.query = encode_component(tail.query, Component::query);
   if (tail.has_fragment) url.fragment = encode_component(tail.fragment, Component::fragment);

@@ -21,8 +21,7 @@ enum class Component { path, query, fragment };
 
 /// An Error of category usage: "URL: <problem> in '<input>'" plus " (<hint>)".
 /// The input is quoted with control and non-ASCII bytes escaped and long inputs cut.
-Error url_error(std::string_view problem, std::string_view input,
-                std::string_view hint = {});
+Error url_error(std::string_view problem, std::string_view input, std::string_view hint = {});
 
 /// Strips leading and trailing spaces, as browsers do with pasted URLs.
 std::string_view trim_spaces(std::string_view text) noexcept;
@@ -42,8 +41,7 @@ std::uint16_t default_port(std::string_view scheme) noexcept;
 
 /// Parses what follows "scheme:" ("//authority/path?query#fragment") into a Url.
 /// `scheme` is lowercase and supported; `input` is quoted by error messages.
-Result<Url> parse_hierarchical(std::string scheme, std::string_view rest,
-                               std::string_view input);
+Result<Url> parse_hierarchical(std::string scheme, std::string_view rest, std::string_view input);
 
 /// The path, query and fragment of a reference or URL, split but not normalized.
 struct RawTail {

@@ -88,7 +88,8 @@ Outcome run_once(const Request& request, ReadPace pace) {
   if (!*head) return Outcome{std::nullopt, std::move(*head).error()};
   Response response = std::move(**head);
   if (response.status != 200) {
-    return Outcome{std::nullopt, Error(ErrorCategory::http, "status " + std::to_string(response.status))};
+    return Outcome{std::nullopt,
+                   Error(ErrorCategory::http, "status " + std::to_string(response.status))};
   }
   Outcome outcome = read_body(response.body, pace);
   // The reader saw the end: calls after this are after a complete exchange. (The
@@ -115,14 +116,15 @@ bool failure_category(ErrorCategory category) {
 }
 
 struct MatrixResult {
-  std::size_t runs = 0;              // runs with an injected failure
-  InjectionReport clean;             // the run that made fewer calls than n
-  std::size_t successes = 0;         // runs with a failure that still succeeded
+  std::size_t runs = 0;       // runs with an injected failure
+  InjectionReport clean;      // the run that made fewer calls than n
+  std::size_t successes = 0;  // runs with a failure that still succeeded
 };
 
 std::string describe(const InjectionReport& report) {
   std::string text = std::to_string(report.calls) + " calls:";
-  for (const auto& [call, count] : report.per_call) text += " " + call + "=" + std::to_string(count);
+  for (const auto& [call, count] : report.per_call)
+    text += " " + call + "=" + std::to_string(count);
   return text;
 }
 
@@ -147,8 +149,8 @@ void check_run(std::size_t n, const Outcome& outcome, const InjectionReport& rep
   EXPECT_FALSE(outcome.error->message().empty());
 }
 
-MatrixResult run_matrix(const std::string& name, const Request& request, const std::string& expected,
-                        ReadPace pace = {}, bool late_sends = false) {
+MatrixResult run_matrix(const std::string& name, const Request& request,
+                        const std::string& expected, ReadPace pace = {}, bool late_sends = false) {
   MatrixResult result;
   for (std::size_t n = 0; n < kMaxRuns; ++n) {
     test::arm_injection(n);

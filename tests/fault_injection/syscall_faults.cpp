@@ -21,8 +21,8 @@ namespace {
 struct Injection {
   std::atomic<bool> armed{false};
   std::mutex mu;
-  std::size_t fail_at = 0;   // guarded by mu
-  InjectionReport report;    // guarded by mu
+  std::size_t fail_at = 0;  // guarded by mu
+  InjectionReport report;   // guarded by mu
 };
 
 Injection& injection() {
@@ -121,7 +121,8 @@ int __wrap_connect(int fd, const sockaddr* address, socklen_t length) {
 // value says ECONNREFUSED. Any other option fails outright with ENOBUFS.
 int __wrap_getsockopt(int fd, int level, int name, void* value, socklen_t* length) {
   const bool so_error = level == SOL_SOCKET && name == SO_ERROR;
-  if (should_fail(so_error ? "getsockopt(SO_ERROR)" : "getsockopt", so_error ? ECONNREFUSED : ENOBUFS)) {
+  if (should_fail(so_error ? "getsockopt(SO_ERROR)" : "getsockopt",
+                  so_error ? ECONNREFUSED : ENOBUFS)) {
     if (!so_error) return -1;
     const int rv = __real_getsockopt(fd, level, name, value, length);
     if (rv == 0) *static_cast<int*>(value) = ECONNREFUSED;

@@ -17,8 +17,8 @@ namespace sluice::test {
 
 /// The call that was failed, and where it was in the run.
 struct InjectedFailure {
-  std::string call;     ///< "recv", "epoll_ctl(MOD)", ...
-  int err = 0;          ///< the errno it returned
+  std::string call;  ///< "recv", "epoll_ctl(MOD)", ...
+  int err = 0;       ///< the errno it returned
   std::size_t index = 0;
 };
 

@@ -107,8 +107,9 @@ TEST_F(CapiDownload, ACancelledDownloadKeepsItsFileAndResumes) {
   sluice_download_options_free(options);
   ASSERT_EQ(code, SLUICE_OK) << describe(code);
   EXPECT_GT(sluice_download_result_resumed_from(result), 0u) << "the resume started over";
-  EXPECT_EQ(sluice_download_result_resumed_from(result) + sluice_download_result_transferred(result),
-            64u << 20);
+  EXPECT_EQ(
+      sluice_download_result_resumed_from(result) + sluice_download_result_transferred(result),
+      64u << 20);
   sluice_download_result_free(result);
   EXPECT_EQ(test::sha256_of_file(path), env_.sha256_of("64m.bin"));
 }
@@ -128,7 +129,8 @@ TEST_F(CapiDownload, BadOptionsAreRefused) {
 TEST_F(CapiDownload, AStealIsCounted) {
   const std::string body = test::pseudo_random_bytes(8u << 20, 5);
   test::RangeFileServer server(body);
-  server.set_hold([](int, std::uint64_t start) -> std::size_t { return start == (4u << 20) ? 3 : 0; });
+  server.set_hold(
+      [](int, std::uint64_t start) -> std::size_t { return start == (4u << 20) ? 3 : 0; });
   const std::string url = server.url();
   const std::string path = dir_.file("f");
   sluice_request* request = nullptr;

@@ -191,8 +191,8 @@ TEST_F(Capi, HeadersKeepTheirOrderRepeatsAndNamesAsSent) {
     for (const auto& field : request->headers) {
       if (field.name.rfind("X-", 0) == 0) echoed += field.name + "=" + field.value + ";";
     }
-    conn.write(test::http_response(200, echoed,
-                                   {{"Set-Cookie", "a=1"}, {"X-Mixed-Case", "m"}, {"Set-Cookie", "b=2"}}));
+    conn.write(test::http_response(
+        200, echoed, {{"Set-Cookie", "a=1"}, {"X-Mixed-Case", "m"}, {"Set-Cookie", "b=2"}}));
   });
   RequestHandle request = get(server.url("/echo"));
   ASSERT_EQ(sluice_request_add_header(request.get, "X-One", 5, "1", 1), SLUICE_OK);
@@ -208,7 +208,8 @@ TEST_F(Capi, HeadersKeepTheirOrderRepeatsAndNamesAsSent) {
     const char* value = nullptr;
     size_t name_len = 0;
     size_t value_len = 0;
-    ASSERT_EQ(sluice_response_header(response.get, i, &name, &name_len, &value, &value_len), SLUICE_OK);
+    ASSERT_EQ(sluice_response_header(response.get, i, &name, &name_len, &value, &value_len),
+              SLUICE_OK);
     const std::string field(name, name_len);
     if (field == "Set-Cookie") cookies += std::string(value, value_len) + ";";
     if (field == "X-Mixed-Case") mixed_case_seen = true;
@@ -242,7 +243,8 @@ TEST_F(Capi, ANonBlockingReadSaysWouldBlockUntilBytesArrive) {
             SLUICE_WOULD_BLOCK);
   EXPECT_EQ(n, 0u);
   send_body.set_value();
-  ASSERT_EQ(sluice_response_read_timeout(response.get, buffer, sizeof buffer, 30000, &n), SLUICE_OK);
+  ASSERT_EQ(sluice_response_read_timeout(response.get, buffer, sizeof buffer, 30000, &n),
+            SLUICE_OK);
   EXPECT_EQ(std::string(buffer, n), "hello");
   ASSERT_EQ(sluice_response_read(response.get, buffer, sizeof buffer, &n), SLUICE_OK);
   EXPECT_EQ(n, 0u) << "the body did not end";
@@ -272,7 +274,9 @@ TEST_F(Capi, CancelFromAnotherThreadFailsTheBodyWithCancelled) {
   EXPECT_EQ(sluice_pending_wait(pending.get, &again), SLUICE_E_INVALID_ARGUMENT)
       << "a second wait must be refused";
   EXPECT_EQ(again, nullptr);
-  std::thread([&] { EXPECT_EQ(sluice_pending_cancel(pending.get, "user left", 9), SLUICE_OK); }).join();
+  std::thread([&] {
+    EXPECT_EQ(sluice_pending_cancel(pending.get, "user left", 9), SLUICE_OK);
+  }).join();
   char buffer[65536];
   sluice_code code = SLUICE_OK;
   size_t total = 0;
@@ -283,7 +287,8 @@ TEST_F(Capi, CancelFromAnotherThreadFailsTheBodyWithCancelled) {
     total += n;
   }
   EXPECT_EQ(code, SLUICE_E_CANCELLED) << describe(code);
-  EXPECT_NE(std::string(sluice_last_error()).find("request cancelled: user left"), std::string::npos)
+  EXPECT_NE(std::string(sluice_last_error()).find("request cancelled: user left"),
+            std::string::npos)
       << "the reason is not in the message: " << sluice_last_error();
   EXPECT_LT(total, 64u << 20) << "the whole body arrived: nothing was cancelled";
 }
@@ -346,7 +351,8 @@ TEST_F(Capi, AFormSendsItsFieldAndStreamsItsFile) {
     auto request = conn.read_request();
     if (!request) return;
     conn.write(test::http_response(
-        200, std::string(request->headers.get("content-type").value_or("none")) + "\n" + request->body));
+        200,
+        std::string(request->headers.get("content-type").value_or("none")) + "\n" + request->body));
   });
   const std::string payload = test::pseudo_random_bytes(700000, 5);
   const std::string path = ::testing::TempDir() + "/sluice_capi_form.bin";
@@ -355,8 +361,8 @@ TEST_F(Capi, AFormSendsItsFieldAndStreamsItsFile) {
   RequestHandle request;
   ASSERT_EQ(sluice_request_new("POST", 4, url.data(), url.size(), &request.get), SLUICE_OK);
   ASSERT_EQ(sluice_request_add_form_field(request.get, "title", 5, "hello", 5), SLUICE_OK);
-  ASSERT_EQ(sluice_request_add_form_file(request.get, "upload", 6, path.data(), path.size(), "x.bin",
-                                         5, nullptr, 0),
+  ASSERT_EQ(sluice_request_add_form_file(request.get, "upload", 6, path.data(), path.size(),
+                                         "x.bin", 5, nullptr, 0),
             SLUICE_OK);
   ResponseHandle response;
   const sluice_code code = sluice_client_fetch(client_.get, request.get, &response.get);
@@ -369,10 +375,11 @@ TEST_F(Capi, AFormSendsItsFieldAndStreamsItsFile) {
   const std::string boundary = type.substr(prefix.size());
   const std::string expected =
       "--" + boundary + "\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nhello\r\n" +
-      "--" + boundary + "\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"x.bin\"\r\n" +
+      "--" + boundary +
+      "\r\nContent-Disposition: form-data; name=\"upload\"; filename=\"x.bin\"\r\n" +
       "Content-Type: application/octet-stream\r\n\r\n" + payload + "\r\n--" + boundary + "--\r\n";
-  EXPECT_TRUE(body == expected) << "the form arrived changed (" << body.size() << " bytes, expected "
-                                << expected.size() << ")";
+  EXPECT_TRUE(body == expected) << "the form arrived changed (" << body.size()
+                                << " bytes, expected " << expected.size() << ")";
   std::remove(path.c_str());
 }
 
@@ -459,7 +466,8 @@ TEST_F(CapiHostDispatch, CallbacksRunInDispatchAndAPausedBodyHoldsAtItsAllowance
   ASSERT_EQ(sluice_response_on_data(response.get, on_data, on_end, &outcome), SLUICE_OK);
   char buffer[16];
   size_t n = 0;
-  EXPECT_EQ(sluice_response_read(response.get, buffer, sizeof buffer, &n), SLUICE_E_INVALID_ARGUMENT)
+  EXPECT_EQ(sluice_response_read(response.get, buffer, sizeof buffer, &n),
+            SLUICE_E_INVALID_ARGUMENT)
       << "a body given to callbacks was read as well";
   ASSERT_TRUE(run_loop([&] { return !outcome.body.empty(); }));
   ASSERT_TRUE(test::eventually([&] { return stats().paused_receivers == 1; }))
@@ -475,7 +483,8 @@ TEST_F(CapiHostDispatch, CallbacksRunInDispatchAndAPausedBodyHoldsAtItsAllowance
 TEST_F(CapiHostDispatch, AFailedRequestGivesItsCallbackTheCodeAndMessage) {
   RequestHandle request = get("http://[::1:bad/");
   Outcome outcome;
-  ASSERT_EQ(sluice_client_send_cb(client_.get, request.get, on_response, &outcome, nullptr), SLUICE_OK);
+  ASSERT_EQ(sluice_client_send_cb(client_.get, request.get, on_response, &outcome, nullptr),
+            SLUICE_OK);
   ASSERT_TRUE(run_loop([&] { return outcome.answered; }));
   EXPECT_EQ(outcome.code, SLUICE_E_BAD_URL);
   EXPECT_EQ(outcome.response, nullptr);
@@ -509,11 +518,13 @@ TEST_F(CapiHostDispatch, AWriterSaysWhenItMayWriteThroughDispatch) {
   ASSERT_EQ(sluice_request_new("PUT", 3, url.data(), url.size(), &request.get), SLUICE_OK);
   ASSERT_EQ(sluice_request_set_body_writer(request.get, writer, -1), SLUICE_OK);
   Outcome outcome;
-  ASSERT_EQ(sluice_client_send_cb(client_.get, request.get, on_response, &outcome, nullptr), SLUICE_OK);
+  ASSERT_EQ(sluice_client_send_cb(client_.get, request.get, on_response, &outcome, nullptr),
+            SLUICE_OK);
   const std::string piece(1u << 16, 'y');
   std::size_t written = 0;
   sluice_code code = SLUICE_OK;
-  while ((code = sluice_body_writer_write_timeout(writer, piece.data(), piece.size(), 0)) == SLUICE_OK) {
+  while ((code = sluice_body_writer_write_timeout(writer, piece.data(), piece.size(), 0)) ==
+         SLUICE_OK) {
     written += piece.size();
     ASSERT_LT(written, 1u << 30) << "a gigabyte went into a server that reads nothing";
   }

@@ -54,9 +54,9 @@ TEST_F(CapiTls, ClientCertificateOpensMutualTls) {
   ASSERT_EQ(set(sluice_client_options_set_ca_file, options, env_.get("SLUICE_TEST_CA")), SLUICE_OK);
   ASSERT_EQ(set(sluice_client_options_set_client_cert, options, env_.get("SLUICE_CLIENT_CERT")),
             SLUICE_OK);
-  ASSERT_EQ(set(sluice_client_options_set_client_key, options,
-                env_.get("SLUICE_CLIENT_KEY_ENCRYPTED")),
-            SLUICE_OK);
+  ASSERT_EQ(
+      set(sluice_client_options_set_client_key, options, env_.get("SLUICE_CLIENT_KEY_ENCRYPTED")),
+      SLUICE_OK);
   ASSERT_EQ(set(sluice_client_options_set_key_password, options,
                 env_.get("SLUICE_CLIENT_KEY_PASSPHRASE")),
             SLUICE_OK);

@@ -44,8 +44,9 @@ TEST_F(ClientAuth, BasicOpensWithTheRightPasswordOnly) {
 }
 
 TEST_F(ClientAuth, BearerOpensWithTheRightToken) {
-  EXPECT_EQ(status_of(get("/bearer/small.txt", Authentication::bearer(env_.get("SLUICE_AUTH_TOKEN")))),
-            200);
+  EXPECT_EQ(
+      status_of(get("/bearer/small.txt", Authentication::bearer(env_.get("SLUICE_AUTH_TOKEN")))),
+      200);
   EXPECT_EQ(status_of(get("/bearer/small.txt", Authentication::bearer("other"))), 401);
 }
 
@@ -53,7 +54,8 @@ TEST_F(ClientAuth, AuthWinsOverCredentialsInTheUrlAndAnExplicitHeaderWinsOverAut
   // nginx answers 200 only to the right password: which one went is visible.
   const std::string base = env_.get("SLUICE_NGINX_HTTP_URL");
   Request request = Request::get("http://sluice:wrong@" + base.substr(7) + "/auth/small.txt");
-  request.auth = Authentication::basic(env_.get("SLUICE_AUTH_USER"), env_.get("SLUICE_AUTH_PASSWORD"));
+  request.auth =
+      Authentication::basic(env_.get("SLUICE_AUTH_USER"), env_.get("SLUICE_AUTH_PASSWORD"));
   EXPECT_EQ(status_of(request), 200);
   Request overridden = get("/auth/small.txt", request.auth);
   overridden.headers.add("Authorization", "Basic d3Jvbmc6d3Jvbmc=");  // wrong:wrong
@@ -64,7 +66,8 @@ TEST_F(ClientAuth, WhatCannotBeSentIsRefusedBeforeSending) {
   auto colon = client_.fetch(get("/auth/small.txt", Authentication::basic("a:b", "c")));
   ASSERT_FALSE(colon.ok());
   EXPECT_EQ(colon.error().category(), ErrorCategory::usage);
-  EXPECT_EQ(colon.error().message(), "Basic: the user name 'a:b' contains ':', which Basic cannot carry");
+  EXPECT_EQ(colon.error().message(),
+            "Basic: the user name 'a:b' contains ':', which Basic cannot carry");
   auto split = client_.fetch(get("/bearer/small.txt", Authentication::bearer("x\r\nInjected: 1")));
   ASSERT_FALSE(split.ok());
   EXPECT_EQ(split.error().category(), ErrorCategory::usage);

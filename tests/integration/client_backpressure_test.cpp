@@ -52,7 +52,8 @@ TEST(ClientBackpressure, HeldBodyStaysWithinTheMarkAndTheServerBlocks) {
   TestServer server([&](ServerConnection& conn) {
     ASSERT_TRUE(conn.read_request());
     const std::string& body = big_body().bytes;
-    const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    const std::string head =
+        "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
     conn.write(head);
     // The client holds the body unread: the server's writes must block early.
     const std::size_t sent = conn.write_until_blocked(body, 1s);
@@ -114,7 +115,8 @@ TEST(ClientBackpressure, SlowReaderGetsEveryByteWithBoundedStaging) {
   }
   EXPECT_GE(waits_at_the_mark, 7) << "the reader was never behind the server";
   EXPECT_LE(max_buffered, request.allowance.initial_bytes + kOneReceive);
-  EXPECT_EQ(test::sha256_hex(all), test::sha256_hex(std::string_view(big_body().bytes).substr(0, 8u << 20)));
+  EXPECT_EQ(test::sha256_hex(all),
+            test::sha256_hex(std::string_view(big_body().bytes).substr(0, 8u << 20)));
 }
 
 TEST(ClientBackpressure, DroppedSmallBodyCompletesAndKeepsTheConnection) {

@@ -15,9 +15,9 @@
 namespace sluice {
 namespace {
 
+using test::http_response;
 using test::ServerConnection;
 using test::TestServer;
-using test::http_response;
 using namespace std::chrono_literals;
 
 using test::make_client;
@@ -46,8 +46,9 @@ TEST(ClientBasics, GetReturnsStatusHeadersAndBody) {
 TEST(ClientBasics, ChunkedBodyWithTrailers) {
   TestServer server([](ServerConnection& conn) {
     ASSERT_TRUE(conn.read_request());
-    conn.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n"
-               "5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\nX-Sum: 42\r\n\r\n");
+    conn.write(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n"
+        "5\r\nhello\r\n1;ext=1\r\n \r\n5\r\nworld\r\n0\r\nX-Sum: 42\r\n\r\n");
   });
   auto client = make_client();
   auto response = client.fetch(Request::get(server.url("/")));
@@ -71,7 +72,8 @@ TEST(ClientBasics, TruncatedBodyIsAnErrorNotAShortSuccess) {
   auto body = response->body.read_all();
   ASSERT_FALSE(body.ok());
   EXPECT_EQ(body.error().category(), ErrorCategory::protocol);
-  EXPECT_NE(body.error().message().find("1000 of 5000"), std::string::npos) << body.error().message();
+  EXPECT_NE(body.error().message().find("1000 of 5000"), std::string::npos)
+      << body.error().message();
 }
 
 TEST(ClientBasics, TruncatedChunkedBodyIsAnError) {
@@ -299,17 +301,18 @@ TEST(ClientBasics, CallbackModeDeliversTheBodyAndTheEnd) {
   std::condition_variable done_cv;
   std::string received;
   std::optional<Result<void>> end;
-  (void)std::move(response->body).on_data(
-      [&](std::span<const std::byte> bytes) {
-        std::lock_guard lock(mu);
-        received.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        return true;
-      },
-      [&](Result<void> status) {
-        std::lock_guard lock(mu);
-        end.emplace(std::move(status));
-        done_cv.notify_all();
-      });
+  (void)std::move(response->body)
+      .on_data(
+          [&](std::span<const std::byte> bytes) {
+            std::lock_guard lock(mu);
+            received.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            return true;
+          },
+          [&](Result<void> status) {
+            std::lock_guard lock(mu);
+            end.emplace(std::move(status));
+            done_cv.notify_all();
+          });
   std::unique_lock lock(mu);
   ASSERT_TRUE(done_cv.wait_for(lock, 10s, [&] { return end.has_value(); }));
   EXPECT_TRUE(end->ok());

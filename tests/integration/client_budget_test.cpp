@@ -172,8 +172,7 @@ void read_all_under_a_small_budget(const std::string& url, VersionPolicy version
   }
   // The readers start once the Client says the budget held streams back.
   ASSERT_TRUE(test::eventually([&] { return client.stats().budget_waits >= 1; }))
-      << "the budget never held a stream back: " << client.stats().staged_bytes
-      << " bytes staged";
+      << "the budget never held a stream back: " << client.stats().staged_bytes << " bytes staged";
   for (Response& response : responses) {
     EXPECT_EQ(test::sha256_hex(read_in_large_reads(response.body)), expected_sha);
   }

@@ -67,7 +67,8 @@ TEST(ClientCallbacks, CompressedBodyLargerThanTheMarkCompletes) {
   const std::string text(8u << 20, 't');
   const std::string encoded = gzip(text);
   TestServer server([&encoded](ServerConnection& conn) {
-    if (conn.read_request()) conn.write(test::http_response(200, encoded, {{"Content-Encoding", "gzip"}}));
+    if (conn.read_request())
+      conn.write(test::http_response(200, encoded, {{"Content-Encoding", "gzip"}}));
   });
   auto client = test::make_client();
   Request request = Request::get(server.url("/"));
@@ -153,7 +154,8 @@ TEST(ClientCallbacks, DroppedPendingResponseFreesItsConnection) {
       ASSERT_TRUE(test::eventually([&] {
         const ClientStats stats = client.stats();
         return stats.in_flight == 1 && stats.paused_receivers == 1;
-      })) << target << " was never held at its mark";
+      })) << target
+          << " was never held at its mark";
     }
   }
   auto pending = client.send(Request::get(server.url("/small")));
@@ -196,22 +198,24 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
     resumed = true;
     changed.notify_all();
   });
-  handed.set_value(std::move(response->body).on_data(
-      [&](std::span<const std::byte> piece) {
-        std::unique_lock lock(mu);
-        bytes.append(reinterpret_cast<const char*>(piece.data()), piece.size());
-        if (pause_decided) return true;
-        // The first piece pauses; on_data returns only after the resume went out.
-        pause_decided = true;
-        changed.notify_all();
-        changed.wait_for(lock, 10s, [&] { return resumed; });
-        return false;
-      },
-      [&](Result<void> status) {
-        std::lock_guard lock(mu);
-        end.emplace(std::move(status));
-        changed.notify_all();
-      }));
+  handed.set_value(std::move(response->body)
+                       .on_data(
+                           [&](std::span<const std::byte> piece) {
+                             std::unique_lock lock(mu);
+                             bytes.append(reinterpret_cast<const char*>(piece.data()),
+                                          piece.size());
+                             if (pause_decided) return true;
+                             // The first piece pauses; on_data returns only after the resume went out.
+                             pause_decided = true;
+                             changed.notify_all();
+                             changed.wait_for(lock, 10s, [&] { return resumed; });
+                             return false;
+                           },
+                           [&](Result<void> status) {
+                             std::lock_guard lock(mu);
+                             end.emplace(std::move(status));
+                             changed.notify_all();
+                           }));
   std::unique_lock lock(mu);
   const bool ended = changed.wait_for(lock, 10s, [&] { return end.has_value(); });
   const std::size_t got = bytes.size();
@@ -226,10 +230,13 @@ TEST(ClientCallbacks, ResumeThatLandsBeforeOnDataReturnsFalseIsNotLost) {
 // PendingResponse cannot be both waited on and given a callback, nor a body both read
 // and handed to callbacks, without a visible std::move.
 template <class Pending>
-concept ThenOnAnLvalue = requires(Pending& pending) { pending.then([](Result<Response>) {}); };
+concept ThenOnAnLvalue = requires(Pending& pending) {
+  pending.then([](Result<Response>) {});
+};
 template <class Pending>
-concept ThenOnAnRvalue =
-    requires(Pending& pending) { std::move(pending).then([](Result<Response>) {}); };
+concept ThenOnAnRvalue = requires(Pending& pending) {
+  std::move(pending).then([](Result<Response>) {});
+};
 template <class Body>
 concept OnDataOnAnLvalue = requires(Body& body) {
   body.on_data([](std::span<const std::byte>) { return true; }, [](Result<void>) {});
@@ -273,8 +280,10 @@ TEST(ClientCallbacks, TheHandleThatThenReturnsCancelsTheRequest) {
   });
   auto client = test::make_client();
   std::promise<Result<Response>> outcome;
-  RequestHandle handle = client.send(Request::get(server.url("/"))).then(
-      [&outcome](Result<Response> response) { outcome.set_value(std::move(response)); });
+  RequestHandle handle =
+      client.send(Request::get(server.url("/"))).then([&outcome](Result<Response> response) {
+        outcome.set_value(std::move(response));
+      });
   ASSERT_EQ(request_arrived.get_future().wait_for(10s), std::future_status::ready);
   handle.cancel();
   auto result = outcome.get_future();

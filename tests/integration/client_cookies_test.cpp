@@ -14,7 +14,9 @@ namespace {
 
 class ClientCookies : public ::testing::Test {
  protected:
-  std::string http(const std::string& path) const { return env_.get("SLUICE_NGINX_HTTP_URL") + path; }
+  std::string http(const std::string& path) const {
+    return env_.get("SLUICE_NGINX_HTTP_URL") + path;
+  }
   // nginx under a name that is not loopback (loopback http counts as secure, as in
   // curl), resolved to it through ClientOptions::resolve.
   std::string named(const char* key, const std::string& path) const {
@@ -58,7 +60,8 @@ TEST_F(ClientCookies, SecureCookieIsSetOverHttpsAndNotSentOverHttp) {
   auto client = make_client(jar);
   for (const char* base : {"SLUICE_NGINX_HTTPS_URL", "SLUICE_NGINX_H2_URL"}) {
     jar->clear();
-    EXPECT_EQ(echo(client, Request::get(named(base, "/cookies/set"))), "cookie=[sid=abc123; sec=1]\n")
+    EXPECT_EQ(echo(client, Request::get(named(base, "/cookies/set"))),
+              "cookie=[sid=abc123; sec=1]\n")
         << base;
   }
   EXPECT_EQ(echo(client, Request::get(named("SLUICE_NGINX_HTTP_URL", "/cookies/echo"))),

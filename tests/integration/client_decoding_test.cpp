@@ -31,8 +31,11 @@ TestServer serve_encoded(std::string body, std::string coding) {
   return TestServer([body = std::move(body), coding = std::move(coding)](ServerConnection& conn) {
     auto request = conn.read_request();
     if (!request) return;
-    conn.write(test::http_response(200, body, {{"Content-Encoding", coding},
-                                               {"X-Accept-Encoding", std::string(request->headers.get("accept-encoding").value_or(""))}}));
+    conn.write(
+        test::http_response(200, body,
+                            {{"Content-Encoding", coding},
+                             {"X-Accept-Encoding",
+                              std::string(request->headers.get("accept-encoding").value_or(""))}}));
   });
 }
 
@@ -44,7 +47,8 @@ TEST(ClientDecoding, GzipBodyIsDecodedWhenAsked) {
   request.decode.enabled = true;
   auto response = client.fetch(request);
   ASSERT_TRUE(response.ok()) << response.error().message();
-  EXPECT_NE(response->headers.get("x-accept-encoding").value_or("").find("gzip"), std::string_view::npos);
+  EXPECT_NE(response->headers.get("x-accept-encoding").value_or("").find("gzip"),
+            std::string_view::npos);
   auto body = response->body.read_all();
   ASSERT_TRUE(body.ok()) << body.error().message();
   EXPECT_EQ(test::sha256_hex(*body), test::sha256_hex(text));
@@ -122,8 +126,10 @@ TEST(ClientDecoding, ReaderDroppedAfterTheExchangeEndedEndsTheTransfer) {
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   std::optional<Response> response(std::move(*fetched));
   // All of it arrived in one receive: staged up to the mark, the rest still compressed.
-  ASSERT_TRUE(test::eventually([&] { return response->body.buffered() >= request.allowance.initial_bytes; }))
-      << "decoding stalled below the mark: buffered " << response->body.buffered();
+  ASSERT_TRUE(test::eventually([&] {
+    return response->body.buffered() >= request.allowance.initial_bytes;
+  })) << "decoding stalled below the mark: buffered "
+      << response->body.buffered();
   ASSERT_EQ(response->body.buffered(), request.allowance.initial_bytes);
 
   test::HttpThreadHold hold(client);

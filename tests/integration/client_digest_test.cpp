@@ -56,7 +56,8 @@ class ClientDigest : public ::testing::Test {
     return request;
   }
   Authentication digest() const {
-    return Authentication::digest(env_.get("SLUICE_DIGEST_USER"), env_.get("SLUICE_DIGEST_PASSWORD"));
+    return Authentication::digest(env_.get("SLUICE_DIGEST_USER"),
+                                  env_.get("SLUICE_DIGEST_PASSWORD"));
   }
   Authentication any() const {
     return Authentication::any(env_.get("SLUICE_DIGEST_USER"), env_.get("SLUICE_DIGEST_PASSWORD"));
@@ -88,7 +89,8 @@ TEST_F(ClientDigest, AWrongPasswordReturnsTheSecond401) {
 }
 
 TEST_F(ClientDigest, WithoutCredentialsThe401IsTheResponse) {
-  auto fetched = fetch_all(traced_.client(), get("/digest-md5/small.txt", Authentication::digest("", "")));
+  auto fetched =
+      fetch_all(traced_.client(), get("/digest-md5/small.txt", Authentication::digest("", "")));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->status, 401);
   EXPECT_TRUE(traced_.auth_lines().empty());
@@ -158,9 +160,9 @@ class ChallengingServer {
           if (authorized) --stale_left_;
           const std::string nonce = "n" + std::to_string(received_.size());
           reply = test::http_response(
-              401, "no", {{"WWW-Authenticate", "Digest realm=\"t\", qop=\"" + qop_ + "\", nonce=\"" +
-                                                   nonce + "\"" +
-                                                   (authorized ? ", stale=true" : "")}});
+              401, "no",
+              {{"WWW-Authenticate", "Digest realm=\"t\", qop=\"" + qop_ + "\", nonce=\"" + nonce +
+                                        "\"" + (authorized ? ", stale=true" : "")}});
         } else {
           reply = test::http_response(200, "body:" + request->body);
         }
@@ -205,7 +207,8 @@ std::string digest_field(const std::string& header, const std::string& name) {
   const std::size_t at = header.find(" " + name + "=");
   if (at == std::string::npos) return "";
   const std::size_t start = at + name.size() + 2;
-  if (header[start] == '"') return header.substr(start + 1, header.find('"', start + 1) - start - 1);
+  if (header[start] == '"')
+    return header.substr(start + 1, header.find('"', start + 1) - start - 1);
   return header.substr(start, header.find(',', start) - start);
 }
 
@@ -223,10 +226,9 @@ TEST(ClientDigestRoundTrip, AuthIntHashesTheBytesBodyThatWentAgain) {
   EXPECT_EQ(digest_field(authorization, "qop"), "auth-int") << authorization;
   const auto h = [](const std::string& text) { return hex_digest(HashAlgorithm::md5, text); };
   const std::string ha2 = h("POST:/form:" + h(received[1].body));
-  const std::string expected =
-      h(h("u:t:p") + ":" + digest_field(authorization, "nonce") + ":" +
-        digest_field(authorization, "nc") + ":" + digest_field(authorization, "cnonce") +
-        ":auth-int:" + ha2);
+  const std::string expected = h(h("u:t:p") + ":" + digest_field(authorization, "nonce") + ":" +
+                                 digest_field(authorization, "nc") + ":" +
+                                 digest_field(authorization, "cnonce") + ":auth-int:" + ha2);
   EXPECT_EQ(digest_field(authorization, "response"), expected) << authorization;
 }
 

@@ -93,8 +93,8 @@ TEST_F(ClientEarlyData, ResumedConnectionSendsASafeRequestEarlyAndTheServerTakes
                      std::to_string(stats.quic_resumed_handshakes) + " resumed, " +
                      std::to_string(stats.quic_early_data_rejected) + " refused;";
   }
-  ADD_FAILURE() << "the server never took the early request in " << kTries << " tries:"
-                << refused_tries;
+  ADD_FAILURE() << "the server never took the early request in " << kTries
+                << " tries:" << refused_tries;
 }
 
 TEST_F(ClientEarlyData, RequestThatIsNotSafeToReplayWaitsForTheHandshake) {
@@ -141,7 +141,8 @@ TEST(ClientEarlyDataRefused, RefusedEarlyRequestsGoAgainAfterTheHandshake) {
 
   // Three requests wait for the second connection; all go early and are refused.
   std::vector<PendingResponse> pending;
-  for (const char* path : {"/a", "/b", "/c"}) pending.push_back(client.send(h3_only(server.url(path))));
+  for (const char* path : {"/a", "/b", "/c"})
+    pending.push_back(client.send(h3_only(server.url(path))));
   for (std::size_t i = 0; i < pending.size(); ++i) {
     auto response = pending[i].wait();
     ASSERT_TRUE(response.ok()) << response.error().message();

@@ -38,9 +38,7 @@ constexpr std::uint64_t kSeed = 41;
 constexpr auto kStall = 10s;
 constexpr auto kWholeTransfer = 180s;
 
-Client make_client() {
-  return test::make_client();
-}
+Client make_client() { return test::make_client(); }
 
 // What a reader got: every byte hashed as it arrives, nothing kept.
 struct Received {

@@ -64,7 +64,8 @@ TEST(ClientOverHttp2Faults, GoawayRetriesStreamsAboveLastStreamIdOnANewConnectio
   });
   auto client = make_client();
   std::vector<PendingResponse> pending;
-  for (const char* path : {"/a", "/b", "/c"}) pending.push_back(client.send(h2_request(server, path)));
+  for (const char* path : {"/a", "/b", "/c"})
+    pending.push_back(client.send(h2_request(server, path)));
   int first = 0;
   int second = 0;
   for (std::size_t i = 0; i < pending.size(); ++i) {
@@ -396,7 +397,8 @@ TEST_F(ClientOverHttp2FaultsStreamLimit, RequestsBeyondTheLimitWaitForAFreeStrea
 
 // Before the server's SETTINGS arrive the client may assume more streams than the
 // server allows; what the server refuses comes back as REFUSED_STREAM and is retried.
-TEST_F(ClientOverHttp2FaultsStreamLimit, RequestsSentBeforeTheServerSettingsAllCompleteOnOneConnection) {
+TEST_F(ClientOverHttp2FaultsStreamLimit,
+       RequestsSentBeforeTheServerSettingsAllCompleteOnOneConnection) {
   ClientOptions options;
   options.max_connections_per_origin = 1;
   const int retries = fetch_ten(options, Start::cold);

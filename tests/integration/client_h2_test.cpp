@@ -63,7 +63,9 @@ class ClientHttp2 : public ::testing::Test {
     if (!options.trace) options.trace = trace_.sink();
     return test::make_client(std::move(options));
   }
-  std::string nginx(std::string_view path) const { return env_.get("SLUICE_NGINX_H2_URL") + std::string(path); }
+  std::string nginx(std::string_view path) const {
+    return env_.get("SLUICE_NGINX_H2_URL") + std::string(path);
+  }
 
   test::TestEnv env_;
   TraceLog trace_;
@@ -107,7 +109,8 @@ TEST_F(ClientHttp2, HeldStreamDoesNotStallItsSiblingOnOneConnection) {
 
   // While its sibling moved 64 MiB, the held stream got no more than its window.
   EXPECT_LE(held->body.buffered(), held_request.allowance.initial_bytes);
-  EXPECT_GE(held->body.buffered(), held_request.allowance.initial_bytes / 2) << "the held stream never started";
+  EXPECT_GE(held->body.buffered(), held_request.allowance.initial_bytes / 2)
+      << "the held stream never started";
   EXPECT_EQ(client.stats().connections, 1u) << "both streams should share one connection";
 
   const std::string held_body = read_to_end(held->body);

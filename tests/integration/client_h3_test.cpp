@@ -97,7 +97,9 @@ class ClientHttp3 : public ::testing::Test {
     request.version = VersionPolicy::http3_only;
     return request;
   }
-  std::string caddy(std::string_view path) const { return env_.get("SLUICE_CADDY_URL") + std::string(path); }
+  std::string caddy(std::string_view path) const {
+    return env_.get("SLUICE_CADDY_URL") + std::string(path);
+  }
   std::string gtls(std::string_view path) const {
     return env_.get("SLUICE_GTLSSERVER_URL") + std::string(path);
   }
@@ -125,15 +127,18 @@ TEST_F(ClientHttp3, HeldStreamDoesNotStallItsSiblingOnOneConnection) {
   auto held = client.fetch(held_request);
   ASSERT_TRUE(held.ok()) << held.error().message();
   // Held: the stream has its whole window (the mark) and the server can send no more.
-  ASSERT_TRUE(test::eventually([&] { return held->body.buffered() >= held_request.allowance.initial_bytes; }))
-      << "the held stream never filled its window: buffered " << held->body.buffered();
+  ASSERT_TRUE(test::eventually([&] {
+    return held->body.buffered() >= held_request.allowance.initial_bytes;
+  })) << "the held stream never filled its window: buffered "
+      << held->body.buffered();
   auto sibling = client.fetch(h3_only(caddy("/64m.bin")));
   ASSERT_TRUE(sibling.ok()) << sibling.error().message();
   const std::string sibling_body = read_to_end(sibling->body);
   EXPECT_EQ(test::sha256_hex(sibling_body), env_.sha256_of("64m.bin"));
   // While the sibling moved 64 MiB, the held stream got no more than its window.
   EXPECT_LE(held->body.buffered(), held_request.allowance.initial_bytes + 65536);
-  EXPECT_GE(held->body.buffered(), held_request.allowance.initial_bytes / 2) << "the held stream never started";
+  EXPECT_GE(held->body.buffered(), held_request.allowance.initial_bytes / 2)
+      << "the held stream never started";
   EXPECT_EQ(client.stats().connections, 1u) << "both streams should share one connection";
   const std::string held_body = read_to_end(held->body);
   EXPECT_EQ(test::sha256_hex(held_body), env_.sha256_of("64m.bin"));

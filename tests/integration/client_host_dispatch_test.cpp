@@ -92,13 +92,14 @@ TEST(ClientHostDispatch, ABodyNobodyDispatchesHoldsAtItsMarkThenArrivesWhole) {
   std::string body;
   std::thread::id delivered_on;
   std::optional<Result<void>> end;
-  auto callbacks = std::move(response->body).on_data(
-      [&](std::span<const std::byte> bytes) {
-        delivered_on = std::this_thread::get_id();
-        body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        return true;
-      },
-      [&](Result<void> status) { end.emplace(std::move(status)); });
+  auto callbacks = std::move(response->body)
+                       .on_data(
+                           [&](std::span<const std::byte> bytes) {
+                             delivered_on = std::this_thread::get_id();
+                             body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+                             return true;
+                           },
+                           [&](Result<void> status) { end.emplace(std::move(status)); });
   // No dispatch(): the bytes wait staged, and the stream stops at its mark.
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
       << "the undispatched body never paused; staged " << callbacks.buffered();
@@ -119,12 +120,13 @@ TEST(ClientHostDispatch, APausedCallbackKeepsTheStreamHeldUntilResumed) {
   std::string body;
   bool hold = true;
   std::optional<Result<void>> end;
-  auto callbacks = std::move(head->body).on_data(
-      [&](std::span<const std::byte> bytes) {
-        body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        return !hold;  // the first piece pauses delivery
-      },
-      [&](Result<void> status) { end.emplace(std::move(status)); });
+  auto callbacks = std::move(head->body)
+                       .on_data(
+                           [&](std::span<const std::byte> bytes) {
+                             body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+                             return !hold;  // the first piece pauses delivery
+                           },
+                           [&](Result<void> status) { end.emplace(std::move(status)); });
   ASSERT_TRUE(run_host_loop(client, [&] { return !body.empty(); }));
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
       << "a paused callback did not hold the stream; staged " << callbacks.buffered();
@@ -148,12 +150,13 @@ TEST(ClientHostDispatch, APausedBodyDoesNotWakeTheHostUntilItResumes) {
   ASSERT_TRUE(head.ok()) << head.error().describe();
   std::size_t pieces = 0;
   bool hold = true;
-  auto callbacks = std::move(head->body).on_data(
-      [&](std::span<const std::byte>) {
-        ++pieces;
-        return !hold;
-      },
-      [](Result<void>) {});
+  auto callbacks = std::move(head->body)
+                       .on_data(
+                           [&](std::span<const std::byte>) {
+                             ++pieces;
+                             return !hold;
+                           },
+                           [](Result<void>) {});
   ASSERT_TRUE(run_host_loop(client, [&] { return pieces > 0; }));
   ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }));
   pollfd fd{client.dispatch_fd(), POLLIN, 0};

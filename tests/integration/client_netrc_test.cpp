@@ -71,7 +71,8 @@ TEST_F(ClientNetrc, RequestAuthWinsOverTheFile) {
 
 TEST_F(ClientNetrc, OptionalPrefersTheUrlsPasswordRequiredIgnoresIt) {
   write(right_entry());
-  const std::string wrong_in_url = nginx_url(env_.get("SLUICE_AUTH_USER") + ":wrong", "/auth/small.txt");
+  const std::string wrong_in_url =
+      nginx_url(env_.get("SLUICE_AUTH_USER") + ":wrong", "/auth/small.txt");
   Client optional = client(NetrcMode::optional);
   EXPECT_EQ(status_of(optional, Request::get(wrong_in_url)), 401);
   Client required = client(NetrcMode::required);
@@ -82,8 +83,9 @@ TEST_F(ClientNetrc, TheUrlsUserNamePicksTheLogin) {
   write("machine 127.0.0.1 login someone password else\n" + right_entry());
   Client netrc = client(NetrcMode::optional);
   EXPECT_EQ(status_of(netrc, Request::get(nginx_url("", "/auth/small.txt"))), 401);
-  EXPECT_EQ(status_of(netrc, Request::get(nginx_url(env_.get("SLUICE_AUTH_USER"), "/auth/small.txt"))),
-            200);
+  EXPECT_EQ(
+      status_of(netrc, Request::get(nginx_url(env_.get("SLUICE_AUTH_USER"), "/auth/small.txt"))),
+      200);
 }
 
 TEST_F(ClientNetrc, DigestTakesTheFilesCredentials) {

@@ -99,7 +99,9 @@ TEST_P(ClientNginx, NotFoundIsAResponseNotAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndTls, ClientNginx, ::testing::Values(false, true),
-                         [](const auto& param_info) { return param_info.param ? "https" : "http"; });
+                         [](const auto& param_info) {
+                           return param_info.param ? "https" : "http";
+                         });
 
 }  // namespace
 }  // namespace sluice

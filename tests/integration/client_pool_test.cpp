@@ -26,8 +26,7 @@ TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
   TestServer server([&, opened = gate.get_future().share()](ServerConnection& conn) {
     const int now = ++open;
     int seen = most_open.load();
-    while (now > seen && !most_open.compare_exchange_weak(seen, now)) {
-    }
+    while (now > seen && !most_open.compare_exchange_weak(seen, now)) {}
     while (auto request = conn.read_request(10s)) {
       (void)opened.wait_for(30s);
       if (!conn.write(test::http_response(200, request->target))) break;
@@ -38,7 +37,8 @@ TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
   options.max_connections_per_origin = 2;
   auto client = test::make_client(options);
   std::vector<PendingResponse> pending;
-  for (int i = 0; i < 12; ++i) pending.push_back(client.send(Request::get(server.url("/" + std::to_string(i)))));
+  for (int i = 0; i < 12; ++i)
+    pending.push_back(client.send(Request::get(server.url("/" + std::to_string(i)))));
   // Two requests are out, one on each connection; ten wait for them.
   EXPECT_TRUE(test::eventually([&] { return server.connections_accepted() >= 2; }))
       << "the client opened " << server.connections_accepted() << " connection(s) for 12 requests";

@@ -188,14 +188,14 @@ TEST_F(ClientProxy, UrlCredentialsBecomeBasicAuthorizationAndLeaveTheUrl) {
     conn.write(test::http_response(200, authorization));
   });
   auto client = test::make_client();
-  const std::string url = "http://Aladdin:open%20sesame@127.0.0.1:" + std::to_string(server.port()) + "/";
+  const std::string url =
+      "http://Aladdin:open%20sesame@127.0.0.1:" + std::to_string(server.port()) + "/";
   auto response = client.fetch(Request::get(url));
   ASSERT_TRUE(response.ok()) << response.error().describe();
   EXPECT_EQ(response->body.read_all().value(), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
   EXPECT_EQ(response->effective_url.find("Aladdin"), std::string::npos)
       << "credentials stayed in the effective URL: " << response->effective_url;
 }
-
 
 // An https:// proxy (stunnel in front of squid): TLS to the proxy, then forwarding or
 // CONNECT as over http://; the target's TLS runs inside the proxy's.
@@ -229,7 +229,9 @@ TEST_F(ClientHttpsProxy, AnUntrustedProxyCertificateFailsNamingTheProxy) {
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
   const std::string proxy = env_.get("SLUICE_HTTPS_PROXY");
-  EXPECT_EQ(response.error().message().rfind("proxy " + proxy.substr(proxy.find("://") + 3) + ": TLS: ", 0), 0u)
+  EXPECT_EQ(response.error().message().rfind(
+                "proxy " + proxy.substr(proxy.find("://") + 3) + ": TLS: ", 0),
+            0u)
       << response.error().message();
   Client insecure = client_with(false, true);
   auto passed = insecure.fetch(Request::get(env_.get("SLUICE_NGINX_HTTPS_URL") + "/small.txt"));

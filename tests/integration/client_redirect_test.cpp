@@ -8,9 +8,9 @@
 namespace sluice {
 namespace {
 
+using test::http_response;
 using test::ServerConnection;
 using test::TestServer;
-using test::http_response;
 
 std::string redirect_to(int status, const std::string& location) {
   return "HTTP/1.1 " + std::to_string(status) + " Redirect\r\nLocation: " + location +
@@ -166,7 +166,8 @@ TEST(ClientRedirect, CredentialsAreDroppedAcrossOrigins) {
     ASSERT_TRUE(request);
     {
       std::lock_guard lock(mu);
-      authorization_at_target = std::string(request->headers.get("authorization").value_or("<none>"));
+      authorization_at_target =
+          std::string(request->headers.get("authorization").value_or("<none>"));
     }
     conn.write(http_response(200, "target"));
   });

@@ -21,9 +21,9 @@ namespace sluice {
 namespace {
 
 using namespace std::chrono_literals;
+using test::http_response;
 using test::ServerConnection;
 using test::TestServer;
-using test::http_response;
 
 std::span<const std::byte> as_bytes_for_test(std::string_view text) {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
@@ -33,10 +33,11 @@ std::span<const std::byte> as_bytes_for_test(std::string_view text) {
 TestServer echo_digest_server() {
   return TestServer([](ServerConnection& conn) {
     while (auto request = conn.read_request(30s)) {
-      const std::string framing = request->chunked ? "chunked"
-                                  : std::string(request->headers.get("content-length").value_or("none"));
-      if (!conn.write(http_response(200, request->method + " " + framing + " " +
-                                             test::sha256_hex(request->body)))) {
+      const std::string framing =
+          request->chunked ? "chunked"
+                           : std::string(request->headers.get("content-length").value_or("none"));
+      if (!conn.write(http_response(
+              200, request->method + " " + framing + " " + test::sha256_hex(request->body)))) {
         return;
       }
     }
@@ -208,7 +209,8 @@ TestServer upload_budget_server(std::shared_future<void> go, bool stalled) {
         std::stoul(std::string(head->headers.get("content-length").value_or("0")));
     std::string body;
     while (body.size() < length && go.wait_for(stalled ? 30s : 5ms) != std::future_status::ready) {
-      if (!stalled) body += conn.read_some(std::min<std::size_t>(16 * 1024, length - body.size()), 1s);
+      if (!stalled)
+        body += conn.read_some(std::min<std::size_t>(16 * 1024, length - body.size()), 1s);
     }
     while (body.size() < length) {
       std::string more = conn.read_some(length - body.size(), 30s);

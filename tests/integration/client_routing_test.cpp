@@ -238,7 +238,8 @@ TEST_F(ClientRouting, ConnectionsLeaveFromTheInterfaceAndThePortRange) {
   const int probe = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   auto any = SocketAddress::from_ip("127.0.0.1", 0);
   ASSERT_EQ(bind(probe, reinterpret_cast<const sockaddr*>(&any->storage), any->length), 0);
-  const std::uint16_t first = std::min<std::uint16_t>(SocketAddress::local_of(probe)->port(), 65000);
+  const std::uint16_t first =
+      std::min<std::uint16_t>(SocketAddress::local_of(probe)->port(), 65000);
   close(probe);
   ClientOptions options;
   options.ca_file = env_.get("SLUICE_TEST_CA");
@@ -271,9 +272,8 @@ TEST_F(ClientRouting, AnUnusableInterfaceIsALocalBindError) {
   ClientOptions v4;
   v4.interface = "127.0.0.1";
   auto client = test::make_client(v4);
-  auto refused = client.fetch(Request::get("http://[::1]:" +
-                                           std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) +
-                                           "/small.txt"));
+  auto refused = client.fetch(Request::get(
+      "http://[::1]:" + std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) + "/small.txt"));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code(), ErrorCode::local_bind_failed) << refused.error().message();
   EXPECT_NE(refused.error().message().find("local address 127.0.0.1 is not an IPv6 address"),
@@ -286,8 +286,9 @@ TEST_F(ClientRouting, BadRoutingOptionsAreRefusedByCreate) {
   bad_resolve.resolve = {"example.org:443"};
   auto made = Client::create(bad_resolve);
   ASSERT_FALSE(made.ok());
-  EXPECT_EQ(made.error().message(),
-            "--resolve 'example.org:443': missing a part (expected HOST:PORT:ADDRESS[,ADDRESS...])");
+  EXPECT_EQ(
+      made.error().message(),
+      "--resolve 'example.org:443': missing a part (expected HOST:PORT:ADDRESS[,ADDRESS...])");
   ClientOptions bad_server;
   bad_server.dns_servers = "ns.example.org";
   ASSERT_FALSE(Client::create(bad_server).ok());

@@ -71,10 +71,10 @@ TEST_F(ClientSocks, ATargetTheProxyCannotReachIsRefusedWithItsAnswer) {
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().code(), ErrorCode::proxy_refused) << response.error().describe();
   const std::string& message = response.error().message();
-  EXPECT_EQ(message.rfind("proxy 127.0.0.1:" + std::to_string(port_of(env_.get("SLUICE_SOCKS5_PROXY"))) +
-                              ": SOCKS5: the proxy could not reach 127.0.0.1:" +
-                              std::to_string(closed_port),
-                          0),
+  EXPECT_EQ(message.rfind(
+                "proxy 127.0.0.1:" + std::to_string(port_of(env_.get("SLUICE_SOCKS5_PROXY"))) +
+                    ": SOCKS5: the proxy could not reach 127.0.0.1:" + std::to_string(closed_port),
+                0),
             0u)
       << message;
 }

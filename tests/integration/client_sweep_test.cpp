@@ -101,8 +101,7 @@ class ClientSweep : public ::testing::Test {
 
   // Holds `request` once with a quick sweep and once with none; returns both
   // snapshots (swept, unswept) after checking the bodies stayed intact.
-  std::pair<ClientStats, ClientStats> hold_both_ways(const Request& request,
-                                                     std::string_view file,
+  std::pair<ClientStats, ClientStats> hold_both_ways(const Request& request, std::string_view file,
                                                      std::size_t min_swept_bytes = 1) {
     Client swept_client = make_client(kQuickSweep);
     auto swept_response = swept_client.fetch(request);
@@ -218,7 +217,8 @@ TEST_F(ClientSweep, HeldStreamDoesNotTakeScratchFromAFlowingSiblingOnItsConnecti
   ASSERT_TRUE(sibling.ok()) << sibling.error().describe();
   ASSERT_EQ(client.stats().connections, 1u);
   // The held stream has its whole window, the mark: it is paused, and stays so.
-  ASSERT_TRUE(test::wait_for_client(client, [&] { return held->body.buffered() >= request.allowance.initial_bytes; }))
+  ASSERT_TRUE(test::wait_for_client(
+      client, [&] { return held->body.buffered() >= request.allowance.initial_bytes; }))
       << "the held stream never filled its window: buffered " << held->body.buffered();
   std::vector<std::byte> buffer(64 * 1024);
   std::uint64_t bytes = 0;

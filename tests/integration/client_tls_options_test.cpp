@@ -4,9 +4,9 @@
 // one request per connection), over HTTP/1.1, HTTP/2 and, where it applies, HTTP/3.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "sluice/sluice.hpp"
 #include "support/fetch_all.hpp"
@@ -140,9 +140,9 @@ TEST_P(ClientTlsOptions, CaPathIsTrusted) {
 
 TEST_P(ClientTlsOptions, MatchingPinIsAccepted) {
   for (const std::string& pin : {env_.get("SLUICE_SERVER_PUBKEY_PIN"),
-                                  "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=;" +
-                                      env_.get("SLUICE_SERVER_PUBKEY_PIN"),
-                                  env_.get("SLUICE_SERVER_PUBKEY")}) {
+                                 "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=;" +
+                                     env_.get("SLUICE_SERVER_PUBKEY_PIN"),
+                                 env_.get("SLUICE_SERVER_PUBKEY")}) {
     ClientOptions options = trusting();
     options.pinned_public_key = pin;
     auto client = Client::create(options);
@@ -359,8 +359,8 @@ TEST_F(ClientTlsOptionsH3, SecondQuicConnectionResumesTheSession) {
     ASSERT_TRUE(client.ok()) << client.error().message();
     for (int i = 0; i < 2; ++i) {
       // One server instance: a ticket resumes only where it was issued.
-      auto fetched = fetch_all(
-          *client, get(env_.get("SLUICE_GTLSSERVER_V4_URL") + "/small.txt", VersionPolicy::http3_only));
+      auto fetched = fetch_all(*client, get(env_.get("SLUICE_GTLSSERVER_V4_URL") + "/small.txt",
+                                            VersionPolicy::http3_only));
       ASSERT_TRUE(fetched.ok()) << fetched.error().message();
       EXPECT_EQ(fetched->version, HttpVersion::http3);
       // Waits for the event (the pool closed the idle connection), not for a time.
@@ -401,13 +401,15 @@ TEST_F(ClientTlsOptionsH3, ClientCertificateOpensMutualTlsOverEveryVersion) {
   auto over_h1 = fetch_all(*anonymous, get(url, VersionPolicy::http1_only));
   ASSERT_FALSE(over_h1.ok());
   EXPECT_EQ(over_h1.error().category(), ErrorCategory::tls) << over_h1.error().message();
-  EXPECT_TRUE(mentions(over_h1.error(), "requires a client certificate")) << over_h1.error().message();
+  EXPECT_TRUE(mentions(over_h1.error(), "requires a client certificate"))
+      << over_h1.error().message();
   // Over HTTP/2 the client writes its preface before it reads the alert; the error
   // still carries it.
   auto over_h2 = fetch_all(*anonymous, get(url, VersionPolicy::http2));
   ASSERT_FALSE(over_h2.ok());
   EXPECT_EQ(over_h2.error().category(), ErrorCategory::tls) << over_h2.error().message();
-  EXPECT_TRUE(mentions(over_h2.error(), "requires a client certificate")) << over_h2.error().message();
+  EXPECT_TRUE(mentions(over_h2.error(), "requires a client certificate"))
+      << over_h2.error().message();
   auto over_h3 = fetch_all(*anonymous, get(url, VersionPolicy::http3_only));
   ASSERT_FALSE(over_h3.ok());
   EXPECT_TRUE(mentions(over_h3.error(), "TLS alert 42")) << over_h3.error().message();
@@ -430,8 +432,8 @@ TEST_F(ClientTlsOptionsH3, TlsMaximumOf12UsesTcpWhereFallbackIsAllowed) {
   options.tls_max_version = TlsVersion::v1_2;
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
-  auto fetched = fetch_all(*client, get(env_.get("SLUICE_CADDY_URL") + "/small.txt",
-                                        VersionPolicy::http3));
+  auto fetched =
+      fetch_all(*client, get(env_.get("SLUICE_CADDY_URL") + "/small.txt", VersionPolicy::http3));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
   EXPECT_EQ(fetched->version, HttpVersion::http2);
 }

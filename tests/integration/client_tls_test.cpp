@@ -57,7 +57,8 @@ TEST(ClientTls, UnknownCaIsRejectedWithAHint) {
   auto response = fetch_with_ca(localhost_url(server), false);
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
-  EXPECT_NE(response.error().message().find("localhost"), std::string::npos) << response.error().message();
+  EXPECT_NE(response.error().message().find("localhost"), std::string::npos)
+      << response.error().message();
 }
 
 TEST(ClientTls, WrongHostIsRejected) {
@@ -67,7 +68,8 @@ TEST(ClientTls, WrongHostIsRejected) {
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
   EXPECT_EQ(response.error().code(), ErrorCode::tls_certificate);
-  EXPECT_NE(response.error().message().find("does not match"), std::string::npos) << response.error().message();
+  EXPECT_NE(response.error().message().find("does not match"), std::string::npos)
+      << response.error().message();
 }
 
 TEST(ClientTls, ExpiredCertificateIsRejected) {
@@ -76,7 +78,8 @@ TEST(ClientTls, ExpiredCertificateIsRejected) {
   auto response = fetch_with_ca(localhost_url(server), true);
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
-  EXPECT_NE(response.error().message().find("expired"), std::string::npos) << response.error().message();
+  EXPECT_NE(response.error().message().find("expired"), std::string::npos)
+      << response.error().message();
 }
 
 TEST(ClientTls, InsecureAcceptsAnUntrustedCertificate) {
@@ -105,11 +108,13 @@ TEST(ClientTls, HttpsToHttpRedirectIsRefused) {
   });
   const std::string target = plain.url("/");
   const auto& certs = test::test_certs();
-  TestServer secure([&target](ServerConnection& conn) {
-    if (conn.read_request()) {
-      conn.write("HTTP/1.1 302 Found\r\nLocation: " + target + "\r\nContent-Length: 0\r\n\r\n");
-    }
-  }, tls_with(certs.server_cert, certs.server_key));
+  TestServer secure(
+      [&target](ServerConnection& conn) {
+        if (conn.read_request()) {
+          conn.write("HTTP/1.1 302 Found\r\nLocation: " + target + "\r\nContent-Length: 0\r\n\r\n");
+        }
+      },
+      tls_with(certs.server_cert, certs.server_key));
   ClientOptions options;
   options.ca_file = certs.ca_file;
   auto client = test::make_client(options);
@@ -117,7 +122,8 @@ TEST(ClientTls, HttpsToHttpRedirectIsRefused) {
   request.redirects.follow = true;
   auto response = client.fetch(request);
   ASSERT_FALSE(response.ok());
-  EXPECT_NE(response.error().message().find("insecure"), std::string::npos) << response.error().message();
+  EXPECT_NE(response.error().message().find("insecure"), std::string::npos)
+      << response.error().message();
   request.redirects.allow_https_to_http = true;
   auto allowed = client.fetch(request);
   ASSERT_TRUE(allowed.ok()) << allowed.error().message();
@@ -127,9 +133,11 @@ TEST(ClientTls, HttpsToHttpRedirectIsRefused) {
 TEST(ClientTls, LargeBodyOverTlsMatches) {
   const auto& certs = test::test_certs();
   const std::string payload = test::pseudo_random_bytes(16u << 20, 9);
-  TestServer server([&payload](ServerConnection& conn) {
-    if (conn.read_request()) conn.write(test::http_response(200, payload));
-  }, tls_with(certs.server_cert, certs.server_key));
+  TestServer server(
+      [&payload](ServerConnection& conn) {
+        if (conn.read_request()) conn.write(test::http_response(200, payload));
+      },
+      tls_with(certs.server_cert, certs.server_key));
   ClientOptions options;
   options.ca_file = certs.ca_file;
   auto client = test::make_client(options);

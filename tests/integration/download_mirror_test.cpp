@@ -97,8 +97,9 @@ TEST_F(DownloadMirror, MirrorThatIgnoresIfRangeIsCheckedByItsValidator) {
   const std::string path = dir_.file("f");
   auto result = download(client_, options_for(path));
   ASSERT_TRUE(result.ok()) << result.error().message();
-  EXPECT_NE(note_about_mirror(*result).find("the mirror's ETag is '\"other\"', not the URL's '\"v1\"'"),
-            std::string::npos)
+  EXPECT_NE(
+      note_about_mirror(*result).find("the mirror's ETag is '\"other\"', not the URL's '\"v1\"'"),
+      std::string::npos)
       << note_about_mirror(*result);
   EXPECT_EQ(result->sources[1].bytes, 0u);
   EXPECT_EQ(test::read_file(path), body_);
@@ -174,7 +175,8 @@ TEST_F(DownloadMirror, RangeThatFailsOnTheUrlMovesToTheMirror) {
   EXPECT_EQ(result->sources[1].bytes, k8m - (1u << 20));
   EXPECT_TRUE(result->sources[1].dropped.empty()) << result->sources[1].dropped;
   EXPECT_EQ(result->retries, 1) << "one retry on the URL; the move itself is not one";
-  const std::string move = "range 1 moved from " + primary_.url() + " to the mirror " + mirror_.url();
+  const std::string move =
+      "range 1 moved from " + primary_.url() + " to the mirror " + mirror_.url();
   const auto noted = std::find_if(result->notes.begin(), result->notes.end(),
                                   [&](const std::string& note) { return note.find(move) == 0; });
   ASSERT_NE(noted, result->notes.end()) << "no note begins '" << move << "'";

@@ -30,9 +30,8 @@ class DownloadSteal : public ::testing::Test {
   DownloadSteal() {
     // The second range's first request waits until a third request has arrived: the
     // one the first range makes for the half it takes once its own bytes are in.
-    server_.set_hold([](int, std::uint64_t start) -> std::size_t {
-      return start == kHalf ? 3 : 0;
-    });
+    server_.set_hold(
+        [](int, std::uint64_t start) -> std::size_t { return start == kHalf ? 3 : 0; });
   }
   DownloadOptions options_for(const std::string& path) const {
     DownloadOptions options;

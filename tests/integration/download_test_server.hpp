@@ -137,8 +137,8 @@ class RangeFileServer {
     const int index = static_cast<int>(state.seen.size());
     const std::string range_header(request.headers.get("range").value_or(""));
     const std::string if_range(request.headers.get("if-range").value_or(""));
-    state.seen.push_back(
-        {index, range_header, if_range, std::string(request.headers.get("authorization").value_or(""))});
+    state.seen.push_back({index, range_header, if_range,
+                          std::string(request.headers.get("authorization").value_or(""))});
     state.arrived.notify_all();
     const std::string body = state.body;  // a copy: the test may swap it meanwhile
     const std::string etag = state.etag;

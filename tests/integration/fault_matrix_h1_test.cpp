@@ -75,11 +75,13 @@ class ResetOverTransports : public testing::TestWithParam<bool> {
 };
 
 TEST_P(ResetOverTransports, ResetMidHeadersFailsTheRequest) {
-  TestServer server([](ServerConnection& conn) {
-    if (!conn.read_request()) return;
-    conn.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nX-Cut: som");
-    conn.reset();
-  }, server_options());
+  TestServer server(
+      [](ServerConnection& conn) {
+        if (!conn.read_request()) return;
+        conn.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nX-Cut: som");
+        conn.reset();
+      },
+      server_options());
   auto client = make_client();
   auto response = client.fetch(request_for(url_of(server)));
   ASSERT_FALSE(response.ok());
@@ -90,13 +92,15 @@ TEST_P(ResetOverTransports, ResetMidHeadersFailsTheRequest) {
 
 TEST_P(ResetOverTransports, ResetMidBodyFailsTheBodyWithTheByteCounts) {
   Gate head_received;
-  TestServer server([&head_received](ServerConnection& conn) {
-    if (!conn.read_request()) return;
-    conn.write("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n");
-    if (!head_received.wait()) return;
-    conn.write(std::string(1000, 'b'));
-    conn.reset();
-  }, server_options());
+  TestServer server(
+      [&head_received](ServerConnection& conn) {
+        if (!conn.read_request()) return;
+        conn.write("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n");
+        if (!head_received.wait()) return;
+        conn.write(std::string(1000, 'b'));
+        conn.reset();
+      },
+      server_options());
   auto client = make_client();
   auto response = client.fetch(request_for(url_of(server)));
   head_received.open();
@@ -239,9 +243,8 @@ TEST(FaultMatrixH1, ServerStallingAfterTheHeadersHitsTheIdleTimeout) {
   auto body = response->body.read_all();
   ASSERT_FALSE(body.ok());
   EXPECT_EQ(body.error().category(), ErrorCategory::timeout);
-  EXPECT_EQ(body.error().message(),
-            "idle timeout: no data from 127.0.0.1:" + std::to_string(server.port()) +
-                " for 150 ms");
+  EXPECT_EQ(body.error().message(), "idle timeout: no data from 127.0.0.1:" +
+                                        std::to_string(server.port()) + " for 150 ms");
 }
 
 // ---- content decoding -------------------------------------------------------------

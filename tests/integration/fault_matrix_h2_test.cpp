@@ -99,9 +99,9 @@ ReadOutcome read_until_end(BodyReader& body, std::size_t stop_after = SIZE_MAX) 
 // would be a connection error of its own.
 void send_unfinished_headers(H2ServerStream& stream, std::string after = {}) {
   stream.conn().flush();
-  stream.conn().send_raw(
-      test::h2_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_NONE, stream.stream_id(), "\x88") +  // :status 200
-      after);
+  stream.conn().send_raw(test::h2_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_NONE, stream.stream_id(),
+                                        "\x88") +  // :status 200
+                         after);
 }
 
 // --- Resets ---------------------------------------------------------------------
@@ -115,9 +115,10 @@ TEST(FaultMatrixH2, TcpResetMidHeadersFailsTheRequestNamingTheLostConnection) {
   auto response = client.fetch(h2_request(server, "/cut-head"));
   ASSERT_FALSE(response.ok()) << "a response whose header block never ended was accepted";
   EXPECT_EQ(response.error().category(), ErrorCategory::io) << response.error().message();
-  EXPECT_EQ(response.error().message().rfind(
-                "HTTP/2: connection to " + authority(server) + " lost before the response ended: ", 0),
-            0u)
+  EXPECT_EQ(
+      response.error().message().rfind(
+          "HTTP/2: connection to " + authority(server) + " lost before the response ended: ", 0),
+      0u)
       << response.error().message();
   EXPECT_EQ(server.requests_seen(), 1u) << "a request on a new connection is not retried";
 }
@@ -132,7 +133,8 @@ TEST(FaultMatrixH2, RstStreamInsideAHeaderBlockIsAConnectionError) {
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
   EXPECT_TRUE(contains(response.error().message(), "HTTP/2: ")) << response.error().message();
-  EXPECT_TRUE(contains(response.error().message(), "(PROTOCOL_ERROR")) << response.error().message();
+  EXPECT_TRUE(contains(response.error().message(), "(PROTOCOL_ERROR"))
+      << response.error().message();
   EXPECT_TRUE(contains(response.error().message(), "CONTINUATION")) << response.error().message();
   EXPECT_TRUE(contains(response.error().message(), "the connection was closed"))
       << response.error().message();
@@ -268,7 +270,8 @@ TEST(FaultMatrixH2, DrainingConnectionsBesideTheLimitAreCapped) {
   auto second = client.fetch(h2_request(server, "/second"));
   ASSERT_TRUE(second.ok()) << second.error().message();
   PendingResponse third = client.send(h2_request(server, "/third"));
-  EXPECT_FALSE(third.wait_for(500ms).has_value()) << "a third connection opened beside two draining";
+  EXPECT_FALSE(third.wait_for(500ms).has_value())
+      << "a third connection opened beside two draining";
   EXPECT_EQ(server.requests_per_connection(), (std::vector<std::size_t>{1, 1}));
 
   // Its stream is cancelled (dropping a reader under its mark would let the body
@@ -340,7 +343,8 @@ TEST(FaultMatrixH2, RapidResetFloodForAClosedStreamLeavesTheConnectionServing) {
     }
     stream.reset(NGHTTP2_CANCEL);
     std::string flood;
-    for (int i = 0; i < 20000; ++i) flood += test::rst_stream_frame(stream.stream_id(), NGHTTP2_CANCEL);
+    for (int i = 0; i < 20000; ++i)
+      flood += test::rst_stream_frame(stream.stream_id(), NGHTTP2_CANCEL);
     stream.conn().send_raw(flood);
   });
   auto client = make_client();
@@ -390,7 +394,8 @@ TEST(FaultMatrixH2, SettingsFloodClosesTheConnectionWithAClearError) {
     stream.respond(200);
     stream.send_body("before the flood", false);
     stream.conn().discard_input();
-    const std::string frame = test::settings_frame({{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100}});
+    const std::string frame =
+        test::settings_frame({{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100}});
     std::string flood;
     flood.reserve(frame.size() * 50000);
     for (int i = 0; i < 50000; ++i) flood += frame;
@@ -436,16 +441,19 @@ TEST_P(FaultMatrixH2InvalidSettings, ClosesTheConnectionNamingTheSettingAndItsVa
 INSTANTIATE_TEST_SUITE_P(
     Settings, FaultMatrixH2InvalidSettings,
     ::testing::Values(
-        InvalidSetting{"InitialWindowOver2To31", NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 2147483648u,
-                       "SETTINGS_INITIAL_WINDOW_SIZE of 2147483648 is over the largest flow-control "
-                       "window, 2147483647 (FLOW_CONTROL_ERROR); the connection was closed"},
+        InvalidSetting{
+            "InitialWindowOver2To31", NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 2147483648u,
+            "SETTINGS_INITIAL_WINDOW_SIZE of 2147483648 is over the largest flow-control "
+            "window, 2147483647 (FLOW_CONTROL_ERROR); the connection was closed"},
         InvalidSetting{"MaxFrameSizeBelow16K", NGHTTP2_SETTINGS_MAX_FRAME_SIZE, 100,
                        "SETTINGS_MAX_FRAME_SIZE of 100 is outside 16384..16777215 "
                        "(PROTOCOL_ERROR); the connection was closed"},
         InvalidSetting{"MaxFrameSizeOver16M", NGHTTP2_SETTINGS_MAX_FRAME_SIZE, 16777216,
                        "SETTINGS_MAX_FRAME_SIZE of 16777216 is outside 16384..16777215 "
                        "(PROTOCOL_ERROR); the connection was closed"}),
-    [](const ::testing::TestParamInfo<InvalidSetting>& each) { return std::string(each.param.name); });
+    [](const ::testing::TestParamInfo<InvalidSetting>& each) {
+      return std::string(each.param.name);
+    });
 
 // --- Windows --------------------------------------------------------------------
 
@@ -504,7 +512,8 @@ TEST(FaultMatrixH2, ServerSendingPastOurWindowGetsFlowControlErrorAndTheReaderAn
   H2TestServer server([](H2ServerStream& stream) {
     stream.respond(200);
     std::string frames;
-    for (int i = 0; i < 5; ++i) frames += test::data_frame(stream.stream_id(), std::string(16384, 'w'), false);
+    for (int i = 0; i < 5; ++i)
+      frames += test::data_frame(stream.stream_id(), std::string(16384, 'w'), false);
     stream.conn().send_raw(frames);
   });
   auto client = make_client();
@@ -518,7 +527,8 @@ TEST(FaultMatrixH2, ServerSendingPastOurWindowGetsFlowControlErrorAndTheReaderAn
   ASSERT_TRUE(test::eventually([&] { return client.stats().in_flight == 0; }))
       << "the overrun never ended the transfer; buffered " << response->body.buffered();
   auto body = response->body.read_all();
-  ASSERT_FALSE(body.ok()) << "an overrun body ended as a short success of " << body->size() << " bytes";
+  ASSERT_FALSE(body.ok()) << "an overrun body ended as a short success of " << body->size()
+                          << " bytes";
   EXPECT_EQ(body.error().category(), ErrorCategory::protocol);
   EXPECT_EQ(body.error().message(),
             "HTTP/2: server sent more data on stream 1 than its flow-control window allows "
@@ -541,7 +551,8 @@ TEST(FaultMatrixH2, StallAfterTheHeadersEndsByTheIdleTimeout) {
   ASSERT_TRUE(read.error.has_value()) << "a stalled body ended as a short success";
   EXPECT_EQ(read.bytes, std::string(10, 's'));
   EXPECT_EQ(read.error->category(), ErrorCategory::timeout) << read.error->message();
-  EXPECT_EQ(read.error->message(), "idle timeout: no data from " + authority(server) + " for 500 ms");
+  EXPECT_EQ(read.error->message(),
+            "idle timeout: no data from " + authority(server) + " for 500 ms");
 }
 
 TEST(FaultMatrixH2, StallBeforeTheHeadersEndsByTheIdleTimeout) {

@@ -56,7 +56,8 @@ class FaultMatrixH3 : public ::testing::Test {
   }
   // An HTTP/3-only request to gtlsserver through `proxy`.
   Request through(const test::UdpProxy& proxy, std::string_view path) {
-    Request request = Request::get("https://localhost:" + std::to_string(proxy.port()) + std::string(path));
+    Request request =
+        Request::get("https://localhost:" + std::to_string(proxy.port()) + std::string(path));
     request.version = VersionPolicy::http3_only;
     request.timeouts.connect = 10s;
     return request;
@@ -81,8 +82,8 @@ TEST_F(FaultMatrixH3, DeadUdpPathMidBodyEndsByTheIdleTimeout) {
                                       << first.bytes + rest.bytes << " bytes";
   EXPECT_LT(first.bytes + rest.bytes, std::size_t{64} << 20);
   EXPECT_EQ(rest.error->category(), ErrorCategory::timeout) << rest.error->message();
-  EXPECT_EQ(rest.error->message(),
-            "idle timeout: no data from localhost:" + std::to_string(proxy.port()) + " for 1000 ms");
+  EXPECT_EQ(rest.error->message(), "idle timeout: no data from localhost:" +
+                                       std::to_string(proxy.port()) + " for 1000 ms");
   EXPECT_GT(proxy.counters().dropped, 0u);
 }
 
@@ -98,8 +99,8 @@ TEST_F(FaultMatrixH3, DeadUdpPathBeforeTheResponseEndsByTheIdleTimeout) {
   auto response = client.fetch(request);
   ASSERT_FALSE(response.ok()) << "a response arrived over a dead path";
   EXPECT_EQ(response.error().category(), ErrorCategory::timeout) << response.error().message();
-  EXPECT_EQ(response.error().message(),
-            "idle timeout: no response from localhost:" + std::to_string(proxy.port()) + " for 1000 ms");
+  EXPECT_EQ(response.error().message(), "idle timeout: no response from localhost:" +
+                                            std::to_string(proxy.port()) + " for 1000 ms");
 }
 
 // Heavier than ClientHttp3.DownloadThroughTwoPercentLossMatches, on a smaller body:

@@ -83,8 +83,7 @@ class CloseNotifyServer {
       ::shutdown(fd, SHUT_WR);
       // Wait for the client to close, so our close sends FIN only (never RST).
       char sink[4096];
-      while (wait_readable(fd, stop_, 5s) && ::recv(fd, sink, sizeof sink, 0) > 0) {
-      }
+      while (wait_readable(fd, stop_, 5s) && ::recv(fd, sink, sizeof sink, 0) > 0) {}
     }
     SSL_free(ssl);
     SSL_CTX_free(ctx);

@@ -24,7 +24,8 @@ TEST_F(QuicStreamsTest, DownloadsAFileOverAHandEncodedRequest) {
   auto conn = connect(options_for(server.port()));
   ASSERT_TRUE(conn);
 
-  ASSERT_TRUE(run_until(loop_, [&] { return app_.closed || (request >= 0 && app_.in[request].fin); }))
+  ASSERT_TRUE(
+      run_until(loop_, [&] { return app_.closed || (request >= 0 && app_.in[request].fin); }))
       << "received " << app_.in[request].received;
 
   ASSERT_FALSE(app_.closed) << app_.closed->message();
@@ -47,7 +48,8 @@ TEST_F(QuicStreamsTest, DownloadsAFileFromCaddy) {
   auto conn = connect(std::move(options));
   ASSERT_TRUE(conn);
 
-  ASSERT_TRUE(run_until(loop_, [&] { return app_.closed || (request >= 0 && app_.in[request].fin); }));
+  ASSERT_TRUE(
+      run_until(loop_, [&] { return app_.closed || (request >= 0 && app_.in[request].fin); }));
 
   ASSERT_FALSE(app_.closed) << app_.closed->message();
   EXPECT_EQ(app_.in[request].frames.data_bytes(), kFileSize);
@@ -71,9 +73,12 @@ TEST_F(QuicStreamsTest, UploadsABodyLargerThanThePeersWindowsUntilAllIsAcknowled
   auto conn = connect(options_for(server.port()));
   ASSERT_TRUE(conn);
 
-  ASSERT_TRUE(run_until(loop_, [&] {
-    return app_.closed || (request >= 0 && app_.out[request].acked >= total && app_.in[request].fin);
-  })) << "acked " << app_.out[request].acked << " of " << total;
+  ASSERT_TRUE(run_until(loop_,
+                        [&] {
+                          return app_.closed || (request >= 0 && app_.out[request].acked >= total &&
+                                                 app_.in[request].fin);
+                        }))
+      << "acked " << app_.out[request].acked << " of " << total;
 
   ASSERT_FALSE(app_.closed) << app_.closed->message();
   EXPECT_EQ(app_.out[request].acked, total);
@@ -104,10 +109,12 @@ TEST_F(QuicStreamsTest, AHeldStreamStopsAtItsWindowWhileASiblingCompletes) {
 
   // The held stream fills exactly its window (set_stream_window's), the sibling
   // completes.
-  ASSERT_TRUE(run_until(loop_, [&] {
-    return app_.closed || (sibling >= 0 && app_.in[sibling].fin &&
-                           app_.in[held].received >= kHeldWindow);
-  })) << "held " << app_.in[held].received << ", sibling " << app_.in[sibling].received;
+  ASSERT_TRUE(run_until(loop_,
+                        [&] {
+                          return app_.closed || (sibling >= 0 && app_.in[sibling].fin &&
+                                                 app_.in[held].received >= kHeldWindow);
+                        }))
+      << "held " << app_.in[held].received << ", sibling " << app_.in[sibling].received;
   ASSERT_FALSE(app_.closed) << app_.closed->message();
   EXPECT_EQ(app_.in[sibling].frames.data_bytes(), kFileSize);
   EXPECT_EQ(app_.in[held].received, kHeldWindow);
@@ -133,15 +140,16 @@ TEST_F(QuicStreamsTest, ASmallCreditReachesAServerThatFilledTheWindow) {
   };
   auto conn = connect(options_for(server.port()));
   ASSERT_TRUE(conn);
-  ASSERT_TRUE(run_until(loop_, [&] { return app_.closed || app_.in[request].received >= kWindow; }));
+  ASSERT_TRUE(
+      run_until(loop_, [&] { return app_.closed || app_.in[request].received >= kWindow; }));
   ASSERT_FALSE(app_.closed) << app_.closed->message();
 
   // A consumer took a few bytes: that credit alone must reach the server.
   conn->codec().extend_stream(request, kSmallCredit);
 
-  EXPECT_TRUE(run_until(loop_, [&] {
-    return app_.closed || app_.in[request].received >= kWindow + kSmallCredit;
-  })) << "received " << app_.in[request].received;
+  EXPECT_TRUE(run_until(
+      loop_, [&] { return app_.closed || app_.in[request].received >= kWindow + kSmallCredit; }))
+      << "received " << app_.in[request].received;
   EXPECT_EQ(app_.in[request].received, kWindow + kSmallCredit);
 }
 

@@ -119,8 +119,8 @@ TEST_F(QuicConnectionTest, AClosedUdpPortFailsWithAConnectErrorNamingTheAddress)
   const Error error = wait_for_close();
 
   EXPECT_EQ(error.category(), ErrorCategory::connect);
-  EXPECT_EQ(error.message(),
-            "QUIC: UDP receive from 127.0.0.1:" + std::to_string(port) + " failed: Connection refused");
+  EXPECT_EQ(error.message(), "QUIC: UDP receive from 127.0.0.1:" + std::to_string(port) +
+                                 " failed: Connection refused");
 }
 
 TEST_F(QuicConnectionTest, ASilentPeerFailsTheHandshakeWithinItsTimeout) {

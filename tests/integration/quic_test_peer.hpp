@@ -8,8 +8,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -35,7 +35,6 @@
 extern char** environ;
 
 namespace sluice::quic_test {
-
 
 using namespace std::chrono_literals;
 
@@ -91,7 +90,8 @@ class Gtlsserver {
   Gtlsserver(const std::string& cert, const std::string& key, const std::string& htdocs)
       : port_(free_udp_port()) {
     const std::string port = std::to_string(port_);
-    std::vector<std::string> args = {"gtlsserver", "-q", "-d", htdocs, "127.0.0.1", port, key, cert};
+    std::vector<std::string> args = {"gtlsserver", "-q", "-d", htdocs,
+                                     "127.0.0.1",  port, key,  cert};
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -155,7 +155,7 @@ inline void append_varint(std::vector<std::uint8_t>& out, std::uint64_t value) {
 
 // QPACK literal with a static name reference (RFC 9204 4.5.4), value < 128 bytes.
 inline void append_literal(std::vector<std::uint8_t>& out, std::uint8_t static_index,
-                    const std::string& value) {
+                           const std::string& value) {
   out.push_back(static_cast<std::uint8_t>(0x50 | static_index));
   out.push_back(static_cast<std::uint8_t>(value.size()));
   out.insert(out.end(), value.begin(), value.end());
@@ -163,13 +163,13 @@ inline void append_literal(std::vector<std::uint8_t>& out, std::uint8_t static_i
 
 // HEADERS of "GET (or POST) https://authority/path", static table only.
 inline std::vector<std::uint8_t> get_request(const std::string& authority, const std::string& path,
-                                      bool post = false) {
+                                             bool post = false) {
   std::vector<std::uint8_t> block = {0x00, 0x00};  // no dynamic table references
-  block.push_back(0xC0 | (post ? 20 : 17));         // :method POST or GET
-  block.push_back(0xC0 | 23);                       // :scheme https
-  append_literal(block, 0, authority);              // :authority
-  append_literal(block, 1, path);                   // :path
-  std::vector<std::uint8_t> frame = {0x01};         // HEADERS
+  block.push_back(0xC0 | (post ? 20 : 17));        // :method POST or GET
+  block.push_back(0xC0 | 23);                      // :scheme https
+  append_literal(block, 0, authority);             // :authority
+  append_literal(block, 1, path);                  // :path
+  std::vector<std::uint8_t> frame = {0x01};        // HEADERS
   append_varint(frame, block.size());
   frame.insert(frame.end(), block.begin(), block.end());
   return frame;
@@ -328,7 +328,9 @@ inline bool run_until(EventLoop& loop, const std::function<bool()>& done) {
   return met;
 }
 
-inline SocketAddress loopback(std::uint16_t port) { return *SocketAddress::from_ip("127.0.0.1", port); }
+inline SocketAddress loopback(std::uint16_t port) {
+  return *SocketAddress::from_ip("127.0.0.1", port);
+}
 
 inline std::uint16_t port_of_url(const std::string& url) {
   const auto colon = url.rfind(':');

@@ -15,8 +15,8 @@ namespace sluice {
 namespace {
 
 using namespace std::chrono_literals;
-using test::ServerConnection;
 using test::ReceivedRequest;
+using test::ServerConnection;
 using test::TestServer;
 
 bool contains(const std::string& text, std::string_view part) {
@@ -41,11 +41,14 @@ TEST(SafeDefaults, CertificatesAreVerifiedWithoutAnyOption) {
   tls.tls = true;
   tls.cert_file = certs.server_cert;  // valid, but signed by a CA the system does not trust
   tls.key_file = certs.server_key;
-  TestServer server([](ServerConnection& conn) {
-    if (conn.read_request()) conn.write(test::http_response(200, "must not be read"));
-  }, tls);
+  TestServer server(
+      [](ServerConnection& conn) {
+        if (conn.read_request()) conn.write(test::http_response(200, "must not be read"));
+      },
+      tls);
   auto client = test::make_client();
-  auto response = client.fetch(Request::get("https://localhost:" + std::to_string(server.port()) + "/"));
+  auto response =
+      client.fetch(Request::get("https://localhost:" + std::to_string(server.port()) + "/"));
   ASSERT_FALSE(response.ok()) << "an untrusted certificate was accepted by default";
   EXPECT_EQ(response.error().category(), ErrorCategory::tls);
   EXPECT_TRUE(contains(response.error().message(), "certificate for localhost"))
@@ -119,9 +122,9 @@ TEST(SafeDefaults, CredentialsStayWithTheirOriginAcrossRedirects) {
   EXPECT_EQ(at_same_origin, (Seen{{"authorization", "Bearer secret"},
                                   {"cookie", "session=1"},
                                   {"proxy-authorization", "Basic cHJveHk6cHc="}}));
-  EXPECT_EQ(at_other_origin, (Seen{{"authorization", "<none>"},
-                                   {"cookie", "<none>"},
-                                   {"proxy-authorization", "<none>"}}));
+  EXPECT_EQ(
+      at_other_origin,
+      (Seen{{"authorization", "<none>"}, {"cookie", "<none>"}, {"proxy-authorization", "<none>"}}));
 }
 
 struct Injection {
@@ -137,22 +140,31 @@ std::vector<Injection> injections(const std::string& url) {
     change(request);
     cases.push_back({what, std::move(request), part});
   };
-  with("CRLF in the method", [](Request& r) { r.method = "GET\r\nX-Injected: 1\r\n"; },
-       "invalid request method");
-  with("NUL in the method", [](Request& r) { r.method = std::string("GET\0X", 5); },
-       "invalid request method");
-  with("CRLF in the path", [&](Request& r) { r.url = url + "a\r\nX-Injected: 1"; },
-       "carriage return");
-  with("LF in the query", [&](Request& r) { r.url = url + "?q=\nX"; }, "line feed");
-  with("NUL in the path", [&](Request& r) { r.url = url + std::string("a\0b", 3); }, "NUL");
-  with("CR in a header name", [](Request& r) { r.headers.add("X-A\rB", "v"); },
-       "invalid header name");
-  with("LF in a header name", [](Request& r) { r.headers.add("X-A\nB", "v"); },
-       "invalid header name");
-  with("CRLF in a header value", [](Request& r) { r.headers.add("X-A", "v\r\nX-Injected: 1"); },
-       "header 'X-A'");
-  with("NUL in a header value", [](Request& r) { r.headers.add("X-A", std::string("v\0w", 3)); },
-       "header 'X-A'");
+  with(
+      "CRLF in the method", [](Request& r) { r.method = "GET\r\nX-Injected: 1\r\n"; },
+      "invalid request method");
+  with(
+      "NUL in the method", [](Request& r) { r.method = std::string("GET\0X", 5); },
+      "invalid request method");
+  with(
+      "CRLF in the path", [&](Request& r) { r.url = url + "a\r\nX-Injected: 1"; },
+      "carriage return");
+  with(
+      "LF in the query", [&](Request& r) { r.url = url + "?q=\nX"; }, "line feed");
+  with(
+      "NUL in the path", [&](Request& r) { r.url = url + std::string("a\0b", 3); }, "NUL");
+  with(
+      "CR in a header name", [](Request& r) { r.headers.add("X-A\rB", "v"); },
+      "invalid header name");
+  with(
+      "LF in a header name", [](Request& r) { r.headers.add("X-A\nB", "v"); },
+      "invalid header name");
+  with(
+      "CRLF in a header value", [](Request& r) { r.headers.add("X-A", "v\r\nX-Injected: 1"); },
+      "header 'X-A'");
+  with(
+      "NUL in a header value", [](Request& r) { r.headers.add("X-A", std::string("v\0w", 3)); },
+      "header 'X-A'");
   return cases;
 }
 

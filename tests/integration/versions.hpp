@@ -95,7 +95,9 @@ inline HttpVersion spoken_by(Wire wire) {
 }
 
 /// Many exchanges at once on one connection (streams): h2, h2c and h3.
-inline bool multiplexes(Wire wire) { return wire == Wire::h2 || wire == Wire::h2c || wire == Wire::h3; }
+inline bool multiplexes(Wire wire) {
+  return wire == Wire::h2 || wire == Wire::h2c || wire == Wire::h3;
+}
 
 /// What a scenario needs from a server.
 enum class Need {
@@ -189,8 +191,8 @@ inline ReadOutcome read_until_end(BodyReader& body, std::uint64_t stop_after = U
   while (outcome.bytes < stop_after) {
     outcome.max_buffered = std::max(outcome.max_buffered, body.buffered());
     const std::uint64_t left = stop_after - outcome.bytes;
-    auto got = body.read(std::span(piece).first(static_cast<std::size_t>(
-        std::min<std::uint64_t>(piece.size(), left))));
+    auto got = body.read(std::span(piece).first(
+        static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), left))));
     if (!got.ok()) {
       outcome.error = got.error();
       return outcome;

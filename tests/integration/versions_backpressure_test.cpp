@@ -21,8 +21,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::kPastTheAllowance;
 using test::Need;
-using test::ReadOutcome;
 using test::read_until_end;
+using test::ReadOutcome;
 using test::wait_until;
 
 class VersionsBackpressure : public test::VersionsTest {
@@ -44,8 +44,8 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsAllowanceAndThenArrivesWhole) {
   ASSERT_TRUE(response.ok()) << response.error().describe();
   EXPECT_EQ(response->version, test::spoken_by(wire()));
 
-  ASSERT_TRUE(wait_paused(client)) << "the held body never reached its allowance; staged "
-                                   << client.stats().staged_bytes;
+  ASSERT_TRUE(wait_paused(client))
+      << "the held body never reached its allowance; staged " << client.stats().staged_bytes;
   clock.freeze();
   const ClientStats held = client.stats();
   EXPECT_GE(held.staged_bytes, request.allowance.initial_bytes);
@@ -68,7 +68,8 @@ TEST_P(VersionsBackpressure, HeldBodyStaysAtItsAllowanceAndThenArrivesWhole) {
   }
   const ClientStats later = client.stats();
   EXPECT_EQ(later.paused_receivers, 1u);
-  EXPECT_LE(later.staged_bytes, request.allowance.initial_bytes + kPastTheAllowance) << "the held body grew past its allowance";
+  EXPECT_LE(later.staged_bytes, request.allowance.initial_bytes + kPastTheAllowance)
+      << "the held body grew past its allowance";
   EXPECT_LE(response->body.buffered(), request.allowance.initial_bytes + kPastTheAllowance);
 
   // ...and once read, every byte is there.
@@ -129,9 +130,9 @@ TEST_P(VersionsBackpressure, TheAllowanceGrowsWithAPromptReaderAndFallsBackAfter
     for (std::size_t i = lines.size() > 40 ? lines.size() - 40 : 0; i < lines.size(); ++i) {
       tail += lines[i] + "\n";
     }
-    FAIL() << "the stopped reader's response never paused; staged "
-           << client.stats().staged_bytes << ", allowances " << client.stats().allowance_bytes
-           << "\n" << tail;
+    FAIL() << "the stopped reader's response never paused; staged " << client.stats().staged_bytes
+           << ", allowances " << client.stats().allowance_bytes << "\n"
+           << tail;
   }
   const ClientStats held = client.stats();
   EXPECT_GT(held.staged_bytes, request.allowance.initial_bytes);
@@ -143,9 +144,9 @@ TEST_P(VersionsBackpressure, TheAllowanceGrowsWithAPromptReaderAndFallsBackAfter
   // resume finds the long pause and cuts the allowance back.
   ASSERT_TRUE(test::advance_in_steps(clock, client, 2s, 100ms)) << "the HTTP thread is stuck";
   ASSERT_TRUE(read_into(response->body, hash, held.staged_bytes, total));
-  EXPECT_TRUE(wait_until(client, [&] {
-    return client.stats().allowance_bytes == request.allowance.initial_bytes;
-  })) << "the allowance stayed at " << client.stats().allowance_bytes;
+  EXPECT_TRUE(wait_until(
+      client, [&] { return client.stats().allowance_bytes == request.allowance.initial_bytes; }))
+      << "the allowance stayed at " << client.stats().allowance_bytes;
   // h2/h3: "window back to 64 KiB after a long pause"; h1: "allowance 8 MiB -> 64 KiB".
   const std::string cut = test::multiplexes(wire()) ? "window back to 64 KiB" : "-> 64 KiB";
   EXPECT_TRUE(trace_.any_contains(cut)) << "the trace does not show the cut: " << cut;

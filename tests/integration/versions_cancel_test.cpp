@@ -18,8 +18,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::HeldPath;
 using test::Need;
-using test::ReadOutcome;
 using test::read_until_end;
+using test::ReadOutcome;
 using test::wait_until;
 
 class VersionsCancel : public test::VersionsTest {

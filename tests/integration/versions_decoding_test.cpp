@@ -22,8 +22,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::kPastTheAllowance;
 using test::Need;
-using test::ReadOutcome;
 using test::read_until_end;
+using test::ReadOutcome;
 using test::wait_until;
 
 std::string file_bytes(const std::string& path) {
@@ -45,8 +45,8 @@ class VersionsDecoding : public test::VersionsTest {
     ASSERT_FALSE(bomb->empty()) << "no " << env_.file_path("bomb.bin.gz");
     h2c_server_ = std::make_unique<test::H2TestServer>([bomb, small](test::H2ServerStream& stream) {
       if (stream.path() == "/bomb.bin") {
-        stream.respond(200, {{"content-encoding", "gzip"},
-                             {"content-length", std::to_string(bomb->size())}});
+        stream.respond(
+            200, {{"content-encoding", "gzip"}, {"content-length", std::to_string(bomb->size())}});
         stream.send_body(*bomb, true);
       } else if (stream.path() == "/small.txt") {
         stream.respond(200, {{"content-length", std::to_string(small->size())}});
@@ -76,7 +76,8 @@ class VersionsDecoding : public test::VersionsTest {
     EXPECT_EQ(response->version, test::spoken_by(wire()));
     EXPECT_EQ(response->headers.get("content-encoding"), "gzip");
     const ReadOutcome read = read_until_end(response->body);
-    ASSERT_TRUE(read.error.has_value()) << "the bomb was read to its end: " << read.bytes << " bytes";
+    ASSERT_TRUE(read.error.has_value())
+        << "the bomb was read to its end: " << read.bytes << " bytes";
     EXPECT_EQ(read.error->category(), ErrorCategory::too_large) << read.error->describe();
     EXPECT_EQ(read.error->message(), message);
     EXPECT_LE(read.bytes, most);

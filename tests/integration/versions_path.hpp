@@ -192,10 +192,10 @@ class TcpRelay {
   std::thread acceptor_;
   std::mutex mu_;
   std::condition_variable passable_;
-  bool held_ = false;                        // guarded by mu_
-  bool stopping_ = false;                    // guarded by mu_
-  std::size_t upload_piece_ = 0;             // guarded by mu_; 0: full speed
-  std::chrono::milliseconds upload_gap_{0};  // guarded by mu_
+  bool held_ = false;                         // guarded by mu_
+  bool stopping_ = false;                     // guarded by mu_
+  std::size_t upload_piece_ = 0;              // guarded by mu_; 0: full speed
+  std::chrono::milliseconds upload_gap_{0};   // guarded by mu_
   std::vector<std::unique_ptr<Link>> links_;  // guarded by mu_ (joined after acceptor_)
 };
 
@@ -203,7 +203,8 @@ class TcpRelay {
 class HeldPath {
  public:
   HeldPath(Wire wire, const std::string& server_url) : wire_(wire) {
-    const auto port = static_cast<std::uint16_t>(std::stoi(server_url.substr(server_url.rfind(':') + 1)));
+    const auto port =
+        static_cast<std::uint16_t>(std::stoi(server_url.substr(server_url.rfind(':') + 1)));
     if (wire == Wire::h3) {
       udp_ = std::make_unique<UdpProxy>("127.0.0.1", port);
     } else {

@@ -17,8 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::HeldPath;
 using test::Need;
-using test::ReadOutcome;
 using test::read_until_end;
+using test::ReadOutcome;
 using test::wait_until;
 
 constexpr std::uint64_t k64MiB = 64u << 20;
@@ -66,8 +66,8 @@ TEST_P(VersionsTimeouts, TotalTimeoutEndsAHeldExchangeWithCategoryTimeout) {
   ASSERT_TRUE(wait_until(client, [&] { return client.stats().in_flight == 0; }))
       << "the total timeout never ended the exchange";
   const ReadOutcome read = read_until_end(response->body);
-  ASSERT_TRUE(read.error.has_value()) << "a body cut by the total timeout ended as a success of "
-                                      << read.bytes << " bytes";
+  ASSERT_TRUE(read.error.has_value())
+      << "a body cut by the total timeout ended as a success of " << read.bytes << " bytes";
   EXPECT_LT(read.bytes, 1u << 20);
   EXPECT_EQ(read.error->category(), ErrorCategory::timeout) << read.error->describe();
   EXPECT_EQ(read.error->message(), "transfer did not complete within 500 ms (total timeout)");
@@ -107,8 +107,8 @@ TEST_P(VersionsTimeouts, ServerSilentInTheBodyEndsByTheIdleTimeout) {
 
   path.hold();  // what is already on its way still comes; then nothing
   const ReadOutcome rest = read_until_end(response->body);
-  ASSERT_TRUE(rest.error.has_value()) << "a stalled body ended as a success of "
-                                      << first.bytes + rest.bytes << " bytes";
+  ASSERT_TRUE(rest.error.has_value())
+      << "a stalled body ended as a success of " << first.bytes + rest.bytes << " bytes";
   EXPECT_LT(first.bytes + rest.bytes, k64MiB);
   EXPECT_EQ(rest.error->category(), ErrorCategory::timeout) << rest.error->describe();
   EXPECT_EQ(rest.error->message().rfind("idle timeout: no data from ", 0), 0u)

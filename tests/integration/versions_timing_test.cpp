@@ -45,12 +45,17 @@ TEST_P(VersionsTiming, ANewConnectionShowsEachStepInOrderAndAReusedOneNone) {
   const Step end = first->body.ended_at();
   ASSERT_TRUE(end.has_value()) << "a body read to its end has no end time";
   // TCP connects, then TLS secures; QUIC's one handshake is both (checked below).
-  expect_ordered({{"start", t.start}, {"fetch_start", t.fetch_start}, {"dns_start", t.dns_start},
-                  {"dns_end", t.dns_end}, {"connect_start", t.connect_start},
+  expect_ordered({{"start", t.start},
+                  {"fetch_start", t.fetch_start},
+                  {"dns_start", t.dns_start},
+                  {"dns_end", t.dns_end},
+                  {"connect_start", t.connect_start},
                   {"connect_end", wire() == test::Wire::h3 ? Step() : t.connect_end},
                   {"tls_start", wire() == test::Wire::h3 ? Step() : t.tls_start},
-                  {"tls_end", t.tls_end}, {"request_start", t.request_start},
-                  {"response_start", t.response_start}, {"end", end}});
+                  {"tls_end", t.tls_end},
+                  {"request_start", t.request_start},
+                  {"response_start", t.response_start},
+                  {"end", end}});
   if (wire() == test::Wire::h3) {
     EXPECT_EQ(t.connect_start, t.tls_start) << "QUIC connects and secures in one handshake";
     EXPECT_EQ(t.connect_end, t.tls_end);

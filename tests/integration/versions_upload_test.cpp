@@ -25,8 +25,8 @@ namespace {
 using namespace std::chrono_literals;
 using test::HeldPath;
 using test::Need;
-using test::ReadOutcome;
 using test::read_until_end;
+using test::ReadOutcome;
 using test::Wire;
 
 constexpr std::size_t kUploadSize = 8u << 20;

@@ -65,7 +65,8 @@ TEST(WireTap, ShowsTheHttp2PrefaceAndFramesInTheClear) {
   ASSERT_TRUE(body.ok()) << body.error().describe();
   std::lock_guard lock(tapped.mu);
   EXPECT_EQ(tapped.sent.rfind("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 0), 0u);
-  EXPECT_NE(tapped.received.find(*body), std::string::npos) << "the DATA frame's payload is missing";
+  EXPECT_NE(tapped.received.find(*body), std::string::npos)
+      << "the DATA frame's payload is missing";
 }
 
 TEST(WireTap, TapsPlainHttpAndDoesNotCallItTls) {

@@ -90,8 +90,8 @@ Result<void> read_to_end(BodyReader& body, BodyCheck& check, Rng& rng, bool slow
     if (*got == 0) return {};
     check.add(std::span(buffer).first(*got));
     if (slow_now) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(
-          std::uniform_int_distribution<int>(1, 8)(rng)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::uniform_int_distribution<int>(1, 8)(rng)));
     }
   }
 }
@@ -140,8 +140,8 @@ Result<void> read_by_callbacks(BodyReader& body, BodyCheck& check, Rng& rng) {
     if (state->end) break;
     state->paused = false;
     lock.unlock();
-    std::this_thread::sleep_for(std::chrono::milliseconds(
-        std::uniform_int_distribution<int>(1, 5)(rng)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(1, 5)(rng)));
     callbacks.resume();
     lock.lock();
   }

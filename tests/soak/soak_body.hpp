@@ -23,8 +23,8 @@ using Rng = std::mt19937_64;
 /// What a complete, correct body is.
 struct Expected {
   std::uint64_t size = 0;
-  std::string sha256;     ///< lowercase hex; empty when `exact` is used instead
-  std::string_view exact; ///< the bytes themselves (in-process servers); must outlive the check
+  std::string sha256;      ///< lowercase hex; empty when `exact` is used instead
+  std::string_view exact;  ///< the bytes themselves (in-process servers); must outlive the check
 };
 
 /// Accumulates a body and says whether it is the expected one.

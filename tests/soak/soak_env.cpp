@@ -60,9 +60,12 @@ Result<SoakEnv> load_soak_env(const std::string& env_file) {
   if (!values) return values.error();
   SoakEnv env;
   const std::pair<const char*, std::string*> wanted[] = {
-      {"SLUICE_NGINX_HTTP_URL", &env.nginx_http}, {"SLUICE_NGINX_HTTPS_URL", &env.nginx_https},
-      {"SLUICE_NGINX_H2_URL", &env.nginx_h2},     {"SLUICE_NGHTTPD_URL", &env.nghttpd},
-      {"SLUICE_CADDY_URL", &env.caddy},           {"SLUICE_GTLSSERVER_URL", &env.gtlsserver},
+      {"SLUICE_NGINX_HTTP_URL", &env.nginx_http},
+      {"SLUICE_NGINX_HTTPS_URL", &env.nginx_https},
+      {"SLUICE_NGINX_H2_URL", &env.nginx_h2},
+      {"SLUICE_NGHTTPD_URL", &env.nghttpd},
+      {"SLUICE_CADDY_URL", &env.caddy},
+      {"SLUICE_GTLSSERVER_URL", &env.gtlsserver},
       {"SLUICE_TEST_CA", &env.ca_file}};
   for (const auto& [key, into] : wanted) {
     const auto found = values->find(key);

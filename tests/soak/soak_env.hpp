@@ -14,9 +14,9 @@
 namespace sluice::soak {
 
 struct ServedFile {
-  std::string name;     ///< "1m.bin"
+  std::string name;  ///< "1m.bin"
   std::uint64_t size = 0;
-  std::string sha256;   ///< lowercase hex
+  std::string sha256;  ///< lowercase hex
 };
 
 struct SoakEnv {

@@ -36,12 +36,8 @@
 #include "soak/soak_worker.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
-extern "C" const char* __asan_default_options() {
-  return "quarantine_size_mb=16:detect_leaks=1";
-}
-extern "C" const char* __ubsan_default_options() {
-  return "print_stacktrace=1:halt_on_error=1";
-}
+extern "C" const char* __asan_default_options() { return "quarantine_size_mb=16:detect_leaks=1"; }
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
 #endif
 
 namespace sluice::soak {
@@ -229,7 +225,8 @@ void check_server_failures(Run& run) {
   const testing::TestResult& result = testing::UnitTest::GetInstance()->ad_hoc_test_result();
   for (int i = 0; i < result.total_part_count(); ++i) {
     if (result.GetTestPartResult(i).failed()) {
-      run.tally.record_problem(std::string("test server: ") + result.GetTestPartResult(i).message());
+      run.tally.record_problem(std::string("test server: ") +
+                               result.GetTestPartResult(i).message());
     }
   }
 }
@@ -238,21 +235,21 @@ int report(Run& run) {
   const Totals t = run.tally.totals();
   const RssJudgement rss = judge_rss(run.samples);
   run.tally.print_by_kind(std::cout);
-  std::cout << "soak_requests " << t.requests << "\nsoak_ok " << t.ok
-            << "\nsoak_errors_expected " << t.expected_errors << "\nsoak_cancelled "
-            << t.cancelled << "\nsoak_unexpected " << t.unexpected
-            << "\nsoak_rss_first_mib " << fixed(rss.first_mib) << "\nsoak_rss_last_mib "
-            << fixed(rss.last_mib) << "\nsoak_rss_peak_mib " << fixed(rss.peak_mib)
-            << "\nsoak_rss_middle_third_mib " << fixed(rss.middle_third_mib)
-            << "\nsoak_rss_last_third_mib " << fixed(rss.last_third_mib)
-            << "\nsoak_rss_growth_mib " << fixed(rss.growth_mib)
-            << "\nsoak_rss_slope_mib_per_min " << fixed(rss.slope_mib_per_min, 2) << std::endl;
+  std::cout << "soak_requests " << t.requests << "\nsoak_ok " << t.ok << "\nsoak_errors_expected "
+            << t.expected_errors << "\nsoak_cancelled " << t.cancelled << "\nsoak_unexpected "
+            << t.unexpected << "\nsoak_rss_first_mib " << fixed(rss.first_mib)
+            << "\nsoak_rss_last_mib " << fixed(rss.last_mib) << "\nsoak_rss_peak_mib "
+            << fixed(rss.peak_mib) << "\nsoak_rss_middle_third_mib " << fixed(rss.middle_third_mib)
+            << "\nsoak_rss_last_third_mib " << fixed(rss.last_third_mib) << "\nsoak_rss_growth_mib "
+            << fixed(rss.growth_mib) << "\nsoak_rss_slope_mib_per_min "
+            << fixed(rss.slope_mib_per_min, 2) << std::endl;
   const bool judged = rss.judged && run.options.seconds >= run.options.min_seconds_for_rss_verdict;
   const bool rss_ok = !judged || rss.growth_mib <= run.options.max_growth_mib;
   std::cout << "soak_rss_verdict "
             << (!judged ? "not judged (run shorter than " +
                               std::to_string(run.options.min_seconds_for_rss_verdict) + " s)"
-                        : rss_ok ? "steady" : "GROWING")
+                : rss_ok ? "steady"
+                         : "GROWING")
             << std::endl;
   const bool pass = t.unexpected == 0 && rss_ok;
   std::cout << "soak " << (pass ? "PASS" : "FAIL") << std::endl;

@@ -18,8 +18,8 @@ Result<Number> parse_number(std::string_view name, std::string_view text, Number
   Number value{};
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < low) {
-    return usage_error(std::string(name) + " needs a number >= " + std::to_string(low) +
-                       ", not '" + std::string(text) + "'");
+    return usage_error(std::string(name) + " needs a number >= " + std::to_string(low) + ", not '" +
+                       std::string(text) + "'");
   }
   return value;
 }
@@ -96,9 +96,10 @@ Result<SoakOptions> parse_soak_options(int argc, char** argv) {
   if (options.env_file.empty()) {
     const char* dir = std::getenv("SLUICE_TEST_ENV");
     if (dir == nullptr || *dir == '\0') {
-      return usage_error("no --env FILE and SLUICE_TEST_ENV is not set; start the servers "
-                         "with tests/support/servers/start.sh BUILD_DIR and pass "
-                         "--env BUILD_DIR/test-env/env");
+      return usage_error(
+          "no --env FILE and SLUICE_TEST_ENV is not set; start the servers "
+          "with tests/support/servers/start.sh BUILD_DIR and pass "
+          "--env BUILD_DIR/test-env/env");
     }
     options.env_file = std::string(dir) + "/env";
   }

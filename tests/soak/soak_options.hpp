@@ -10,11 +10,11 @@
 namespace sluice::soak {
 
 struct SoakOptions {
-  int seconds = 600;           ///< traffic time; the run ends after the requests in flight
-  std::string env_file;        ///< KEY=VALUE lines written by tests/support/servers/start.sh
-  std::uint64_t seed = 1;      ///< worker i draws from seed + i: a run's mix is repeatable
-  int workers = 8;             ///< threads sending requests
-  int sample_seconds = 10;     ///< RSS sample interval
+  int seconds = 600;        ///< traffic time; the run ends after the requests in flight
+  std::string env_file;     ///< KEY=VALUE lines written by tests/support/servers/start.sh
+  std::uint64_t seed = 1;   ///< worker i draws from seed + i: a run's mix is repeatable
+  int workers = 8;          ///< threads sending requests
+  int sample_seconds = 10;  ///< RSS sample interval
   /// RSS growth allowed (MiB) between the middle and the last third of the run.
   double max_growth_mib = 16.0;
   /// Below this many seconds the run is too short to judge RSS; the figures are

@@ -31,7 +31,8 @@ const char* mode_name(Mode mode) {
 }
 
 std::string where(const Turn& turn, const Request& request, Mode mode) {
-  return request.method + " " + request.url + " (" + mode_name(mode) + ", " + turn.client_label + ")";
+  return request.method + " " + request.url + " (" + mode_name(mode) + ", " + turn.client_label +
+         ")";
 }
 
 // The soak's own verdict on a callback body that stopped (soak_body.cpp): a callback
@@ -90,8 +91,7 @@ std::optional<Result<void>> read_body(Turn& turn, PendingResponse& pending, Resp
                                       HoldWatch& watch) {
   switch (mode) {
     case Mode::full:
-    case Mode::cancel_pending:
-      return read_to_end(response.body, check, turn.rng, false);
+    case Mode::cancel_pending: return read_to_end(response.body, check, turn.rng, false);
     case Mode::slow: return read_to_end(response.body, check, turn.rng, true);
     case Mode::callback: return read_by_callbacks(response.body, check, turn.rng);
     case Mode::hold_then_read:
@@ -134,9 +134,7 @@ std::uint64_t Turn::uniform(std::uint64_t low, std::uint64_t high) {
   return std::uniform_int_distribution<std::uint64_t>(low, high)(rng);
 }
 
-bool Turn::chance(double probability) {
-  return std::bernoulli_distribution(probability)(rng);
-}
+bool Turn::chance(double probability) { return std::bernoulli_distribution(probability)(rng); }
 
 void Turn::record(std::string_view kind, Outcome outcome, std::string_view note) {
   shared.tally->record(kind, outcome, note);
@@ -169,7 +167,8 @@ void run_good(Turn& turn, std::string_view kind, Client& client, Request request
   if (request.timeouts.total.count() == 0) request.timeouts.total = 180s;
   // Held time must not count as idle: a held body sits paused at its mark.
   if (is_hold_mode(mode)) request.timeouts.idle = kHoldIdle;
-  HoldWatch watch{request.allowance.initial_bytes, std::chrono::steady_clock::now(), std::nullopt, false};
+  HoldWatch watch{request.allowance.initial_bytes, std::chrono::steady_clock::now(), std::nullopt,
+                  false};
   PendingResponse pending = client.send(std::move(request));
   if (mode == Mode::cancel_pending) {
     std::this_thread::sleep_for(std::chrono::microseconds(turn.uniform(0, 5000)));
@@ -217,11 +216,13 @@ void run_fault(Turn& turn, std::string_view kind, Client& client, Request reques
   const std::string what = where(turn, request, mode);
   if (request.timeouts.total.count() == 0) request.timeouts.total = 180s;
   const auto judge_error = [&](const Error& error, std::uint64_t bytes) {
-    if (!is_soak_stall(error) && std::find(allowed.begin(), allowed.end(), error.category()) != allowed.end()) {
+    if (!is_soak_stall(error) &&
+        std::find(allowed.begin(), allowed.end(), error.category()) != allowed.end()) {
       return turn.record(kind, Outcome::expected_error, to_string(error.category()));
     }
-    turn.record(kind, Outcome::unexpected,
-                what + ": wrong error after " + std::to_string(bytes) + " bytes: " + error.describe());
+    turn.record(
+        kind, Outcome::unexpected,
+        what + ": wrong error after " + std::to_string(bytes) + " bytes: " + error.describe());
   };
   PendingResponse pending = client.send(std::move(request));
   auto response = pending.wait();
@@ -232,9 +233,9 @@ void run_fault(Turn& turn, std::string_view kind, Client& client, Request reques
   auto result = read_body(turn, pending, *response, check, mode, 0, no_hold);
   if (result && !*result && is_soak_stall(result->error())) pending.cancel();
   if (result && *result) {
-    return turn.record(kind, Outcome::unexpected,
-                       what + ": a fault ended as a success after " +
-                           std::to_string(check.bytes()) + " bytes");
+    return turn.record(
+        kind, Outcome::unexpected,
+        what + ": a fault ended as a success after " + std::to_string(check.bytes()) + " bytes");
   }
   if (!result) return;
   if (!check.prefix_matches()) {

@@ -51,7 +51,8 @@ RssJudgement judge_rss(const std::vector<RssSample>& samples) {
   if (samples.empty()) return judgement;
   judgement.first_mib = samples.front().mib;
   judgement.last_mib = samples.back().mib;
-  for (const RssSample& sample : samples) judgement.peak_mib = std::max(judgement.peak_mib, sample.mib);
+  for (const RssSample& sample : samples)
+    judgement.peak_mib = std::max(judgement.peak_mib, sample.mib);
   if (samples.size() < 6) return judgement;
   const std::size_t third = samples.size() / 3;
   const std::size_t middle_begin = third;

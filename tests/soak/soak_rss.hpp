@@ -24,11 +24,11 @@ struct RssJudgement {
   double first_mib = 0;
   double last_mib = 0;
   double peak_mib = 0;
-  double middle_third_mib = 0;  ///< average
-  double last_third_mib = 0;    ///< average
-  double growth_mib = 0;        ///< last_third_mib - middle_third_mib
-  double slope_mib_per_min = 0; ///< least squares over the last two thirds
-  bool judged = false;          ///< false with fewer than 6 samples
+  double middle_third_mib = 0;   ///< average
+  double last_third_mib = 0;     ///< average
+  double growth_mib = 0;         ///< last_third_mib - middle_third_mib
+  double slope_mib_per_min = 0;  ///< least squares over the last two thirds
+  bool judged = false;           ///< false with fewer than 6 samples
 };
 
 RssJudgement judge_rss(const std::vector<RssSample>& samples);

@@ -67,8 +67,7 @@ using Versions = std::vector<HttpVersion>;
 /// Sends a request whose body must be `expected`, reads it the `mode` way and records
 /// ok, cancelled (a cancel mode that took effect) or unexpected.
 void run_good(Turn& turn, std::string_view kind, Client& client, Request request,
-              const Expected& expected, Mode mode, Versions versions = {},
-              int status = 200);
+              const Expected& expected, Mode mode, Versions versions = {}, int status = 200);
 
 /// Sends a request that must fail with one of `allowed`, before the headers or while
 /// the body is read (at full speed, slowly or by callbacks, as the turn decides).

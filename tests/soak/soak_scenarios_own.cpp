@@ -29,8 +29,8 @@ void own_h1_ok(Turn& turn) {
   static constexpr const char* kBehaviours[] = {"ok", "chunked", "slow"};
   const char* behaviour = kBehaviours[turn.uniform(0, 2)];
   // "slow" writes 4 KiB per 2 ms: keep it under ~130 ms.
-  const std::uint64_t size =
-      turn.uniform(0, std::string_view(behaviour) == "slow" ? 256 * 1024 : FaultServers::kPayloadSize);
+  const std::uint64_t size = turn.uniform(
+      0, std::string_view(behaviour) == "slow" ? 256 * 1024 : FaultServers::kPayloadSize);
   const bool tls = turn.chance(0.5);
   Request request = Request::get(turn.shared.faults->h1_url(tls, behaviour, size));
   run_good(turn, tls ? "own_h1_tls_ok" : "own_h1_ok", turn.shared_client(), std::move(request),
@@ -48,8 +48,8 @@ void own_h1_upload(Turn& turn) {
     request.body = BytesBody{std::string(bytes)};
   } else {
     writer = BodyWriter::create(32 * 1024);
-    request.body = StreamBody{writer, turn.chance(0.5) ? std::optional<std::uint64_t>(bytes.size())
-                                                       : std::nullopt};
+    request.body = StreamBody{
+        writer, turn.chance(0.5) ? std::optional<std::uint64_t>(bytes.size()) : std::nullopt};
   }
   request.timeouts.total = 120s;
   PendingResponse pending = turn.shared_client().send(std::move(request));
@@ -77,8 +77,7 @@ void own_h1_upload(Turn& turn) {
 // enough that a loaded machine (an ASan build beside other work) never mistakes a
 // slow fault server for a silent one.
 void h1_fault(Turn& turn, const char* kind, const char* behaviour,
-              std::initializer_list<ErrorCategory> allowed,
-              std::chrono::milliseconds idle = 10s) {
+              std::initializer_list<ErrorCategory> allowed, std::chrono::milliseconds idle = 10s) {
   Request request = Request::get(
       turn.shared.faults->h1_url(turn.chance(0.5), behaviour, fault_size(turn, 4u << 20)));
   request.timeouts.idle = idle;
@@ -86,8 +85,9 @@ void h1_fault(Turn& turn, const char* kind, const char* behaviour,
 }
 
 void h1_reset(Turn& turn) {
-  h1_fault(turn, "fault_h1_reset", "reset",
-           {ErrorCategory::protocol, ErrorCategory::io, ErrorCategory::connect, ErrorCategory::tls});
+  h1_fault(
+      turn, "fault_h1_reset", "reset",
+      {ErrorCategory::protocol, ErrorCategory::io, ErrorCategory::connect, ErrorCategory::tls});
 }
 void h1_truncated(Turn& turn) {
   h1_fault(turn, "fault_h1_truncated", "truncated", {ErrorCategory::protocol});
@@ -102,8 +102,8 @@ void h1_stall(Turn& turn) {
 void own_h2_ok(Turn& turn) {
   auto server = turn.shared.faults->h2_server();
   const std::uint64_t size = turn.uniform(0, 1u << 20);
-  run_good(turn, "own_h2_ok", turn.shared_client(), h2c_get(*server, "ok", size),
-           exact(turn, size), pick_mode(turn), {HttpVersion::http2});
+  run_good(turn, "own_h2_ok", turn.shared_client(), h2c_get(*server, "ok", size), exact(turn, size),
+           pick_mode(turn), {HttpVersion::http2});
 }
 
 void h2_rst_stream(Turn& turn) {
@@ -150,7 +150,8 @@ void h3_lossy(Turn& turn) {
   auto client = turn.fresh_client(turn.shared.fresh_options);
   if (!client) return;
   const ServedFile& file = env.file(turn.chance(0.7) ? "1m.bin" : "large.txt");
-  Request request = Request::get("https://localhost:" + std::to_string(proxy.port()) + "/" + file.name);
+  Request request =
+      Request::get("https://localhost:" + std::to_string(proxy.port()) + "/" + file.name);
   request.version = VersionPolicy::http3_only;
   request.timeouts.total = 120s;
   run_good(turn, "h3_lossy", *client, std::move(request), Expected{file.size, file.sha256, {}},
@@ -161,7 +162,8 @@ void h3_lossy(Turn& turn) {
 void h3_dead_path(Turn& turn) {
   test::UdpProxy black_hole("127.0.0.1", 9);
   black_hole.set_black_hole(true);
-  Request request = Request::get("https://localhost:" + std::to_string(black_hole.port()) + "/small.txt");
+  Request request =
+      Request::get("https://localhost:" + std::to_string(black_hole.port()) + "/small.txt");
   request.version = VersionPolicy::http3_only;
   request.timeouts.connect = 1s;
   run_fault(turn, "fault_h3_dead_path", turn.shared_client(), std::move(request),

@@ -27,7 +27,9 @@ const Origin kOrigins[] = {
     {"h2_nghttpd_get", &SoakEnv::nghttpd, VersionPolicy::automatic, {HttpVersion::http2}},
     {"h3_get", &SoakEnv::caddy, VersionPolicy::http3_only, {HttpVersion::http3}},
     {"h3_gtls_get", &SoakEnv::gtlsserver, VersionPolicy::http3_only, {HttpVersion::http3}},
-    {"caddy_auto_get", &SoakEnv::caddy, VersionPolicy::automatic,
+    {"caddy_auto_get",
+     &SoakEnv::caddy,
+     VersionPolicy::automatic,
      {HttpVersion::http2, HttpVersion::http3}},
 };
 
@@ -49,7 +51,8 @@ void get_file(Turn& turn) {
   const Origin& origin = kOrigins[turn.uniform(0, std::size(kOrigins) - 1)];
   const ServedFile* file = &pick_file(turn);
   // gtlsserver answers an empty file with 404 (its example server's rule).
-  if (file->size == 0 && origin.url == &SoakEnv::gtlsserver) file = &turn.shared.env->file("small.txt");
+  if (file->size == 0 && origin.url == &SoakEnv::gtlsserver)
+    file = &turn.shared.env->file("small.txt");
   Request request = Request::get(turn.shared.env->*origin.url + "/" + file->name);
   request.version = origin.policy;
   if (turn.chance(0.2)) request.allowance = {64 * 1024, 64 * 1024};
@@ -132,13 +135,13 @@ void upload_to_nginx(Turn& turn) {
   int status = 0;
   auto put = send_upload(turn, client, upload, status);
   if (!put || (status != 201 && status != 204)) {
-    return turn.record(kind, Outcome::unexpected,
-                       "PUT " + base + ": " + (put ? "status " + std::to_string(status)
-                                                   : put.error().describe()));
+    return turn.record(
+        kind, Outcome::unexpected,
+        "PUT " + base + ": " + (put ? "status " + std::to_string(status) : put.error().describe()));
   }
   // Read back: what nginx stored must be what was sent, byte for byte.
-  run_good(turn, kind, client, Request::get(base),
-           Expected{upload.bytes.size(), "", upload.bytes}, pick_reading_mode(turn));
+  run_good(turn, kind, client, Request::get(base), Expected{upload.bytes.size(), "", upload.bytes},
+           pick_reading_mode(turn));
   Request remove = Request::get(base);
   remove.method = "DELETE";
   (void)client.fetch(std::move(remove));
@@ -161,16 +164,18 @@ void upload_cancelled(Turn& turn) {
     const std::string_view piece = bytes.substr(offset, 8192);
     auto wrote = writer->write_for(std::as_bytes(std::span(piece.data(), piece.size())), 10s);
     if (!wrote) break;  // the request ended: what the writer must see
-    if (!*wrote) return turn.record("upload_cancelled", Outcome::unexpected,
-                                    url + ": the writer waited 10 s after cancel()");
+    if (!*wrote)
+      return turn.record("upload_cancelled", Outcome::unexpected,
+                         url + ": the writer waited 10 s after cancel()");
   }
   auto response = pending.wait();
   if (!response && response.error().category() == ErrorCategory::cancelled) {
     return turn.record("upload_cancelled", Outcome::cancelled);
   }
   turn.record("upload_cancelled", Outcome::unexpected,
-              url + ": " + (response ? "answered " + std::to_string(response->status)
-                                     : response.error().describe()));
+              url + ": " +
+                  (response ? "answered " + std::to_string(response->status)
+                            : response.error().describe()));
 }
 
 // nghttpd --echo-upload answers a POST with the body it received.
@@ -179,12 +184,12 @@ void upload_echo_nghttpd(Turn& turn) {
   int status = 0;
   auto echo = send_upload(turn, turn.shared_client(), upload, status);
   if (!echo || status != 200 || *echo != upload.bytes) {
-    return turn.record("upload_echo_h2", Outcome::unexpected,
-                       "POST " + upload.request.url + ": " +
-                           (echo ? "status " + std::to_string(status) + ", " +
-                                       std::to_string(echo->size()) + " bytes echoed of " +
-                                       std::to_string(upload.bytes.size())
-                                 : echo.error().describe()));
+    return turn.record(
+        "upload_echo_h2", Outcome::unexpected,
+        "POST " + upload.request.url + ": " +
+            (echo ? "status " + std::to_string(status) + ", " + std::to_string(echo->size()) +
+                        " bytes echoed of " + std::to_string(upload.bytes.size())
+                  : echo.error().describe()));
   }
   turn.record("upload_echo_h2", Outcome::ok);
 }

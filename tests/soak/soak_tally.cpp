@@ -66,8 +66,8 @@ void Tally::print_by_kind(std::ostream& out) const {
       }
       out << ')';
     }
-    out << " cancelled=" << counts.totals.cancelled
-        << " unexpected=" << counts.totals.unexpected << '\n';
+    out << " cancelled=" << counts.totals.cancelled << " unexpected=" << counts.totals.unexpected
+        << '\n';
   }
 }
 

@@ -55,7 +55,8 @@ void Worker::run(const std::atomic<bool>& stop) {
 Worker::Busy Worker::busy() const {
   Busy busy;
   busy.scenario = scenario_.load();
-  if (busy.scenario != nullptr) busy.seconds = static_cast<double>(now_ms() - started_ms_.load()) / 1000.0;
+  if (busy.scenario != nullptr)
+    busy.seconds = static_cast<double>(now_ms() - started_ms_.load()) / 1000.0;
   return busy;
 }
 

@@ -21,7 +21,8 @@ BlackHole::BlackHole(const std::string& ip, std::uint16_t port) {
   listener_ = ::socket(address->family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int one = 1;
   setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address->storage), address->length) != 0 ||
+  if (::bind(listener_, reinterpret_cast<const sockaddr*>(&address->storage), address->length) !=
+          0 ||
       ::listen(listener_, 0) != 0) {
     throw std::runtime_error("BlackHole: cannot listen on " + address->to_string() + ": " +
                              std::strerror(errno));

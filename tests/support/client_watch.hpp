@@ -30,6 +30,7 @@ enum class Refill { paused, ended, timed_out };
 /// the transfer ended (the rest arrived), so that what it checks next sees the buffer
 /// at its fullest, however fast its reads were. Settles first: the resume its reads
 /// posted has run, so an old pause is not mistaken for a new one.
-Refill wait_for_refill(Client& client, std::chrono::milliseconds deadline = std::chrono::seconds(30));
+Refill wait_for_refill(Client& client,
+                       std::chrono::milliseconds deadline = std::chrono::seconds(30));
 
 }  // namespace sluice::test

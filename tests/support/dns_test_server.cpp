@@ -106,8 +106,8 @@ void DnsTestServer::serve() {
     if (fds[1].revents != 0) return;
     sockaddr_storage from{};
     socklen_t from_length = sizeof from;
-    const ssize_t got = ::recvfrom(fd_, buffer, sizeof buffer, 0,
-                                   reinterpret_cast<sockaddr*>(&from), &from_length);
+    const ssize_t got =
+        ::recvfrom(fd_, buffer, sizeof buffer, 0, reinterpret_cast<sockaddr*>(&from), &from_length);
     if (got < 12) continue;
     const std::string reply = reply_to(std::string(buffer, static_cast<std::size_t>(got)));
     if (reply.empty() || silent_) continue;

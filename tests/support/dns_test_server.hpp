@@ -47,7 +47,7 @@ class DnsTestServer {
     std::vector<std::string> addresses;
     std::uint32_t ttl = 0;
   };
-  std::map<std::string, Entry> names_;           // guarded by mu_
+  std::map<std::string, Entry> names_;            // guarded by mu_
   std::map<std::string, std::size_t> questions_;  // guarded by mu_
   std::thread thread_;
 };

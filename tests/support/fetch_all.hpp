@@ -19,8 +19,7 @@ struct Fetched {
 };
 
 /// The response with its body, or the error of either (`limit`: the most body read).
-inline Result<Fetched> fetch_all(Client& client, Request request,
-                                 std::size_t limit = 128u << 20) {
+inline Result<Fetched> fetch_all(Client& client, Request request, std::size_t limit = 128u << 20) {
   auto response = client.fetch(std::move(request));
   if (!response) return std::move(response).error();
   auto body = response->body.read_all(limit);

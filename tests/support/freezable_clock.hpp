@@ -57,9 +57,9 @@ class FreezableClock final : public TimeSource {
   TimePoint now_locked() const noexcept { return frozen_ ? frozen_at_ : steady_now() + offset_; }
 
   mutable std::mutex mu_;
-  bool frozen_ = false;            // guarded by mu_
-  TimePoint frozen_at_{};          // guarded by mu_: the time while frozen
-  Clock::duration offset_{};       // guarded by mu_: added to the system's time while running
+  bool frozen_ = false;       // guarded by mu_
+  TimePoint frozen_at_{};     // guarded by mu_: the time while frozen
+  Clock::duration offset_{};  // guarded by mu_: added to the system's time while running
 };
 
 }  // namespace sluice::test

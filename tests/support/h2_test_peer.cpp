@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "http2/h2_session.hpp"
 #include "core/byte_queue.hpp"
+#include "http2/h2_session.hpp"
 
 namespace sluice::test {
 namespace {
@@ -66,7 +66,8 @@ struct H2TestPeer::Callbacks {
       self.resume_waiting_for_window();
     }
     if (found == self.requests_.end()) return 0;
-    if (frame->hd.type == NGHTTP2_RST_STREAM) found->second.reset_code = frame->rst_stream.error_code;
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+      found->second.reset_code = frame->rst_stream.error_code;
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
       found->second.head_received = true;
     }
@@ -120,7 +121,8 @@ H2TestPeer::H2TestPeer(H2PeerOptions options) : options_(std::move(options)) {
   nghttp2_option* option = nullptr;
   nghttp2_option_new(&option);
   nghttp2_option_set_max_send_header_block_length(option, options_.max_send_header_block);
-  if (nghttp2_session_server_new2(&session_, callbacks, this, option) != 0) note("server_new failed");
+  if (nghttp2_session_server_new2(&session_, callbacks, this, option) != 0)
+    note("server_new failed");
   nghttp2_option_del(option);
   nghttp2_session_callbacks_del(callbacks);
   if (nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, options_.settings.data(),
@@ -271,8 +273,8 @@ void H2TestPeer::send_body(std::int32_t stream_id, std::string_view bytes, bool 
   resume(stream_id);
 }
 
-void H2TestPeer::send_body_generated(std::int32_t stream_id, std::uint64_t size,
-                                     std::uint64_t seed, bool end) {
+void H2TestPeer::send_body_generated(std::int32_t stream_id, std::uint64_t size, std::uint64_t seed,
+                                     bool end) {
   Outgoing& out = outgoing_[stream_id];
   out.pending.push_generated(size, seed);
   out.end = out.end || end;
@@ -416,8 +418,8 @@ std::string h2_uint32(std::uint32_t value) {
 }
 
 std::string data_frame(std::int32_t stream_id, std::string_view payload, bool end_stream) {
-  return h2_frame(NGHTTP2_DATA, end_stream ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE,
-                  stream_id, payload);
+  return h2_frame(NGHTTP2_DATA, end_stream ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE, stream_id,
+                  payload);
 }
 
 std::string settings_frame(const std::vector<nghttp2_settings_entry>& entries) {
@@ -459,9 +461,9 @@ std::string h2_client_opening(const std::vector<nghttp2_settings_entry>& setting
     return field;
   };
   std::string block;
-  block += static_cast<char>(0x82);  // :method GET (static table entry 2)
-  block += static_cast<char>(0x86);  // :scheme http (entry 6)
-  block += literal(4, path);         // :path
+  block += static_cast<char>(0x82);     // :method GET (static table entry 2)
+  block += static_cast<char>(0x86);     // :scheme http (entry 6)
+  block += literal(4, path);            // :path
   block += literal(1, "example.test");  // :authority
   std::string out(NGHTTP2_CLIENT_MAGIC, NGHTTP2_CLIENT_MAGIC_LEN);
   out += settings_frame(settings);
@@ -479,9 +481,10 @@ std::vector<H2Frame> take_h2_frames(std::string& bytes) {
     H2Frame frame;
     frame.type = byte(3);
     frame.flags = byte(4);
-    frame.stream_id = static_cast<std::int32_t>(
-        ((std::uint32_t{byte(5)} << 24) | (std::uint32_t{byte(6)} << 16) |
-         (std::uint32_t{byte(7)} << 8) | byte(8)) & 0x7fffffffu);
+    frame.stream_id =
+        static_cast<std::int32_t>(((std::uint32_t{byte(5)} << 24) | (std::uint32_t{byte(6)} << 16) |
+                                   (std::uint32_t{byte(7)} << 8) | byte(8)) &
+                                  0x7fffffffu);
     frame.payload = bytes.substr(at + 9, length);
     frames.push_back(std::move(frame));
     at += 9 + length;

@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "http2/h2_session.hpp"
 #include "connection/connection.hpp"
 #include "connection/exchange.hpp"
 #include "core/trace.hpp"
+#include "http2/h2_session.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 #include "support/manual_clock.hpp"
@@ -61,8 +61,8 @@ class H2TestPeer {
     std::int32_t stream_id = 0;
     Headers headers;  ///< pseudo-headers included, in order
     std::string body;
-    bool ended = false;                     ///< END_STREAM arrived
-    bool head_received = false;             ///< the whole request header block arrived
+    bool ended = false;                       ///< END_STREAM arrived
+    bool head_received = false;               ///< the whole request header block arrived
     std::optional<std::uint32_t> reset_code;  ///< RST_STREAM from the client
     bool closed = false;  ///< the server's side of the stream closed (ended both ways or reset)
   };

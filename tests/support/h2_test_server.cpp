@@ -54,7 +54,8 @@ Ready wait_ready(int fd, short events, int stop_fd, Clock::time_point deadline) 
     if (now >= deadline) return Ready::timeout;
     const auto ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
     pollfd fds[2] = {{stop_fd, POLLIN, 0}, {fd, events, 0}};
-    const int rv = ::poll(fds, events != 0 ? 2 : 1, static_cast<int>(std::min<long long>(ms, INT_MAX)));
+    const int rv =
+        ::poll(fds, events != 0 ? 2 : 1, static_cast<int>(std::min<long long>(ms, INT_MAX)));
     if (rv < 0 && errno != EINTR) return Ready::stop;
     if (rv <= 0) continue;
     if (fds[0].revents != 0) return Ready::stop;
@@ -222,7 +223,9 @@ void PeerConnection::write_all(std::string_view bytes) {
 
 void PeerConnection::reset_connection() {
   if (fd_ < 0) return;
-  struct linger hard_close {1, 0};  // close() sends RST instead of FIN
+  struct linger hard_close {
+    1, 0
+  };  // close() sends RST instead of FIN
   ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &hard_close, sizeof hard_close);
   ::close(fd_);
   fd_ = -1;
@@ -361,8 +364,7 @@ void H2TestServer::Impl::start_connection(int fd) {
 H2TestServer::Impl::~Impl() {
   if (stop[1] >= 0) {
     const char byte = 1;
-    while (::write(stop[1], &byte, 1) < 0 && errno == EINTR) {
-    }
+    while (::write(stop[1], &byte, 1) < 0 && errno == EINTR) {}
   }
   if (acceptor.joinable()) acceptor.join();
   // The acceptor is gone: nothing adds to `live` any more.

@@ -83,9 +83,8 @@ struct H3TestPeer::Callbacks {
     }
     return 0;
   }
-  static int recv_header(nghttp3_conn*, std::int64_t stream_id, std::int32_t,
-                         nghttp3_rcbuf* name, nghttp3_rcbuf* value, std::uint8_t,
-                         void* user_data, void*) {
+  static int recv_header(nghttp3_conn*, std::int64_t stream_id, std::int32_t, nghttp3_rcbuf* name,
+                         nghttp3_rcbuf* value, std::uint8_t, void* user_data, void*) {
     peer(user_data).requests_[stream_id].headers.add(text(name), text(value));
     return 0;
   }
@@ -120,8 +119,7 @@ struct H3TestPeer::Callbacks {
     return 0;
   }
   static nghttp3_ssize read_data(nghttp3_conn*, std::int64_t stream_id, nghttp3_vec* vec,
-                                 std::size_t veccnt, std::uint32_t* flags, void* user_data,
-                                 void*) {
+                                 std::size_t veccnt, std::uint32_t* flags, void* user_data, void*) {
     Outgoing& out = peer(user_data).outgoing_[stream_id];
     std::size_t count = 0;
     // Given pieces move whole; generated body is made only up to one piece's worth
@@ -278,7 +276,8 @@ void H3TestPeer::shutdown_stream(std::int64_t stream_id, std::uint64_t app_error
     p.down.reset = app_error;
     clear_down(p);
     nghttp3_conn_shutdown_stream_write(server_, stream_id);
-    events_.push_back([this, stream_id, app_error] { client_.on_stream_reset(stream_id, app_error); });
+    events_.push_back(
+        [this, stream_id, app_error] { client_.on_stream_reset(stream_id, app_error); });
   }
 }
 
@@ -429,8 +428,9 @@ bool H3TestPeer::server_write() {
       continue;
     }
     idle = 0;
-    if (take_server_output(stream_id, fin != 0,
-                           std::span<const nghttp3_vec>(vecs.data(), static_cast<std::size_t>(n)))) {
+    if (take_server_output(
+            stream_id, fin != 0,
+            std::span<const nghttp3_vec>(vecs.data(), static_cast<std::size_t>(n)))) {
       moved = true;
     }
   }
@@ -494,7 +494,8 @@ bool H3TestPeer::deliver(std::int64_t stream_id, Pipe& p) {
       client_failed(credit.error());
       return true;
     }
-    if (*credit > n) note("client credited more than one delivery on stream " + std::to_string(stream_id));
+    if (*credit > n)
+      note("client credited more than one delivery on stream " + std::to_string(stream_id));
     extend_stream(stream_id, *credit);
     ack_server(stream_id, n);
   }
@@ -581,8 +582,8 @@ void H3TestPeer::send_body(std::int64_t stream_id, std::string_view bytes, bool 
   resume_body(stream_id);
 }
 
-void H3TestPeer::send_body_generated(std::int64_t stream_id, std::uint64_t size,
-                                     std::uint64_t seed, bool end) {
+void H3TestPeer::send_body_generated(std::int64_t stream_id, std::uint64_t size, std::uint64_t seed,
+                                     bool end) {
   Outgoing& out = outgoing_[stream_id];
   out.queued.push_generated(size, seed);
   out.end = out.end || end;
@@ -605,7 +606,8 @@ void H3TestPeer::reset(std::int64_t stream_id, std::uint64_t app_error, bool sto
     p.down.reset = app_error;
     clear_down(p);
     nghttp3_conn_shutdown_stream_write(server_, stream_id);
-    events_.push_back([this, stream_id, app_error] { client_.on_stream_reset(stream_id, app_error); });
+    events_.push_back(
+        [this, stream_id, app_error] { client_.on_stream_reset(stream_id, app_error); });
   }
   if (stop) stop_sending(stream_id, app_error);
 }
@@ -618,7 +620,8 @@ void H3TestPeer::stop_sending(std::int64_t stream_id, std::uint64_t app_error) {
   p.up.pending.clear();
   p.up.unacked = 0;
   nghttp3_conn_shutdown_stream_read(server_, stream_id);
-  events_.push_back([this, stream_id, app_error] { client_.on_stop_sending(stream_id, app_error); });
+  events_.push_back(
+      [this, stream_id, app_error] { client_.on_stop_sending(stream_id, app_error); });
 }
 
 void H3TestPeer::goaway(std::int64_t stream_id) {

@@ -24,10 +24,10 @@
 #include <string_view>
 #include <vector>
 
-#include "http3/h3_session.hpp"
-#include "quic/quic_streams.hpp"
 #include "connection/connection.hpp"
 #include "core/trace.hpp"
+#include "http3/h3_session.hpp"
+#include "quic/quic_streams.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 #include "support/manual_clock.hpp"
@@ -184,11 +184,11 @@ class H3TestPeer final : public QuicStreams {
     bool fin_delivered = false;  // the receiver saw the FIN
     std::uint64_t sent = 0;
     std::uint64_t delivered = 0;
-    std::uint64_t credited = 0;  // the receiver's returned credit
-    std::uint64_t window = 0;    // the receiver's window beyond `credited`
-    std::uint64_t unacked = 0;   // delivered, not yet acknowledged to the sender
+    std::uint64_t credited = 0;          // the receiver's returned credit
+    std::uint64_t window = 0;            // the receiver's window beyond `credited`
+    std::uint64_t unacked = 0;           // delivered, not yet acknowledged to the sender
     std::optional<std::uint64_t> reset;  // the sender reset this direction
-    bool blocked = false;        // the sender waits for credit
+    bool blocked = false;                // the sender waits for credit
     std::uint64_t room() const { return credited + window > sent ? credited + window - sent : 0; }
   };
   // The server transport's send buffer of a request stream under a send policy:
@@ -213,7 +213,7 @@ class H3TestPeer final : public QuicStreams {
     std::size_t next = 0;            // the next piece to hand to nghttp3
     std::uint64_t acked = 0;         // bytes of pieces.front() acknowledged
     bool end = false;
-    bool blocked = false;            // read_data said WOULDBLOCK
+    bool blocked = false;  // read_data said WOULDBLOCK
   };
   // How many staged bytes may move now (0: wait).
   struct Reservation {

@@ -52,9 +52,7 @@ const char* reason_phrase(int status) {
 }
 
 // 1xx, 204 and 304 carry no body, so a Content-Length would misdescribe them.
-bool status_has_body(int status) {
-  return status >= 200 && status != 204 && status != 304;
-}
+bool status_has_body(int status) { return status >= 200 && status != 204 && status != 304; }
 
 std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

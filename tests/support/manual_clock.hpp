@@ -19,7 +19,8 @@ class ManualClock final : public TimeSource {
  public:
   /// Starts at an arbitrary fixed point (not the epoch: code may subtract from now).
   ManualClock()
-      : ticks_(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::hours(1)).count()) {}
+      : ticks_(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::hours(1)).count()) {}
   TimePoint now() const noexcept override {
     return TimePoint(std::chrono::duration_cast<TimePoint::duration>(
         std::chrono::nanoseconds(ticks_.load(std::memory_order_acquire))));

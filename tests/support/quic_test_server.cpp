@@ -137,10 +137,10 @@ void QuicTestServer::receive(std::span<const std::uint8_t> datagram, TimePoint n
       if (!close_packet_.empty()) queued_.push_back(close_packet_);
       return;
     case State::draining:
-    case State::gone:
-      return;
+    case State::gone: return;
   }
-  const ngtcp2_path path{addr_of(options_.server_address), addr_of(options_.client_address), nullptr};
+  const ngtcp2_path path{addr_of(options_.server_address), addr_of(options_.client_address),
+                         nullptr};
   ngtcp2_pkt_info info{};
   const int rv = ngtcp2_conn_read_pkt(conn_, &path, &info, datagram.data(), datagram.size(),
                                       quic_timestamp_of(now));
@@ -165,11 +165,11 @@ void QuicTestServer::answer_with_stateless_reset(std::span<const std::uint8_t> d
   }
   std::vector<std::uint8_t> random(size - NGTCP2_STATELESS_RESET_TOKENLEN);
   std::vector<std::uint8_t> packet(size);
-  const ngtcp2_ssize n = (gnutls_rnd(GNUTLS_RND_NONCE, random.data(), random.size()) != 0)
-                             ? -1
-                             : ngtcp2_pkt_write_stateless_reset(packet.data(), packet.size(),
-                                                                token->second.data(),
-                                                                random.data(), random.size());
+  const ngtcp2_ssize n =
+      (gnutls_rnd(GNUTLS_RND_NONCE, random.data(), random.size()) != 0)
+          ? -1
+          : ngtcp2_pkt_write_stateless_reset(packet.data(), packet.size(), token->second.data(),
+                                             random.data(), random.size());
   if (n <= 0) {
     note("QuicTestServer: cannot write a stateless reset");
     return;
@@ -224,7 +224,8 @@ bool QuicTestServer::accept(std::span<const std::uint8_t> datagram, TimePoint no
   params.stateless_reset_token_present = 1;
   reset_tokens_.insert_or_assign(std::vector<std::uint8_t>(scid.data, scid.data + kCidLength),
                                  std::move(token));
-  const ngtcp2_path path{addr_of(options_.server_address), addr_of(options_.client_address), nullptr};
+  const ngtcp2_path path{addr_of(options_.server_address), addr_of(options_.client_address),
+                         nullptr};
   const int rv = ngtcp2_conn_server_new(&conn_, &header.scid, &scid, &path, header.version,
                                         &callbacks(), &settings, &params, nullptr, this);
   if (rv != 0) {
@@ -266,7 +267,8 @@ void QuicTestServer::after_read_error(int liberr, TimePoint now) {
     }
     case NGTCP2_ERR_DROP_CONN:
     case NGTCP2_ERR_RETRY:
-      note(std::string("QuicTestServer: ngtcp2 dropped the connection: ") + ngtcp2_strerror(liberr));
+      note(std::string("QuicTestServer: ngtcp2 dropped the connection: ") +
+           ngtcp2_strerror(liberr));
       state_ = State::gone;
       return;
     case NGTCP2_ERR_CRYPTO: {
@@ -278,8 +280,7 @@ void QuicTestServer::after_read_error(int liberr, TimePoint now) {
       write_close(close, now);
       return;
     }
-    default:
-      close_after_library_error(liberr, now);
+    default: close_after_library_error(liberr, now);
   }
 }
 
@@ -317,7 +318,7 @@ void QuicTestServer::write_packets(TimePoint now, std::vector<std::vector<std::u
   for (int calls = 0; calls < kMaxWriteCalls && packets < max_packets && state_ == State::open;
        ++calls) {
     const std::optional<std::size_t> written = write_one(packet.data(), packet.size(), now);
-    if (!written) continue;  // a stream was blocked or shut, or a packet is still open
+    if (!written) continue;    // a stream was blocked or shut, or a packet is still open
     if (*written == 0) break;  // nothing more now (congestion, pacing or no data)
     out.emplace_back(packet.begin(), packet.begin() + static_cast<std::ptrdiff_t>(*written));
     ++packets;
@@ -328,7 +329,7 @@ void QuicTestServer::write_packets(TimePoint now, std::vector<std::vector<std::u
 // One ngtcp2 write fed by nghttp3: the packet's size (0: nothing to send now), or
 // nullopt to be called again. A fatal error closes the connection (then 0).
 std::optional<std::size_t> QuicTestServer::write_one(std::uint8_t* dest, std::size_t size,
-                                                      TimePoint now) {
+                                                     TimePoint now) {
   std::array<nghttp3_vec, kMaxVecs> h3_vecs{};
   H3ServerSession::Output output;
   if (h3_ && ngtcp2_conn_get_max_data_left(conn_) > 0) {
@@ -342,25 +343,19 @@ std::optional<std::size_t> QuicTestServer::write_one(std::uint8_t* dest, std::si
   if (output.fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
   ngtcp2_ssize datalen = -1;
   ngtcp2_pkt_info info{};
-  const ngtcp2_ssize rv =
-      ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest, size, &datalen, flags,
-                                output.stream_id, vecs.data(), output.count, quic_timestamp_of(now));
+  const ngtcp2_ssize rv = ngtcp2_conn_writev_stream(conn_, nullptr, &info, dest, size, &datalen,
+                                                    flags, output.stream_id, vecs.data(),
+                                                    output.count, quic_timestamp_of(now));
   if (rv < 0) {
     switch (rv) {
-      case NGTCP2_ERR_STREAM_DATA_BLOCKED:
-        h3_->blocked(output.stream_id);
-        return std::nullopt;
+      case NGTCP2_ERR_STREAM_DATA_BLOCKED: h3_->blocked(output.stream_id); return std::nullopt;
       case NGTCP2_ERR_STREAM_SHUT_WR:  // the client's STOP_SENDING, or our reset
-      case NGTCP2_ERR_STREAM_NOT_FOUND:
-        h3_->shut_write(output.stream_id);
-        return std::nullopt;
+      case NGTCP2_ERR_STREAM_NOT_FOUND: h3_->shut_write(output.stream_id); return std::nullopt;
       case NGTCP2_ERR_WRITE_MORE:  // the packet has room for more streams
         if (auto taken = h3_->written(output.stream_id, static_cast<std::size_t>(datalen)); !taken)
           return fail_h3(taken.error(), now);
         return std::nullopt;
-      default:
-        close_after_library_error(static_cast<int>(rv), now);
-        return 0;
+      default: close_after_library_error(static_cast<int>(rv), now); return 0;
     }
   }
   if (datalen >= 0) {
@@ -413,12 +408,14 @@ void QuicTestServer::close_after_library_error(int liberr, TimePoint now) {
 void QuicTestServer::write_close(const ngtcp2_connection_close_error& close, TimePoint now) {
   if (state_ != State::open) return;
   state_ = State::closing;
-  std::vector<std::uint8_t> packet(
-      std::max<std::size_t>(ngtcp2_conn_get_max_tx_udp_payload_size(conn_), NGTCP2_MAX_UDP_PAYLOAD_SIZE));
+  std::vector<std::uint8_t> packet(std::max<std::size_t>(
+      ngtcp2_conn_get_max_tx_udp_payload_size(conn_), NGTCP2_MAX_UDP_PAYLOAD_SIZE));
   ngtcp2_pkt_info info{};
   const ngtcp2_ssize n = ngtcp2_conn_write_connection_close(
       conn_, nullptr, &info, packet.data(), packet.size(), &close, quic_timestamp_of(now));
-  if (n < 0) note(std::string("QuicTestServer: cannot write CONNECTION_CLOSE: ") + ngtcp2_strerror(static_cast<int>(n)));
+  if (n < 0)
+    note(std::string("QuicTestServer: cannot write CONNECTION_CLOSE: ") +
+         ngtcp2_strerror(static_cast<int>(n)));
   if (n <= 0) return;
   packet.resize(static_cast<std::size_t>(n));
   close_packet_ = packet;

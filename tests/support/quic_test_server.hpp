@@ -29,8 +29,8 @@
 #include <variant>
 #include <vector>
 
-#include "net/socket_address.hpp"
 #include "core/time_source.hpp"
+#include "net/socket_address.hpp"
 #include "sluice/error.hpp"
 #include "sluice/headers.hpp"
 
@@ -54,7 +54,7 @@ struct QuicTestRequest {
   std::int64_t stream_id = -1;
   Headers headers;  ///< pseudo-headers included, in arrival order
   std::string body;
-  bool ended = false;                 ///< the client's FIN arrived
+  bool ended = false;                  ///< the client's FIN arrived
   std::optional<std::uint64_t> reset;  ///< the client's RESET_STREAM code, if it reset
 
   std::string header(std::string_view name) const;  ///< first value, "" when absent
@@ -77,7 +77,7 @@ enum class QuicTestAction {
   /// CONNECTION_CLOSE of the transport class (frame type 0x1c) with the QUIC error
   /// code transport_error (RFC 9000 section 20.1) and close_reason.
   close_with_transport_error,
-  never_answer,      ///< nothing: the request stays open until the client gives up
+  never_answer,  ///< nothing: the request stays open until the client gives up
   /// The head and the body until the client acknowledged `reset_after` body bytes,
   /// then silence: the server sends nothing more on the connection, not even ACKs,
   /// and ignores what arrives (a server that vanished without a word).
@@ -132,7 +132,7 @@ using QuicTestHandler = std::function<QuicTestResponse(const QuicTestRequest&)>;
 
 /// The server's transport parameters: what the client may send it.
 struct QuicTestTransport {
-  std::uint64_t stream_window = 256 * 1024;  ///< per request stream (request bodies)
+  std::uint64_t stream_window = 256 * 1024;      ///< per request stream (request bodies)
   std::uint64_t uni_stream_window = 256 * 1024;  ///< the client's control and QPACK streams
   std::uint64_t connection_window = 4 * 1024 * 1024;
   std::uint64_t max_bidi_streams = 100;  ///< request streams open at once
@@ -159,8 +159,8 @@ struct QuicTestGoawayPlan {
 };
 
 struct QuicTestServerOptions {
-  std::string cert_file;  ///< PEM; tests use test_certs().server_cert
-  std::string key_file;   ///< PEM; test_certs().server_key
+  std::string cert_file;         ///< PEM; tests use test_certs().server_cert
+  std::string key_file;          ///< PEM; test_certs().server_key
   SocketAddress server_address;  ///< the path ngtcp2 sees: our side
   SocketAddress client_address;  ///< and the client's (one client only)
   QuicTestTransport transport;
@@ -259,11 +259,11 @@ class QuicTestServer {
 
   QuicTestServerOptions options_;
   std::unique_ptr<QuicServerTls> tls_;
-  ngtcp2_conn* conn_ = nullptr;  // owned; deleted before tls_ (it points at the session)
+  ngtcp2_conn* conn_ = nullptr;          // owned; deleted before tls_ (it points at the session)
   std::unique_ptr<H3ServerSession> h3_;  // deleted before conn_
   State state_ = State::waiting;
-  std::vector<std::uint8_t> original_dcid_;  // the client's first DCID
-  std::vector<std::uint8_t> close_packet_;   // our CONNECTION_CLOSE, sent again on demand
+  std::vector<std::uint8_t> original_dcid_;        // the client's first DCID
+  std::vector<std::uint8_t> close_packet_;         // our CONNECTION_CLOSE, sent again on demand
   std::vector<std::vector<std::uint8_t>> queued_;  // leave with the next send()
   // Our connection IDs and their stateless reset tokens (the first one's went in
   // the transport parameters, the others with NEW_CONNECTION_ID).

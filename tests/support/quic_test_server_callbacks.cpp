@@ -83,7 +83,8 @@ struct QuicTestServerCallbacks {
       if (ngtcp2_is_bidi_stream(stream_id) && !ngtcp2_conn_is_local_stream(conn, stream_id))
         ngtcp2_conn_extend_max_streams_bidi(conn, 1);
       if ((flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) == 0) app_error = kH3NoError;
-      if (H3ServerSession* session = h3(server)) return session->on_stream_closed(stream_id, app_error);
+      if (H3ServerSession* session = h3(server))
+        return session->on_stream_closed(stream_id, app_error);
       return {};
     });
   }
@@ -91,7 +92,8 @@ struct QuicTestServerCallbacks {
   static int stream_reset(ngtcp2_conn*, std::int64_t stream_id, std::uint64_t /*final_size*/,
                           std::uint64_t app_error, void* user_data, void*) noexcept {
     return guarded(user_data, [&](QuicTestServer& server) -> Result<void> {
-      if (H3ServerSession* session = h3(server)) return session->on_stream_reset(stream_id, app_error);
+      if (H3ServerSession* session = h3(server))
+        return session->on_stream_reset(stream_id, app_error);
       return {};
     });
   }

@@ -179,8 +179,8 @@ QuicTestRequest& H3ServerSession::request(std::int64_t stream_id) {
 
 Result<void> H3ServerSession::library_failure(int rv, const char* what) {
   failure_code_ = nghttp3_err_infer_quic_app_error_code(rv);
-  return Error(ErrorCategory::protocol, std::string("QuicTestServer: nghttp3 failed ") + what +
-                                            ": " + nghttp3_strerror(rv));
+  return Error(ErrorCategory::protocol,
+               std::string("QuicTestServer: nghttp3 failed ") + what + ": " + nghttp3_strerror(rv));
 }
 
 void H3ServerSession::credit(std::int64_t stream_id, std::uint64_t n) {
@@ -290,10 +290,10 @@ Result<bool> H3ServerSession::trim_to_head_cut(Output& output, std::span<nghttp3
   std::uint64_t offered = 0;
   for (std::size_t i = 0; i < output.count; ++i) offered += vecs[i].len;
   if (output.fin && offered <= room) {  // the whole head fits under the cut
-    return Error(ErrorCategory::usage,
-                 "QuicTestServer: reset_mid_headers after " + std::to_string(head.limit) +
-                     " bytes reaches past the HEADERS frame (" +
-                     std::to_string(head.written + offered) + " bytes)");
+    return Error(ErrorCategory::usage, "QuicTestServer: reset_mid_headers after " +
+                                           std::to_string(head.limit) +
+                                           " bytes reaches past the HEADERS frame (" +
+                                           std::to_string(head.written + offered) + " bytes)");
   }
   std::size_t count = 0;
   for (; count < output.count && room > 0; ++count) {
@@ -312,7 +312,9 @@ Result<void> H3ServerSession::written(std::int64_t stream_id, std::size_t n) {
   return {};
 }
 
-void H3ServerSession::blocked(std::int64_t stream_id) { nghttp3_conn_block_stream(conn_, stream_id); }
+void H3ServerSession::blocked(std::int64_t stream_id) {
+  nghttp3_conn_block_stream(conn_, stream_id);
+}
 
 void H3ServerSession::shut_write(std::int64_t stream_id) {
   nghttp3_conn_shutdown_stream_write(conn_, stream_id);
@@ -347,14 +349,10 @@ Result<std::optional<QuicTestCloseError>> H3ServerSession::answer_requests() {
 
 Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse& response) {
   switch (response.action) {
-    case QuicTestAction::respond:
-      return respond(stream_id, response, false);
+    case QuicTestAction::respond: return respond(stream_id, response, false);
     case QuicTestAction::reset_mid_body:
-    case QuicTestAction::go_silent_mid_body:
-      return respond(stream_id, response, true);
-    case QuicTestAction::reset_before_headers:
-      reset(stream_id, response.app_error);
-      return {};
+    case QuicTestAction::go_silent_mid_body: return respond(stream_id, response, true);
+    case QuicTestAction::reset_before_headers: reset(stream_id, response.app_error); return {};
     case QuicTestAction::reset_mid_headers: {
       head_cuts_[stream_id] = HeadCut{std::max<std::uint64_t>(response.reset_after, 1), 0, 0,
                                       response.app_error, false};
@@ -368,11 +366,8 @@ Result<void> H3ServerSession::act(std::int64_t stream_id, const QuicTestResponse
     case QuicTestAction::close_with_transport_error:
       close_ = QuicTestCloseError{false, response.transport_error, response.close_reason};
       return {};
-    case QuicTestAction::never_answer:
-      return {};
-    case QuicTestAction::stateless_reset:
-      forgotten_ = true;
-      return {};
+    case QuicTestAction::never_answer: return {};
+    case QuicTestAction::stateless_reset: forgotten_ = true; return {};
   }
   return {};
 }
@@ -396,9 +391,9 @@ Result<void> H3ServerSession::respond(std::int64_t stream_id, const QuicTestResp
     // wait for an acknowledgement that never comes.
     std::optional<std::uint64_t> cut_at;
     if (cut) cut_at = std::clamp<std::uint64_t>(response.reset_after, 1, size);
-    replies_.insert_or_assign(
-        stream_id, Reply{ReplyBody(response.body, cut_at), response.app_error,
-                         response.action == QuicTestAction::go_silent_mid_body});
+    replies_.insert_or_assign(stream_id,
+                              Reply{ReplyBody(response.body, cut_at), response.app_error,
+                                    response.action == QuicTestAction::go_silent_mid_body});
   }
   // nghttp3 copies the fields; the body stays in replies_ until the stream closes.
   const int rv = nghttp3_conn_submit_response(conn_, stream_id, nva.data(), nva.size(),

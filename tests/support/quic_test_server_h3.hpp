@@ -131,7 +131,7 @@ class H3ServerSession {
   std::map<std::int64_t, Reply> replies_;
   std::vector<std::int64_t> due_resets_;
   std::map<std::int64_t, HeadCut> head_cuts_;
-  std::optional<QuicTestCloseError> close_;    // an answer asked to close
+  std::optional<QuicTestCloseError> close_;  // an answer asked to close
   std::uint64_t failure_code_ = kH3InternalError;
   std::optional<QuicTestStopSending> stop_sending_;
   std::set<std::int64_t> stopped_;       // uploads the script stopped (or will)

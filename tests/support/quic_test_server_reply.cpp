@@ -53,8 +53,7 @@ QuicTestResponse QuicTestResponse::reset_mid_body(std::uint64_t size, std::uint6
   return response;
 }
 
-QuicTestResponse QuicTestResponse::reset_mid_headers(std::uint64_t after,
-                                                     std::uint64_t app_error) {
+QuicTestResponse QuicTestResponse::reset_mid_headers(std::uint64_t after, std::uint64_t app_error) {
   QuicTestResponse response = fault(QuicTestAction::reset_mid_headers, app_error);
   response.reset_after = after;
   return response;

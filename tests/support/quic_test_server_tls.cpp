@@ -37,8 +37,7 @@ int remember_client_hello(void*, time_t, const gnutls_datum_t* key, const gnutls
   static std::mutex mu;
   static std::set<std::string> seen;
   std::lock_guard lock(mu);
-  const bool added =
-      seen.emplace(reinterpret_cast<const char*>(key->data), key->size).second;
+  const bool added = seen.emplace(reinterpret_cast<const char*>(key->data), key->size).second;
   return added ? 0 : GNUTLS_E_DB_ENTRY_EXISTS;
 }
 
@@ -104,7 +103,8 @@ Result<void> QuicServerTls::configure(const QuicServerTlsSettings& settings) {
     session_tickets_ = true;
   }
   if (early) {
-    if (anti_replay() == nullptr) return Error(ErrorCategory::tls, "QuicTestServer: no anti-replay");
+    if (anti_replay() == nullptr)
+      return Error(ErrorCategory::tls, "QuicTestServer: no anti-replay");
     gnutls_anti_replay_enable(session_, anti_replay());
     // QUIC's value for "any amount" (RFC 9001 section 4.6.1); QUIC limits it itself.
     rv = gnutls_record_set_max_early_data_size(session_, 0xffffffffu);
@@ -212,9 +212,9 @@ int QuicServerTls::take_client_transport_params(const std::uint8_t* data, std::s
     n = raise_windows(data, length, raised);
     data = raised.data();
   }
-  const int rv = n < 0 ? static_cast<int>(n)
-                       : ngtcp2_conn_decode_remote_transport_params(conn_, data,
-                                                                    static_cast<std::size_t>(n));
+  const int rv =
+      n < 0 ? static_cast<int>(n)
+            : ngtcp2_conn_decode_remote_transport_params(conn_, data, static_cast<std::size_t>(n));
   if (rv != 0) {
     ngtcp2_conn_set_tls_error(conn_, rv);
     return -1;
@@ -225,8 +225,8 @@ int QuicServerTls::take_client_transport_params(const std::uint8_t* data, std::s
 ngtcp2_ssize QuicServerTls::raise_windows(const std::uint8_t* data, std::size_t length,
                                           std::span<std::uint8_t> out) const {
   ngtcp2_transport_params params{};
-  const int rv = ngtcp2_decode_transport_params(
-      &params, NGTCP2_TRANSPORT_PARAMS_TYPE_CLIENT_HELLO, data, length);
+  const int rv = ngtcp2_decode_transport_params(&params, NGTCP2_TRANSPORT_PARAMS_TYPE_CLIENT_HELLO,
+                                                data, length);
   if (rv != 0) return rv;
   params.initial_max_stream_data_bidi_local =
       std::max(params.initial_max_stream_data_bidi_local, assumed_stream_window_);

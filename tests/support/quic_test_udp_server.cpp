@@ -32,9 +32,9 @@ bool same_address(const SocketAddress& a, const SocketAddress& b) {
 }
 
 timespec timespec_of(Clock::duration wait) {
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      std::max(wait, Clock::duration::zero()))
-                      .count();
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::max(wait, Clock::duration::zero()))
+          .count();
   return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
 }
 
@@ -104,7 +104,8 @@ QuicTestUdpStats QuicTestUdpServer::stats() const {
   return stats_;
 }
 
-bool QuicTestUdpServer::wait_for(const WaitCondition& done, std::chrono::milliseconds patience) const {
+bool QuicTestUdpServer::wait_for(const WaitCondition& done,
+                                 std::chrono::milliseconds patience) const {
   std::unique_lock lock(mu_);
   return changed_.wait_for(lock, patience, [&] { return done(stats_, requests_); });
 }

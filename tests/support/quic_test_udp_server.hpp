@@ -38,9 +38,9 @@ struct QuicTestUdpStats {
   bool resumed = false;  ///< its handshake resumed an earlier connection's session
   bool closed = false;
   std::optional<QuicTestCloseError> client_close;
-  std::uint64_t bytes_sent = 0;  ///< by all connections
+  std::uint64_t bytes_sent = 0;            ///< by all connections
   std::uint64_t cut_head_bytes_acked = 0;  ///< the current connection's (reset_mid_headers)
-  std::string error;             ///< the first error of any connection
+  std::string error;                       ///< the first error of any connection
 };
 
 class QuicTestUdpServer {
@@ -100,7 +100,7 @@ class QuicTestUdpServer {
 
   // Serving thread only.
   std::unique_ptr<QuicTestServer> server_;
-  SocketAddress client_;            // server_'s client
+  SocketAddress client_;  // server_'s client
   // The connection before server_, still serving its kept requests after its GOAWAY.
   std::unique_ptr<QuicTestServer> retired_;
   SocketAddress retired_client_;

@@ -123,10 +123,10 @@ class SocketConnection : public ManagedConnection {
   void drain_before_close();
   void close_fd(bool send_reset);
 
-  std::string in_;        // received, not yet consumed: in_[in_pos_..]
+  std::string in_;  // received, not yet consumed: in_[in_pos_..]
   std::size_t in_pos_ = 0;
   std::mutex fd_mu_;
-  int fd_;                // written only by the handler thread, under fd_mu_
+  int fd_;  // written only by the handler thread, under fd_mu_
   std::atomic<bool> aborted_{false};
   std::atomic<std::uint64_t> bytes_written_{0};
   std::atomic<std::uint64_t> write_waits_{0};
@@ -200,8 +200,7 @@ std::optional<ReceivedRequest> SocketConnection::read_head(Clock::time_point dea
   }
 }
 
-bool SocketConnection::read_chunked_body(ReceivedRequest& request,
-                                         Clock::time_point deadline) {
+bool SocketConnection::read_chunked_body(ReceivedRequest& request, Clock::time_point deadline) {
   for (;;) {
     std::optional<std::string> line = read_line(deadline);
     if (!line) return false;
@@ -221,8 +220,7 @@ bool SocketConnection::read_chunked_body(ReceivedRequest& request,
   }
 }
 
-std::optional<ReceivedRequest> SocketConnection::read_request(
-    std::chrono::milliseconds timeout) {
+std::optional<ReceivedRequest> SocketConnection::read_request(std::chrono::milliseconds timeout) {
   Clock::time_point deadline = Clock::now() + timeout;
   std::optional<ReceivedRequest> request = read_head(deadline);
   if (!request) return std::nullopt;
@@ -250,8 +248,8 @@ bool SocketConnection::write_slowly(std::string_view bytes, std::size_t piece,
       // Sleep in slices so that a stopping server is not kept waiting by a long gap.
       Clock::time_point wake = Clock::now() + gap;
       while (!aborted_.load() && Clock::now() < wake) {
-        std::this_thread::sleep_for(std::min<Clock::duration>(wake - Clock::now(),
-                                                              std::chrono::milliseconds(20)));
+        std::this_thread::sleep_for(
+            std::min<Clock::duration>(wake - Clock::now(), std::chrono::milliseconds(20)));
       }
     }
     if (!write(bytes.substr(at, piece))) return false;
@@ -320,7 +318,9 @@ void SocketConnection::close_fd(bool send_reset) {
   std::lock_guard<std::mutex> lock(fd_mu_);
   if (fd_ < 0) return;
   if (send_reset) {
-    struct linger l{1, 0};  // closing with a zero linger time sends RST instead of FIN
+    struct linger l {
+      1, 0
+    };  // closing with a zero linger time sends RST instead of FIN
     ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof l);
   }
   ::close(fd_);

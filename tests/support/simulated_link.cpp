@@ -16,8 +16,7 @@ void SimulatedLink::attach(DatagramCodec& client, LinkServer& server) {
   server_ = &server;
 }
 
-bool SimulatedLink::run_until(const std::function<bool()>& done,
-                              std::chrono::milliseconds limit) {
+bool SimulatedLink::run_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
   const TimePoint end = clock_.now() + limit;
   while (!done()) {
     step();

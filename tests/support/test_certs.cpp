@@ -74,8 +74,8 @@ Cert make_cert(const CertSpec& spec, EVP_PKEY* key, X509* issuer, EVP_PKEY* issu
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
                              reinterpret_cast<const unsigned char*>("sluice tests"), -1, -1, 0);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>(spec.common_name.c_str()),
-                             -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>(spec.common_name.c_str()), -1,
+                             -1, 0);
   X509* signer = issuer != nullptr ? issuer : cert.get();
   X509_set_issuer_name(cert.get(), X509_get_subject_name(signer));
   add_extension(cert.get(), signer, NID_subject_key_identifier, "hash");
@@ -125,8 +125,8 @@ struct CertFolder {
   ~CertFolder() {
     for (const std::string* path :
          {&certs.ca_file, &certs.server_cert, &certs.server_key, &certs.wrong_host_cert,
-          &certs.wrong_host_key, &certs.expired_cert, &certs.expired_key,
-          &certs.untrusted_cert, &certs.untrusted_key})
+          &certs.wrong_host_key, &certs.expired_cert, &certs.expired_key, &certs.untrusted_cert,
+          &certs.untrusted_key})
       unlink(path->c_str());
     rmdir(certs.dir.c_str());
   }
@@ -147,8 +147,9 @@ TestCerts generate() {
 
   write_leaf(certs, "server", {"localhost", local_names, -kDay, 30 * kDay, false, 2}, ca.get(),
              ca_key.get(), certs.server_cert, certs.server_key);
-  write_leaf(certs, "wrong-host", {"wrong.example", "DNS:wrong.example", -kDay, 30 * kDay, false, 3},
-             ca.get(), ca_key.get(), certs.wrong_host_cert, certs.wrong_host_key);
+  write_leaf(certs, "wrong-host",
+             {"wrong.example", "DNS:wrong.example", -kDay, 30 * kDay, false, 3}, ca.get(),
+             ca_key.get(), certs.wrong_host_cert, certs.wrong_host_key);
   write_leaf(certs, "expired", {"localhost", local_names, -10 * kDay, -kDay, false, 4}, ca.get(),
              ca_key.get(), certs.expired_cert, certs.expired_key);
   write_leaf(certs, "untrusted", {"localhost", local_names, -kDay, 30 * kDay, false, 5}, nullptr,

@@ -7,13 +7,13 @@
 namespace sluice::test {
 
 struct TestCerts {
-  std::string dir;            ///< the temporary folder holding every file below
-  std::string ca_file;        ///< the test CA (PEM); trust it with --cacert
-  std::string server_cert;    ///< signed by the CA for localhost, 127.0.0.1 and ::1
+  std::string dir;          ///< the temporary folder holding every file below
+  std::string ca_file;      ///< the test CA (PEM); trust it with --cacert
+  std::string server_cert;  ///< signed by the CA for localhost, 127.0.0.1 and ::1
   std::string server_key;
   std::string wrong_host_cert;  ///< signed by the CA for wrong.example only
   std::string wrong_host_key;
-  std::string expired_cert;   ///< signed by the CA for localhost, expired yesterday
+  std::string expired_cert;  ///< signed by the CA for localhost, expired yesterday
   std::string expired_key;
   std::string untrusted_cert;  ///< self-signed for localhost (unknown CA)
   std::string untrusted_key;

@@ -50,8 +50,7 @@ std::string TestEnv::get(std::string_view key) const {
   }
   const auto found = values_.find(key);
   if (found == values_.end()) {
-    ADD_FAILURE() << "test environment: no " << key << " in $SLUICE_TEST_ENV/env; "
-                  << kHowToStart;
+    ADD_FAILURE() << "test environment: no " << key << " in $SLUICE_TEST_ENV/env; " << kHowToStart;
     return "";
   }
   return found->second;
@@ -72,8 +71,8 @@ std::string TestEnv::sha256_of(std::string_view name) const {
       return line.substr(0, 64);
     }
   }
-  ADD_FAILURE() << "test environment: " << name << " is not listed in " << sums_path
-                << "; " << kHowToStart;
+  ADD_FAILURE() << "test environment: " << name << " is not listed in " << sums_path << "; "
+                << kHowToStart;
   return "";
 }
 

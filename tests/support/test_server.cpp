@@ -174,8 +174,8 @@ void TestServer::Impl::accept_loop() {
 
 void TestServer::Impl::start_connection(int fd) {
   auto entry = std::make_unique<Live>();
-  entry->conn = options.tls ? detail::make_tls_connection(fd, ssl_ctx)
-                            : detail::make_plain_connection(fd);
+  entry->conn =
+      options.tls ? detail::make_tls_connection(fd, ssl_ctx) : detail::make_plain_connection(fd);
   Live& ref = *entry;
   std::lock_guard<std::mutex> lock(mu);
   live.push_back(std::move(entry));
@@ -212,8 +212,7 @@ void TestServer::Impl::reap_finished() {
 TestServer::Impl::~Impl() {
   if (acceptor.joinable()) {
     char byte = 1;
-    while (::write(wake[1], &byte, 1) < 0 && errno == EINTR) {
-    }
+    while (::write(wake[1], &byte, 1) < 0 && errno == EINTR) {}
     acceptor.join();
   }
   std::vector<std::unique_ptr<Live>> remaining;

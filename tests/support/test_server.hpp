@@ -27,7 +27,7 @@ struct ReceivedRequest {
   std::string target;
   std::string version;  ///< "HTTP/1.1"
   Headers headers;
-  std::string body;     ///< decoded from Content-Length or chunked framing
+  std::string body;  ///< decoded from Content-Length or chunked framing
   bool chunked = false;
 };
 
@@ -37,7 +37,8 @@ class ServerConnection {
   /// Reads one request head and its body. std::nullopt on EOF, error or timeout.
   virtual std::optional<ReceivedRequest> read_request(std::chrono::milliseconds timeout = 10s) = 0;
   /// Reads only a request head (the body stays unread in the socket).
-  virtual std::optional<ReceivedRequest> read_request_head(std::chrono::milliseconds timeout = 10s) = 0;
+  virtual std::optional<ReceivedRequest> read_request_head(
+      std::chrono::milliseconds timeout = 10s) = 0;
   /// Reads up to `n` raw bytes (blocking until at least one or timeout).
   virtual std::string read_some(std::size_t n, std::chrono::milliseconds timeout = 10s) = 0;
   /// Writes every byte (blocking). False if the peer went away.
@@ -66,7 +67,7 @@ struct TestServerOptions {
   std::string cert_file;  ///< PEM; defaults to test_certs().server_cert when tls
   std::string key_file;
   std::vector<std::string> alpn = {"http/1.1"};
-  bool ipv6 = false;      ///< listen on ::1 instead of 127.0.0.1
+  bool ipv6 = false;  ///< listen on ::1 instead of 127.0.0.1
 };
 
 class TestServer {

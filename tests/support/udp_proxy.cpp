@@ -269,8 +269,7 @@ void UdpProxy::Relay::handle(Direction direction, std::string bytes, Clock::time
   ++received_;
 }
 
-void UdpProxy::Relay::apply_faults(Direction direction, std::string bytes,
-                                   Clock::time_point now) {
+void UdpProxy::Relay::apply_faults(Direction direction, std::string bytes, Clock::time_point now) {
   const UdpProxyOptions options = snapshot_options();
   if (options.seed != rng_seed_) {
     rng_.seed(options.seed);
@@ -291,8 +290,8 @@ void UdpProxy::Relay::apply_faults(Direction direction, std::string bytes,
   }
   auto due = now + options.delay;
   if (options.jitter.count() > 0) {
-    due += std::chrono::microseconds(std::uniform_int_distribution<std::int64_t>(
-        0, options.jitter.count())(rng_));
+    due += std::chrono::microseconds(
+        std::uniform_int_distribution<std::int64_t>(0, options.jitter.count())(rng_));
   }
   schedule(direction, std::move(bytes), copies, due);
   if (held_[direction]) {  // the held one goes right after the one that overtook it

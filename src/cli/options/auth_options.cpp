@@ -31,9 +31,7 @@ void recompute(CliOptions& options) {
     case AuthCliOptions::Method::digest:
       options.auth = Authentication::digest(user, password);
       return;
-    case AuthCliOptions::Method::any:
-      options.auth = Authentication::any(user, password);
-      return;
+    case AuthCliOptions::Method::any: options.auth = Authentication::any(user, password); return;
   }
 }
 
@@ -69,15 +67,18 @@ const std::array<OptionSpec, 8> kAuthOptions = {{
     {'\0', "basic", false, apply_method<AuthCliOptions::Method::basic>},
     {'\0', "digest", false, apply_method<AuthCliOptions::Method::digest>},
     {'\0', "anyauth", false, apply_method<AuthCliOptions::Method::any>},
-    {'n', "netrc", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'n', "netrc", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.auth_cli.netrc = true;
        return {};
      }},
-    {'\0', "netrc-optional", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "netrc-optional", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.auth_cli.netrc_optional = true;
        return {};
      }},
-    {'\0', "netrc-file", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'\0', "netrc-file", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("--netrc-file: the file name is empty");
        s.options.auth_cli.netrc_file = std::string(v);
        return {};

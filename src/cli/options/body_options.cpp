@@ -92,7 +92,8 @@ Result<void> apply_data_urlencode(ParseState& state, std::string_view text) {
     content = std::string(text.substr(equals + 1));
   } else if (at != std::string_view::npos) {
     name = std::string(text.substr(0, at));
-    Result<std::string> bytes = read_whole_file("--data-urlencode", std::string(text.substr(at + 1)));
+    Result<std::string> bytes =
+        read_whole_file("--data-urlencode", std::string(text.substr(at + 1)));
     if (!bytes) return std::move(bytes).error();
     content = std::move(*bytes);
   } else {
@@ -209,16 +210,20 @@ Result<void> apply_upload_file(ParseState& state, std::string_view text) {
 }
 
 const std::array<OptionSpec, 8> kBodyOptions = {{
-    {'\0', "data-ascii", true, [](ParseState& s, std::string_view v) { return add_data(s, "--data-ascii", v); }},
-    {'\0', "data-raw", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'\0', "data-ascii", true,
+     [](ParseState& s, std::string_view v) { return add_data(s, "--data-ascii", v); }},
+    {'\0', "data-raw", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        s.data.push_back(DataItem{std::string(v), {}, false});
        return {};
      }},
     {'\0', "data-urlencode", true, apply_data_urlencode},
     {'\0', "json", true, apply_json},
     {'F', "form", true, [](ParseState& s, std::string_view v) { return apply_form(s, v, false); }},
-    {'\0', "form-string", true, [](ParseState& s, std::string_view v) { return apply_form(s, v, true); }},
-    {'G', "get", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "form-string", true,
+     [](ParseState& s, std::string_view v) { return apply_form(s, v, true); }},
+    {'G', "get", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.data_in_query = true;
        return {};
      }},
@@ -238,8 +243,9 @@ std::string with_query_data(const std::string& url, const std::string& data) {
 Result<void> check_body_options(CliOptions& options) {
   const bool data = options.data.has_value() || !options.data_file.empty();
   if (!options.form.empty() && data) {
-    return usage_error("-F sends a multipart form and -d/--data-binary/--json a urlencoded or "
-                       "raw body: use one of them");
+    return usage_error(
+        "-F sends a multipart form and -d/--data-binary/--json a urlencoded or "
+        "raw body: use one of them");
   }
   if (!options.upload_file.empty() && (data || !options.form.empty())) {
     return usage_error("-T uploads a file as the body: it cannot be combined with -d or -F");

@@ -20,8 +20,8 @@ namespace sluice::cli {
 Result<std::string> read_whole_file(std::string_view option, const std::string& path) {
   std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
-    return Error(ErrorCategory::io, std::string(option) + ": cannot read '" + path +
-                                        "': " + std::strerror(errno));
+    return Error(ErrorCategory::io,
+                 std::string(option) + ": cannot read '" + path + "': " + std::strerror(errno));
   }
   std::string bytes;
   char chunk[16384];
@@ -86,13 +86,14 @@ class ArgumentWalker {
     while (next_ < argc_) {
       std::string_view arg = argv_[next_++];
       Result<void> step = only_urls_ || arg.size() < 2 || arg.front() != '-' ? take_url(arg)
-                          : arg == "--"                                   ? end_options()
-                          : arg.starts_with("--")                         ? take_long(arg)
-                                                                          : take_short(arg);
+                          : arg == "--"                                      ? end_options()
+                          : arg.starts_with("--")                            ? take_long(arg)
+                                                                             : take_short(arg);
       if (!step) return std::move(step).error();
     }
     if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
-    if (Result<void> body = check_body_options(state_.options); !body) return std::move(body).error();
+    if (Result<void> body = check_body_options(state_.options); !body)
+      return std::move(body).error();
     if (state_.options.fail_on_http_error && state_.options.fail_with_body) {
       return usage_error("-f and --fail-with-body contradict each other: choose one");
     }
@@ -182,8 +183,9 @@ class ArgumentWalker {
 }  // namespace
 
 std::vector<std::span<const OptionSpec>> all_option_tables() {
-  return {transfer_option_specs(), tls_option_specs(), body_option_specs(), failure_option_specs(),
-          download_option_specs(), auth_option_specs(), cookie_option_specs()};
+  return {transfer_option_specs(), tls_option_specs(),      body_option_specs(),
+          failure_option_specs(),  download_option_specs(), auth_option_specs(),
+          cookie_option_specs()};
 }
 
 Result<CliOptions> parse_command_line(int argc, const char* const* argv) {
@@ -194,7 +196,8 @@ std::string version_text() {
   return std::string("sluice ") + kVersion + " (libsluice " + kVersion + ")\n" +
          "Protocols: http https\n"
          "Features: alt-svc backpressure brotli deflate gzip HTTP1.1 HTTP2 HTTP3 TLS zstd\n"
-         "Libraries: " + library_versions() + "\n";
+         "Libraries: " +
+         library_versions() + "\n";
 }
 
 }  // namespace sluice::cli

@@ -26,17 +26,17 @@ enum class ProgressChoice { automatic, bar, line, none };
 
 /// The TLS options besides -k and --cacert (tls_options.cpp); curl's names.
 struct TlsCliOptions {
-  std::string cert;             ///< --cert / -E FILE (PEM, may hold the key)
-  std::string key;              ///< --key FILE
-  std::string pass;             ///< --pass PHRASE
-  std::string capath;           ///< --capath DIR
-  bool tls13_min = false;       ///< --tlsv1.3 (--tlsv1.2 is the floor anyway)
-  bool tls12_max = false;       ///< --tls-max 1.2
-  std::string ciphers;          ///< --ciphers LIST (TLS 1.2)
-  std::string tls13_ciphers;    ///< --tls13-ciphers LIST
-  std::string pinned_pubkey;    ///< --pinnedpubkey sha256//...;... or FILE
-  bool no_sessionid = false;    ///< --no-sessionid
-  bool early_data = false;      ///< --tls-earlydata (0-RTT over HTTP/3)
+  std::string cert;           ///< --cert / -E FILE (PEM, may hold the key)
+  std::string key;            ///< --key FILE
+  std::string pass;           ///< --pass PHRASE
+  std::string capath;         ///< --capath DIR
+  bool tls13_min = false;     ///< --tlsv1.3 (--tlsv1.2 is the floor anyway)
+  bool tls12_max = false;     ///< --tls-max 1.2
+  std::string ciphers;        ///< --ciphers LIST (TLS 1.2)
+  std::string tls13_ciphers;  ///< --tls13-ciphers LIST
+  std::string pinned_pubkey;  ///< --pinnedpubkey sha256//...;... or FILE
+  bool no_sessionid = false;  ///< --no-sessionid
+  bool early_data = false;    ///< --tls-earlydata (0-RTT over HTTP/3)
 };
 
 /// One -F / --form-string part (body_options.cpp).
@@ -52,13 +52,13 @@ struct FormPart {
 /// they make together, whatever their order.
 struct AuthCliOptions {
   enum class Method { basic, digest, any };
-  Method method = Method::basic;  ///< --basic, --digest, --anyauth (the last wins)
-  std::optional<std::string> user;      ///< -u USER:PASSWORD's user
-  std::string password;                 ///< and password
-  std::optional<std::string> bearer;    ///< --oauth2-bearer TOKEN (the later of it and -u wins)
-  bool netrc = false;                   ///< -n: ~/.netrc, required
-  bool netrc_optional = false;          ///< --netrc-optional
-  std::string netrc_file;               ///< --netrc-file FILE (required unless --netrc-optional)
+  Method method = Method::basic;      ///< --basic, --digest, --anyauth (the last wins)
+  std::optional<std::string> user;    ///< -u USER:PASSWORD's user
+  std::string password;               ///< and password
+  std::optional<std::string> bearer;  ///< --oauth2-bearer TOKEN (the later of it and -u wins)
+  bool netrc = false;                 ///< -n: ~/.netrc, required
+  bool netrc_optional = false;        ///< --netrc-optional
+  std::string netrc_file;             ///< --netrc-file FILE (required unless --netrc-optional)
 
   /// ClientOptions::netrc for these flags.
   NetrcMode netrc_mode() const {
@@ -69,20 +69,20 @@ struct AuthCliOptions {
 
 /// The downloader's options (download_options.cpp).
 struct DownloadCliOptions {
-  bool remote_name = false;          ///< -O: name each file from its URL
-  bool remote_header_name = false;   ///< -J: prefer Content-Disposition's name (with -O)
-  std::string output_dir;            ///< --output-dir
-  bool create_dirs = false;          ///< --create-dirs
+  bool remote_name = false;            ///< -O: name each file from its URL
+  bool remote_header_name = false;     ///< -J: prefer Content-Disposition's name (with -O)
+  std::string output_dir;              ///< --output-dir
+  bool create_dirs = false;            ///< --create-dirs
   std::vector<std::string> url_lists;  ///< --input-file FILE ("-": stdin), one URL per line
-  bool parallel = false;             ///< -Z
-  unsigned parallel_max = 5;         ///< --parallel-max
-  bool resume = false;               ///< -C -
-  unsigned split = 1;                ///< --split N
-  std::optional<std::string> sha256; ///< --checksum sha256=HEX (lowercase)
-  std::vector<std::string> mirrors;  ///< --mirror URL, repeated: other URLs of the one file
-  unsigned max_host_connections = 6; ///< --max-host-connections
+  bool parallel = false;               ///< -Z
+  unsigned parallel_max = 5;           ///< --parallel-max
+  bool resume = false;                 ///< -C -
+  unsigned split = 1;                  ///< --split N
+  std::optional<std::string> sha256;   ///< --checksum sha256=HEX (lowercase)
+  std::vector<std::string> mirrors;    ///< --mirror URL, repeated: other URLs of the one file
+  unsigned max_host_connections = 6;   ///< --max-host-connections
   ProgressChoice progress = ProgressChoice::automatic;  ///< --progress=MODE, --no-progress
-  bool summary_json = false;         ///< --json-summary: one JSON object per download on stdout
+  bool summary_json = false;  ///< --json-summary: one JSON object per download on stdout
   /// Any option above that only the downloader has: such a run downloads to files.
   bool asked = false;
 };
@@ -93,8 +93,8 @@ struct CliOptions {
 
   /// The URLs in command-line order (and, after load_url_lists(), those of --input-file).
   std::vector<std::string> urls;
-  std::string method;  ///< -X; empty: GET, or POST when there is data
-  Authentication auth;  ///< -u, --oauth2-bearer, --digest, --anyauth (from auth_cli)
+  std::string method;       ///< -X; empty: GET, or POST when there is data
+  Authentication auth;      ///< -u, --oauth2-bearer, --digest, --anyauth (from auth_cli)
   AuthCliOptions auth_cli;  ///< the authentication options as given
 
   /// -H fields in command-line order, already validated.
@@ -114,33 +114,34 @@ struct CliOptions {
   std::string upload_file;     ///< -T FILE ("-": stdin): PUT its bytes, streamed
   bool json = false;           ///< --json: JSON's Content-Type and Accept headers
 
-  VersionPolicy version = VersionPolicy::automatic;  ///< --http1.1, --http2, --http2-prior-knowledge
+  VersionPolicy version =
+      VersionPolicy::automatic;  ///< --http1.1, --http2, --http2-prior-knowledge
   bool compressed = false;
   bool follow_redirects = false;
-  int max_redirects = 50;  ///< curl's default; -1 on the command line means no limit
+  int max_redirects = 50;         ///< curl's default; -1 on the command line means no limit
   bool redirect_to_http = false;  ///< --proto-redir allows http: an https URL may redirect to http
   bool insecure = false;
   std::string ca_file;
-  TlsCliOptions tls;  ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...
+  TlsCliOptions tls;         ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...
   CookieCliOptions cookies;  ///< -b, -c, -j (cookie_options.cpp)
   /// -x/--proxy; unset: the environment's, as curl ("" turns every proxy off).
   std::optional<std::string> proxy;
-  std::string proxy_user;             ///< --proxy-user USER:PASSWORD
-  std::string proxy_ca_file;          ///< --proxy-cacert FILE
-  bool proxy_insecure = false;        ///< --proxy-insecure
-  std::optional<std::string> no_proxy;  ///< --noproxy LIST (over NO_PROXY)
-  bool proxy_tunnel = false;          ///< -p/--proxytunnel
-  IpVersion ip_version = IpVersion::any;    ///< -4 / -6
-  std::vector<std::string> resolve;         ///< --resolve HOST:PORT:ADDR[,ADDR] (repeatable)
-  std::vector<std::string> connect_to;      ///< --connect-to H:P:H2:P2 (repeatable)
-  std::string unix_socket;                  ///< --unix-socket PATH
-  std::string dns_servers;                  ///< --dns-servers LIST
-  std::string interface;                    ///< --interface NAME|ADDRESS
-  std::uint16_t local_port = 0;             ///< --local-port N[-M]: the first port
-  std::uint16_t local_port_range = 1;       ///< and how many
+  std::string proxy_user;                 ///< --proxy-user USER:PASSWORD
+  std::string proxy_ca_file;              ///< --proxy-cacert FILE
+  bool proxy_insecure = false;            ///< --proxy-insecure
+  std::optional<std::string> no_proxy;    ///< --noproxy LIST (over NO_PROXY)
+  bool proxy_tunnel = false;              ///< -p/--proxytunnel
+  IpVersion ip_version = IpVersion::any;  ///< -4 / -6
+  std::vector<std::string> resolve;       ///< --resolve HOST:PORT:ADDR[,ADDR] (repeatable)
+  std::vector<std::string> connect_to;    ///< --connect-to H:P:H2:P2 (repeatable)
+  std::string unix_socket;                ///< --unix-socket PATH
+  std::string dns_servers;                ///< --dns-servers LIST
+  std::string interface;                  ///< --interface NAME|ADDRESS
+  std::uint16_t local_port = 0;           ///< --local-port N[-M]: the first port
+  std::uint16_t local_port_range = 1;     ///< and how many
   std::optional<std::chrono::milliseconds> happy_eyeballs_delay;  ///< --happy-eyeballs-timeout-ms
-  std::optional<std::chrono::milliseconds> connect_timeout;  ///< unset: library default
-  std::chrono::milliseconds max_time{0};                     ///< 0: no limit
+  std::optional<std::chrono::milliseconds> connect_timeout;       ///< unset: library default
+  std::chrono::milliseconds max_time{0};                          ///< 0: no limit
   /// --retry N, --retry-delay, --retry-all-errors: for a fetch and for each download.
   RetryPolicy retry;
   std::uint64_t limit_rate = 0;  ///< --limit-rate, bytes per second (0: none)
@@ -152,15 +153,15 @@ struct CliOptions {
   bool trace_ascii = false;  ///< --trace-ascii: ASCII only, not the hex dump
   bool trace_time = false;   ///< --trace-time: each trace record starts with the time
   bool fail_on_http_error = false;
-  bool fail_with_body = false;       ///< --fail-with-body: exit 22 on >= 400, body still written
-  bool remove_on_error = false;      ///< --remove-on-error: a failed transfer's -o file is removed
-  std::uint64_t max_filesize = 0;    ///< --max-filesize: larger bodies fail with exit 63 (0: none)
-  std::string etag_save;             ///< --etag-save FILE: the response's ETag is written there
-  std::string etag_compare;          ///< --etag-compare FILE: If-None-Match with the ETag in it
+  bool fail_with_body = false;     ///< --fail-with-body: exit 22 on >= 400, body still written
+  bool remove_on_error = false;    ///< --remove-on-error: a failed transfer's -o file is removed
+  std::uint64_t max_filesize = 0;  ///< --max-filesize: larger bodies fail with exit 63 (0: none)
+  std::string etag_save;           ///< --etag-save FILE: the response's ETag is written there
+  std::string etag_compare;        ///< --etag-compare FILE: If-None-Match with the ETag in it
   std::optional<TimeCondition> time_cond;  ///< -z: If-(Un)Modified-Since; a 304/412 writes nothing
-  bool remote_time = false;          ///< -R: the -o file gets the response's Last-Modified
+  bool remote_time = false;                ///< -R: the -o file gets the response's Last-Modified
 
-  std::string output_path;  ///< empty or "-": stdout
+  std::string output_path;       ///< empty or "-": stdout
   bool include_head = false;     ///< -i: the response head before the body in the output
   bool head_only = false;        ///< -I: a HEAD request; its head is the output
   std::string dump_header_path;  ///< -D FILE: the response head to FILE ("-": stdout)

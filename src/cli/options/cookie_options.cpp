@@ -1,10 +1,10 @@
 // -b, -c and -j (see cookie_options.hpp): the option table and the run's jar.
 #include "cli/options/cookie_options.hpp"
 
+#include <sys/stat.h>
 #include <array>
 #include <cerrno>
 #include <cstdio>
-#include <sys/stat.h>
 
 #include "cli/options/option_spec.hpp"
 #include "sluice/headers.hpp"
@@ -40,12 +40,14 @@ Result<void> apply_cookie(ParseState& s, std::string_view v) {
 
 const std::array<OptionSpec, 3> kCookieOptions = {{
     {'b', "cookie", true, apply_cookie},
-    {'c', "cookie-jar", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'c', "cookie-jar", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("-c/--cookie-jar needs a file name (or - for stdout)");
        s.options.cookies.jar_file = std::string(v);
        return {};
      }},
-    {'j', "junk-session-cookies", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'j', "junk-session-cookies", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.cookies.junk_session = true;
        return {};
      }},

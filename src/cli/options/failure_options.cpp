@@ -14,37 +14,44 @@ namespace sluice::cli {
 namespace {
 
 const std::array<OptionSpec, 7> kFailureOptions = {{
-    {'\0', "fail-with-body", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "fail-with-body", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.fail_with_body = true;
        return {};
      }},
-    {'\0', "remove-on-error", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "remove-on-error", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.remove_on_error = true;
        return {};
      }},
-    {'\0', "max-filesize", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'\0', "max-filesize", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        Result<std::uint64_t> size = parse_byte_count("--max-filesize", v);
        if (!size) return std::move(size).error();
        s.options.max_filesize = *size;
        return {};
      }},
-    {'\0', "etag-save", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'\0', "etag-save", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("--etag-save: the file name is empty");
        s.options.etag_save = std::string(v);
        return {};
      }},
-    {'\0', "etag-compare", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'\0', "etag-compare", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("--etag-compare: the file name is empty");
        s.options.etag_compare = std::string(v);
        return {};
      }},
-    {'z', "time-cond", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'z', "time-cond", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        auto condition = read_time_condition(v);
        if (!condition) return std::move(condition).error();
        s.options.time_cond = *condition;
        return {};
      }},
-    {'R', "remote-time", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'R', "remote-time", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.remote_time = true;
        return {};
      }},

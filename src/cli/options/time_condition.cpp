@@ -20,7 +20,8 @@ Result<std::optional<TimeCondition>> read_time_condition(std::string_view argume
     text.remove_prefix(1);
   }
   if (text.empty()) {
-    return Error(ErrorCategory::usage, "-z/--time-cond: give a date ('Sun, 06 Nov 1994 08:49:37 GMT') or a file");
+    return Error(ErrorCategory::usage,
+                 "-z/--time-cond: give a date ('Sun, 06 Nov 1994 08:49:37 GMT') or a file");
   }
   if (auto when = parse_http_date(text)) {
     condition.when = *when;

@@ -31,38 +31,54 @@ Result<void> non_empty(std::string_view option, std::string_view v, std::string&
 }
 
 const std::array<OptionSpec, 13> kTlsOptions = {{
-    {'E', "cert", true, [](ParseState& s, std::string_view v) { return non_empty("--cert", v, s.options.tls.cert); }},
-    {'\0', "key", true, [](ParseState& s, std::string_view v) { return non_empty("--key", v, s.options.tls.key); }},
-    {'\0', "pass", true, [](ParseState& s, std::string_view v) -> Result<void> {
+    {'E', "cert", true,
+     [](ParseState& s, std::string_view v) { return non_empty("--cert", v, s.options.tls.cert); }},
+    {'\0', "key", true,
+     [](ParseState& s, std::string_view v) { return non_empty("--key", v, s.options.tls.key); }},
+    {'\0', "pass", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
        s.options.tls.pass = std::string(v);
        return {};
      }},
-    {'\0', "capath", true, [](ParseState& s, std::string_view v) { return non_empty("--capath", v, s.options.tls.capath); }},
-    {'\0', "tlsv1.2", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "capath", true,
+     [](ParseState& s, std::string_view v) {
+       return non_empty("--capath", v, s.options.tls.capath);
+     }},
+    {'\0', "tlsv1.2", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.tls.tls13_min = false;
        return {};
      }},
-    {'\0', "tlsv1.3", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "tlsv1.3", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.tls.tls13_min = true;
        return {};
      }},
     {'\0', "tls-max", true, apply_tls_max},
-    {'\0', "ciphers", true, [](ParseState& s, std::string_view v) { return non_empty("--ciphers", v, s.options.tls.ciphers); }},
-    {'\0', "tls13-ciphers", true, [](ParseState& s, std::string_view v) {
+    {'\0', "ciphers", true,
+     [](ParseState& s, std::string_view v) {
+       return non_empty("--ciphers", v, s.options.tls.ciphers);
+     }},
+    {'\0', "tls13-ciphers", true,
+     [](ParseState& s, std::string_view v) {
        return non_empty("--tls13-ciphers", v, s.options.tls.tls13_ciphers);
      }},
-    {'\0', "pinnedpubkey", true, [](ParseState& s, std::string_view v) {
+    {'\0', "pinnedpubkey", true,
+     [](ParseState& s, std::string_view v) {
        return non_empty("--pinnedpubkey", v, s.options.tls.pinned_pubkey);
      }},
-    {'\0', "no-sessionid", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "no-sessionid", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.tls.no_sessionid = true;
        return {};
      }},
-    {'\0', "sessionid", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "sessionid", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.tls.no_sessionid = false;
        return {};
      }},
-    {'\0', "tls-earlydata", false, [](ParseState& s, std::string_view) -> Result<void> {
+    {'\0', "tls-earlydata", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
        s.options.tls.early_data = true;
        return {};
      }},

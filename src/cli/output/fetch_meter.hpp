@@ -40,7 +40,7 @@ class FetchMeter {
  private:
   ProgressMode mode_;
   std::string path_;
-  std::optional<ProgressDisplay> display_;  // from the first body_started() to end()
+  std::optional<ProgressDisplay> display_;      // from the first body_started() to end()
   std::optional<StderrAttachment> attachment_;  // while display_ is; ends first
   std::size_t slot_ = 0;
   DownloadProgress progress_;

@@ -73,8 +73,8 @@ std::string result_fields(const DownloadResult& done) {
     sources = ",\"sources\":[";
     for (const DownloadSourceReport& source : done.sources) {
       if (sources.back() != '[') sources += ',';
-      sources += "{\"url\":" + json_string(source.url) + ",\"bytes\":" +
-                 std::to_string(source.bytes) + ",\"dropped\":" +
+      sources += "{\"url\":" + json_string(source.url) +
+                 ",\"bytes\":" + std::to_string(source.bytes) + ",\"dropped\":" +
                  (source.dropped.empty() ? std::string("null") : json_string(source.dropped)) + "}";
     }
     sources += ']';
@@ -86,17 +86,18 @@ std::string result_fields(const DownloadResult& done) {
          ",\"size\":" + std::to_string(done.size) +
          ",\"transferred\":" + std::to_string(done.transferred) +
          ",\"resumed_from\":" + std::to_string(done.resumed_from) +
-         ",\"ranges\":" + std::to_string(done.ranges) + ",\"retries\":" + std::to_string(done.retries) +
-         ",\"steals\":" + std::to_string(done.steals) +
-         ",\"seconds\":" + number(done.seconds) + ",\"bytes_per_second\":" + number(speed) +
-         sources + ",\"notes\":" + notes;
+         ",\"ranges\":" + std::to_string(done.ranges) +
+         ",\"retries\":" + std::to_string(done.retries) +
+         ",\"steals\":" + std::to_string(done.steals) + ",\"seconds\":" + number(done.seconds) +
+         ",\"bytes_per_second\":" + number(speed) + sources + ",\"notes\":" + notes;
 }
 
 // What a failed download got before it stopped, from its last progress report.
 std::string partial_fields(const DownloadProgress& last) {
   return ",\"path\":" + json_string(last.path) +
          ",\"size\":" + (last.total ? std::to_string(*last.total) : std::string("null")) +
-         ",\"transferred\":" + std::to_string(last.bytes_done - std::min(last.bytes_done, last.resumed_from)) +
+         ",\"transferred\":" +
+         std::to_string(last.bytes_done - std::min(last.bytes_done, last.resumed_from)) +
          ",\"resumed_from\":" + std::to_string(last.resumed_from) +
          ",\"bytes_on_disk\":" + std::to_string(last.bytes_done);
 }

@@ -52,18 +52,18 @@ struct ProgressDisplay::Transfer {
   DownloadProgress progress;
   TimePoint added_at;
   TimePoint ended_at;
-  bool started = false;     // an update() arrived
+  bool started = false;  // an update() arrived
   bool ended = false;
   bool ok = false;
-  bool final_shown = false; // its final line went out
+  bool final_shown = false;  // its final line went out
 };
 
 // What one draw prints, copied out of the state so that formatting and writing
 // happen without state_mu_ (download threads never wait for the terminal).
 struct ProgressDisplay::Frame {
-  std::vector<ProgressLine> finals;  // ended since the last frame, to print once
-  std::vector<ProgressLine> live;    // running
-  std::optional<ProgressLine> total; // more than one transfer
+  std::vector<ProgressLine> finals;   // ended since the last frame, to print once
+  std::vector<ProgressLine> live;     // running
+  std::optional<ProgressLine> total;  // more than one transfer
   std::vector<std::string> messages;
   std::size_t longest_name = 0;
 };

@@ -125,12 +125,12 @@ class ProgressDisplay {
   std::mutex state_mu_;  // guards transfers_
   std::vector<Transfer> transfers_;
 
-  std::mutex draw_mu_;  // serializes drawing and writing; guards the fields below
+  std::mutex draw_mu_;          // serializes drawing and writing; guards the fields below
   std::size_t live_lines_ = 0;  // bar mode: rows of live lines above the cursor
   std::string last_live_;       // bar mode: the live lines last drawn
   unsigned phase_ = 0;          // bar mode: step of the bouncing bars
   std::optional<TimePoint> last_frame_;
-  bool drew_last_ = false;      // finish() drew its frame: nothing is live any more
+  bool drew_last_ = false;  // finish() drew its frame: nothing is live any more
 
   std::mutex thread_mu_;  // guards stopping_; with wake_
   std::condition_variable wake_;

@@ -109,9 +109,9 @@ std::string bar_for(const ProgressLine& line, std::size_t width, unsigned phase)
     return line.state == ProgressLine::State::running ? format_bouncing_bar(phase, width)
                                                       : format_bar(0.0, width);
   }
-  double fraction = *line.total == 0 ? 1.0
-                                     : static_cast<double>(line.bytes_done) /
-                                           static_cast<double>(*line.total);
+  double fraction = *line.total == 0
+                        ? 1.0
+                        : static_cast<double>(line.bytes_done) / static_cast<double>(*line.total);
   return format_bar(fraction, width);
 }
 
@@ -255,8 +255,9 @@ BarLayout choose_bar_layout(std::size_t columns, std::size_t longest_name) {
 }
 
 std::string format_bar_line(const ProgressLine& line, const BarLayout& layout, unsigned phase) {
-  const std::string head = pad_right(shorten_name(line.name, layout.name_width), layout.name_width) +
-                           (layout.bar_width > 0 ? " " + bar_for(line, layout.bar_width, phase) : "");
+  const std::string head =
+      pad_right(shorten_name(line.name, layout.name_width), layout.name_width) +
+      (layout.bar_width > 0 ? " " + bar_for(line, layout.bar_width, phase) : "");
   const std::size_t usable = layout.columns > 1 ? layout.columns - 1 : 1;
   // A figure wider than its column can push the line past the layout: then this line
   // drops figures from the right rather than show half of one.
@@ -288,8 +289,8 @@ std::string format_plain_line(const ProgressLine& line) {
       }
       break;
     case ProgressLine::State::done:
-      text += " " + format_speed(line.bytes_per_second) + " done in " +
-              format_duration(line.elapsed_s);
+      text +=
+          " " + format_speed(line.bytes_per_second) + " done in " + format_duration(line.elapsed_s);
       break;
     case ProgressLine::State::failed:
       text += " failed after " + format_duration(line.elapsed_s);

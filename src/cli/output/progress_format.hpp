@@ -67,10 +67,11 @@ struct ProgressLine {
 /// How bar lines share a terminal row. Every line of one frame uses the same layout,
 /// so names, bars and figures form columns.
 struct BarLayout {
-  std::size_t columns = 80;   ///< the terminal's width; lines use at most columns - 1
+  std::size_t columns = 80;  ///< the terminal's width; lines use at most columns - 1
   std::size_t name_width = 0;
   std::size_t bar_width = 0;  ///< 0: no bar (a narrow terminal)
-  int fields = 4;             ///< figures shown: percent, sizes, speed, ETA (fewest dropped first from the right)
+  int fields =
+      4;  ///< figures shown: percent, sizes, speed, ETA (fewest dropped first from the right)
 };
 
 /// The layout for a terminal `columns` wide whose longest name is `longest_name`

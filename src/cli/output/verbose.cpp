@@ -56,15 +56,20 @@ void add_line(std::string& out, std::string_view prefix, std::string_view name,
 
 std::string describe_request_head(const Url& url, const Response& response) {
   // After redirects the head shown is the last hop's, to the URL that answered.
-  Result<Url> answered = response.effective_url.empty() ? Result<Url>(url)
-                                                         : Url::parse(response.effective_url);
+  Result<Url> answered =
+      response.effective_url.empty() ? Result<Url>(url) : Url::parse(response.effective_url);
   const Url& target = answered ? *answered : url;
   // sluice speaks 1.1 over TCP without TLS ALPN; a 1.0 answer does not change the request.
-  const HttpVersion sent = response.version == HttpVersion::http1_0 ? HttpVersion::http1_1
-                                                                    : response.version;
+  const HttpVersion sent =
+      response.version == HttpVersion::http1_0 ? HttpVersion::http1_1 : response.version;
   std::string out;
-  out.append("> ").append(response.request_method).append(" ").append(target.target()).append(" HTTP/")
-      .append(to_string(sent)).append("\n");
+  out.append("> ")
+      .append(response.request_method)
+      .append(" ")
+      .append(target.target())
+      .append(" HTTP/")
+      .append(to_string(sent))
+      .append("\n");
   const Headers& fields = response.request_headers;
   if (!fields.contains("Host")) add_line(out, "> ", "Host", target.authority());
   for (const Header& header : fields) add_line(out, "> ", header.name, header.value);
@@ -78,12 +83,18 @@ std::string describe_request_head(const Url& url, const Response& response) {
 std::string describe_response_head(const Response& response) {
   std::string out;
   if (response.redirects > 0) {
-    out.append("* followed ").append(std::to_string(response.redirects))
+    out.append("* followed ")
+        .append(std::to_string(response.redirects))
         .append(response.redirects == 1 ? " redirect" : " redirects")
-        .append("; this response is from ").append(response.effective_url).append("\n");
+        .append("; this response is from ")
+        .append(response.effective_url)
+        .append("\n");
   }
-  out.append("< HTTP/").append(to_string(response.version)).append(" ")
-      .append(std::to_string(response.status)).append("\n");
+  out.append("< HTTP/")
+      .append(to_string(response.version))
+      .append(" ")
+      .append(std::to_string(response.status))
+      .append("\n");
   for (const Header& header : response.headers) add_line(out, "< ", header.name, header.value);
   out.append("<\n");
   return out;
@@ -112,10 +123,9 @@ std::string describe_client_stats(const ClientStats& stats) {
          human_bytes(stats.request_body_bytes_held) + " of request bodies held, " +
          std::to_string(stats.connections) + " connection" + (stats.connections == 1 ? "" : "s") +
          ", sweep freed " + std::to_string(stats.sweep_releases) + " (" +
-         human_bytes(stats.sweep_bytes_released) + "), " +
-         human_bytes(stats.allowance_bytes) + " of allowances granted\n" +
-         "* tls: " + std::to_string(stats.tls_full_handshakes) + " full handshake" +
-         (stats.tls_full_handshakes == 1 ? "" : "s") + ", " +
+         human_bytes(stats.sweep_bytes_released) + "), " + human_bytes(stats.allowance_bytes) +
+         " of allowances granted\n" + "* tls: " + std::to_string(stats.tls_full_handshakes) +
+         " full handshake" + (stats.tls_full_handshakes == 1 ? "" : "s") + ", " +
          std::to_string(stats.tls_resumed_handshakes) + " resumed" +
          (stats.quic_full_handshakes + stats.quic_resumed_handshakes == 0
               ? std::string()

@@ -88,7 +88,8 @@ std::string seconds_to(const TransferReport& report,
   return format_seconds(
       std::chrono::duration<double>(*((*report.timing).*step) - report.timing->start).count());
 }
-std::string seconds_to(const TransferReport& report, ResponseTiming::TimePoint ResponseTiming::*step) {
+std::string seconds_to(const TransferReport& report,
+                       ResponseTiming::TimePoint ResponseTiming::*step) {
   if (!report.timing) return format_seconds(0);
   return format_seconds(
       std::chrono::duration<double>((*report.timing).*step - report.timing->start).count());
@@ -130,8 +131,7 @@ std::string expand_variable(WriteOutVariable variable, const TransferReport& rep
     case WriteOutVariable::to_stdout:
     case WriteOutVariable::to_stderr: return {};
     case WriteOutVariable::http_code: return format_int(report.http_code, "%03lld");
-    case WriteOutVariable::http_version:
-      return report.version ? to_string(*report.version) : "0";
+    case WriteOutVariable::http_version: return report.version ? to_string(*report.version) : "0";
     case WriteOutVariable::size_download:
       return format_int(static_cast<long long>(report.size_download), "%lld");
     case WriteOutVariable::time_total: return format_seconds(report.time_total);
@@ -171,11 +171,11 @@ std::string json_of(const TransferReport& report) {
     const std::string value = variable == WriteOutVariable::http_code
                                   ? std::to_string(report.http_code)
                                   : expand_variable(variable, report);
-    const bool text = variable == WriteOutVariable::url_effective ||
-                      variable == WriteOutVariable::content_type ||
-                      variable == WriteOutVariable::errormsg || variable == WriteOutVariable::remote_ip ||
-                      variable == WriteOutVariable::local_ip || variable == WriteOutVariable::scheme ||
-                      variable == WriteOutVariable::http_version;
+    const bool text =
+        variable == WriteOutVariable::url_effective || variable == WriteOutVariable::content_type ||
+        variable == WriteOutVariable::errormsg || variable == WriteOutVariable::remote_ip ||
+        variable == WriteOutVariable::local_ip || variable == WriteOutVariable::scheme ||
+        variable == WriteOutVariable::http_version;
     if (out.size() > 1) out += ',';
     out += json_string(entry.name) + ":" + (text ? json_string(value) : value);
   }
@@ -234,9 +234,8 @@ Result<WriteOutFormat> WriteOutFormat::parse(std::string_view format) {
       std::string_view name = format.substr(i + 2, close - i - 2);
       std::optional<WriteOutVariable> variable = find_variable(name);
       if (!variable) {
-        return Error(ErrorCategory::usage,
-                     "-w: unknown variable '%{" + std::string(name) +
-                         "}' (see 'sluice --help' for the list)");
+        return Error(ErrorCategory::usage, "-w: unknown variable '%{" + std::string(name) +
+                                               "}' (see 'sluice --help' for the list)");
       }
       flush_literal();
       parsed.pieces_.emplace_back(*variable);

@@ -37,10 +37,10 @@ struct TransferReport {
   int remote_port = 0;
   std::string local_ip;
   int local_port = 0;
-  Headers headers;                 ///< the last response's fields, for %header{name}
-  std::uint64_t size_header = 0;   ///< bytes of the last response's head
-  std::uint64_t size_upload = 0;   ///< request body bytes sent (of a body with a length)
-  long ssl_verify_result = 0;      ///< Response::tls_verify_result: 0 or X509_V_ERR_*
+  Headers headers;                ///< the last response's fields, for %header{name}
+  std::uint64_t size_header = 0;  ///< bytes of the last response's head
+  std::uint64_t size_upload = 0;  ///< request body bytes sent (of a body with a length)
+  long ssl_verify_result = 0;     ///< Response::tls_verify_result: 0 or X509_V_ERR_*
 };
 
 /// Fills what a response tells: its status, version, head, timing, addresses,

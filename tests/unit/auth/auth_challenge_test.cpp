@@ -21,8 +21,8 @@ TEST(AuthChallenge, OneValueHoldsSeveralChallengesAndTheirParameters) {
 }
 
 TEST(AuthChallenge, CommasInsideQuotesAndCaseOfNamesDoNotMatter) {
-  const auto challenges = parse_auth_challenges(
-      "DIGEST REALM=\"a, b\" ,  QOP=\"auth,auth-int\",NONCE=abc ,, Basic");
+  const auto challenges =
+      parse_auth_challenges("DIGEST REALM=\"a, b\" ,  QOP=\"auth,auth-int\",NONCE=abc ,, Basic");
   ASSERT_EQ(challenges.size(), 2u);
   EXPECT_EQ(challenges[0].param("realm"), "a, b");
   EXPECT_EQ(challenges[0].param("qop"), "auth,auth-int");

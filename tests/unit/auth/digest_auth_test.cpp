@@ -26,8 +26,13 @@ DigestChallenge rfc_challenge(const std::string& algorithm) {
 }
 
 DigestInput rfc_input() {
-  return {"Mufasa", "Circle of Life", "GET", "/dir/index.html",
-          "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ", 1, {}};
+  return {"Mufasa",
+          "Circle of Life",
+          "GET",
+          "/dir/index.html",
+          "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ",
+          1,
+          {}};
 }
 
 // The value of `name` in an Authorization header sluice made (quoted or not).
@@ -35,7 +40,8 @@ std::string field(const std::string& header, const std::string& name) {
   const std::size_t at = header.find(" " + name + "=");
   if (at == std::string::npos) return "<absent>";
   std::size_t start = at + name.size() + 2;
-  if (header[start] == '"') return header.substr(start + 1, header.find('"', start + 1) - start - 1);
+  if (header[start] == '"')
+    return header.substr(start + 1, header.find('"', start + 1) - start - 1);
   return header.substr(start, header.find(',', start) - start);
 }
 
@@ -69,8 +75,8 @@ TEST(DigestAuth, SessionVariantHashesTheNoncesIntoA1) {
   const auto h = [](const std::string& text) { return hex_digest(HashAlgorithm::sha256, text); };
   const std::string ha1 = h(h(in.user + ":" + challenge.realm + ":" + in.password) + ":" +
                             challenge.nonce + ":" + in.cnonce);
-  const std::string expected =
-      h(ha1 + ":" + challenge.nonce + ":00000001:" + in.cnonce + ":auth:" + h("GET:/dir/index.html"));
+  const std::string expected = h(ha1 + ":" + challenge.nonce + ":00000001:" + in.cnonce +
+                                 ":auth:" + h("GET:/dir/index.html"));
   auto value = digest_authorization(challenge, in);
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(field(*value, "response"), expected);
@@ -79,11 +85,12 @@ TEST(DigestAuth, SessionVariantHashesTheNoncesIntoA1) {
 
 TEST(DigestAuth, UserhashSendsTheHashedNameAndSaysSo) {
   auto parsed = parse_auth_challenges(
-      "Digest realm=\"api@example.org\", qop=auth, algorithm=SHA-512-256, nonce=\"n\", userhash=true");
+      "Digest realm=\"api@example.org\", qop=auth, algorithm=SHA-512-256, nonce=\"n\", "
+      "userhash=true");
   auto challenge = DigestChallenge::from(parsed.at(0));
   ASSERT_TRUE(challenge);
-  auto value = digest_authorization(*challenge, {"J\xC3\xA4s\xC3\xB8n Doe", "Secret, or not?", "GET",
-                                                 "/doe.json", "c", 1, {}});
+  auto value = digest_authorization(
+      *challenge, {"J\xC3\xA4s\xC3\xB8n Doe", "Secret, or not?", "GET", "/doe.json", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(field(*value, "username"),
             hex_digest(HashAlgorithm::sha512_256, "J\xC3\xA4s\xC3\xB8n Doe:api@example.org"));
@@ -102,7 +109,9 @@ TEST(DigestAuth, WithoutQopTheRfc2069FormIsUsed) {
 }
 
 TEST(DigestAuth, ChallengesSluiceCannotAnswerAreSkipped) {
-  auto from = [](const char* text) { return DigestChallenge::from(parse_auth_challenges(text).at(0)); };
+  auto from = [](const char* text) {
+    return DigestChallenge::from(parse_auth_challenges(text).at(0));
+  };
   EXPECT_FALSE(from("Digest realm=r, nonce=n, algorithm=SHA-1"));
   EXPECT_FALSE(from("Digest realm=r, nonce=n, qop=auth-conf"));
   EXPECT_FALSE(from("Digest realm=r"));
@@ -144,7 +153,8 @@ TEST(DigestAuth, AuthIsPreferredWhenBothAreOffered) {
 }
 
 TEST(DigestAuth, ACredentialThatCouldSplitTheHeaderIsRefused) {
-  auto value = digest_authorization(rfc_challenge("MD5"), {"a\r\nX: y", "p", "GET", "/", "c", 1, {}});
+  auto value =
+      digest_authorization(rfc_challenge("MD5"), {"a\r\nX: y", "p", "GET", "/", "c", 1, {}});
   ASSERT_FALSE(value.ok());
   EXPECT_EQ(value.error().category(), ErrorCategory::usage);
 }
@@ -168,7 +178,8 @@ TEST(DigestAuth, ANameThatIsNotAsciiGoesAsUsernameStar) {
 TEST(DigestAuth, AHashedNameNeedsNoUsernameStar) {
   auto challenge = rfc_challenge("MD5");
   challenge.userhash = true;
-  auto value = digest_authorization(challenge, {"J\xc3\xa4s\xc3\xb8n", "p", "GET", "/", "c", 1, {}});
+  auto value =
+      digest_authorization(challenge, {"J\xc3\xa4s\xc3\xb8n", "p", "GET", "/", "c", 1, {}});
   ASSERT_TRUE(value.ok());
   EXPECT_EQ(value->rfind("Digest username=\"", 0), 0u) << *value;
 }
@@ -189,9 +200,9 @@ Headers challenge_headers(std::initializer_list<const char*> values) {
 
 TEST(AuthRetry, TheStrongestDigestIsAnsweredOnceAndASecond401Stands) {
   AuthRetry retry(Authentication::digest("u", "p"));
-  const Headers headers = challenge_headers(
-      {"Digest realm=r, nonce=md, algorithm=MD5, qop=auth",
-       "Digest realm=r, nonce=sha, algorithm=SHA-256, qop=auth, Basic realm=r"});
+  const Headers headers =
+      challenge_headers({"Digest realm=r, nonce=md, algorithm=MD5, qop=auth",
+                         "Digest realm=r, nonce=sha, algorithm=SHA-256, qop=auth, Basic realm=r"});
   auto answer = retry.answer(headers, "GET", "/x", "");
   ASSERT_TRUE(answer && answer->ok());
   EXPECT_EQ(field(**answer, "algorithm"), "SHA-256");
@@ -202,7 +213,8 @@ TEST(AuthRetry, TheStrongestDigestIsAnsweredOnceAndASecond401Stands) {
 
 TEST(AuthRetry, AStaleNonceEarnsOneMoreAnswerWithTheNewNonce) {
   AuthRetry retry(Authentication::digest("u", "p"));
-  ASSERT_TRUE(retry.answer(challenge_headers({"Digest realm=r, nonce=one, qop=auth"}), "GET", "/", ""));
+  ASSERT_TRUE(
+      retry.answer(challenge_headers({"Digest realm=r, nonce=one, qop=auth"}), "GET", "/", ""));
   const Headers stale = challenge_headers({"Digest realm=r, nonce=two, qop=auth, stale=true"});
   auto again = retry.answer(stale, "GET", "/", "");
   ASSERT_TRUE(again && again->ok());
@@ -236,9 +248,9 @@ TEST(AuthRetry, AnyPrefersDigestAndFallsBackToBasic) {
 }
 
 TEST(AuthRetry, WithoutTheBodyAChallengeThatNeedsNoBodyIsChosen) {
-  const Headers headers = challenge_headers(
-      {"Digest realm=r, nonce=int, algorithm=SHA-256, qop=auth-int",
-       "Digest realm=r, nonce=plain, algorithm=MD5, qop=auth"});
+  const Headers headers =
+      challenge_headers({"Digest realm=r, nonce=int, algorithm=SHA-256, qop=auth-int",
+                         "Digest realm=r, nonce=plain, algorithm=MD5, qop=auth"});
   AuthRetry streamed(Authentication::digest("u", "p"));
   auto answer = streamed.answer(headers, "PUT", "/", std::nullopt);
   ASSERT_TRUE(answer && answer->ok());

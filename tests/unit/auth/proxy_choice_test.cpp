@@ -54,9 +54,11 @@ TEST(ProxyChoice, NoSchemeMeansHttpAndNoPortMeans1080) {
   EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
             "proxy.example:1080 forward");
   options.proxy = "http://[::1]";
-  EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"), "::1:1080 forward");
+  EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
+            "::1:1080 forward");
   options.proxy = "http://[::1]:8080";
-  EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"), "::1:8080 forward");
+  EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
+            "::1:8080 forward");
 }
 
 TEST(ProxyChoice, AnUnsupportedOrBrokenProxyIsRefusedWithItsName) {
@@ -79,8 +81,9 @@ TEST(ProxyChoice, TheEnvironmentIsReadOnlyWhenAskedFor) {
 }
 
 TEST(ProxyChoice, TheEnvironmentPicksBySchemeAndFallsBackToAllProxy) {
-  const auto settings = from_environment(
-      {{"http_proxy", "http://plain:1"}, {"HTTPS_PROXY", "http://secure:2"}, {"ALL_PROXY", "all:3"}});
+  const auto settings = from_environment({{"http_proxy", "http://plain:1"},
+                                          {"HTTPS_PROXY", "http://secure:2"},
+                                          {"ALL_PROXY", "all:3"}});
   EXPECT_EQ(route_of(settings, "http://a.example/"), "plain:1 forward");
   EXPECT_EQ(route_of(settings, "https://a.example/"), "secure:2 tunnel");
   const auto all = from_environment({{"all_proxy", "http://all:3"}});
@@ -105,8 +108,8 @@ TEST(ProxyChoice, NoProxyFromTheEnvironmentOrTheOptions) {
   EXPECT_EQ(route_of(settings, "http://10.2.3.4/"), "direct");
   EXPECT_EQ(route_of(settings, "http://outside.example/"), "p:1 forward");
   // The option wins over the environment's list.
-  const auto overridden = from_environment({{"all_proxy", "p:1"}, {"NO_PROXY", "a.example"}},
-                                           "b.example");
+  const auto overridden =
+      from_environment({{"all_proxy", "p:1"}, {"NO_PROXY", "a.example"}}, "b.example");
   EXPECT_EQ(route_of(overridden, "http://a.example/"), "p:1 forward");
   EXPECT_EQ(route_of(overridden, "http://b.example/"), "direct");
 }

@@ -44,9 +44,10 @@ TEST(MultipartForm, FieldsAndFilesInOrderWithTheClosingBoundary) {
 TEST(MultipartForm, QuotesAndLineBreaksInNamesAreEscaped) {
   MultipartForm form("b");
   form.add_file("a\"b\r\nc", "/x/we\"ird", "", "text/plain\r\nX-Injected: 1");
-  EXPECT_EQ(flatten(form.body()),
-            "--b\r\nContent-Disposition: form-data; name=\"a%22b%0D%0Ac\"; filename=\"we%22ird\"\r\n"
-            "Content-Type: text/plainX-Injected: 1\r\n\r\n<file /x/we\"ird>\r\n--b--\r\n");
+  EXPECT_EQ(
+      flatten(form.body()),
+      "--b\r\nContent-Disposition: form-data; name=\"a%22b%0D%0Ac\"; filename=\"we%22ird\"\r\n"
+      "Content-Type: text/plainX-Injected: 1\r\n\r\n<file /x/we\"ird>\r\n--b--\r\n");
 }
 
 TEST(MultipartForm, AnEmptyFormIsTheClosingBoundaryAlone) {

@@ -53,7 +53,8 @@ std::string drain(RequestBodySource& source, FakeHttpThread* http = nullptr) {
   for (int spins = 0; spins < 100000; ++spins) {
     SourceChunk chunk = source.peek(100000);
     if (chunk.state == SourceChunk::State::end) return all;
-    if (chunk.state == SourceChunk::State::failed) return "<failed: " + chunk.error->message() + ">";
+    if (chunk.state == SourceChunk::State::failed)
+      return "<failed: " + chunk.error->message() + ">";
     if (chunk.state == SourceChunk::State::waiting) {
       // Waiting means a pool read is out: its completion is posted here.
       if (http == nullptr || !http->run_one(kPoolDeadline)) {
@@ -159,7 +160,8 @@ TEST(RequestBody, PartsFollowEachOtherAndRewindTogether) {
   FakeHttpThread http;
   WorkerPool pool(1);
   PartsBody parts;
-  parts.parts = {BytesBody{"head|"}, FileBody{empty}, FileBody{path}, BytesBody{""}, BytesBody{"|tail"}};
+  parts.parts = {BytesBody{"head|"}, FileBody{empty}, FileBody{path}, BytesBody{""},
+                 BytesBody{"|tail"}};
   auto source = make(std::move(parts), kDefaultReleaseThreshold, &pool, http.poster());
   const std::string expected = "head|" + file_bytes + "|tail";
   ASSERT_EQ(source->length(), expected.size());
@@ -195,8 +197,8 @@ TEST(RequestBody, StreamClosedShortOfItsLengthFails) {
 TEST(RequestBody, WriterQueuedCountsBytesNotYetTaken) {
   FakeHttpThread http;
   auto writer = BodyWriter::create();
-  auto source = make(StreamBody{writer, std::nullopt}, kDefaultReleaseThreshold, nullptr,
-                     http.poster());
+  auto source =
+      make(StreamBody{writer, std::nullopt}, kDefaultReleaseThreshold, nullptr, http.poster());
   EXPECT_EQ(writer->queued(), 0u);
   ASSERT_TRUE(writer->write("0123456789").ok());
   EXPECT_EQ(writer->queued(), 10u);
@@ -214,8 +216,8 @@ TEST(RequestBody, WriterFailsOnceTheRequestEnded) {
   FakeHttpThread http;
   auto writer = BodyWriter::create();
   {
-    auto source = make(StreamBody{writer, std::nullopt}, kDefaultReleaseThreshold, nullptr,
-                       http.poster());
+    auto source =
+        make(StreamBody{writer, std::nullopt}, kDefaultReleaseThreshold, nullptr, http.poster());
   }
   auto late = writer->write("too late");
   ASSERT_FALSE(late.ok());

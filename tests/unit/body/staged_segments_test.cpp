@@ -60,7 +60,7 @@ TEST(StagedSegments, ConsumeAcrossBlocksKeepsOneSpareAndFreesTheRest) {
   StagedSegments staged(4);
   for (const char* piece : {"aaaa", "bbbb", "cccc", "dd"}) staged.append(as_bytes(piece));
   EXPECT_EQ(staged.capacity(), 16u);  // four blocks of 4
-  staged.consume(12);  // three drained blocks: one kept as the spare, two freed
+  staged.consume(12);                 // three drained blocks: one kept as the spare, two freed
   EXPECT_EQ(text_of(staged.front(100)), "dd");
   EXPECT_EQ(staged.capacity(), 8u);
   staged.append(as_bytes("eeffgg"));  // the tail's room, then the spare

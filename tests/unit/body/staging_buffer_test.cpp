@@ -21,9 +21,9 @@ std::span<const std::byte> bytes_of(const std::string& text) { return as_bytes(t
 struct Fixture {
   std::atomic<int> notifications{0};
   StagingBuffer staging{1000, [this] {
-    ++notifications;
-    return true;
-  }};
+                          ++notifications;
+                          return true;
+                        }};
 
   std::string read(std::size_t n) {
     std::vector<std::byte> into(n);
@@ -78,7 +78,8 @@ TEST(StagingBuffer, BytesBeforeAnErrorAreStillDelivered) {
 // still be appending: what it appends after the failure is dropped, not delivered.
 TEST(StagingBuffer, AppendsAfterAFailureAreDroppedAndUncounted) {
   auto budget = std::make_shared<StagedBudget>(0, [] {});
-  StagingBuffer staging(1000, [] { return true; }, budget);
+  StagingBuffer staging(
+      1000, [] { return true; }, budget);
   staging.append(bytes_of("before"));
   staging.fail(Error(ErrorCategory::cancelled, "request cancelled"));
   staging.append(bytes_of("after"));

@@ -22,7 +22,8 @@ void expect_invalid(sluice_code code, const char* function) {
 TEST(CapiArguments, NullHandlesAndOutputsAreRefused) {
   sluice_client_options* options = nullptr;
   expect_invalid(sluice_client_options_new(nullptr), "sluice_client_options_new");
-  expect_invalid(sluice_client_options_set_insecure(nullptr, 1), "sluice_client_options_set_insecure");
+  expect_invalid(sluice_client_options_set_insecure(nullptr, 1),
+                 "sluice_client_options_set_insecure");
   expect_invalid(sluice_client_new(nullptr, nullptr), "sluice_client_new");
   expect_invalid(sluice_client_get_stats(nullptr, nullptr, 0), "sluice_client_get_stats");
   expect_invalid(sluice_request_new("GET", 3, "http://x/", 9, nullptr), "sluice_request_new");
@@ -68,7 +69,8 @@ TEST(CapiArguments, TextWithNulCrOrLfIsRefused) {
   EXPECT_NE(std::string(sluice_last_error()).find("not an HTTP token"), std::string::npos)
       << sluice_last_error();
   ASSERT_EQ(sluice_request_new("GET", 3, "http://a/", 9, &request), SLUICE_OK);
-  EXPECT_EQ(sluice_request_add_header(request, "X-A", 3, "one\r\nInjected: yes", 18), SLUICE_E_USAGE);
+  EXPECT_EQ(sluice_request_add_header(request, "X-A", 3, "one\r\nInjected: yes", 18),
+            SLUICE_E_USAGE);
   EXPECT_EQ(sluice_request_add_header(request, "X A", 3, "v", 1), SLUICE_E_USAGE);
   EXPECT_EQ(sluice_request_add_header(request, "X-A", 3, "v\0w", 3), SLUICE_E_USAGE);
   EXPECT_EQ(sluice_request_add_header(request, "X-A", 3, "fine", 4), SLUICE_OK);
@@ -85,7 +87,8 @@ TEST(CapiArguments, OutOfRangeValuesAreRefused) {
                  "sluice_request_set_version");
   expect_invalid(sluice_request_set_timeout_ms(request, static_cast<sluice_timeout>(9), 5),
                  "sluice_request_set_timeout_ms");
-  expect_invalid(sluice_request_set_redirects(request, SLUICE_REDIRECT_FOLLOW, -1), "sluice_request_set_redirects");
+  expect_invalid(sluice_request_set_redirects(request, SLUICE_REDIRECT_FOLLOW, -1),
+                 "sluice_request_set_redirects");
   sluice_body_writer* writer = nullptr;
   expect_invalid(sluice_body_writer_new(0, &writer), "sluice_body_writer_new");
   sluice_request_free(request);
@@ -100,7 +103,8 @@ TEST(CapiArguments, AnUnusableOptionFailsTheClientWithItsMessage) {
   const sluice_code code = sluice_client_new(options, &client);
   EXPECT_GE(code, 100) << sluice_code_name(code);
   EXPECT_EQ(client, nullptr);
-  EXPECT_NE(std::string(sluice_last_error()).find(missing), std::string::npos) << sluice_last_error();
+  EXPECT_NE(std::string(sluice_last_error()).find(missing), std::string::npos)
+      << sluice_last_error();
   sluice_client_options_free(options);
 }
 
@@ -180,7 +184,8 @@ TEST(CapiArguments, AuthenticationArgumentsAreChecked) {
                  "sluice_request_set_basic_auth");
   expect_invalid(sluice_request_set_basic_auth(request, "u\0v", 3, "p", 1),
                  "sluice_request_set_basic_auth");
-  expect_invalid(sluice_request_set_bearer_token(nullptr, "t", 1), "sluice_request_set_bearer_token");
+  expect_invalid(sluice_request_set_bearer_token(nullptr, "t", 1),
+                 "sluice_request_set_bearer_token");
   EXPECT_EQ(sluice_request_set_basic_auth(request, "u", 1, "", 0), SLUICE_OK);
   EXPECT_EQ(sluice_request_set_bearer_token(request, "t", 1), SLUICE_OK);
   sluice_request_free(request);
@@ -200,7 +205,8 @@ TEST(CapiArguments, FormArgumentsAreChecked) {
   expect_invalid(sluice_request_add_form_file(request, "f", 1, "/p", 2, "n\0m", 3, nullptr, 0),
                  "sluice_request_add_form_file");
   EXPECT_EQ(sluice_request_add_form_field(request, "a", 1, "", 0), SLUICE_OK);
-  EXPECT_EQ(sluice_request_add_form_file(request, "f", 1, "/p", 2, nullptr, 0, nullptr, 0), SLUICE_OK);
+  EXPECT_EQ(sluice_request_add_form_file(request, "f", 1, "/p", 2, nullptr, 0, nullptr, 0),
+            SLUICE_OK);
   sluice_request_free(request);
 }
 

@@ -2,9 +2,9 @@
 // saved and read back, the header a URL gets. No network.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 
 #include "sluice/sluice.h"
 
@@ -44,9 +44,9 @@ TEST(CapiCookies, BadArgumentsAreRefused) {
   sluice_cookie_jar_free(jar);
   // A live handle of another kind is refused by its tag. (A freed one is not read
   // here: that would be a use after free, which AddressSanitizer rightly reports.)
-  expect_invalid(sluice_client_options_set_cookie_jar(
-                     options, reinterpret_cast<sluice_cookie_jar*>(options)),
-                 "sluice_client_options_set_cookie_jar");
+  expect_invalid(
+      sluice_client_options_set_cookie_jar(options, reinterpret_cast<sluice_cookie_jar*>(options)),
+      "sluice_client_options_set_cookie_jar");
   sluice_client_options_free(options);
   sluice_cookie_jar_free(nullptr);
 }
@@ -55,8 +55,10 @@ TEST(CapiCookies, LoadsAFileAndGivesItsHeader) {
   const std::string path = "/tmp/sluice-capi-cookies-" + std::to_string(::getpid()) + ".txt";
   FILE* file = std::fopen(path.c_str(), "w");
   ASSERT_NE(file, nullptr);
-  std::fputs("# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tFALSE\t0\ta\t1\n"
-             "example.com\tFALSE\t/\tTRUE\t0\ts\t2\n", file);
+  std::fputs(
+      "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tFALSE\t0\ta\t1\n"
+      "example.com\tFALSE\t/\tTRUE\t0\ts\t2\n",
+      file);
   std::fclose(file);
   sluice_cookie_jar* jar = nullptr;
   ASSERT_EQ(sluice_cookie_jar_new(&jar), SLUICE_OK);
@@ -66,7 +68,8 @@ TEST(CapiCookies, LoadsAFileAndGivesItsHeader) {
   size_t out_len = 0;
   ASSERT_EQ(sluice_cookie_jar_header(jar, "https://example.com/", 20, &out, &out_len), SLUICE_OK);
   EXPECT_EQ(std::string(out, out_len), "a=1; s=2");
-  ASSERT_EQ(sluice_cookie_jar_header(jar, "http://www.example.com/", 23, &out, &out_len), SLUICE_OK);
+  ASSERT_EQ(sluice_cookie_jar_header(jar, "http://www.example.com/", 23, &out, &out_len),
+            SLUICE_OK);
   EXPECT_EQ(std::string(out, out_len), "a=1");
   ASSERT_EQ(sluice_cookie_jar_save(jar, path.data(), path.size()), SLUICE_OK);
   sluice_cookie_jar* again = nullptr;

@@ -53,57 +53,59 @@ TEST(CapiOptionTable, TheWalkGivesEveryRowOnceAndEachIsFoundByName) {
   EXPECT_EQ(sluice_client_option_by_name("no_such_option"), nullptr);
   EXPECT_EQ(sluice_client_option_by_name(nullptr), nullptr);
   const sluice_option_info stranger{"ca_file", SLUICE_OPTION_TEXT, "not the table's"};
-  EXPECT_EQ(sluice_client_option_next(&stranger), nullptr) << "an entry not of the table ends the walk";
+  EXPECT_EQ(sluice_client_option_next(&stranger), nullptr)
+      << "an entry not of the table ends the walk";
 }
 
 // Text members as a string; an unset optional as "<unset>".
 std::string text_of(const std::string& text) { return text; }
 std::string text_of(const std::optional<std::string>& text) { return text.value_or("<unset>"); }
 
-TEST(CapiOptionTable, EveryRowSetsItsMemberByNameAndByItsTypedSetter) {
-#define SLUICE_CHECK_TEXT(c_name, member)                                                        \
-  {                                                                                              \
-    Options by_name, typed;                                                                      \
-    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "value-1", 7), SLUICE_OK)  \
-        << #member << ": " << sluice_last_error();                                               \
-    EXPECT_EQ(text_of(by_name.get().member), "value-1") << #member;                              \
-    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, "value-1", 7), SLUICE_OK);        \
-    EXPECT_EQ(text_of(typed.get().member), "value-1") << #member;                                \
+TEST(CapiOptionTable, EveryRowSetsItsMemberByNameAndByItsTypedSetter){
+#define SLUICE_CHECK_TEXT(c_name, member)                                                       \
+  {                                                                                             \
+    Options by_name, typed;                                                                     \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "value-1", 7), SLUICE_OK) \
+        << #member << ": " << sluice_last_error();                                              \
+    EXPECT_EQ(text_of(by_name.get().member), "value-1") << #member;                             \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, "value-1", 7), SLUICE_OK);       \
+    EXPECT_EQ(text_of(typed.get().member), "value-1") << #member;                               \
   }
-#define SLUICE_CHECK_TEXT_LIST(c_name, member)                                                   \
-  {                                                                                              \
-    Options by_name, typed;                                                                      \
-    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "a", 1), SLUICE_OK);       \
-    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "b", 1), SLUICE_OK);       \
-    EXPECT_EQ(by_name.get().member, (std::vector<std::string>{"a", "b"})) << #member;            \
-    ASSERT_EQ(sluice_client_options_add_##c_name(typed.handle, "a", 1), SLUICE_OK);              \
-    EXPECT_EQ(typed.get().member, (std::vector<std::string>{"a"})) << #member;                   \
+#define SLUICE_CHECK_TEXT_LIST(c_name, member)                                             \
+  {                                                                                        \
+    Options by_name, typed;                                                                \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "a", 1), SLUICE_OK); \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "b", 1), SLUICE_OK); \
+    EXPECT_EQ(by_name.get().member, (std::vector<std::string>{"a", "b"})) << #member;      \
+    ASSERT_EQ(sluice_client_options_add_##c_name(typed.handle, "a", 1), SLUICE_OK);        \
+    EXPECT_EQ(typed.get().member, (std::vector<std::string>{"a"})) << #member;             \
   }
-#define SLUICE_CHECK_FLAG(c_name, member)                                                        \
-  {                                                                                              \
-    Options by_name, typed;                                                                      \
-    const bool flipped = !by_name.get().member;                                                  \
-    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, flipped), SLUICE_OK);    \
-    EXPECT_EQ(by_name.get().member, flipped) << #member;                                         \
-    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, flipped ? 7 : 0), SLUICE_OK);     \
-    EXPECT_EQ(typed.get().member, flipped) << #member << ": a typed flag takes any non-zero";    \
+#define SLUICE_CHECK_FLAG(c_name, member)                                                     \
+  {                                                                                           \
+    Options by_name, typed;                                                                   \
+    const bool flipped = !by_name.get().member;                                               \
+    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, flipped), SLUICE_OK); \
+    EXPECT_EQ(by_name.get().member, flipped) << #member;                                      \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, flipped ? 7 : 0), SLUICE_OK);  \
+    EXPECT_EQ(typed.get().member, flipped) << #member << ": a typed flag takes any non-zero"; \
   }
-#define SLUICE_CHECK_NUMBER(c_name, member, unit)                                                \
-  {                                                                                              \
-    Options by_name, typed;                                                                      \
-    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, 37), SLUICE_OK)          \
-        << #member << ": " << sluice_last_error();                                               \
-    EXPECT_EQ(by_name.get().member, unit(37)) << #member;                                        \
-    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, 41), SLUICE_OK);                  \
-    EXPECT_EQ(typed.get().member, unit(41)) << #member;                                          \
+#define SLUICE_CHECK_NUMBER(c_name, member, unit)                                       \
+  {                                                                                     \
+    Options by_name, typed;                                                             \
+    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, 37), SLUICE_OK) \
+        << #member << ": " << sluice_last_error();                                      \
+    EXPECT_EQ(by_name.get().member, unit(37)) << #member;                               \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, 41), SLUICE_OK);         \
+    EXPECT_EQ(typed.get().member, unit(41)) << #member;                                 \
   }
 #define SLUICE_CHECK_COUNT(c_name, member) \
   SLUICE_CHECK_NUMBER(c_name, member, decltype(ClientOptions::member))
 #define SLUICE_CHECK_MILLISECONDS(c_name, member) \
   SLUICE_CHECK_NUMBER(c_name, member, std::chrono::milliseconds)
-#define SLUICE_CHECK_SECONDS(c_name, member) SLUICE_CHECK_NUMBER(c_name, member, std::chrono::seconds)
+#define SLUICE_CHECK_SECONDS(c_name, member) \
+  SLUICE_CHECK_NUMBER(c_name, member, std::chrono::seconds)
 #define SLUICE_CHECK_ROW(KIND, c_name, member, rule, help) SLUICE_CHECK_##KIND(c_name, member)
-  SLUICE_CLIENT_OPTION_TABLE(SLUICE_CHECK_ROW)
+    SLUICE_CLIENT_OPTION_TABLE(SLUICE_CHECK_ROW)
 #undef SLUICE_CHECK_ROW
 }
 
@@ -118,8 +120,7 @@ TEST(CapiOptionTable, BadNamesKindsAndValuesAreRefusedSayingWhich) {
                  "insecure takes a number");
   expect_invalid(sluice_client_options_set_number(options.handle, "insecure", 2),
                  "insecure is a flag: 0 or 1");
-  expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 0),
-                 "at least 1");
+  expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 0), "at least 1");
   expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 1ull << 40),
                  "out of this option's range");
   expect_invalid(sluice_client_options_set_number(options.handle, "pool_idle_timeout", 1ull << 32),
@@ -130,9 +131,11 @@ TEST(CapiOptionTable, BadNamesKindsAndValuesAreRefusedSayingWhich) {
                  "sluice_client_options_set_text");
   expect_invalid(sluice_client_options_set_text(nullptr, "ca_file", "x", 1),
                  "options is NULL or not a live options handle");
-  expect_invalid(sluice_client_options_set_max_connections_per_origin(options.handle, 0),
-                 "sluice_client_options_set_max_connections_per_origin: the value must be at least 1");
-  EXPECT_EQ(options.get().file_threads, ClientOptions{}.file_threads) << "a refused value changed it";
+  expect_invalid(
+      sluice_client_options_set_max_connections_per_origin(options.handle, 0),
+      "sluice_client_options_set_max_connections_per_origin: the value must be at least 1");
+  EXPECT_EQ(options.get().file_threads, ClientOptions{}.file_threads)
+      << "a refused value changed it";
   EXPECT_EQ(options.get().ca_file, "");
 }
 

@@ -21,13 +21,17 @@ TEST(JsonString, KeepsValidUtf8) {
 }
 
 TEST(JsonString, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
-  EXPECT_EQ(json_string("a\xff" "b"), "\"a\\ufffdb\"");
-  EXPECT_EQ(json_string("\xc3"), "\"\\ufffd\"");           // cut short
+  EXPECT_EQ(json_string("a\xff"
+                        "b"),
+            "\"a\\ufffdb\"");
+  EXPECT_EQ(json_string("\xc3"), "\"\\ufffd\"");                        // cut short
   EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
 }
 
 TEST(JsonString, C1ControlsAreEscaped) {
-  EXPECT_EQ(json_string("x\xc2\x9b" "y"), "\"x\\u009by\"");
+  EXPECT_EQ(json_string("x\xc2\x9b"
+                        "y"),
+            "\"x\\u009by\"");
 }
 
 TEST(JsonSummary, ADownloadReportsItsRangesRetriesAndSteals) {

@@ -92,7 +92,8 @@ std::vector<OptionEntry> option_entries(const std::string& page) {
     if (words.empty() || !words.front().starts_with('-')) continue;
     OptionEntry entry{tag, {}};
     for (const std::string& word : words) {
-      if (word.starts_with('-') && word != "-") entry.names.push_back(word.substr(0, word.find('=')));
+      if (word.starts_with('-') && word != "-")
+        entry.names.push_back(word.substr(0, word.find('=')));
     }
     entries.push_back(std::move(entry));
   }
@@ -196,7 +197,8 @@ TEST(ManPage, ExitStatusListsEveryExitCode) {
     listed.insert(std::stoi(words.front()));
   }
   for (const auto& [code, name] : codes) {
-    if (!listed.contains(code)) ADD_FAILURE() << name << " (" << code << ") is not under EXIT STATUS";
+    if (!listed.contains(code))
+      ADD_FAILURE() << name << " (" << code << ") is not under EXIT STATUS";
   }
   for (int code : listed) {
     if (!codes.contains(code)) {

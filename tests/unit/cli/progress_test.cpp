@@ -219,8 +219,10 @@ TEST(SanitizeName, ReplacesControlCharactersAndBadUtf8) {
   EXPECT_EQ(sanitize_name("a\x1b[2Jb\n"), "a?[2Jb?");
   EXPECT_EQ(sanitize_name("caf\xc3\xa9.txt"), "caf\xc3\xa9.txt");
   EXPECT_EQ(sanitize_name("x\xffy"), "x?y");
-  EXPECT_EQ(sanitize_name("\xc2\x9b" "31m"), "??31m");  // C1 CSI
-  EXPECT_EQ(sanitize_name("\xe2\x82"), "??");          // truncated sequence
+  EXPECT_EQ(sanitize_name("\xc2\x9b"
+                          "31m"),
+            "??31m");                          // C1 CSI
+  EXPECT_EQ(sanitize_name("\xe2\x82"), "??");  // truncated sequence
   EXPECT_EQ(sanitize_name("del\x7f"), "del?");
 }
 
@@ -573,8 +575,8 @@ TEST(BarDisplay, PrintPutsMessagesAboveTheBars) {
 TEST(BarDisplay, FollowsTheTerminalWidthAndShortensNames) {
   Harness h(ProgressMode::bar, 40);
   std::size_t a = h.display->add("x");
-  h.display->update(a, progress(3 * kMiB, 64 * kMiB, kMiB,
-                                "dir/a-very-long-name-for-a-narrow-terminal.tar.gz"));
+  h.display->update(
+      a, progress(3 * kMiB, 64 * kMiB, kMiB, "dir/a-very-long-name-for-a-narrow-terminal.tar.gz"));
   h.display->tick();
   ScreenModel screen = h.screen();
   ASSERT_EQ(screen.rows().size(), 1u);

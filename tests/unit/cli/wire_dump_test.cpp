@@ -29,8 +29,10 @@ TEST(WireDump, AsciiEndsALineAtCrlfAndWrapsAtSixtyFour) {
             "0000: GET / HTTP/1.1\n"
             "0010: Host: a\n"
             "0019: \n"
-            "001b: " + std::string(64, 'x') + "\n"
-            "005b: xxxxxx.z\n");
+            "001b: " +
+                std::string(64, 'x') +
+                "\n"
+                "005b: xxxxxx.z\n");
 }
 
 TEST(WireDump, ARecordHasCurlsTitle) {
@@ -43,7 +45,8 @@ TEST(WireDump, ARecordHasCurlsTitle) {
             "0000: 68 69 0d 0a                                     hi..\n");
   EXPECT_EQ(dump_info("c1 h1: GET /"), "== Info: c1 h1: GET /\n");
   const WireChunk on_stream{1, WireDirection::sent, true, bytes, 4};
-  EXPECT_EQ(dump_chunk(on_stream, DumpStyle::ascii), "=> Send data, 4 bytes (0x4), stream 4\n0000: hi\n");
+  EXPECT_EQ(dump_chunk(on_stream, DumpStyle::ascii),
+            "=> Send data, 4 bytes (0x4), stream 4\n0000: hi\n");
   EXPECT_EQ(dump_bytes({}, DumpStyle::hex), "");
 }
 

@@ -128,7 +128,8 @@ TEST(FetchHops, CredentialsGoAlongWithinTheOrigin) {
   Request request = following(Request::get("https://example.test/"));
   request.headers.add("Authorization", "Bearer secret");
   FetchHops hops = f.hops(request);
-  ASSERT_EQ(*hops.on_head(301, location("/moved"), std::string_view()), FetchHops::Verdict::redirect);
+  ASSERT_EQ(*hops.on_head(301, location("/moved"), std::string_view()),
+            FetchHops::Verdict::redirect);
   ASSERT_TRUE(hops.follow_redirect(false).ok());
   EXPECT_EQ(hops.request_headers("").get("authorization"), "Bearer secret");
 }
@@ -157,8 +158,8 @@ TEST(FetchHops, ARequestThatRefusesRedirectsFailsOnOneAndOneThatIgnoresThemAnswe
   EXPECT_EQ(refused.error().code(), ErrorCode::redirect_refused);
   EXPECT_NE(refused.error().message().find("302 to '/x'"), std::string::npos);
 
-  auto manual = f.hops(Request::get("https://example.test/")).on_head(302, location("/x"),
-                                                                       std::string_view());
+  auto manual = f.hops(Request::get("https://example.test/"))
+                    .on_head(302, location("/x"), std::string_view());
   ASSERT_TRUE(manual.ok());
   EXPECT_EQ(*manual, FetchHops::Verdict::answer);
 }

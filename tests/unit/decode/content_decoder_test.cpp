@@ -49,8 +49,8 @@ std::string brotli(std::string_view data) {
 
 std::string zstd(std::string_view data) {
   std::string encoded(ZSTD_compressBound(data.size()), '\0');
-  const std::size_t size = ZSTD_compress(encoded.data(), encoded.size(), data.data(),
-                                         data.size(), 3);
+  const std::size_t size =
+      ZSTD_compress(encoded.data(), encoded.size(), data.data(), data.size(), 3);
   EXPECT_FALSE(ZSTD_isError(size));
   encoded.resize(size);
   return encoded;
@@ -59,8 +59,8 @@ std::string zstd(std::string_view data) {
 // Words, random bytes and runs, so every coder uses matches, literals and stored
 // (incompressible) blocks.
 std::string mixed_data(std::size_t size) {
-  static const char* const kWords[] = {"sluice ", "gate ", "water ", "<div class=\"x\">",
-                                       "backpressure ", "\r\n", "0123456789", "{\"k\": 1}"};
+  static const char* const kWords[] = {"sluice ",       "gate ", "water ",     "<div class=\"x\">",
+                                       "backpressure ", "\r\n",  "0123456789", "{\"k\": 1}"};
   std::mt19937 rng(1234);
   std::string data;
   while (data.size() < size) {
@@ -71,8 +71,7 @@ std::string mixed_data(std::size_t size) {
       case 1:
         for (int i = 0; i < 3000; ++i) data += static_cast<char>(rng());
         break;
-      default:
-        data.append(500 + rng() % 2000, static_cast<char>('a' + rng() % 26));
+      default: data.append(500 + rng() % 2000, static_cast<char>('a' + rng() % 26));
     }
   }
   data.resize(size);
@@ -87,8 +86,8 @@ struct Decoded {
   std::size_t calls = 0;
 };
 
-Result<Decoded> decode_all(ContentDecoder& decoder, std::string_view encoded,
-                           std::size_t piece, std::size_t max_output) {
+Result<Decoded> decode_all(ContentDecoder& decoder, std::string_view encoded, std::size_t piece,
+                           std::size_t max_output) {
   Decoded result;
   ByteQueue out;
   std::size_t pos = 0;
@@ -209,8 +208,8 @@ TEST_P(ContentDecoderRoundTrip, ReleasesScratchOnlyAfterTheStreamEnds) {
   auto first = (*decoder)->decode(as_bytes(encoded), out, 1000);
   ASSERT_TRUE(first);
   EXPECT_EQ((*decoder)->release_scratch(), 0u);  // mid-stream: the window is needed
-  auto rest = decode_all(**decoder, std::string_view(encoded).substr(first->consumed),
-                         SIZE_MAX, SIZE_MAX);
+  auto rest =
+      decode_all(**decoder, std::string_view(encoded).substr(first->consumed), SIZE_MAX, SIZE_MAX);
   ASSERT_TRUE(rest) << rest.error().message();
   EXPECT_TRUE(std::string(as_text(out.readable())) + rest->text == data());
   EXPECT_GT((*decoder)->release_scratch(), 0u);

@@ -79,7 +79,7 @@ TEST(SplitRemaining, HalvesTheLargestRestUntilThereAreEnough) {
   EXPECT_EQ(split[0], (RangeSpec{0, 100, 100}));
   EXPECT_EQ(split[1], (RangeSpec{100, 400, 100}));  // its 400 left, halved
   EXPECT_EQ(split[2], (RangeSpec{400, 600, 0}));
-  EXPECT_EQ(split[3], (RangeSpec{600, 800, 0}));    // then 400 untouched, halved
+  EXPECT_EQ(split[3], (RangeSpec{600, 800, 0}));  // then 400 untouched, halved
   EXPECT_EQ(split[4], (RangeSpec{800, 1000, 0}));
   std::uint64_t covered = 0;
   for (std::size_t i = 0; i + 1 < split.size(); ++i) EXPECT_EQ(*split[i].end, split[i + 1].start);

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "tools/rate_limiter.hpp"
-#include "sluice/retry.hpp"
 #include "sluice/download.hpp"
+#include "sluice/retry.hpp"
+#include "tools/rate_limiter.hpp"
 
 namespace sluice {
 namespace {

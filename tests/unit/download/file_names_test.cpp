@@ -124,7 +124,7 @@ TEST(FileNameFor, StrayPercentInTheUrlIsKeptAsACharacter) {
 
 TEST(FileNameFor, EscapesThatAreNotUtf8StayEscaped) {
   EXPECT_EQ(url_path_file_name("/x/a%FFb.bin"), "a%FFb.bin");
-  EXPECT_EQ(url_path_file_name("/x/%C0%80.txt"), "%C0%80.txt");  // an overlong NUL
+  EXPECT_EQ(url_path_file_name("/x/%C0%80.txt"), "%C0%80.txt");          // an overlong NUL
   EXPECT_EQ(url_path_file_name("/x/caf%C3%A9.txt"), "caf\xC3\xA9.txt");  // UTF-8: decoded
 }
 

@@ -79,8 +79,11 @@ TEST(H1Progress, SaysWhereTheResponseStands) {
   Events events;
   parser.expect_response(false, 64 * 1024);
   EXPECT_EQ(parser.progress(), "before the response headers");
-  ASSERT_TRUE(parser.feed(as_bytes(std::string_view("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nab")),
-                          events).ok());
+  ASSERT_TRUE(
+      parser
+          .feed(as_bytes(std::string_view("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nab")),
+                events)
+          .ok());
   EXPECT_EQ(parser.progress(), "after 2 of 9 body bytes");
   parser.expect_response(false, 64 * 1024);
   ASSERT_TRUE(parser.feed(as_bytes(std::string_view("HTTP/1.1 200 OK\r\n\r\nabcd")), events).ok());

@@ -85,9 +85,8 @@ TEST(H1RequestEncoder, LargestContentLengthIsWrittenInFull) {
 }
 
 TEST(H1RequestEncoder, CallerFramingHeadersGiveWayToContentLength) {
-  const Headers headers{{"content-length", "999"},
-                        {"X-Keep", "yes"},
-                        {"Transfer-Encoding", "chunked"}};
+  const Headers headers{
+      {"content-length", "999"}, {"X-Keep", "yes"}, {"Transfer-Encoding", "chunked"}};
   const H1BodyFraming framing{H1BodyFraming::Kind::content_length, 5};
   EXPECT_EQ(encode_head(make_head("PUT", "/x", &headers, framing)),
             "PUT /x HTTP/1.1\r\n"
@@ -98,8 +97,8 @@ TEST(H1RequestEncoder, CallerFramingHeadersGiveWayToContentLength) {
 }
 
 TEST(H1RequestEncoder, ChunkedFramingReplacesCallerFramingHeaders) {
-  const Headers headers{{"Content-Length", "10"}, {"TRANSFER-ENCODING", "gzip, chunked"},
-                        {"Accept", "*/*"}};
+  const Headers headers{
+      {"Content-Length", "10"}, {"TRANSFER-ENCODING", "gzip, chunked"}, {"Accept", "*/*"}};
   const H1BodyFraming framing{H1BodyFraming::Kind::chunked, 0};
   EXPECT_EQ(encode_head(make_head("POST", "/upload", &headers, framing)),
             "POST /upload HTTP/1.1\r\n"

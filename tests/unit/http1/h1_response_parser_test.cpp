@@ -130,16 +130,18 @@ std::vector<GoodCase> good_cases() {
     c.wire =
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\n"
         "Set-Cookie: b=2\r\nX-Empty:\r\nContent-Length: 11\r\n\r\nhello world";
-    c.headers = {{"Content-Type", "text/plain"}, {"Set-Cookie", "a=1"}, {"Set-Cookie", "b=2"},
-                 {"X-Empty", ""}, {"Content-Length", "11"}};
+    c.headers = {{"Content-Type", "text/plain"},
+                 {"Set-Cookie", "a=1"},
+                 {"Set-Cookie", "b=2"},
+                 {"X-Empty", ""},
+                 {"Content-Length", "11"}};
     c.body = "hello world";
     cases.push_back(c);
   }
   {
     GoodCase c;
     c.name = "ValuesLoseTrailingWhitespaceAndFolds";
-    c.wire =
-        "HTTP/1.1 200 OK\r\nB:  x \t \r\nA: 1\r\n folded\r\nContent-Length: 0\r\n\r\n";
+    c.wire = "HTTP/1.1 200 OK\r\nB:  x \t \r\nA: 1\r\n folded\r\nContent-Length: 0\r\n\r\n";
     c.headers = {{"B", "x"}, {"A", "1 folded"}, {"Content-Length", "0"}};
     cases.push_back(c);
   }
@@ -342,7 +344,9 @@ std::vector<GoodCase> good_cases() {
   {
     GoodCase c;
     c.name = "BareLineFeedsThroughoutAChunkedResponseWithTrailers";
-    c.wire = "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5\nhello\r\n6\n world\n0\nChecksum: 7a1c\r\nX-Done: yes\n\n";
+    c.wire =
+        "HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n5\nhello\r\n6\n world\n0\nChecksum: "
+        "7a1c\r\nX-Done: yes\n\n";
     c.headers = {{"Transfer-Encoding", "chunked"}};
     c.body = "hello world";
     c.trailers = Fields{{"Checksum", "7a1c"}, {"X-Done", "yes"}};
@@ -441,121 +445,219 @@ std::vector<BadCase> bad_cases() {
   const std::string cl_head = "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n";
   const std::string chunked_head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
   std::vector<BadCase> cases;
-  cases.push_back({"HeaderBlockOverTheLimit",
-                   "HTTP/1.1 200 OK\r\nX-Filler: " + std::string(100, 'f') +
-                       "\r\nContent-Length: 0\r\n\r\n",
-                   {false, false, 64}, ErrorCategory::too_large,
-                   "HTTP/1.1: response header block exceeds the limit of 64 bytes"});
+  cases.push_back(
+      {"HeaderBlockOverTheLimit",
+       "HTTP/1.1 200 OK\r\nX-Filler: " + std::string(100, 'f') + "\r\nContent-Length: 0\r\n\r\n",
+       {false, false, 64},
+       ErrorCategory::too_large,
+       "HTTP/1.1: response header block exceeds the limit of 64 bytes"});
   cases.push_back({"InformationalHeadsCountTowardTheLimit",
                    "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
                    "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
-                   {false, false, 64}, ErrorCategory::too_large,
+                   {false, false, 64},
+                   ErrorCategory::too_large,
                    "HTTP/1.1: response header block exceeds the limit of 64 bytes"});
-  cases.push_back({"HeadOneByteOverTheLimit", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
-                   {false, false, 37}, ErrorCategory::too_large,
+  cases.push_back({"HeadOneByteOverTheLimit",
+                   "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+                   {false, false, 37},
+                   ErrorCategory::too_large,
                    "HTTP/1.1: response header block exceeds the limit of 37 bytes"});
   cases.push_back({"TrailersOverTheLimit",
                    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: " +
                        std::string(80, 't') + "\r\n\r\n",
-                   {false, false, 64}, ErrorCategory::too_large,
+                   {false, false, 64},
+                   ErrorCategory::too_large,
                    "HTTP/1.1: response trailers exceed the limit of 64 bytes"});
-  cases.push_back({"ClosedBeforeAnyByte", "", {false, true}, ErrorCategory::protocol,
-                   "HTTP/1.1: connection closed before the response headers"});
-  cases.push_back({"ClosedInsideTheHead", "HTTP/1.1 200 OK\r\nContent-Le", {false, true},
+  cases.push_back({"ClosedBeforeAnyByte",
+                   "",
+                   {false, true},
                    ErrorCategory::protocol,
                    "HTTP/1.1: connection closed before the response headers"});
-  cases.push_back({"ClosedAfterAnInformationalResponse", "HTTP/1.1 100 Continue\r\n\r\n",
-                   {false, true}, ErrorCategory::protocol,
+  cases.push_back({"ClosedInsideTheHead",
+                   "HTTP/1.1 200 OK\r\nContent-Le",
+                   {false, true},
+                   ErrorCategory::protocol,
                    "HTTP/1.1: connection closed before the response headers"});
-  cases.push_back({"TruncatedContentLengthBody", cl_head + std::string(1000, 'b'),
-                   {false, true}, ErrorCategory::protocol,
+  cases.push_back({"ClosedAfterAnInformationalResponse",
+                   "HTTP/1.1 100 Continue\r\n\r\n",
+                   {false, true},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: connection closed before the response headers"});
+  cases.push_back({"TruncatedContentLengthBody",
+                   cl_head + std::string(1000, 'b'),
+                   {false, true},
+                   ErrorCategory::protocol,
                    "HTTP/1.1: connection closed after 1000 of 5000 body bytes"});
-  cases.push_back({"ClosedRightAfterTheHead", cl_head, {false, true}, ErrorCategory::protocol,
+  cases.push_back({"ClosedRightAfterTheHead",
+                   cl_head,
+                   {false, true},
+                   ErrorCategory::protocol,
                    "HTTP/1.1: connection closed after 0 of 5000 body bytes"});
-  cases.push_back({"TruncatedChunkedBody", chunked_head + "5\r\nhello\r\n4\r\nab",
-                   {false, true}, ErrorCategory::protocol,
+  cases.push_back({"TruncatedChunkedBody",
+                   chunked_head + "5\r\nhello\r\n4\r\nab",
+                   {false, true},
+                   ErrorCategory::protocol,
                    "HTTP/1.1: connection closed inside a chunked body after 7 bytes"});
   cases.push_back({"ChunkedBodyClosedBeforeTheTrailersEnd",
-                   chunked_head + "3\r\nabc\r\n0\r\nX-Partial: 1\r\n", {false, true},
+                   chunked_head + "3\r\nabc\r\n0\r\nX-Partial: 1\r\n",
+                   {false, true},
                    ErrorCategory::protocol,
                    "HTTP/1.1: connection closed inside a chunked body after 3 bytes"});
-  cases.push_back({"InvalidChunkSize", chunked_head + "5\r\nhello\r\nzz\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid chunk size from server (", true});
-  cases.push_back({"ChunkDataNotFollowedByCrlf", chunked_head + "3\r\nabcXY0\r\n\r\n", {},
+  cases.push_back({"InvalidChunkSize",
+                   chunked_head + "5\r\nhello\r\nzz\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid chunk size from server (",
+                   true});
+  cases.push_back({"ChunkDataNotFollowedByCrlf",
+                   chunked_head + "3\r\nabcXY0\r\n\r\n",
+                   {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
-  cases.push_back({"ChunkDataFollowedByCrOnly", chunked_head + "3\r\nabc\rX0\r\n\r\n", {},
+  cases.push_back({"ChunkDataFollowedByCrOnly",
+                   chunked_head + "3\r\nabc\rX0\r\n\r\n",
+                   {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
-  cases.push_back({"ChunkDataFollowedByLineFeedThenCr", chunked_head + "3\nabc\n\r0\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid chunk size from server (", true});
-  cases.push_back({"ChunkDataFollowedByCrCr", chunked_head + "3\r\nabc\r\r\n0\r\n\r\n", {},
+  cases.push_back({"ChunkDataFollowedByLineFeedThenCr",
+                   chunked_head + "3\nabc\n\r0\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid chunk size from server (",
+                   true});
+  cases.push_back({"ChunkDataFollowedByCrCr",
+                   chunked_head + "3\r\nabc\r\r\n0\r\n\r\n",
+                   {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid chunked body from server (chunk data not followed by CRLF)"});
-  cases.push_back({"ChunkSizeLineWithoutLineFeed", chunked_head + "3\rXabc\r\n0\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid ", true});
-  cases.push_back({"ChunkSizeOverflow", chunked_head + "fffffffffffffffff\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid chunk size from server (", true});
-  cases.push_back({"InvalidStatusCode", "HTTP/1.1 2x0 OK\r\n\r\n", {}, ErrorCategory::protocol,
-                   "HTTP/1.1: invalid status line from server (", true});
-  cases.push_back({"NotHttpAtAll", "SSH-2.0-OpenSSH_9.2\r\n", {}, ErrorCategory::protocol,
-                   "HTTP/1.1: invalid status line from server (", true});
-  cases.push_back({"InvalidVersion", "HTTP/x.1 200 OK\r\n\r\n", {}, ErrorCategory::protocol,
-                   "HTTP/1.1: invalid status line from server (", true});
+  cases.push_back({"ChunkSizeLineWithoutLineFeed",
+                   chunked_head + "3\rXabc\r\n0\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid ",
+                   true});
+  cases.push_back({"ChunkSizeOverflow",
+                   chunked_head + "fffffffffffffffff\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid chunk size from server (",
+                   true});
+  cases.push_back({"InvalidStatusCode",
+                   "HTTP/1.1 2x0 OK\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid status line from server (",
+                   true});
+  cases.push_back({"NotHttpAtAll",
+                   "SSH-2.0-OpenSSH_9.2\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid status line from server (",
+                   true});
+  cases.push_back({"InvalidVersion",
+                   "HTTP/x.1 200 OK\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid status line from server (",
+                   true});
   cases.push_back({"SwitchingProtocolsIsRefused",
                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
                    "Connection: Upgrade\r\n\r\n",
-                   {}, ErrorCategory::protocol,
+                   {},
+                   ErrorCategory::protocol,
                    "HTTP/1.1: server switched protocols (101) although no upgrade was requested"});
-  cases.push_back({"InvalidHeaderName", "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
-  cases.push_back({"SpaceBeforeColon", "HTTP/1.1 200 OK\r\nName : x\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
-  cases.push_back({"BareCarriageReturnAfterStatusLine", "HTTP/1.1 200 OK\rA: b\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid ", true});
-  cases.push_back({"ControlByteInHeaderValue", "HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
-  cases.push_back({"InvalidTrailerName", chunked_head + "0\r\nBad Trailer: 1\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid trailer from server (", true});
-  cases.push_back({"StatusBelowOneHundred", "HTTP/1.1 000 OK\r\n\r\n", {},
+  cases.push_back({"InvalidHeaderName",
+                   "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid header from server (",
+                   true});
+  cases.push_back({"SpaceBeforeColon",
+                   "HTTP/1.1 200 OK\r\nName : x\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid header from server (",
+                   true});
+  cases.push_back({"BareCarriageReturnAfterStatusLine",
+                   "HTTP/1.1 200 OK\rA: b\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid ",
+                   true});
+  cases.push_back({"ControlByteInHeaderValue",
+                   "HTTP/1.1 200 OK\r\nA: b\x01\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid header from server (",
+                   true});
+  cases.push_back({"InvalidTrailerName",
+                   chunked_head + "0\r\nBad Trailer: 1\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid trailer from server (",
+                   true});
+  cases.push_back({"StatusBelowOneHundred",
+                   "HTTP/1.1 000 OK\r\n\r\n",
+                   {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid status line from server (status 0)"});
-  cases.push_back({"NotAnHttp1Version", "HTTP/2.0 200 OK\r\n\r\n", {},
+  cases.push_back({"NotAnHttp1Version",
+                   "HTTP/2.0 200 OK\r\n\r\n",
+                   {},
                    ErrorCategory::protocol,
                    "HTTP/1.1: invalid status line from server (HTTP version 2.0)"});
   cases.push_back({"ContentLengthOverflow",
-                   "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid Content-Length from server (",
+                   "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid Content-Length from server (",
                    true});
-  cases.push_back({"ContentLengthNotANumber", "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
-                   {}, ErrorCategory::protocol,
-                   "HTTP/1.1: invalid Content-Length from server (", true});
+  cases.push_back({"ContentLengthNotANumber",
+                   "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid Content-Length from server (",
+                   true});
   cases.push_back({"ContentLengthTwiceWithDifferentValues",
-                   "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", {},
-                   ErrorCategory::protocol, "HTTP/1.1: conflicting Content-Length from server (",
+                   "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: conflicting Content-Length from server (",
                    true});
   // Stricter than RFC 9110 (which allows a repeated identical value): llhttp refuses
   // any second Content-Length, and so do we.
   cases.push_back({"ContentLengthTwiceWithTheSameValue",
                    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
-                   {}, ErrorCategory::protocol,
-                   "HTTP/1.1: conflicting Content-Length from server (", true});
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: conflicting Content-Length from server (",
+                   true});
   cases.push_back({"ContentLengthWithChunked",
                    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
                    "5\r\nhello\r\n0\r\n\r\n",
-                   {}, ErrorCategory::protocol,
-                   "HTTP/1.1: conflicting Content-Length from server (", true});
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: conflicting Content-Length from server (",
+                   true});
   // The bare-LF leniency opens no smuggling: framing stays as strict over bare LFs.
-  cases.push_back({"SpaceBeforeColonOverBareLineFeeds", "HTTP/1.1 200 OK\nName : x\n\n", {},
-                   ErrorCategory::protocol, "HTTP/1.1: invalid header from server (", true});
+  cases.push_back({"SpaceBeforeColonOverBareLineFeeds",
+                   "HTTP/1.1 200 OK\nName : x\n\n",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: invalid header from server (",
+                   true});
   cases.push_back({"ContentLengthWithChunkedOverBareLineFeeds",
                    "HTTP/1.1 200 OK\nContent-Length: 5\nTransfer-Encoding: chunked\n\n"
                    "5\r\nhello\r\n0\r\n\r\n",
-                   {}, ErrorCategory::protocol,
-                   "HTTP/1.1: conflicting Content-Length from server (", true});
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: conflicting Content-Length from server (",
+                   true});
   cases.push_back({"ContentLengthTwiceOverBareLineFeeds",
-                   "HTTP/1.1 200 OK\nContent-Length: 5\nContent-Length: 6\n\nhello!", {},
-                   ErrorCategory::protocol, "HTTP/1.1: conflicting Content-Length from server (",
+                   "HTTP/1.1 200 OK\nContent-Length: 5\nContent-Length: 6\n\nhello!",
+                   {},
+                   ErrorCategory::protocol,
+                   "HTTP/1.1: conflicting Content-Length from server (",
                    true});
   return cases;
 }
@@ -639,8 +741,8 @@ TEST(H1ResponseParser, PlainBodyLeftCountsOnlyBytesThatMustBeBody) {
 
   H1ResponseParser chunked;
   Recorder chunks;
-  ASSERT_TRUE(chunked.feed(
-      as_bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"), chunks));
+  ASSERT_TRUE(chunked.feed(as_bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"),
+                           chunks));
   EXPECT_EQ(chunked.plain_body_left(), 0u) << "chunk framing is not body";
 
   H1ResponseParser head;

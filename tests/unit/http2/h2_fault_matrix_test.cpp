@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "http2/h2_session.hpp"
 #include "core/byte_queue.hpp"
+#include "http2/h2_session.hpp"
 #include "support/h2_test_peer.hpp"
 
 namespace sluice {
@@ -114,9 +114,11 @@ TEST_F(FaultMatrixH2Session, PushPromiseAfterPushWasTurnedOffClosesTheConnection
   ASSERT_TRUE(sink.error.has_value());
   EXPECT_EQ(sink.error->category(), ErrorCategory::protocol);
   EXPECT_TRUE(contains(sink.error->message(), "PUSH_PROMISE frame: server push on stream " +
-                                                  std::to_string(stream_id) + ", which sluice turned off"))
+                                                  std::to_string(stream_id) +
+                                                  ", which sluice turned off"))
       << sink.error->message();
-  EXPECT_TRUE(contains(sink.error->message(), "the connection was closed")) << sink.error->message();
+  EXPECT_TRUE(contains(sink.error->message(), "the connection was closed"))
+      << sink.error->message();
   EXPECT_FALSE(sink.completed);
   EXPECT_TRUE(session.finished());
 }

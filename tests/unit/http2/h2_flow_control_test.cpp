@@ -18,9 +18,9 @@ namespace sluice {
 namespace {
 
 using test::H2PeerOptions;
+using test::pattern;
 using test::RecordingSink;
 using test::ScriptedBody;
-using test::pattern;
 
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;

@@ -40,8 +40,9 @@ TEST(H2RequestHeaders, PseudoHeadersComeFirstFromTheRequest) {
   EXPECT_EQ(fields[3].value, "/upload?x=1");
   EXPECT_EQ(fields[4].name, "accept");
   ASSERT_EQ(headers.nv().size(), 5u);
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(headers.nv()[4].name), headers.nv()[4].namelen),
-            "accept");
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(headers.nv()[4].name), headers.nv()[4].namelen),
+      "accept");
 }
 
 TEST(H2RequestHeaders, NamesAreLowercased) {
@@ -84,7 +85,8 @@ TEST(H2RequestHeaders, StreamedBodyHasNoContentLength) {
   ExchangeRequest request = request_with({});
   request.body = &body;
   H2RequestHeaders headers(request);
-  EXPECT_EQ(names_of(headers), (std::vector<std::string>{":method", ":scheme", ":authority", ":path"}));
+  EXPECT_EQ(names_of(headers),
+            (std::vector<std::string>{":method", ":scheme", ":authority", ":path"}));
 }
 
 TEST(H2HeaderBlock, CollectsStatusAndFields) {
@@ -116,7 +118,7 @@ TEST(H2HeaderBlock, RejectsRequestPseudoHeadersInAResponse) {
 TEST(H2HeaderBlock, EnforcesTheLimitAsHttp2CountsIt) {
   H2HeaderBlock block(100);
   ASSERT_TRUE(block.add("a", std::string(30, 'x')).ok());  // 1 + 30 + 32 = 63
-  auto added = block.add("b", std::string(10, 'y'));        // 63 + 43 = 106 > 100
+  auto added = block.add("b", std::string(10, 'y'));       // 63 + 43 = 106 > 100
   ASSERT_FALSE(added.ok());
   EXPECT_EQ(added.error().category(), ErrorCategory::too_large);
   EXPECT_NE(added.error().message().find("100 bytes"), std::string::npos);

@@ -17,8 +17,8 @@ namespace sluice {
 namespace {
 
 using test::H2PeerOptions;
-using test::RecordingSink;
 using test::pattern;
+using test::RecordingSink;
 
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;

@@ -26,8 +26,8 @@ TEST_F(FaultMatrixH3Session, ResetStreamMidHeadersFailsTheStreamWithoutAHead) {
   pump();
   // A HEADERS frame announcing a 10-byte field section; only its first 3 bytes
   // arrive: the prefix (no dynamic table) and ":status 200" (static index 25).
-  peer.send_raw(stream_id, test::quic_varint(0x01) + test::quic_varint(10) +
-                               std::string("\x00\x00\xd9", 3));
+  peer.send_raw(stream_id,
+                test::quic_varint(0x01) + test::quic_varint(10) + std::string("\x00\x00\xd9", 3));
   pump();
   EXPECT_FALSE(sink.error.has_value()) << "half a header section is no error yet";
   peer.reset(stream_id, NGHTTP3_H3_INTERNAL_ERROR);
@@ -48,7 +48,8 @@ TEST_F(FaultMatrixH3Session, ConnectionDyingMidBodyFailsTheReaderAfterItsBytes) 
   peer.send_body(stream_id, std::string(1000, 'b'), false);
   pump();
   ASSERT_EQ(sink.body.size(), 1000u);
-  const std::string why = "QUIC: nothing from example.test:443 for 30000 ms (idle timeout); connection closed";
+  const std::string why =
+      "QUIC: nothing from example.test:443 for 30000 ms (idle timeout); connection closed";
   peer.close_connection(Error(ErrorCategory::timeout, why));
   ASSERT_TRUE(sink.error.has_value());
   EXPECT_FALSE(sink.completed);
@@ -110,7 +111,8 @@ TEST_F(FaultMatrixH3Session, GoawayStormLetsTheKeptStreamFinish) {
     ASSERT_TRUE(refused->error.has_value());
     EXPECT_TRUE(refused->unprocessed);
     EXPECT_EQ(refused->error->category(), ErrorCategory::protocol);
-    EXPECT_NE(refused->error->message().find("GOAWAY"), std::string::npos) << refused->error->message();
+    EXPECT_NE(refused->error->message().find("GOAWAY"), std::string::npos)
+        << refused->error->message();
   }
   EXPECT_FALSE(kept.error.has_value());
   peer.respond(kept_id, 200);

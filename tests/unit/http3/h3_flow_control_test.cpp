@@ -17,8 +17,8 @@ namespace sluice {
 namespace {
 
 using test::H3PeerOptions;
-using test::RecordingSink;
 using test::pattern;
+using test::RecordingSink;
 
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;
@@ -141,8 +141,8 @@ TEST_F(H3FlowControlTest, DynamicTableHeadersDecodeAcrossStreams) {
 std::string data_frame(const std::string& payload) {
   const auto length = static_cast<std::uint32_t>(payload.size());
   std::string frame{'\x00', static_cast<char>(0x80 | (length >> 24)),
-                    static_cast<char>((length >> 16) & 0xff), static_cast<char>((length >> 8) & 0xff),
-                    static_cast<char>(length & 0xff)};
+                    static_cast<char>((length >> 16) & 0xff),
+                    static_cast<char>((length >> 8) & 0xff), static_cast<char>(length & 0xff)};
   return frame + payload;
 }
 

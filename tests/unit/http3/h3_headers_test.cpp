@@ -45,9 +45,9 @@ TEST(H3RequestHeaders, PseudoHeadersComeFirstAndNamesAreLowercased) {
 
 TEST(H3RequestHeaders, ConnectionSpecificFieldsAreDropped) {
   ExchangeRequest request = request_for("/");
-  request.headers = {{"Connection", "close"},     {"Keep-Alive", "5"},  {"Upgrade", "h2c"},
-                     {"Transfer-Encoding", "chunked"}, {"Host", "other"}, {"TE", "gzip"},
-                     {"Proxy-Connection", "x"}, {"Accept", "*/*"}};
+  request.headers = {{"Connection", "close"},          {"Keep-Alive", "5"}, {"Upgrade", "h2c"},
+                     {"Transfer-Encoding", "chunked"}, {"Host", "other"},   {"TE", "gzip"},
+                     {"Proxy-Connection", "x"},        {"Accept", "*/*"}};
   H3RequestHeaders headers(request);
   ASSERT_EQ(headers.fields().size(), 5u);
   EXPECT_EQ(headers.fields().back().name, "accept");

@@ -9,8 +9,8 @@
 #include <functional>
 #include <string>
 
-#include "http3/h3_session.hpp"
 #include "core/byte_queue.hpp"
+#include "http3/h3_session.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/h3_test_peer.hpp"
 #include "support/test_body.hpp"
@@ -19,9 +19,9 @@ namespace sluice {
 namespace {
 
 using test::H3PeerOptions;
+using test::pattern;
 using test::RecordingSink;
 using test::ScriptedBody;
-using test::pattern;
 
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kMiB = 1024 * 1024;
@@ -71,7 +71,9 @@ class WakesInsidePeek final : public RequestBodySource {
       return {};
     }
     if (sent_) return {SourceChunk::State::end, {}, {}};
-    return {SourceChunk::State::data, as_bytes(std::string_view(text_)).first(std::min(max, text_.size())), {}};
+    return {SourceChunk::State::data,
+            as_bytes(std::string_view(text_)).first(std::min(max, text_.size())),
+            {}};
   }
   void consume(std::size_t n) override { sent_ = n == text_.size(); }
   void set_waker(std::function<void()> wake) override { waker_ = std::move(wake); }

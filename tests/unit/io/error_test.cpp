@@ -62,7 +62,8 @@ TEST(Result, AndThenChainsFallibleStepsAndStopsAtTheFirstError) {
 }
 
 TEST(Result, TransformMapsTheValueAndKeepsTheError) {
-  const Result<std::string> text = parse_digit('7').transform([](int n) { return std::to_string(n * 6); });
+  const Result<std::string> text =
+      parse_digit('7').transform([](int n) { return std::to_string(n * 6); });
   EXPECT_EQ(text.value(), "42");
   EXPECT_FALSE(parse_digit('z').transform([](int n) { return n; }).ok());
   int seen = 0;

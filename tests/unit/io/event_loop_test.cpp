@@ -458,7 +458,7 @@ TEST(EventLoop, StaleEventOfAReusedFdNumberIsNotDelivered) {
     loop.unwatch(number);
     victim.reset();
     replacement = std::make_unique<EventFd>(false);  // not readable
-    ASSERT_EQ(replacement->fd, number);               // the kernel reuses the lowest free number
+    ASSERT_EQ(replacement->fd, number);              // the kernel reuses the lowest free number
     ASSERT_TRUE(loop.watch(replacement->fd, EPOLLIN, &replacement_watcher));
   };
   CallbackWatcher watcher_a([&](std::uint32_t) {

@@ -88,8 +88,7 @@ TEST(Headers, GetAllReturnsEveryValueInOrder) {
   headers.add("Accept", "*/*");
   headers.add("SET-COOKIE", "b=2");
   headers.add("set-cookie", "c=3");
-  EXPECT_EQ(headers.get_all("Set-Cookie"),
-            (std::vector<std::string_view>{"a=1", "b=2", "c=3"}));
+  EXPECT_EQ(headers.get_all("Set-Cookie"), (std::vector<std::string_view>{"a=1", "b=2", "c=3"}));
   EXPECT_TRUE(headers.get_all("Via").empty());
 }
 
@@ -152,8 +151,8 @@ TEST(Iequals, DoesNotFoldNonAsciiBytes) {
 }
 
 TEST(ValidateHeaderName, AcceptsTokens) {
-  for (std::string_view name : {"Host", "content-type", "X-Custom_1", "a",
-                                "!#$%&'*+-.^_`|~09azAZ"}) {
+  for (std::string_view name :
+       {"Host", "content-type", "X-Custom_1", "a", "!#$%&'*+-.^_`|~09azAZ"}) {
     EXPECT_TRUE(validate_header_name(name).ok()) << name;
   }
 }
@@ -183,8 +182,8 @@ TEST(ValidateHeaderName, RefusesLineBreaksAndEscapesThemInTheMessage) {
 }
 
 TEST(ValidateHeaderName, RefusesSeparatorsAndNonAscii) {
-  for (std::string_view name : {"a(b", "a)b", "a<b", "a>b", "a@b", "a,b", "a;b", "a\\b",
-                                "a\"b", "a/b", "a[b", "a]b", "a?b", "a=b", "a{b", "a}b"}) {
+  for (std::string_view name : {"a(b", "a)b", "a<b", "a>b", "a@b", "a,b", "a;b", "a\\b", "a\"b",
+                                "a/b", "a[b", "a]b", "a?b", "a=b", "a{b", "a}b"}) {
     EXPECT_FALSE(validate_header_name(name).ok()) << name;
   }
   EXPECT_TRUE(contains(name_error("a(b"), "character '(' is not allowed"));

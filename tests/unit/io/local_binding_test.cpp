@@ -114,13 +114,14 @@ std::optional<Result<int>> connect_from(const SocketAddress& to, LocalBinding lo
   ConnectAttempts attempts;
   attempts.local = std::move(local);
   std::unique_ptr<TcpConnect> connect;
-  connect = std::make_unique<TcpConnect>(loop, std::vector<SocketAddress>{to},
-                                         [&](Result<int> result) {
-                                           outcome.emplace(std::move(result));
-                                           connect.reset();
-                                           loop.stop();
-                                         },
-                                         std::move(attempts));
+  connect = std::make_unique<TcpConnect>(
+      loop, std::vector<SocketAddress>{to},
+      [&](Result<int> result) {
+        outcome.emplace(std::move(result));
+        connect.reset();
+        loop.stop();
+      },
+      std::move(attempts));
   loop.add_timer(Clock::now() + 2s, [&] { loop.stop(); });  // a hang guard only
   loop.run();
   return outcome;

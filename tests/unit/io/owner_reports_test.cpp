@@ -45,7 +45,7 @@ TEST(OwnerReports, LeavingTheEarlyPhaseIsReportedEvenWithEveryStreamTaken) {
   EXPECT_EQ(owner.available, 1);
   reports.started(view(0, 0, true));  // early requests took them all
   reports.tell(conn, view(0, 0, true));
-  EXPECT_EQ(owner.available, 1);  // nothing new
+  EXPECT_EQ(owner.available, 1);          // nothing new
   reports.tell(conn, view(0, 0, false));  // the handshake completed
   EXPECT_EQ(owner.available, 2);
   reports.tell(conn, view(0, 0, false));

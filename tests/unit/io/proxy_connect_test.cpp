@@ -15,8 +15,9 @@ using State = ConnectReply::State;
 TEST(ProxyConnect, TheRequestNamesTheTargetAndCredentialsWhenGiven) {
   EXPECT_EQ(connect_request("example.org:443", ""),
             "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n");
-  EXPECT_EQ(connect_request("[::1]:8443", "Basic eDp5"),
-            "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nProxy-Authorization: Basic eDp5\r\n\r\n");
+  EXPECT_EQ(
+      connect_request("[::1]:8443", "Basic eDp5"),
+      "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nProxy-Authorization: Basic eDp5\r\n\r\n");
 }
 
 TEST(ProxyConnect, A2xxInPiecesOpensTheTunnel) {

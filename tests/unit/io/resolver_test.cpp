@@ -10,9 +10,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "support/dns_test_server.hpp"
 #include "support/manual_clock.hpp"
@@ -77,7 +77,6 @@ ResolverOptions asking(const test::DnsTestServer& server) {
   options.servers = server.address();
   return options;
 }
-
 
 TEST(Resolver, LocalhostResolvesToLoopback) {
   auto outcome = resolve_once("localhost", 8080);
@@ -168,7 +167,8 @@ TEST(Resolver, AnswersAreCachedForTheirTtl) {
   test::ManualClock clock;
   EventLoop loop(clock);
   Resolver resolver(loop, asking(server));
-  EXPECT_EQ(texts(resolve_on(loop, resolver, "cached.test")), std::vector<std::string>{"127.0.0.1:80"});
+  EXPECT_EQ(texts(resolve_on(loop, resolver, "cached.test")),
+            std::vector<std::string>{"127.0.0.1:80"});
   const std::size_t asked = server.questions("cached.test");
   EXPECT_EQ(asked, 2u);  // A and AAAA, together
   EXPECT_EQ(texts(resolve_on(loop, resolver, "CACHED.test", 443)),

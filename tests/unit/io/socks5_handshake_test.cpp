@@ -38,7 +38,9 @@ TEST(Socks5Handshake, WithoutCredentialsItConnectsByName) {
   Socks5Handshake handshake(socks(), "example.org", 443, std::nullopt);
   EXPECT_EQ(take_output(handshake), "\x05\x01\x00"s);
   EXPECT_EQ(handshake.feed("\x05\x00"s), Progress::waiting);
-  EXPECT_EQ(take_output(handshake), "\x05\x01\x00\x03\x0b" "example.org\x01\xbb"s);
+  EXPECT_EQ(take_output(handshake),
+            "\x05\x01\x00\x03\x0b"
+            "example.org\x01\xbb"s);
   // The answer in pieces, the bound address a name this time.
   const std::string answer = "\x05\x00\x00\x03\x04host\x00\x50"s;
   for (std::size_t i = 0; i + 1 < answer.size(); ++i) {
@@ -76,8 +78,9 @@ TEST(Socks5Handshake, RefusalsNameTheProxyAndWhatItSaid) {
   take_output(wants);
   ASSERT_EQ(wants.feed("\x05\xff"s), Progress::failed);
   EXPECT_EQ(wants.error().code(), ErrorCode::proxy_refused);
-  EXPECT_EQ(wants.error().message(),
-            "proxy 127.0.0.1:1080: SOCKS5: the proxy wants credentials (socks5://user:password@host)");
+  EXPECT_EQ(
+      wants.error().message(),
+      "proxy 127.0.0.1:1080: SOCKS5: the proxy wants credentials (socks5://user:password@host)");
 
   Socks5Handshake bad_password(socks("me", "wrong"), "h", 80, std::nullopt);
   take_output(bad_password);

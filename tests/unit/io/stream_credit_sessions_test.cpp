@@ -54,8 +54,7 @@ class WindowPolicySessions : public ::testing::Test {
 
   static bool take(RecordingSink& sink, Reader reader, int round) {
     switch (reader) {
-      case Reader::prompt:
-        return sink.take(SIZE_MAX);
+      case Reader::prompt: return sink.take(SIZE_MAX);
       case Reader::slow:  // a few KiB at a time: it stays well below its mark
         return sink.take(20 * kKiB);
       case Reader::pausing:  // stops for 5 rounds, then takes everything, and again

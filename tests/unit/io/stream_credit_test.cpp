@@ -143,7 +143,8 @@ TEST_F(StreamCreditTest, TheDrainReportStaysUntilTheReaderTookEverythingHeld) {
 TEST_F(StreamCreditTest, NothingOwedMeansNoQuietDeadline) {
   StreamCredit credit(kMark, policy);
   credit.on_received(kMark, at(milliseconds(0)));
-  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(10)), {}).bytes, kMark);
+  EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::arrival, at(milliseconds(10)), {}).bytes,
+            kMark);
   EXPECT_FALSE(credit.quiet_deadline().has_value());
 }
 
@@ -190,8 +191,8 @@ TEST_F(StreamCreditTest, OnAShortPathAReaderThatKeepsUpDoublesItsWindowPerStep) 
   for (int step = 0; step < 8; ++step) {
     const std::uint64_t window = credit.window();
     credit.on_received(window, at(milliseconds(step)));
-    const CreditGrant grant = credit.evaluate(0, true, CreditTrigger::reader,
-                                              at(milliseconds(step)), microseconds(60));
+    const CreditGrant grant =
+        credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(step)), microseconds(60));
     expected = std::min(2 * expected, 16 * kMiB);
     EXPECT_EQ(credit.window(), expected) << "step " << step;
     EXPECT_EQ(grant.grown_to, window == 16 * kMiB ? 0u : expected);
@@ -252,8 +253,8 @@ TEST_F(StreamCreditTest, AReaderBackFromALongPauseStartsAgainAtTheInitialWindow)
   EXPECT_EQ(credit.window(), 64 * kKiB);
   EXPECT_EQ(ledger.granted(), 512 * kKiB) << "the cut is not paid yet";
   // The reader drained half of what it held: that credit pays for half the cut.
-  CreditGrant grant = credit.evaluate(256 * kKiB, true, CreditTrigger::reader,
-                                      at(milliseconds(1011)), {});
+  CreditGrant grant =
+      credit.evaluate(256 * kKiB, true, CreditTrigger::reader, at(milliseconds(1011)), {});
   EXPECT_EQ(grant.shrunk_to, 64 * kKiB);
   EXPECT_EQ(grant.bytes, 0u);
   EXPECT_EQ(ledger.granted(), 256 * kKiB);
@@ -312,8 +313,9 @@ TEST_F(StreamCreditTest, AReaderSlowerThanThePathNeverGrowsItsWindow) {
   // trips): the reader sets the rate.
   for (int window = 0; window < 8; ++window) {
     credit.on_received(kMark, at(milliseconds(160 * window)));
-    EXPECT_EQ(credit.evaluate(0, true, CreditTrigger::reader, at(milliseconds(160 * window + 160)),
-                              milliseconds(50))
+    EXPECT_EQ(credit
+                  .evaluate(0, true, CreditTrigger::reader, at(milliseconds(160 * window + 160)),
+                            milliseconds(50))
                   .grown_to,
               0u);
   }

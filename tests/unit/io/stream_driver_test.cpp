@@ -182,7 +182,9 @@ class StreamDriverTest : public ::testing::Test {
     loop_.run();
     return met;
   }
-  void run_turns(int turns) { run_until([] { return false; }, turns); }
+  void run_turns(int turns) {
+    run_until([] { return false; }, turns);
+  }
 
   void close_peer() {
     if (peer_ >= 0) close(peer_);
@@ -200,7 +202,8 @@ class StreamDriverTest : public ::testing::Test {
       const ssize_t sent = send(peer_, bytes.data() + offset, bytes.size() - offset, MSG_NOSIGNAL);
       if (sent > 0) offset += static_cast<std::size_t>(sent);
       return offset == bytes.size();
-    })) << "the driver stopped reading at " << offset << " of " << bytes.size() << " bytes";
+    })) << "the driver stopped reading at "
+        << offset << " of " << bytes.size() << " bytes";
   }
   // What the driver wrote and the peer has not read yet, read now.
   std::string drain_peer() {
@@ -218,7 +221,8 @@ class StreamDriverTest : public ::testing::Test {
     EXPECT_TRUE(run_until([&] {
       got += drain_peer();
       return got.size() >= size;
-    })) << "the rest never came: " << got.size() << " of " << size << " bytes";
+    })) << "the rest never came: "
+        << got.size() << " of " << size << " bytes";
     return got;
   }
   // The codec heard `message` once, from a driver already closed, and nothing else
@@ -245,7 +249,8 @@ class StreamDriverTest : public ::testing::Test {
   // a megabyte overfills it whatever the machine's default.
   void produce_until_the_socket_is_full() {
     const int small = 64 * 1024;
-    ASSERT_EQ(setsockopt(driver_->transport().fd(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+    ASSERT_EQ(setsockopt(driver_->transport().fd(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small),
+              0);
     driver_->event([] {});
     const std::size_t written = codec_.sent - driver_->output().size();
     ASSERT_GT(written, 0u);
@@ -335,7 +340,7 @@ TEST_F(StreamDriverTest, BytesStayInTheSocketWhileTheCodecWantsNoInput) {
 }
 
 TEST_F(StreamDriverTest, PeerCloseIsReportedOnceAfterEveryByteInOrder) {
-  codec_.close_on_end = true;  // as H1Connection and H2Connection do
+  codec_.close_on_end = true;                    // as H1Connection and H2Connection do
   const std::string body = pattern(300 * 1024);  // several receives of 64 KiB
   send_all_to_driver(body);
   close_peer();

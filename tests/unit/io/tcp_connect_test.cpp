@@ -69,11 +69,14 @@ std::optional<Result<int>> connect_all(std::vector<SocketAddress> addresses,
   EventLoop loop;
   std::optional<Result<int>> outcome;
   std::unique_ptr<TcpConnect> connect;
-  connect = std::make_unique<TcpConnect>(loop, std::move(addresses), [&](Result<int> result) {
-    outcome.emplace(std::move(result));
-    connect.reset();  // destroying it from its own callback is allowed
-    loop.stop();
-  }, std::move(attempts));
+  connect = std::make_unique<TcpConnect>(
+      loop, std::move(addresses),
+      [&](Result<int> result) {
+        outcome.emplace(std::move(result));
+        connect.reset();  // destroying it from its own callback is allowed
+        loop.stop();
+      },
+      std::move(attempts));
   loop.add_timer(Clock::now() + 2s, [&] { loop.stop(); });
   loop.run();
   return outcome;
@@ -111,8 +114,7 @@ TEST(TcpConnect, RefusedPortFailsWithCategoryConnectNamingTheAddress) {
   ASSERT_FALSE(*outcome);
   EXPECT_EQ(outcome->error().category(), ErrorCategory::connect);
   EXPECT_EQ(outcome->error().message(), "connect: cannot connect to 127.0.0.1:" +
-                                            std::to_string(closed.port()) +
-                                            ": Connection refused");
+                                            std::to_string(closed.port()) + ": Connection refused");
 }
 
 TEST(TcpConnect, UsesTheSecondAddressWhenTheFirstRefuses) {
@@ -154,8 +156,8 @@ TEST(TcpConnect, EmptyAddressListFails) {
 
 TEST(HappyEyeballs, InterleavesTheFamiliesStartingWithTheFirstAddresss) {
   auto at = [](const char* ip) { return *SocketAddress::from_ip(ip, 80); };
-  const auto ordered =
-      interleave_families({at("::1"), at("fd00::2"), at("fd00::3"), at("127.0.0.1"), at("10.0.0.2")});
+  const auto ordered = interleave_families(
+      {at("::1"), at("fd00::2"), at("fd00::3"), at("127.0.0.1"), at("10.0.0.2")});
   std::vector<std::string> got;
   for (const auto& address : ordered) got.push_back(address.ip());
   EXPECT_EQ(got, (std::vector<std::string>{"::1", "127.0.0.1", "fd00::2", "10.0.0.2", "fd00::3"}));
@@ -172,8 +174,8 @@ TEST(HappyEyeballs, ABlackHoledFirstAddressDoesNotHoldUpTheSecond) {
   attempts.note = [&](const std::string& line) { notes.push_back(line); };
   // Without the stagger the connect would wait on the first address for ever (the
   // helper's 2 s guard would end it with no outcome).
-  auto outcome = connect_all({*SocketAddress::from_ip("127.0.0.3", listener.port()),
-                              listener.address()}, attempts);
+  auto outcome = connect_all(
+      {*SocketAddress::from_ip("127.0.0.3", listener.port()), listener.address()}, attempts);
   ASSERT_TRUE(outcome.has_value());
   ASSERT_TRUE(*outcome) << outcome->error().message();
   EXPECT_EQ(peer_port(**outcome), listener.port());
@@ -193,9 +195,9 @@ TEST(HappyEyeballs, AnAttemptThatNeverAnswersFailsAtItsOwnDeadline) {
   ASSERT_TRUE(outcome.has_value());
   ASSERT_FALSE(*outcome);
   EXPECT_EQ(outcome->error().category(), ErrorCategory::connect);
-  EXPECT_EQ(outcome->error().message(), "connect: cannot connect to 127.0.0.2:" +
-                                            std::to_string(hole.port()) +
-                                            ": no answer within 100 ms");
+  EXPECT_EQ(outcome->error().message(),
+            "connect: cannot connect to 127.0.0.2:" + std::to_string(hole.port()) +
+                ": no answer within 100 ms");
 }
 
 TEST(HappyEyeballs, AFailureStartsTheNextAddressAtOnceWithoutTheDelay) {

@@ -44,8 +44,9 @@ TEST(TlsPins, ParsesAListOfSha256Pins) {
 }
 
 TEST(TlsPins, BadEntriesAreNamed) {
-  for (const std::string& bad : {std::string("sha256//short"), "sha256//" + kPinA + ";", "sha256//" + kPinA + ";md5//x",
-                                "sha256//" + kPinA.substr(0, 43) + "!"}) {
+  for (const std::string& bad :
+       {std::string("sha256//short"), "sha256//" + kPinA + ";", "sha256//" + kPinA + ";md5//x",
+        "sha256//" + kPinA.substr(0, 43) + "!"}) {
     auto pins = parse_public_key_pins(bad);
     ASSERT_FALSE(pins.ok()) << bad;
     EXPECT_NE(pins.error().message().find("bad public key pin"), std::string::npos)
@@ -56,8 +57,8 @@ TEST(TlsPins, BadEntriesAreNamed) {
 TEST(TlsPins, APemOrDerKeyFileGivesThePinOfItsKey) {
   const std::string base = "/tmp/sluice-pin-test-" + std::to_string(::getpid());
   const std::string spki = write_key_files(base + ".pem", base + ".der");
-  const std::string expected = public_key_pin(
-      std::span(reinterpret_cast<const unsigned char*>(spki.data()), spki.size()));
+  const std::string expected =
+      public_key_pin(std::span(reinterpret_cast<const unsigned char*>(spki.data()), spki.size()));
   EXPECT_EQ(expected.size(), 44u);
   for (const std::string& path : {base + ".pem", base + ".der"}) {
     auto pins = parse_public_key_pins(path);
@@ -80,7 +81,8 @@ TEST(TlsPins, AMismatchNamesBothPins) {
   EXPECT_EQ(mismatch.error().code(), ErrorCode::tls_certificate);
   EXPECT_EQ(mismatch.error().message(),
             "TLS: public key of example.org is sha256//ZZZ=, which does not match the pinned "
-            "sha256//" + kPinA + " or sha256//" + kPinB);
+            "sha256//" +
+                kPinA + " or sha256//" + kPinB);
 }
 
 }  // namespace

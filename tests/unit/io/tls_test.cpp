@@ -21,8 +21,8 @@
 #include "core/byte_queue.hpp"
 #include "core/event_loop.hpp"
 #include "net/tcp_connect.hpp"
-#include "tls/tls_socket_bio.hpp"
 #include "support/test_certs.hpp"
+#include "tls/tls_socket_bio.hpp"
 
 // g++ 12 warns when a designated initializer leaves out members that have default
 // initializers; the defaults are exactly what the tests mean to keep.
@@ -36,12 +36,12 @@ using test::test_certs;
 
 // What the server does with its one connection.
 enum class ServerScript {
-  echo_line,              // handshake, echo one line, close_notify, close
-  echo_line_no_notify,    // handshake, echo one line, close without close_notify
-  close_before_handshake, // read the ClientHello, then close the TCP connection
-  reset_before_handshake, // read the ClientHello, then reset the TCP connection
-  close_after_handshake,  // handshake, then close without reading
-  plain_http,             // no TLS: answer with an HTTP/1.1 error
+  echo_line,               // handshake, echo one line, close_notify, close
+  echo_line_no_notify,     // handshake, echo one line, close without close_notify
+  close_before_handshake,  // read the ClientHello, then close the TCP connection
+  reset_before_handshake,  // read the ClientHello, then reset the TCP connection
+  close_after_handshake,   // handshake, then close without reading
+  plain_http,              // no TLS: answer with an HTTP/1.1 error
 };
 
 struct ServerOptions {
@@ -166,8 +166,8 @@ struct ClientOptions {
   TlsOptions tls{test_certs().ca_file, false};
   std::vector<std::string> alpn;
   std::string payload = "hello over tls\n";
-  bool write_until_error = false;  // keep writing after the handshake
-  std::size_t read_size = 4096;    // bytes asked of each read()
+  bool write_until_error = false;        // keep writing after the handshake
+  std::size_t read_size = 4096;          // bytes asked of each read()
   std::function<void()> before_connect;  // runs after the context exists, before connect
 };
 
@@ -184,9 +184,11 @@ class TlsClient final : public FdWatcher {
       return outcome_;
     }
     context_ = *context;
-    connect_ = std::make_unique<TcpConnect>(loop_, std::vector<SocketAddress>{server},
-                                            [this](Result<int> fd) { on_connected(std::move(fd)); });
-    loop_.add_timer(Clock::now() + 3s, [this] { finish(Error(ErrorCategory::timeout, "test timeout")); });
+    connect_ =
+        std::make_unique<TcpConnect>(loop_, std::vector<SocketAddress>{server},
+                                     [this](Result<int> fd) { on_connected(std::move(fd)); });
+    loop_.add_timer(Clock::now() + 3s,
+                    [this] { finish(Error(ErrorCategory::timeout, "test timeout")); });
     loop_.run();
     return outcome_;
   }
@@ -262,7 +264,8 @@ class TlsClient final : public FdWatcher {
   }
 
   void wait_for(IoStatus status) {
-    auto modified = loop_.modify(transport_->fd(), status == IoStatus::want_write ? EPOLLOUT : EPOLLIN);
+    auto modified =
+        loop_.modify(transport_->fd(), status == IoStatus::want_write ? EPOLLOUT : EPOLLIN);
     if (!modified) finish(modified.error());
   }
 
@@ -370,7 +373,8 @@ TEST(Tls, UntrustedCertificateIsRejectedSayingHowToTrustIt) {
   EXPECT_EQ(outcome.error->category(), ErrorCategory::tls);
   const std::string& message = outcome.error->message();
   EXPECT_NE(message.find("certificate for localhost is not signed by a trusted CA"),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
   EXPECT_NE(message.find("--cacert"), std::string::npos) << message;
 }
 
@@ -405,9 +409,9 @@ TEST(Tls, SystemTrustStoreDoesNotTrustTheTestCa) {
 TEST(Tls, TheSystemTrustStoreIsReadAtTheFirstConnection) {
   BlockingTlsServer server({});
   const std::string ca_file = test_certs().ca_file;
-  ClientOutcome outcome = run_client(
-      server, {.tls = {"", false},
-               .before_connect = [&] { ::setenv("SSL_CERT_FILE", ca_file.c_str(), 1); }});
+  ClientOutcome outcome = run_client(server, {.tls = {"", false}, .before_connect = [&] {
+                                                ::setenv("SSL_CERT_FILE", ca_file.c_str(), 1);
+                                              }});
   ::unsetenv("SSL_CERT_FILE");
   ASSERT_FALSE(outcome.error) << message_of(outcome);
   EXPECT_EQ(outcome.received, "hello over tls\n");

@@ -76,7 +76,6 @@ void wait_readable(int fd) {
   ASSERT_EQ(poll(&ready, 1, 2000), 1);
 }
 
-
 Result<UdpSocket> connected_to(Peer& peer) {
   auto socket = UdpSocket::connect(peer.address(), "QUIC");
   if (socket) peer.connect_to(socket->local());
@@ -102,8 +101,9 @@ TEST_P(UdpSocketSendTest, SendsARunAsDatagramsOfTheSegmentSizeWithAShorterLast) 
   for (std::size_t i = 0; i < datagrams.size(); ++i) {
     const std::size_t offset = i * kSegment;
     const std::size_t length = std::min(kSegment, run.size() - offset);
-    EXPECT_EQ(datagrams[i], std::vector<std::uint8_t>(run.begin() + static_cast<long>(offset),
-                                                      run.begin() + static_cast<long>(offset + length)))
+    EXPECT_EQ(datagrams[i],
+              std::vector<std::uint8_t>(run.begin() + static_cast<long>(offset),
+                                        run.begin() + static_cast<long>(offset + length)))
         << "datagram " << i;
   }
 }
@@ -127,7 +127,9 @@ TEST_P(UdpSocketSendTest, SendsMoreDatagramsThanOneSystemCallTakes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GsoAndSendmmsg, UdpSocketSendTest, ::testing::Values(true, false),
-                         [](const ::testing::TestParamInfo<bool>& param) { return param.param ? "Gso" : "Sendmmsg"; });
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "Gso" : "Sendmmsg";
+                         });
 
 TEST(UdpSocketTest, ReceivesEveryWaitingDatagramInOneBatchInOrder) {
   Peer peer;

@@ -32,18 +32,18 @@ ngtcp2_connection_close_error peer_close(ngtcp2_connection_close_error_code_type
 std::string app_names(std::uint64_t code) { return code == 0x100 ? "APP_DONE" : "APP_OTHER"; }
 
 TEST(QuicErrorsTest, TheApplicationNamesTheCodeOfAnApplicationClose) {
-  const Error error = quic_peer_close_error(
-      peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x100), "localhost", true,
-      &app_names);
+  const Error error =
+      quic_peer_close_error(peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x100),
+                            "localhost", true, &app_names);
 
   EXPECT_EQ(error.category(), ErrorCategory::protocol);
   EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (APP_DONE)");
 }
 
 TEST(QuicErrorsTest, AnApplicationCodeWithoutANamerIsShownInHex) {
-  const Error error = quic_peer_close_error(
-      peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x10c), "localhost", true,
-      nullptr);
+  const Error error =
+      quic_peer_close_error(peer_close(NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION, 0x10c),
+                            "localhost", true, nullptr);
 
   EXPECT_EQ(error.message(), "QUIC: localhost closed the connection (error 0x10c)");
 }

@@ -48,8 +48,7 @@ class QuicSimulatedLinkTest : public ::testing::Test {
   // The link and the server's answers; then connect() makes the client.
   void SetUp() override {}
 
-  void connect(LinkProfile profile, test::QuicTestHandler handler = {},
-               QuicOptions options = {}) {
+  void connect(LinkProfile profile, test::QuicTestHandler handler = {}, QuicOptions options = {}) {
     link_ = std::make_unique<test::SimulatedLink>(clock_, std::move(profile));
     test::QuicTestServerOptions server_options;
     server_options.cert_file = test::test_certs().server_cert;
@@ -171,8 +170,8 @@ EarlyDataRound get_over_new_connection(test::ManualClock& clock,
   options.remote = address(4433);
   options.host = "localhost";
   options.tls_context = std::move(context);
-  auto codec = QuicCodec::create(std::move(options), {address(50000), address(4433)}, link,
-                                 session, trace, 1);
+  auto codec = QuicCodec::create(std::move(options), {address(50000), address(4433)}, link, session,
+                                 trace, 1);
   EXPECT_TRUE(codec) << codec.error().message();
   if (!codec) return round;
   link.attach(**codec, on_link);
@@ -191,7 +190,8 @@ EarlyDataRound get_over_new_connection(test::ManualClock& clock,
     return sink.completed || sink.error || (*codec)->is_closed();
   });
   EXPECT_TRUE(done && sink.completed) << (sink.error ? sink.error->message() : "");
-  round.answered_after = std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - started);
+  round.answered_after =
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - started);
   round.server_accepted_early_data = server.early_data_accepted();
   round.body = sink.body;
   return round;

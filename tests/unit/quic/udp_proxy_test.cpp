@@ -59,8 +59,8 @@ class LoopbackSocket {
     char buffer[2048];
     sockaddr_in from{};
     socklen_t length = sizeof(from);
-    const ssize_t n = recvfrom(fd_, buffer, sizeof(buffer), 0, reinterpret_cast<sockaddr*>(&from),
-                               &length);
+    const ssize_t n =
+        recvfrom(fd_, buffer, sizeof(buffer), 0, reinterpret_cast<sockaddr*>(&from), &length);
     if (n < 0) return std::nullopt;
     return Received{std::string(buffer, static_cast<std::size_t>(n)), ntohs(from.sin_port)};
   }
@@ -96,8 +96,8 @@ std::vector<std::string> send_numbered(UdpProxy& proxy, LoopbackSocket& client,
   for (int i = 0; i < n; ++i) {
     client.send_to(proxy.port(), std::to_string(i));
     const auto decided = static_cast<std::uint64_t>(i + 1);
-    EXPECT_TRUE(proxy.wait_for_counters(
-        [&](const UdpProxyCounters& c) { return c.received == decided; }));
+    EXPECT_TRUE(
+        proxy.wait_for_counters([&](const UdpProxyCounters& c) { return c.received == decided; }));
     while (auto datagram = target.receive(0ms)) got.push_back(std::move(datagram->bytes));
   }
   EXPECT_TRUE(proxy.wait_for_counters([](const UdpProxyCounters& c) {

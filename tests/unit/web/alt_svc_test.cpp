@@ -104,13 +104,11 @@ TEST(AltSvcParse, IPv6AlternativesLoseTheirBrackets) {
 
 TEST(AltSvcParse, MalformedEntriesAreSkippedAndTheRestCount) {
   const char* bad[] = {
-      R"(h3=443)",            R"(h3=":0")",          R"(h3=":65536")",
-      R"(h3=":44x")",         R"(h3="host")",        R"(="::1")",
-      R"(h3 = ":443")",       R"(h3=":443"; ma=abc)", R"(h3=":443"; ma=-1)",
-      R"(h3=":443";)",        R"(h3="[::1:443")",    R"(h3="ho st:443")",
-      R"(h3="a@b:443")",      R"(h3=":443" junk)",   R"(h3=":443"; =1)",
-      R"(h3=":443"; ma=)",    R"(h3=":")",           R"(h3="[zz]:443")",
-      R"(h3=":443"; x=y z)",
+      R"(h3=443)",           R"(h3=":0")",        R"(h3=":65536")",      R"(h3=":44x")",
+      R"(h3="host")",        R"(="::1")",         R"(h3 = ":443")",      R"(h3=":443"; ma=abc)",
+      R"(h3=":443"; ma=-1)", R"(h3=":443";)",     R"(h3="[::1:443")",    R"(h3="ho st:443")",
+      R"(h3="a@b:443")",     R"(h3=":443" junk)", R"(h3=":443"; =1)",    R"(h3=":443"; ma=)",
+      R"(h3=":")",           R"(h3="[zz]:443")",  R"(h3=":443"; x=y z)",
   };
   for (const char* entry : bad) {
     const std::string value = std::string(entry) + R"(, h3="good.example:8443")";
@@ -132,8 +130,8 @@ TEST(AltSvcParse, EmptyListElementsAreNotErrors) {
 }
 
 TEST(AltSvcParse, GarbageIsIgnored) {
-  for (const char* value : {"", "   ", ",,,", "h3", "h3=", "\"\"", "h3=\"\x01:443\"",
-                            "\xff\xfe", "clear clear", "h3=\":443\" h3=\":444\""}) {
+  for (const char* value : {"", "   ", ",,,", "h3", "h3=", "\"\"", "h3=\"\x01:443\"", "\xff\xfe",
+                            "clear clear", "h3=\":443\" h3=\":444\""}) {
     const AltSvcField field = parse_alt_svc(value);
     EXPECT_EQ(field.kind, Kind::ignored) << value;
     EXPECT_TRUE(field.alternatives.empty()) << value;

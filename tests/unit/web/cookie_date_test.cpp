@@ -25,13 +25,13 @@ TEST(CookieDate, IsLenientAsTheAlgorithmAllows) {
 
 TEST(CookieDate, RefusesDatesThatDoNotExist) {
   EXPECT_FALSE(parse_cookie_date(""));
-  EXPECT_FALSE(parse_cookie_date("Sun, 06 Nov 1994"));           // no time
-  EXPECT_FALSE(parse_cookie_date("31 Apr 2020 00:00:00"));       // no 31st of April
-  EXPECT_FALSE(parse_cookie_date("29 Feb 2023 00:00:00"));       // not a leap year
+  EXPECT_FALSE(parse_cookie_date("Sun, 06 Nov 1994"));      // no time
+  EXPECT_FALSE(parse_cookie_date("31 Apr 2020 00:00:00"));  // no 31st of April
+  EXPECT_FALSE(parse_cookie_date("29 Feb 2023 00:00:00"));  // not a leap year
   EXPECT_FALSE(parse_cookie_date("01 Jan 2020 24:00:00"));
   EXPECT_FALSE(parse_cookie_date("01 Jan 1600 00:00:00"));
   EXPECT_FALSE(parse_cookie_date("01 Foo 2020 00:00:00"));
-  EXPECT_FALSE(parse_cookie_date("001 Jan 2020 00:00:00"));      // three-digit day
+  EXPECT_FALSE(parse_cookie_date("001 Jan 2020 00:00:00"));  // three-digit day
 }
 
 }  // namespace

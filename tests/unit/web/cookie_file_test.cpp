@@ -46,8 +46,9 @@ TEST(CookieFile, ReadsCurlsFormatAndSkipsJunk) {
 // or they would end the Cookie header with whitespace.
 TEST(CookieFile, RefusesPaddedNamesAndValues) {
   CookieJar jar;
-  jar.load_text("example.com\tFALSE\t/\tFALSE\t0\tname\tvalue \n"
-                "example.com\tFALSE\t/\tFALSE\t0\t name\tvalue\n");
+  jar.load_text(
+      "example.com\tFALSE\t/\tFALSE\t0\tname\tvalue \n"
+      "example.com\tFALSE\t/\tFALSE\t0\t name\tvalue\n");
   EXPECT_EQ(jar.size(), 0u);
 }
 
@@ -60,24 +61,28 @@ TEST(CookieFile, DropSessionLeavesOnlyCookiesWithAnExpiry) {
 
 TEST(CookieFile, WritesWhatCurlWrites) {
   CookieJar jar;
-  ASSERT_TRUE(jar.set_cookie(url("https://www.example.com/"),
-                             "sid=abc; Domain=example.com; HttpOnly; Expires=Fri, 01 Jan 2100 00:00:00 GMT")
-                  .stored());
+  ASSERT_TRUE(
+      jar.set_cookie(url("https://www.example.com/"),
+                     "sid=abc; Domain=example.com; HttpOnly; Expires=Fri, 01 Jan 2100 00:00:00 GMT")
+          .stored());
   ASSERT_TRUE(jar.set_cookie(url("https://www.example.com/app/x"), "pref=dark; Secure").stored());
   const std::string text = jar.to_netscape_text();
   EXPECT_TRUE(text.starts_with("# Netscape HTTP Cookie File\n"));
   // The expiry is capped at 400 days from now, so it is read back, not spelled out.
   const Cookie sid = jar.cookies()[0];
-  const auto expiry = std::chrono::duration_cast<std::chrono::seconds>(sid.expires->time_since_epoch()).count();
-  EXPECT_NE(text.find("#HttpOnly_.example.com\tTRUE\t/\tFALSE\t" + std::to_string(expiry) + "\tsid\tabc\n"),
+  const auto expiry =
+      std::chrono::duration_cast<std::chrono::seconds>(sid.expires->time_since_epoch()).count();
+  EXPECT_NE(text.find("#HttpOnly_.example.com\tTRUE\t/\tFALSE\t" + std::to_string(expiry) +
+                      "\tsid\tabc\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("\nwww.example.com\tFALSE\t/app\tTRUE\t0\tpref\tdark\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nwww.example.com\tFALSE\t/app\tTRUE\t0\tpref\tdark\n"), std::string::npos)
+      << text;
 }
 
 TEST(CookieFile, SaveAndLoadRoundTrip) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("sluice-cookie-test-" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("sluice-cookie-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "jar.txt").string();
   CookieJar jar;

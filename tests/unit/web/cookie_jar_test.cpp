@@ -124,10 +124,14 @@ TEST(CookieJar, NamePrefixesAreEnforced) {
 
 TEST(CookieJar, ExpiresAndMaxAgeFollowTheClock) {
   ManualJar m;
-  ASSERT_TRUE(m.jar.set_cookie(url("http://h.example/"), "e=1; Expires=Tue, 14 Nov 2023 22:14:00 GMT").stored());
+  ASSERT_TRUE(
+      m.jar.set_cookie(url("http://h.example/"), "e=1; Expires=Tue, 14 Nov 2023 22:14:00 GMT")
+          .stored());
   // Max-Age wins over Expires, whichever comes first.
-  ASSERT_TRUE(m.jar.set_cookie(url("http://h.example/"),
-                               "m=2; Max-Age=10; Expires=Thu, 01 Jan 1970 00:00:00 GMT").stored());
+  ASSERT_TRUE(m.jar
+                  .set_cookie(url("http://h.example/"),
+                              "m=2; Max-Age=10; Expires=Thu, 01 Jan 1970 00:00:00 GMT")
+                  .stored());
   ASSERT_TRUE(m.jar.set_cookie(url("http://h.example/"), "s=3").stored());
   EXPECT_EQ(m.jar.cookie_header(url("http://h.example/")), "e=1; m=2; s=3");
   m.now += 10s;  // 1'700'000'010: m expires, e (1'700'000'040) not yet
@@ -143,15 +147,18 @@ TEST(CookieJar, ZeroMaxAgeOrPastExpiresDeletes) {
   ASSERT_TRUE(m.jar.set_cookie(url("http://h.example/"), "b=1").stored());
   EXPECT_EQ(m.jar.set_cookie(url("http://h.example/"), "a=; Max-Age=0").kind,
             SetCookieOutcome::Kind::removed);
-  EXPECT_EQ(m.jar.set_cookie(url("http://h.example/"), "b=; Expires=Thu, 01 Jan 1970 00:00:01 GMT").kind,
-            SetCookieOutcome::Kind::removed);
+  EXPECT_EQ(
+      m.jar.set_cookie(url("http://h.example/"), "b=; Expires=Thu, 01 Jan 1970 00:00:01 GMT").kind,
+      SetCookieOutcome::Kind::removed);
   EXPECT_EQ(m.jar.size(), 0u);
 }
 
 TEST(CookieJar, LifetimesAreCappedAt400Days) {
   ManualJar m;
   ASSERT_TRUE(m.jar.set_cookie(url("http://h.example/"), "a=1; Max-Age=999999999999").stored());
-  ASSERT_TRUE(m.jar.set_cookie(url("http://h.example/"), "b=1; Expires=Fri, 31 Dec 9999 23:59:59 GMT").stored());
+  ASSERT_TRUE(
+      m.jar.set_cookie(url("http://h.example/"), "b=1; Expires=Fri, 31 Dec 9999 23:59:59 GMT")
+          .stored());
   for (const Cookie& cookie : m.jar.cookies()) {
     EXPECT_EQ(*cookie.expires, m.now + std::chrono::hours(24 * 400)) << cookie.name;
   }

@@ -25,7 +25,7 @@ TEST(CookieParse, SplitsNameValueAndAttributes) {
 TEST(CookieParse, LastAttributeWinsAndBadOnesAreSkipped) {
   auto cookie = parse_set_cookie("a=1; Path=/x; Path=relative; Max-Age=1x; Expires=never; Domain=");
   ASSERT_TRUE(cookie);
-  EXPECT_FALSE(cookie->path);      // "relative" means the default path
+  EXPECT_FALSE(cookie->path);  // "relative" means the default path
   EXPECT_FALSE(cookie->max_age);
   EXPECT_FALSE(cookie->expires);
   EXPECT_FALSE(cookie->domain);

@@ -34,7 +34,7 @@ TEST(HttpDate, EdgeYearsAndLeapDays) {
   EXPECT_EQ(epoch_of("Thu, 01 Jan 1970 00:00:00 GMT"), 0);
   EXPECT_EQ(epoch_of("Thu, 29 Feb 2024 00:00:00 GMT"), 1709164800);
   EXPECT_EQ(epoch_of("Tue, 29 Feb 2000 12:00:00 GMT"), 951825600);  // 2000 is a leap year
-  EXPECT_FALSE(parse_http_date("Mon, 29 Feb 2100 00:00:00 GMT"));    // 2100 is not
+  EXPECT_FALSE(parse_http_date("Mon, 29 Feb 2100 00:00:00 GMT"));   // 2100 is not
   EXPECT_FALSE(parse_http_date("Wed, 29 Feb 2023 00:00:00 GMT"));
   EXPECT_EQ(epoch_of("Mon, 01 Jan 1601 00:00:00 GMT"), -11644473600);
   EXPECT_EQ(epoch_of("Fri, 31 Dec 9999 23:59:59 GMT"), 253402300799);
@@ -49,20 +49,19 @@ TEST(HttpDate, EdgeYearsAndLeapDays) {
 }
 
 TEST(HttpDate, BadInputIsRefused) {
-  for (std::string_view text :
-       {"", "garbage", "Sun, 06 Nov 1994", "Sun, 31 Apr 1994 08:49:37 GMT",
-        "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
-        "Sun, 06 Nov 1994 08:49:60 GMT", "Sun, 00 Nov 1994 08:49:37 GMT",
-        "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 006 Nov 1994 08:49:37 GMT", "1994-11-06T08:49:37Z"}) {
+  for (std::string_view text : {"", "garbage", "Sun, 06 Nov 1994", "Sun, 31 Apr 1994 08:49:37 GMT",
+                                "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+                                "Sun, 06 Nov 1994 08:49:60 GMT", "Sun, 00 Nov 1994 08:49:37 GMT",
+                                "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 006 Nov 1994 08:49:37 GMT",
+                                "1994-11-06T08:49:37Z"}) {
     EXPECT_FALSE(parse_http_date(text)) << text;
   }
 }
 
 TEST(HttpDate, TimezonesOtherThanGmtAreRefused) {
-  for (std::string_view text :
-       {"Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 +0100",
-        "Sun, 06 Nov 1994 08:49:37 -0800", "Sun, 06 Nov 1994 08:49:37 CET",
-        "Sun, 06 Nov 1994 08:49:37-0800"}) {
+  for (std::string_view text : {"Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 +0100",
+                                "Sun, 06 Nov 1994 08:49:37 -0800", "Sun, 06 Nov 1994 08:49:37 CET",
+                                "Sun, 06 Nov 1994 08:49:37-0800"}) {
     EXPECT_FALSE(parse_http_date(text)) << text;
   }
   EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 UT"), kSunNov6_1994);
@@ -72,8 +71,10 @@ TEST(HttpDate, FormatsImfFixdateThatParsesBack) {
   EXPECT_EQ(format_http_date(kSunNov6_1994), "Sun, 06 Nov 1994 08:49:37 GMT");
   EXPECT_EQ(format_http_date(sys_seconds{}), "Thu, 01 Jan 1970 00:00:00 GMT");
   EXPECT_EQ(format_http_date(sys_seconds{seconds{1709164800}}), "Thu, 29 Feb 2024 00:00:00 GMT");
-  EXPECT_EQ(format_http_date(sys_seconds{seconds{-20'000'000'000}}), "Mon, 01 Jan 1601 00:00:00 GMT");
-  EXPECT_EQ(format_http_date(sys_seconds{seconds{400'000'000'000}}), "Fri, 31 Dec 9999 23:59:59 GMT");
+  EXPECT_EQ(format_http_date(sys_seconds{seconds{-20'000'000'000}}),
+            "Mon, 01 Jan 1601 00:00:00 GMT");
+  EXPECT_EQ(format_http_date(sys_seconds{seconds{400'000'000'000}}),
+            "Fri, 31 Dec 9999 23:59:59 GMT");
   for (std::int64_t t : {0LL, 951825600LL, 2147483648LL, -1LL, 4102444800LL}) {
     const sys_seconds when{seconds{t}};
     EXPECT_EQ(parse_http_date(format_http_date(when)), when) << t;

@@ -53,14 +53,18 @@ TEST(Redirect, LimitCountsRedirectsAlreadyFollowed) {
 
 TEST(Redirect, HttpsToHttpIsRefusedUnlessAllowed) {
   RedirectPolicy policy;
-  auto refused = plan_redirect(url("https://a.example/"), "GET", 302, location("http://a.example/"), 0, policy);
+  auto refused = plan_redirect(url("https://a.example/"), "GET", 302, location("http://a.example/"),
+                               0, policy);
   ASSERT_FALSE(refused.ok());
   policy.allow_https_to_http = true;
-  EXPECT_TRUE(plan_redirect(url("https://a.example/"), "GET", 302, location("http://a.example/"), 0, policy).ok());
+  EXPECT_TRUE(
+      plan_redirect(url("https://a.example/"), "GET", 302, location("http://a.example/"), 0, policy)
+          .ok());
 }
 
 TEST(Redirect, NonHttpSchemesAreRefused) {
-  auto step = plan_redirect(url("http://a.example/"), "GET", 302, location("ftp://a.example/f"), 0, {});
+  auto step =
+      plan_redirect(url("http://a.example/"), "GET", 302, location("ftp://a.example/f"), 0, {});
   ASSERT_FALSE(step.ok());
 }
 
@@ -73,7 +77,8 @@ TEST(Redirect, CredentialsStayWithinTheOrigin) {
   EXPECT_FALSE(headers.contains("cookie"));
   EXPECT_TRUE(headers.contains("accept"));
   Headers port_change{{"Authorization", "Basic x"}};
-  drop_credentials_across_origins(url("http://a.example/"), url("http://a.example:8080/"), port_change);
+  drop_credentials_across_origins(url("http://a.example/"), url("http://a.example:8080/"),
+                                  port_change);
   EXPECT_TRUE(port_change.empty());
 }
 

@@ -12,8 +12,7 @@ using namespace std::string_literals;
 
 Url parsed(std::string_view text) {
   auto result = Url::parse(text);
-  EXPECT_TRUE(result.ok()) << "'" << text << "': "
-                           << (result.ok() ? "" : result.error().message());
+  EXPECT_TRUE(result.ok()) << "'" << text << "': " << (result.ok() ? "" : result.error().message());
   return result.ok() ? result.value() : Url{};
 }
 
@@ -612,8 +611,7 @@ TEST(UrlResolve, BaseWithRootPath) {
 
 TEST(UrlResolve, EncodesLikeParse) {
   const Url base = parsed("http://a/b/c");
-  EXPECT_EQ(base.resolve("new path/x y?q r#f g")->to_string(),
-            "http://a/b/new%20path/x%20y?q%20r");
+  EXPECT_EQ(base.resolve("new path/x y?q r#f g")->to_string(), "http://a/b/new%20path/x%20y?q%20r");
   EXPECT_EQ(base.resolve("#f g")->fragment, "f%20g");
   EXPECT_EQ(base.resolve("/caf\xC3\xA9?100%")->to_string(), "http://a/caf%C3%A9?100%25");
   EXPECT_EQ(base.resolve("/%7e")->path, "/%7e");

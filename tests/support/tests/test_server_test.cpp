@@ -142,8 +142,7 @@ class RawClient {
   /// The last read ended with FIN (plain) or close_notify (TLS), not an error.
   bool clean_eof() const { return clean_eof_; }
   std::string read_until_eof() {
-    while (fill_to(buffered_.size() + 1)) {
-    }
+    while (fill_to(buffered_.size() + 1)) {}
     return std::exchange(buffered_, {});
   }
 
@@ -163,8 +162,7 @@ std::string body_of(const std::string& response) {
 }
 
 TEST(TestServerHelpers, Sha256OfAbcIsTheStandardDigest) {
-  EXPECT_EQ(sha256_hex("abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(TestServerHelpers, HttpResponseHasStatusLineLengthAndHeadersInOrder) {
@@ -199,8 +197,7 @@ TEST(TestServer, GetRoundTripDeliversRequestAndResponse) {
   ASSERT_TRUE(client.connected());
   client.send_all("GET /path?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Mixed-Case:  Value \r\n\r\n");
   std::string response = client.read_response();
-  EXPECT_EQ(response,
-            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Reply: yes\r\n\r\nhello");
+  EXPECT_EQ(response, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Reply: yes\r\n\r\nhello");
   std::optional<ReceivedRequest> request = seen.get_future().get();
   ASSERT_TRUE(request.has_value());
   EXPECT_EQ(request->method, "GET");
@@ -288,7 +285,8 @@ TEST(TestServer, ReadRequestHeadLeavesBodyForReadSome) {
 
 TEST(TestServer, ReadRequestTimesOutWithoutARequest) {
   std::promise<bool> got;
-  TestServer server([&](ServerConnection& conn) { got.set_value(conn.read_request(50ms).has_value()); });
+  TestServer server(
+      [&](ServerConnection& conn) { got.set_value(conn.read_request(50ms).has_value()); });
   RawClient client(server.port());
   EXPECT_FALSE(got.get_future().get());
 }
@@ -413,9 +411,11 @@ TEST(TestServer, DestructorWakesHandlerBlockedInWrite) {
 TEST(TestServer, ListensOnIpv6LoopbackWhenAsked) {
   TestServerOptions options;
   options.ipv6 = true;
-  TestServer server([](ServerConnection& conn) {
-    if (conn.read_request()) conn.write(http_response(200, "six"));
-  }, options);
+  TestServer server(
+      [](ServerConnection& conn) {
+        if (conn.read_request()) conn.write(http_response(200, "six"));
+      },
+      options);
   EXPECT_EQ(server.url(), "http://[::1]:" + std::to_string(server.port()) + "/");
   RawClient client(server.port(), true);
   ASSERT_TRUE(client.connected());
@@ -437,11 +437,13 @@ TEST(TestServerTls, RoundTripWithTestCaNegotiatesHttp11) {
   TestServerOptions options;
   options.tls = true;
   std::promise<std::string> target;
-  TestServer server([&](ServerConnection& conn) {
-    auto request = conn.read_request();
-    target.set_value(request ? request->target : "no request");
-    conn.write(http_response(200, "secure"));
-  }, options);
+  TestServer server(
+      [&](ServerConnection& conn) {
+        auto request = conn.read_request();
+        target.set_value(request ? request->target : "no request");
+        conn.write(http_response(200, "secure"));
+      },
+      options);
   EXPECT_EQ(server.url("/x"), "https://127.0.0.1:" + std::to_string(server.port()) + "/x");
   RawClient client(server.port());
   ASSERT_TRUE(client.start_tls(test_certs().ca_file, "\x02h2\x08http/1.1"));
@@ -483,14 +485,16 @@ TEST_P(TestServerStall, WriteAfterStallDeliversTheRestInOrder) {
   TestServerOptions options;
   options.tls = GetParam();
   std::promise<std::size_t> stalled_at;
-  TestServer server([&](ServerConnection& conn) {
-    // 16 MiB is four times what loopback buffers hold, so the write does stall.
-    std::string_view body = std::string_view(big_body()).substr(0, k16MiB);
-    std::size_t n = conn.write_until_blocked(body, 300ms);
-    stalled_at.set_value(n);
-    EXPECT_TRUE(conn.write(body.substr(n)));
-    EXPECT_EQ(conn.bytes_written(), body.size());
-  }, options);
+  TestServer server(
+      [&](ServerConnection& conn) {
+        // 16 MiB is four times what loopback buffers hold, so the write does stall.
+        std::string_view body = std::string_view(big_body()).substr(0, k16MiB);
+        std::size_t n = conn.write_until_blocked(body, 300ms);
+        stalled_at.set_value(n);
+        EXPECT_TRUE(conn.write(body.substr(n)));
+        EXPECT_EQ(conn.bytes_written(), body.size());
+      },
+      options);
   RawClient client(server.port());
   if (GetParam()) {
     ASSERT_TRUE(client.start_tls(test_certs().ca_file, "\x08http/1.1"));
@@ -508,9 +512,9 @@ TEST_P(TestServerStall, ClientReceivesExactlyTheCountedBytesWhenHandlerStopsAfte
   options.tls = GetParam();
   std::string_view body = std::string_view(big_body()).substr(0, k16MiB);
   std::promise<std::size_t> stalled_at;
-  TestServer server([&](ServerConnection& conn) {
-    stalled_at.set_value(conn.write_until_blocked(body, 300ms));
-  }, options);  // returning closes, after flushing whatever was counted
+  TestServer server(
+      [&](ServerConnection& conn) { stalled_at.set_value(conn.write_until_blocked(body, 300ms)); },
+      options);  // returning closes, after flushing whatever was counted
   RawClient client(server.port());
   if (GetParam()) {
     ASSERT_TRUE(client.start_tls(test_certs().ca_file, "\x08http/1.1"));

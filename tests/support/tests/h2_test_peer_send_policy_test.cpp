@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "http2/h2_session.hpp"
 #include "core/byte_queue.hpp"
+#include "http2/h2_session.hpp"
 #include "support/h2_test_peer.hpp"
 #include "support/test_body.hpp"
 

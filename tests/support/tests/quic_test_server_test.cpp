@@ -92,9 +92,8 @@ TEST(QuicTestServer, ServesASmallBodyOverHttp3) {
 }
 
 TEST(QuicTestServer, SendsAnEightMebibyteGeneratedBodyByteForByte) {
-  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
-    return QuicTestResponse::generated(k8MiB, 7);
-  }));
+  QuicTestUdpServer server(
+      options_with([](const QuicTestRequest&) { return QuicTestResponse::generated(k8MiB, 7); }));
   Client client = h3_client();
   auto response = client.fetch(h3_only(Request::get(server.url("/8m.bin"))));
   ASSERT_TRUE(response.ok()) << response.error().message();
@@ -131,7 +130,8 @@ TEST(QuicTestServer, ResetBeforeHeadersFailsTheRequestNamingTheReset) {
   auto response = client.fetch(h3_only(Request::get(server.url("/reset"))));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
-  EXPECT_NE(response.error().message().find("reset by server (H3_EXCESSIVE_LOAD)"), std::string::npos)
+  EXPECT_NE(response.error().message().find("reset by server (H3_EXCESSIVE_LOAD)"),
+            std::string::npos)
       << response.error().message();
   EXPECT_EQ(server.requests().size(), 1u);  // not retried: the request may have been processed
 }
@@ -151,9 +151,8 @@ TEST(QuicTestServer, ResetMidBodyFailsTheBodyAfterItsFirstBytes) {
 }
 
 TEST(QuicTestServer, CloseConnectionFailsTheRequestNamingTheCode) {
-  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
-    return QuicTestResponse::close_connection(kH3ExcessiveLoad);
-  }));
+  QuicTestUdpServer server(options_with(
+      [](const QuicTestRequest&) { return QuicTestResponse::close_connection(kH3ExcessiveLoad); }));
   Client client = h3_client();
   auto response = client.fetch(h3_only(Request::get(server.url("/close"))));
   ASSERT_FALSE(response.ok());
@@ -161,8 +160,8 @@ TEST(QuicTestServer, CloseConnectionFailsTheRequestNamingTheCode) {
   EXPECT_NE(response.error().message().find("closed the connection (H3_EXCESSIVE_LOAD"),
             std::string::npos)
       << response.error().message();
-  EXPECT_TRUE(server.wait_for([](const QuicTestUdpStats& stats, const auto&) { return stats.closed; },
-                              kPatience));
+  EXPECT_TRUE(server.wait_for(
+      [](const QuicTestUdpStats& stats, const auto&) { return stats.closed; }, kPatience));
 }
 
 // The server's HEADERS frame is cut after 4 bytes (type, length and the start of
@@ -190,9 +189,8 @@ TEST(QuicTestServer, ResetMidHeadersFailsTheRequestWithoutAHead) {
 // A cut past the end of the HEADERS frame would send the head whole: the server
 // says so and gives up, rather than staging a different fault.
 TEST(QuicTestServer, ResetMidHeadersPastTheFrameIsTheTestsMistake) {
-  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
-    return QuicTestResponse::reset_mid_headers(1000);
-  }));
+  QuicTestUdpServer server(options_with(
+      [](const QuicTestRequest&) { return QuicTestResponse::reset_mid_headers(1000); }));
   Client client = h3_client();
   auto response = client.fetch(h3_only(Request::get(server.url("/too-far"))));
   EXPECT_FALSE(response.ok());
@@ -217,8 +215,8 @@ TEST(QuicTestServer, TransportCloseFailsTheRequestNamingTheCodeAndReason) {
   EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
   EXPECT_EQ(response.error().message(),
             "QUIC: 127.0.0.1 closed the connection (CONNECTION_REFUSED: \"maintenance\")");
-  EXPECT_TRUE(server.wait_for([](const QuicTestUdpStats& stats, const auto&) { return stats.closed; },
-                              kPatience));
+  EXPECT_TRUE(server.wait_for(
+      [](const QuicTestUdpStats& stats, const auto&) { return stats.closed; }, kPatience));
 }
 
 // RFC 9114 section 4.1.1: STOP_SENDING with H3_NO_ERROR and a whole response
@@ -254,7 +252,8 @@ TEST(QuicTestServer, StopSendingWithAResetFailsTheUploadNamingTheCode) {
   auto response = client.fetch(h3_only(post(server.url("/upload"), upload)));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::protocol) << response.error().message();
-  EXPECT_NE(response.error().message().find("reset by server (H3_EXCESSIVE_LOAD)"), std::string::npos)
+  EXPECT_NE(response.error().message().find("reset by server (H3_EXCESSIVE_LOAD)"),
+            std::string::npos)
       << response.error().message();
   const std::vector<QuicTestRequest> requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -278,7 +277,8 @@ TEST(QuicTestServer, GoawayWithRequestsInFlightRetriesTheUnprocessedOnANewConnec
   EXPECT_EQ(read_body(warm->body), "answer for /warm");
   const std::vector<std::string> paths{"/a", "/b", "/c"};
   std::vector<PendingResponse> pending;
-  for (const std::string& path : paths) pending.push_back(client.send(h3_only(Request::get(server.url(path)))));
+  for (const std::string& path : paths)
+    pending.push_back(client.send(h3_only(Request::get(server.url(path)))));
   for (std::size_t i = 0; i < paths.size(); ++i) {
     auto response = pending[i].wait();
     ASSERT_TRUE(response.ok()) << paths[i] << ": " << response.error().message();
@@ -325,7 +325,8 @@ TEST(QuicTestServer, SilenceMidBodyFailsTheBodyByTheIdleTimeout) {
   EXPECT_EQ(read.error().code(), ErrorCode::idle_timeout) << read.error().message();
   EXPECT_NE(read.error().message().find("idle timeout: no data from 127.0.0.1:"), std::string::npos)
       << read.error().message();
-  EXPECT_NE(read.error().message().find("for 1000 ms"), std::string::npos) << read.error().message();
+  EXPECT_NE(read.error().message().find("for 1000 ms"), std::string::npos)
+      << read.error().message();
   EXPECT_GE(got.size(), 1u);
   EXPECT_LT(got.size(), kSize);
   EXPECT_TRUE(got == generated_bytes(1, 0, got.size())) << got.size() << " bytes";
@@ -334,9 +335,8 @@ TEST(QuicTestServer, SilenceMidBodyFailsTheBodyByTheIdleTimeout) {
 // A server that never grants the request stream any credit: the POST cannot send a
 // byte, and the client's timeout fails it instead of waiting forever.
 TEST(QuicTestServer, NoStreamCreditFailsThePostByTheTimeout) {
-  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
-    return QuicTestResponse::text("never reached");
-  });
+  QuicTestServerOptions options =
+      options_with([](const QuicTestRequest&) { return QuicTestResponse::text("never reached"); });
   options.transport.stream_window = 0;  // initial_max_stream_data_bidi_remote, never raised
   QuicTestUdpServer server(std::move(options));
   Client client = h3_client();
@@ -356,9 +356,8 @@ TEST(QuicTestServer, NoStreamCreditFailsThePostByTheTimeout) {
 // A server that lost the connection's state answers with a Stateless Reset made
 // with the token it gave (RFC 9000 section 10.3): the request fails naming it.
 TEST(QuicTestServer, StatelessResetFailsTheRequestNamingIt) {
-  QuicTestUdpServer server(options_with([](const QuicTestRequest&) {
-    return QuicTestResponse::stateless_reset();
-  }));
+  QuicTestUdpServer server(
+      options_with([](const QuicTestRequest&) { return QuicTestResponse::stateless_reset(); }));
   Client client = h3_client();
   auto response = client.fetch(h3_only(Request::get(server.url("/forgotten"))));
   ASSERT_FALSE(response.ok());
@@ -377,9 +376,8 @@ TEST(QuicTestServer, StatelessResetFailsTheRequestNamingIt) {
 // the window let in, which are its true first bytes; it never ends as if whole.
 TEST(QuicTestServer, ServerPastOurStreamWindowFailsTheBodyWithFlowControlError) {
   constexpr std::uint64_t kSeed = 7;
-  QuicTestServerOptions options = options_with([](const QuicTestRequest&) {
-    return QuicTestResponse::generated(k8MiB, kSeed);
-  });
+  QuicTestServerOptions options = options_with(
+      [](const QuicTestRequest&) { return QuicTestResponse::generated(k8MiB, kSeed); });
   options.assumed_client_stream_window = 4u << 20;
   QuicTestUdpServer server(std::move(options));
   Client client = h3_client();
