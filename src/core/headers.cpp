@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/http_token.hpp"
+#include "core/message_text.hpp"
 
 namespace sluice {
 namespace {
@@ -43,23 +44,6 @@ std::string describe_byte(unsigned char c) {
   if (c < 0x20) return "control byte " + hex_byte(c);
   if (c >= 0x80) return "non-ASCII byte " + hex_byte(c);
   return std::string("character '") + static_cast<char>(c) + "'";
-}
-
-// The name as it appears in a message: printable ASCII kept, the rest escaped so
-// the message stays on one line.
-std::string printable(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7F) {
-      out += ch;
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned>(c));
-      out += buf;
-    }
-  }
-  return out;
 }
 
 // What is wrong with a value, or nothing. Phrased to follow "value ".

@@ -14,15 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/message_text.hpp"
 #include "quic/quic_verify_code.hpp"
 
 namespace sluice {
 namespace {
 
 constexpr unsigned char kAlpnH3[] = {'h', '3'};
-
-// Enough names to recognise a certificate; a CDN cert can carry hundreds.
-constexpr std::size_t kMaxNamesShown = 4;
 
 Error tls_error(std::string message) { return Error(ErrorCategory::tls, "TLS: " + message); }
 
@@ -77,17 +75,6 @@ std::vector<std::string> certificate_names(gnutls_x509_crt_t cert) {
       names.emplace_back(buffer, size);
   }
   return names;
-}
-
-std::string joined_names(const std::vector<std::string>& names) {
-  std::string joined;
-  for (std::size_t i = 0; i < names.size() && i < kMaxNamesShown; ++i) {
-    if (i > 0) joined += ", ";
-    joined += names[i];
-  }
-  if (names.size() > kMaxNamesShown)
-    joined += " and " + std::to_string(names.size() - kMaxNamesShown) + " more";
-  return joined;
 }
 
 // The server's own certificate, for the message: its names and validity.

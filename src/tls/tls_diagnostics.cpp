@@ -10,11 +10,10 @@
 #include <ctime>
 #include <vector>
 
+#include "core/message_text.hpp"
+
 namespace sluice {
 namespace {
-
-// Enough names to recognise a certificate; a CDN cert can carry hundreds.
-constexpr std::size_t kMaxNamesShown = 4;
 
 std::string asn1_text(const ASN1_STRING* text) {
   if (text == nullptr) return {};
@@ -99,14 +98,7 @@ std::string certificate_names(X509* cert) {
     std::string cn = common_name(cert);
     if (!cn.empty()) names.push_back(std::move(cn));
   }
-  std::string joined;
-  for (std::size_t i = 0; i < names.size() && i < kMaxNamesShown; ++i) {
-    if (i > 0) joined += ", ";
-    joined += names[i];
-  }
-  if (names.size() > kMaxNamesShown)
-    joined += " and " + std::to_string(names.size() - kMaxNamesShown) + " more";
-  return joined;
+  return joined_names(names);
 }
 
 TlsVerifyFailure capture_verify_failure(X509_STORE_CTX* store) {

@@ -6,6 +6,7 @@
 #include "web/url_parse.hpp"
 
 #include "core/ascii_case.hpp"
+#include "core/message_text.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -64,23 +65,6 @@ std::string hex_byte(unsigned char c) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned>(c));
   return buf;
-}
-
-// Text shown inside quotes in a message: printable ASCII as is, other bytes as \xHH,
-// so a message never carries raw control bytes into a log or a terminal.
-std::string printable(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7F) {
-      out += ch;
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned>(c));
-      out += buf;
-    }
-  }
-  return out;
 }
 
 std::string describe_char(unsigned char c) {
