@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -89,12 +90,12 @@ class TcpRelay {
     }
     passable_.notify_all();
   }
-  /// Client-to-server bytes go in pieces of at most `piece` bytes, `gap` apart: a
-  /// server that reads a request body slowly.
-  void slow_uploads(std::size_t piece, std::chrono::milliseconds gap) {
+  /// Client-to-server bytes go in pieces of at most `piece` bytes, each read from
+  /// the client only once the one before has left for the server: the client's
+  /// upload moves at the pace of the relay and the server, never ahead of them.
+  void slow_uploads(std::size_t piece) {
     std::lock_guard lock(mu_);
     upload_piece_ = piece;
-    upload_gap_ = gap;
   }
 
  private:
@@ -152,14 +153,15 @@ class TcpRelay {
   // failed source ends it with a FIN onward, as the peer would have sent.
   void pump(int from, int to, bool upload) {
     std::vector<char> buffer(64 * 1024);
+    bool lowat_set = false;
     for (;;) {
       std::size_t piece = buffer.size();
-      std::chrono::milliseconds gap{0};
+      bool paced = false;
       {
         std::lock_guard lock(mu_);
         if (upload && upload_piece_ > 0) {
           piece = std::min(piece, upload_piece_);
-          gap = upload_gap_;
+          paced = true;
         }
       }
       const ssize_t n = ::recv(from, buffer.data(), piece, 0);
@@ -170,9 +172,27 @@ class TcpRelay {
         if (stopping_) break;
       }
       if (!send_all(to, buffer.data(), static_cast<std::size_t>(n))) break;
-      if (gap.count() > 0) std::this_thread::sleep_for(gap);  // the slow server's pace
+      if (paced && !lowat_set) {
+        const int lowat = 1;
+        ::setsockopt(to, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof lowat);
+        lowat_set = true;
+      }
+      if (paced && !wait_until_sent(to)) break;
     }
     ::shutdown(to, SHUT_WR);
+  }
+
+  // Waits until every byte written to `fd` has left for its peer: with
+  // TCP_NOTSENT_LOWAT at 1 (set once, on the first paced piece), POLLOUT means
+  // nothing is left unsent (an event of the kernel's, not a time). False when the
+  // socket failed or was shut down.
+  static bool wait_until_sent(int fd) {
+    pollfd watched{fd, POLLOUT, 0};
+    for (;;) {
+      const int ready = ::poll(&watched, 1, -1);
+      if (ready < 0 && errno == EINTR) continue;
+      return ready == 1 && (watched.revents & (POLLERR | POLLHUP | POLLNVAL)) == 0;
+    }
   }
 
   static bool send_all(int fd, const char* bytes, std::size_t size) {
@@ -195,7 +215,6 @@ class TcpRelay {
   bool held_ = false;                         // guarded by mu_
   bool stopping_ = false;                     // guarded by mu_
   std::size_t upload_piece_ = 0;              // guarded by mu_; 0: full speed
-  std::chrono::milliseconds upload_gap_{0};   // guarded by mu_
   std::vector<std::unique_ptr<Link>> links_;  // guarded by mu_ (joined after acceptor_)
 };
 
@@ -231,11 +250,11 @@ class HeldPath {
     if (tcp_) tcp_->release();
   }
 
-  /// Request bodies go slowly: over TCP at most 32 KiB every 2 ms (16 MiB/s at best)
-  /// reach the server; over h3 every datagram takes 20 ms each way, so QUIC's windows
-  /// open one slow round trip at a time.
+  /// Request bodies go slowly: over TCP 32 KiB at a time, each only once the one
+  /// before reached the server; over h3 every datagram takes 20 ms each way, so
+  /// QUIC's windows open one slow round trip at a time.
   void slow_uploads() {
-    if (tcp_) tcp_->slow_uploads(32 * 1024, 2ms);
+    if (tcp_) tcp_->slow_uploads(32 * 1024);
     if (udp_) {
       UdpProxyOptions slow;
       slow.delay = 20ms;

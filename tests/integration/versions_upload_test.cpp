@@ -1,7 +1,7 @@
 // Uploads to a server that reads slowly, over every version (versions.hpp): 8 MiB
 // (more than the socket buffers and windows on the way take at once, so the client
-// has to wait for the server) go through a slowed path (versions_path.hpp: at most
-// 16 MiB/s into a TCP server, 20 ms each way to h3), as owned bytes and as a stream
+// has to wait for the server) go through a slowed path (versions_path.hpp: 32 KiB at
+// a time into a TCP server, 20 ms each way to h3), as owned bytes and as a stream
 // from a producer thread, and arrive whole.
 // Servers: nginx stores PUT /upload/NAME (h1, h1 over TLS, h2) and the test reads it
 // back with GET; caddy hands /upload/* to that nginx (h3); nghttpd echoes the body
