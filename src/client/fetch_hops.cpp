@@ -25,15 +25,15 @@ constexpr int kMaxEarlyResends = 2;
 
 }  // namespace
 
-FetchHops::FetchHops(Context context, const Request& request, Url url)
+FetchHops::FetchHops(Context context, Request& request, Url url)
     : context_(context),
       version_(request.version),
       redirect_policy_(request.redirects),
-      headers_(request.headers),
+      headers_(std::move(request.headers)),
       url_(std::move(url)),
       method_(request.method),
       // A request that brings its own Authorization answers no challenge itself.
-      auth_(request.headers.contains("authorization") ? Authentication{} : request.auth) {}
+      auth_(headers_.contains("authorization") ? Authentication{} : request.auth) {}
 
 Result<void> FetchHops::choose_proxy() {
   // QUIC is UDP: a Unix socket carries only what goes over TCP.

@@ -40,7 +40,9 @@ class FetchHops {
     challenge,  ///< a 401 answered: drain its body, then send the hop again
   };
 
-  FetchHops(Context context, const Request& request, Url url);
+  /// Takes the request's fields (its headers are the fetch's from now on) and reads
+  /// its version, redirect policy and authentication.
+  FetchHops(Context context, Request& request, Url url);
 
   const Url& url() const noexcept { return url_; }
   const std::string& method() const noexcept { return method_; }

@@ -214,8 +214,9 @@ void Transfer::remember_alt_svc(const Headers& headers) {
 // and the next hop goes when its exchange ended. A head the fetch refuses fails it.
 bool Transfer::drains_for_next_hop(const ResponseHead& head) {
   // Digest auth-int hashes the body: known when there is none or it is in memory.
-  const std::optional<std::string_view> entity_body =
-      body_ ? body_->whole_in_memory() : std::optional<std::string_view>(std::string_view());
+  // Only a 401 reads it.
+  std::optional<std::string_view> entity_body = std::string_view();
+  if (head.status == 401 && body_) entity_body = body_->whole_in_memory();
   auto verdict = hops_.on_head(head.status, head.headers, entity_body);
   if (!verdict) {
     fail(std::move(verdict).error());

@@ -35,7 +35,7 @@ struct Fixture {
   std::vector<std::string> lines;
   Trace trace{[this](std::string_view line) { lines.emplace_back(line); }};
 
-  FetchHops hops(const Request& request) {
+  FetchHops hops(Request request) {
     return FetchHops({options, proxies, network, trace}, request, url(request.url));
   }
   void use_proxy(const std::string& proxy) {
