@@ -1,7 +1,7 @@
 #pragma once
 // H2Side and H3Side: one face over the two multiplexed sessions and their in-memory
 // servers (H2ClientHarness, H3ClientHarness), so that a typed test runs one scenario
-// over HTTP/2 and HTTP/3 (tests/unit/io/multiplexed_sessions_test.cpp,
+// over HTTP/2 and HTTP/3 (tests/unit/mux/multiplexed_sessions_test.cpp,
 // stream_credit_sessions_test.cpp). Each side owns its harness; the test moves bytes
 // with pump() and time with advance(). Stream ids are std::int64_t on both.
 //

@@ -1,7 +1,7 @@
 // HTTP/2's own flow control: the protocol's 64 KiB before our SETTINGS, padding, a
 // server that ignores the window, the connection window, a one-byte window for
 // uploads. How a reader's mark holds a stream, the same in HTTP/3, runs over both in
-// tests/unit/io/multiplexed_sessions_test.cpp.
+// tests/unit/mux/multiplexed_sessions_test.cpp.
 
 #include "http2/h2_session.hpp"
 

@@ -1,7 +1,7 @@
 // What only H2Session does: header blocks at nghttp2's own limits, nghttp2's text for
 // an invalid field, SETTINGS_MAX_CONCURRENT_STREAMS, PING and connection errors. The
 // scenarios it shares with H3Session run over both in
-// tests/unit/io/multiplexed_sessions_test.cpp.
+// tests/unit/mux/multiplexed_sessions_test.cpp.
 
 #include "http2/h2_session.hpp"
 

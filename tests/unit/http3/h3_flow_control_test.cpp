@@ -1,7 +1,7 @@
 // HTTP/3's own flow control, as the fake QUIC transport counts it: credit in half-
 // window steps, a small mark from the first byte, framing credited at once, QPACK
 // blocked streams, a malformed read. How a reader's mark holds a stream, the same in
-// HTTP/2, runs over both in tests/unit/io/multiplexed_sessions_test.cpp.
+// HTTP/2, runs over both in tests/unit/mux/multiplexed_sessions_test.cpp.
 
 #include <gtest/gtest.h>
 

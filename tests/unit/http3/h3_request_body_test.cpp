@@ -1,7 +1,7 @@
 // What only H3Session does with a request body: nghttp3 sends from copies kept until
 // the server acknowledges them, a wake from inside peek, STOP_SENDING. Bodies that
 // wait for their source, fail, fall short or meet an early response run over HTTP/2
-// and HTTP/3 in tests/unit/io/multiplexed_sessions_test.cpp.
+// and HTTP/3 in tests/unit/mux/multiplexed_sessions_test.cpp.
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // unprocessed and shuts a cancelled stream down inside cancel_stream, nghttp3's
 // checks of response fields, MAX_STREAMS, and no requests before the handshake. The
 // scenarios it shares with H2Session run over both in
-// tests/unit/io/multiplexed_sessions_test.cpp.
+// tests/unit/mux/multiplexed_sessions_test.cpp.
 
 #include "http3/h3_session.hpp"
 

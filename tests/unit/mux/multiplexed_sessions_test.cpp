@@ -10,10 +10,10 @@
 // QPACK, STOP_SENDING, acknowledgements, nghttp2's or nghttp3's own error texts) stays
 // in tests/unit/http2 and tests/unit/http3.
 //
-// It lives in tests/unit/io, beside stream_credit_sessions_test.cpp, because it tests
-// the version-neutral contract those folders' sessions share, and unit_io links every
-// layer; filed under http2/ or http3/, one protocol's folder would hold the other's
-// tests. No clock moves: every pump moves bytes until nothing moves.
+// It lives in tests/unit/mux, beside stream_credit_sessions_test.cpp, as the contract
+// lives in src/mux: what the two protocols' sessions share. Filed under http2/ or
+// http3/, one protocol's folder would hold the other's tests. No clock moves: every
+// pump moves bytes until nothing moves.
 
 #include <gtest/gtest.h>
 
