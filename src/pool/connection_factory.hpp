@@ -3,10 +3,10 @@
 // the library below src/client that names every protocol. A TCP attempt (connect/Connector: resolve, connect,
 // TLS with ALPN) becomes an HTTP/1.1 or HTTP/2 connection by what TLS negotiated
 // (or by prior knowledge over plain TCP); a QUIC attempt is an HTTP/3 connection.
-// Each gets the Client's window policy and trace. The pool orders the attempts (the
-// HTTP/3 race and its fallback to TCP) and counts connections per origin through
-// connection/connection.hpp alone.
-// Ownership: owned by the pool; HTTP thread only.
+// Each gets the Client's window policy and trace. Each origin's OriginConnector orders
+// the attempts (HTTP/3 first and its fallback to TCP); the pool counts connections per
+// origin through connection/connection.hpp alone.
+// Ownership: owned by the pool, shared by its origins' connectors; HTTP thread only.
 
 #include <chrono>
 #include <cstdint>

@@ -35,15 +35,30 @@ ConnectionPool::ConnectionPool(PoolServices services)
 
 ConnectionPool::~ConnectionPool() = default;
 
-void ConnectionPool::submit(ConnectionWaiter& waiter) {
-  const std::string key = origin_key(waiter);
+ConnectionPool::Origin& ConnectionPool::origin_for(const std::string& key) {
   auto [found, created] = origins_.try_emplace(key);
   Origin& origin = found->second;
-  if (created || (origin.conns.empty() && origin.connectors.empty() && !origin.h3)) {
-    origin.policy = waiter.version_policy();
-    origin.https = waiter.url().is_https();
-    origin.url = waiter.url();
-    origin.proxy = waiter.proxy_route();
+  if (created) {
+    // The connector reports through `key`; the pool outlives it.
+    OriginConnector::Events events{
+        [this] { return next_conn_id_++; },
+        [this, key](std::unique_ptr<Connection> conn) { on_handshaking(key, std::move(conn)); },
+        [this, key](Result<std::unique_ptr<Connection>> conn) {
+          on_connected(key, std::move(conn));
+        },
+        [this, key](Error error, Connection* abandoned) { on_http3_failed(key, error, abandoned); },
+    };
+    origin.connector =
+        std::make_unique<OriginConnector>(services_, factory_, *this, std::move(events));
+  }
+  return origin;
+}
+
+void ConnectionPool::submit(ConnectionWaiter& waiter) {
+  const std::string key = origin_key(waiter);
+  Origin& origin = origin_for(key);
+  if (origin.conns.empty()) {
+    origin.connector->set_route({waiter.url(), waiter.version_policy(), waiter.proxy_route()});
   }
   origin.waiting.push_back(&waiter);
   dispatch(key);
@@ -58,14 +73,18 @@ void ConnectionPool::withdraw(ConnectionWaiter& waiter) {
   forget_if_unused(key);
 }
 
-// A crawler meets millions of origins: an origin with nothing left goes.
+bool ConnectionPool::unused(const Origin& origin) const {
+  return origin.conns.empty() && origin.waiting.empty() && !origin.connector->busy();
+}
+
+// A crawler meets millions of origins: an origin with nothing left goes. Its connector
+// may be the caller (a failed connect is its last report): it goes after the turn.
 void ConnectionPool::forget_if_unused(const std::string& key) {
   auto found = origins_.find(key);
-  if (found == origins_.end()) return;
-  const Origin& origin = found->second;
-  if (origin.conns.empty() && origin.connectors.empty() && origin.waiting.empty() && !origin.h3) {
-    origins_.erase(found);
-  }
+  if (found == origins_.end() || !unused(found->second)) return;
+  auto doomed = std::shared_ptr<OriginConnector>(std::move(found->second.connector));
+  origins_.erase(found);
+  services_.loop.post([doomed] {});
 }
 
 void ConnectionPool::dispatch(const std::string& key) {
@@ -91,20 +110,16 @@ void ConnectionPool::dispatch(const std::string& key) {
   // A connection draining after GOAWAY leaves its slot to a new one, but at most
   // `limit` of them stay open beside the limit: a server that sends GOAWAY after
   // every request must not make us hold one socket per waiter in flight.
-  while (origin.waiting.size() > origin.connectors.size() &&
-         counted_connections(origin) + origin.connectors.size() < limit &&
-         origin.conns.size() + origin.connectors.size() < 2 * limit) {
-    // A QUIC handshake in progress serves everyone waiting, or hands them to TCP.
-    if (origin.h3) break;
-    if (auto target = http3_target_for(origin)) {
-      open_h3(key, origin, std::move(*target));
-      break;
-    }
-    if (origin.policy == VersionPolicy::http3_only) break;  // never TCP
-    // One connection that may turn out to multiplex (h2) serves everyone waiting:
-    // open a second only once the first said HTTP/1.1, or is full.
-    if (may_multiplex(origin) && !origin.connectors.empty()) break;
-    open_connection(key, *origin.waiting[origin.connectors.size()]);
+  OriginConnector& connector = *origin.connector;
+  while (origin.waiting.size() > connector.tcp_connects() &&
+         counted_connections(origin) + connector.tcp_connects() < limit &&
+         origin.conns.size() + connector.tcp_connects() < 2 * limit) {
+    // One connection that may turn out to multiplex (h2, h3) serves everyone waiting:
+    // another opens only once the first said HTTP/1.1, or is full. A QUIC attempt
+    // serves them all, and may have failed already and ended the origin: stop.
+    const auto opened = connector.open_for(*origin.waiting[connector.tcp_connects()],
+                                           origin.seen_version, may_multiplex(origin));
+    if (opened != OriginConnector::Opened::tcp) break;
   }
 }
 
@@ -121,34 +136,17 @@ Connection* ConnectionPool::idle_connection(const std::string& key) {
   return nullptr;
 }
 
-void ConnectionPool::open_connection(const std::string& key, ConnectionWaiter& first) {
-  const std::uint64_t id = next_conn_id_++;
-  auto& connectors = origins_[key].connectors;
-  connectors.push_back(factory_.connect_tcp(first.url(), first.version_policy(),
-                                            first.proxy_route(), first.tls_timeout(), id, nullptr));
-  // The connector reports through `key` and its own address; the pool outlives it.
-  Connector* raw = connectors.back().get();
-  raw->set_callback([this, key, raw, id](Result<std::unique_ptr<Transport>> transport) {
-    on_connected(key, raw, id, std::move(transport));
-  });
+void ConnectionPool::on_handshaking(const std::string& key, std::unique_ptr<Connection> conn) {
+  conn_origin_[conn.get()] = key;
+  origins_[key].conns.push_back(std::move(conn));
 }
 
-void ConnectionPool::on_connected(const std::string& key, Connector* connector, std::uint64_t id,
-                                  Result<std::unique_ptr<Transport>> transport) {
+void ConnectionPool::on_connected(const std::string& key,
+                                  Result<std::unique_ptr<Connection>> connected) {
   Origin& origin = origins_[key];
-  ConnectTiming timing = connector->timing();
-  auto& connectors = origin.connectors;
-  auto it = std::find_if(connectors.begin(), connectors.end(),
-                         [connector](const auto& c) { return c.get() == connector; });
-  if (it != connectors.end()) {
-    // Deleting the connector from inside its own callback: defer.
-    auto doomed = std::shared_ptr<Connector>(std::move(*it));
-    connectors.erase(it);
-    services_.loop.post([doomed] {});
-  }
-  if (!transport) {
+  if (!connected) {
     // With nothing else on the way, everyone waiting for this origin gets the error.
-    const bool alone = origin.conns.empty() && origin.connectors.empty();
+    const bool alone = origin.conns.empty() && origin.connector->tcp_connects() == 0;
     std::deque<ConnectionWaiter*> failed;
     if (alone) {
       failed.swap(origin.waiting);
@@ -156,18 +154,16 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
       failed.push_back(origin.waiting.front());
       origin.waiting.pop_front();
     }
-    for (ConnectionWaiter* waiter : failed) waiter->fail(transport.error());
+    for (ConnectionWaiter* waiter : failed) waiter->fail(connected.error());
     forget_if_unused(key);
     return;
   }
-  std::unique_ptr<Connection> conn =
-      factory_.over_tcp(std::move(*transport), origin.policy, *this, id);
-  conn->set_connect_timing(std::move(timing));
+  std::unique_ptr<Connection> conn = std::move(*connected);
   origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
+    const std::string where = origin.connector->route().url.origin();
     for (ConnectionWaiter* waiter : std::exchange(origin.waiting, {})) {
-      waiter->fail(
-          Error(ErrorCategory::io, "cannot watch the connection to " + origin.url.origin()));
+      waiter->fail(Error(ErrorCategory::io, "cannot watch the connection to " + where));
     }
     forget_if_unused(key);
     return;
@@ -181,6 +177,21 @@ void ConnectionPool::on_connected(const std::string& key, Connector* connector, 
     arm_idle_close(*added);
 }
 
+// The QUIC attempt failed. Its connector fell back (the origin's h3 is broken for a
+// while, so the dispatch opens TCP) unless the origin is HTTP/3 only: then, with no
+// other connection, everyone waiting gets the error.
+void ConnectionPool::on_http3_failed(const std::string& key, const Error& error,
+                                     Connection* abandoned) {
+  if (abandoned != nullptr) drop(*abandoned);
+  Origin& origin = origins_[key];
+  if (origin.connector->route().policy != VersionPolicy::http3_only) {
+    dispatch(key);
+  } else if (origin.conns.empty()) {
+    for (ConnectionWaiter* waiter : std::exchange(origin.waiting, {})) waiter->fail(error);
+  }
+  forget_if_unused(key);
+}
+
 std::size_t ConnectionPool::counted_connections(const Origin& origin) {
   std::size_t counted = 0;
   for (const auto& conn : origin.conns) {
@@ -189,10 +200,11 @@ std::size_t ConnectionPool::counted_connections(const Origin& origin) {
   return counted;
 }
 
-bool ConnectionPool::may_multiplex(const Origin& origin) const {
-  if (origin.policy == VersionPolicy::http2_prior_knowledge) return true;
-  if (origin.policy == VersionPolicy::http3_only) return true;
-  if (origin.policy == VersionPolicy::http1_only || !origin.https) return false;
+bool ConnectionPool::may_multiplex(const Origin& origin) {
+  const OriginRoute& route = origin.connector->route();
+  if (route.policy == VersionPolicy::http2_prior_knowledge) return true;
+  if (route.policy == VersionPolicy::http3_only) return true;
+  if (route.policy == VersionPolicy::http1_only || !route.url.is_https()) return false;
   if (!origin.seen_version) return true;
   return *origin.seen_version != HttpVersion::http1_1;
 }
@@ -208,8 +220,7 @@ void ConnectionPool::on_connection_available(Connection& conn) {
   std::string key;
   Origin* origin = origin_of(conn, &key);
   if (origin == nullptr) return;
-  // Early data flows before the handshake completed: the attempt is not over yet.
-  if (origin->h3 && origin->h3->handshaking(conn) && !conn.early()) h3_ready(*origin);
+  if (origin->connector->handshake_completed(conn)) origin->seen_version = HttpVersion::http3;
   dispatch(key);
   if (conn.idle() && !conn.is_closed()) arm_idle_close(conn);
 }
@@ -238,23 +249,16 @@ void ConnectionPool::arm_idle_close(Connection& conn) {
   });
 }
 
-void ConnectionPool::on_connection_closed(Connection& conn) {
-  std::string key;
-  Origin* origin = origin_of(conn, &key);
-  if (origin == nullptr) return;
+bool ConnectionPool::drop(Connection& conn) {
+  auto found = conn_origin_.find(&conn);
+  if (found == conn_origin_.end()) return false;
+  Origin& origin = origins_[found->second];
+  conn_origin_.erase(found);
   if (auto timer = idle_timers_.find(&conn); timer != idle_timers_.end()) {
     services_.loop.cancel_timer(timer->second);
     idle_timers_.erase(timer);
   }
-  conn_origin_.erase(&conn);
-  // A QUIC attempt that ended before its handshake: the next address, or give up.
-  std::optional<Error> h3_error;
-  if (origin->h3 && origin->h3->handshaking(conn)) {
-    std::optional<Error> reason = conn.close_reason();
-    h3_error = reason ? std::move(*reason)
-                      : Error(ErrorCategory::protocol, "HTTP/3: the connection closed");
-  }
-  auto& conns = origin->conns;
+  auto& conns = origin.conns;
   auto it =
       std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });
   if (it != conns.end()) {
@@ -263,10 +267,16 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
     conns.erase(it);
     services_.loop.post([doomed] {});
   }
-  if (h3_error) {
-    origin->h3->connection_closed(std::move(*h3_error));
-    return;
-  }
+  return true;
+}
+
+void ConnectionPool::on_connection_closed(Connection& conn) {
+  std::string key;
+  Origin* origin = origin_of(conn, &key);
+  if (origin == nullptr) return;
+  drop(conn);
+  // A QUIC attempt that ended before its handshake tries the next address, or fails.
+  if (origin->connector->connection_closed(conn)) return;
   dispatch(key);
   forget_if_unused(key);
 }
@@ -274,8 +284,7 @@ void ConnectionPool::on_connection_closed(Connection& conn) {
 void ConnectionPool::close_all() {
   closing_ = true;
   for (auto& [key, origin] : origins_) {
-    end_h3_attempt(origin);
-    origin.connectors.clear();
+    origin.connector->stop();
     origin.waiting.clear();
     for (auto& conn : origin.conns) {
       conn->close(Error(ErrorCategory::cancelled, "the client is shutting down"));

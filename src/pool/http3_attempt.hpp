@@ -3,15 +3,16 @@
 // itself (Http3Attempt). An origin is tried over QUIC for VersionPolicy::http3 and
 // http3_only, and in automatic mode when it announced h3 in Alt-Svc. The attempt
 // resolves the h3 host, handshakes with one address after another, and ends one of
-// three ways, which the pool acts on:
+// three ways, which the origin's OriginConnector acts on:
 //   - the handshake completed (completed()): the connection serves everyone waiting;
 //   - it failed, or (when falling back is allowed) did not complete within
-//     ClientOptions::http3_fallback_after (Events::failed): the pool marks the
-//     origin's h3 broken for http3_broken_for and sends the waiting requests to TCP;
+//     ClientOptions::http3_fallback_after (Events::failed): the connector marks the
+//     origin's h3 broken for http3_broken_for and the pool sends the waiting requests
+//     to TCP;
 //   - with http3_only the same failure fails what was waiting.
-// Ownership: HTTP thread only. The pool's Origin owns the attempt while it runs; the
-// connection it handshakes belongs to the origin's list from the start (so that the
-// pool hears its events) and the attempt only points at it.
+// Ownership: HTTP thread only. The OriginConnector owns the attempt while it runs; the
+// connection it handshakes belongs to the pool's list for the origin from the start (so
+// that the pool hears its events) and the attempt only points at it.
 
 #include <chrono>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
-// PoolServices: everything the pool, its ConnectionFactory and an Http3Attempt use,
-// named one by one, instead of the whole Client core: the pool opens and keeps
-// connections, and knows nothing of fetches beyond ConnectionWaiter.
+// PoolServices: everything the pool, its ConnectionFactory, OriginConnectors and
+// Http3Attempts use, named one by one, instead of the whole Client core: the pool
+// opens and keeps connections, and knows nothing of fetches beyond ConnectionWaiter.
 // Ownership: the references point into the Client's core, which outlives its pool;
 // HTTP thread only, like the pool.
 
