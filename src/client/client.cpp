@@ -230,8 +230,8 @@ PendingResponse Client::send(Request request) {
     }
     body = std::move(*source);
   }
-  auto transfer = std::make_shared<Transfer>(core, std::move(request), std::move(*url), pending,
-                                             std::move(body));
+  auto transfer = std::make_shared<Transfer>(core.transfer_services(), std::move(request),
+                                             std::move(*url), pending, std::move(body));
   pending->transfer = transfer;
   ClientCore* core_ptr = &core;
   const bool posted = poster->post([core_ptr, transfer] { core_ptr->adopt(transfer); });

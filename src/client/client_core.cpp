@@ -19,18 +19,6 @@ namespace {
 constexpr std::chrono::milliseconds kSweepMinPause{1'000};
 }  // namespace
 
-bool HttpPoster::post(EventLoop::Task task) {
-  std::lock_guard lock(mu_);
-  if (loop_ == nullptr) return false;
-  loop_->post(std::move(task));
-  return true;
-}
-
-void HttpPoster::close() {
-  std::lock_guard lock(mu_);
-  loop_ = nullptr;
-}
-
 ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
                        const TimeSource& clock, std::shared_ptr<HostDispatch> host,
                        ProxySettings proxies, NetworkSettings network,
@@ -106,6 +94,11 @@ void ClientCore::cancel_everything() {
     transfer->fail(Error(ErrorCategory::cancelled, "the client was destroyed"));
   }
   pool_.close_all();
+}
+
+TransferServices ClientCore::transfer_services() {
+  return {loop_,    pool_,   trace_,         options_, proxies_, network_,
+          alt_svc_, poster_, staged_budget_, host_,    *this};
 }
 
 void ClientCore::adopt(std::shared_ptr<Transfer> transfer) {

@@ -6,7 +6,6 @@
 // the constructor's inputs belongs to the HTTP thread.
 
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,6 +14,8 @@
 #include "body/host_dispatch.hpp"
 #include "body/staged_budget.hpp"
 #include "body/upload_budget.hpp"
+#include "client/http_poster.hpp"
+#include "client/transfer_services.hpp"
 #include "core/event_loop.hpp"
 #include "core/trace.hpp"
 #include "core/worker_pool.hpp"
@@ -29,23 +30,7 @@
 
 namespace sluice {
 
-class Transfer;
-
-/// Posts tasks to the HTTP thread from any thread, and refuses once the Client is
-/// shutting down. Shared by everything that outlives a Client (body readers).
-class HttpPoster {
- public:
-  explicit HttpPoster(EventLoop& loop) : loop_(&loop) {}
-  /// False when the HTTP thread is gone; the task is then dropped.
-  bool post(EventLoop::Task task);
-  void close();
-
- private:
-  std::mutex mu_;
-  EventLoop* loop_;  // guarded by mu_; null after close()
-};
-
-class ClientCore {
+class ClientCore final : public TransferOwner {
  public:
   /// `clock` (which outlives the core) is the HTTP thread's time.
   /// `host`: the callback queue of a host-dispatch Client (null otherwise).
@@ -90,21 +75,24 @@ class ClientCore {
   /// The QUIC trust settings, made on first use (GnuTLS loads the store then).
   Result<std::shared_ptr<const QuicTlsContext>> quic_tls();
   const Trace& trace() const noexcept { return trace_; }
+  /// What a new Transfer is given of this core. Any thread: the references and
+  /// pointers it copies are set by the constructor and never change.
+  TransferServices transfer_services();
   void adopt(std::shared_ptr<Transfer> transfer);
-  /// The transfer ended; it is destroyed after the current event.
-  void transfer_done(Transfer& transfer);
-  /// The staged-bytes budget holds `transfer` back; it resumes when readers bring the
-  /// total under the budget.
-  void note_budget_held(const Transfer& transfer) { budget_held_.insert(&transfer); }
   ClientStats stats() const;
-  /// HTTP thread. With one transfer in flight at most, the loop polls before its
-  /// next sleep (EventLoop::poll_before_sleep): a lone request's answer, or its
-  /// caller's next request once it ended, usually comes sooner than a sleeping thread
-  /// wakes. With more, their own events keep the loop busy, and a poll would take the
-  /// core their readers need (docs/architecture.md, "Threads").
-  void poll_before_sleep_if_alone();
+
+  // TransferOwner (HTTP thread).
+  void transfer_done(Transfer& transfer) override;
+  void note_budget_held(const Transfer& transfer) override { budget_held_.insert(&transfer); }
+  void awaiting_answer() override { poll_before_sleep_if_alone(); }
 
  private:
+  /// With one transfer in flight at most, the loop polls before its next sleep
+  /// (EventLoop::poll_before_sleep): a lone request's answer, or its caller's next
+  /// request once it ended, usually comes sooner than a sleeping thread wakes. With
+  /// more, their own events keep the loop busy, and a poll would take the core their
+  /// readers need (docs/architecture.md, "Threads").
+  void poll_before_sleep_if_alone();
   void arm_sweep();
   void sweep();
   /// Readers brought the staged total under the budget: streams held back resume.

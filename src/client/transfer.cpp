@@ -13,30 +13,29 @@
 
 #include "body/body_access.hpp"
 #include "body/progress_source.hpp"
-#include "client/client_core.hpp"
 #include "pool/connection_pool.hpp"
 
 namespace sluice {
 
-Transfer::Transfer(ClientCore& core, Request request, Url url,
+Transfer::Transfer(TransferServices services, Request request, Url url,
                    std::shared_ptr<PendingState> pending, std::unique_ptr<RequestBodySource> body)
-    : core_(core),
+    : services_(std::move(services)),
       request_(std::move(request)),
-      hops_({core_.options(), core_.proxies(), core_.network(), core_.trace()}, request_,
+      hops_({services_.options, services_.proxies, services_.network, services_.trace}, request_,
             std::move(url)),
       pending_(std::move(pending)),
-      body_(body ? std::make_unique<ProgressSource>(std::move(body),
-                                                    [this] { last_activity_ = core_.loop().now(); })
+      body_(body ? std::make_unique<ProgressSource>(
+                       std::move(body), [this] { last_activity_ = services_.loop.now(); })
                  : nullptr) {
-  compressed_body_.set_release_threshold(core_.options().release_threshold);
+  compressed_body_.set_release_threshold(services_.options.release_threshold);
 }
 
 Transfer::~Transfer() = default;
 
 void Transfer::begin() {
-  timing_.start = timing_.fetch_start = core_.loop().now();
+  timing_.start = timing_.fetch_start = services_.loop.now();
   std::weak_ptr<Transfer> weak = weak_from_this();
-  auto poster = core_.poster();
+  auto poster = services_.poster;
   // A reader may register callbacks after the transfer ended: the staging buffer then
   // delivers on its own, through this cell filled once it exists. The post holds the
   // buffer (taken while whoever notifies still holds it): in callback mode the
@@ -54,8 +53,8 @@ void Transfer::begin() {
           }
         });
       },
-      core_.staged_budget(), core_.loop());
-  staging_->set_host_dispatch(core_.host_dispatch());
+      services_.staged_budget, services_.loop);
+  staging_->set_host_dispatch(services_.host_dispatch);
   *staging_cell = staging_;
   if (request_.timeouts.total.count() > 0) {
     arm_timer(total_timer_, request_.timeouts.total, &Transfer::total_timeout_error);
@@ -73,8 +72,8 @@ void Transfer::queue_hop() {
 
 void Transfer::queue_for_connection() {
   phase_ = Phase::waiting_connection;
-  const TimePoint queued_at = core_.loop().now();
-  core_.pool().submit(*this);
+  const TimePoint queued_at = services_.loop.now();
+  services_.pool.submit(*this);
   // A pooled connection with a free stream takes the transfer at once (every
   // request but the first on an h2 or h3 connection): only one still waiting needs
   // the timer.
@@ -111,18 +110,18 @@ void Transfer::attach(Connection& conn) {
     arm_timer(first_byte_timer_, request_.timeouts.first_byte, &Transfer::first_byte_timeout_error);
   }
   // Idle counts from here: an upload the server stops reading is as idle as silence.
-  last_activity_ = core_.loop().now();
+  last_activity_ = services_.loop.now();
   arm_idle_timer();
   // The start may fail inside (the sink hears it, and may retry on another
   // connection before start returns): the id is this attach's only if nothing did.
   const std::uint64_t attach = ++attaches_;
   const ExchangeId exchange = conn.start(build_exchange(), *this);
   if (attach == attaches_ && conn_ == &conn) exchange_ = exchange;
-  core_.poll_before_sleep_if_alone();  // a lone request's answer often comes within it
+  services_.owner.awaiting_answer();
 }
 
 void Transfer::note_connection(const Connection& conn) {
-  const TimePoint now = core_.loop().now();
+  const TimePoint now = services_.loop.now();
   timing_.request_start = now;
   const ConnectTiming& made = conn.connect_timing();
   // A connection that became ready while this request waited was made for it (or
@@ -158,7 +157,7 @@ void Transfer::expect_known_length(const Headers& headers) {
 
 void Transfer::on_response_head(ResponseHead head) {
   cancel_timer(first_byte_timer_);
-  last_activity_ = timing_.response_start = core_.loop().now();
+  last_activity_ = timing_.response_start = services_.loop.now();
   if (drains_for_next_hop(head) || phase_ == Phase::finished) return;
   remember_alt_svc(head.headers);
   if (request_.decode.enabled) {
@@ -206,7 +205,7 @@ void Transfer::remember_alt_svc(const Headers& headers) {
   const Url& url = hops_.url();
   if (!url.is_https() || conn_ == nullptr || conn_->version() == HttpVersion::http3) return;
   if (auto value = headers.get("alt-svc")) {
-    core_.alt_svc().update(url.origin(), *value, core_.loop().now());
+    services_.alt_svc.update(url.origin(), *value, services_.loop.now());
   }
 }
 
@@ -249,7 +248,7 @@ void Transfer::follow_redirect() {
   }
   const bool body_left_behind = !keep_body && body_;
   if (body_left_behind) body_.reset();
-  timing_.fetch_start = core_.loop().now();
+  timing_.fetch_start = services_.loop.now();
   if (auto next = hops_.follow_redirect(body_left_behind); !next) {
     fail(std::move(next).error());
     return;
@@ -362,9 +361,9 @@ void Transfer::on_early_data_refused(Error error) {
 // Queues the request again; false when its body cannot be sent again.
 bool Transfer::retry(const Error& cause) {
   if (body_ && !body_->rewind()) return false;
-  if (core_.trace().on()) {
-    core_.trace().emit("retrying " + hops_.method() + " " + hops_.url().to_string() + ": " +
-                       cause.message());
+  if (services_.trace.on()) {
+    services_.trace.emit("retrying " + hops_.method() + " " + hops_.url().to_string() + ": " +
+                         cause.message());
   }
   cancel_timer(first_byte_timer_);
   queue_for_connection();
@@ -383,10 +382,10 @@ void Transfer::fail(Error error) {
   if (conn_ != nullptr) {
     abandon_exchange();
   } else if (phase_ == Phase::waiting_connection) {
-    core_.pool().withdraw(*this);
+    services_.pool.withdraw(*this);
   }
   if (phase_ == Phase::body) {
-    staging_->fail(std::move(error), core_.loop().now());
+    staging_->fail(std::move(error), services_.loop.now());
     staging_->deliver_callbacks();
   } else {
     pending_->decide(std::move(error));
@@ -404,7 +403,7 @@ void Transfer::finished() {
   cancel_timer(drain_timer_);
   body_.reset();  // a source's memory goes now, on the HTTP thread
   compressed_body_.release_if_empty();
-  core_.transfer_done(*this);
+  services_.owner.transfer_done(*this);
 }
 
 TransferStats Transfer::stats() const {

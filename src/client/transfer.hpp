@@ -4,8 +4,9 @@
 // ExchangeSink of the current one, waits in the pool for its connection (as a
 // ConnectionWaiter), owns the request body, the response's decoding (compressed and
 // decoded scratch) and its timers, and feeds the staging buffer.
-// Ownership: created on the caller's thread, then HTTP thread only; owned by the
-// ClientCore (shared_ptr so posted tasks can hold weak references).
+// Ownership: created on the caller's thread, then HTTP thread only; owned by its
+// TransferOwner, the ClientCore (shared_ptr so posted tasks can hold weak references).
+// It knows the Client only through TransferServices.
 
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 #include "body/staging_buffer.hpp"
 #include "client/fetch_hops.hpp"
 #include "client/pending_state.hpp"
+#include "client/transfer_services.hpp"
 #include "connect/proxy_hop.hpp"
 #include "connection/connection.hpp"
 #include "core/byte_queue.hpp"
@@ -28,8 +30,6 @@
 #include "sluice/url.hpp"
 
 namespace sluice {
-
-class ClientCore;
 
 struct TransferStats {
   bool paused = false;
@@ -42,8 +42,8 @@ class Transfer final : public ExchangeSink,
                        public ConnectionWaiter,
                        public std::enable_shared_from_this<Transfer> {
  public:
-  Transfer(ClientCore& core, Request request, Url url, std::shared_ptr<PendingState> pending,
-           std::unique_ptr<RequestBodySource> body);
+  Transfer(TransferServices services, Request request, Url url,
+           std::shared_ptr<PendingState> pending, std::unique_ptr<RequestBodySource> body);
   ~Transfer() override;
 
   /// Starts timers and asks the pool for a connection.
@@ -146,7 +146,7 @@ class Transfer final : public ExchangeSink,
   /// On attach: the connection's steps, if this request waited for them.
   void note_connection(const Connection& conn);
 
-  ClientCore& core_;
+  TransferServices services_;
   Request request_;
   FetchHops hops_;
   std::shared_ptr<PendingState> pending_;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "client/client_core.hpp"
 #include "client/transfer.hpp"
 
 namespace sluice {
@@ -31,7 +30,7 @@ constexpr std::chrono::milliseconds kDrainDeadline{5'000};
 }  // namespace
 
 void Transfer::on_body(std::span<const std::byte> bytes) {
-  last_activity_ = core_.loop().now();
+  last_activity_ = services_.loop.now();
   if (phase_ == Phase::redirect_body) {
     redirect_body_bytes_ += bytes.size();
     if (redirect_body_bytes_ > kRedirectDrainLimit) {
@@ -75,7 +74,7 @@ void Transfer::deliver_body(std::span<const std::byte> bytes) {
 void Transfer::wake_reader_at_turn_end() {
   if (reader_wake_scheduled_) return;
   reader_wake_scheduled_ = true;
-  core_.loop().at_turn_end([weak = weak_from_this()] {
+  services_.loop.at_turn_end([weak = weak_from_this()] {
     if (auto self = weak.lock()) {
       self->reader_wake_scheduled_ = false;
       self->staging_->wake_reader();
@@ -92,7 +91,7 @@ void Transfer::pump_decoder() {
     // with nothing waiting gets at most one receive's worth past it, as over h1.
     if (held_by_budget()) break;
     const std::size_t room = std::min(
-        {staging_->room(), kDecodeStep, std::max(core_.staged_budget()->left(), kDecodeStep)});
+        {staging_->room(), kDecodeStep, std::max(services_.staged_budget->left(), kDecodeStep)});
     if (room == 0) {
       // Callback mode drains on this thread: hand over, then decode on.
       if (staging_->deliver_callbacks()) continue;
@@ -129,7 +128,7 @@ void Transfer::finish_body() {
       return;
     }
   }
-  staging_->finish(std::move(trailers_), core_.loop().now());
+  staging_->finish(std::move(trailers_), services_.loop.now());
   staging_->deliver_callbacks();
   finished();
 }
@@ -165,9 +164,9 @@ std::size_t Transfer::body_room() const {
 // empties it then posts one.
 bool Transfer::held_by_budget() const {
   if (phase_ != Phase::body || reader_dropped_) return false;
-  StagedBudget& budget = *core_.staged_budget();
+  StagedBudget& budget = *services_.staged_budget;
   if (!budget.limited() || !budget.exhausted() || !staging_->hold_for_budget()) return false;
-  core_.note_budget_held(*this);
+  services_.owner.note_budget_held(*this);
   return true;
 }
 
@@ -196,7 +195,7 @@ bool Transfer::hold_ended_unheard() {
 // allowance it is, so the silence is ours.
 bool Transfer::waits_for_budget() const {
   if (phase_ != Phase::body || reader_dropped_ || !staging_) return false;
-  const StagedBudget& budget = *core_.staged_budget();
+  const StagedBudget& budget = *services_.staged_budget;
   return budget.limited() && budget.left() == 0 && staging_->staged_bytes() > 0;
 }
 
@@ -214,7 +213,7 @@ void Transfer::on_consumer_activity() {
   if (phase_ == Phase::body && conn_ != nullptr && wants_body()) {
     // The wait was ours (a reader at its allowance, the budget): the server's silence
     // counts from now, when it may send again, not from the idle timer's last look.
-    last_activity_ = core_.loop().now();
+    last_activity_ = services_.loop.now();
     pauses_ended_seen_ = staging_->pauses_ended();  // heard: the timer need not count it
     conn_->resume(exchange_);
   }
@@ -242,7 +241,7 @@ void Transfer::arm_drain_timer() {
   std::chrono::milliseconds deadline = kDrainDeadline;
   const auto idle = request_.timeouts.idle;
   if (idle.count() > 0 && idle < deadline) deadline = idle;
-  arm_timer_at(drain_timer_, core_.loop().now() + deadline, [](Transfer& self) {
+  arm_timer_at(drain_timer_, services_.loop.now() + deadline, [](Transfer& self) {
     if (self.phase_ != Phase::body) return;
     self.abandon_exchange();  // h1 closes the connection; h2 and h3 cancel the stream
     self.finished();

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "client/client_core.hpp"
 #include "client/transfer.hpp"
 
 namespace sluice {
@@ -38,7 +37,7 @@ void Transfer::arm_timer_at(EventLoop::TimerId& id, TimePoint at,
                             std::function<void(Transfer&)> then) {
   cancel_timer(id);
   std::weak_ptr<Transfer> weak = weak_from_this();
-  id = core_.loop().add_timer(at, [weak, &id, then = std::move(then)] {
+  id = services_.loop.add_timer(at, [weak, &id, then = std::move(then)] {
     if (auto self = weak.lock()) {
       id = 0;
       then(*self);
@@ -48,7 +47,7 @@ void Transfer::arm_timer_at(EventLoop::TimerId& id, TimePoint at,
 
 void Transfer::arm_timer(EventLoop::TimerId& id, std::chrono::milliseconds after,
                          TimeoutError make_error) {
-  arm_timer_at(id, core_.loop().now() + after,
+  arm_timer_at(id, services_.loop.now() + after,
                [make_error](Transfer& self) { self.fail((self.*make_error)()); });
 }
 
@@ -62,7 +61,7 @@ void Transfer::arm_idle_timer() {
         self.phase_ != Phase::redirect_body) {
       return;
     }
-    const TimePoint now = self.core_.loop().now();
+    const TimePoint now = self.services_.loop.now();
     // Waits that are ours: a reader holding the body (or one whose take ended a hold
     // since the last look, its resume still on the way here), a decoder behind, a
     // request body producer with nothing yet.
@@ -95,7 +94,7 @@ Error Transfer::idle_error(std::chrono::milliseconds idle) const {
 }
 
 void Transfer::cancel_timer(EventLoop::TimerId& id) {
-  if (id != 0) core_.loop().cancel_timer(id);
+  if (id != 0) services_.loop.cancel_timer(id);
   id = 0;
 }
 
