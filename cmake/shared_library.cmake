@@ -3,8 +3,10 @@
 # (bindings/python), anyone who wants one copy of sluice shared by several programs.
 # Included from the top-level CMakeLists.txt after the static `sluice` target.
 #
-# Only the public API is exported (cmake/sluice.map: the C API and the C++ classes
-# and functions of include/sluice/), and nothing is undefined at link time.
+# Only the public API is exported: every object is compiled with hidden visibility and
+# include/sluice marks what is public SLUICE_API (the C API, the C++ classes and
+# functions); cmake/sluice.map gives those the version node. Nothing is undefined at
+# link time.
 #
 # The soname carries major.minor: before 1.0 a minor release may break the API (as
 # the CMake package's SameMinorVersion says), so 0.1 and 0.2 must not be taken for

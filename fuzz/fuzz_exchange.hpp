@@ -36,7 +36,7 @@ class FuzzClock final : public TimeSource {
   TimePoint now_{std::chrono::hours(1)};
 };
 
-/// Checks every event against the seam's contract (ResponseHead once, then body,
+/// Checks every event against the seam's contract (ReceivedHead once, then body,
 /// then trailers at most once, then exactly one end, and nothing at all once the
 /// exchange was cancelled or ended). Holds received bytes when told to, pausing at
 /// the mark, and reports when a take() should post a resume, as the staging buffer
@@ -45,7 +45,7 @@ class CheckingSink final : public ExchangeSink {
  public:
   explicit CheckingSink(std::size_t mark) : mark_(mark) {}
 
-  void on_response_head(ResponseHead head) override {
+  void on_response_head(ReceivedHead head) override {
     check_open();
     check(!head_, "one response head per exchange");
     check(head.status >= 200 && head.status <= 999, "a final head's status is 200..999");

@@ -33,7 +33,7 @@ class OrderChecker final : public sluice::H1ParserEvents {
  public:
   explicit OrderChecker(bool head_request) : head_request_(head_request) {}
 
-  void on_response_head(sluice::ResponseHead head) override {
+  void on_response_head(sluice::ReceivedHead head) override {
     check(!head_ && !complete_, "one head per response, before completion");
     check(head.status >= 200 && head.status <= 999, "the final head's status is 200..999");
     if (sluice::fuzz::debug_on()) std::fprintf(stderr, "fuzz: head %d\n", head.status);

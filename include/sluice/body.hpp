@@ -14,6 +14,7 @@
 #include <string>
 
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 #include "sluice/headers.hpp"
 
 namespace sluice {
@@ -29,7 +30,7 @@ class CallbackBody;
 /// Valid until release(), the reader's next next()/read(), or the reader's end,
 /// whichever comes first; releasing it later does nothing. Move-only; release it
 /// from any thread.
-class BodyChunk {
+class SLUICE_API BodyChunk {
  public:
   BodyChunk() = default;
   BodyChunk(BodyChunk&& other) noexcept;
@@ -61,7 +62,7 @@ class BodyChunk {
 /// consumer thread at a time (any thread). Destroying it unread: a body that fits
 /// in its allowance completes and its connection is reused; a longer one closes the
 /// connection.
-class BodyReader {
+class SLUICE_API BodyReader {
  public:
   BodyReader() = default;
   BodyReader(BodyReader&&) noexcept = default;
@@ -121,7 +122,7 @@ class BodyReader {
 
 /// A handle on a response body in callback mode (BodyReader::on_data): the callbacks
 /// own the body, this resumes it. Copyable; any thread. Dropping it ends nothing.
-class CallbackBody {
+class SLUICE_API CallbackBody {
  public:
   CallbackBody() = default;
 
@@ -148,7 +149,7 @@ class SourceQueue;  // internal
 
 /// The producer side of a streaming request body (StreamBody). Thread-safe: any one
 /// producer thread writes while the HTTP thread takes bytes.
-class BodyWriter {
+class SLUICE_API BodyWriter {
  public:
   /// `mark`: bytes the writer may run ahead of the network before write() waits.
   static std::shared_ptr<BodyWriter> create(std::size_t mark = 256 * 1024);

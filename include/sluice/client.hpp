@@ -15,6 +15,7 @@
 
 #include "sluice/cookies.hpp"
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
 
@@ -297,7 +298,7 @@ struct ClientStats {
 /// flight and joins its threads; readers of bodies still alive then fail with
 /// category cancelled. Never destroy a Client inside one of its own callbacks
 /// (then, on_data, on_end, trace): they run on the thread it would have to join.
-class Client {
+class SLUICE_API Client {
  public:
   /// Fails when an option is unusable (an unreadable CA file, ...).
   static Result<Client> create(ClientOptions options = {});
@@ -326,7 +327,7 @@ class Client {
   ClientStats stats() const;
 
  private:
-  struct Impl;
+  struct SLUICE_INTERNAL Impl;
   // Tests reach the core and make a Client on a manual clock through it
   // (src/client/client_access.hpp); nothing of the public API does.
   friend struct ClientAccess;

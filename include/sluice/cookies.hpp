@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 #include "sluice/url.hpp"
 
 namespace sluice {
@@ -71,7 +72,7 @@ struct CookieJarOptions {
 /// be shared (std::shared_ptr) by several Clients, whose HTTP threads read and
 /// update it, and by the program's threads at the same time. No callback runs under
 /// the lock.
-class CookieJar {
+class SLUICE_API CookieJar {
  public:
   explicit CookieJar(CookieJarOptions options = {});
   CookieJar(const CookieJar&) = delete;

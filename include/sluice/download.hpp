@@ -22,6 +22,7 @@
 
 #include "sluice/client.hpp"
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 #include "sluice/request.hpp"
 #include "sluice/response.hpp"
 #include "sluice/retry.hpp"
@@ -108,13 +109,6 @@ struct DownloadSourceReport {
 
 struct DownloadResult {
   std::string path;
-  /// Of the first response, the one that decided the plan (200 or 206); 304, or 412, when the request's own
-  /// If-Modified-Since / If-None-Match (or If-Unmodified-Since) condition held it
-  /// back: then nothing was written and the file is as it was.
-  int status = 0;
-  HttpVersion version = HttpVersion::http1_1;
-  std::string effective_url;       ///< after redirects
-  std::string last_modified;       ///< the first response's Last-Modified, as sent ("" when none)
   std::uint64_t size = 0;          ///< bytes in the complete file
   std::uint64_t transferred = 0;   ///< body bytes received by this run
   std::uint64_t resumed_from = 0;  ///< bytes already on disk that were kept
@@ -129,21 +123,26 @@ struct DownloadResult {
   /// What a person should know: "the server ignored the range; restarted from byte
   /// 0", "the server does not answer ranges: one connection", ...
   std::vector<std::string> notes;
-  /// The first response, the one that decided the plan (the ranges after it are
-  /// more of the same): what curl's -w variables read in download mode.
-  ResponseSummary first_response;
+  /// The first response, the one that decided the plan (200 or 206; the ranges after
+  /// it are more of the same): its status, version, URL after redirects, fields
+  /// (Last-Modified) and connection, what curl's -w variables read in download mode.
+  /// 304, or 412, when the request's own If-Modified-Since / If-None-Match (or
+  /// If-Unmodified-Since) condition held it back: then nothing was written and the
+  /// file is as it was.
+  ResponseHead first_response;
 };
 
 /// Downloads on the calling thread (it blocks; run several on several threads for
 /// parallel downloads). Errors carry the usual categories; a checksum mismatch is
 /// category protocol and leaves the bytes in PATH.sluice-bad, never at PATH.
-Result<DownloadResult> download(Client& client, DownloadOptions options);
+SLUICE_API Result<DownloadResult> download(Client& client, DownloadOptions options);
 
 /// The file name a download of `url` with response `headers` would take: the
 /// Content-Disposition filename (filename* preferred) when `use_content_disposition`,
 /// else the URL path's last segment, else "index.html". Only a final path component
 /// is used; a name that is empty, ".", "..", starts with a dot or contains control
 /// characters falls back to the next source.
-std::string file_name_for(const Url& url, const Headers& headers, bool use_content_disposition);
+SLUICE_API std::string file_name_for(const Url& url, const Headers& headers,
+                                     bool use_content_disposition);
 
 }  // namespace sluice

@@ -11,6 +11,8 @@
 #include <utility>
 #include <variant>
 
+#include "sluice/export.h"
+
 namespace sluice {
 
 /// What went wrong, coarsely: enough for a program to decide whether to retry.
@@ -29,7 +31,7 @@ enum class ErrorCategory {
 };
 
 /// A short lowercase name for a category ("tls", "timeout", ...).
-const char* to_string(ErrorCategory category) noexcept;
+SLUICE_API const char* to_string(ErrorCategory category) noexcept;
 
 /// What went wrong, finely, with stable numbers (the C API exposes them): the
 /// hundreds are the category, the first of each hundred its general code. A program
@@ -71,18 +73,18 @@ enum class ErrorCode : int {
 };
 
 /// A code's category (its hundreds).
-ErrorCategory category_of(ErrorCode code) noexcept;
+SLUICE_API ErrorCategory category_of(ErrorCode code) noexcept;
 /// A category's general code (the first of its hundred).
-ErrorCode general_code(ErrorCategory category) noexcept;
+SLUICE_API ErrorCode general_code(ErrorCategory category) noexcept;
 /// A short lowercase name for a code ("idle_timeout", ...).
-const char* to_string(ErrorCode code) noexcept;
+SLUICE_API const char* to_string(ErrorCode code) noexcept;
 /// Whether an error of this code is worth trying again by default: the network's
 /// and the server's hiccups (dns, connect, timeout, protocol), not the rest.
-bool retryable_by_default(ErrorCode code) noexcept;
+SLUICE_API bool retryable_by_default(ErrorCode code) noexcept;
 
 /// One error: a stable code, its category and a message a person can act on, for
 /// example "TLS: certificate for example.org does not match host localhost".
-class Error {
+class SLUICE_API Error {
  public:
   /// The category's general code.
   Error(ErrorCategory category, std::string message)

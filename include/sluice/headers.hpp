@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 
 namespace sluice {
 
@@ -22,7 +23,7 @@ struct Header {
 
 /// Header fields in order. Lookups ignore ASCII case in names. Not thread-safe; a
 /// Headers value belongs to whoever holds it.
-class Headers {
+class SLUICE_API Headers {
  public:
   Headers() = default;
   Headers(std::initializer_list<Header> fields) : fields_(fields) {}
@@ -51,14 +52,14 @@ class Headers {
 };
 
 /// ASCII case-insensitive equality, for header names and tokens.
-bool iequals(std::string_view a, std::string_view b) noexcept;
+SLUICE_API bool iequals(std::string_view a, std::string_view b) noexcept;
 
 /// A header name must be an RFC 9110 token (no CR, LF, NUL, space, colon, ...).
-Result<void> validate_header_name(std::string_view name);
+SLUICE_API Result<void> validate_header_name(std::string_view name);
 /// A header value may not contain CR, LF or NUL, nor start or end with whitespace
 /// (whitespace at the ends is trimmed by receivers, so we refuse ambiguity).
-Result<void> validate_header_value(std::string_view value);
+SLUICE_API Result<void> validate_header_value(std::string_view value);
 /// Both, with an error that names the offending header.
-Result<void> validate_header(std::string_view name, std::string_view value);
+SLUICE_API Result<void> validate_header(std::string_view name, std::string_view value);
 
 }  // namespace sluice

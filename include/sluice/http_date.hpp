@@ -26,15 +26,17 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/export.h"
+
 namespace sluice {
 
 /// The instant an HTTP-date names (UTC), or nullopt when `text` is not one of the
 /// accepted forms above.
-std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view text);
+SLUICE_API std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view text);
 
 /// `when` as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), the form a sender
 /// must generate. Times before 1601-01-01 or after 9999-12-31 23:59:59 are clamped
 /// to those bounds, so the result always parses back.
-std::string format_http_date(std::chrono::sys_seconds when);
+SLUICE_API std::string format_http_date(std::chrono::sys_seconds when);
 
 }  // namespace sluice

@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "sluice/export.h"
 #include "sluice/request.hpp"
 
 namespace sluice {
 
-class MultipartForm {
+class SLUICE_API MultipartForm {
  public:
   /// With a random boundary (32 hex digits from the system's random source).
   MultipartForm();
@@ -47,6 +48,6 @@ class MultipartForm {
 
 /// The media type a file name suggests ("photo.png" -> "image/png"), or
 /// "application/octet-stream".
-std::string media_type_for_file_name(std::string_view file_name);
+SLUICE_API std::string media_type_for_file_name(std::string_view file_name);
 
 }  // namespace sluice

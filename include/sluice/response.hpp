@@ -11,6 +11,7 @@
 
 #include "sluice/body.hpp"
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 #include "sluice/headers.hpp"
 
 namespace sluice {
@@ -19,7 +20,7 @@ namespace sluice {
 /// "HTTP/1.0" spoke, over a connection that asked in HTTP/1.1.
 enum class HttpVersion { http1_1, http2, http3, http1_0 };
 /// "1.0", "1.1", "2", "3": the form curl's %{http_version} prints.
-const char* to_string(HttpVersion version) noexcept;
+SLUICE_API const char* to_string(HttpVersion version) noexcept;
 
 /// When each step of a response happened: the steps of the W3C Resource Timing
 /// (startTime ... responseStart) and of curl's -w times, on the steady clock of the
@@ -43,8 +44,11 @@ struct ResponseTiming {
   TimePoint response_start{};  ///< the response head arrived (responseStart; curl: starttransfer)
 };
 
-/// A response whose headers arrived; its body streams through `body`.
-struct Response {
+/// A response's head and how it came (its connection, timing and certificate
+/// check): the part of a Response that stays meaningful after its body is gone.
+/// Response is one; DownloadResult::first_response and the command's -w variables
+/// keep a copy (Response::head()).
+struct ResponseHead {
   int status = 0;
   Headers headers;
   HttpVersion version = HttpVersion::http1_1;
@@ -65,6 +69,11 @@ struct Response {
   /// QUIC session (no certificate is sent) reports 0.
   long tls_verify_result = 0;
   ResponseTiming timing;
+};
+
+/// A response whose headers arrived (its head), the request as it went, and its
+/// body, which streams through `body`.
+struct Response : ResponseHead {
   /// The request's header fields as the Client sent them for this response (its
   /// last hop, after redirects and a 401's answer): the Request's own and those the
   /// Client adds (User-Agent, Accept, Authorization, Accept-Encoding, the cookie
@@ -78,30 +87,9 @@ struct Response {
   /// a body (dropped by such a redirect, or none) or for a stream of unknown length.
   std::optional<std::uint64_t> request_body_length;
   BodyReader body;
-};
 
-/// A response's head and how it came (its connection, timing and certificate
-/// check), as a copy to keep after the Response is gone: DownloadResult's
-/// first_response is one. Not the request_* fields nor the body. Each field means
-/// what Response's field of the same name means.
-struct ResponseSummary {
-  int status = 0;
-  Headers headers;
-  HttpVersion version = HttpVersion::http1_1;
-  std::string effective_url;  ///< after redirects
-  int redirects = 0;          ///< followed before it
-  int connects = 0;           ///< connections opened for it (0: every hop reused one)
-  ResponseTiming timing;
-  std::string remote_ip;
-  std::uint16_t remote_port = 0;
-  std::string local_ip;
-  std::uint16_t local_port = 0;
-  /// 0 when the certificate check passed or there was no TLS, else OpenSSL's
-  /// X509_V_ERR_* code (which an insecure Client goes past).
-  long tls_verify_result = 0;
-
-  /// Copies those fields of `response`; its body is not touched.
-  static ResponseSummary of(const Response& response);
+  /// The head, copied, to keep after the Response is gone; the body is not touched.
+  ResponseHead head() const { return *this; }
 };
 
 struct PendingState;  // internal
@@ -109,7 +97,7 @@ class Client;
 
 /// What then() leaves its caller: the way to cancel the request. Copyable; any
 /// thread. Dropping it changes nothing (the callback still runs, once).
-class RequestHandle {
+class SLUICE_API RequestHandle {
  public:
   RequestHandle() = default;
   /// Any thread; idempotent. A callback that has not run yet gets category
@@ -130,7 +118,7 @@ class RequestHandle {
 /// category cancelled). Move-only, like a future: dropping it before wait() or then()
 /// took the response cancels the request (a response nobody can read would hold its
 /// connection).
-class PendingResponse {
+class SLUICE_API PendingResponse {
  public:
   PendingResponse() = default;
   PendingResponse(PendingResponse&&) noexcept = default;

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 #include "sluice/headers.hpp"
 
 namespace sluice {
@@ -38,30 +39,31 @@ struct AttemptFailure {
 };
 
 /// 408, 429, 500, 502, 503 and 504: a status that another attempt may not get.
-bool is_transient_status(int status) noexcept;
+SLUICE_API bool is_transient_status(int status) noexcept;
 
 /// A failure from an Error of the library (connect refused, body ended early, ...).
-AttemptFailure failure_from_error(Error error);
+SLUICE_API AttemptFailure failure_from_error(Error error);
 /// A failure from an unwanted status: "HTTP 404 from URL", with the server's
 /// Retry-After when it sent one.
-AttemptFailure failure_from_status(int status, const Headers& headers, const std::string& url);
+SLUICE_API AttemptFailure failure_from_status(int status, const Headers& headers,
+                                              const std::string& url);
 
 /// Retry-After as the wait it asks for: delay-seconds, or an HTTP-date (as
 /// parse_http_date() reads it) less `now`, clamped to 0 for a date in the past. Both
 /// forms are capped at 60 s. std::nullopt for garbage.
-std::optional<std::chrono::milliseconds> parse_retry_after(
+SLUICE_API std::optional<std::chrono::milliseconds> parse_retry_after(
     std::string_view value, std::chrono::system_clock::time_point now);
 /// The same, with `now` read from the system clock.
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
+SLUICE_API std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
 
 /// Whether attempt number `attempt` (0 for the first) that ended in `failure` is
 /// followed by another: transient (or all_errors, except usage and cancelled) and
 /// attempts left.
-bool should_retry(const AttemptFailure& failure, int attempt, const RetryPolicy& policy);
+SLUICE_API bool should_retry(const AttemptFailure& failure, int attempt, const RetryPolicy& policy);
 
 /// The wait before retry number `attempt` + 1: policy.delay when set; else the
 /// server's Retry-After; else 1 s doubling per attempt. At most 60 s.
-std::chrono::milliseconds retry_wait(const AttemptFailure& failure, int attempt,
-                                     const RetryPolicy& policy);
+SLUICE_API std::chrono::milliseconds retry_wait(const AttemptFailure& failure, int attempt,
+                                                const RetryPolicy& policy);
 
 }  // namespace sluice

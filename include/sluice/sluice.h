@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sluice/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,8 +45,8 @@ extern "C" {
 
 /* The version of the library loaded at run time, as SLUICE_VERSION_STRING and
  * SLUICE_VERSION_NUM give the one compiled against. */
-const char* sluice_version(void);
-unsigned sluice_version_num(void);
+SLUICE_API const char* sluice_version(void);
+SLUICE_API unsigned sluice_version_num(void);
 
 typedef enum sluice_code {
   SLUICE_OK = 0,
@@ -86,24 +88,25 @@ typedef enum sluice_code {
 } sluice_code;
 
 /* "idle_timeout", "ok", "would_block"; "unknown" for a number that is no code. */
-const char* sluice_code_name(int code);
+SLUICE_API const char* sluice_code_name(int code);
 /* "timeout", "tls", ...: the code's category (its hundreds); "" for OK and states. */
-const char* sluice_category_name(int code);
+SLUICE_API const char* sluice_category_name(int code);
 /* The message of the last error returned to this thread ("" if none yet). Valid
  * until this thread's next sluice call. */
-const char* sluice_last_error(void);
+SLUICE_API const char* sluice_last_error(void);
 
 /* ---- Client options ------------------------------------------------------------ */
 
 typedef struct sluice_client_options sluice_client_options;
 
-sluice_code sluice_client_options_new(sluice_client_options** out);
-void sluice_client_options_free(sluice_client_options* options);
+SLUICE_API sluice_code sluice_client_options_new(sluice_client_options** out);
+SLUICE_API void sluice_client_options_free(sluice_client_options* options);
 /* A PEM bundle to trust instead of the system store (curl's --cacert). */
-sluice_code sluice_client_options_set_ca_file(sluice_client_options* options, const char* path,
-                                              size_t path_len);
+SLUICE_API sluice_code sluice_client_options_set_ca_file(sluice_client_options* options,
+                                                         const char* path, size_t path_len);
 /* Non-zero: skip certificate and host verification (-k). Never the default. */
-sluice_code sluice_client_options_set_insecure(sluice_client_options* options, int insecure);
+SLUICE_API sluice_code sluice_client_options_set_insecure(sluice_client_options* options,
+                                                          int insecure);
 /* TLS (ClientOptions' TLS options; see sluice/client.hpp). Files are read by
  * sluice_client_new, which fails naming the file: SLUICE_E_USAGE for a missing or
  * unreadable certificate or key, a wrong passphrase, a bad pin or cipher list.
@@ -111,52 +114,55 @@ sluice_code sluice_client_options_set_insecure(sluice_client_options* options, i
  * key_password: the key's passphrase; ca_path: a directory of hashed CA certificates;
  * pinned_public_key: "sha256//BASE64[;sha256//...]" or a public key file;
  * key_log_file: NSS key log (else $SSLKEYLOGFILE). */
-sluice_code sluice_client_options_set_client_cert(sluice_client_options* options, const char* path,
-                                                  size_t len);
-sluice_code sluice_client_options_set_client_key(sluice_client_options* options, const char* path,
-                                                 size_t len);
-sluice_code sluice_client_options_set_key_password(sluice_client_options* options,
-                                                   const char* password, size_t len);
-sluice_code sluice_client_options_set_ca_path(sluice_client_options* options, const char* path,
-                                              size_t len);
-sluice_code sluice_client_options_set_pinned_public_key(sluice_client_options* options,
-                                                        const char* pins, size_t len);
-sluice_code sluice_client_options_set_tls12_ciphers(sluice_client_options* options,
-                                                    const char* list, size_t len);
-sluice_code sluice_client_options_set_tls13_ciphers(sluice_client_options* options,
-                                                    const char* list, size_t len);
-sluice_code sluice_client_options_set_key_log_file(sluice_client_options* options, const char* path,
-                                                   size_t len);
+SLUICE_API sluice_code sluice_client_options_set_client_cert(sluice_client_options* options,
+                                                             const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_client_key(sluice_client_options* options,
+                                                            const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_key_password(sluice_client_options* options,
+                                                              const char* password, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_ca_path(sluice_client_options* options,
+                                                         const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_pinned_public_key(sluice_client_options* options,
+                                                                   const char* pins, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_tls12_ciphers(sluice_client_options* options,
+                                                               const char* list, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_tls13_ciphers(sluice_client_options* options,
+                                                               const char* list, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_key_log_file(sluice_client_options* options,
+                                                              const char* path, size_t len);
 /* TLS versions offered: SLUICE_TLS_1_2 or SLUICE_TLS_1_3 for each bound (min <= max);
  * other values are SLUICE_E_INVALID_ARGUMENT. A maximum of 1.2 rules out HTTP/3. */
 typedef enum sluice_tls_version { SLUICE_TLS_1_2 = 12, SLUICE_TLS_1_3 = 13 } sluice_tls_version;
-sluice_code sluice_client_options_set_tls_versions(sluice_client_options* options, int min,
-                                                   int max);
+SLUICE_API sluice_code sluice_client_options_set_tls_versions(sluice_client_options* options,
+                                                              int min, int max);
 /* Non-zero (the default): resume TLS sessions per origin; 0 is curl's --no-sessionid. */
-sluice_code sluice_client_options_set_tls_session_cache(sluice_client_options* options,
-                                                        int enabled);
+SLUICE_API sluice_code sluice_client_options_set_tls_session_cache(sluice_client_options* options,
+                                                                   int enabled);
 /* Non-zero: send GET, HEAD and OPTIONS requests without a body as 0-RTT early data on
  * a resumed HTTP/3 connection (curl's --tls-earlydata; off by default). */
-sluice_code sluice_client_options_set_tls_early_data(sluice_client_options* options, int enabled);
+SLUICE_API sluice_code sluice_client_options_set_tls_early_data(sluice_client_options* options,
+                                                                int enabled);
 /* Proxies (ClientOptions::proxy and the rest): an http:// proxy URL, credentials in
  * it or set apart ("user:password", not %-encoded), hosts reached directly (curl's
  * NO_PROXY syntax), whether to read the environment as curl does (off by default),
  * and whether http:// also tunnels. A proxy URL that does not parse, or one of
  * another scheme, fails sluice_client_new with SLUICE_E_USAGE. */
-sluice_code sluice_client_options_set_proxy(sluice_client_options* options, const char* url,
-                                            size_t len);
-sluice_code sluice_client_options_set_proxy_user(sluice_client_options* options,
-                                                 const char* user_password, size_t len);
-sluice_code sluice_client_options_set_no_proxy(sluice_client_options* options, const char* list,
-                                               size_t len);
-sluice_code sluice_client_options_set_proxy_from_environment(sluice_client_options* options,
-                                                             int enabled);
-sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options* options, int enabled);
+SLUICE_API sluice_code sluice_client_options_set_proxy(sluice_client_options* options,
+                                                       const char* url, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_proxy_user(sluice_client_options* options,
+                                                            const char* user_password, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_no_proxy(sluice_client_options* options,
+                                                          const char* list, size_t len);
+SLUICE_API sluice_code
+sluice_client_options_set_proxy_from_environment(sluice_client_options* options, int enabled);
+SLUICE_API sluice_code sluice_client_options_set_proxy_tunnel(sluice_client_options* options,
+                                                              int enabled);
 /* An https:// proxy's certificate: trusted against this PEM bundle instead of the
  * system store (curl's --proxy-cacert), or not checked at all (--proxy-insecure). */
-sluice_code sluice_client_options_set_proxy_ca_file(sluice_client_options* options,
-                                                    const char* path, size_t len);
-sluice_code sluice_client_options_set_proxy_insecure(sluice_client_options* options, int insecure);
+SLUICE_API sluice_code sluice_client_options_set_proxy_ca_file(sluice_client_options* options,
+                                                               const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_proxy_insecure(sluice_client_options* options,
+                                                                int insecure);
 /* Credentials from a netrc file (ClientOptions::netrc; curl's -n, --netrc-optional,
  * --netrc-file) for requests that carry none: OFF (the default), OPTIONAL (the URL's
  * credentials first; a missing file is ignored), REQUIRED (the URL's password is
@@ -168,85 +174,90 @@ typedef enum sluice_netrc_mode {
   SLUICE_NETRC_REQUIRED = 2,
   SLUICE_NETRC_MODE_MAX_ = 0x7fffffff
 } sluice_netrc_mode;
-sluice_code sluice_client_options_set_netrc(sluice_client_options* options, sluice_netrc_mode mode,
-                                            const char* file, size_t file_len);
+SLUICE_API sluice_code sluice_client_options_set_netrc(sluice_client_options* options,
+                                                       sluice_netrc_mode mode, const char* file,
+                                                       size_t file_len);
 /* Names and routes (ClientOptions::ip_version and the rest; curl's -4/-6, --resolve,
  * --connect-to, --unix-socket, --dns-servers, --happy-eyeballs-timeout-ms).
  * `version`: 0 (any), 4 or 6. The add_ calls append one entry each
  * ("host:port:addr[,addr]", "host:port:connect_host:connect_port"). A malformed entry
  * fails sluice_client_new with SLUICE_E_USAGE naming it. Times in milliseconds;
  * dns_timeout 0 leaves DNS bounded by the connect timeout only. */
-sluice_code sluice_client_options_set_ip_version(sluice_client_options* options, int version);
-sluice_code sluice_client_options_add_resolve(sluice_client_options* options, const char* entry,
-                                              size_t len);
-sluice_code sluice_client_options_add_connect_to(sluice_client_options* options, const char* entry,
-                                                 size_t len);
-sluice_code sluice_client_options_set_unix_socket(sluice_client_options* options, const char* path,
-                                                  size_t len);
-sluice_code sluice_client_options_set_dns_servers(sluice_client_options* options, const char* list,
-                                                  size_t len);
-sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options* options, uint32_t ms);
-sluice_code sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options* options,
-                                                              uint32_t ms);
+SLUICE_API sluice_code sluice_client_options_set_ip_version(sluice_client_options* options,
+                                                            int version);
+SLUICE_API sluice_code sluice_client_options_add_resolve(sluice_client_options* options,
+                                                         const char* entry, size_t len);
+SLUICE_API sluice_code sluice_client_options_add_connect_to(sluice_client_options* options,
+                                                            const char* entry, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_unix_socket(sluice_client_options* options,
+                                                             const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_dns_servers(sluice_client_options* options,
+                                                             const char* list, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_dns_timeout_ms(sluice_client_options* options,
+                                                                uint32_t ms);
+SLUICE_API sluice_code
+sluice_client_options_set_happy_eyeballs_delay_ms(sluice_client_options* options, uint32_t ms);
 /* One connect attempt's bound before the next address is tried (default 10000). */
-sluice_code sluice_client_options_set_connect_attempt_timeout_ms(sluice_client_options* options,
-                                                                 uint32_t ms);
+SLUICE_API sluice_code
+sluice_client_options_set_connect_attempt_timeout_ms(sluice_client_options* options, uint32_t ms);
 /* DNS answers are reused for their TTL but at most this long (default 60; 0: no cache). */
-sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options* options,
-                                                      uint32_t seconds);
+SLUICE_API sluice_code sluice_client_options_set_dns_cache_ttl_s(sluice_client_options* options,
+                                                                 uint32_t seconds);
 /* Where connections leave from (curl's --interface and --local-port): an interface
  * name or local IP address, and the first free port of port .. port + range - 1
  * (port 0: any; range at least 1). An interface that does not exist fails
  * sluice_client_new with SLUICE_E_LOCAL_BIND; one without an address of the family,
  * or no free port, fails the request with it. */
-sluice_code sluice_client_options_set_interface(sluice_client_options* options,
-                                                const char* interface_name, size_t len);
-sluice_code sluice_client_options_set_local_port(sluice_client_options* options, uint16_t port,
-                                                 uint16_t range);
-sluice_code sluice_client_options_set_user_agent(sluice_client_options* options,
-                                                 const char* user_agent, size_t len);
-sluice_code sluice_client_options_set_max_connections_per_origin(sluice_client_options* options,
-                                                                 size_t count);
+SLUICE_API sluice_code sluice_client_options_set_interface(sluice_client_options* options,
+                                                           const char* interface_name, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_local_port(sluice_client_options* options,
+                                                            uint16_t port, uint16_t range);
+SLUICE_API sluice_code sluice_client_options_set_user_agent(sluice_client_options* options,
+                                                            const char* user_agent, size_t len);
+SLUICE_API sluice_code
+sluice_client_options_set_max_connections_per_origin(sluice_client_options* options, size_t count);
 /* Owned request bodies (set_body_bytes) not yet taken whole by a transport (0: no
  * bound; default 32 MiB): a send waits while more would pass it and the transports
  * are taking them (at most a second without progress), except on the client's HTTP
  * thread and with host dispatch. A body larger than the bound goes alone. */
-sluice_code sluice_client_options_set_owned_upload_budget(sluice_client_options* options,
-                                                          size_t bytes);
+SLUICE_API sluice_code sluice_client_options_set_owned_upload_budget(sluice_client_options* options,
+                                                                     size_t bytes);
 /* Bytes staged for readers across every response (0: no bound). */
-sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options* options,
-                                                          size_t bytes);
-sluice_code sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options* options,
-                                                           uint32_t ms);
+SLUICE_API sluice_code sluice_client_options_set_staged_bytes_budget(sluice_client_options* options,
+                                                                     size_t bytes);
+SLUICE_API sluice_code
+sluice_client_options_set_pool_idle_timeout_ms(sluice_client_options* options, uint32_t ms);
 /* Copies larger than this are freed by the thread that finished with them (default
  * 512 KiB; 0: every copy). */
-sluice_code sluice_client_options_set_release_threshold(sluice_client_options* options,
-                                                        size_t bytes);
+SLUICE_API sluice_code sluice_client_options_set_release_threshold(sluice_client_options* options,
+                                                                   size_t bytes);
 /* How often the HTTP thread frees the empty scratch of paused readers (default 4000,
  * at least 1). */
-sluice_code sluice_client_options_set_sweep_interval_ms(sluice_client_options* options,
-                                                        uint32_t ms);
+SLUICE_API sluice_code sluice_client_options_set_sweep_interval_ms(sluice_client_options* options,
+                                                                   uint32_t ms);
 /* Threads that read upload files and write downloads (default 2, at least 1). */
-sluice_code sluice_client_options_set_file_threads(sluice_client_options* options, size_t count);
+SLUICE_API sluice_code sluice_client_options_set_file_threads(sluice_client_options* options,
+                                                              size_t count);
 /* HTTP/3 that may fall back to TCP does so when QUIC's handshake took longer than
  * http3_fallback_after (default 1000); the origin's HTTP/3 is then not tried for
  * http3_broken_for (default 300000). */
-sluice_code sluice_client_options_set_http3_fallback_after_ms(sluice_client_options* options,
-                                                              uint32_t ms);
-sluice_code sluice_client_options_set_http3_broken_for_ms(sluice_client_options* options,
-                                                          uint32_t ms);
+SLUICE_API sluice_code
+sluice_client_options_set_http3_fallback_after_ms(sluice_client_options* options, uint32_t ms);
+SLUICE_API sluice_code sluice_client_options_set_http3_broken_for_ms(sluice_client_options* options,
+                                                                     uint32_t ms);
 /* Tracing: `trace` is called on the HTTP thread with one line per notable event (not
  * NUL-terminated: use `len`). It must return quickly and not call into the client. */
 typedef void (*sluice_trace_cb)(void* user_data, const char* line, size_t len);
-sluice_code sluice_client_options_set_trace(sluice_client_options* options, sluice_trace_cb trace,
-                                            void* user_data);
+SLUICE_API sluice_code sluice_client_options_set_trace(sluice_client_options* options,
+                                                       sluice_trace_cb trace, void* user_data);
 
 /* Non-zero: host dispatch, for embedding in another event loop. The client never
  * runs a callback on its HTTP thread: callbacks (responses, body data and end,
  * writable, trace) wait until the host's loop sees sluice_client_dispatch_fd()
  * readable and calls sluice_client_dispatch(), which runs them on its thread. A body
  * chunk not yet handed to on_data stays staged, so its stream holds at its allowance. */
-sluice_code sluice_client_options_set_host_dispatch(sluice_client_options* options, int enabled);
+SLUICE_API sluice_code sluice_client_options_set_host_dispatch(sluice_client_options* options,
+                                                               int enabled);
 
 /* ---- Client options by name ----------------------------------------------------- */
 
@@ -270,18 +281,19 @@ typedef struct sluice_option_info {
 } sluice_option_info;
 /* The first option (previous NULL), the one after `previous`, or NULL after the last.
  * The entries live as long as the library. */
-const sluice_option_info* sluice_client_option_next(const sluice_option_info* previous);
+SLUICE_API const sluice_option_info* sluice_client_option_next(const sluice_option_info* previous);
 /* The option named `name` (NUL-terminated), or NULL. */
-const sluice_option_info* sluice_client_option_by_name(const char* name);
+SLUICE_API const sluice_option_info* sluice_client_option_by_name(const char* name);
 /* Sets a TEXT option, or appends one entry to a TEXT_LIST one. An unknown name, an
  * option of another kind, a NULL value or one holding a NUL byte is
  * SLUICE_E_INVALID_ARGUMENT, saying which. */
-sluice_code sluice_client_options_set_text(sluice_client_options* options, const char* name,
-                                           const char* value, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_text(sluice_client_options* options,
+                                                      const char* name, const char* value,
+                                                      size_t len);
 /* Sets a FLAG, COUNT, MILLISECONDS or SECONDS option; out of its range is
  * SLUICE_E_INVALID_ARGUMENT. */
-sluice_code sluice_client_options_set_number(sluice_client_options* options, const char* name,
-                                             uint64_t value);
+SLUICE_API sluice_code sluice_client_options_set_number(sluice_client_options* options,
+                                                        const char* name, uint64_t value);
 
 /* ---- Cookies ------------------------------------------------------------------- */
 
@@ -292,25 +304,26 @@ sluice_code sluice_client_options_set_number(sluice_client_options* options, con
  * its own, so the handle may be freed while clients still use it. */
 typedef struct sluice_cookie_jar sluice_cookie_jar;
 
-sluice_code sluice_cookie_jar_new(sluice_cookie_jar** out);
-void sluice_cookie_jar_free(sluice_cookie_jar* jar);
+SLUICE_API sluice_code sluice_cookie_jar_new(sluice_cookie_jar** out);
+SLUICE_API void sluice_cookie_jar_free(sluice_cookie_jar* jar);
 /* Adds the cookies of a Netscape cookie file (curl's -b FILE; curl's format, or
  * "Set-Cookie:" lines). Non-zero `drop_session` leaves out cookies without an expiry
  * (curl's -j). An unreadable file fails with SLUICE_E_IO naming it. */
-sluice_code sluice_cookie_jar_load(sluice_cookie_jar* jar, const char* path, size_t path_len,
-                                   int drop_session);
+SLUICE_API sluice_code sluice_cookie_jar_load(sluice_cookie_jar* jar, const char* path,
+                                              size_t path_len, int drop_session);
 /* Writes every cookie to `path` in the Netscape format curl writes (-c FILE),
  * through a temporary file renamed over it. */
-sluice_code sluice_cookie_jar_save(sluice_cookie_jar* jar, const char* path, size_t path_len);
+SLUICE_API sluice_code sluice_cookie_jar_save(sluice_cookie_jar* jar, const char* path,
+                                              size_t path_len);
 /* The Cookie header value the jar gives a request to `url` ("" when none): `*out`
  * stays valid until the next call with this jar. */
-sluice_code sluice_cookie_jar_header(sluice_cookie_jar* jar, const char* url, size_t url_len,
-                                     const char** out, size_t* out_len);
+SLUICE_API sluice_code sluice_cookie_jar_header(sluice_cookie_jar* jar, const char* url,
+                                                size_t url_len, const char** out, size_t* out_len);
 /* How many cookies the jar holds (expired ones not counted); 0 for a bad handle. */
-size_t sluice_cookie_jar_count(const sluice_cookie_jar* jar);
+SLUICE_API size_t sluice_cookie_jar_count(const sluice_cookie_jar* jar);
 /* Turns the cookie engine on with `jar`, or off with NULL (the default). */
-sluice_code sluice_client_options_set_cookie_jar(sluice_client_options* options,
-                                                 sluice_cookie_jar* jar);
+SLUICE_API sluice_code sluice_client_options_set_cookie_jar(sluice_client_options* options,
+                                                            sluice_cookie_jar* jar);
 
 /* ---- Client --------------------------------------------------------------------- */
 
@@ -318,11 +331,11 @@ typedef struct sluice_client sluice_client;
 
 /* Starts the client's HTTP thread. `options` may be NULL (defaults) and may be freed
  * right after. Fails (SLUICE_E_USAGE, SLUICE_E_IO) when an option is unusable. */
-sluice_code sluice_client_new(const sluice_client_options* options, sluice_client** out);
+SLUICE_API sluice_code sluice_client_new(const sluice_client_options* options, sluice_client** out);
 /* Cancels what is in flight and joins the client's threads. Responses and pending
  * requests of it stay valid handles (free them too); their reads then fail with
  * SLUICE_E_CANCELLED. Never call it from a callback the client runs. */
-void sluice_client_free(sluice_client* client);
+SLUICE_API void sluice_client_free(sluice_client* client);
 
 typedef struct sluice_client_stats {
   size_t in_flight;        /* requests not yet ended */
@@ -350,17 +363,17 @@ typedef struct sluice_client_stats {
 } sluice_client_stats;
 /* A snapshot taken on the HTTP thread (waits for it). `out_size`: sizeof *out, so a
  * program built against an older header gets the fields it knows. */
-sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* out,
-                                    size_t out_size);
+SLUICE_API sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* out,
+                                               size_t out_size);
 
 /* With host dispatch: a file descriptor, readable while callbacks wait; add it to
  * the host's loop for reading and never close it. -1 without host dispatch or for a
  * bad handle. */
-int sluice_client_dispatch_fd(const sluice_client* client);
+SLUICE_API int sluice_client_dispatch_fd(const sluice_client* client);
 /* With host dispatch: runs the waiting callbacks on this thread; *ran (may be NULL)
  * says how many. Call it from one thread at a time. When the client is freed, the
  * callbacks still waiting run in sluice_client_free, so each fires once. */
-sluice_code sluice_client_dispatch(sluice_client* client, size_t* ran);
+SLUICE_API sluice_code sluice_client_dispatch(sluice_client* client, size_t* ran);
 
 /* ---- Requests ------------------------------------------------------------------- */
 
@@ -391,64 +404,71 @@ typedef enum sluice_timeout {
 
 /* A GET-less request: method and URL. The URL is checked when the request is sent
  * (SLUICE_E_BAD_URL then); the method must be an HTTP token. */
-sluice_code sluice_request_new(const char* method, size_t method_len, const char* url,
-                               size_t url_len, sluice_request** out);
-void sluice_request_free(sluice_request* request);
+SLUICE_API sluice_code sluice_request_new(const char* method, size_t method_len, const char* url,
+                                          size_t url_len, sluice_request** out);
+SLUICE_API void sluice_request_free(sluice_request* request);
 /* Appends a header (repeats allowed, order kept, the name as given). A name that is
  * not a token, or a value with CR, LF or NUL, is refused (SLUICE_E_USAGE). */
-sluice_code sluice_request_add_header(sluice_request* request, const char* name, size_t name_len,
-                                      const char* value, size_t value_len);
+SLUICE_API sluice_code sluice_request_add_header(sluice_request* request, const char* name,
+                                                 size_t name_len, const char* value,
+                                                 size_t value_len);
 /* The body: a copy of `len` bytes, freed by the HTTP thread once sent when large. */
-sluice_code sluice_request_set_body_bytes(sluice_request* request, const void* data, size_t len);
+SLUICE_API sluice_code sluice_request_set_body_bytes(sluice_request* request, const void* data,
+                                                     size_t len);
 /* The body: a file, read on the client's file threads, never loaded whole. */
-sluice_code sluice_request_set_body_file(sluice_request* request, const char* path,
-                                         size_t path_len);
+SLUICE_API sluice_code sluice_request_set_body_file(sluice_request* request, const char* path,
+                                                    size_t path_len);
 /* The body: streamed through `writer` while the request runs (the request keeps its
  * own reference; free yours when done writing). `length` < 0: unknown (HTTP/1.1
  * chunked); otherwise Content-Length, and closing short is an error. */
-sluice_code sluice_request_set_body_writer(sluice_request* request, sluice_body_writer* writer,
-                                           int64_t length);
+SLUICE_API sluice_code sluice_request_set_body_writer(sluice_request* request,
+                                                      sluice_body_writer* writer, int64_t length);
 /* The body: a multipart/form-data form (curl's -F), built one part at a time. The
  * first call makes the body a form and sets Content-Type (with its boundary) unless
  * the request has one; a later set_body_* call replaces the form. A text field: */
-sluice_code sluice_request_add_form_field(sluice_request* request, const char* name,
-                                          size_t name_len, const char* value, size_t value_len);
+SLUICE_API sluice_code sluice_request_add_form_field(sluice_request* request, const char* name,
+                                                     size_t name_len, const char* value,
+                                                     size_t value_len);
 /* A file part, read on the client's file threads while the request is sent, never
  * loaded whole. `filename` NULL: the path's last component; `content_type` NULL:
  * guessed from the file name (application/octet-stream when unknown). A missing
  * file fails the request (SLUICE_E_IO), naming it. */
-sluice_code sluice_request_add_form_file(sluice_request* request, const char* name, size_t name_len,
-                                         const char* path, size_t path_len, const char* filename,
-                                         size_t filename_len, const char* content_type,
-                                         size_t content_type_len);
-sluice_code sluice_request_set_version(sluice_request* request, sluice_version_policy policy);
+SLUICE_API sluice_code sluice_request_add_form_file(sluice_request* request, const char* name,
+                                                    size_t name_len, const char* path,
+                                                    size_t path_len, const char* filename,
+                                                    size_t filename_len, const char* content_type,
+                                                    size_t content_type_len);
+SLUICE_API sluice_code sluice_request_set_version(sluice_request* request,
+                                                  sluice_version_policy policy);
 /* The response's allowance (Request::allowance): bytes that may wait for a reader
  * that has not taken them. It starts at `initial_bytes` (an unread body holds about
  * that much) and grows while the reader keeps up, up to `max_bytes`. Both at least
  * 1, and initial_bytes <= max_bytes; equal values fix it. Defaults: 64 KiB, 32 MiB. */
-sluice_code sluice_request_set_allowance(sluice_request* request, size_t initial_bytes,
-                                         size_t max_bytes);
+SLUICE_API sluice_code sluice_request_set_allowance(sluice_request* request, size_t initial_bytes,
+                                                    size_t max_bytes);
 /* Authentication (curl's -u and --oauth2-bearer; Request::auth): sent as Authorization
  * to the request's origin only. A user with ':' or a token with characters RFC 6750
  * does not allow fails the request with SLUICE_E_USAGE. */
-sluice_code sluice_request_set_basic_auth(sluice_request* request, const char* user,
-                                          size_t user_len, const char* password,
-                                          size_t password_len);
-sluice_code sluice_request_set_bearer_token(sluice_request* request, const char* token, size_t len);
+SLUICE_API sluice_code sluice_request_set_basic_auth(sluice_request* request, const char* user,
+                                                     size_t user_len, const char* password,
+                                                     size_t password_len);
+SLUICE_API sluice_code sluice_request_set_bearer_token(sluice_request* request, const char* token,
+                                                       size_t len);
 /* HTTP Digest (RFC 7616; curl's --digest) and the strongest scheme the server offers
  * (curl's --anyauth: Digest, else Basic): the request goes without credentials
  * first and answers the server's 401 once; a second 401 is the response. A body
  * set with sluice_request_set_body_writer that was already sent cannot go again:
  * the request then fails with SLUICE_E_USAGE. Empty user and password: the URL's or
  * the netrc file's. */
-sluice_code sluice_request_set_digest_auth(sluice_request* request, const char* user,
-                                           size_t user_len, const char* password,
-                                           size_t password_len);
-sluice_code sluice_request_set_any_auth(sluice_request* request, const char* user, size_t user_len,
-                                        const char* password, size_t password_len);
+SLUICE_API sluice_code sluice_request_set_digest_auth(sluice_request* request, const char* user,
+                                                      size_t user_len, const char* password,
+                                                      size_t password_len);
+SLUICE_API sluice_code sluice_request_set_any_auth(sluice_request* request, const char* user,
+                                                   size_t user_len, const char* password,
+                                                   size_t password_len);
 /* 0 ms: no such timeout. */
-sluice_code sluice_request_set_timeout_ms(sluice_request* request, sluice_timeout which,
-                                          uint32_t ms);
+SLUICE_API sluice_code sluice_request_set_timeout_ms(sluice_request* request, sluice_timeout which,
+                                                     uint32_t ms);
 /* What a redirect does, as fetch's `redirect` option says it. */
 typedef enum sluice_redirect_mode {
   SLUICE_REDIRECT_MANUAL = 0,            /* the 3xx is the response (the default, as curl) */
@@ -456,34 +476,36 @@ typedef enum sluice_redirect_mode {
   SLUICE_REDIRECT_ERROR = 2,             /* a redirect fails with SLUICE_E_REDIRECT_REFUSED */
   SLUICE_REDIRECT_MODE_MAX_ = 0x7fffffff /* not a mode: see SLUICE_VERSION_POLICY_MAX_ */
 } sluice_redirect_mode;
-sluice_code sluice_request_set_redirects(sluice_request* request, sluice_redirect_mode mode,
-                                         int max_redirects);
+SLUICE_API sluice_code sluice_request_set_redirects(sluice_request* request,
+                                                    sluice_redirect_mode mode, int max_redirects);
 /* Non-zero: send Accept-Encoding and decode gzip, deflate, br, zstd (--compressed). */
-sluice_code sluice_request_set_decode(sluice_request* request, int enabled);
+SLUICE_API sluice_code sluice_request_set_decode(sluice_request* request, int enabled);
 /* A response body longer than this fails with SLUICE_E_BODY_TOO_LARGE; 0: no limit. */
-sluice_code sluice_request_set_max_body_size(sluice_request* request, uint64_t bytes);
+SLUICE_API sluice_code sluice_request_set_max_body_size(sluice_request* request, uint64_t bytes);
 
 /* ---- Streaming request bodies ---------------------------------------------------- */
 
 /* `mark`: bytes the writer may run ahead of the network before a write waits. */
-sluice_code sluice_body_writer_new(size_t mark, sluice_body_writer** out);
-void sluice_body_writer_free(sluice_body_writer* writer);
+SLUICE_API sluice_code sluice_body_writer_new(size_t mark, sluice_body_writer** out);
+SLUICE_API void sluice_body_writer_free(sluice_body_writer* writer);
 /* Copies the bytes in, waiting while the queue is at or above the mark. Fails when
  * the request ended (cancelled, failed, the server stopped reading). */
-sluice_code sluice_body_writer_write(sluice_body_writer* writer, const void* data, size_t len);
+SLUICE_API sluice_code sluice_body_writer_write(sluice_body_writer* writer, const void* data,
+                                                size_t len);
 /* Like write, but gives up after timeout_ms: SLUICE_WOULD_BLOCK, nothing written. */
-sluice_code sluice_body_writer_write_timeout(sluice_body_writer* writer, const void* data,
-                                             size_t len, uint32_t timeout_ms);
+SLUICE_API sluice_code sluice_body_writer_write_timeout(sluice_body_writer* writer,
+                                                        const void* data, size_t len,
+                                                        uint32_t timeout_ms);
 /* Calls `ready` once when the writer may write again (below its mark): on the HTTP
  * thread, or in sluice_client_dispatch() with host dispatch. It must not block. */
 typedef void (*sluice_writable_cb)(void* user_data);
-sluice_code sluice_body_writer_when_writable(sluice_body_writer* writer, sluice_writable_cb ready,
-                                             void* user_data);
+SLUICE_API sluice_code sluice_body_writer_when_writable(sluice_body_writer* writer,
+                                                        sluice_writable_cb ready, void* user_data);
 /* Ends the body. */
-sluice_code sluice_body_writer_close(sluice_body_writer* writer);
+SLUICE_API sluice_code sluice_body_writer_close(sluice_body_writer* writer);
 /* Fails the request with `reason`. */
-sluice_code sluice_body_writer_abort(sluice_body_writer* writer, const char* reason,
-                                     size_t reason_len);
+SLUICE_API sluice_code sluice_body_writer_abort(sluice_body_writer* writer, const char* reason,
+                                                size_t reason_len);
 
 /* ---- Sending and responses -------------------------------------------------------- */
 
@@ -492,22 +514,23 @@ typedef struct sluice_response sluice_response;
 
 /* Starts a request (the request is copied: free or reuse it at once). Never blocks
  * on the network. */
-sluice_code sluice_client_send(sluice_client* client, const sluice_request* request,
-                               sluice_pending** out);
+SLUICE_API sluice_code sluice_client_send(sluice_client* client, const sluice_request* request,
+                                          sluice_pending** out);
 /* Waits until the response head arrives or the request fails. Once it returned a
  * response, call it no more; the pending handle can still cancel the body. */
-sluice_code sluice_pending_wait(sluice_pending* pending, sluice_response** out);
+SLUICE_API sluice_code sluice_pending_wait(sluice_pending* pending, sluice_response** out);
 /* Like wait, but SLUICE_WOULD_BLOCK when nothing was decided within timeout_ms
  * (0: only look). */
-sluice_code sluice_pending_wait_timeout(sluice_pending* pending, uint32_t timeout_ms,
-                                        sluice_response** out);
+SLUICE_API sluice_code sluice_pending_wait_timeout(sluice_pending* pending, uint32_t timeout_ms,
+                                                   sluice_response** out);
 /* Any thread, idempotent, at any stage (before the head, mid-body, mid-upload): a wait
  * or callback not yet answered fails with SLUICE_E_CANCELLED; a body under way
  * returns what was staged, then fails with it. `reason` (may be NULL with length 0)
  * ends the error's message: "request cancelled: <reason>". */
-sluice_code sluice_pending_cancel(sluice_pending* pending, const char* reason, size_t reason_len);
+SLUICE_API sluice_code sluice_pending_cancel(sluice_pending* pending, const char* reason,
+                                             size_t reason_len);
 /* Freeing a pending request nobody waited for cancels it. */
-void sluice_pending_free(sluice_pending* pending);
+SLUICE_API void sluice_pending_free(sluice_pending* pending);
 
 /* The response callback: `code` SLUICE_OK with a response the callee owns (free it
  * with sluice_response_free), or an error with `response` NULL and the message in
@@ -516,44 +539,47 @@ void sluice_pending_free(sluice_pending* pending);
 typedef void (*sluice_response_cb)(void* user_data, sluice_code code, sluice_response* response);
 /* Starts a request whose response goes to `done`. *out (may be NULL) is a handle
  * for sluice_pending_cancel only (waits on it are refused); free it when done. */
-sluice_code sluice_client_send_cb(sluice_client* client, const sluice_request* request,
-                                  sluice_response_cb done, void* user_data, sluice_pending** out);
+SLUICE_API sluice_code sluice_client_send_cb(sluice_client* client, const sluice_request* request,
+                                             sluice_response_cb done, void* user_data,
+                                             sluice_pending** out);
 
 /* send + wait. */
-sluice_code sluice_client_fetch(sluice_client* client, const sluice_request* request,
-                                sluice_response** out);
+SLUICE_API sluice_code sluice_client_fetch(sluice_client* client, const sluice_request* request,
+                                           sluice_response** out);
 
 /* Freeing a response with its body unread: a body within its allowance completes and its
  * connection is reused; a longer one closes the connection. */
-void sluice_response_free(sluice_response* response);
-int sluice_response_status(const sluice_response* response);
+SLUICE_API void sluice_response_free(sluice_response* response);
+SLUICE_API int sluice_response_status(const sluice_response* response);
 /* 10 for HTTP/1.0, 11 for HTTP/1.1, 20 for HTTP/2, 30 for HTTP/3; 0 for a bad handle. */
-int sluice_response_http_version(const sluice_response* response);
+SLUICE_API int sluice_response_http_version(const sluice_response* response);
 /* The URL after redirects, and how many were followed. */
-sluice_code sluice_response_effective_url(const sluice_response* response, const char** url,
-                                          size_t* len);
-int sluice_response_redirects(const sluice_response* response);
+SLUICE_API sluice_code sluice_response_effective_url(const sluice_response* response,
+                                                     const char** url, size_t* len);
+SLUICE_API int sluice_response_redirects(const sluice_response* response);
 /* Connections opened for the request across its redirects and retries (curl's
    num_connects): 0 when it went over connections already open, or a bad handle. */
-int sluice_response_connects(const sluice_response* response);
-size_t sluice_response_header_count(const sluice_response* response);
+SLUICE_API int sluice_response_connects(const sluice_response* response);
+SLUICE_API size_t sluice_response_header_count(const sluice_response* response);
 /* The index-th header in the order received, names as sent. Valid for the life of
  * the response. */
-sluice_code sluice_response_header(const sluice_response* response, size_t index, const char** name,
-                                   size_t* name_len, const char** value, size_t* value_len);
+SLUICE_API sluice_code sluice_response_header(const sluice_response* response, size_t index,
+                                              const char** name, size_t* name_len,
+                                              const char** value, size_t* value_len);
 /* The first value of a header (ASCII case ignored); SLUICE_OK with *value NULL when
  * there is none. */
-sluice_code sluice_response_header_get(const sluice_response* response, const char* name,
-                                       size_t name_len, const char** value, size_t* value_len);
+SLUICE_API sluice_code sluice_response_header_get(const sluice_response* response, const char* name,
+                                                  size_t name_len, const char** value,
+                                                  size_t* value_len);
 
 /* Where the connection went: its address ("127.0.0.1", "::1"; valid for the life of
  * the response) and port (curl's %{remote_ip} and %{remote_port}). */
-sluice_code sluice_response_remote_address(const sluice_response* response, const char** ip,
-                                           size_t* len, uint16_t* port);
+SLUICE_API sluice_code sluice_response_remote_address(const sluice_response* response,
+                                                      const char** ip, size_t* len, uint16_t* port);
 /* Where the connection left from (curl's %{local_ip} and %{local_port}); "" and 0 over
  * a Unix socket. */
-sluice_code sluice_response_local_address(const sluice_response* response, const char** ip,
-                                          size_t* len, uint16_t* port);
+SLUICE_API sluice_code sluice_response_local_address(const sluice_response* response,
+                                                     const char** ip, size_t* len, uint16_t* port);
 
 /* When each step of the response happened: the steps of the W3C Resource Timing and
  * of curl's -w times. DNS, CONNECT and TLS are the steps of a connection made while
@@ -578,32 +604,34 @@ typedef enum sluice_timing_step {
  * took it) to `step`, or -1 when the step did not happen for this response (no DNS,
  * connect or TLS on a reused connection, no TLS over http://, no end while the body
  * is under way). */
-sluice_code sluice_response_timing(const sluice_response* response, sluice_timing_step step,
-                                   int64_t* ns);
+SLUICE_API sluice_code sluice_response_timing(const sluice_response* response,
+                                              sluice_timing_step step, int64_t* ns);
 /* 1 when the response came over a connection that was open before its request, 0
  * when the request waited for a new one (or for a bad handle). */
-int sluice_response_connection_reused(const sluice_response* response);
+SLUICE_API int sluice_response_connection_reused(const sluice_response* response);
 
 /* Body reading. A body that ends early is an error, never a short success. */
 
 /* Blocks until at least one byte is there (*n > 0), the body ended (*n == 0), or it
  * failed. */
-sluice_code sluice_response_read(sluice_response* response, void* buffer, size_t len, size_t* n);
+SLUICE_API sluice_code sluice_response_read(sluice_response* response, void* buffer, size_t len,
+                                            size_t* n);
 /* Like read, but SLUICE_WOULD_BLOCK when nothing arrived within timeout_ms (0: never
  * waits: the non-blocking pull). */
-sluice_code sluice_response_read_timeout(sluice_response* response, void* buffer, size_t len,
-                                         uint32_t timeout_ms, size_t* n);
+SLUICE_API sluice_code sluice_response_read_timeout(sluice_response* response, void* buffer,
+                                                    size_t len, uint32_t timeout_ms, size_t* n);
 /* Borrows the next staged bytes where they lie, no copy (at most `max`, 0 meaning no
  * limit): *data and *len stay valid until the next read, next or release on this
  * response, or its free. *len == 0 at the end. Lent bytes still count against the
  * mark, so a reader that keeps them holds its stream. */
-sluice_code sluice_response_next(sluice_response* response, size_t max, const uint8_t** data,
-                                 size_t* len);
+SLUICE_API sluice_code sluice_response_next(sluice_response* response, size_t max,
+                                            const uint8_t** data, size_t* len);
 /* next with a timeout: SLUICE_WOULD_BLOCK when nothing arrived within timeout_ms. */
-sluice_code sluice_response_next_timeout(sluice_response* response, size_t max, uint32_t timeout_ms,
-                                         const uint8_t** data, size_t* len);
+SLUICE_API sluice_code sluice_response_next_timeout(sluice_response* response, size_t max,
+                                                    uint32_t timeout_ms, const uint8_t** data,
+                                                    size_t* len);
 /* Gives back what next lent (the next call does it anyway). */
-sluice_code sluice_response_release(sluice_response* response);
+SLUICE_API sluice_code sluice_response_release(sluice_response* response);
 /* Callback mode: from now on each staged piece goes to on_data, in place (valid
  * during the call only): return non-zero for more, 0 to pause delivery until
  * sluice_response_resume(). on_end runs once, after the last piece, with SLUICE_OK
@@ -614,18 +642,19 @@ sluice_code sluice_response_release(sluice_response* response);
  * are refused from now on. To stop a body, cancel its pending handle. */
 typedef int (*sluice_data_cb)(void* user_data, const uint8_t* data, size_t len);
 typedef void (*sluice_end_cb)(void* user_data, sluice_code code);
-sluice_code sluice_response_on_data(sluice_response* response, sluice_data_cb on_data,
-                                    sluice_end_cb on_end, void* user_data);
+SLUICE_API sluice_code sluice_response_on_data(sluice_response* response, sluice_data_cb on_data,
+                                               sluice_end_cb on_end, void* user_data);
 /* Resumes delivery paused by on_data returning 0. Any thread. */
-sluice_code sluice_response_resume(sluice_response* response);
+SLUICE_API sluice_code sluice_response_resume(sluice_response* response);
 
 /* Decoded bytes received and not yet read; bytes read so far. */
-size_t sluice_response_buffered(const sluice_response* response);
-uint64_t sluice_response_bytes_read(const sluice_response* response);
+SLUICE_API size_t sluice_response_buffered(const sluice_response* response);
+SLUICE_API uint64_t sluice_response_bytes_read(const sluice_response* response);
 /* Trailer fields, once the body ended (0 before). Valid for the life of the response. */
-size_t sluice_response_trailer_count(sluice_response* response);
-sluice_code sluice_response_trailer(sluice_response* response, size_t index, const char** name,
-                                    size_t* name_len, const char** value, size_t* value_len);
+SLUICE_API size_t sluice_response_trailer_count(sluice_response* response);
+SLUICE_API sluice_code sluice_response_trailer(sluice_response* response, size_t index,
+                                               const char** name, size_t* name_len,
+                                               const char** value, size_t* value_len);
 
 /* ---- Downloads -------------------------------------------------------------------- */
 
@@ -637,58 +666,61 @@ typedef struct sluice_download_result sluice_download_result;
 
 /* `request`: the GET to make (URL, headers, version, timeouts, redirects, mark); it
  * is copied. */
-sluice_code sluice_download_options_new(const sluice_request* request,
-                                        sluice_download_options** out);
-void sluice_download_options_free(sluice_download_options* options);
+SLUICE_API sluice_code sluice_download_options_new(const sluice_request* request,
+                                                   sluice_download_options** out);
+SLUICE_API void sluice_download_options_free(sluice_download_options* options);
 /* The file to write; without one, a name chosen from the response in `directory`. */
-sluice_code sluice_download_options_set_path(sluice_download_options* options, const char* path,
-                                             size_t len);
-sluice_code sluice_download_options_set_directory(sluice_download_options* options,
-                                                  const char* directory, size_t len);
+SLUICE_API sluice_code sluice_download_options_set_path(sluice_download_options* options,
+                                                        const char* path, size_t len);
+SLUICE_API sluice_code sluice_download_options_set_directory(sluice_download_options* options,
+                                                             const char* directory, size_t len);
 /* Non-zero: continue a partial file (curl's -C -). */
-sluice_code sluice_download_options_set_resume(sluice_download_options* options, int resume);
+SLUICE_API sluice_code sluice_download_options_set_resume(sluice_download_options* options,
+                                                          int resume);
 /* Byte ranges fetched at once, 1 to 16. */
-sluice_code sluice_download_options_set_ranges(sluice_download_options* options, unsigned ranges);
+SLUICE_API sluice_code sluice_download_options_set_ranges(sluice_download_options* options,
+                                                          unsigned ranges);
 /* Lowercase hex SHA-256 the complete file must have (64 characters). */
-sluice_code sluice_download_options_set_sha256(sluice_download_options* options, const char* hex,
-                                               size_t len);
+SLUICE_API sluice_code sluice_download_options_set_sha256(sluice_download_options* options,
+                                                          const char* hex, size_t len);
 /* 0: no limit. */
-sluice_code sluice_download_options_set_max_bytes_per_second(sluice_download_options* options,
-                                                             uint64_t bytes);
+SLUICE_API sluice_code
+sluice_download_options_set_max_bytes_per_second(sluice_download_options* options, uint64_t bytes);
 /* Attempts after the first on a transient failure, each resuming. */
-sluice_code sluice_download_options_set_retries(sluice_download_options* options, int retries);
+SLUICE_API sluice_code sluice_download_options_set_retries(sluice_download_options* options,
+                                                           int retries);
 /* Progress, on the thread that called sluice_download, every interval_ms while bytes
  * arrive and once at the end (finished non-zero). total is -1 while unknown. */
 typedef void (*sluice_progress_cb)(void* user_data, uint64_t bytes_done, int64_t total,
                                    double bytes_per_second, int finished);
-sluice_code sluice_download_options_set_progress(sluice_download_options* options,
-                                                 sluice_progress_cb progress, void* user_data,
-                                                 uint32_t interval_ms);
+SLUICE_API sluice_code sluice_download_options_set_progress(sluice_download_options* options,
+                                                            sluice_progress_cb progress,
+                                                            void* user_data, uint32_t interval_ms);
 /* Any thread, while sluice_download runs with these options: stops it within a
  * fraction of a second with SLUICE_E_CANCELLED, keeping the file and its control
  * file so that a resume continues it. */
-sluice_code sluice_download_options_cancel(sluice_download_options* options);
+SLUICE_API sluice_code sluice_download_options_cancel(sluice_download_options* options);
 
 /* Downloads on the calling thread (it blocks). */
-sluice_code sluice_download(sluice_client* client, sluice_download_options* options,
-                            sluice_download_result** out);
-void sluice_download_result_free(sluice_download_result* result);
+SLUICE_API sluice_code sluice_download(sluice_client* client, sluice_download_options* options,
+                                       sluice_download_result** out);
+SLUICE_API void sluice_download_result_free(sluice_download_result* result);
 /* The file written; valid for the life of the result. */
-sluice_code sluice_download_result_path(const sluice_download_result* result, const char** path,
-                                        size_t* len);
-int sluice_download_result_status(const sluice_download_result* result);
-uint64_t sluice_download_result_size(const sluice_download_result* result);
+SLUICE_API sluice_code sluice_download_result_path(const sluice_download_result* result,
+                                                   const char** path, size_t* len);
+SLUICE_API int sluice_download_result_status(const sluice_download_result* result);
+SLUICE_API uint64_t sluice_download_result_size(const sluice_download_result* result);
 /* Body bytes received by this run, and bytes already on disk that were kept. */
-uint64_t sluice_download_result_transferred(const sluice_download_result* result);
-uint64_t sluice_download_result_resumed_from(const sluice_download_result* result);
-unsigned sluice_download_result_ranges(const sluice_download_result* result);
+SLUICE_API uint64_t sluice_download_result_transferred(const sluice_download_result* result);
+SLUICE_API uint64_t sluice_download_result_resumed_from(const sluice_download_result* result);
+SLUICE_API unsigned sluice_download_result_ranges(const sluice_download_result* result);
 /* Times a range that finished early took the second half of another's rest (work
    stealing); 0 for NULL. */
-unsigned sluice_download_result_steals(const sluice_download_result* result);
+SLUICE_API unsigned sluice_download_result_steals(const sluice_download_result* result);
 /* What a person should know ("the server ignored the range; restarted from byte 0"). */
-size_t sluice_download_result_note_count(const sluice_download_result* result);
-sluice_code sluice_download_result_note(const sluice_download_result* result, size_t index,
-                                        const char** note, size_t* len);
+SLUICE_API size_t sluice_download_result_note_count(const sluice_download_result* result);
+SLUICE_API sluice_code sluice_download_result_note(const sluice_download_result* result,
+                                                   size_t index, const char** note, size_t* len);
 
 #ifdef __cplusplus
 }

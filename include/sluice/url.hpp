@@ -8,13 +8,14 @@
 #include <string_view>
 
 #include "sluice/error.hpp"
+#include "sluice/export.h"
 
 namespace sluice {
 
 /// A parsed http(s) URL. Components are stored as they go on the wire: the host is
 /// lowercased (IPv6 literals without brackets), the path keeps its percent-encoding
 /// (invalid characters such as spaces are percent-encoded on parse).
-struct Url {
+struct SLUICE_API Url {
   std::string scheme;      ///< "http" or "https"
   std::string userinfo;    ///< "user:pass" (still percent-encoded), usually empty
   std::string host;        ///< "example.org", "127.0.0.1", "::1" (no brackets)

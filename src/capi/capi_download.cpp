@@ -165,7 +165,7 @@ sluice_code sluice_download_result_path(const sluice_download_result* result, co
 }
 
 int sluice_download_result_status(const sluice_download_result* result) {
-  return usable(result) ? result->result.status : 0;
+  return usable(result) ? result->result.first_response.status : 0;
 }
 
 uint64_t sluice_download_result_size(const sluice_download_result* result) {

@@ -53,9 +53,10 @@ class DownloadRun {
       last = progress;
     };
     Result<DownloadResult> result = download(client_, std::move(job.options));
-    if (result && options_.remote_time && result->status / 100 == 2) {
+    if (result && options_.remote_time && result->first_response.status / 100 == 2) {
       // -R: the file keeps the server's time, so a later -z FILE asks the right question.
-      if (Result<void> set = set_remote_time(result->path, result->last_modified); !set) {
+      const auto modified = result->first_response.headers.get("last-modified").value_or("");
+      if (Result<void> set = set_remote_time(result->path, modified); !set) {
         result = std::move(set).error();
       }
     }

@@ -134,7 +134,7 @@ class Transfer {
   }
 
   AttemptOutcome take_response(Response& response, int attempt) {
-    report_response(report_, ResponseSummary::of(response));
+    report_response(report_, response.head());
     report_.size_upload = upload_size_;
     if (options_.verbose) stderr_lines().write(describe_response_head(response));
     const std::string status_error =

@@ -155,7 +155,7 @@ void Transfer::expect_known_length(const Headers& headers) {
   }
 }
 
-void Transfer::on_response_head(ResponseHead head) {
+void Transfer::on_response_head(ReceivedHead head) {
   cancel_timer(first_byte_timer_);
   last_activity_ = timing_.response_start = services_.loop.now();
   if (drains_for_next_hop(head) || phase_ == Phase::finished) return;
@@ -211,7 +211,7 @@ void Transfer::remember_alt_svc(const Headers& headers) {
 
 // A redirect to follow or a 401 answered: its body is drained (transfer_body.cpp)
 // and the next hop goes when its exchange ended. A head the fetch refuses fails it.
-bool Transfer::drains_for_next_hop(const ResponseHead& head) {
+bool Transfer::drains_for_next_hop(const ReceivedHead& head) {
   // Digest auth-int hashes the body: known when there is none or it is in memory.
   // Only a 401 reads it.
   std::optional<std::string_view> entity_body = std::string_view();

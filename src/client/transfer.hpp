@@ -84,7 +84,7 @@ class Transfer final : public ExchangeSink,
   TransferStats stats() const;
 
   // ExchangeSink
-  void on_response_head(ResponseHead head) override;
+  void on_response_head(ReceivedHead head) override;
   void on_body(std::span<const std::byte> bytes) override;
   void on_trailers(Headers trailers) override;
   void on_complete() override;
@@ -109,7 +109,7 @@ class Transfer final : public ExchangeSink,
   void queue_for_connection();
   /// The head's meaning for the fetch (FetchHops::on_head); false when the transfer
   /// goes on with the head as its response.
-  bool drains_for_next_hop(const ResponseHead& head);
+  bool drains_for_next_hop(const ReceivedHead& head);
   /// The drained redirect's or 401's exchange ended: its next hop goes.
   void after_drained_hop();
   void follow_redirect();

@@ -17,8 +17,9 @@
 
 namespace sluice {
 
-/// The final (non-1xx) response head.
-struct ResponseHead {
+/// The final (non-1xx) response head as the protocol received it (the client makes the
+/// public ResponseHead of it).
+struct ReceivedHead {
   int status = 0;
   Headers headers;
   /// What the status line said, when it is not the connection's own version (an
@@ -29,7 +30,7 @@ struct ResponseHead {
 class ExchangeSink {
  public:
   virtual ~ExchangeSink() = default;
-  virtual void on_response_head(ResponseHead head) = 0;
+  virtual void on_response_head(ReceivedHead head) = 0;
   /// Body bytes as received (content-encoded). The sink always takes them (a
   /// receive is bounded); it says through wants_body() whether more may come.
   virtual void on_body(std::span<const std::byte> bytes) = 0;

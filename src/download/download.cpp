@@ -107,7 +107,7 @@ Result<DownloadResult> DownloadSession::run_steps() {
   auto verdict = start();
   if (!verdict) return std::move(verdict).error();
   if (*verdict == Verdict::not_modified) {
-    note("not modified (HTTP " + std::to_string(result_.status) + "): '" + path_ +
+    note("not modified (HTTP " + std::to_string(result_.first_response.status) + "): '" + path_ +
          "' was left as it was");
     return result_;
   }

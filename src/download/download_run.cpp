@@ -21,7 +21,9 @@ Result<void> DownloadSession::run_ranges() {
   }
   FetchShared shared(client_, options_, *file_);
   Request primary = options_.request;
-  if (!result_.effective_url.empty()) primary.url = result_.effective_url;
+  if (!result_.first_response.effective_url.empty()) {
+    primary.url = result_.first_response.effective_url;
+  }
   DownloadSources sources(primary, options_.request.url, options_.mirrors);
   shared.sources = &sources;
   shared.validator = validator_;

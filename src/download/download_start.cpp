@@ -96,11 +96,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     if (!response) {
       decision.failure = failure_from_error(std::move(response).error());
     } else {
-      result_.status = response->status;
-      result_.version = response->version;
-      result_.effective_url = response->effective_url;
-      result_.first_response = ResponseSummary::of(*response);
-      result_.last_modified = std::string(response->headers.get("last-modified").value_or(""));
+      result_.first_response = response->head();
       if (path_.empty()) {
         const Url url = Url::parse(options_.request.url).value();
         std::string name = file_name_for(url, response->headers, true);

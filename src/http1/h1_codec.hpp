@@ -45,7 +45,7 @@ void encode_last_chunk(ByteQueue& out);
 class H1ParserEvents {
  public:
   virtual ~H1ParserEvents() = default;
-  virtual void on_response_head(ResponseHead head) = 0;
+  virtual void on_response_head(ReceivedHead head) = 0;
   virtual void on_body(std::span<const std::byte> bytes) = 0;
   virtual void on_trailers(Headers trailers) = 0;
   virtual void on_message_complete() = 0;

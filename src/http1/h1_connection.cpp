@@ -264,7 +264,7 @@ void H1Connection::after_event() {
   }
 }
 
-void H1Connection::on_response_head(ResponseHead head) {
+void H1Connection::on_response_head(ReceivedHead head) {
   if (trace_.on()) trace("response " + std::to_string(head.status));
   if (sink_ != nullptr) sink_->on_response_head(std::move(head));
 }

@@ -63,7 +63,7 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   std::optional<TimePoint> next_deadline() const override { return std::nullopt; }
   void on_deadline(TimePoint /*now*/) override {}
   // H1ParserEvents
-  void on_response_head(ResponseHead head) override;
+  void on_response_head(ReceivedHead head) override;
   void on_body(std::span<const std::byte> bytes) override;
   void on_trailers(Headers trailers) override;
   void on_message_complete() override;

@@ -1,5 +1,5 @@
 // H1ResponseParser: llhttp (HTTP_RESPONSE, no lenient flags) turned into
-// ResponseHead, body spans, trailers and completion, with the head size limit and
+// ReceivedHead, body spans, trailers and completion, with the head size limit and
 // errors a person can read. One leniency, of our own: a bare LF ends a line of the
 // head and of chunked framing (chunk-size lines, the line end after chunk data,
 // trailers), as RFC 9112 2.2 allows and curl and browsers do (docs/reliability.md
@@ -184,7 +184,7 @@ Result<int> State::on_headers_complete() {
   fields = Headers();
   std::optional<HttpVersion> version;
   if (llhttp_get_http_minor(&parser) == 0) version = HttpVersion::http1_0;
-  events->on_response_head(ResponseHead{status, std::move(head_fields), version});
+  events->on_response_head(ReceivedHead{status, std::move(head_fields), version});
   return no_body ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // HTTP/2 header mapping: an ExchangeRequest becomes the nghttp2_nv list of a request
 // HEADERS frame, and a received response field list is checked and collected into
-// a ResponseHead.
+// a ReceivedHead.
 // Ownership: plain values, built and used on the HTTP thread by H2Session.
 
 #include <nghttp2/nghttp2.h>

@@ -1,7 +1,7 @@
 #pragma once
 // HTTP/3 header mapping: an ExchangeRequest becomes the nghttp3_nv list of a request
 // HEADERS frame, and a received response field section is checked and collected into
-// a ResponseHead (the HTTP/3 sibling of http2/h2_headers.hpp).
+// a ReceivedHead (the HTTP/3 sibling of http2/h2_headers.hpp).
 // Ownership: plain values, built and used on the HTTP thread by H3Session.
 
 #include <nghttp3/nghttp3.h>

@@ -94,7 +94,7 @@ void H3Session::deliver_head(H3Stream& stream, int status) {
   Headers fields = stream.block.take_fields();
   stream.content_length = content_length_of(fields);
   if (trace_.on()) trace_stream(stream.stream_id, "response " + std::to_string(status));
-  stream.sink->on_response_head(ResponseHead{status, std::move(fields), std::nullopt});
+  stream.sink->on_response_head(ReceivedHead{status, std::move(fields), std::nullopt});
 }
 
 void H3Session::on_end_trailers(std::int64_t stream_id) {

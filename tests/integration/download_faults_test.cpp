@@ -54,7 +54,7 @@ TEST_F(DownloadFaults, ServerWithoutRangesGetsOneRangeAndANote) {
   auto result = download(client_, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
   EXPECT_EQ(result->ranges, 1u);
-  EXPECT_EQ(result->status, 200);
+  EXPECT_EQ(result->first_response.status, 200);
   EXPECT_TRUE(has_note(*result, "does not answer ranges")) << notes_of(*result);
   EXPECT_EQ(server_.seen().size(), 1u);
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));

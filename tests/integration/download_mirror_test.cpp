@@ -155,7 +155,7 @@ TEST_F(DownloadMirror, RangesAfterARedirectToAnotherOriginCarryNoCredentials) {
   options.min_range_size = 1u << 20;
   auto result = download(client_, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
-  EXPECT_EQ(result->effective_url, mirror_.url());
+  EXPECT_EQ(result->first_response.effective_url, mirror_.url());
   ASSERT_TRUE(has_range_request(mirror_));
   for (const auto& seen : mirror_.seen()) EXPECT_EQ(seen.authorization, "") << seen.range;
   EXPECT_EQ(test::read_file(path), body_);

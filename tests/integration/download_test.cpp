@@ -58,7 +58,7 @@ TEST_F(DownloadNginx, OneRangeOverHttp1MatchesTheFile) {
   options.sha256 = env_.sha256_of("64m.bin");  // hashed as it arrives
   auto result = download(client, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
-  EXPECT_EQ(result->status, 200);
+  EXPECT_EQ(result->first_response.status, 200);
   EXPECT_EQ(result->size, k64m);
   EXPECT_EQ(result->transferred, k64m);
   EXPECT_EQ(result->ranges, 1u);
@@ -77,7 +77,7 @@ TEST_F(DownloadNginx, FourRangesOverHttp1MatchTheFile) {
   options.sha256 = env_.sha256_of("64m.bin");  // read back: four ranges
   auto result = download(client, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
-  EXPECT_EQ(result->status, 206);
+  EXPECT_EQ(result->first_response.status, 206);
   EXPECT_EQ(result->ranges, 4u);
   EXPECT_EQ(result->size, k64m);
   EXPECT_EQ(result->steals, 0u);
@@ -93,7 +93,7 @@ TEST_F(DownloadNginx, FourRangesOverHttp2MatchTheFile) {
   options.ranges = 4;
   auto result = download(client, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
-  EXPECT_EQ(result->version, HttpVersion::http2);
+  EXPECT_EQ(result->first_response.version, HttpVersion::http2);
   EXPECT_EQ(result->ranges, 4u);
   expect_complete(dir_.file("64m.bin"), "64m.bin");
 }
@@ -105,7 +105,7 @@ TEST_F(DownloadNginx, FourRangesOverHttp3FromCaddyMatchTheFile) {
   options.ranges = 4;
   auto result = download(client, options);
   ASSERT_TRUE(result.ok()) << result.error().message();
-  EXPECT_EQ(result->version, HttpVersion::http3);
+  EXPECT_EQ(result->first_response.version, HttpVersion::http3);
   EXPECT_EQ(result->ranges, 4u);
   expect_complete(dir_.file("64m.bin"), "64m.bin");
 }
@@ -120,7 +120,7 @@ TEST_F(DownloadNginx, ResumesATruncatedFileFromItsSize) {
   ASSERT_TRUE(result.ok()) << result.error().message();
   EXPECT_EQ(result->resumed_from, 10u << 20);
   EXPECT_EQ(result->transferred, k64m - (10u << 20));
-  EXPECT_EQ(result->status, 206);
+  EXPECT_EQ(result->first_response.status, 206);
   expect_complete(path, "64m.bin");
 }
 

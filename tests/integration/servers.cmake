@@ -33,13 +33,15 @@ add_test(NAME layers.check_catches_violations
 set_tests_properties(layers.check layers.check_catches_violations PROPERTIES
   LABELS one_thread)
 
-# libsluice.so exports the public API and nothing else (cmake/sluice.map), and the
-# `sluice` command, a user of the public API only, links against it alone.
+# libsluice.so exports the public API and nothing else (what include/sluice marks
+# SLUICE_API), and the `sluice` command, a user of the public API only, links against
+# it alone.
 if(TARGET sluice_shared)
   add_test(NAME exports.check COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_exports.sh
-    $<TARGET_FILE:sluice_shared> ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+    $<TARGET_FILE:sluice_shared> ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+    ${PROJECT_SOURCE_DIR})
   add_test(NAME exports.check_catches_violations
-    COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_exports.sh --self-test)
+    COMMAND ${PROJECT_SOURCE_DIR}/tests/tools/check_exports.sh --self-test ${PROJECT_SOURCE_DIR})
   add_executable(sluice_over_shared_library $<TARGET_OBJECTS:sluice_cli_objects>
     $<TARGET_OBJECTS:sluice_tools>)
   target_link_libraries(sluice_over_shared_library PRIVATE sluice_shared)

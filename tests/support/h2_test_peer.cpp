@@ -497,7 +497,7 @@ void RecordingSink::check_open() {
   if (completed || error) ++events_after_end;
 }
 
-void RecordingSink::on_response_head(ResponseHead response_head) {
+void RecordingSink::on_response_head(ReceivedHead response_head) {
   check_open();
   head = std::move(response_head);
 }

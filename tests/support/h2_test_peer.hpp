@@ -227,7 +227,7 @@ class RecordingSink final : public ExchangeSink {
  public:
   explicit RecordingSink(std::size_t mark = 256 * 1024) : mark_(mark) {}
 
-  void on_response_head(ResponseHead head) override;
+  void on_response_head(ReceivedHead head) override;
   void on_body(std::span<const std::byte> bytes) override;
   void on_trailers(Headers trailers) override;
   void on_complete() override;
@@ -250,7 +250,7 @@ class RecordingSink final : public ExchangeSink {
   /// The transport asked to hear of bytes taken and has not yet been told.
   bool report_armed() const { return report_at_ != 0; }
 
-  std::optional<ResponseHead> head;
+  std::optional<ReceivedHead> head;
   std::string body;
   std::optional<Headers> trailers;
   bool completed = false;

@@ -80,9 +80,10 @@ std::string result_fields(const DownloadResult& done) {
     sources += ']';
   }
   const double speed = done.seconds > 0 ? static_cast<double>(done.transferred) / done.seconds : 0;
-  return "\"path\":" + json_string(done.path) + ",\"status\":" + std::to_string(done.status) +
-         ",\"http_version\":" + json_string(to_string(done.version)) +
-         ",\"effective_url\":" + json_string(done.effective_url) +
+  const ResponseHead& first = done.first_response;
+  return "\"path\":" + json_string(done.path) + ",\"status\":" + std::to_string(first.status) +
+         ",\"http_version\":" + json_string(to_string(first.version)) +
+         ",\"effective_url\":" + json_string(first.effective_url) +
          ",\"size\":" + std::to_string(done.size) +
          ",\"transferred\":" + std::to_string(done.transferred) +
          ",\"resumed_from\":" + std::to_string(done.resumed_from) +

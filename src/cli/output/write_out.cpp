@@ -184,7 +184,7 @@ std::string json_of(const TransferReport& report) {
 
 }  // namespace
 
-void report_response(TransferReport& report, const ResponseSummary& response) {
+void report_response(TransferReport& report, const ResponseHead& response) {
   report.http_code = response.status;
   report.version = response.version;
   report.num_redirects = response.redirects;

@@ -45,7 +45,7 @@ struct TransferReport {
 
 /// Fills what a response tells: its status, version, head, timing, addresses,
 /// redirects, connects, effective URL (when set) and certificate check.
-void report_response(TransferReport& report, const ResponseSummary& response);
+void report_response(TransferReport& report, const ResponseHead& response);
 
 enum class WriteOutVariable {
   http_code,

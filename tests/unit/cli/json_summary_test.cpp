@@ -37,7 +37,7 @@ TEST(JsonString, C1ControlsAreEscaped) {
 TEST(JsonSummary, ADownloadReportsItsRangesRetriesAndSteals) {
   DownloadResult done;
   done.path = "f.bin";
-  done.status = 206;
+  done.first_response.status = 206;
   done.size = 10;
   done.transferred = 10;
   done.ranges = 4;

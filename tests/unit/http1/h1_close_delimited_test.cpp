@@ -14,7 +14,7 @@ using Close = H1ResponseParser::Close;
 
 class Events : public H1ParserEvents {
  public:
-  void on_response_head(ResponseHead) override {}
+  void on_response_head(ReceivedHead) override {}
   void on_body(std::span<const std::byte> bytes) override { body += as_text(bytes); }
   void on_trailers(Headers) override {}
   void on_message_complete() override { ++completes; }

@@ -24,7 +24,7 @@ Fields fields_of(const Headers& headers) {
 // Records every event, and the order they came in.
 class Recorder : public H1ParserEvents {
  public:
-  void on_response_head(ResponseHead head) override {
+  void on_response_head(ReceivedHead head) override {
     order.push_back("head");
     status = head.status;
     version = head.version;
@@ -877,7 +877,7 @@ TEST(H1ResponseParser, LargeBodyAfterASmallLimitIsNotCounted) {
 
 class ThrowingEvents : public Recorder {
  public:
-  void on_response_head(ResponseHead) override { throw std::runtime_error("sink exploded"); }
+  void on_response_head(ReceivedHead) override { throw std::runtime_error("sink exploded"); }
 };
 
 TEST(H1ResponseParser, ExceptionFromAnEventBecomesAnError) {
