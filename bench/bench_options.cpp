@@ -408,8 +408,8 @@ Result<BenchOptions> parse_bench_options(Subcommand subcommand, int argc, const 
 
 ClientOptions client_options(const BenchOptions& options) {
   ClientOptions client;
-  client.ca_file = options.ca_file;
-  client.insecure = options.insecure;
+  client.tls.ca_file = options.ca_file;
+  client.tls.insecure = options.insecure;
   return client;
 }
 

@@ -236,9 +236,9 @@ struct HeldOutcome {
 // returns, so a peer run after it does not share the machine with them.
 HeldOutcome measure_held(const BenchOptions& options) {
   ClientOptions client_opts = client_options(options);
-  client_opts.max_connections_per_origin = options.count;
+  client_opts.pool.max_connections_per_origin = options.count;
   // Off means a sweep so rare that it never runs within the benchmark.
-  if (options.no_sweep) client_opts.sweep_interval = std::chrono::hours(24);
+  if (options.no_sweep) client_opts.memory.sweep_interval = std::chrono::hours(24);
   // Allocated (and touched) before the baseline so it is not counted as held.
   std::vector<std::byte> buffer(kReadBuffer);
   Result<double> warm_up_mib = warm_up(client_opts, options, buffer);

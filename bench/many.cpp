@@ -193,7 +193,7 @@ Result<ManyRun> run_ours(const BenchOptions& options) {
   Result<ManyRun> run = Error(ErrorCategory::usage, "not run");
   {
     ClientOptions client_opts = client_options(options);
-    if (may_run_http1(options)) client_opts.max_connections_per_origin = options.concurrency;
+    if (may_run_http1(options)) client_opts.pool.max_connections_per_origin = options.concurrency;
     Result<Client> client = Client::create(client_opts);
     if (!client) return std::move(client).error();
     auto driver = std::make_shared<ManyDriver>(*client, options);

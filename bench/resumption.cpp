@@ -95,8 +95,8 @@ struct RunFigures {
 Result<ChildFigures> sluice_child(const BenchOptions& options, const std::string& path,
                                   bool session_cache) {
   ClientOptions client = client_options(options);
-  client.tls_session_cache = session_cache;
-  client.max_connections_per_origin = options.split;
+  client.tls.session_cache = session_cache;
+  client.pool.max_connections_per_origin = options.split;
   const double cpu_start = process_cpu_seconds();
   const Clock::time_point start = Clock::now();
   TraceWatch watch(options.split, start, cpu_start);

@@ -73,8 +73,8 @@ Result<ChildFigures> run_uploads(const BenchOptions& options, std::size_t releas
     url = server->url();
   }
   ClientOptions client_opts = client_options(options);
-  client_opts.max_connections_per_origin = options.count;
-  client_opts.release_threshold = release_threshold;
+  client_opts.pool.max_connections_per_origin = options.count;
+  client_opts.memory.release_threshold = release_threshold;
   Result<Client> client = Client::create(client_opts);
   if (!client) return std::move(client).error();
   auto start = std::chrono::steady_clock::now();

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--cacert" && i + 1 < argc) {
-      options.ca_file = argv[++i];
+      options.tls.ca_file = argv[++i];
     } else if (url.empty() && !arg.starts_with("-")) {
       url = arg;
     } else {

@@ -38,24 +38,25 @@ SLUICE_API const char* to_string(ErrorCategory category) noexcept;
 /// that only needs to decide reads the category; one that reports or counts reads
 /// the code. New codes may be added; a number is never reused.
 enum class ErrorCode : int {
-  dns_failed = 100,         ///< the host name did not resolve
-  connect_failed = 200,     ///< no address accepted a connection
-  proxy_refused = 201,      ///< the proxy refused the tunnel or request (a non-2xx answer)
-  local_bind_failed = 202,  ///< the local interface or port (ClientOptions::interface) was unusable
-  tls_failed = 300,         ///< the TLS handshake or session failed
-  tls_certificate = 301,    ///< the server's certificate was not trusted for the host
-  protocol_error = 400,     ///< the server broke HTTP
-  body_truncated = 401,     ///< the body ended (the connection closed) before its end
-  timeout = 500,            ///< a configured timeout expired
-  connect_timeout = 501,    ///< no connection (or free stream) within Timeouts::connect
+  dns_failed = 100,      ///< the host name did not resolve
+  connect_failed = 200,  ///< no address accepted a connection
+  proxy_refused = 201,   ///< the proxy refused the tunnel or request (a non-2xx answer)
+  local_bind_failed =
+      202,  ///< the local interface or port (ClientOptions::routing.interface) was unusable
+  tls_failed = 300,          ///< the TLS handshake or session failed
+  tls_certificate = 301,     ///< the server's certificate was not trusted for the host
+  protocol_error = 400,      ///< the server broke HTTP
+  body_truncated = 401,      ///< the body ended (the connection closed) before its end
+  timeout = 500,             ///< a configured timeout expired
+  connect_timeout = 501,     ///< no connection (or free stream) within Timeouts::connect
   first_byte_timeout = 502,  ///< no response head within Timeouts::first_byte
   idle_timeout = 503,        ///< the server was silent for Timeouts::idle
   total_timeout = 504,       ///< the transfer did not end within Timeouts::total
   ping_timeout = 505,        ///< an HTTP/2 connection did not answer a PING
   handshake_timeout = 506,   ///< a QUIC handshake did not complete
-  dns_timeout = 507,         ///< no answer from the name servers within ClientOptions::dns_timeout
-  cancelled = 600,           ///< the caller (or the Client's end) cancelled
-  too_large = 700,           ///< a configured limit was exceeded
+  dns_timeout = 507,  ///< no answer from the name servers within ClientOptions::routing.dns_timeout
+  cancelled = 600,    ///< the caller (or the Client's end) cancelled
+  too_large = 700,    ///< a configured limit was exceeded
   too_many_redirects = 701,  ///< RedirectOptions::max_redirects
   headers_too_large = 702,   ///< Request::max_header_bytes
   decoded_too_large = 703,   ///< DecodeOptions::max_decoded_size or the ratio limit

@@ -25,7 +25,7 @@ enum class VersionPolicy {
                           ///< not even one Alt-Svc announced, as automatic would (--http2)
   http2_prior_knowledge,  ///< HTTP/2 straight away, also over plain TCP (--http2-prior-knowledge)
   /// https only: HTTP/3 first; when QUIC fails or does not finish its handshake within
-  /// ClientOptions::http3_fallback_after, TCP as automatic (--http3). Automatic mode
+  /// ClientOptions::pool.http3_fallback_after, TCP as automatic (--http3). Automatic mode
   /// does the same for an origin that announced h3 in Alt-Svc.
   http3,
   /// https only: HTTP/3 or a clear error, never TCP (--http3-only).
@@ -121,7 +121,7 @@ using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody
 /// digest and any send the request without credentials first; on a 401 they answer
 /// the server's challenge and send it once more (a second 401 is the response). A
 /// body is sent twice then: bytes and file bodies can be, a StreamBody cannot (the
-/// request fails saying so), nor a body larger than ClientOptions::release_threshold
+/// request fails saying so), nor a body larger than ClientOptions::memory.release_threshold
 /// (freed once sent). With digest or any and no user name and password, the URL's
 /// credentials or the netrc file's are used (ClientOptions::netrc).
 struct Authentication {

@@ -142,7 +142,7 @@ SLUICE_API sluice_code sluice_client_options_set_tls_session_cache(sluice_client
  * a resumed HTTP/3 connection (curl's --tls-earlydata; off by default). */
 SLUICE_API sluice_code sluice_client_options_set_tls_early_data(sluice_client_options* options,
                                                                 int enabled);
-/* Proxies (ClientOptions::proxy and the rest): an http:// proxy URL, credentials in
+/* Proxies (ClientOptions::proxy): an http:// proxy URL, credentials in
  * it or set apart ("user:password", not %-encoded), hosts reached directly (curl's
  * NO_PROXY syntax), whether to read the environment as curl does (off by default),
  * and whether http:// also tunnels. A proxy URL that does not parse, or one of
@@ -177,7 +177,7 @@ typedef enum sluice_netrc_mode {
 SLUICE_API sluice_code sluice_client_options_set_netrc(sluice_client_options* options,
                                                        sluice_netrc_mode mode, const char* file,
                                                        size_t file_len);
-/* Names and routes (ClientOptions::ip_version and the rest; curl's -4/-6, --resolve,
+/* Names and routes (ClientOptions::routing.ip_version and the rest; curl's -4/-6, --resolve,
  * --connect-to, --unix-socket, --dns-servers, --happy-eyeballs-timeout-ms).
  * `version`: 0 (any), 4 or 6. The add_ calls append one entry each
  * ("host:port:addr[,addr]", "host:port:connect_host:connect_port"). A malformed entry

@@ -172,12 +172,12 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options) {
 Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
                                           const Environment& environment) {
   ProxySettings settings;
-  settings.tunnel_http_ = options.proxy_tunnel;
-  if (!options.proxy_user.empty()) {
-    settings.authorization_ = "Basic " + base64(options.proxy_user);
-    settings.user_password_ = options.proxy_user;
+  settings.tunnel_http_ = options.proxy.tunnel;
+  if (!options.proxy.user.empty()) {
+    settings.authorization_ = "Basic " + base64(options.proxy.user);
+    settings.user_password_ = options.proxy.user;
   }
-  const bool from_environment = options.proxy_from_environment;
+  const bool from_environment = options.proxy.from_environment;
   // The first of `names` the environment sets, with the name (for messages).
   auto first_of = [&](std::initializer_list<const char*> names)
       -> std::optional<std::pair<std::string, const char*>> {
@@ -187,8 +187,8 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
     }
     return std::nullopt;
   };
-  if (!options.proxy.empty()) {
-    auto proxy = parse_proxy<Proxy>(options.proxy, "ClientOptions::proxy");
+  if (!options.proxy.url.empty()) {
+    auto proxy = parse_proxy<Proxy>(options.proxy.url, "ClientOptions::proxy.url");
     if (!proxy) return std::move(proxy).error();
     settings.http_proxy_ = settings.https_proxy_ = std::move(*proxy);
   } else {
@@ -203,8 +203,8 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
       *slot = std::move(*proxy);
     }
   }
-  if (options.no_proxy) {
-    settings.no_proxy_ = split_no_proxy(*options.no_proxy);
+  if (options.proxy.no_proxy) {
+    settings.no_proxy_ = split_no_proxy(*options.proxy.no_proxy);
   } else if (const auto listed = first_of({"no_proxy", "NO_PROXY"})) {
     settings.no_proxy_ = split_no_proxy(listed->first);
   }

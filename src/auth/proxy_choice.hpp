@@ -1,7 +1,7 @@
 #pragma once
 // Which proxy, if any, a request goes through (an HTTP proxy, or SOCKS5 with the
 // target's name resolved here, socks5://, or by the proxy, socks5h://):
-// ClientOptions::proxy for every
+// ClientOptions::proxy.url for every
 // request, or the environment as curl reads it (http_proxy for http://, https_proxy
 // or HTTPS_PROXY for https://, all_proxy or ALL_PROXY for either), minus the hosts
 // that no_proxy names. HTTP_PROXY in capitals is never read: a CGI program gets a
@@ -31,7 +31,7 @@ class ProxySettings {
   using Environment = std::function<std::optional<std::string>(const char* name)>;
 
   /// From the options, reading `environment` (getenv by default) only when
-  /// options.proxy_from_environment and the options name no proxy themselves.
+  /// options.proxy.from_environment and the options name no proxy themselves.
   /// Errors (usage): a proxy URL that does not parse, or a scheme other than http.
   static Result<ProxySettings> from(const ClientOptions& options, const Environment& environment);
   static Result<ProxySettings> from(const ClientOptions& options);
@@ -48,7 +48,7 @@ class ProxySettings {
   std::optional<Proxy> http_proxy_, https_proxy_;
   std::vector<std::string> no_proxy_;  // lowercase entries
   bool tunnel_http_ = false;
-  std::string authorization_;  // from ClientOptions::proxy_user: over the URL's
+  std::string authorization_;  // from ClientOptions::proxy.user: over the URL's
   std::string user_password_;  // the same, as given, for SOCKS5
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // StagedBudget: the client-wide bound on body bytes staged for readers
-// (ClientOptions::staged_bytes_budget). Every staging buffer of a Client adds what
+// (ClientOptions::memory.staged_bytes_budget). Every staging buffer of a Client adds what
 // the HTTP thread stages and subtracts what its reader takes. While the total is at
 // or above the budget, the HTTP thread stops receiving for every stream whose reader
 // still has bytes waiting (a stream whose reader has nothing keeps receiving, so a

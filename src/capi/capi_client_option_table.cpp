@@ -37,92 +37,103 @@ bool passes(const char* function, Rule rule, std::uint64_t value, sluice_code& c
   return false;
 }
 
+// A row's field: a function from the options to the field (a group's member has no
+// pointer-to-member of ClientOptions).
+template <class Field>
+using Access = Field& (*)(ClientOptions&);
+
 template <class Field>
 sluice_code set_text(const char* function, sluice_client_options* options, const char* data,
-                     std::size_t len, Field ClientOptions::*member, Rule rule) {
+                     std::size_t len, Access<Field> field, Rule rule) {
   std::string_view text;
   if (!text_argument(data, len, text))
     return invalid(function, "the text is NULL or holds a NUL byte");
   if (sluice_code code{}; !passes(function, rule, text, code)) return code;
   return with_options(function, options, [&](ClientOptions& o) {
-    o.*member = std::string(text);  // no_proxy: even "" is a list, of no hosts
+    field(o) = std::string(text);  // no_proxy: even "" is a list, of no hosts
     return ok();
   });
 }
 
 sluice_code add_text(const char* function, sluice_client_options* options, const char* data,
-                     std::size_t len, std::vector<std::string> ClientOptions::*member, Rule) {
+                     std::size_t len, Access<std::vector<std::string>> field, Rule) {
   std::string_view text;
   if (!text_argument(data, len, text))
     return invalid(function, "the text is NULL or holds a NUL byte");
   return with_options(function, options, [&](ClientOptions& o) {
-    (o.*member).emplace_back(text);
+    field(o).emplace_back(text);
     return ok();
   });
 }
 
 sluice_code set_flag(const char* function, sluice_client_options* options, std::uint64_t value,
-                     bool ClientOptions::*member, Rule) {
+                     Access<bool> field, Rule) {
   return with_options(function, options, [&](ClientOptions& o) {
-    o.*member = value != 0;
+    field(o) = value != 0;
     return ok();
   });
 }
 
 template <class Field>
 sluice_code set_count(const char* function, sluice_client_options* options, std::uint64_t value,
-                      Field ClientOptions::*member, Rule rule) {
+                      Access<Field> field, Rule rule) {
   if (!std::in_range<Field>(value)) {
     return invalid(function, "the value is out of this option's range");
   }
   if (sluice_code code{}; !passes(function, rule, value, code)) return code;
   return with_options(function, options, [&](ClientOptions& o) {
-    o.*member = static_cast<Field>(value);
+    field(o) = static_cast<Field>(value);
     return ok();
   });
 }
 
 template <class Duration>
 sluice_code set_duration(const char* function, sluice_client_options* options, std::uint64_t value,
-                         Duration ClientOptions::*member, Rule rule) {
+                         Access<Duration> field, Rule rule) {
   // The typed setters take uint32_t; a value by name is held to the same range.
   if (value > std::numeric_limits<std::uint32_t>::max()) {
     return invalid(function, "the value is larger than 4294967295");
   }
   if (sluice_code code{}; !passes(function, rule, value, code)) return code;
   return with_options(function, options, [&](ClientOptions& o) {
-    o.*member = Duration(static_cast<typename Duration::rep>(value));
+    field(o) = Duration(static_cast<typename Duration::rep>(value));
     return ok();
   });
 }
 
+// A row's field as an Access: `field` is a path such as tls.ca_file.
+#define SLUICE_FIELD(field)         \
+  +[](ClientOptions & o) -> auto& { \
+    return o.field;                 \
+  }
+
 // How a kind is set: its C parameters and the setter above that does it.
-#define SLUICE_KIND_TEXT(c_name, member, rule)                                                     \
+#define SLUICE_KIND_TEXT(c_name, field, rule)                                                      \
   sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, const char* data, \
                                                  size_t len) {                                     \
-    return set_text("sluice_client_options_set_" #c_name, options, data, len,                      \
-                    &ClientOptions::member, Rule::rule);                                           \
+    return set_text("sluice_client_options_set_" #c_name, options, data, len, SLUICE_FIELD(field), \
+                    Rule::rule);                                                                   \
   }
-#define SLUICE_KIND_TEXT_LIST(c_name, member, rule)                                                \
+#define SLUICE_KIND_TEXT_LIST(c_name, field, rule)                                                 \
   sluice_code sluice_client_options_add_##c_name(sluice_client_options* options, const char* data, \
                                                  size_t len) {                                     \
-    return add_text("sluice_client_options_add_" #c_name, options, data, len,                      \
-                    &ClientOptions::member, Rule::rule);                                           \
+    return add_text("sluice_client_options_add_" #c_name, options, data, len, SLUICE_FIELD(field), \
+                    Rule::rule);                                                                   \
   }
-#define SLUICE_KIND_FLAG(c_name, member, rule)                                                \
+#define SLUICE_KIND_FLAG(c_name, field, rule)                                                 \
   sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, int value) { \
     return set_flag("sluice_client_options_set_" #c_name, options, value != 0,                \
-                    &ClientOptions::member, Rule::rule);                                      \
+                    SLUICE_FIELD(field), Rule::rule);                                         \
   }
-#define SLUICE_KIND_COUNT(c_name, member, rule)                                                    \
-  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, size_t value) {   \
-    return set_count("sluice_client_options_set_" #c_name, options, value, &ClientOptions::member, \
-                     Rule::rule);                                                                  \
+#define SLUICE_KIND_COUNT(c_name, field, rule)                                                   \
+  sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, size_t value) { \
+    return set_count("sluice_client_options_set_" #c_name, options, value, SLUICE_FIELD(field),  \
+                     Rule::rule);                                                                \
   }
-#define SLUICE_KIND_MILLISECONDS(c_name, member, rule)                                             \
+#define SLUICE_KIND_MILLISECONDS(c_name, field, rule)                                              \
   sluice_code sluice_client_options_set_##c_name(sluice_client_options* options, uint32_t value) { \
-    return set_duration("sluice_client_options_set_" #c_name, options, value,                      \
-                        &ClientOptions::member, Rule::rule);                                       \
+    return set_duration("sluice_client_options_set_" #c_name, options, value, SLUICE_FIELD(field), \
+                        Rule::rule);                                                               \
   }
 #define SLUICE_KIND_SECONDS SLUICE_KIND_MILLISECONDS
 
@@ -138,10 +149,10 @@ extern "C" {
 #define SLUICE_SETTER_NAME_COUNT SLUICE_SETTER_NAME_TEXT
 #define SLUICE_SETTER_NAME_MILLISECONDS SLUICE_SETTER_NAME_TEXT
 #define SLUICE_SETTER_NAME_SECONDS SLUICE_SETTER_NAME_TEXT
-#define SLUICE_DEFINE_SETTER(KIND, c_name, member, rule, help)   \
-  static_assert(sizeof(&SLUICE_SETTER_NAME_##KIND(c_name)) != 0, \
-                "sluice.h declares no setter for " #c_name);     \
-  SLUICE_KIND_##KIND(c_name, member, rule)
+#define SLUICE_DEFINE_SETTER(KIND, c_name, name, field, rule, help) \
+  static_assert(sizeof(&SLUICE_SETTER_NAME_##KIND(c_name)) != 0,    \
+                "sluice.h declares no setter for " #c_name);        \
+  SLUICE_KIND_##KIND(c_name, field, rule)
 SLUICE_CLIENT_OPTION_TABLE(SLUICE_DEFINE_SETTER)
 #undef SLUICE_DEFINE_SETTER
 }  // extern "C"
@@ -152,27 +163,28 @@ using TextSetter = sluice_code (*)(const char*, sluice_client_options*, const ch
 using NumberSetter = sluice_code (*)(const char*, sluice_client_options*, std::uint64_t);
 
 // The by-name setters of each kind: one of the two is null.
-#define SLUICE_BY_NAME_TEXT(member, rule)                                     \
+#define SLUICE_BY_NAME_TEXT(field, rule)                                      \
   [](const char* f, sluice_client_options* o, const char* d, std::size_t n) { \
-    return set_text(f, o, d, n, &ClientOptions::member, Rule::rule);          \
+    return set_text(f, o, d, n, SLUICE_FIELD(field), Rule::rule);             \
   },                                                                          \
       nullptr
-#define SLUICE_BY_NAME_TEXT_LIST(member, rule)                                \
+#define SLUICE_BY_NAME_TEXT_LIST(field, rule)                                 \
   [](const char* f, sluice_client_options* o, const char* d, std::size_t n) { \
-    return add_text(f, o, d, n, &ClientOptions::member, Rule::rule);          \
+    return add_text(f, o, d, n, SLUICE_FIELD(field), Rule::rule);             \
   },                                                                          \
       nullptr
-#define SLUICE_BY_NAME_NUMBER(setter, member, rule)                       \
+#define SLUICE_BY_NAME_NUMBER(setter, field, rule)                        \
   nullptr, [](const char* f, sluice_client_options* o, std::uint64_t v) { \
-    return setter(f, o, v, &ClientOptions::member, Rule::rule);           \
+    return setter(f, o, v, SLUICE_FIELD(field), Rule::rule);              \
   }
-#define SLUICE_BY_NAME_FLAG(member, rule) SLUICE_BY_NAME_NUMBER(set_flag, member, rule)
-#define SLUICE_BY_NAME_COUNT(member, rule) SLUICE_BY_NAME_NUMBER(set_count, member, rule)
-#define SLUICE_BY_NAME_MILLISECONDS(member, rule) SLUICE_BY_NAME_NUMBER(set_duration, member, rule)
+#define SLUICE_BY_NAME_FLAG(field, rule) SLUICE_BY_NAME_NUMBER(set_flag, field, rule)
+#define SLUICE_BY_NAME_COUNT(field, rule) SLUICE_BY_NAME_NUMBER(set_count, field, rule)
+#define SLUICE_BY_NAME_MILLISECONDS(field, rule) SLUICE_BY_NAME_NUMBER(set_duration, field, rule)
 #define SLUICE_BY_NAME_SECONDS SLUICE_BY_NAME_MILLISECONDS
 
 constexpr sluice_option_info kOptions[] = {
-#define SLUICE_OPTION_INFO(KIND, c_name, member, rule, help) {#member, SLUICE_OPTION_##KIND, help},
+#define SLUICE_OPTION_INFO(KIND, c_name, name, field, rule, help) \
+  {#name, SLUICE_OPTION_##KIND, help},
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_OPTION_INFO)
 #undef SLUICE_OPTION_INFO
 };
@@ -183,8 +195,8 @@ struct BySetter {
 };
 
 const BySetter kSetters[] = {
-#define SLUICE_OPTION_SETTERS(KIND, c_name, member, rule, help) \
-  {SLUICE_BY_NAME_##KIND(member, rule)},
+#define SLUICE_OPTION_SETTERS(KIND, c_name, name, field, rule, help) \
+  {SLUICE_BY_NAME_##KIND(field, rule)},
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_OPTION_SETTERS)
 #undef SLUICE_OPTION_SETTERS
 };

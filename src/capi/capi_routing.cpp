@@ -1,4 +1,4 @@
-// The C API: where a client's connections go (ClientOptions::ip_version, resolve,
+// The C API: where a client's connections go (ClientOptions::routing.ip_version, resolve,
 // connect_to, unix_socket, dns_servers, dns_timeout, dns_cache_ttl, happy_eyeballs_delay,
 // interface, local_port).
 // Entries
@@ -37,9 +37,9 @@ sluice_code sluice_client_options_set_ip_version(sluice_client_options* options,
     return invalid("sluice_client_options_set_ip_version", "version must be 0 (any), 4 or 6");
   }
   return with_options("sluice_client_options_set_ip_version", options, [&](ClientOptions& o) {
-    o.ip_version = version == 4   ? IpVersion::v4_only
-                   : version == 6 ? IpVersion::v6_only
-                                  : IpVersion::any;
+    o.routing.ip_version = version == 4   ? IpVersion::v4_only
+                           : version == 6 ? IpVersion::v6_only
+                                          : IpVersion::any;
     return ok();
   });
 }
@@ -51,8 +51,8 @@ sluice_code sluice_client_options_set_local_port(sluice_client_options* options,
                    "range must be at least 1 and port + range - 1 at most 65535");
   }
   return with_options("sluice_client_options_set_local_port", options, [&](ClientOptions& o) {
-    o.local_port = port;
-    o.local_port_range = range;
+    o.routing.local_port = port;
+    o.routing.local_port_range = range;
     return ok();
   });
 }

@@ -1,4 +1,4 @@
-// The C API: the TLS versions a client offers (ClientOptions::tls_min_version and
+// The C API: the TLS versions a client offers (ClientOptions::tls.min_version and
 // tls_max_version, set together); the one-value TLS options come from
 // client_option_table.hpp.
 #include <string>
@@ -33,8 +33,8 @@ sluice_code sluice_client_options_set_tls_versions(sluice_client_options* option
                    "min and max must be SLUICE_TLS_1_2 or SLUICE_TLS_1_3, min <= max");
   }
   return with_options("sluice_client_options_set_tls_versions", options, [&](ClientOptions& o) {
-    o.tls_min_version = low;
-    o.tls_max_version = high;
+    o.tls.min_version = low;
+    o.tls.max_version = high;
     return ok();
   });
 }

@@ -157,7 +157,7 @@ int run_downloads(const CliOptions& options) {
   // One jar for every URL of the run, written out when all are done.
   client_options.cookie_jar = open_cookie_jar(options.cookies);
   // --split N means N connections over HTTP/1.1: the cap never undoes it.
-  client_options.max_connections_per_origin =
+  client_options.pool.max_connections_per_origin =
       std::max<std::size_t>(options.download.max_host_connections, options.download.split);
   Result<Client> client = Client::create(client_options);
   if (!client) {

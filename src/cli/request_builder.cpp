@@ -155,40 +155,40 @@ Request build_request(const CliOptions& options) {
 
 ClientOptions build_client_options(const CliOptions& options) {
   ClientOptions client_options;
-  client_options.ca_file = options.ca_file;
-  client_options.insecure = options.insecure;
-  client_options.client_cert = options.tls.cert;
-  client_options.client_key = options.tls.key;
-  client_options.key_password = options.tls.pass;
-  client_options.ca_path = options.tls.capath;
-  if (options.tls.tls13_min) client_options.tls_min_version = TlsVersion::v1_3;
-  if (options.tls.tls12_max) client_options.tls_max_version = TlsVersion::v1_2;
-  client_options.tls12_ciphers = options.tls.ciphers;
-  client_options.tls13_ciphers = options.tls.tls13_ciphers;
-  client_options.pinned_public_key = options.tls.pinned_pubkey;
-  client_options.tls_session_cache = !options.tls.no_sessionid;
-  client_options.tls_early_data = options.tls.early_data;
+  client_options.tls.ca_file = options.ca_file;
+  client_options.tls.insecure = options.insecure;
+  client_options.tls.client_cert = options.tls.cert;
+  client_options.tls.client_key = options.tls.key;
+  client_options.tls.key_password = options.tls.pass;
+  client_options.tls.ca_path = options.tls.capath;
+  if (options.tls.tls13_min) client_options.tls.min_version = TlsVersion::v1_3;
+  if (options.tls.tls12_max) client_options.tls.max_version = TlsVersion::v1_2;
+  client_options.tls.tls12_ciphers = options.tls.ciphers;
+  client_options.tls.tls13_ciphers = options.tls.tls13_ciphers;
+  client_options.tls.pinned_public_key = options.tls.pinned_pubkey;
+  client_options.tls.session_cache = !options.tls.no_sessionid;
+  client_options.tls.early_data = options.tls.early_data;
   // As curl: the environment's proxy unless -x names one, and its NO_PROXY unless
   // --noproxy gives a list (even an empty one); -x "" turns every proxy off.
-  client_options.proxy_from_environment = options.proxy.value_or("x") != "";
-  client_options.proxy = options.proxy.value_or("");
-  client_options.proxy_user = options.proxy_user;
-  client_options.proxy_ca_file = options.proxy_ca_file;
-  client_options.proxy_insecure = options.proxy_insecure;
-  client_options.no_proxy = options.no_proxy;
-  client_options.proxy_tunnel = options.proxy_tunnel;
-  client_options.ip_version = options.ip_version;
+  client_options.proxy.from_environment = options.proxy.value_or("x") != "";
+  client_options.proxy.url = options.proxy.value_or("");
+  client_options.proxy.user = options.proxy_user;
+  client_options.proxy.ca_file = options.proxy_ca_file;
+  client_options.proxy.insecure = options.proxy_insecure;
+  client_options.proxy.no_proxy = options.no_proxy;
+  client_options.proxy.tunnel = options.proxy_tunnel;
+  client_options.routing.ip_version = options.ip_version;
   client_options.netrc = options.auth_cli.netrc_mode();
   client_options.netrc_file = options.auth_cli.netrc_file;
-  client_options.resolve = options.resolve;
-  client_options.connect_to = options.connect_to;
-  client_options.unix_socket = options.unix_socket;
-  client_options.dns_servers = options.dns_servers;
-  client_options.interface = options.interface;
-  client_options.local_port = options.local_port;
-  client_options.local_port_range = options.local_port_range;
+  client_options.routing.resolve = options.resolve;
+  client_options.routing.connect_to = options.connect_to;
+  client_options.routing.unix_socket = options.unix_socket;
+  client_options.routing.dns_servers = options.dns_servers;
+  client_options.routing.interface = options.interface;
+  client_options.routing.local_port = options.local_port;
+  client_options.routing.local_port_range = options.local_port_range;
   if (options.happy_eyeballs_delay)
-    client_options.happy_eyeballs_delay = *options.happy_eyeballs_delay;
+    client_options.routing.happy_eyeballs_delay = *options.happy_eyeballs_delay;
   // One transfer runs at most one file job at a time (an upload's reads).
   client_options.file_threads = 1;
   if (options.verbose) {

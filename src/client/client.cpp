@@ -106,9 +106,9 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   auto netrc = load_netrc(options);
   if (!netrc) return std::move(netrc).error();
   // Made even when no proxy is https: the trust store is read at its first use only.
-  TlsOptions proxy_trust;
-  proxy_trust.ca_file = options.proxy_ca_file;
-  proxy_trust.insecure = options.proxy_insecure;
+  TlsContextSettings proxy_trust;
+  proxy_trust.ca_file = options.proxy.ca_file;
+  proxy_trust.insecure = options.proxy.insecure;
   auto proxy_tls = TlsContext::create(proxy_trust);
   if (!proxy_tls) {
     return Error(proxy_tls.error().code(), "proxy_ca_file: " + proxy_tls.error().message());
@@ -213,7 +213,7 @@ PendingResponse Client::send(Request request) {
     BodyEnvironment env;
     env.post = [poster](std::function<void()> task) { poster->post(std::move(task)); };
     env.file_pool = &core.file_pool();
-    env.release_threshold = core.options().release_threshold;
+    env.release_threshold = core.options().memory.release_threshold;
     // Owned bodies wait here, on the caller's thread, for the Client's upload budget;
     // never on the HTTP thread, which is what gives the budget back, and never with
     // host dispatch, whose host is an event loop that must not block (and whose

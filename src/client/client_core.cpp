@@ -31,16 +31,16 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
       loop_(clock),
       poster_(std::make_shared<HttpPoster>(loop_)),
       staged_budget_(std::make_shared<StagedBudget>(
-          options_.staged_bytes_budget,
+          options_.memory.staged_bytes_budget,
           // Posted through the poster: a reader may take bytes after the Client is gone.
           [poster = poster_, this] { poster->post([this] { resume_under_budget(); }); })),
-      upload_budget_(std::make_shared<UploadBudget>(options_.owned_upload_budget)),
+      upload_budget_(std::make_shared<UploadBudget>(options_.memory.owned_upload_budget)),
       file_pool_(options_.file_threads),
       resolver_(loop_, network_.resolver),
       tls_(std::move(tls)),
       proxy_tls_(std::move(proxy_tls)),
       // The staged-bytes budget caps the windows granted too: no stream grows past it.
-      window_ledger_(options_.staged_bytes_budget),
+      window_ledger_(options_.memory.staged_bytes_budget),
       // Each request brings its own maximum (Request::allowance): no cap here.
       window_policy_{UINT64_MAX, std::chrono::milliseconds(1), &window_ledger_},
       pool_(PoolServices{loop_, resolver_, trace_, options_, network_, alt_svc_, window_policy_,
@@ -159,7 +159,7 @@ ClientStats ClientCore::stats() const {
 }
 
 void ClientCore::arm_sweep() {
-  const auto interval = std::max(options_.sweep_interval, std::chrono::milliseconds(1));
+  const auto interval = std::max(options_.memory.sweep_interval, std::chrono::milliseconds(1));
   loop_.add_timer(loop_.now() + interval, [this] {
     sweep();
     arm_sweep();
@@ -169,7 +169,7 @@ void ClientCore::arm_sweep() {
 // Memory rule 3 (docs/architecture.md): frees the empty scratch of receivers held paused, and of idle
 // pooled connections.
 void ClientCore::sweep() {
-  const auto min_pause = std::min(kSweepMinPause, options_.sweep_interval);
+  const auto min_pause = std::min(kSweepMinPause, options_.memory.sweep_interval);
   const auto paused_before = loop_.now() - min_pause;
   auto count = [this](std::size_t freed) {
     if (freed == 0) return;

@@ -46,7 +46,7 @@ class FetchHops {
 
   const Url& url() const noexcept { return url_; }
   const std::string& method() const noexcept { return method_; }
-  /// The proxy of the current hop (ClientOptions::proxy, no_proxy): set by choose_proxy.
+  /// The proxy of the current hop (ClientOptions::proxy.url, no_proxy): set by choose_proxy.
   const std::optional<ProxyHop>& proxy() const noexcept { return proxy_; }
   int redirects() const noexcept { return redirects_; }
 

@@ -9,8 +9,8 @@
 
 namespace sluice {
 
-/// The key log file is ClientOptions::key_log_file, else $SSLKEYLOGFILE.
-TlsOptions tls_options_of(const ClientOptions& options);
+/// The key log file is ClientOptions::tls.key_log_file, else $SSLKEYLOGFILE.
+TlsContextSettings tls_options_of(const ClientOptions& options);
 
 /// Fails (category usage) when the options rule QUIC out: a TLS maximum of 1.2.
 Result<QuicTlsOptions> quic_tls_options_of(const ClientOptions& options);

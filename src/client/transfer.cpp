@@ -27,7 +27,7 @@ Transfer::Transfer(TransferServices services, Request request, Url url,
       body_(body ? std::make_unique<ProgressSource>(
                        std::move(body), [this] { last_activity_ = services_.loop.now(); })
                  : nullptr) {
-  compressed_body_.set_release_threshold(services_.options.release_threshold);
+  compressed_body_.set_release_threshold(services_.options.memory.release_threshold);
 }
 
 Transfer::~Transfer() = default;

@@ -56,7 +56,7 @@ class Transfer final : public ExchangeSink,
   std::chrono::milliseconds connect_timeout() const noexcept override {
     return request_.timeouts.connect;
   }
-  /// The proxy the current hop goes through (ClientOptions::proxy, no_proxy).
+  /// The proxy the current hop goes through (ClientOptions::proxy.url, no_proxy).
   const std::optional<ProxyHop>& proxy_route() const noexcept override { return hops_.proxy(); }
   /// A safe method, no body (connection/connection.hpp).
   bool safe_for_early_data() const noexcept override {

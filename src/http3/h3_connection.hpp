@@ -7,7 +7,7 @@
 // needs), and passes everything else to the session.
 // Until the handshake completes available_streams() is 0: the pool waits, or falls
 // back to TCP, and never starts an exchange on a connection that may never be.
-// The exception is 0-RTT (ClientOptions::tls_early_data): a resumed connection
+// The exception is 0-RTT (ClientOptions::tls.early_data): a resumed connection
 // takes requests safe to replay (early() says so) before its first packet leaves.
 // Should the server refuse the early data, or the handshake fail, those requests
 // hear on_unprocessed and go again: after the handshake, or over another connection.

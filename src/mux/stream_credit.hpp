@@ -50,7 +50,7 @@
 namespace sluice {
 
 /// The windows granted to the streams of one Client, summed, and an optional cap
-/// on that sum (ClientOptions::staged_bytes_budget): growth stops at the cap.
+/// on that sum (ClientOptions::memory.staged_bytes_budget): growth stops at the cap.
 /// Ownership: owned by the Client's core; HTTP thread only.
 class WindowLedger {
  public:

@@ -106,7 +106,8 @@ void ConnectionPool::dispatch(const std::string& key) {
   auto found = origins_.find(key);
   if (found == origins_.end()) return;
   Origin& origin = found->second;
-  const std::size_t limit = std::max<std::size_t>(1, services_.options.max_connections_per_origin);
+  const std::size_t limit =
+      std::max<std::size_t>(1, services_.options.pool.max_connections_per_origin);
   // A connection draining after GOAWAY leaves its slot to a new one, but at most
   // `limit` of them stay open beside the limit: a server that sends GOAWAY after
   // every request must not make us hold one socket per waiter in flight.
@@ -227,7 +228,7 @@ void ConnectionPool::on_connection_available(Connection& conn) {
 
 void ConnectionPool::arm_idle_close(Connection& conn) {
   if (idle_timers_.count(&conn) != 0) return;
-  const auto idle = services_.options.pool_idle_timeout;
+  const auto idle = services_.options.pool.idle_timeout;
   const Connection* target = &conn;
   idle_timers_[target] = services_.loop.add_timer(services_.loop.now() + idle, [this, target] {
     idle_timers_.erase(target);

@@ -21,7 +21,7 @@ std::string tcp_only_because(const Http3Choice& choice, const Http3Origin& origi
   if (!choice.network.unix_socket.empty()) return "HTTP/3 is not used over a Unix socket";
   // QUIC is TLS 1.3 only: an h3-only request fails at its QUIC attempt instead, which
   // says why (tls_settings.cpp).
-  if (choice.options.tls_max_version == TlsVersion::v1_2 &&
+  if (choice.options.tls.max_version == TlsVersion::v1_2 &&
       origin.policy != VersionPolicy::http3_only) {
     return "HTTP/3 needs TLS 1.3 and the TLS maximum is 1.2";
   }

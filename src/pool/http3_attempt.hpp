@@ -6,7 +6,7 @@
 // three ways, which the origin's OriginConnector acts on:
 //   - the handshake completed (completed()): the connection serves everyone waiting;
 //   - it failed, or (when falling back is allowed) did not complete within
-//     ClientOptions::http3_fallback_after (Events::failed): the connector marks the
+//     ClientOptions::pool.http3_fallback_after (Events::failed): the connector marks the
 //     origin's h3 broken for http3_broken_for and the pool sends the waiting requests
 //     to TCP;
 //   - with http3_only the same failure fails what was waiting.

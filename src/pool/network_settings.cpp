@@ -57,44 +57,46 @@ Result<void> check_name_servers(const std::string& servers) {
 
 Result<NetworkSettings> NetworkSettings::from(const ClientOptions& options) {
   NetworkSettings settings;
-  if (auto checked = check_name_servers(options.dns_servers); !checked) {
+  if (auto checked = check_name_servers(options.routing.dns_servers); !checked) {
     return std::move(checked).error();
   }
-  settings.resolver.servers = options.dns_servers;
-  settings.resolver.family = options.ip_version == IpVersion::v4_only   ? AF_INET
-                             : options.ip_version == IpVersion::v6_only ? AF_INET6
-                                                                        : AF_UNSPEC;
-  settings.resolver.timeout = options.dns_timeout;
-  settings.resolver.cache.max_ttl = options.dns_cache_ttl;
-  for (const std::string& entry : options.resolve) {
+  settings.resolver.servers = options.routing.dns_servers;
+  settings.resolver.family = options.routing.ip_version == IpVersion::v4_only   ? AF_INET
+                             : options.routing.ip_version == IpVersion::v6_only ? AF_INET6
+                                                                                : AF_UNSPEC;
+  settings.resolver.timeout = options.routing.dns_timeout;
+  settings.resolver.cache.max_ttl = options.routing.dns_cache_ttl;
+  for (const std::string& entry : options.routing.resolve) {
     auto parsed = parse_resolve_override(entry);
     if (!parsed) return std::move(parsed).error();
     settings.resolver.overrides.push_back(std::move(*parsed));
   }
-  for (const std::string& entry : options.connect_to) {
+  for (const std::string& entry : options.routing.connect_to) {
     auto parsed = parse_connect_to_override(entry);
     if (!parsed) return std::move(parsed).error();
     settings.connect_to.push_back(std::move(*parsed));
   }
-  settings.attempts.delay = options.happy_eyeballs_delay;
-  settings.attempts.timeout = options.connect_attempt_timeout;
-  if (!options.unix_socket.empty() && !SocketAddress::from_unix_path(options.unix_socket)) {
-    return Error(ErrorCode::usage, "unix_socket: the path '" + options.unix_socket +
+  settings.attempts.delay = options.routing.happy_eyeballs_delay;
+  settings.attempts.timeout = options.routing.connect_attempt_timeout;
+  if (!options.routing.unix_socket.empty() &&
+      !SocketAddress::from_unix_path(options.routing.unix_socket)) {
+    return Error(ErrorCode::usage, "unix_socket: the path '" + options.routing.unix_socket +
                                        "' is longer than a Unix socket address holds (107 bytes)");
   }
-  settings.unix_socket = options.unix_socket;
-  if (auto checked = check_interface(options.interface); !checked) {
+  settings.unix_socket = options.routing.unix_socket;
+  if (auto checked = check_interface(options.routing.interface); !checked) {
     return Error(ErrorCode::local_bind_failed, "interface: " + checked.error().message());
   }
-  if (options.local_port_range == 0 ||
-      std::uint32_t{options.local_port} + options.local_port_range - 1 > 65535) {
-    return Error(ErrorCode::usage, "local_port_range: " + std::to_string(options.local_port_range) +
-                                       " ports from " + std::to_string(options.local_port) +
-                                       " go past 65535 (or the range is 0)");
+  if (options.routing.local_port_range == 0 ||
+      std::uint32_t{options.routing.local_port} + options.routing.local_port_range - 1 > 65535) {
+    return Error(ErrorCode::usage,
+                 "local_port_range: " + std::to_string(options.routing.local_port_range) +
+                     " ports from " + std::to_string(options.routing.local_port) +
+                     " go past 65535 (or the range is 0)");
   }
-  settings.attempts.local.interface = options.interface;
-  settings.attempts.local.port = options.local_port;
-  settings.attempts.local.port_range = options.local_port_range;
+  settings.attempts.local.interface = options.routing.interface;
+  settings.attempts.local.port = options.routing.local_port;
+  settings.attempts.local.port_range = options.routing.local_port_range;
   return settings;
 }
 

@@ -76,7 +76,7 @@ std::chrono::milliseconds OriginConnector::h3_handshake_timeout(
     const auto connect = first.connect_timeout();
     return connect.count() > 0 ? connect : std::chrono::milliseconds(30'000);
   }
-  return services_.options.http3_fallback_after;
+  return services_.options.pool.http3_fallback_after;
 }
 
 void OriginConnector::open_quic(const ConnectionWaiter& first, Http3Target target) {
@@ -88,7 +88,7 @@ void OriginConnector::open_quic(const ConnectionWaiter& first, Http3Target targe
   Http3Attempt::Settings settings{route_.url.origin(), route_.url.host, h3_handshake_timeout(first),
                                   std::nullopt};
   if (route_.policy != VersionPolicy::http3_only) {
-    settings.fallback_after = services_.options.http3_fallback_after;
+    settings.fallback_after = services_.options.pool.http3_fallback_after;
   }
   h3_ = std::make_unique<Http3Attempt>(
       Http3Attempt::Services{services_.loop, services_.resolver, factory_, owner_, services_.trace},
@@ -125,7 +125,7 @@ void OriginConnector::on_quic_failed(Error error) {
     if (services_.trace.on()) services_.trace.emit("HTTP/3 failed: " + error.message());
   } else {
     services_.alt_svc.mark_broken(route_.url.origin(), services_.loop.now(),
-                                  services_.options.http3_broken_for);
+                                  services_.options.pool.http3_broken_for);
     if (services_.trace.on()) {
       services_.trace.emit("HTTP/3 failed, using TCP for " + route_.url.origin() + ": " +
                            error.message());

@@ -33,7 +33,7 @@ struct QuicTlsOptions {
   std::string client_key;         ///< PEM key; empty: in client_cert
   std::string key_password;       ///< passphrase of an encrypted key
   std::string tls13_ciphers;      ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
-  std::string pinned_public_key;  ///< as ClientOptions::pinned_public_key
+  std::string pinned_public_key;  ///< as ClientOptions::tls.pinned_public_key
   bool session_cache = true;      ///< resume TLS sessions per origin (tickets)
   /// Send safe requests as 0-RTT early data on a resumed connection (needs the cache).
   bool early_data = false;

@@ -19,7 +19,7 @@ struct TlsShared;
 /// TLS protocol versions as the options name them; `any` leaves OpenSSL's bound.
 enum class TlsVersionBound { any, v1_2, v1_3 };
 
-struct TlsOptions {
+struct TlsContextSettings {
   std::string ca_file;       ///< PEM bundle to trust instead of the system store
   bool insecure = false;     ///< skip certificate and host verification (-k)
   std::string ca_path;       ///< directory of hashed PEM certificates (c_rehash) to trust
@@ -46,7 +46,7 @@ class TlsContext {
  public:
   /// Errors name the file or setting: "TLS: cannot read CA file /x.pem: ...",
   /// "TLS: wrong passphrase for key /k.pem", "TLS: no usable cipher in ...".
-  static Result<std::shared_ptr<TlsContext>> create(const TlsOptions& options);
+  static Result<std::shared_ptr<TlsContext>> create(const TlsContextSettings& options);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;

@@ -69,7 +69,7 @@ int openssl_version(TlsVersionBound bound) {
   return 0;  // OpenSSL's own bound
 }
 
-Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsOptions& options) {
+Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsContextSettings& options) {
   if (options.min_version != TlsVersionBound::any && options.max_version != TlsVersionBound::any &&
       options.min_version > options.max_version)
     return Error(ErrorCategory::usage,
@@ -92,7 +92,7 @@ Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsOptions& options) {
   return {};
 }
 
-Result<void> set_trust(SSL_CTX* ctx, const TlsOptions& options) {
+Result<void> set_trust(SSL_CTX* ctx, const TlsContextSettings& options) {
   if (!options.ca_file.empty()) {
     if (auto loaded = load_ca_file(ctx, options.ca_file); !loaded) return loaded;
   }
@@ -122,7 +122,7 @@ void on_key_log_line(const SSL* ssl, const char* line) noexcept {
 TlsContext::TlsContext(SSL_CTX* ctx, bool insecure, std::shared_ptr<TlsShared> shared)
     : ctx_(ctx), insecure_(insecure), shared_(std::move(shared)) {}
 
-Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsOptions& options) {
+Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsContextSettings& options) {
   ERR_clear_error();
   auto shared = std::make_shared<TlsShared>(options.session_cache);
   auto pins = parse_public_key_pins(options.pinned_public_key);

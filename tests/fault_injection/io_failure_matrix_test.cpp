@@ -46,7 +46,7 @@ struct ReadPace {
 
 ClientOptions client_options() {
   ClientOptions options;
-  options.insecure = true;  // one address (127.0.0.1), the handshake still runs in full
+  options.tls.insecure = true;  // one address (127.0.0.1), the handshake still runs in full
   // Runs on the HTTP thread right after an exchange ended (h1, and an h2 stream's
   // end): calls counted from then on happen after a complete response, even when the
   // reader has not yet seen the end.

@@ -1,4 +1,4 @@
-// ClientOptions::staged_bytes_budget: one number that bounds the body bytes a Client
+// ClientOptions::memory.staged_bytes_budget: one number that bounds the body bytes a Client
 // holds for readers, however many responses are held; and reading always makes
 // progress under it, even while other held responses keep the total at the budget.
 #include <gtest/gtest.h>
@@ -80,8 +80,8 @@ struct HeldBodies {
 
 Client make_client(std::size_t budget) {
   ClientOptions options;
-  options.staged_bytes_budget = budget;
-  options.max_connections_per_origin = kBodies;
+  options.memory.staged_bytes_budget = budget;
+  options.pool.max_connections_per_origin = kBodies;
   return test::make_client(options);
 }
 
@@ -157,9 +157,9 @@ std::string read_in_large_reads(BodyReader& body) {
 void read_all_under_a_small_budget(const std::string& url, VersionPolicy version,
                                    const std::string& expected_sha, const std::string& ca) {
   ClientOptions options;
-  options.ca_file = ca;
-  options.staged_bytes_budget = 256 * 1024;
-  options.max_connections_per_origin = 4;
+  options.tls.ca_file = ca;
+  options.memory.staged_bytes_budget = 256 * 1024;
+  options.pool.max_connections_per_origin = 4;
   Client client = test::make_client(options);
   Request request = Request::get(url);
   request.version = version;
@@ -197,8 +197,8 @@ TEST(ClientBudget, LargeReadsFinishEveryBodyOverHttp2) {
 TEST(ClientBudget, DecodedBytesCountAgainstTheBudget) {
   test::TestEnv env;
   ClientOptions options;
-  options.staged_bytes_budget = 512 * 1024;
-  options.max_connections_per_origin = 4;
+  options.memory.staged_bytes_budget = 512 * 1024;
+  options.pool.max_connections_per_origin = 4;
   Client client = test::make_client(options);
   Request request = Request::get(env.get("SLUICE_NGINX_HTTP_URL") + "/64m.txt");
   request.decode.enabled = true;

@@ -134,7 +134,7 @@ TEST(ClientCallbacks, DroppedPendingResponseFreesItsConnection) {
     }
   });
   ClientOptions options;
-  options.max_connections_per_origin = 1;
+  options.pool.max_connections_per_origin = 1;
   auto client = test::make_client(options);
   // Each handle is dropped at another point of its request's life, chosen by an
   // event: at once (the request may not have left yet), once the server holds the

@@ -27,9 +27,9 @@ class ClientCookies : public ::testing::Test {
   }
   Client make_client(std::shared_ptr<CookieJar> jar) const {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.insecure = true;  // the test certificate names localhost, not cookies.test
-    options.resolve = {"cookies.test:*:127.0.0.1"};
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.insecure = true;  // the test certificate names localhost, not cookies.test
+    options.routing.resolve = {"cookies.test:*:127.0.0.1"};
     options.cookie_jar = std::move(jar);
     return test::make_client(options);
   }

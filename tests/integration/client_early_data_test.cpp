@@ -1,4 +1,4 @@
-// 0-RTT early data over HTTP/3 (ClientOptions::tls_early_data): against gtlsserver,
+// 0-RTT early data over HTTP/3 (ClientOptions::tls.early_data): against gtlsserver,
 // which accepts early data in the tickets it issues, and against our own QUIC test
 // server, whose tickets never allow it, so every early request is refused and must
 // go again after the handshake. Each Client's pool closes an idle connection after
@@ -34,9 +34,9 @@ Request h3_only(const std::string& url, std::string method = "GET") {
 
 Client early_client(const std::string& ca_file, bool early_data = true) {
   ClientOptions options;
-  options.ca_file = ca_file;
-  options.tls_early_data = early_data;
-  options.pool_idle_timeout = 20ms;
+  options.tls.ca_file = ca_file;
+  options.tls.early_data = early_data;
+  options.pool.idle_timeout = 20ms;
   return test::make_client(std::move(options));
 }
 

@@ -389,7 +389,7 @@ class ClientOverHttp2FaultsStreamLimit : public ::testing::Test {
 
 TEST_F(ClientOverHttp2FaultsStreamLimit, RequestsBeyondTheLimitWaitForAFreeStreamOnOneConnection) {
   ClientOptions options;
-  options.max_connections_per_origin = 1;
+  options.pool.max_connections_per_origin = 1;
   // The limit is known: eight requests wait for a free stream, none is sent and refused.
   EXPECT_EQ(fetch_ten(options, Start::warm), 0);
   EXPECT_EQ(server_.requests_per_connection(), (std::vector<std::size_t>{11}));
@@ -400,7 +400,7 @@ TEST_F(ClientOverHttp2FaultsStreamLimit, RequestsBeyondTheLimitWaitForAFreeStrea
 TEST_F(ClientOverHttp2FaultsStreamLimit,
        RequestsSentBeforeTheServerSettingsAllCompleteOnOneConnection) {
   ClientOptions options;
-  options.max_connections_per_origin = 1;
+  options.pool.max_connections_per_origin = 1;
   const int retries = fetch_ten(options, Start::cold);
   EXPECT_EQ(server_.requests_per_connection(), (std::vector<std::size_t>{10}));
   std::cout << "[ info     ] cold start, limit 2, one connection allowed: " << retries
@@ -410,7 +410,7 @@ TEST_F(ClientOverHttp2FaultsStreamLimit,
 TEST_F(ClientOverHttp2FaultsStreamLimit, DefaultPoolOpensConnectionsUpToItsLimitWhenOneIsFull) {
   const int retries = fetch_ten(ClientOptions{}, Start::warm);
   const std::vector<std::size_t> per_connection = server_.requests_per_connection();
-  EXPECT_LE(per_connection.size(), ClientOptions{}.max_connections_per_origin);
+  EXPECT_LE(per_connection.size(), ClientOptions{}.pool.max_connections_per_origin);
   EXPECT_EQ(server_.requests_seen(), 11u);
   std::cout << "[ info     ] warm start, limit 2, default pool: " << per_connection.size()
             << " connection(s), requests per connection:";

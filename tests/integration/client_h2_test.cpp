@@ -59,7 +59,7 @@ bool wait_until_held(const BodyReader& reader, std::size_t mark) {
 class ClientHttp2 : public ::testing::Test {
  protected:
   Client make_client(ClientOptions options = {}) {
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     if (!options.trace) options.trace = trace_.sink();
     return test::make_client(std::move(options));
   }

@@ -88,7 +88,7 @@ class SilentUdpPort {
 class ClientHttp3 : public ::testing::Test {
  protected:
   Client make_client(ClientOptions options = {}) {
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     options.trace = trace_.sink();
     return test::make_client(std::move(options));
   }
@@ -146,7 +146,7 @@ TEST_F(ClientHttp3, HeldStreamDoesNotStallItsSiblingOnOneConnection) {
 
 TEST_F(ClientHttp3, AutomaticModeLearnsAltSvcAndSwitchesToH3) {
   ClientOptions options;
-  options.pool_idle_timeout = 50ms;  // the h2 connection goes before the second request
+  options.pool.idle_timeout = 50ms;  // the h2 connection goes before the second request
   auto client = make_client(options);
   auto first = client.fetch(Request::get(caddy("/small.txt")));
   ASSERT_TRUE(first.ok()) << first.error().message();
@@ -178,7 +178,7 @@ TEST_F(ClientHttp3, BlockedUdpFallsBackToTcpWithHttp3AndFailsWithHttp3Only) {
   SilentUdpPort firewall(port_of(url));
   ASSERT_TRUE(firewall.bound());
   ClientOptions options;
-  options.http3_fallback_after = 300ms;
+  options.pool.http3_fallback_after = 300ms;
   auto client = make_client(options);
 
   Request fallback = Request::get(url);
@@ -216,10 +216,10 @@ TEST(ClientHttp3Fallback, AutomaticModeFallsBackWhenTheAltSvcPortIsBlocked) {
       tls);
   TraceLog trace;
   ClientOptions options;
-  options.ca_file = test::test_certs().ca_file;
+  options.tls.ca_file = test::test_certs().ca_file;
   options.trace = trace.sink();
-  options.http3_fallback_after = 300ms;
-  options.pool_idle_timeout = 20ms;  // each request opens a new connection
+  options.pool.http3_fallback_after = 300ms;
+  options.pool.idle_timeout = 20ms;  // each request opens a new connection
   auto client = test::make_client(options);
   const std::string url = "https://localhost:" + std::to_string(server.port()) + "/";
   for (int i = 0; i < 3; ++i) {

@@ -31,7 +31,7 @@ struct SlowAnswer {
 std::size_t body_bytes_held_while_waiting(std::size_t release_threshold) {
   SlowAnswer slow;
   ClientOptions options;
-  options.release_threshold = release_threshold;
+  options.memory.release_threshold = release_threshold;
   auto client = test::make_client(options);
   Request request = Request::get(slow.server.url("/upload"));
   request.method = "PUT";
@@ -67,7 +67,7 @@ TEST(ClientMemory, SweepFreesAPausedReceiversEmptyScratch) {
     conn.write(test::http_response(200, body));
   });
   ClientOptions options;
-  options.sweep_interval = 500ms;  // a receiver qualifies after 500 ms paused
+  options.memory.sweep_interval = 500ms;  // a receiver qualifies after 500 ms paused
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get(server.url("/held")));
   ASSERT_TRUE(response.ok());

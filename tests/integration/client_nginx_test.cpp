@@ -25,7 +25,7 @@ class ClientNginx : public ::testing::TestWithParam<bool> {
   }
   Client make_client() const {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     return test::make_client(options);
   }
   test::TestEnv env_;

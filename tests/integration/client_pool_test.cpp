@@ -34,7 +34,7 @@ TEST(ClientPool, ConnectionsPerOriginStayWithinTheLimit) {
     --open;
   });
   ClientOptions options;
-  options.max_connections_per_origin = 2;
+  options.pool.max_connections_per_origin = 2;
   auto client = test::make_client(options);
   std::vector<PendingResponse> pending;
   for (int i = 0; i < 12; ++i)
@@ -61,7 +61,7 @@ TEST(ClientPool, IdleConnectionIsClosedAfterTheIdleTimeout) {
     client_closed.set_value(conn.wait_peer_closed(20s));
   });
   ClientOptions options;
-  options.pool_idle_timeout = 100ms;
+  options.pool.idle_timeout = 100ms;
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get(server.url("/")));
   ASSERT_TRUE(response.ok());

@@ -29,9 +29,9 @@ class ClientProxy : public ::testing::Test {
  protected:
   Client client_through(std::string proxy, std::string no_proxy = {}) {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.proxy = std::move(proxy);
-    options.no_proxy = std::move(no_proxy);
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.proxy.url = std::move(proxy);
+    options.proxy.no_proxy = std::move(no_proxy);
     return test::make_client(std::move(options));
   }
   std::string authenticated_proxy() const {
@@ -155,7 +155,7 @@ TEST_F(ClientProxy, AProxyThatNeverAnswersTheTunnelTimesOutNamingIt) {
   });
   test::ManualClock clock;
   ClientOptions options;
-  options.proxy = "127.0.0.1:" + std::to_string(proxy.port());
+  options.proxy.url = "127.0.0.1:" + std::to_string(proxy.port());
   auto client = test::client_on(clock, options).value();
   Request request = Request::get("https://silent.example/");
   request.timeouts.connect = 120s;  // the tunnel's own limit (the TLS timeout) ends it
@@ -203,10 +203,10 @@ class ClientHttpsProxy : public ClientProxy {
  protected:
   Client client_with(bool trust_proxy, bool insecure_proxy = false) {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.proxy = env_.get("SLUICE_HTTPS_PROXY");
-    if (trust_proxy) options.proxy_ca_file = env_.get("SLUICE_TEST_CA");
-    options.proxy_insecure = insecure_proxy;
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.proxy.url = env_.get("SLUICE_HTTPS_PROXY");
+    if (trust_proxy) options.proxy.ca_file = env_.get("SLUICE_TEST_CA");
+    options.proxy.insecure = insecure_proxy;
     return test::make_client(std::move(options));
   }
 };

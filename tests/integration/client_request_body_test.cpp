@@ -228,7 +228,7 @@ Request post_owned(const TestServer& server, std::string path, std::string body)
   return request;
 }
 
-// ClientOptions::owned_upload_budget: a send whose owned body would pass the bound
+// ClientOptions::memory.owned_upload_budget: a send whose owned body would pass the bound
 // waits, on its caller's thread, until the transports took whole the bodies before
 // it. Here the server trickles until told, and the first body (32 MiB, more than
 // loopback's socket buffers take) goes alone, being larger than the whole bound.
@@ -236,7 +236,7 @@ TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereT
   std::promise<void> go;
   TestServer server = upload_budget_server(go.get_future().share(), false);
   ClientOptions options;
-  options.owned_upload_budget = 1u << 20;
+  options.memory.owned_upload_budget = 1u << 20;
   auto client = test::make_client(options);
   // Whether a trickle moves the body within a real second is the kernel's and the
   // scheduler's business: here only the body's being taken ends the wait.
@@ -279,7 +279,7 @@ TEST(ClientRequestBody, ASendGoesOnWhenTheBodiesItWaitsForStopMoving) {
   std::promise<void> go;
   TestServer server = upload_budget_server(go.get_future().share(), true);
   ClientOptions options;
-  options.owned_upload_budget = 1u << 20;
+  options.memory.owned_upload_budget = 1u << 20;
   auto client = test::make_client(options);
   const std::string large = test::pseudo_random_bytes(32u << 20, 8);
   PendingResponse first = client.send(post_owned(server, "/large", large));
@@ -301,7 +301,7 @@ TEST(ClientRequestBody, ASendGoesOnWhenTheBodiesItWaitsForStopMoving) {
 TEST(ClientRequestBody, OwnedPartsOfOneBodyNeverWaitForEachOther) {
   TestServer server = echo_digest_server();
   ClientOptions options;
-  options.owned_upload_budget = 32u << 20;
+  options.memory.owned_upload_budget = 32u << 20;
   auto client = test::make_client(options);
   const std::string first = test::pseudo_random_bytes(20u << 20, 9);
   const std::string second = test::pseudo_random_bytes(20u << 20, 10);

@@ -72,7 +72,7 @@ TEST_F(ClientRouting, ABlackHoledFirstAddressCostsTheHappyEyeballsDelayOnly) {
   test::BlackHole hole("127.0.0.3", port);  // beside nginx's 127.0.0.1, same port
   TraceLines trace;
   ClientOptions options;
-  options.resolve = {"he.test:" + std::to_string(port) + ":127.0.0.3,127.0.0.1"};
+  options.routing.resolve = {"he.test:" + std::to_string(port) + ":127.0.0.3,127.0.0.1"};
   options.trace = trace.sink();
   test::ManualClock clock;
   auto client = test::client_on(clock, options).value();
@@ -93,10 +93,10 @@ TEST_F(ClientRouting, ABlackHoledFirstAddressCostsTheHappyEyeballsDelayOnly) {
 TEST_F(ClientRouting, ConnectToSendsTheConnectionElsewhereWhileTlsKeepsTheName) {
   const std::string https = env_.get("SLUICE_NGINX_HTTPS_URL");  // https://localhost:PORT
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
   // Port 1 has nothing; the certificate names localhost, so TLS passes only if the
   // URL's name, not the address connected to, is checked.
-  options.connect_to = {"localhost:1:127.0.0.1:" + std::to_string(port_of(https))};
+  options.routing.connect_to = {"localhost:1:127.0.0.1:" + std::to_string(port_of(https))};
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get("https://localhost:1/small.txt"));
   expect_small(response);
@@ -105,7 +105,7 @@ TEST_F(ClientRouting, ConnectToSendsTheConnectionElsewhereWhileTlsKeepsTheName) 
 
 TEST_F(ClientRouting, AUnixSocketCarriesHttp1) {
   ClientOptions options;
-  options.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
+  options.routing.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get("http://localhost/small.txt"));
   expect_small(response);
@@ -114,7 +114,7 @@ TEST_F(ClientRouting, AUnixSocketCarriesHttp1) {
 
 TEST_F(ClientRouting, AUnixSocketCarriesH2cByPriorKnowledge) {
   ClientOptions options;
-  options.unix_socket = env_.get("SLUICE_NGINX_H2C_UNIX_SOCKET");
+  options.routing.unix_socket = env_.get("SLUICE_NGINX_H2C_UNIX_SOCKET");
   auto client = test::make_client(options);
   Request request = Request::get("http://localhost/small.txt");
   request.version = VersionPolicy::http2_prior_knowledge;
@@ -125,7 +125,7 @@ TEST_F(ClientRouting, AUnixSocketCarriesH2cByPriorKnowledge) {
 
 TEST_F(ClientRouting, AMissingUnixSocketFailsNamingThePath) {
   ClientOptions options;
-  options.unix_socket = "/nonexistent/sluice.sock";
+  options.routing.unix_socket = "/nonexistent/sluice.sock";
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get("http://localhost/small.txt"));
   ASSERT_FALSE(response.ok());
@@ -138,7 +138,7 @@ TEST_F(ClientRouting, AMissingUnixSocketFailsNamingThePath) {
 // says so at once (it used to wait for a connection that would never be opened).
 TEST_F(ClientRouting, Http3OnlyOverAUnixSocketFailsAtOnceSayingWhy) {
   ClientOptions options;
-  options.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
+  options.routing.unix_socket = env_.get("SLUICE_NGINX_UNIX_SOCKET");
   auto client = test::make_client(options);
   Request request = Request::get("https://localhost/small.txt");
   request.version = VersionPolicy::http3_only;
@@ -152,7 +152,7 @@ TEST_F(ClientRouting, Http3OnlyOverAUnixSocketFailsAtOnceSayingWhy) {
 
 TEST_F(ClientRouting, Ipv4OnlyRefusesAnIpv6LiteralAndIpv6OnlyAnIpv4One) {
   ClientOptions v4;
-  v4.ip_version = IpVersion::v4_only;
+  v4.routing.ip_version = IpVersion::v4_only;
   auto client4 = test::make_client(v4);
   auto refused = client4.fetch(Request::get("http://[::1]:9/"));
   ASSERT_FALSE(refused.ok());
@@ -162,7 +162,7 @@ TEST_F(ClientRouting, Ipv4OnlyRefusesAnIpv6LiteralAndIpv6OnlyAnIpv4One) {
   auto allowed = client4.fetch(Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/small.txt"));
   expect_small(allowed);
   ClientOptions v6;
-  v6.ip_version = IpVersion::v6_only;
+  v6.routing.ip_version = IpVersion::v6_only;
   auto client6 = test::make_client(v6);
   auto refused6 = client6.fetch(Request::get(env_.get("SLUICE_NGINX_HTTP_URL") + "/small.txt"));
   ASSERT_FALSE(refused6.ok());
@@ -174,7 +174,7 @@ TEST_F(ClientRouting, NamesResolveThroughTheGivenServerOnceThenFromTheCache) {
   test::DnsTestServer dns;
   dns.answer("files.test", {"127.0.0.1"}, 60);
   ClientOptions options;
-  options.dns_servers = dns.address();
+  options.routing.dns_servers = dns.address();
   auto client = test::make_client(options);
   const std::string url =
       "http://files.test:" + std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) +
@@ -201,7 +201,7 @@ TEST_F(ClientRouting, AnAOnlyNameConnectsOverIpv4AndAnAaaaOnlyNameOverIpv6) {
   dns.answer("four.test", {"127.0.0.1"}, 60);
   dns.answer("six.test", {"::1"}, 60);
   ClientOptions options;
-  options.dns_servers = dns.address();
+  options.routing.dns_servers = dns.address();
   auto client = test::make_client(options);
   const std::string port = std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL")));
   auto four = client.fetch(Request::get("http://four.test:" + port + "/small.txt"));
@@ -221,8 +221,8 @@ TEST_F(ClientRouting, ANameServerThatNeverAnswersFailsWithDnsTimeout) {
   test::DnsTestServer dns;
   dns.silent();
   ClientOptions options;
-  options.dns_servers = dns.address();
-  options.dns_timeout = 300ms;
+  options.routing.dns_servers = dns.address();
+  options.routing.dns_timeout = 300ms;
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get("http://nowhere.test/"));
   ASSERT_FALSE(response.ok());
@@ -242,10 +242,10 @@ TEST_F(ClientRouting, ConnectionsLeaveFromTheInterfaceAndThePortRange) {
       std::min<std::uint16_t>(SocketAddress::local_of(probe)->port(), 65000);
   close(probe);
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
-  options.interface = "lo";
-  options.local_port = first;
-  options.local_port_range = 100;
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+  options.routing.interface = "lo";
+  options.routing.local_port = first;
+  options.routing.local_port_range = 100;
   auto client = test::make_client(options);
   Request h3 = Request::get(env_.get("SLUICE_GTLSSERVER_URL") + "/small.txt");
   h3.version = VersionPolicy::http3_only;
@@ -260,7 +260,7 @@ TEST_F(ClientRouting, ConnectionsLeaveFromTheInterfaceAndThePortRange) {
 
 TEST_F(ClientRouting, AnUnusableInterfaceIsALocalBindError) {
   ClientOptions missing;
-  missing.interface = "nosuch0";
+  missing.routing.interface = "nosuch0";
   auto made = Client::create(missing);
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error().code(), ErrorCode::local_bind_failed);
@@ -270,7 +270,7 @@ TEST_F(ClientRouting, AnUnusableInterfaceIsALocalBindError) {
   // machine has IPv6 at all: without it the socket itself fails first).
   if (env_.get("SLUICE_IPV6_LOOPBACK") != "yes") return;
   ClientOptions v4;
-  v4.interface = "127.0.0.1";
+  v4.routing.interface = "127.0.0.1";
   auto client = test::make_client(v4);
   auto refused = client.fetch(Request::get(
       "http://[::1]:" + std::to_string(port_of(env_.get("SLUICE_NGINX_HTTP_URL"))) + "/small.txt"));
@@ -283,21 +283,21 @@ TEST_F(ClientRouting, AnUnusableInterfaceIsALocalBindError) {
 
 TEST_F(ClientRouting, BadRoutingOptionsAreRefusedByCreate) {
   ClientOptions bad_resolve;
-  bad_resolve.resolve = {"example.org:443"};
+  bad_resolve.routing.resolve = {"example.org:443"};
   auto made = Client::create(bad_resolve);
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(
       made.error().message(),
       "--resolve 'example.org:443': missing a part (expected HOST:PORT:ADDRESS[,ADDRESS...])");
   ClientOptions bad_server;
-  bad_server.dns_servers = "ns.example.org";
+  bad_server.routing.dns_servers = "ns.example.org";
   ASSERT_FALSE(Client::create(bad_server).ok());
   ClientOptions bad_connect_to;
-  bad_connect_to.connect_to = {"a:99999:b:1"};
+  bad_connect_to.routing.connect_to = {"a:99999:b:1"};
   ASSERT_FALSE(Client::create(bad_connect_to).ok());
   ClientOptions bad_ports;
-  bad_ports.local_port = 65500;
-  bad_ports.local_port_range = 100;
+  bad_ports.routing.local_port = 65500;
+  bad_ports.routing.local_port_range = 100;
   ASSERT_FALSE(Client::create(bad_ports).ok());
 }
 

@@ -28,8 +28,8 @@ class ClientSocks : public ::testing::Test {
   }
   Client client_through(const std::string& proxy_url) const {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.proxy = proxy_url;
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.proxy.url = proxy_url;
     return test::make_client(std::move(options));
   }
   void expect_file(Result<Response>& response, const char* name) const {

@@ -41,8 +41,8 @@ class ClientSweep : public ::testing::Test {
  protected:
   ClientOptions options_with(std::chrono::milliseconds sweep_interval) {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.sweep_interval = sweep_interval;
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.memory.sweep_interval = sweep_interval;
     return options;
   }
   Client make_client(std::chrono::milliseconds sweep_interval) {
@@ -293,8 +293,8 @@ TEST(ClientSweepPromptReaders, KeepTheirScratch) {
   test::FreezableClock clock;
   clock.freeze();
   ClientOptions options;
-  options.sweep_interval = kModerateSweep;
-  options.max_connections_per_origin = kReaders;
+  options.memory.sweep_interval = kModerateSweep;
+  options.pool.max_connections_per_origin = kReaders;
   auto created = test::client_on(clock, options);
   ASSERT_TRUE(created.ok()) << created.error().describe();
   Client& client = *created;

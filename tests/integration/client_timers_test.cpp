@@ -250,8 +250,8 @@ TEST(ClientTimersOnAManualClock, Http3FallsBackToTcpWhenItsTimerExpires) {
   UdpBlackHole black_hole(server.port());
   ASSERT_TRUE(black_hole.bound()) << "UDP port " << server.port() << " is taken";
   ClientOptions options;
-  options.ca_file = test::test_certs().ca_file;
-  options.http3_fallback_after = 1s;
+  options.tls.ca_file = test::test_certs().ca_file;
+  options.pool.http3_fallback_after = 1s;
   Client client = client_on(clock, options);
   Request request = Request::get("https://localhost:" + std::to_string(server.port()) + "/");
   request.version = VersionPolicy::http3;

@@ -34,13 +34,13 @@ class ClientTlsOptions : public ::testing::TestWithParam<VersionPolicy> {
  protected:
   ClientOptions trusting() const {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     return options;
   }
   ClientOptions with_client_cert() const {
     ClientOptions options = trusting();
-    options.client_cert = env_.get("SLUICE_CLIENT_CERT");
-    options.client_key = env_.get("SLUICE_CLIENT_KEY");
+    options.tls.client_cert = env_.get("SLUICE_CLIENT_CERT");
+    options.tls.client_key = env_.get("SLUICE_CLIENT_KEY");
     return options;
   }
   Request mtls(const std::string& path) const {
@@ -78,7 +78,7 @@ TEST_P(ClientTlsOptions, WithoutAClientCertificateMutualTlsRefuses) {
 
 TEST_P(ClientTlsOptions, CertificateAndKeyInOneFileWork) {
   ClientOptions options = trusting();
-  options.client_cert = env_.get("SLUICE_CLIENT_COMBINED");
+  options.tls.client_cert = env_.get("SLUICE_CLIENT_COMBINED");
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, mtls("/whoami"));
@@ -88,8 +88,8 @@ TEST_P(ClientTlsOptions, CertificateAndKeyInOneFileWork) {
 
 TEST_P(ClientTlsOptions, EncryptedKeyWorksWithItsPassphrase) {
   ClientOptions options = with_client_cert();
-  options.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
-  options.key_password = env_.get("SLUICE_CLIENT_KEY_PASSPHRASE");
+  options.tls.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
+  options.tls.key_password = env_.get("SLUICE_CLIENT_KEY_PASSPHRASE");
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, mtls("/whoami"));
@@ -116,7 +116,7 @@ TEST_P(ClientTlsOptions, SecondConnectionToAnOriginResumesTheSession) {
 
 TEST_P(ClientTlsOptions, WithoutTheSessionCacheEveryHandshakeIsFull) {
   ClientOptions options = trusting();
-  options.tls_session_cache = false;
+  options.tls.session_cache = false;
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   for (int i = 0; i < 2; ++i) {
@@ -130,7 +130,7 @@ TEST_P(ClientTlsOptions, WithoutTheSessionCacheEveryHandshakeIsFull) {
 
 TEST_P(ClientTlsOptions, CaPathIsTrusted) {
   ClientOptions options;
-  options.ca_path = env_.get("SLUICE_TEST_CAPATH");
+  options.tls.ca_path = env_.get("SLUICE_TEST_CAPATH");
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, oneshot("/small.txt"));
@@ -144,7 +144,7 @@ TEST_P(ClientTlsOptions, MatchingPinIsAccepted) {
                                      env_.get("SLUICE_SERVER_PUBKEY_PIN"),
                                  env_.get("SLUICE_SERVER_PUBKEY")}) {
     ClientOptions options = trusting();
-    options.pinned_public_key = pin;
+    options.tls.pinned_public_key = pin;
     auto client = Client::create(options);
     ASSERT_TRUE(client.ok()) << client.error().message();
     auto fetched = fetch_all(*client, oneshot("/small.txt"));
@@ -154,9 +154,9 @@ TEST_P(ClientTlsOptions, MatchingPinIsAccepted) {
 
 TEST_P(ClientTlsOptions, PinMismatchNamesBothPinsEvenWhenInsecure) {
   ClientOptions options;
-  options.insecure = true;
+  options.tls.insecure = true;
   const std::string wrong = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-  options.pinned_public_key = wrong;
+  options.tls.pinned_public_key = wrong;
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, oneshot("/small.txt"));
@@ -171,23 +171,23 @@ TEST_P(ClientTlsOptions, Tls12CipherListAppliesWhenTls12IsTheMaximum) {
   // The server's key is ECDSA: an RSA-only TLS 1.2 list leaves nothing in common,
   // which proves both the list and the version bound reached the handshake.
   ClientOptions options = trusting();
-  options.tls_max_version = TlsVersion::v1_2;
-  options.tls12_ciphers = "ECDHE-RSA-AES128-GCM-SHA256";
+  options.tls.max_version = TlsVersion::v1_2;
+  options.tls.tls12_ciphers = "ECDHE-RSA-AES128-GCM-SHA256";
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto refused = fetch_all(*client, oneshot("/small.txt"));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().category(), ErrorCategory::tls) << refused.error().message();
 
-  options.tls12_ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256";
+  options.tls.tls12_ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256";
   auto matching = Client::create(options);
   ASSERT_TRUE(matching.ok()) << matching.error().message();
   auto fetched = fetch_all(*matching, oneshot("/small.txt"));
   ASSERT_TRUE(fetched.ok()) << fetched.error().message();
 
   // Without the maximum, TLS 1.3 is chosen and the 1.2 list does not matter.
-  options.tls_max_version = TlsVersion::v1_3;
-  options.tls12_ciphers = "ECDHE-RSA-AES128-GCM-SHA256";
+  options.tls.max_version = TlsVersion::v1_3;
+  options.tls.tls12_ciphers = "ECDHE-RSA-AES128-GCM-SHA256";
   auto tls13 = Client::create(options);
   ASSERT_TRUE(tls13.ok()) << tls13.error().message();
   auto over13 = fetch_all(*tls13, oneshot("/small.txt"));
@@ -199,7 +199,7 @@ TEST_P(ClientTlsOptions, KeyLogFileGetsTheSecrets) {
   ::unlink(path.c_str());
   {
     ClientOptions options = trusting();
-    options.key_log_file = path;
+    options.tls.key_log_file = path;
     auto client = Client::create(options);
     ASSERT_TRUE(client.ok()) << client.error().message();
     auto fetched = fetch_all(*client, oneshot("/small.txt"));
@@ -232,7 +232,7 @@ class ClientTlsOptionErrors : public ::testing::Test {
 
 TEST_F(ClientTlsOptionErrors, MissingCertificateFileIsNamed) {
   ClientOptions options;
-  options.client_cert = "/nonexistent/client.pem";
+  options.tls.client_cert = "/nonexistent/client.pem";
   const Error error = create_error(options);
   EXPECT_TRUE(mentions(error, "/nonexistent/client.pem")) << error.message();
   EXPECT_TRUE(mentions(error, "No such file")) << error.message();
@@ -240,18 +240,18 @@ TEST_F(ClientTlsOptionErrors, MissingCertificateFileIsNamed) {
 
 TEST_F(ClientTlsOptionErrors, WrongPassphraseNamesTheKey) {
   ClientOptions options;
-  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
-  options.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
-  options.key_password = "not the passphrase";
+  options.tls.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.tls.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
+  options.tls.key_password = "not the passphrase";
   const Error error = create_error(options);
   EXPECT_TRUE(mentions(error, "wrong passphrase")) << error.message();
-  EXPECT_TRUE(mentions(error, options.client_key)) << error.message();
+  EXPECT_TRUE(mentions(error, options.tls.client_key)) << error.message();
 }
 
 TEST_F(ClientTlsOptionErrors, EncryptedKeyWithoutPassphraseSaysSo) {
   ClientOptions options;
-  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
-  options.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
+  options.tls.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.tls.client_key = env_.get("SLUICE_CLIENT_KEY_ENCRYPTED");
   const Error error = create_error(options);
   EXPECT_TRUE(mentions(error, "is encrypted")) << error.message();
   EXPECT_TRUE(mentions(error, "--pass")) << error.message();
@@ -259,39 +259,39 @@ TEST_F(ClientTlsOptionErrors, EncryptedKeyWithoutPassphraseSaysSo) {
 
 TEST_F(ClientTlsOptionErrors, CertificateWithoutKeyAsksForOne) {
   ClientOptions options;
-  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.tls.client_cert = env_.get("SLUICE_CLIENT_CERT");
   const Error error = create_error(options);
-  EXPECT_TRUE(mentions(error, options.client_cert)) << error.message();
+  EXPECT_TRUE(mentions(error, options.tls.client_cert)) << error.message();
   EXPECT_TRUE(mentions(error, "--key")) << error.message();
 }
 
 TEST_F(ClientTlsOptionErrors, KeyOfAnotherCertificateIsRefused) {
   ClientOptions options;
-  options.client_cert = env_.get("SLUICE_CLIENT_CERT");
-  options.client_key = env_.get("SLUICE_TEST_CA");  // a certificate, no key at all
+  options.tls.client_cert = env_.get("SLUICE_CLIENT_CERT");
+  options.tls.client_key = env_.get("SLUICE_TEST_CA");  // a certificate, no key at all
   const Error error = create_error(options);
-  EXPECT_TRUE(mentions(error, options.client_key)) << error.message();
+  EXPECT_TRUE(mentions(error, options.tls.client_key)) << error.message();
 }
 
 TEST_F(ClientTlsOptionErrors, BadSettingsAreRefused) {
   ClientOptions pin;
-  pin.pinned_public_key = "sha256//short";
+  pin.tls.pinned_public_key = "sha256//short";
   EXPECT_TRUE(mentions(create_error(pin), "sha256//short"));
   ClientOptions pin_file;
-  pin_file.pinned_public_key = "/nonexistent/key.pem";
+  pin_file.tls.pinned_public_key = "/nonexistent/key.pem";
   EXPECT_TRUE(mentions(create_error(pin_file), "/nonexistent/key.pem"));
   ClientOptions capath;
-  capath.ca_path = "/nonexistent/certs";
+  capath.tls.ca_path = "/nonexistent/certs";
   EXPECT_TRUE(mentions(create_error(capath), "/nonexistent/certs"));
   ClientOptions ciphers;
-  ciphers.tls12_ciphers = "NO-SUCH-CIPHER";
+  ciphers.tls.tls12_ciphers = "NO-SUCH-CIPHER";
   EXPECT_TRUE(mentions(create_error(ciphers), "NO-SUCH-CIPHER"));
   ClientOptions suites;
-  suites.tls13_ciphers = "TLS_NO_SUCH_SUITE";
+  suites.tls.tls13_ciphers = "TLS_NO_SUCH_SUITE";
   EXPECT_TRUE(mentions(create_error(suites), "TLS_NO_SUCH_SUITE"));
   ClientOptions versions;
-  versions.tls_min_version = TlsVersion::v1_3;
-  versions.tls_max_version = TlsVersion::v1_2;
+  versions.tls.min_version = TlsVersion::v1_3;
+  versions.tls.max_version = TlsVersion::v1_2;
   EXPECT_TRUE(mentions(create_error(versions), "minimum"));
 }
 
@@ -307,8 +307,8 @@ class ClientTlsOptionsH3 : public ::testing::Test {
 
 TEST_F(ClientTlsOptionsH3, PinsAreCheckedOverQuic) {
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
-  options.pinned_public_key = env_.get("SLUICE_SERVER_PUBKEY_PIN");
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls.pinned_public_key = env_.get("SLUICE_SERVER_PUBKEY_PIN");
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, h3_only("/small.txt"));
@@ -316,7 +316,7 @@ TEST_F(ClientTlsOptionsH3, PinsAreCheckedOverQuic) {
   EXPECT_EQ(fetched->version, HttpVersion::http3);
 
   const std::string wrong = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-  options.pinned_public_key = wrong;
+  options.tls.pinned_public_key = wrong;
   auto pinned = Client::create(options);
   ASSERT_TRUE(pinned.ok()) << pinned.error().message();
   auto refused = fetch_all(*pinned, h3_only("/small.txt"));
@@ -329,7 +329,7 @@ TEST_F(ClientTlsOptionsH3, PinsAreCheckedOverQuic) {
 
 TEST_F(ClientTlsOptionsH3, CaPathIsTrustedOverQuic) {
   ClientOptions options;
-  options.ca_path = env_.get("SLUICE_TEST_CAPATH");
+  options.tls.ca_path = env_.get("SLUICE_TEST_CAPATH");
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, h3_only("/small.txt"));
@@ -339,8 +339,8 @@ TEST_F(ClientTlsOptionsH3, CaPathIsTrustedOverQuic) {
 
 TEST_F(ClientTlsOptionsH3, Tls13CipherSuitesApplyToQuic) {
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
-  options.tls13_ciphers = "TLS_CHACHA20_POLY1305_SHA256";
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls.tls13_ciphers = "TLS_CHACHA20_POLY1305_SHA256";
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, h3_only("/small.txt"));
@@ -351,10 +351,10 @@ TEST_F(ClientTlsOptionsH3, Tls13CipherSuitesApplyToQuic) {
 TEST_F(ClientTlsOptionsH3, SecondQuicConnectionResumesTheSession) {
   for (const bool cache : {true, false}) {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.tls_session_cache = cache;
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.session_cache = cache;
     // The idle connection closes soon after each request, so the next opens another.
-    options.pool_idle_timeout = std::chrono::milliseconds(20);
+    options.pool.idle_timeout = std::chrono::milliseconds(20);
     auto client = Client::create(options);
     ASSERT_TRUE(client.ok()) << client.error().message();
     for (int i = 0; i < 2; ++i) {
@@ -378,10 +378,10 @@ TEST_F(ClientTlsOptionsH3, ClientCertificateOpensMutualTlsOverEveryVersion) {
   // QUIC too (TLS alert 42); with one, every version gets the file.
   const std::string url = env_.get("SLUICE_CADDY_MTLS_URL") + "/small.txt";
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
   auto anonymous = Client::create(options);
   ASSERT_TRUE(anonymous.ok()) << anonymous.error().message();
-  options.client_cert = env_.get("SLUICE_CLIENT_COMBINED");
+  options.tls.client_cert = env_.get("SLUICE_CLIENT_COMBINED");
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   for (const VersionPolicy version :
@@ -417,8 +417,8 @@ TEST_F(ClientTlsOptionsH3, ClientCertificateOpensMutualTlsOverEveryVersion) {
 
 TEST_F(ClientTlsOptionsH3, TlsMaximumOf12RefusesHttp3Only) {
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
-  options.tls_max_version = TlsVersion::v1_2;
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls.max_version = TlsVersion::v1_2;
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, h3_only("/small.txt"));
@@ -428,8 +428,8 @@ TEST_F(ClientTlsOptionsH3, TlsMaximumOf12RefusesHttp3Only) {
 
 TEST_F(ClientTlsOptionsH3, TlsMaximumOf12UsesTcpWhereFallbackIsAllowed) {
   ClientOptions options;
-  options.ca_file = env_.get("SLUICE_TEST_CA");
-  options.tls_max_version = TlsVersion::v1_2;
+  options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+  options.tls.max_version = TlsVersion::v1_2;
   auto client = Client::create(options);
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched =

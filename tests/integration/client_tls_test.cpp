@@ -31,7 +31,7 @@ std::string localhost_url(const TestServer& server) {
 
 Result<Response> fetch_with_ca(const std::string& url, bool use_ca) {
   ClientOptions options;
-  if (use_ca) options.ca_file = test::test_certs().ca_file;
+  if (use_ca) options.tls.ca_file = test::test_certs().ca_file;
   auto client = Client::create(options);
   if (!client) return std::move(client).error();
   auto response = client->fetch(Request::get(url));
@@ -86,7 +86,7 @@ TEST(ClientTls, InsecureAcceptsAnUntrustedCertificate) {
   const auto& certs = test::test_certs();
   TestServer server(reply_ok, tls_with(certs.untrusted_cert, certs.untrusted_key));
   ClientOptions options;
-  options.insecure = true;
+  options.tls.insecure = true;
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get(localhost_url(server)));
   ASSERT_TRUE(response.ok()) << response.error().message();
@@ -95,7 +95,7 @@ TEST(ClientTls, InsecureAcceptsAnUntrustedCertificate) {
 
 TEST(ClientTls, UnreadableCaFileFailsClientCreation) {
   ClientOptions options;
-  options.ca_file = "/nonexistent/ca.pem";
+  options.tls.ca_file = "/nonexistent/ca.pem";
   auto client = Client::create(options);
   ASSERT_FALSE(client.ok());
   EXPECT_EQ(client.error().category(), ErrorCategory::tls);
@@ -116,7 +116,7 @@ TEST(ClientTls, HttpsToHttpRedirectIsRefused) {
       },
       tls_with(certs.server_cert, certs.server_key));
   ClientOptions options;
-  options.ca_file = certs.ca_file;
+  options.tls.ca_file = certs.ca_file;
   auto client = test::make_client(options);
   Request request = Request::get(localhost_url(secure));
   request.redirects.follow = true;
@@ -139,7 +139,7 @@ TEST(ClientTls, LargeBodyOverTlsMatches) {
       },
       tls_with(certs.server_cert, certs.server_key));
   ClientOptions options;
-  options.ca_file = certs.ca_file;
+  options.tls.ca_file = certs.ca_file;
   auto client = test::make_client(options);
   auto response = client.fetch(Request::get(localhost_url(server)));
   ASSERT_TRUE(response.ok()) << response.error().message();

@@ -30,8 +30,8 @@ class DownloadNginx : public ::testing::Test {
  protected:
   Client make_client(std::size_t connections = 6) const {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
-    options.max_connections_per_origin = connections;
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
+    options.pool.max_connections_per_origin = connections;
     return test::make_client(options);
   }
   std::string nginx(std::string_view path) const {

@@ -69,7 +69,7 @@ class ResetOverTransports : public testing::TestWithParam<bool> {
 
   Client make_client() const {
     ClientOptions options;
-    options.ca_file = test::test_certs().ca_file;
+    options.tls.ca_file = test::test_certs().ca_file;
     return test::make_client(options);
   }
 };

@@ -232,7 +232,7 @@ TEST(FaultMatrixH2, GoawayedConnectionDoesNotHoldTheOriginsOnlyConnectionSlot) {
     stream.conn().goaway(stream.stream_id(), NGHTTP2_NO_ERROR, "restarting");
   });
   ClientOptions options;
-  options.max_connections_per_origin = 1;
+  options.pool.max_connections_per_origin = 1;
   auto client = make_client(options);
   auto slow = client.fetch(h2_request(server, "/slow"));
   ASSERT_TRUE(slow.ok()) << slow.error().message();
@@ -262,7 +262,7 @@ TEST(FaultMatrixH2, DrainingConnectionsBesideTheLimitAreCapped) {
     stream.conn().goaway(stream.stream_id(), NGHTTP2_NO_ERROR, "restarting");
   });
   ClientOptions options;
-  options.max_connections_per_origin = 1;
+  options.pool.max_connections_per_origin = 1;
   auto client = make_client(options);
   PendingResponse first_pending = client.send(h2_request(server, "/first"));
   auto first = first_pending.wait();

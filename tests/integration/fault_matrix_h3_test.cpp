@@ -51,7 +51,7 @@ class FaultMatrixH3 : public ::testing::Test {
  protected:
   Client make_client() {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     return test::make_client(std::move(options));
   }
   // An HTTP/3-only request to gtlsserver through `proxy`.

@@ -111,7 +111,7 @@ class CloseNotifyServer {
 
 Client trusting_client() {
   ClientOptions options;
-  options.ca_file = test::test_certs().ca_file;
+  options.tls.ca_file = test::test_certs().ca_file;
   return test::make_client(options);
 }
 

@@ -28,7 +28,7 @@ class RealServersOverHttp2 : public ::testing::TestWithParam<H2Server> {
  protected:
   Client make_client() const {
     ClientOptions options;
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     return test::make_client(options);
   }
   test::TestEnv env_;

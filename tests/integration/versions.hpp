@@ -275,7 +275,7 @@ class VersionsTest : public ::testing::TestWithParam<Wire> {
 
  private:
   ClientOptions with_defaults(ClientOptions options) {
-    options.ca_file = env_.get("SLUICE_TEST_CA");
+    options.tls.ca_file = env_.get("SLUICE_TEST_CA");
     if (!options.trace) options.trace = trace_.sink();
     return options;
   }

@@ -21,7 +21,7 @@ struct Tapped {
 
 Client client_tapping(Tapped& tapped, const test::TestEnv& env) {
   ClientOptions options;
-  options.ca_file = env.get("SLUICE_TEST_CA");
+  options.tls.ca_file = env.get("SLUICE_TEST_CA");
   options.wire_tap = [&tapped](const WireChunk& chunk) {
     std::lock_guard lock(tapped.mu);
     std::string& into = chunk.direction == WireDirection::sent ? tapped.sent : tapped.received;

@@ -72,14 +72,14 @@ struct Run {
 // Three long-lived Clients that differ where it matters for memory and pooling.
 Result<std::vector<Client>> make_shared_clients(const std::string& ca_file) {
   std::vector<ClientOptions> variants(3);
-  variants[1].staged_bytes_budget = 2u << 20;
-  variants[1].sweep_interval = 500ms;
-  variants[2].release_threshold = 0;
-  variants[2].max_connections_per_origin = 2;
-  variants[2].pool_idle_timeout = 2s;
+  variants[1].memory.staged_bytes_budget = 2u << 20;
+  variants[1].memory.sweep_interval = 500ms;
+  variants[2].memory.release_threshold = 0;
+  variants[2].pool.max_connections_per_origin = 2;
+  variants[2].pool.idle_timeout = 2s;
   std::vector<Client> clients;
   for (ClientOptions& options : variants) {
-    options.ca_file = ca_file;
+    options.tls.ca_file = ca_file;
     auto client = Client::create(std::move(options));
     if (!client) return std::move(client).error();
     clients.push_back(std::move(*client));
@@ -282,7 +282,7 @@ int soak_main(int argc, char** argv) {
   run.clients = std::move(*clients);
   run.faults = std::make_unique<FaultServers>(run.env);
   run.shared = SoakShared{&run.env, run.faults.get(), &run.clients, &run.tally, ClientOptions{}};
-  run.shared.fresh_options.ca_file = run.env.ca_file;
+  run.shared.fresh_options.tls.ca_file = run.env.ca_file;
   std::cout << "soak: " << run.options.workers << " workers for " << run.options.seconds
             << " s, seed " << run.options.seed << ", RSS every " << run.options.sample_seconds
             << " s" << std::endl;

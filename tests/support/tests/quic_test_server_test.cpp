@@ -37,7 +37,7 @@ QuicTestServerOptions options_with(QuicTestHandler handler) {
 
 Client h3_client() {
   ClientOptions options;
-  options.ca_file = test_certs().ca_file;
+  options.tls.ca_file = test_certs().ca_file;
   return test::make_client(std::move(options));
 }
 

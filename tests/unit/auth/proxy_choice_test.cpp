@@ -26,8 +26,8 @@ ProxySettings::Environment environment(std::map<std::string, std::string> values
 ProxySettings from_environment(std::map<std::string, std::string> values,
                                std::optional<std::string> no_proxy_option = std::nullopt) {
   ClientOptions options;
-  options.proxy_from_environment = true;
-  options.no_proxy = std::move(no_proxy_option);
+  options.proxy.from_environment = true;
+  options.proxy.no_proxy = std::move(no_proxy_option);
   return ProxySettings::from(options, environment(std::move(values))).value();
 }
 
@@ -39,37 +39,37 @@ std::string route_of(const ProxySettings& settings, const char* target) {
 
 TEST(ProxyChoice, TheOptionsProxyTakesEveryRequestHttpsThroughATunnel) {
   ClientOptions options;
-  options.proxy = "http://proxy.example:3128";
+  options.proxy.url = "http://proxy.example:3128";
   const auto settings = ProxySettings::from(options).value();
   EXPECT_EQ(route_of(settings, "http://a.example/"), "proxy.example:3128 forward");
   EXPECT_EQ(route_of(settings, "https://a.example/"), "proxy.example:3128 tunnel");
-  options.proxy_tunnel = true;
+  options.proxy.tunnel = true;
   EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
             "proxy.example:3128 tunnel");
 }
 
 TEST(ProxyChoice, NoSchemeMeansHttpAndNoPortMeans1080) {
   ClientOptions options;
-  options.proxy = "proxy.example";
+  options.proxy.url = "proxy.example";
   EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
             "proxy.example:1080 forward");
-  options.proxy = "http://[::1]";
+  options.proxy.url = "http://[::1]";
   EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
             "::1:1080 forward");
-  options.proxy = "http://[::1]:8080";
+  options.proxy.url = "http://[::1]:8080";
   EXPECT_EQ(route_of(ProxySettings::from(options).value(), "http://a.example/"),
             "::1:8080 forward");
 }
 
 TEST(ProxyChoice, AnUnsupportedOrBrokenProxyIsRefusedWithItsName) {
   ClientOptions options;
-  options.proxy = "socks4://127.0.0.1:1080";
+  options.proxy.url = "socks4://127.0.0.1:1080";
   auto refused = ProxySettings::from(options);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().category(), ErrorCategory::usage);
   EXPECT_NE(refused.error().message().find("socks4://"), std::string::npos)
       << refused.error().message();
-  options.proxy = "http://user:bad%zzescape@proxy:1";
+  options.proxy.url = "http://user:bad%zzescape@proxy:1";
   EXPECT_FALSE(ProxySettings::from(options).ok());
 }
 
@@ -142,12 +142,12 @@ TEST(NoProxy, AddressesAndRangesOfBothFamilies) {
 
 TEST(ProxyChoice, APasswordNeverShowsInAMessage) {
   ClientOptions options;
-  options.proxy = "socks4://user:hunter2@proxy:1080";
+  options.proxy.url = "socks4://user:hunter2@proxy:1080";
   auto refused = ProxySettings::from(options);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message().find("hunter2"), std::string::npos)
       << refused.error().message();
-  options.proxy = "http://user:hunter2@proxy:notaport";
+  options.proxy.url = "http://user:hunter2@proxy:notaport";
   auto unparsed = ProxySettings::from(options);
   ASSERT_FALSE(unparsed.ok());
   EXPECT_EQ(unparsed.error().message().find("hunter2"), std::string::npos)
@@ -161,8 +161,8 @@ TEST(ProxyChoice, AnEmptyNoProxyOptionOverridesTheEnvironmentsList) {
 
 TEST(ProxyChoice, AnOptionsProxyStillTakesTheEnvironmentsNoProxy) {
   ClientOptions options;
-  options.proxy = "http://p:1";
-  options.proxy_from_environment = true;  // as the CLI does with -x
+  options.proxy.url = "http://p:1";
+  options.proxy.from_environment = true;  // as the CLI does with -x
   const auto settings =
       ProxySettings::from(options, environment({{"NO_PROXY", "a.example"}, {"http_proxy", "q:2"}}))
           .value();
@@ -172,7 +172,7 @@ TEST(ProxyChoice, AnOptionsProxyStillTakesTheEnvironmentsNoProxy) {
 
 TEST(ProxyChoice, ProxyCredentialsBecomeBasicAuthorization) {
   ClientOptions options;
-  options.proxy = "http://sluice:proxy%2Dsecret@127.0.0.1:3128";
+  options.proxy.url = "http://sluice:proxy%2Dsecret@127.0.0.1:3128";
   const auto route = ProxySettings::from(options).value().route_for(url("https://a.example/"));
   ASSERT_TRUE(route.has_value());
   EXPECT_EQ(route->authorization, "Basic " + base64("sluice:proxy-secret"));
@@ -181,8 +181,8 @@ TEST(ProxyChoice, ProxyCredentialsBecomeBasicAuthorization) {
 
 TEST(ProxyChoice, ProxyUserOverridesTheUrlsCredentialsForEveryProxy) {
   ClientOptions options;
-  options.proxy_from_environment = true;
-  options.proxy_user = "me:p@ss";  // as given, not %-encoded
+  options.proxy.from_environment = true;
+  options.proxy.user = "me:p@ss";  // as given, not %-encoded
   const auto settings =
       ProxySettings::from(options, environment({{"https_proxy", "http://old:creds@p:1"}})).value();
   const auto route = settings.route_for(url("https://a.example/"));

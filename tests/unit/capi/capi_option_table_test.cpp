@@ -1,6 +1,6 @@
 // The one-value client options (capi/client_option_table.hpp): every row is walked by
 // sluice_client_option_next, found by name, and set both by its typed setter and by
-// name into the ClientOptions member it names; a bad name, kind or value is refused
+// name into the ClientOptions field it names; a bad name, kind or value is refused
 // with a message that says which.
 #include <gtest/gtest.h>
 
@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "capi/capi_handles.hpp"
@@ -19,7 +21,7 @@ namespace sluice {
 namespace {
 
 constexpr std::size_t kRows = 0
-#define SLUICE_COUNT_ROW(KIND, c_name, member, rule, help) +1
+#define SLUICE_COUNT_ROW(KIND, c_name, name, field, rule, help) +1
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_COUNT_ROW);
 #undef SLUICE_COUNT_ROW
 
@@ -62,49 +64,51 @@ std::string text_of(const std::string& text) { return text; }
 std::string text_of(const std::optional<std::string>& text) { return text.value_or("<unset>"); }
 
 TEST(CapiOptionTable, EveryRowSetsItsMemberByNameAndByItsTypedSetter){
-#define SLUICE_CHECK_TEXT(c_name, member)                                                       \
-  {                                                                                             \
-    Options by_name, typed;                                                                     \
-    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "value-1", 7), SLUICE_OK) \
-        << #member << ": " << sluice_last_error();                                              \
-    EXPECT_EQ(text_of(by_name.get().member), "value-1") << #member;                             \
-    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, "value-1", 7), SLUICE_OK);       \
-    EXPECT_EQ(text_of(typed.get().member), "value-1") << #member;                               \
-  }
-#define SLUICE_CHECK_TEXT_LIST(c_name, member)                                             \
-  {                                                                                        \
-    Options by_name, typed;                                                                \
-    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "a", 1), SLUICE_OK); \
-    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #member, "b", 1), SLUICE_OK); \
-    EXPECT_EQ(by_name.get().member, (std::vector<std::string>{"a", "b"})) << #member;      \
-    ASSERT_EQ(sluice_client_options_add_##c_name(typed.handle, "a", 1), SLUICE_OK);        \
-    EXPECT_EQ(typed.get().member, (std::vector<std::string>{"a"})) << #member;             \
-  }
-#define SLUICE_CHECK_FLAG(c_name, member)                                                     \
+#define SLUICE_CHECK_TEXT(c_name, name, field)                                                \
   {                                                                                           \
     Options by_name, typed;                                                                   \
-    const bool flipped = !by_name.get().member;                                               \
-    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, flipped), SLUICE_OK); \
-    EXPECT_EQ(by_name.get().member, flipped) << #member;                                      \
-    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, flipped ? 7 : 0), SLUICE_OK);  \
-    EXPECT_EQ(typed.get().member, flipped) << #member << ": a typed flag takes any non-zero"; \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #name, "value-1", 7), SLUICE_OK) \
+        << #name << ": " << sluice_last_error();                                              \
+    EXPECT_EQ(text_of(by_name.get().field), "value-1") << #name;                              \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, "value-1", 7), SLUICE_OK);     \
+    EXPECT_EQ(text_of(typed.get().field), "value-1") << #name;                                \
   }
-#define SLUICE_CHECK_NUMBER(c_name, member, unit)                                       \
-  {                                                                                     \
-    Options by_name, typed;                                                             \
-    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #member, 37), SLUICE_OK) \
-        << #member << ": " << sluice_last_error();                                      \
-    EXPECT_EQ(by_name.get().member, unit(37)) << #member;                               \
-    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, 41), SLUICE_OK);         \
-    EXPECT_EQ(typed.get().member, unit(41)) << #member;                                 \
+#define SLUICE_CHECK_TEXT_LIST(c_name, name, field)                                      \
+  {                                                                                      \
+    Options by_name, typed;                                                              \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #name, "a", 1), SLUICE_OK); \
+    ASSERT_EQ(sluice_client_options_set_text(by_name.handle, #name, "b", 1), SLUICE_OK); \
+    EXPECT_EQ(by_name.get().field, (std::vector<std::string>{"a", "b"})) << #name;       \
+    ASSERT_EQ(sluice_client_options_add_##c_name(typed.handle, "a", 1), SLUICE_OK);      \
+    EXPECT_EQ(typed.get().field, (std::vector<std::string>{"a"})) << #name;              \
   }
-#define SLUICE_CHECK_COUNT(c_name, member) \
-  SLUICE_CHECK_NUMBER(c_name, member, decltype(ClientOptions::member))
-#define SLUICE_CHECK_MILLISECONDS(c_name, member) \
-  SLUICE_CHECK_NUMBER(c_name, member, std::chrono::milliseconds)
-#define SLUICE_CHECK_SECONDS(c_name, member) \
-  SLUICE_CHECK_NUMBER(c_name, member, std::chrono::seconds)
-#define SLUICE_CHECK_ROW(KIND, c_name, member, rule, help) SLUICE_CHECK_##KIND(c_name, member)
+#define SLUICE_CHECK_FLAG(c_name, name, field)                                               \
+  {                                                                                          \
+    Options by_name, typed;                                                                  \
+    const bool flipped = !by_name.get().field;                                               \
+    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #name, flipped), SLUICE_OK);  \
+    EXPECT_EQ(by_name.get().field, flipped) << #name;                                        \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, flipped ? 7 : 0), SLUICE_OK); \
+    EXPECT_EQ(typed.get().field, flipped) << #name << ": a typed flag takes any non-zero";   \
+  }
+#define SLUICE_CHECK_NUMBER(c_name, name, field, unit)                                \
+  {                                                                                   \
+    Options by_name, typed;                                                           \
+    ASSERT_EQ(sluice_client_options_set_number(by_name.handle, #name, 37), SLUICE_OK) \
+        << #name << ": " << sluice_last_error();                                      \
+    EXPECT_EQ(by_name.get().field, unit(37)) << #name;                                \
+    ASSERT_EQ(sluice_client_options_set_##c_name(typed.handle, 41), SLUICE_OK);       \
+    EXPECT_EQ(typed.get().field, unit(41)) << #name;                                  \
+  }
+#define SLUICE_CHECK_COUNT(c_name, name, field) \
+  SLUICE_CHECK_NUMBER(c_name, name, field,      \
+                      std::remove_reference_t<decltype(std::declval<ClientOptions&>().field)>)
+#define SLUICE_CHECK_MILLISECONDS(c_name, name, field) \
+  SLUICE_CHECK_NUMBER(c_name, name, field, std::chrono::milliseconds)
+#define SLUICE_CHECK_SECONDS(c_name, name, field) \
+  SLUICE_CHECK_NUMBER(c_name, name, field, std::chrono::seconds)
+#define SLUICE_CHECK_ROW(KIND, c_name, name, field, rule, help) \
+  SLUICE_CHECK_##KIND(c_name, name, field)
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_CHECK_ROW)
 #undef SLUICE_CHECK_ROW
 }
@@ -136,7 +140,7 @@ TEST(CapiOptionTable, BadNamesKindsAndValuesAreRefusedSayingWhich) {
       "sluice_client_options_set_max_connections_per_origin: the value must be at least 1");
   EXPECT_EQ(options.get().file_threads, ClientOptions{}.file_threads)
       << "a refused value changed it";
-  EXPECT_EQ(options.get().ca_file, "");
+  EXPECT_EQ(options.get().tls.ca_file, "");
 }
 
 }  // namespace

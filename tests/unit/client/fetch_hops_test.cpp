@@ -39,7 +39,7 @@ struct Fixture {
     return FetchHops({options, proxies, network, trace}, request, url(request.url));
   }
   void use_proxy(const std::string& proxy) {
-    options.proxy = proxy;
+    options.proxy.url = proxy;
     auto settings = ProxySettings::from(options, [](const char*) { return std::nullopt; });
     ASSERT_TRUE(settings.ok()) << settings.error().message();
     proxies = std::move(*settings);
@@ -200,7 +200,7 @@ TEST(FetchHops, CookiesFromARedirectGoWithTheNextHop) {
 
 TEST(FetchHops, AForwardingProxyTakesTheWholeUrlAndItsCredentials) {
   Fixture f;
-  f.options.proxy_user = "bob:pw";
+  f.options.proxy.user = "bob:pw";
   f.use_proxy("http://proxy.test:3128");
   FetchHops hops = f.hops(Request::get("http://example.test/a"));
   ASSERT_TRUE(hops.choose_proxy().ok());

@@ -163,7 +163,7 @@ struct ClientOutcome {
 
 struct ClientOptions {
   std::string host = "localhost";
-  TlsOptions tls{test_certs().ca_file, false};
+  TlsContextSettings tls{test_certs().ca_file, false};
   std::vector<std::string> alpn;
   std::string payload = "hello over tls\n";
   bool write_until_error = false;        // keep writing after the handshake
