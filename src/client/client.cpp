@@ -106,14 +106,11 @@ Result<Client> ClientAccess::create(ClientOptions options, const TimeSource& clo
   auto netrc = load_netrc(options);
   if (!netrc) return std::move(netrc).error();
   // Made even when no proxy is https: the trust store is read at its first use only.
-  TlsContextSettings proxy_trust;
-  proxy_trust.ca_file = options.proxy.ca_file;
-  proxy_trust.insecure = options.proxy.insecure;
-  auto proxy_tls = TlsContext::create(proxy_trust);
+  auto proxy_tls = TlsContext::create(proxy_tls_options(options));
   if (!proxy_tls) {
     return Error(proxy_tls.error().code(), "proxy_ca_file: " + proxy_tls.error().message());
   }
-  auto tls = TlsContext::create(tls_options_of(options));
+  auto tls = TlsContext::create(origin_tls_options(options));
   if (!tls) return std::move(tls).error();
   std::shared_ptr<HostDispatch> host;
   if (options.host_dispatch) {

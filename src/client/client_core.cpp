@@ -50,9 +50,8 @@ ClientCore::~ClientCore() { shutdown(); }
 
 Result<std::shared_ptr<const QuicTlsContext>> ClientCore::quic_tls() {
   if (!quic_tls_) {
-    auto settings = quic_tls_options_of(options_);
-    if (!settings) return std::move(settings).error();
-    auto made = QuicTlsContext::create(*settings);
+    if (auto allowed = check_quic_allowed(options_); !allowed) return std::move(allowed).error();
+    auto made = QuicTlsContext::create(options_.tls);
     if (!made) return std::move(made).error();
     quic_tls_ = std::move(*made);
   }

@@ -1,18 +1,22 @@
 #pragma once
-// The TLS settings of ClientOptions, turned into what TCP TLS (src/tls, OpenSSL) and
-// QUIC (src/quic, GnuTLS) each take.
+// ClientOptions' TLS group, as TCP TLS (src/tls, OpenSSL) and QUIC (src/quic, GnuTLS)
+// take it: both read TlsOptions itself; these add what only the Client decides.
 // Ownership: pure functions; any thread.
 
-#include "quic/quic_tls.hpp"
 #include "sluice/client.hpp"
-#include "tls/tls.hpp"
+#include "sluice/error.hpp"
 
 namespace sluice {
 
-/// The key log file is ClientOptions::tls.key_log_file, else $SSLKEYLOGFILE.
-TlsContextSettings tls_options_of(const ClientOptions& options);
+/// The origins' TLS options, with the key log file defaulting to $SSLKEYLOGFILE
+/// (read when the Client is made, as curl reads it at start-up).
+TlsOptions origin_tls_options(const ClientOptions& options);
+
+/// An https:// proxy's TLS: its own trust (proxy.ca_file, proxy.insecure), nothing
+/// else of the origins'.
+TlsOptions proxy_tls_options(const ClientOptions& options);
 
 /// Fails (category usage) when the options rule QUIC out: a TLS maximum of 1.2.
-Result<QuicTlsOptions> quic_tls_options_of(const ClientOptions& options);
+Result<void> check_quic_allowed(const ClientOptions& options);
 
 }  // namespace sluice

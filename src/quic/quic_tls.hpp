@@ -18,38 +18,26 @@
 #include <string>
 
 #include "quic/quic_ticket_store.hpp"
+#include "sluice/client_options.hpp"
 #include "sluice/error.hpp"
 #include "tls/tls_pins.hpp"
 
 namespace sluice {
 
-/// What a QUIC client's TLS may be told (ClientOptions' TLS settings that GnuTLS can
-/// honour; TLS 1.2 ciphers and versions do not apply to QUIC, which is TLS 1.3 only).
-struct QuicTlsOptions {
-  std::string ca_file;            ///< PEM bundle to trust instead of the system store
-  std::string ca_path;            ///< directory of PEM CA certificates, besides ca_file
-  bool insecure = false;          ///< verify nothing (pins are still checked)
-  std::string client_cert;        ///< PEM client certificate, maybe with its key
-  std::string client_key;         ///< PEM key; empty: in client_cert
-  std::string key_password;       ///< passphrase of an encrypted key
-  std::string tls13_ciphers;      ///< IANA TLS 1.3 suite names, ':'-separated; "" = all
-  std::string pinned_public_key;  ///< as ClientOptions::tls.pinned_public_key
-  bool session_cache = true;      ///< resume TLS sessions per origin (tickets)
-  /// Send safe requests as 0-RTT early data on a resumed connection (needs the cache).
-  bool early_data = false;
-};
-
 class QuicTlsContext {
  public:
   /// Trust for server certificates: `ca_file` (PEM) and `ca_path` when set, else the
-  /// system store. With `insecure` nothing is verified (the store is not even loaded).
+  /// system store. With `insecure` nothing is verified (the store is not even loaded),
+  /// but pins are still checked. What GnuTLS can honour of `options`: TLS 1.2's
+  /// ciphers and the version bounds do not apply to QUIC, which is TLS 1.3 only;
+  /// early_data sends safe requests as 0-RTT on a resumed connection.
   /// Error (category tls or usage): "TLS: cannot load CA file 'x.pem': ...",
   /// "TLS: cannot use client certificate c.pem with key k.pem: ...".
-  static Result<std::shared_ptr<const QuicTlsContext>> create(const QuicTlsOptions& options);
+  static Result<std::shared_ptr<const QuicTlsContext>> create(const TlsOptions& options);
   /// Trust only: a CA file (or the system store), or none with `insecure`.
   static Result<std::shared_ptr<const QuicTlsContext>> create(const std::string& ca_file,
                                                               bool insecure) {
-    QuicTlsOptions options;
+    TlsOptions options;
     options.ca_file = ca_file;
     options.insecure = insecure;
     return create(options);
@@ -71,8 +59,8 @@ class QuicTlsContext {
 
  private:
   QuicTlsContext() = default;
-  Result<void> load_trust(const QuicTlsOptions& options);
-  Result<void> load_client_certificate(const QuicTlsOptions& options);
+  Result<void> load_trust(const TlsOptions& options);
+  Result<void> load_client_certificate(const TlsOptions& options);
 
   gnutls_certificate_credentials_t credentials_ = nullptr;
   bool insecure_ = false;

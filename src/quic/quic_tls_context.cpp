@@ -50,8 +50,7 @@ Result<std::string> cipher_priority(const std::string& suites) {
 
 }  // namespace
 
-Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(
-    const QuicTlsOptions& options) {
+Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(const TlsOptions& options) {
   std::shared_ptr<QuicTlsContext> context(new QuicTlsContext());
   context->insecure_ = options.insecure;
   context->early_data_ = options.early_data && options.session_cache;
@@ -76,7 +75,7 @@ Result<std::shared_ptr<const QuicTlsContext>> QuicTlsContext::create(
   return std::shared_ptr<const QuicTlsContext>(std::move(context));
 }
 
-Result<void> QuicTlsContext::load_trust(const QuicTlsOptions& options) {
+Result<void> QuicTlsContext::load_trust(const TlsOptions& options) {
   if (!options.ca_file.empty()) {
     const int loaded = gnutls_certificate_set_x509_trust_file(credentials_, options.ca_file.c_str(),
                                                               GNUTLS_X509_FMT_PEM);
@@ -100,7 +99,7 @@ Result<void> QuicTlsContext::load_trust(const QuicTlsOptions& options) {
   return {};
 }
 
-Result<void> QuicTlsContext::load_client_certificate(const QuicTlsOptions& options) {
+Result<void> QuicTlsContext::load_client_certificate(const TlsOptions& options) {
   if (options.client_cert.empty()) return {};
   const std::string& key = options.client_key.empty() ? options.client_cert : options.client_key;
   const char* password = options.key_password.empty() ? nullptr : options.key_password.c_str();

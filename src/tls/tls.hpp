@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "net/transport.hpp"
+#include "sluice/client_options.hpp"
 #include "sluice/error.hpp"
 
 typedef struct ssl_ctx_st SSL_CTX;
@@ -15,25 +16,6 @@ typedef struct ssl_ctx_st SSL_CTX;
 namespace sluice {
 
 struct TlsShared;
-
-/// TLS protocol versions as the options name them; `any` leaves OpenSSL's bound.
-enum class TlsVersionBound { any, v1_2, v1_3 };
-
-struct TlsContextSettings {
-  std::string ca_file;       ///< PEM bundle to trust instead of the system store
-  bool insecure = false;     ///< skip certificate and host verification (-k)
-  std::string ca_path;       ///< directory of hashed PEM certificates (c_rehash) to trust
-  std::string client_cert;   ///< PEM client certificate (chain); may hold the key too
-  std::string client_key;    ///< PEM private key; empty: taken from client_cert
-  std::string key_password;  ///< passphrase of an encrypted key
-  TlsVersionBound min_version = TlsVersionBound::v1_2;
-  TlsVersionBound max_version = TlsVersionBound::any;
-  std::string tls12_ciphers;      ///< OpenSSL cipher list for TLS 1.2 ("" = OpenSSL's)
-  std::string tls13_ciphers;      ///< OpenSSL TLS 1.3 ciphersuites ("" = OpenSSL's)
-  std::string pinned_public_key;  ///< "sha256//BASE64;..." or a PEM/DER public key file
-  bool session_cache = true;      ///< resume sessions per origin (curl's --no-sessionid: off)
-  std::string key_log_file;       ///< NSS key log to append to (SSLKEYLOGFILE); "" = none
-};
 
 /// Handshakes counted since the context was made (HTTP thread).
 struct TlsHandshakeCounts {
@@ -44,9 +26,11 @@ struct TlsHandshakeCounts {
 
 class TlsContext {
  public:
+  /// Everything of `options` is used; key_log_file names the file itself (the
+  /// caller applies $SSLKEYLOGFILE). early_data is QUIC's alone.
   /// Errors name the file or setting: "TLS: cannot read CA file /x.pem: ...",
   /// "TLS: wrong passphrase for key /k.pem", "TLS: no usable cipher in ...".
-  static Result<std::shared_ptr<TlsContext>> create(const TlsContextSettings& options);
+  static Result<std::shared_ptr<TlsContext>> create(const TlsOptions& options);
   ~TlsContext();
   TlsContext(const TlsContext&) = delete;
   TlsContext& operator=(const TlsContext&) = delete;

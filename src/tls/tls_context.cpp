@@ -60,25 +60,17 @@ Result<void> load_ca_path(SSL_CTX* ctx, const std::string& path) {
   return {};
 }
 
-int openssl_version(TlsVersionBound bound) {
-  switch (bound) {
-    case TlsVersionBound::v1_2: return TLS1_2_VERSION;
-    case TlsVersionBound::v1_3: return TLS1_3_VERSION;
-    case TlsVersionBound::any: break;
-  }
-  return 0;  // OpenSSL's own bound
+// Below TLS 1.2 nothing is offered: 1.0 and 1.1 are deprecated (RFC 8996), and
+// TlsVersion has no name for them.
+int openssl_version(TlsVersion version) {
+  return version == TlsVersion::v1_2 ? TLS1_2_VERSION : TLS1_3_VERSION;
 }
 
-Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsContextSettings& options) {
-  if (options.min_version != TlsVersionBound::any && options.max_version != TlsVersionBound::any &&
-      options.min_version > options.max_version)
+Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsOptions& options) {
+  if (options.min_version > options.max_version)
     return Error(ErrorCategory::usage,
                  "TLS: the minimum version is above the maximum (--tlsv1.3 with --tls-max 1.2)");
-  // Below TLS 1.2 is never offered: 1.0 and 1.1 are deprecated (RFC 8996).
-  const int min = options.min_version == TlsVersionBound::any
-                      ? TLS1_2_VERSION
-                      : openssl_version(options.min_version);
-  SSL_CTX_set_min_proto_version(ctx, min);
+  SSL_CTX_set_min_proto_version(ctx, openssl_version(options.min_version));
   SSL_CTX_set_max_proto_version(ctx, openssl_version(options.max_version));
   if (!options.tls12_ciphers.empty() &&
       SSL_CTX_set_cipher_list(ctx, options.tls12_ciphers.c_str()) != 1)
@@ -92,7 +84,7 @@ Result<void> set_versions_and_ciphers(SSL_CTX* ctx, const TlsContextSettings& op
   return {};
 }
 
-Result<void> set_trust(SSL_CTX* ctx, const TlsContextSettings& options) {
+Result<void> set_trust(SSL_CTX* ctx, const TlsOptions& options) {
   if (!options.ca_file.empty()) {
     if (auto loaded = load_ca_file(ctx, options.ca_file); !loaded) return loaded;
   }
@@ -122,7 +114,7 @@ void on_key_log_line(const SSL* ssl, const char* line) noexcept {
 TlsContext::TlsContext(SSL_CTX* ctx, bool insecure, std::shared_ptr<TlsShared> shared)
     : ctx_(ctx), insecure_(insecure), shared_(std::move(shared)) {}
 
-Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsContextSettings& options) {
+Result<std::shared_ptr<TlsContext>> TlsContext::create(const TlsOptions& options) {
   ERR_clear_error();
   auto shared = std::make_shared<TlsShared>(options.session_cache);
   auto pins = parse_public_key_pins(options.pinned_public_key);

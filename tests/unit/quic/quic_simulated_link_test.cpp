@@ -199,7 +199,7 @@ EarlyDataRound get_over_new_connection(test::ManualClock& clock,
 
 TEST(QuicSimulatedLinkEarlyData, AResumedGetWithEarlyDataReachesTheServerARoundTripSooner) {
   test::ManualClock clock;
-  QuicTlsOptions tls;
+  TlsOptions tls;
   tls.ca_file = test::test_certs().ca_file;
   tls.early_data = true;
   auto context = QuicTlsContext::create(tls);

@@ -161,9 +161,17 @@ struct ClientOutcome {
   bool saw_buffered_input = false;  // has_buffered_input() after some read
 };
 
+// Trust settings: a CA file (or the system store, ""), or none with `insecure`.
+TlsOptions trust(std::string ca_file, bool insecure) {
+  TlsOptions tls;
+  tls.ca_file = std::move(ca_file);
+  tls.insecure = insecure;
+  return tls;
+}
+
 struct ClientOptions {
   std::string host = "localhost";
-  TlsContextSettings tls{test_certs().ca_file, false};
+  TlsOptions tls = trust(test_certs().ca_file, false);
   std::vector<std::string> alpn;
   std::string payload = "hello over tls\n";
   bool write_until_error = false;        // keep writing after the handshake
@@ -381,7 +389,7 @@ TEST(Tls, UntrustedCertificateIsRejectedSayingHowToTrustIt) {
 TEST(Tls, InsecureAcceptsAnUntrustedCertificate) {
   BlockingTlsServer server(
       {.cert = test_certs().untrusted_cert, .key = test_certs().untrusted_key});
-  ClientOutcome outcome = run_client(server, {.tls = {"", true}});
+  ClientOutcome outcome = run_client(server, {.tls = trust("", true)});
   ASSERT_FALSE(outcome.error) << message_of(outcome);
   EXPECT_TRUE(outcome.is_tls);
   EXPECT_EQ(outcome.received, "hello over tls\n");
@@ -390,13 +398,13 @@ TEST(Tls, InsecureAcceptsAnUntrustedCertificate) {
 TEST(Tls, InsecureAcceptsACertificateForAnotherHost) {
   BlockingTlsServer server(
       {.cert = test_certs().wrong_host_cert, .key = test_certs().wrong_host_key});
-  ClientOutcome outcome = run_client(server, {.tls = {"", true}});
+  ClientOutcome outcome = run_client(server, {.tls = trust("", true)});
   ASSERT_FALSE(outcome.error) << message_of(outcome);
 }
 
 TEST(Tls, SystemTrustStoreDoesNotTrustTheTestCa) {
   BlockingTlsServer server({});
-  ClientOutcome outcome = run_client(server, {.tls = {"", false}});
+  ClientOutcome outcome = run_client(server, {.tls = trust("", false)});
   ASSERT_TRUE(outcome.error);
   EXPECT_NE(outcome.error->message().find("trusted CA"), std::string::npos)
       << outcome.error->message();
@@ -409,7 +417,7 @@ TEST(Tls, SystemTrustStoreDoesNotTrustTheTestCa) {
 TEST(Tls, TheSystemTrustStoreIsReadAtTheFirstConnection) {
   BlockingTlsServer server({});
   const std::string ca_file = test_certs().ca_file;
-  ClientOutcome outcome = run_client(server, {.tls = {"", false}, .before_connect = [&] {
+  ClientOutcome outcome = run_client(server, {.tls = trust("", false), .before_connect = [&] {
                                                 ::setenv("SSL_CERT_FILE", ca_file.c_str(), 1);
                                               }});
   ::unsetenv("SSL_CERT_FILE");
@@ -469,7 +477,7 @@ TEST(Tls, WritingToAPeerThatLeftIsAnErrorNotSigpipe) {
 }
 
 TEST(Tls, UnreadableCaFileIsNamed) {
-  auto context = TlsContext::create({"/nonexistent/sluice-ca.pem", false});
+  auto context = TlsContext::create(trust("/nonexistent/sluice-ca.pem", false));
   ASSERT_FALSE(context);
   EXPECT_EQ(context.error().category(), ErrorCategory::tls);
   EXPECT_EQ(context.error().message(),
@@ -482,7 +490,7 @@ TEST(Tls, CaFileWithoutCertificatesIsNamed) {
   ASSERT_NE(file, nullptr);
   std::fputs("this is not PEM\n", file);
   std::fclose(file);
-  auto context = TlsContext::create({path, false});
+  auto context = TlsContext::create(trust(path, false));
   std::remove(path.c_str());
   ASSERT_FALSE(context);
   EXPECT_EQ(context.error().message().rfind("TLS: cannot read CA file " + path + ": ", 0), 0u)
@@ -490,7 +498,7 @@ TEST(Tls, CaFileWithoutCertificatesIsNamed) {
 }
 
 TEST(Tls, InvalidAlpnNameIsRefusedAndTheFdClosed) {
-  auto context = TlsContext::create({test_certs().ca_file, false});
+  auto context = TlsContext::create(trust(test_certs().ca_file, false));
   ASSERT_TRUE(context);
   int fds[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
