@@ -126,7 +126,7 @@ Result<ChildFigures> sluice_child(const BenchOptions& options, const std::string
                       {"cpu_s", process_cpu_seconds() - cpu_before},
                       {"size", static_cast<double>(done->size)},
                       {"ranges", static_cast<double>(done->ranges)},
-                      {"http_version", version_number(done->version)}};
+                      {"http_version", version_number(done->first_response.version)}};
 }
 
 Result<RunFigures> run_sluice(const BenchOptions& options, const std::string& path,

@@ -32,10 +32,10 @@ struct ClientStats {
   std::size_t connections = 0;              ///< open connections, busy or idle
   std::uint64_t sweep_releases = 0;  ///< receivers and connections the sweep freed scratch of
   std::uint64_t sweep_bytes_released = 0;
-  std::uint64_t budget_waits = 0;  ///< times staged_bytes_budget held streams back
+  std::uint64_t budget_waits = 0;  ///< times memory.staged_bytes_budget held streams back
   /// The allowances of open responses, summed (Request::allowance; over HTTP/2 and
   /// HTTP/3 their streams' receive windows): what their servers may send beyond
-  /// what readers took. staged_bytes_budget bounds it.
+  /// what readers took. memory.staged_bytes_budget bounds it.
   std::size_t allowance_bytes = 0;
   std::uint64_t dns_queries = 0;     ///< names asked of DNS (or /etc/hosts) so far
   std::uint64_t dns_cache_hits = 0;  ///< lookups the DNS cache answered
@@ -54,7 +54,7 @@ struct ClientStats {
   std::uint64_t quic_early_data_accepted = 0;
   std::uint64_t quic_early_data_rejected = 0;
   std::uint64_t quic_early_requests = 0;
-  /// Owned request bodies no transport has taken whole yet (owned_upload_budget
+  /// Owned request bodies no transport has taken whole yet (memory.owned_upload_budget
   /// bounds them), and how many send() calls waited for that bound so far.
   std::size_t owned_upload_bytes = 0;
   std::uint64_t owned_upload_waits = 0;

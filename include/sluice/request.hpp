@@ -76,7 +76,7 @@ struct DecodePolicy {
 /// unread body holds about that much. While its reader takes what arrives promptly
 /// (half the allowance within 1.5 round trips of the path, or within 3 ms where the
 /// path is shorter than 2 ms), the allowance grows, up to `max_bytes` and within
-/// ClientOptions::staged_bytes_budget. A reader that stops holds at most the
+/// ClientOptions::memory.staged_bytes_budget. A reader that stops holds at most the
 /// allowance it had then; one that stays away for a second or more comes back to
 /// `initial_bytes`. Setting both to the same value fixes the allowance.
 struct BodyAllowance {

@@ -107,7 +107,7 @@ SLUICE_API sluice_code sluice_client_options_set_ca_file(sluice_client_options* 
 /* Non-zero: skip certificate and host verification (-k). Never the default. */
 SLUICE_API sluice_code sluice_client_options_set_insecure(sluice_client_options* options,
                                                           int insecure);
-/* TLS (ClientOptions' TLS options; see sluice/client.hpp). Files are read by
+/* TLS (ClientOptions' TLS options; see sluice/client_options.hpp). Files are read by
  * sluice_client_new, which fails naming the file: SLUICE_E_USAGE for a missing or
  * unreadable certificate or key, a wrong passphrase, a bad pin or cipher list.
  * client_cert: PEM certificate (chain), with the key too unless client_key names it;
@@ -262,9 +262,10 @@ SLUICE_API sluice_code sluice_client_options_set_host_dispatch(sluice_client_opt
 /* ---- Client options by name ----------------------------------------------------- */
 
 /* Every client option that takes one value is also in a table a program (a binding,
- * a configuration file reader) walks and sets by name: the name is ClientOptions'
- * member name ("pool_idle_timeout", "resolve"), the kind says which setter takes it
- * and what its number means. */
+ * a configuration file reader) walks and sets by name: the name is the C API's, as
+ * its setter is named ("pool_idle_timeout" sets ClientOptions' pool.idle_timeout,
+ * "resolve" routing.resolve), the kind says which setter takes it and what its
+ * number means. */
 typedef enum sluice_option_kind {
   SLUICE_OPTION_TEXT = 1,         /* sluice_client_options_set_text */
   SLUICE_OPTION_TEXT_LIST = 2,    /* sluice_client_options_set_text, once per entry */
@@ -275,7 +276,7 @@ typedef enum sluice_option_kind {
   SLUICE_OPTION_KIND_MAX_ = 0x7fffffff
 } sluice_option_kind;
 typedef struct sluice_option_info {
-  const char* name; /* ClientOptions' member name */
+  const char* name; /* the C API's name of the option */
   sluice_option_kind kind;
   const char* help; /* one line */
 } sluice_option_info;

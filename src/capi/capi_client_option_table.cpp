@@ -102,9 +102,9 @@ sluice_code set_duration(const char* function, sluice_client_options* options, s
 }
 
 // A row's field as an Access: `field` is a path such as tls.ca_file.
-#define SLUICE_FIELD(field)         \
-  +[](ClientOptions & o) -> auto& { \
-    return o.field;                 \
+#define SLUICE_FIELD(field)           \
+  +[](ClientOptions & all) -> auto& { \
+    return all.field;                 \
   }
 
 // How a kind is set: its C parameters and the setter above that does it.

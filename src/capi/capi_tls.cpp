@@ -1,5 +1,5 @@
 // The C API: the TLS versions a client offers (ClientOptions::tls.min_version and
-// tls_max_version, set together); the one-value TLS options come from
+// tls.max_version, set together); the one-value TLS options come from
 // client_option_table.hpp.
 #include <string>
 

@@ -19,7 +19,7 @@
 //   field   the ClientOptions field, in its group (tls.ca_file)
 //   rule    the value's check: any, header_value, at_least_one
 //   help    one line for a binding's error messages and help (ClientOptions in
-//           sluice/client.hpp says the whole)
+//           sluice/client_options.hpp says the whole)
 
 #define SLUICE_CLIENT_OPTION_TABLE(X)                                                             \
   /* TLS */                                                                                       \

@@ -60,14 +60,14 @@ class ClientCore final : public TransferOwner {
   EventLoop& loop() noexcept { return loop_; }
   Resolver& resolver() noexcept { return resolver_; }
   TlsContext* tls() noexcept { return tls_.get(); }
-  /// Trust for https:// proxies (proxy_ca_file, proxy_insecure).
+  /// Trust for https:// proxies (proxy.ca_file, proxy.insecure).
   TlsContext* proxy_tls() noexcept { return proxy_tls_.get(); }
   ConnectionPool& pool() noexcept { return pool_; }
   AltSvcCache& alt_svc() noexcept { return alt_svc_; }
   /// The Client's staged-bytes total and budget, shared with every staging buffer.
   const std::shared_ptr<StagedBudget>& staged_budget() const noexcept { return staged_budget_; }
   /// The owned request bodies not yet taken by a transport (ClientOptions::
-  /// owned_upload_budget); send() acquires, each body's source gives back.
+  /// memory.owned_upload_budget); send() acquires, each body's source gives back.
   const std::shared_ptr<UploadBudget>& upload_budget() const noexcept { return upload_budget_; }
   /// The window policy every HTTP/2 and HTTP/3 session of this Client uses; its
   /// ledger sums their streams' windows (ClientStats::allowance_bytes).

@@ -24,7 +24,7 @@ struct PoolServices {
   EventLoop& loop;
   Resolver& resolver;
   const Trace& trace;
-  /// Read for the pool's limits (max_connections_per_origin, pool_idle_timeout), the
+  /// Read for the pool's limits (pool.max_connections_per_origin, pool.idle_timeout), the
   /// HTTP/3 timing (http3_fallback_after, http3_broken_for), the TLS maximum and the
   /// wire tap.
   const ClientOptions& options;

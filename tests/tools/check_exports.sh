@@ -67,15 +67,18 @@ required=(sluice_client_new sluice_client_fetch sluice_response_read sluice_last
 # unmarked_functions HEADER...: functions declared at namespace scope, not inline,
 # without SLUICE_API (hidden, so a program that calls one fails to link).
 unmarked_functions() {
-  awk '/^(class|struct) [^;]*$/ { inside = 1 } /^};/ { inside = 0 }
+  awk 'FNR == 1 { inside = 0; prev = "" }
+    /^(class|struct) [^;]*$/ { inside = 1 } /^};/ { inside = 0 }
     !inside && /^[A-Za-z]/ && /[A-Za-z0-9_>]\(/ && !/\{/ &&
-    !/^(SLUICE_API|using|struct|class|enum|template|namespace|inline|constexpr|static|typedef|extern)/ {
+    !/^(SLUICE_API|using|struct|class|enum|template|namespace|inline|constexpr|static|typedef|extern)/ &&
+    !(prev ~ /^SLUICE_API/ && prev !~ /[(;]/) {
       print FILENAME ": " $0
-    }' "$@"
+    }
+    { prev = $0 }' "$@"
 }
 
 # check_marks SOURCE_DIR: SLUICE_API is written in include/sluice only, and on every
-# function declared there.
+# function declared there (the C API of sluice.h too).
 check_marks() {
   local marked status=0
   if marked=$(grep -rln 'SLUICE_API' "$1/src"); then
@@ -83,7 +86,7 @@ check_marks() {
     echo "$marked"
     status=1
   fi
-  marked=$(unmarked_functions "$1"/include/sluice/*.hpp)
+  marked=$(unmarked_functions "$1"/include/sluice/*.hpp "$1"/include/sluice/*.h)
   if [ -n "$marked" ]; then
     echo "check_exports: declared in include/sluice without SLUICE_API (hidden: a call fails to link):"
     echo "$marked"
@@ -166,6 +169,7 @@ self_test() {
   mkdir -p "$planted/src/core" "$planted/include/sluice"
   echo 'class SLUICE_API StagingBuffer {};' >"$planted/src/core/planted.hpp"
   echo 'SLUICE_API bool should_retry(int attempt);' >"$planted/include/sluice/retry.hpp"
+  echo 'SLUICE_API int sluice_version_num(void);' >"$planted/include/sluice/sluice.h"
   if check_marks "$planted" >/dev/null; then
     echo "self-test: SLUICE_API in src/ was not refused" >&2
     return 1
@@ -173,8 +177,11 @@ self_test() {
   rm "$planted/src/core/planted.hpp"
   printf '%s\n' 'SLUICE_API bool should_retry(int attempt);' 'bool is_transient_status(int status) noexcept;' \
     'inline bool fine(int x) { return x > 0; }' >"$planted/include/sluice/retry.hpp"
+  printf '%s\n' 'SLUICE_API sluice_code' 'sluice_marked_on_the_line_before(int a, int b);' \
+    'sluice_code sluice_client_unmarked(int a);' >"$planted/include/sluice/sluice.h"
   if ! out=$(check_marks "$planted") && grep -q 'is_transient_status' <<<"$out" &&
-      ! grep -q 'should_retry\|fine' <<<"$out"; then
+      grep -q 'sluice_client_unmarked' <<<"$out" &&
+      ! grep -q 'should_retry\|fine\|sluice_marked_on_the_line_before' <<<"$out"; then
     :
   else
     echo "self-test: an unmarked public function was not refused alone:" >&2
@@ -182,7 +189,7 @@ self_test() {
     return 1
   fi
   check_marks "$source_dir" || { echo "self-test: the tree itself has a mark in src/" >&2; return 1; }
-  echo "check_exports: self-test passed (the headers read, 9 planted violations caught, public names accepted)"
+  echo "check_exports: self-test passed (the headers read, 10 planted violations caught, public names accepted)"
 }
 
 if [ "${1:-}" = --self-test ]; then
