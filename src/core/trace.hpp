@@ -41,4 +41,22 @@ class Trace {
   Sink sink_;
 };
 
+/// One connection's lines under one layer name: "c3 h2: ..." and "c3 s5 h2: ...".
+/// Ownership: a member of what traces; `trace` outlives it, `layer` is a literal.
+class TraceScope {
+ public:
+  TraceScope(const Trace& trace, std::uint64_t conn, std::string_view layer)
+      : trace_(&trace), conn_(conn), layer_(layer) {}
+  bool on() const noexcept { return trace_->on(); }
+  void conn(std::string_view what) const { trace_->emit(conn_, layer_, what); }
+  void stream(std::int64_t stream, std::string_view what) const {
+    trace_->emit(conn_, stream, layer_, what);
+  }
+
+ private:
+  const Trace* trace_;
+  std::uint64_t conn_;
+  std::string_view layer_;
+};
+
 }  // namespace sluice

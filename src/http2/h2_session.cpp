@@ -123,7 +123,8 @@ H2Session::H2Session(std::function<void()> on_output_ready, const Trace& trace,
       trace_(trace),
       conn_id_(conn_id),
       time_(time),
-      options_(options) {
+      options_(options),
+      streams_(*this, TraceScope(trace, conn_id, "h2")) {
   auto ready = setup();
   if (!ready) {
     setup_error_ = std::move(ready).error();
@@ -297,8 +298,7 @@ Result<std::int32_t> H2Session::submit(ExchangeRequest& request, ExchangeSink& s
       nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
                              request.body != nullptr ? &provider : nullptr, nullptr);
   if (stream_id < 0) return fatal_error(stream_id, "submitting a request");
-  H2Stream& stream =
-      streams_.try_emplace(stream_id, stream_id, sink, request, options_.window).first->second;
+  H2Stream& stream = streams_.add(stream_id, sink, request, options_.window);
   if (stream.body != nullptr) {
     stream.body->set_waker([this, alive = std::weak_ptr<bool>(alive_), stream_id] {
       auto still = alive.lock();
@@ -316,15 +316,7 @@ void H2Session::cancel_stream(std::int32_t stream_id) {
   nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream_id, NGHTTP2_CANCEL);
 }
 
-void H2Session::resume_stream(std::int32_t stream_id) {
-  H2Stream* stream = find(stream_id);
-  if (stream == nullptr) return;
-  const TimePoint now = time_.now();
-  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), now) && trace_.on()) {
-    trace_stream(stream_id, "resumed: the reader caught up");
-  }
-  give_back_credit(*stream, CreditTrigger::reader, now);
-}
+void H2Session::resume_stream(std::int32_t stream_id) { streams_.resume(stream_id, time_.now()); }
 
 std::size_t H2Session::available_streams() const {
   if (session_ == nullptr || closing_ || goaway_received_) return 0;
@@ -339,11 +331,7 @@ std::size_t H2Session::available_streams() const {
 }
 
 bool H2Session::receiving_since(TimePoint paused_before) const {
-  for (const auto& entry : streams_) {
-    const StreamCredit& credit = entry.second.credit;
-    if (!credit.paused() || credit.paused_at() > paused_before) return true;
-  }
-  return false;
+  return streams_.receiving_since(paused_before);
 }
 
 void H2Session::terminate(std::uint32_t error_code) {
@@ -357,7 +345,7 @@ void H2Session::fail_all(const Error& error) {
   closing_ = true;
   std::vector<std::int32_t> ids;
   ids.reserve(streams_.size());
-  for (const auto& entry : streams_) ids.push_back(entry.first);
+  for (const auto& entry : streams_) ids.push_back(entry.second.stream_id);
   std::sort(ids.begin(), ids.end());
   // One at a time: a sink may cancel another stream from inside its event.
   for (std::int32_t stream_id : ids) fail_stream(stream_id, error);
@@ -377,25 +365,20 @@ Result<void> H2Session::send_ping() {
   return submit_ping(true);
 }
 
-H2Stream* H2Session::find(std::int32_t stream_id) {
-  auto found = streams_.find(stream_id);
-  return found == streams_.end() ? nullptr : &found->second;
-}
-
 ExchangeSink* H2Session::detach(std::int32_t stream_id) {
-  auto found = streams_.find(stream_id);
-  if (found == streams_.end()) return nullptr;
+  H2Stream* stream = find(stream_id);
+  if (stream == nullptr) return nullptr;
   ++streams_ended_;
-  ExchangeSink* sink = found->second.sink;
+  ExchangeSink* sink = stream->sink;
   // A stale waker finds no stream; the no-op keeps the source from calling an empty
   // function, since it may be destroyed right after the sink's event.
-  if (found->second.body != nullptr) found->second.body->set_waker([] {});
-  streams_.erase(found);
+  if (stream->body != nullptr) stream->body->set_waker([] {});
+  streams_.erase(stream_id);
   return sink;
 }
 
 void H2Session::fail_stream(std::int32_t stream_id, Error error) {
-  if (trace_.on() && streams_.count(stream_id) != 0) {
+  if (trace_.on() && find(stream_id) != nullptr) {
     trace_stream(stream_id, "failed: " + error.message());
   }
   H2Stream* stream = find(stream_id);

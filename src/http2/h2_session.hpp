@@ -28,17 +28,16 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 
 #include "connection/connection.hpp"
 #include "connection/exchange.hpp"
 #include "core/byte_queue.hpp"
-#include "core/quiet_queue.hpp"
 #include "core/time_source.hpp"
 #include "core/trace.hpp"
 #include "http2/h2_stream.hpp"
 #include "mux/rtt_estimate.hpp"
 #include "mux/stream_credit.hpp"
+#include "mux/stream_table.hpp"
 #include "sluice/error.hpp"
 
 namespace sluice {
@@ -67,7 +66,7 @@ struct H2SessionOptions {
   std::chrono::milliseconds rtt_probe_interval{10'000};
 };
 
-class H2Session {
+class H2Session final : private StreamHooks<H2Stream> {
  public:
   /// `on_output_ready` runs on the HTTP thread when a deferred request body has more
   /// bytes (its source's waker fired): the owner should call drain_output soon. It may
@@ -179,19 +178,19 @@ class H2Session {
   Error own_reset_error(const H2Stream& stream, std::uint32_t error_code) const;
   Error goaway_error(std::int32_t stream_id) const;
 
-  // Credit and round trips (h2_session_credit.cpp).
-  void give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint now);
-  void announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held);
+  // Credit and round trips (h2_session_credit.cpp); the hooks of streams_.
+  bool can_credit(const H2Stream& stream) const override;
+  std::chrono::nanoseconds path_rtt() const override { return rtt_.min(); }
+  void announce_credit(H2Stream& stream, const CreditGrant& grant, std::uint64_t held) override;
   void trace_credit(const H2Stream& stream, const CreditGrant& grant, std::uint64_t increment,
                     int rv) const;
   void follow_connection_window();
-  void note_pause(H2Stream& stream, TimePoint now);
   Result<void> submit_ping(bool liveness);
   void on_ping_ack(const nghttp2_frame& frame);
   void maybe_probe_rtt(TimePoint now);
 
   // Streams.
-  H2Stream* find(std::int32_t stream_id);
+  H2Stream* find(std::int32_t stream_id) { return streams_.find(stream_id); }
   /// Removes the stream and returns its sink (nullptr if unknown); the body source
   /// is detached first, since the caller may free it in the sink event.
   ExchangeSink* detach(std::int32_t stream_id);
@@ -200,7 +199,6 @@ class H2Session {
 
   void trace_conn(const std::string& what) const;
   void trace_stream(std::int32_t stream_id, const std::string& what) const;
-  QuietQueue::DueOf quiet_due_of() const;
 
   std::function<void()> on_output_ready_;
   const Trace& trace_;
@@ -210,9 +208,7 @@ class H2Session {
   nghttp2_session* session_ = nullptr;
   std::optional<Error> setup_error_;
 
-  std::unordered_map<std::int32_t, H2Stream> streams_;
-  // Streams with a quiet deadline; mutable: next_deadline() drops stale entries.
-  mutable QuietQueue quiet_;
+  StreamTable<H2Stream> streams_;
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE
   std::optional<Error> terminal_error_;  // why nghttp2 ended the connection itself
   // A waker fired since the last resume_woken_bodies: wants_write() without a scan.

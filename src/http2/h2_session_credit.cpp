@@ -12,16 +12,7 @@
 
 namespace sluice {
 
-void H2Session::give_back_credit(H2Stream& stream, CreditTrigger why, TimePoint now) {
-  if (session_ == nullptr || broken_) return;
-  const std::uint64_t held = stream.sink->held_bytes();
-  const CreditGrant grant =
-      stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now, rtt_.min());
-  quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
-  if (grant.bytes > 0 || grant.resized()) announce_credit(stream, grant, held);
-  if (grant.resized()) stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
-  stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
-}
+bool H2Session::can_credit(const H2Stream&) const { return session_ != nullptr && !broken_; }
 
 // What the consumer took goes back as what nghttp2 counts as received and not yet
 // announced, less what the consumer holds: that takes along DATA padding (which
@@ -79,9 +70,7 @@ void H2Session::trace_credit(const H2Stream& stream, const CreditGrant& grant,
 // is in flight at once; at twice the streams' windows together it never limits them
 // (nghttp2 announces it in half-window steps).
 void H2Session::follow_connection_window() {
-  std::uint64_t streams_total = 0;
-  for (const auto& entry : streams_) streams_total += entry.second.credit.window();
-  const std::uint64_t wanted = std::min<std::uint64_t>(2 * streams_total, INT32_MAX);
+  const std::uint64_t wanted = std::min<std::uint64_t>(2 * streams_.live_windows(), INT32_MAX);
   if (wanted <= static_cast<std::uint64_t>(connection_window_)) return;
   const int rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0,
                                                        static_cast<std::int32_t>(wanted));
@@ -93,35 +82,11 @@ void H2Session::follow_connection_window() {
   connection_window_ = static_cast<std::int32_t>(wanted);
 }
 
-void H2Session::note_pause(H2Stream& stream, TimePoint now) {
-  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), now)) return;
-  if (trace_.on()) {
-    trace_stream(stream.stream_id, "paused: the reader is its allowance behind (" +
-                                       std::to_string(stream.sink->held_bytes()) + " bytes held)");
-  }
-}
-
-QuietQueue::DueOf H2Session::quiet_due_of() const {
-  return [this](QuietQueue::StreamId id) -> std::optional<TimePoint> {
-    const auto found = streams_.find(static_cast<std::int32_t>(id));
-    if (found == streams_.end()) return std::nullopt;
-    return found->second.credit.quiet_deadline();
-  };
-}
-
-std::optional<TimePoint> H2Session::next_deadline() const {
-  return quiet_.earliest(quiet_due_of());
-}
+std::optional<TimePoint> H2Session::next_deadline() const { return streams_.next_deadline(); }
 
 void H2Session::on_timer() {
   if (session_ == nullptr || broken_ || in_library_) return;
-  const TimePoint now = time_.now();
-  // By id: a sink may cancel another stream from inside report_taken_after.
-  for (const QuietQueue::StreamId id : quiet_.take_due(now, quiet_due_of())) {
-    if (H2Stream* stream = find(static_cast<std::int32_t>(id))) {
-      give_back_credit(*stream, CreditTrigger::quiet, now);
-    }
-  }
+  streams_.on_timer(time_.now());
 }
 
 // PING payloads carry a sequence number, so an acknowledgement finds its send time.

@@ -154,14 +154,7 @@ Result<H2Session::Verdict> H2Session::on_data_chunk(std::int32_t stream_id,
   H2Stream* stream = find(stream_id);
   if (stream == nullptr) return Verdict::proceed;  // cancelled: the bytes go nowhere
   const TimePoint now = time_.now();               // one clock read per DATA frame
-  stream->credit.on_received(bytes.size(), now);
-  quiet_.note(stream_id, stream->credit.quiet_deadline());
-  stream->sink->on_body(bytes);
-  stream = find(stream_id);
-  if (stream != nullptr) {
-    note_pause(*stream, now);
-    give_back_credit(*stream, CreditTrigger::arrival, now);
-  }
+  streams_.deliver_body(*stream, bytes, now);
   maybe_probe_rtt(now);
   return Verdict::proceed;
 }
@@ -244,10 +237,11 @@ void H2Session::on_goaway(const nghttp2_frame& frame) {
                h2_error_name(goaway_code_) +
                (goaway_debug_.empty() ? std::string() : ": " + goaway_debug_) + ")");
   }
-  for (auto& [stream_id, stream] : streams_) {
-    if (stream_id <= goaway_last_stream_) continue;
+  for (auto& entry : streams_) {
+    H2Stream& stream = entry.second;
+    if (stream.stream_id <= goaway_last_stream_) continue;
     stream.unprocessed = true;
-    if (!stream.failure) stream.failure = goaway_error(stream_id);
+    if (!stream.failure) stream.failure = goaway_error(stream.stream_id);
   }
 }
 

@@ -222,11 +222,12 @@ void H2Session::wake_body(std::int32_t stream_id) {
 // the next drain_output resumes it (wants_write() says there is output).
 void H2Session::resume_woken_bodies() {
   if (!bodies_woken_) return;
-  for (auto& [stream_id, stream] : streams_) {
+  for (auto& entry : streams_) {
+    H2Stream& stream = entry.second;
     if (!stream.body_deferred || !stream.body_woken) continue;
     stream.body_deferred = false;
     stream.body_woken = false;
-    nghttp2_session_resume_data(session_, stream_id);
+    nghttp2_session_resume_data(session_, stream.stream_id);
   }
   bodies_woken_ = false;
 }

@@ -140,13 +140,14 @@ H3Session::H3Session(const Trace& trace, std::uint64_t conn_id, const TimeSource
       conn_id_(conn_id),
       time_(time),
       options_(options),
-      on_change_(std::move(on_change)) {}
+      on_change_(std::move(on_change)),
+      stream_table_(*this, TraceScope(trace, conn_id, "h3")) {}
 
 H3Session::~H3Session() {
   *alive_ = false;
   // nghttp3 first: it points into the streams' body blocks.
   if (conn_ != nullptr) nghttp3_conn_del(conn_);
-  for (auto& entry : stream_map_) {
+  for (auto& entry : stream_table_) {
     if (entry.second.body != nullptr) entry.second.body->set_waker([] {});
   }
 }
@@ -418,17 +419,17 @@ void H3Session::on_connection_closed(const Error& error) {
   streams_ = nullptr;
   if (conn_ != nullptr) nghttp3_conn_del(conn_);
   conn_ = nullptr;
-  stream_map_.clear();
+  stream_table_.clear();
   spare_blocks_.clear();
 }
 
 void H3Session::fail_all_unprocessed(const Error& error) {
-  for (auto& [stream_id, stream] : stream_map_) stream.unprocessed = true;
+  for (auto& [stream_id, stream] : stream_table_) stream.unprocessed = true;
   fail_all(error);
 }
 
 void H3Session::fail_all_refused_early(const Error& error) {
-  for (auto& [stream_id, stream] : stream_map_) stream.refused_early = true;
+  for (auto& [stream_id, stream] : stream_table_) stream.refused_early = true;
   fail_all_unprocessed(error);
 }
 

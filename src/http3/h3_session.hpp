@@ -37,17 +37,16 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "connection/connection.hpp"
 #include "connection/exchange.hpp"
 #include "core/byte_queue.hpp"
-#include "core/quiet_queue.hpp"
 #include "core/time_source.hpp"
 #include "core/trace.hpp"
 #include "http3/h3_stream.hpp"
 #include "mux/stream_credit.hpp"
+#include "mux/stream_table.hpp"
 #include "quic/quic_streams.hpp"
 #include "sluice/error.hpp"
 
@@ -70,7 +69,7 @@ struct H3SessionOptions {
   std::size_t qpack_encoder_max_dtable_capacity = 4096;
 };
 
-class H3Session final : public QuicApplication {
+class H3Session final : public QuicApplication, private StreamHooks<H3Stream> {
  public:
   /// `conn_id` names the connection in trace lines ("c3 s4 h3: ..."). `on_change`
   /// runs on the HTTP thread at the end of a session call (never nested inside
@@ -225,12 +224,12 @@ class H3Session final : public QuicApplication {
   ByteQueue take_block();
 
   // Streams (h3_session_streams.cpp).
-  H3Stream* find(std::int64_t stream_id);
-  void give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint now);
-  QuietQueue::DueOf quiet_due_of() const;
-  void announce_credit(H3Stream& stream, const CreditGrant& grant);
+  H3Stream* find(std::int64_t stream_id) { return stream_table_.find(stream_id); }
+  // The hooks of stream_table_.
+  bool can_credit(const H3Stream& stream) const override;
+  std::chrono::nanoseconds path_rtt() const override { return streams_->path_rtt(); }
+  void announce_credit(H3Stream& stream, const CreditGrant& grant, std::uint64_t held) override;
   void follow_connection_window();
-  void note_pause(H3Stream& stream, TimePoint now);
   /// Ends the exchange (the record stays until the QUIC stream closes) and returns
   /// its sink; the body source is detached first, since the caller may free it in
   /// the sink event.
@@ -254,9 +253,7 @@ class H3Session final : public QuicApplication {
   QuicStreams* streams_ = nullptr;  // set by on_handshake_completed
   nghttp3_conn* conn_ = nullptr;
 
-  std::unordered_map<std::int64_t, H3Stream> stream_map_;
-  // Streams with a quiet deadline; mutable: next_deadline() drops stale entries.
-  mutable QuietQueue quiet_;
+  StreamTable<H3Stream> stream_table_;
   std::vector<PendingOp> pending_ops_;
   std::vector<ByteQueue> spare_blocks_;  // emptied body blocks, reused for the next piece
   std::optional<Error> callback_error_;  // the real error behind CALLBACK_FAILURE

@@ -113,15 +113,7 @@ void H3Session::on_data(std::int64_t stream_id, std::span<const std::byte> bytes
     credit_now(stream_id, bytes.size());  // nobody takes them: the server may go on
     return;
   }
-  const TimePoint now = time_.now();  // one clock read per piece of body
-  stream->credit.on_received(bytes.size(), now);
-  quiet_.note(stream_id, stream->credit.quiet_deadline());
-  stream->sink->on_body(bytes);
-  stream = find(stream_id);
-  if (stream != nullptr && stream->sink != nullptr) {
-    note_pause(*stream, now);
-    give_back_credit(*stream, CreditTrigger::arrival, now);
-  }
+  stream_table_.deliver_body(*stream, bytes, time_.now());  // one clock read per piece
 }
 
 // Bytes the session is done with at once. For the stream being read they ride on
@@ -189,7 +181,7 @@ void H3Session::on_goaway(std::int64_t stream_id) {
                          " were not processed");
   }
   std::vector<std::int64_t> refused;
-  for (auto& [id, stream] : stream_map_) {
+  for (auto& [id, stream] : stream_table_) {
     if (id < stream_id || stream.sink == nullptr) continue;
     stream.unprocessed = true;
     refused.push_back(id);
@@ -216,7 +208,7 @@ void H3Session::close_record(std::int64_t stream_id, std::optional<std::uint64_t
                                 " before the response ended");
     fail_stream(stream_id, std::move(error), false);
   }
-  stream_map_.erase(stream_id);
+  stream_table_.erase(stream_id);
 }
 
 }  // namespace sluice

@@ -41,13 +41,12 @@ Result<std::int64_t> H3Session::submit(ExchangeRequest& request, ExchangeSink& s
   if (!opened) return std::move(opened).error();
   const std::int64_t stream_id = *opened;
   streams_->set_stream_window(stream_id, request.allowance.initial_bytes);
-  H3Stream& stream =
-      stream_map_.try_emplace(stream_id, stream_id, sink, request, options_.window).first->second;
+  H3Stream& stream = stream_table_.add(stream_id, sink, request, options_.window);
   stream.pending_request = std::make_unique<H3RequestHeaders>(request);
   if (in_library_) {
     queue_op(PendingOp::Kind::submit, stream_id);
   } else if (auto sent = submit_to_library(stream); !sent) {
-    stream_map_.erase(stream_id);  // no event: the caller reports the error
+    stream_table_.erase(stream_id);  // no event: the caller reports the error
     streams_->shutdown_stream(stream_id, NGHTTP3_H3_REQUEST_CANCELLED);
     return std::move(sent).error();
   }
@@ -229,7 +228,7 @@ ByteQueue H3Session::take_block() {
 
 std::size_t H3Session::unacked_body_bytes() const noexcept {
   std::size_t total = 0;
-  for (const auto& entry : stream_map_) total += entry.second.in_flight_bytes;
+  for (const auto& entry : stream_table_) total += entry.second.in_flight_bytes;
   return total;
 }
 
@@ -240,12 +239,7 @@ std::size_t H3Session::scratch_bytes() const noexcept {
 }
 
 bool H3Session::receiving_since(TimePoint paused_before) const {
-  for (const auto& entry : stream_map_) {
-    const H3Stream& stream = entry.second;
-    if (stream.sink == nullptr) continue;
-    if (!stream.credit.paused() || stream.credit.paused_at() > paused_before) return true;
-  }
-  return false;
+  return stream_table_.receiving_since(paused_before);
 }
 
 std::size_t H3Session::release_scratch() {
@@ -268,7 +262,7 @@ Result<QuicOutput> H3Session::next_output(std::span<QuicVec> vecs) {
 Result<QuicOutput> H3Session::write_next(std::span<QuicVec> vecs) {
   std::array<nghttp3_vec, 16> nvecs{};
   const std::size_t capacity = std::min(vecs.size(), nvecs.size());
-  const std::size_t attempts = stream_map_.size() + 4;
+  const std::size_t attempts = stream_table_.size() + 4;
   for (std::size_t attempt = 0; attempt < attempts; ++attempt) {
     std::int64_t stream_id = -1;
     int fin = 0;

@@ -15,13 +15,7 @@ namespace sluice {
 
 void H3Session::resume_stream(std::int64_t stream_id) {
   Entry entry(*this);
-  H3Stream* stream = find(stream_id);
-  if (stream == nullptr || stream->sink == nullptr) return;
-  const TimePoint now = time_.now();
-  if (stream->credit.resume_if_wanted(stream->sink->wants_body(), now) && trace_.on()) {
-    trace_stream(stream_id, "resumed: the reader caught up");
-  }
-  give_back_credit(*stream, CreditTrigger::reader, now);
+  stream_table_.resume(stream_id, time_.now());
 }
 
 void H3Session::cancel_stream(std::int64_t stream_id) {
@@ -40,23 +34,11 @@ std::size_t H3Session::available_streams() const {
       std::min<std::uint64_t>(left, std::numeric_limits<std::size_t>::max()));
 }
 
-H3Stream* H3Session::find(std::int64_t stream_id) {
-  auto found = stream_map_.find(stream_id);
-  return found == stream_map_.end() ? nullptr : &found->second;
+bool H3Session::can_credit(const H3Stream& stream) const {
+  return streams_ != nullptr && !closed_ && !stream.shut;
 }
 
-void H3Session::give_back_credit(H3Stream& stream, CreditTrigger why, TimePoint now) {
-  if (streams_ == nullptr || closed_ || stream.shut) return;
-  const std::uint64_t held = stream.sink->held_bytes();
-  const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now,
-                                                   streams_->path_rtt());
-  quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
-  if (grant.bytes > 0 || grant.resized()) announce_credit(stream, grant);
-  if (grant.resized()) stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
-  stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
-}
-
-void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant) {
+void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant, std::uint64_t) {
   const std::uint64_t growth = grant.grown_to - grant.grown_from;
   const std::uint64_t taken = grant.bytes - growth;
   if (taken > 0) streams_->extend_stream(stream.stream_id, taken);
@@ -83,11 +65,7 @@ void H3Session::announce_credit(H3Stream& stream, const CreditGrant& grant) {
 // is in flight at once: at twice the open streams' windows together it never limits
 // them, as over h2. It never shrinks (QUIC cannot take credit back).
 void H3Session::follow_connection_window() {
-  std::uint64_t streams_total = 0;
-  for (const auto& entry : stream_map_) {
-    if (entry.second.sink != nullptr) streams_total += entry.second.credit.window();
-  }
-  const std::uint64_t wanted = 2 * streams_total;
+  const std::uint64_t wanted = 2 * stream_table_.live_windows();
   const std::uint64_t now_allowed = options_.connection_window + connection_window_raised_;
   if (wanted <= now_allowed) return;
   streams_->extend_connection_window(wanted - now_allowed);
@@ -97,37 +75,12 @@ void H3Session::follow_connection_window() {
   }
 }
 
-void H3Session::note_pause(H3Stream& stream, TimePoint now) {
-  if (!stream.credit.pause_if_unwanted(stream.sink->wants_body(), now)) return;
-  if (trace_.on()) {
-    trace_stream(stream.stream_id, "paused: the reader is its allowance behind (" +
-                                       std::to_string(stream.sink->held_bytes()) + " bytes held)");
-  }
-}
-
-QuietQueue::DueOf H3Session::quiet_due_of() const {
-  return [this](QuietQueue::StreamId id) -> std::optional<TimePoint> {
-    const auto found = stream_map_.find(id);
-    if (found == stream_map_.end() || found->second.sink == nullptr) return std::nullopt;
-    return found->second.credit.quiet_deadline();
-  };
-}
-
-std::optional<TimePoint> H3Session::next_deadline() const {
-  return quiet_.earliest(quiet_due_of());
-}
+std::optional<TimePoint> H3Session::next_deadline() const { return stream_table_.next_deadline(); }
 
 void H3Session::on_timer() {
   Entry entry(*this);
   if (streams_ == nullptr || closed_ || broken_) return;
-  const TimePoint now = time_.now();
-  // By id: a sink may cancel another stream from inside report_taken_after.
-  for (const std::int64_t stream_id : quiet_.take_due(now, quiet_due_of())) {
-    H3Stream* stream = find(stream_id);
-    if (stream != nullptr && stream->sink != nullptr) {
-      give_back_credit(*stream, CreditTrigger::quiet, now);
-    }
-  }
+  stream_table_.on_timer(time_.now());
 }
 
 ExchangeSink* H3Session::detach(H3Stream& stream) {
@@ -177,7 +130,7 @@ void H3Session::abandon_stream(H3Stream& stream, std::uint64_t app_error) {
 
 void H3Session::fail_exchanges(const Error& error) {
   std::vector<std::int64_t> ids;
-  for (const auto& [stream_id, stream] : stream_map_) {
+  for (const auto& [stream_id, stream] : stream_table_) {
     if (stream.sink != nullptr) ids.push_back(stream_id);
   }
   std::sort(ids.begin(), ids.end());
