@@ -110,11 +110,12 @@ class StreamTable {
   void give_back_credit(Stream& stream, CreditTrigger why, TimePoint now) {
     if (!hooks_.can_credit(stream)) return;
     const std::uint64_t held = stream.sink->held_bytes();
-    const CreditGrant grant = stream.credit.evaluate(held, stream.sink->may_extend_window(), why,
-                                                     now, hooks_.path_rtt());
+    const CreditGrant grant =
+        stream.credit.evaluate(held, stream.sink->may_extend_window(), why, now, hooks_.path_rtt());
     quiet_.note(stream.stream_id, stream.credit.quiet_deadline());  // the rtt may have fallen
     if (grant.bytes > 0 || grant.resized()) hooks_.announce_credit(stream, grant, held);
-    if (grant.resized()) stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
+    if (grant.resized())
+      stream.sink->on_allowance(static_cast<std::size_t>(stream.credit.window()));
     stream.sink->report_taken_after(static_cast<std::size_t>(stream.credit.report_after(held)));
   }
   /// Gives back what the consumers of streams gone quiet took (see StreamCredit).

@@ -57,7 +57,7 @@ ConnectionPool::Origin& ConnectionPool::origin_for(const std::string& key) {
 void ConnectionPool::submit(ConnectionWaiter& waiter) {
   const std::string key = origin_key(waiter);
   Origin& origin = origin_for(key);
-  if (origin.conns.empty()) {
+  if (origin.idle()) {
     origin.connector->set_route({waiter.url(), waiter.version_policy(), waiter.proxy_route()});
   }
   origin.waiting.push_back(&waiter);
@@ -73,15 +73,11 @@ void ConnectionPool::withdraw(ConnectionWaiter& waiter) {
   forget_if_unused(key);
 }
 
-bool ConnectionPool::unused(const Origin& origin) const {
-  return origin.conns.empty() && origin.waiting.empty() && !origin.connector->busy();
-}
-
 // A crawler meets millions of origins: an origin with nothing left goes. Its connector
 // may be the caller (a failed connect is its last report): it goes after the turn.
 void ConnectionPool::forget_if_unused(const std::string& key) {
   auto found = origins_.find(key);
-  if (found == origins_.end() || !unused(found->second)) return;
+  if (found == origins_.end() || !found->second.unused()) return;
   auto doomed = std::shared_ptr<OriginConnector>(std::move(found->second.connector));
   origins_.erase(found);
   services_.loop.post([doomed] {});
@@ -250,11 +246,12 @@ void ConnectionPool::arm_idle_close(Connection& conn) {
   });
 }
 
-bool ConnectionPool::drop(Connection& conn) {
+std::optional<std::string> ConnectionPool::drop(Connection& conn) {
   auto found = conn_origin_.find(&conn);
-  if (found == conn_origin_.end()) return false;
-  Origin& origin = origins_[found->second];
+  if (found == conn_origin_.end()) return std::nullopt;
+  std::string key = std::move(found->second);
   conn_origin_.erase(found);
+  Origin& origin = origins_[key];
   if (auto timer = idle_timers_.find(&conn); timer != idle_timers_.end()) {
     services_.loop.cancel_timer(timer->second);
     idle_timers_.erase(timer);
@@ -268,18 +265,16 @@ bool ConnectionPool::drop(Connection& conn) {
     conns.erase(it);
     services_.loop.post([doomed] {});
   }
-  return true;
+  return key;
 }
 
 void ConnectionPool::on_connection_closed(Connection& conn) {
-  std::string key;
-  Origin* origin = origin_of(conn, &key);
-  if (origin == nullptr) return;
-  drop(conn);
+  const std::optional<std::string> key = drop(conn);
+  if (!key) return;
   // A QUIC attempt that ended before its handshake tries the next address, or fails.
-  if (origin->connector->connection_closed(conn)) return;
-  dispatch(key);
-  forget_if_unused(key);
+  if (origins_[*key].connector->connection_closed(conn)) return;
+  dispatch(*key);
+  forget_if_unused(*key);
 }
 
 void ConnectionPool::close_all() {

@@ -51,6 +51,11 @@ class ConnectionPool final : public ConnectionOwner {
     std::deque<ConnectionWaiter*> waiting;
     std::optional<HttpVersion> seen_version;     // what the last connection spoke
     std::unique_ptr<OriginConnector> connector;  // what is on the way to a connection
+    /// No connection open and none on the way: the next waiter's route (its URL,
+    /// version policy and proxy) may replace the last one.
+    bool idle() const noexcept { return conns.empty() && !connector->busy(); }
+    /// Idle, and nobody waits: the origin can go.
+    bool unused() const noexcept { return idle() && waiting.empty(); }
   };
   Origin& origin_for(const std::string& key);
   static bool may_multiplex(const Origin& origin);
@@ -60,8 +65,6 @@ class ConnectionPool final : public ConnectionOwner {
   static std::size_t counted_connections(const Origin& origin);
   void forget_if_unused(const std::string& key);
 
-  bool unused(const Origin& origin) const;
-
   // What the origin's connector reports.
   void on_handshaking(const std::string& key, std::unique_ptr<Connection> conn);
   void on_connected(const std::string& key, Result<std::unique_ptr<Connection>> conn);
@@ -70,8 +73,9 @@ class ConnectionPool final : public ConnectionOwner {
   void dispatch(const std::string& key);
   Connection* idle_connection(const std::string& key);
   void arm_idle_close(Connection& conn);
-  /// Takes `conn` out of its origin (deleted after the turn); false if not pooled.
-  bool drop(Connection& conn);
+  /// Takes `conn` out of its origin (deleted after the turn) and returns the
+  /// origin's key; nullopt if it was not pooled.
+  std::optional<std::string> drop(Connection& conn);
   Origin* origin_of(const Connection& conn, std::string* key = nullptr);
 
   PoolServices services_;

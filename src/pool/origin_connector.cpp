@@ -15,10 +15,6 @@ OriginConnector::~OriginConnector() {
   if (h3_) h3_->stop();
 }
 
-void OriginConnector::set_route(OriginRoute route) {
-  if (!busy()) route_ = std::move(route);
-}
-
 OriginConnector::Opened OriginConnector::open_for(const ConnectionWaiter& first,
                                                   std::optional<HttpVersion> seen_version,
                                                   bool one_may_serve_all) {

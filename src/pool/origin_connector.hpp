@@ -60,8 +60,8 @@ class OriginConnector {
   OriginConnector& operator=(const OriginConnector&) = delete;
 
   const OriginRoute& route() const noexcept { return route_; }
-  /// A new route, taken only while nothing is on the way (the origin was idle).
-  void set_route(OriginRoute route);
+  /// A new route; only while nothing is on the way (the pool's Origin::idle()).
+  void set_route(OriginRoute route) { route_ = std::move(route); }
 
   enum class Opened { nothing, quic, tcp };
   /// Starts one more connection for `first` (whose timeouts it takes): a QUIC attempt
