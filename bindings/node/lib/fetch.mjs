@@ -1,0 +1,83 @@
+// fetch(input, init) over one Client's handle, with WHATWG semantics: the argument
+// checks and normalisation are those of the platform's own Request (so a wrong
+// argument gets the TypeError Node's fetch throws), abort through the signal, a real
+// Response, and network failures as TypeError('fetch failed') with the cause.
+import { addon } from './addon.mjs';
+import { fetchFailed, isSluiceFailure } from './errors.mjs';
+import { requestBody } from './request_body.mjs';
+import { makeResponse } from './response.mjs';
+import { pumpUpload } from './upload.mjs';
+
+const redirectModes = { manual: 0, follow: 1, error: 2 };
+
+function headerList(request) {
+  const list = [];
+  for (const [name, value] of request.headers) list.push(name, value);
+  if (!request.headers.has('accept')) list.push('accept', '*/*');  // fetch's default
+  return list;
+}
+
+function specOf(request, body, settings) {
+  return {
+    method: request.method,
+    url: request.url,
+    headers: headerList(request),
+    body: body.bytes,
+    stream: body.stream !== undefined,
+    uploadMark: settings.uploadBuffer,
+    version: settings.version,
+    redirect: redirectModes[request.redirect],
+    maxRedirects: settings.maxRedirects,
+    decode: settings.decompress,
+    timeouts: settings.timeouts,
+    allowance: settings.allowance,
+    maxBodySize: settings.maxBodySize,
+  };
+}
+
+/** `owner`: the JS Client, kept reachable by every exchange (and so by every
+ * Response body) it made, so that it is collected only when nothing of it is left. */
+export async function fetchWith(owner, handle, settings, input, init) {
+  const request = new Request(input, init);
+  const signal = request.signal;
+  if (signal.aborted) throw signal.reason;
+  const body = await requestBody(init, request);
+  if (signal.aborted) throw signal.reason;
+  let exchange;
+  let head;
+  try {
+    [exchange, head] = addon.send(handle, specOf(request, body, settings));
+  } catch (failure) {
+    throw isSluiceFailure(failure) ? fetchFailed(failure) : failure;
+  }
+  exchange.owner = owner;
+  if (body.stream) pumpUpload(exchange, body.stream);
+  return new Promise((resolve, reject) => {
+    let failBody = null;  // set once the head arrived
+    const onAbort = () => {
+      if (failBody) {
+        failBody(signal.reason);
+      } else {
+        addon.cancel(exchange, 'aborted');
+        reject(signal.reason);
+      }
+    };
+    const finished = () => signal.removeEventListener('abort', onAbort);
+    signal.addEventListener('abort', onAbort, { once: true });
+    head.then((fields) => {
+      if (signal.aborted) return;  // rejected already
+      try {
+        const made = makeResponse(exchange, fields, request.method, finished);
+        failBody = made.failWith;
+        resolve(made.response);
+      } catch (failure) {
+        finished();
+        addon.cancel(exchange, 'the response could not be made');
+        reject(fetchFailed(failure));
+      }
+    }, (failure) => {
+      finished();
+      reject(signal.aborted ? signal.reason : fetchFailed(failure));
+    });
+  });
+}

@@ -1,0 +1,74 @@
+// A real WHATWG Response over an exchange's head and body. The body is a byte
+// stream with highWaterMark 0: pull() runs only when a reader asks, and each pull
+// takes one piece from the library, so nothing waits on the JavaScript side beyond
+// what the reader asked for (an unread body holds the library's allowance only).
+import { STATUS_CODES } from 'node:http';
+import { addon } from './addon.mjs';
+import { bodyFailed } from './errors.mjs';
+
+const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
+
+/** A ReadableStream over the exchange's body. `finished()` runs once when the body
+ * ends, fails or is cancelled; `failWith(reason)` errors it (an abort). */
+function bodyStream(exchange, finished) {
+  let controller;
+  let reason;
+  const stream = new ReadableStream({
+    type: 'bytes',
+    start(c) { controller = c; },
+    async pull(c) {
+      let piece;
+      try {
+        piece = await addon.pull(exchange);
+      } catch (failure) {
+        finished();
+        throw reason ?? bodyFailed(failure);
+      }
+      if (reason !== undefined) return;  // aborted while the pull waited
+      if (piece === null) {
+        finished();
+        c.close();
+        // A BYOB read waiting at the end must be answered with an empty view.
+        c.byobRequest?.respond(0);
+      } else {
+        c.enqueue(piece);
+      }
+    },
+    cancel() {
+      finished();
+      addon.cancel(exchange, 'the response body was cancelled');
+    },
+  }, { highWaterMark: 0 });
+  const failWith = (why) => {
+    if (reason !== undefined) return;
+    reason = why;
+    finished();
+    try { controller.error(why); } catch { /* the stream ended already */ }
+    addon.cancel(exchange, 'aborted');
+  };
+  return { stream, failWith };
+}
+
+/** The Response, and how to abort its body. `method` decides a HEAD's null body. */
+export function makeResponse(exchange, head, method, finished) {
+  const nullBody = method === 'HEAD' || nullBodyStatuses.has(head.status);
+  let failWith = () => {};
+  let body = null;
+  if (nullBody) {
+    addon.dropBody(exchange);
+    finished();
+  } else {
+    ({ stream: body, failWith } = bodyStream(exchange, finished));
+  }
+  const headers = [];
+  for (let i = 0; i + 1 < head.headers.length; i += 2) headers.push([head.headers[i], head.headers[i + 1]]);
+  // The C API gives no reason phrase (and h2 and h3 have none): the standard one.
+  const statusText = head.version < 20 ? (STATUS_CODES[head.status] ?? '') : '';
+  const response = new Response(body, { status: head.status, statusText, headers });
+  Object.defineProperties(response, {
+    url: { value: head.url, enumerable: false },
+    redirected: { value: head.redirects > 0, enumerable: false },
+    type: { value: 'basic', enumerable: false },
+  });
+  return { response, failWith };
+}

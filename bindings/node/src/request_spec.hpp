@@ -1,0 +1,39 @@
+#pragma once
+// A sluice_request from the spec lib/fetch.mjs makes of fetch(input, init): JS
+// thread only. The spec is a plain object:
+//   method, url: strings; headers: [name, value, name, value ...] (ByteStrings);
+//   body: bytes (TypedArray, DataView, ArrayBuffer) or undefined;
+//   stream: true for a body streamed through a writer (length unknown);
+//   uploadMark: bytes the stream may run ahead of the network;
+//   version: a sluice_version_policy; redirect: a sluice_redirect_mode;
+//   maxRedirects; decode: bool; timeouts: {connect, tls, firstByte, idle, total} in
+//   ms; allowance: [initial, max] or undefined; maxBodySize: bytes or undefined.
+
+#include <node_api.h>
+
+#include <memory>
+
+#include "sluice/sluice.h"
+
+namespace sluice_node {
+
+struct RequestFree {
+  void operator()(sluice_request* request) const noexcept { sluice_request_free(request); }
+};
+using RequestPtr = std::unique_ptr<sluice_request, RequestFree>;
+
+struct WriterFree {
+  void operator()(sluice_body_writer* writer) const noexcept { sluice_body_writer_free(writer); }
+};
+using WriterPtr = std::unique_ptr<sluice_body_writer, WriterFree>;
+
+struct BuiltRequest {
+  RequestPtr request;
+  WriterPtr writer;  // set for a streamed body
+};
+
+/// Throws a TypeError for a spec of the wrong shape and the library's error for a
+/// value it refuses (a header with CR or LF).
+BuiltRequest request_from(napi_env env, napi_value spec);
+
+}  // namespace sluice_node

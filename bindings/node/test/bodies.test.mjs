@@ -1,0 +1,142 @@
+// Request bodies of every kind fetch takes, echoed by an in-process server (method,
+// headers and bytes exactly as received), and over HTTP/2 by nghttpd --echo-upload.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, fetch } from '../index.mjs';
+import { echoHandler, env, sha256, startServer, stopServer } from './helpers.mjs';
+
+let echo;
+before(async () => { echo = await startServer(echoHandler); });
+after(() => stopServer(echo.server));
+
+async function echoed(init) {
+  const response = await fetch(`${echo.base}/echo`, { method: 'POST', ...init });
+  assert.equal(response.status, 200);
+  const answer = await response.json();
+  return { ...answer, bytes: Buffer.from(answer.body, 'base64') };
+}
+
+const bytes = Uint8Array.from({ length: 1000 }, (_, i) => i % 251);
+
+const cases = [
+  ['a string', () => 'héllo, sluice', Buffer.from('héllo, sluice'), 'text/plain;charset=UTF-8'],
+  ['an ArrayBuffer', () => bytes.slice().buffer, Buffer.from(bytes), undefined],
+  ['a Uint8Array view into a larger buffer', () => new Uint8Array(bytes.buffer, 10, 20),
+    Buffer.from(bytes.subarray(10, 30)), undefined],
+  ['a Float64Array', () => new Float64Array([1.5, -2]),
+    Buffer.from(new Float64Array([1.5, -2]).buffer), undefined],
+  ['a DataView', () => new DataView(bytes.buffer, 5, 7), Buffer.from(bytes.subarray(5, 12)), undefined],
+  ['a Blob', () => new Blob(['blob ', 'parts'], { type: 'text/x-blob' }), Buffer.from('blob parts'),
+    'text/x-blob'],
+  ['URLSearchParams', () => new URLSearchParams({ a: 'b c', d: 'é' }), Buffer.from('a=b+c&d=%C3%A9'),
+    'application/x-www-form-urlencoded;charset=UTF-8'],
+];
+
+for (const [name, make, expected, type] of cases) {
+  test(`${name} body arrives byte for byte with its length`, async () => {
+    const answer = await echoed({ body: make() });
+    assert.equal(answer.method, 'POST');
+    assert.deepEqual(answer.bytes, expected);
+    assert.equal(answer.headers['content-length'], String(expected.length));
+    assert.equal(answer.headers['content-type'], type);
+  });
+}
+
+test('a FormData body is multipart with the boundary its Content-Type names', async () => {
+  const form = new FormData();
+  form.append('field', 'value');
+  form.append('file', new Blob(['file bytes'], { type: 'text/plain' }), 'a.txt');
+  const answer = await echoed({ body: form });
+  const type = answer.headers['content-type'];
+  assert.match(type, /^multipart\/form-data; boundary=/);
+  const boundary = type.split('boundary=')[1];
+  const text = answer.bytes.toString();
+  assert.ok(text.startsWith(`--${boundary}\r\n`));
+  assert.match(text, /name="field"\r\n\r\nvalue\r\n/);
+  assert.match(text, /name="file"; filename="a.txt"\r\nContent-Type: text\/plain\r\n\r\nfile bytes\r\n/);
+});
+
+test('headers go as a record, as pairs and as a Headers object', async () => {
+  for (const headers of [{ 'X-One': '1', 'x-two': '2' }, [['X-One', '1'], ['X-Two', '2']],
+    new Headers({ 'x-one': '1', 'x-two': '2' })]) {
+    const answer = await echoed({ method: 'GET', headers });
+    assert.equal(answer.headers['x-one'], '1');
+    assert.equal(answer.headers['x-two'], '2');
+    assert.equal(answer.headers.accept, '*/*');
+  }
+});
+
+test('a ReadableStream body streams chunked, pulled only when the library can take more', async () => {
+  const pieces = Array.from({ length: 40 }, (_, i) => new Uint8Array(100_000).fill(i));
+  let pulls = 0;
+  const stream = new ReadableStream({
+    pull(controller) {
+      if (pulls === pieces.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(pieces[pulls++]);
+    },
+  }, { highWaterMark: 0 });
+  const client = new Client({ uploadBuffer: 64 * 1024 });
+  try {
+    const response = await client.fetch(`${echo.base}/stream`, { method: 'PUT', body: stream, duplex: 'half' });
+    const answer = await response.json();
+    assert.equal(answer.headers['transfer-encoding'], 'chunked');
+    assert.equal(answer.length, 4_000_000);
+    assert.equal(sha256(Buffer.from(answer.body, 'base64')), sha256(Buffer.concat(pieces)));
+    assert.equal(client.stats().requestBodyBytesHeld, 0);
+  } finally {
+    client.close();
+  }
+});
+
+test('a stream that a server does not read is not pulled past the upload buffer', async () => {
+  // The server takes the head and reads nothing: the writer fills to its mark, and
+  // the stream must then wait (no pull) however many chunks it could give.
+  let reached;
+  const headArrived = new Promise((resolve) => { reached = resolve; });
+  const { server, base } = await startServer((request) => { request.pause(); reached(); });
+  let pulled = 0;
+  let pullWaiting;
+  const stream = new ReadableStream({
+    pull(controller) {
+      pulled += 1;
+      controller.enqueue(new Uint8Array(16 * 1024));
+      pullWaiting?.();
+    },
+  }, { highWaterMark: 0 });
+  const client = new Client({ uploadBuffer: 64 * 1024 });
+  const controller = new AbortController();
+  const sent = client.fetch(base, { method: 'POST', body: stream, duplex: 'half', signal: controller.signal });
+  await headArrived;
+  // Kernel buffers take some; what is left is bounded by the writer's mark. Wait
+  // until the pulls stop growing: each pull re-arms the wait, so the loop ends when
+  // the pump is parked on when_writable.
+  let last = -1;
+  while (last !== pulled) {
+    last = pulled;
+    await new Promise((resolve) => { pullWaiting = resolve; setImmediate(resolve); });
+  }
+  const heldBytes = client.stats().requestBodyBytesHeld;
+  assert.ok(heldBytes <= 64 * 1024 + 16 * 1024, `held ${heldBytes}`);
+  controller.abort();
+  await assert.rejects(sent, { name: 'AbortError' });
+  client.close();
+  await stopServer(server);
+});
+
+test('over HTTP/2 nghttpd echoes a bytes body and a streamed one', async () => {
+  const client = new Client({ caFile: env.SLUICE_TEST_CA, http: '2' });
+  try {
+    const payload = new Uint8Array(300_000).map((_, i) => i % 253);
+    const plain = await client.fetch(`${env.SLUICE_NGHTTPD_URL}/echo`, { method: 'POST', body: payload });
+    assert.equal(sha256(new Uint8Array(await plain.arrayBuffer())), sha256(payload));
+    const streamed = await client.fetch(`${env.SLUICE_NGHTTPD_URL}/echo`, {
+      method: 'POST', duplex: 'half', body: new Blob([payload]).stream(),
+    });
+    assert.equal(sha256(new Uint8Array(await streamed.arrayBuffer())), sha256(payload));
+  } finally {
+    client.close();
+  }
+});
