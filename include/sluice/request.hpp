@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <variant>
@@ -104,6 +106,31 @@ struct StreamBody {
   std::optional<std::uint64_t> length;
 };
 
+struct LentLease;
+
+/// A request body the caller lends instead of giving: the library reads the bytes
+/// where they are and never copies them whole (BytesBody is a copy the library owns).
+/// They must stay valid and unchanged until `release` has run. It runs once, when
+/// nothing needs them any more: neither this LentBody and its copies (a Request copied,
+/// a C request handle) nor an exchange sending them. An exchange lets go after its last
+/// byte went out when the body is over ClientOptions::memory.release_threshold (the
+/// release rule: a redirect or an authentication retry cannot send it again then),
+/// else when the exchange ends.
+/// With ClientOptions::host_dispatch `release` runs in dispatch() like every other
+/// callback (once the Client is gone: where the last hold ends); without it, on the
+/// thread that ends the last hold, possibly the HTTP thread: it must not block.
+/// A binding lends a script's buffer this way and lets go of it in `release`.
+class SLUICE_API LentBody {
+ public:
+  LentBody(std::span<const std::byte> bytes, std::function<void()> release);
+  std::span<const std::byte> bytes() const noexcept { return bytes_; }
+
+ private:
+  friend struct LentBodyAccess;
+  std::span<const std::byte> bytes_;
+  std::shared_ptr<LentLease> lease_;  // its destructor runs `release`
+};
+
 /// A request body sent as pieces one after another: bytes, and files read on the
 /// file pool like FileBody (never loaded whole). Its length is the sum of theirs,
 /// sent as Content-Length. multipart/form-data is built this way (sluice/multipart.hpp).
@@ -111,7 +138,8 @@ struct PartsBody {
   std::vector<std::variant<BytesBody, FileBody>> parts;
 };
 
-using RequestBody = std::variant<std::monostate, BytesBody, FileBody, StreamBody, PartsBody>;
+using RequestBody =
+    std::variant<std::monostate, BytesBody, FileBody, StreamBody, PartsBody, LentBody>;
 
 /// Who the request is from (curl's -u, --oauth2-bearer, --digest, --anyauth), sent as
 /// an Authorization header unless Request::headers sets one. Like credentials in the

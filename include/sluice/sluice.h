@@ -416,6 +416,19 @@ SLUICE_API sluice_code sluice_request_add_header(sluice_request* request, const 
 /* The body: a copy of `len` bytes, freed by the HTTP thread once sent when large. */
 SLUICE_API sluice_code sluice_request_set_body_bytes(sluice_request* request, const void* data,
                                                      size_t len);
+/* The body: `len` bytes at `data`, lent. The library reads them where they are and never
+ * copies them whole. They must stay valid and unchanged until release(user_data) runs,
+ * once, when nothing needs them any more: the request handle is freed or given another
+ * body, and every exchange sent with it let go of them. An exchange lets go after its
+ * last byte went out when the body is over the client's release threshold (then a
+ * redirect or an authentication retry cannot send it again), else when it ends. With
+ * host dispatch release runs in sluice_client_dispatch() (once the client is freed:
+ * where the last hold ends); without, possibly on the HTTP thread: it must not block.
+ * `release` may be NULL (bytes that outlive everything). */
+typedef void (*sluice_release_cb)(void* user_data);
+SLUICE_API sluice_code sluice_request_set_body_lent(sluice_request* request, const void* data,
+                                                    size_t len, sluice_release_cb release,
+                                                    void* user_data);
 /* The body: a file, read on the client's file threads, never loaded whole. */
 SLUICE_API sluice_code sluice_request_set_body_file(sluice_request* request, const char* path,
                                                     size_t path_len);
@@ -681,6 +694,12 @@ SLUICE_API sluice_code sluice_download_options_set_resume(sluice_download_option
 /* Byte ranges fetched at once, 1 to 16. */
 SLUICE_API sluice_code sluice_download_options_set_ranges(sluice_download_options* options,
                                                           unsigned ranges);
+/* Adds a mirror: another http(s) URL of the same file; the byte ranges are shared
+ * among the sources (at most 16 with the request's URL). The request's credentials
+ * go to a mirror only when it has the URL's origin. A mirror serving another size or
+ * validator is dropped with a note; one that fails has its range continue elsewhere. */
+SLUICE_API sluice_code sluice_download_options_add_mirror(sluice_download_options* options,
+                                                          const char* url, size_t len);
 /* Lowercase hex SHA-256 the complete file must have (64 characters). */
 SLUICE_API sluice_code sluice_download_options_set_sha256(sluice_download_options* options,
                                                           const char* hex, size_t len);

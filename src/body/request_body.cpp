@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "body/body_access.hpp"
+#include "body/lent_source.hpp"
 #include "body/parts_source.hpp"
 #include "body/source_queue.hpp"
 #include "body/upload_budget.hpp"
@@ -324,6 +325,7 @@ Result<std::unique_ptr<RequestBodySource>> make_body_source(RequestBody& body,
         std::make_unique<StreamSource>(BodyAccess::queue(*stream->writer), stream->length, env));
   }
   if (auto* parts = std::get_if<PartsBody>(&body)) return make_parts(*parts, env);
+  if (auto* lent = std::get_if<LentBody>(&body)) return make_lent_source(*lent, env);
   return std::unique_ptr<RequestBodySource>();
 }
 

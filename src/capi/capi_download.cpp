@@ -65,6 +65,12 @@ sluice_code sluice_download_options_set_directory(sluice_download_options* optio
                   [](DownloadOptions& o, std::string v) { o.target.directory = std::move(v); });
 }
 
+sluice_code sluice_download_options_add_mirror(sluice_download_options* options, const char* url,
+                                               size_t len) {
+  return set_text("sluice_download_options_add_mirror", options, url, len,
+                  [](DownloadOptions& o, std::string v) { o.mirrors.push_back(std::move(v)); });
+}
+
 sluice_code sluice_download_options_set_resume(sluice_download_options* options, int resume) {
   return with_download("sluice_download_options_set_resume", options, [&](DownloadOptions& o) {
     o.resume = resume != 0;

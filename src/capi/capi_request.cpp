@@ -94,6 +94,17 @@ sluice_code sluice_request_set_body_bytes(sluice_request* request, const void* d
   });
 }
 
+sluice_code sluice_request_set_body_lent(sluice_request* request, const void* data, size_t len,
+                                         sluice_release_cb release, void* user_data) {
+  if (data == nullptr && len != 0) return invalid("sluice_request_set_body_lent", "data is NULL");
+  return with_request("sluice_request_set_body_lent", request, [&](Request& r) {
+    std::function<void()> give_back;
+    if (release != nullptr) give_back = [release, user_data] { release(user_data); };
+    r.body = LentBody(std::span(static_cast<const std::byte*>(data), len), std::move(give_back));
+    return ok();
+  });
+}
+
 sluice_code sluice_request_set_body_file(sluice_request* request, const char* path,
                                          size_t path_len) {
   std::string_view text;

@@ -10,6 +10,7 @@
 #include "download/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/sluice.h"
+#include "support/capi_calls.hpp"
 #include "support/test_env.hpp"
 
 namespace sluice {
@@ -28,9 +29,7 @@ void on_progress(void* user_data, uint64_t bytes_done, int64_t total, double, in
   if (finished != 0) progress->finished = true;
 }
 
-std::string describe(sluice_code code) {
-  return std::string(sluice_code_name(code)) + ": " + sluice_last_error();
-}
+using test::describe;
 
 class CapiDownload : public ::testing::Test {
  protected:

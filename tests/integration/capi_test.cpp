@@ -3,7 +3,6 @@
 // non-blocking read says "would block", cancel works from another thread, and
 // failures come back as codes with messages.
 #include <gtest/gtest.h>
-#include <poll.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +13,7 @@
 #include <thread>
 
 #include "sluice/sluice.h"
+#include "support/capi_calls.hpp"
 #include "support/capi_handles.hpp"
 #include "support/test_env.hpp"
 #include "support/test_server.hpp"
@@ -32,9 +32,7 @@ using test::PendingHandle;
 using test::RequestHandle;
 using test::ResponseHandle;
 
-std::string describe(sluice_code code) {
-  return std::string(sluice_code_name(code)) + ": " + sluice_last_error();
-}
+using test::describe;
 
 class Capi : public ::testing::Test {
  protected:
@@ -54,18 +52,7 @@ class Capi : public ::testing::Test {
     return request;
   }
 
-  // Reads the whole body with sluice_response_read in 10,000-byte steps.
-  static std::string read_all(sluice_response* response) {
-    std::string all;
-    char buffer[10000];
-    for (;;) {
-      size_t n = 0;
-      const sluice_code code = sluice_response_read(response, buffer, sizeof buffer, &n);
-      EXPECT_EQ(code, SLUICE_OK) << describe(code);
-      if (code != SLUICE_OK || n == 0) return all;
-      all.append(buffer, n);
-    }
-  }
+  static std::string read_all(sluice_response* response) { return test::read_body(response); }
 
   sluice_client_stats stats() {
     sluice_client_stats out{};
@@ -397,16 +384,9 @@ class CapiHostDispatch : public Capi {
     ASSERT_GE(sluice_client_dispatch_fd(client_.get), 0);
   }
 
-  // Polls the fd and dispatches until `done` holds; false after 30 s of quiet.
   template <class Done>
   bool run_loop(Done done) {
-    while (!done()) {
-      pollfd fd{sluice_client_dispatch_fd(client_.get), POLLIN, 0};
-      if (::poll(&fd, 1, 30'000) != 1) return false;
-      size_t ran = 0;
-      EXPECT_EQ(sluice_client_dispatch(client_.get, &ran), SLUICE_OK);
-    }
-    return true;
+    return test::run_dispatch(client_.get, done);
   }
 };
 

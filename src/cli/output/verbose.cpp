@@ -28,6 +28,8 @@ std::optional<std::uint64_t> request_body_length(const RequestBody& body) {
           return file_size(value.path);
         } else if constexpr (std::is_same_v<Body, StreamBody>) {
           return value.length;
+        } else if constexpr (std::is_same_v<Body, LentBody>) {
+          return value.bytes().size();
         } else if constexpr (std::is_same_v<Body, PartsBody>) {
           std::uint64_t total = 0;
           for (const auto& part : value.parts) {
