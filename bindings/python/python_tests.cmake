@@ -13,3 +13,15 @@ set_tests_properties(python.binding PROPERTIES
   FIXTURES_REQUIRED real_servers
   LABELS threaded
   TIMEOUT 300)
+
+# `pip install` of the package (offline: Debian's python3-pip, python3-setuptools,
+# python3-wheel) into a temporary directory, imported by a fresh interpreter that finds
+# libsluice the way a user's does: `cmake --install` of this build into a temporary
+# prefix, or a copy shipped beside the package. No SLUICE_LIBRARY.
+add_test(NAME python.install
+  COMMAND /usr/bin/python3 -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/install_tests)
+set_tests_properties(python.install PROPERTIES
+  ENVIRONMENT "SLUICE_BUILD_DIR=${CMAKE_BINARY_DIR};SLUICE_TEST_ENV=${CMAKE_BINARY_DIR}/test-env;PYTHONDONTWRITEBYTECODE=1"
+  FIXTURES_REQUIRED real_servers
+  LABELS threaded
+  TIMEOUT 600)

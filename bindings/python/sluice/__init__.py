@@ -15,13 +15,15 @@ from .auth import AnyAuth, DigestAuth
 from .client import Client
 from .form import Form
 from .cookies import CookieJar
+from .download import DownloadProgress, DownloadResult
 from .errors import (CancelledError, ConnectError, DecodeError, DnsError, Error, HttpError,
-                     LocalIOError, ProtocolError, TimeoutError, TlsError, TooLargeError,
-                     UsageError)
+                     HTTPStatusError, LocalIOError, ProtocolError, TimeoutError, TlsError,
+                     TooLargeError, UsageError)
 from .response import Headers, Response
 
 __version__ = _version().decode()
 
 __all__ = ["Client", "client_options", "CookieJar", "Form", "DigestAuth", "AnyAuth", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
            "ProtocolError", "TimeoutError", "CancelledError", "TooLargeError", "DecodeError",
-           "LocalIOError", "UsageError", "HttpError"]
+           "LocalIOError", "UsageError", "HttpError", "HTTPStatusError", "DownloadProgress",
+           "DownloadResult"]

@@ -1,17 +1,18 @@
 """The C API of libsluice (include/sluice/sluice.h) declared for ctypes.
 
 Only declarations live here: argument and result types of each function the
-package calls, the callback types, and the library's location. The library is
-SLUICE_LIBRARY if set, else whatever the dynamic loader finds as "sluice".
+package calls and the callback types. Which library is loaded is _library.py's
+business.
 """
 
 import ctypes
-import ctypes.util
-import os
+
+from . import _library
 
 OK = 0
 WOULD_BLOCK = 1
 E_CANCELLED = 600
+E_HTTP_STATUS = 1100
 
 VERSION_POLICIES = {
     "auto": 0,
@@ -25,16 +26,7 @@ REDIRECT_MODES = {"manual": 0, "follow": 1, "error": 2}
 TIMEOUTS = {"connect": 0, "tls": 1, "first_byte": 2, "idle": 3, "total": 4}
 
 
-def _load():
-    path = os.environ.get("SLUICE_LIBRARY") or ctypes.util.find_library("sluice")
-    if not path:
-        raise ImportError(
-            "sluice: libsluice.so not found; install sluice, or set SLUICE_LIBRARY to the "
-            "library's path (a build has it at build/libsluice.so)")
-    return ctypes.CDLL(path)
-
-
-lib = _load()
+lib = _library.load()
 
 c_code = ctypes.c_int
 c_void_p = ctypes.c_void_p
@@ -208,3 +200,39 @@ cookie_jar_header = _declare("sluice_cookie_jar_header", c_code, c_void_p, c_cha
                              ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(c_size_t))
 cookie_jar_count = _declare("sluice_cookie_jar_count", c_size_t, c_void_p)
 options_set_cookie_jar = _declare("sluice_client_options_set_cookie_jar", c_code, c_void_p, c_void_p)
+
+# Downloads (sluice_download; download.py). sluice_download blocks its thread, and
+# its progress callback runs on that thread.
+PROGRESS_CB = ctypes.CFUNCTYPE(None, c_void_p, c_uint64, c_int64, ctypes.c_double, ctypes.c_int)
+download_options_new = _declare("sluice_download_options_new", c_code, c_void_p, p_void)
+download_options_free = _declare("sluice_download_options_free", None, c_void_p)
+download_options_set_path = _declare(
+    "sluice_download_options_set_path", c_code, c_void_p, c_char_p, c_size_t)
+download_options_set_directory = _declare(
+    "sluice_download_options_set_directory", c_code, c_void_p, c_char_p, c_size_t)
+download_options_set_resume = _declare("sluice_download_options_set_resume", c_code, c_void_p, ctypes.c_int)
+download_options_set_ranges = _declare("sluice_download_options_set_ranges", c_code, c_void_p, ctypes.c_uint)
+download_options_set_sha256 = _declare(
+    "sluice_download_options_set_sha256", c_code, c_void_p, c_char_p, c_size_t)
+download_options_set_max_bytes_per_second = _declare(
+    "sluice_download_options_set_max_bytes_per_second", c_code, c_void_p, c_uint64)
+download_options_set_retries = _declare("sluice_download_options_set_retries", c_code, c_void_p, ctypes.c_int)
+download_options_set_progress = _declare(
+    "sluice_download_options_set_progress", c_code, c_void_p, PROGRESS_CB, c_void_p, c_uint32)
+download_options_cancel = _declare("sluice_download_options_cancel", c_code, c_void_p)
+download = _declare("sluice_download", c_code, c_void_p, c_void_p, p_void)
+download_result_free = _declare("sluice_download_result_free", None, c_void_p)
+download_result_path = _declare(
+    "sluice_download_result_path", c_code, c_void_p, ctypes.POINTER(c_char_p), ctypes.POINTER(c_size_t))
+download_result_status = _declare("sluice_download_result_status", ctypes.c_int, c_void_p)
+download_result_size = _declare("sluice_download_result_size", c_uint64, c_void_p)
+download_result_transferred = _declare("sluice_download_result_transferred", c_uint64, c_void_p)
+download_result_resumed_from = _declare("sluice_download_result_resumed_from", c_uint64, c_void_p)
+download_result_ranges = _declare("sluice_download_result_ranges", ctypes.c_uint, c_void_p)
+download_result_steals = _declare("sluice_download_result_steals", ctypes.c_uint, c_void_p)
+download_result_note_count = _declare("sluice_download_result_note_count", c_size_t, c_void_p)
+download_result_note = _declare(
+    "sluice_download_result_note", c_code, c_void_p, c_size_t, ctypes.POINTER(c_char_p),
+    ctypes.POINTER(c_size_t))
+download_options_add_mirror = _declare("sluice_download_options_add_mirror", c_code, c_void_p,
+                                       c_char_p, c_size_t)

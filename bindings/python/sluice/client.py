@@ -5,7 +5,8 @@ loop's thread inside sluice_client_dispatch: no thread per request, no polling."
 import asyncio
 import ctypes
 
-from . import _callbacks, _capi, _options
+from . import _callbacks, _capi, _options, download as _download
+from ._params import with_params
 from .auth import AnyAuth, DigestAuth
 from .errors import CancelledError, UsageError, check, error_for
 from .form import Form
@@ -147,6 +148,7 @@ class Client:
         self.cookie_jar = cookie_jar
         self._fd = _capi.client_dispatch_fd(self._handle)
         self._loop = None
+        self._downloads = set()  # download.Download objects under way
 
     # --- the loop ---
     def _bind(self):
@@ -184,6 +186,13 @@ class Client:
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._fd)
         handle, self._handle = self._handle, None
+        # A download's thread uses the client: stop each and wait (a fraction of a
+        # second), so the client is freed only when none does.
+        downloads, self._downloads = list(self._downloads), set()
+        for download in downloads:
+            download.cancel()
+        for download in downloads:
+            download.join()
         _capi.client_free(handle)
         if self._cookie_file is not None:
             self.cookie_jar.save(self._cookie_file)
@@ -198,8 +207,10 @@ class Client:
     # --- requests ---
     async def fetch(self, url, *, method="GET", headers=None, body=None, version="auto",
                     allowance=None, upload_buffer=DEFAULT_UPLOAD_BUFFER, timeout=None,
-                    redirect="manual", decode=False, auth=None):
-        """Sends a request and returns its Response once the head arrived. `auth`: a
+                    redirect="manual", decode=False, auth=None, params=None):
+        """Sends a request and returns its Response once the head arrived. `params`: a
+        dict (a list value repeats its name; None leaves it out) or a list of pairs,
+        percent-encoded and appended to the URL's query. `auth`: a
         (user, password) pair for Basic, a str token for Bearer, sluice.DigestAuth(user,
         password) for Digest or sluice.AnyAuth(user, password) for the strongest scheme
         the server's 401 offers, sent to the URL's origin only. `body`: bytes, a sluice.Form
@@ -213,6 +224,7 @@ class Client:
         self._require_open()
         _check_body(body)
         loop = self._bind()
+        url = with_params(url, params)
         request = self._build(method, url, headers, version, allowance, timeout, redirect, decode)
         try:
             _set_auth(request, auth)
@@ -258,6 +270,41 @@ class Client:
             raise
         initial = DEFAULT_INITIAL_ALLOWANCE if allowance is None else _allowance_pair(allowance)[0]
         return Response(response, pending.value, initial, loop, self._dispatch)
+
+    async def download(self, url, path=None, *, directory=None, split=1, resume=False,
+                       mirrors=(), progress=None, progress_interval=0.2, sha256=None,
+                       max_bytes_per_second=0, retries=None, params=None, headers=None,
+                       version="auto", timeout=None, redirect="follow", auth=None):
+        """Downloads `url` into the file `path` (or a name chosen from the response in
+        `directory`) and returns a sluice.DownloadResult. `split`: byte ranges fetched
+        at once (1 to 16; one when the server does not answer ranges, and the result's
+        notes say so). `resume`: continue a partial file. `mirrors`: other URLs of the
+        same file, sharing the ranges. `progress(report)`: called on this loop with a
+        sluice.DownloadProgress every `progress_interval` seconds while bytes arrive,
+        and once at the end. `sha256`: the hex digest the file must have. `retries`:
+        attempts after a transient failure, each resuming. The request's own options
+        are fetch's; redirects are followed unless `redirect` says otherwise. Failures
+        raise sluice.Error by category (a 404: sluice.HttpError); cancelling the task
+        stops the download and keeps the file for a resume."""
+        self._require_open()
+        loop = self._bind()
+        request = self._build("GET", with_params(url, params), headers, version, None, timeout,
+                              redirect, False)
+        options = ctypes.c_void_p()
+        try:
+            _set_auth(request, auth)
+            check(_capi.download_options_new(request, ctypes.byref(options)))
+        finally:
+            _capi.request_free(request)
+        try:
+            _download.configure(options, path=path, directory=directory, split=split,
+                                resume=resume, mirrors=mirrors, sha256=sha256,
+                                max_bytes_per_second=max_bytes_per_second, retries=retries)
+        except BaseException:
+            _capi.download_options_free(options)
+            raise
+        return await _download.run(self._handle, options, loop, progress, progress_interval,
+                                   self._downloads)
 
     def _build(self, method, url, headers, version, allowance, timeout, redirect, decode):
         method_data, url_data = method.encode(), url.encode()

@@ -3,6 +3,7 @@
 library gave, which a person can act on."""
 
 import builtins
+import http
 
 from . import _capi
 
@@ -61,6 +62,20 @@ class UsageError(Error, builtins.ValueError):
 
 class HttpError(Error):
     pass
+
+
+class HTTPStatusError(HttpError):
+    """Response.raise_for_status(): the status is 4xx or 5xx. `status`, and `response`,
+    whose body may still be read (an error page, a problem+json)."""
+
+    def __init__(self, response):
+        self.status = response.status
+        self.response = response
+        try:
+            phrase = " " + http.HTTPStatus(response.status).phrase
+        except ValueError:
+            phrase = ""
+        super().__init__(_capi.E_HTTP_STATUS, f"HTTP status {response.status}{phrase} for {response.url}")
 
 
 _BY_CATEGORY = {

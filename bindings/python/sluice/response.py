@@ -11,9 +11,10 @@ plus one receive in the library and one block in Python, whatever the body's siz
 import asyncio
 import collections
 import ctypes
+import json
 
 from . import _callbacks, _capi
-from .errors import UsageError, check, error_for
+from .errors import HTTPStatusError, UsageError, check, error_for
 
 _VERSIONS = {10: "1.0", 11: "1.1", 20: "2", 30: "3"}
 _PIECE = 64 * 1024  # the most the library hands on_data at once
@@ -216,6 +217,24 @@ class Response:
 
     async def text(self, encoding="utf-8"):
         return (await self.read()).decode(encoding)
+
+    async def json(self, *, loads=json.loads):
+        """The body parsed as JSON (any Content-Type: the caller asked for JSON). The
+        bytes go to `loads` as they are, so json.loads tells UTF-8, -16 and -32 apart
+        itself; a body that is not JSON raises json.JSONDecodeError (a ValueError)."""
+        return loads(await self.read())
+
+    @property
+    def ok(self):
+        """The status is below 400."""
+        return self.status < 400
+
+    def raise_for_status(self):
+        """Raises sluice.HTTPStatusError (carrying `status` and this response, whose body
+        may still be read) when the status is 4xx or 5xx; else returns the response."""
+        if 400 <= self.status < 600:
+            raise HTTPStatusError(self)
+        return self
 
     def cancel(self, reason="cancelled"):
         """Any time: the body (or what is left of it) fails with sluice.CancelledError."""
