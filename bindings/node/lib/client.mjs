@@ -1,6 +1,7 @@
 // Client: one sluice client (its own HTTP thread, pool and options), driven by the
 // Node loop; fetch() through it is WHATWG fetch.
 import { addon } from './addon.mjs';
+import { UsageError, isSluiceFailure, sluiceError } from './errors.mjs';
 import { fetchWith } from './fetch.mjs';
 
 const versions = { 'auto': 0, '1.1': 1, '2': 2, '2-prior-knowledge': 3, '3': 4, '3-only': 5 };
@@ -9,23 +10,56 @@ const ownKeys = new Set(['http', 'timeouts', 'timeout', 'allowance', 'decompress
 
 const snakeCase = (name) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
+const timeoutNames = new Set(['connect', 'tls', 'firstByte', 'idle', 'total']);
+
+/** A non-negative integer up to `max`, or a TypeError naming the option. */
+function count(name, value, max = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new TypeError(`Client option ${name} must be an integer from 0 to ${max}`);
+  }
+  return value;
+}
+
+const optional = (name, value, max) => (value === undefined ? undefined : count(name, value, max));
+
+function timeoutsOf(options) {
+  const given = options.timeouts ?? {};
+  if (typeof given !== 'object') throw new TypeError('Client option timeouts must be an object');
+  const timeouts = {};
+  for (const [name, ms] of Object.entries(given)) {
+    if (!timeoutNames.has(name)) {
+      throw new TypeError(`Client option timeouts.${name} is not one of ${[...timeoutNames].join(', ')}`);
+    }
+    timeouts[name] = optional(`timeouts.${name}`, ms, 2 ** 32 - 1);
+  }
+  if (options.timeout !== undefined) timeouts.total = count('timeout', options.timeout, 2 ** 32 - 1);
+  return timeouts;
+}
+
+function allowanceOf(allowance) {
+  if (allowance === undefined) return undefined;
+  const pair = Array.isArray(allowance) ? allowance : [allowance, allowance];
+  if (pair.length !== 2) throw new TypeError('Client option allowance must be a number or [initial, max]');
+  return pair.map((bytes) => count('allowance', bytes, 2 ** 40));
+}
+
+/** What each fetch of the client sends with its request; checked here, so a wrong
+ * option fails at `new Client`, not at the first fetch. */
 function settingsOf(options) {
   const http = options.http ?? 'auto';
-  if (!(http in versions)) {
+  if (typeof http !== 'string' || !Object.hasOwn(versions, http)) {
     throw new TypeError(`Client option http must be one of ${Object.keys(versions).join(', ')}`);
   }
-  let timeouts = options.timeouts;
-  if (options.timeout !== undefined) timeouts = { ...timeouts, total: options.timeout };
-  const allowance = options.allowance === undefined ? undefined
-    : Array.isArray(options.allowance) ? options.allowance : [options.allowance, options.allowance];
+  const decompress = options.decompress ?? true;
+  if (typeof decompress !== 'boolean') throw new TypeError('Client option decompress must be a boolean');
   return {
     version: versions[http],
-    timeouts,
-    allowance,
-    decompress: options.decompress ?? true,
-    maxRedirects: options.maxRedirects ?? 20,
-    uploadBuffer: options.uploadBuffer ?? 256 * 1024,
-    maxBodySize: options.maxBodySize,
+    timeouts: timeoutsOf(options),
+    allowance: allowanceOf(options.allowance),
+    decompress,
+    maxRedirects: count('maxRedirects', options.maxRedirects ?? 20, 1000),
+    uploadBuffer: count('uploadBuffer', options.uploadBuffer ?? 256 * 1024, 2 ** 40),
+    maxBodySize: optional('maxBodySize', options.maxBodySize, Number.MAX_SAFE_INTEGER),
   };
 }
 
@@ -44,6 +78,7 @@ function libraryOptions(options) {
 export class Client {
   #handle;
   #settings;
+  #closed = false;
 
   /**
    * `options`:
@@ -65,11 +100,24 @@ export class Client {
       throw new TypeError('Client options must be an object');
     }
     this.#settings = settingsOf(options);
-    this.#handle = addon.clientNew(libraryOptions(options));
+    try {
+      this.#handle = addon.clientNew(libraryOptions(options));
+    } catch (failure) {
+      // A value the library refuses (an unreadable CA file, a proxy that is not a
+      // URL): its own error, as a SluiceError.
+      throw isSluiceFailure(failure) ? sluiceError(failure) : failure;
+    }
   }
 
-  /** WHATWG fetch through this client. */
+  /** WHATWG fetch through this client. On a closed client it rejects as a network
+   * failure does: TypeError('fetch failed') whose cause is a UsageError. */
   fetch(input, init = undefined) {
+    if (this.#closed) {
+      return Promise.reject(new TypeError('fetch failed', {
+        // As the addon reports a use after close: SLUICE_E_USAGE.
+        cause: new UsageError('the client is closed', { code: 'usage', errno: 1000, category: 'usage' }),
+      }));
+    }
     return fetchWith(this, this.#handle, this.#settings, input, init);
   }
 
@@ -80,6 +128,7 @@ export class Client {
 
   /** Ends what is in flight (fetches reject, bodies fail) and frees the client. */
   close() {
+    this.#closed = true;
     addon.clientClose(this.#handle);
   }
 }

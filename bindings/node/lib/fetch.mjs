@@ -4,8 +4,9 @@
 // Response, and network failures as TypeError('fetch failed') with the cause.
 import { addon } from './addon.mjs';
 import { fetchFailed, isSluiceFailure } from './errors.mjs';
-import { requestBody } from './request_body.mjs';
-import { makeResponse } from './response.mjs';
+import { requestBody, requestOf } from './request_body.mjs';
+import { integrityMatches, isBadPort } from './fetch_checks.mjs';
+import { bufferedResponse, makeResponse } from './response.mjs';
 import { pumpUpload } from './upload.mjs';
 
 const redirectModes = { manual: 0, follow: 1, error: 2 };
@@ -35,13 +36,30 @@ function specOf(request, body, settings) {
   };
 }
 
+/** With `integrity` set the body is read whole before the Response is given, as the
+ * standard says: a mismatch is a network error. */
+async function checkedIntegrity(response, metadata) {
+  let bytes;
+  try {
+    bytes = new Uint8Array(await response.arrayBuffer());
+  } catch (failure) {
+    throw failure instanceof TypeError && failure.message === 'fetch failed'
+      ? failure : fetchFailed(failure);
+  }
+  if (!integrityMatches(metadata, bytes)) {
+    throw new TypeError('fetch failed', { cause: new Error('integrity mismatch') });
+  }
+  return bufferedResponse(response, bytes);
+}
+
 /** `owner`: the JS Client, kept reachable by every exchange (and so by every
  * Response body) it made, so that it is collected only when nothing of it is left. */
 export async function fetchWith(owner, handle, settings, input, init) {
-  const request = new Request(input, init);
+  const { request, lent } = requestOf(input, init);
   const signal = request.signal;
   if (signal.aborted) throw signal.reason;
-  const body = await requestBody(init, request);
+  if (isBadPort(request.url)) throw new TypeError('fetch failed', { cause: new Error('bad port') });
+  const body = await requestBody(init, request, lent);
   if (signal.aborted) throw signal.reason;
   let exchange;
   let head;
@@ -69,7 +87,11 @@ export async function fetchWith(owner, handle, settings, input, init) {
       try {
         const made = makeResponse(exchange, fields, request.method, finished);
         failBody = made.failWith;
-        resolve(made.response);
+        if (request.integrity) {
+          resolve(checkedIntegrity(made.response, request.integrity));
+        } else {
+          resolve(made.response);
+        }
       } catch (failure) {
         finished();
         addon.cancel(exchange, 'the response could not be made');

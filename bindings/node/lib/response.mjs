@@ -64,11 +64,28 @@ export function makeResponse(exchange, head, method, finished) {
   for (let i = 0; i + 1 < head.headers.length; i += 2) headers.push([head.headers[i], head.headers[i + 1]]);
   // The C API gives no reason phrase (and h2 and h3 have none): the standard one.
   const statusText = head.version < 20 ? (STATUS_CODES[head.status] ?? '') : '';
-  const response = new Response(body, { status: head.status, statusText, headers });
-  Object.defineProperties(response, {
-    url: { value: head.url, enumerable: false },
-    redirected: { value: head.redirects > 0, enumerable: false },
-    type: { value: 'basic', enumerable: false },
-  });
+  const response = withFetchFields(new Response(body, { status: head.status, statusText, headers }),
+    head.url, head.redirects > 0);
   return { response, failWith };
+}
+
+/** `response` again, its body read whole into `bytes` (a checked integrity). */
+export function bufferedResponse(response, bytes) {
+  const { status, statusText, headers, url, redirected } = response;
+  return withFetchFields(new Response(bytes, { status, statusText, headers }), url, redirected);
+}
+
+/** What a Response made by fetch has and one made by `new Response` cannot be given:
+ * its url, redirected and type; clone() keeps them (the platform's clone, a tee of
+ * the body, would make a Response without them). */
+function withFetchFields(response, url, redirected) {
+  return Object.defineProperties(response, {
+    url: { value: url, enumerable: false },
+    redirected: { value: redirected, enumerable: false },
+    type: { value: 'basic', enumerable: false },
+    clone: {
+      value() { return withFetchFields(Response.prototype.clone.call(this), url, redirected); },
+      enumerable: false,
+    },
+  });
 }

@@ -38,7 +38,8 @@ napi_value wrap(napi_env env, std::shared_ptr<T> object, const napi_type_tag& ta
 template <class T>
 T& unwrap(napi_env env, napi_value handle, const napi_type_tag& tag, const char* what) {
   bool tagged = false;
-  if (type_of(env, handle) == napi_object) check(env, napi_check_object_type_tag(env, handle, &tag, &tagged));
+  if (type_of(env, handle) == napi_object)
+    check(env, napi_check_object_type_tag(env, handle, &tag, &tagged));
   if (!tagged) throw_type_error(env, std::string("not a sluice ") + what + " handle");
   void* holder = nullptr;
   check(env, napi_unwrap(env, handle, &holder));
@@ -107,15 +108,17 @@ napi_value cancel(napi_env env, napi_callback_info info) {
   return js_entry(env, [&] {
     const CallArgs args = call_args(env, info);
     Exchange& exchange = exchange_arg(env, args.argv[0]);
-    const std::string reason =
-        is_nullish(env, args.argv[1]) ? std::string("cancelled") : string_utf8(env, args.argv[1], "reason");
+    const std::string reason = is_nullish(env, args.argv[1])
+                                   ? std::string("cancelled")
+                                   : string_utf8(env, args.argv[1], "reason");
     exchange.cancel(reason);
     return undefined(env);
   });
 }
 
 napi_value pull(napi_env env, napi_callback_info info) {
-  return js_entry(env, [&] { return exchange_arg(env, call_args(env, info).argv[0]).body().pull(env); });
+  return js_entry(env,
+                  [&] { return exchange_arg(env, call_args(env, info).argv[0]).body().pull(env); });
 }
 
 napi_value drop_body(napi_env env, napi_callback_info info) {
@@ -175,7 +178,8 @@ napi_value init(napi_env env, napi_value exports) {
         {"abortBody", nullptr, abort_body, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"version", nullptr, version, nullptr, nullptr, nullptr, napi_default, nullptr},
     };
-    check(env, napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions));
+    check(env,
+          napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions));
     return exports;
   });
 }

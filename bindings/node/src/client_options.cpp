@@ -15,7 +15,8 @@ void set_text_list(napi_env env, sluice_client_options* options, const std::stri
   check(env, napi_is_array(env, value, &is_array));
   if (!is_array) {
     const std::string text = string_utf8(env, value, name.c_str());
-    check_sluice(env, sluice_client_options_set_text(options, name.c_str(), text.data(), text.size()));
+    check_sluice(env,
+                 sluice_client_options_set_text(options, name.c_str(), text.data(), text.size()));
     return;
   }
   std::uint32_t length = 0;
@@ -24,7 +25,8 @@ void set_text_list(napi_env env, sluice_client_options* options, const std::stri
     napi_value entry = nullptr;
     check(env, napi_get_element(env, value, i, &entry));
     const std::string text = string_utf8(env, entry, name.c_str());
-    check_sluice(env, sluice_client_options_set_text(options, name.c_str(), text.data(), text.size()));
+    check_sluice(env,
+                 sluice_client_options_set_text(options, name.c_str(), text.data(), text.size()));
   }
 }
 
@@ -50,7 +52,8 @@ bool set_special(napi_env env, sluice_client_options* options, const std::string
     napi_value low = property(env, object, "tls_min_version");
     napi_value high = property(env, object, "tls_max_version");
     const int min = is_nullish(env, low) ? SLUICE_TLS_1_2 : tls_version(env, low, "tlsMinVersion");
-    const int max = is_nullish(env, high) ? SLUICE_TLS_1_3 : tls_version(env, high, "tlsMaxVersion");
+    const int max =
+        is_nullish(env, high) ? SLUICE_TLS_1_3 : tls_version(env, high, "tlsMaxVersion");
     check_sluice(env, sluice_client_options_set_tls_versions(options, min, max));
     return true;
   }
@@ -75,15 +78,14 @@ void set_one(napi_env env, sluice_client_options* options, const std::string& na
   switch (info->kind) {
     case SLUICE_OPTION_TEXT: {
       const std::string text = string_utf8(env, value, name.c_str());
-      check_sluice(env, sluice_client_options_set_text(options, name.c_str(), text.data(), text.size()));
+      check_sluice(env,
+                   sluice_client_options_set_text(options, name.c_str(), text.data(), text.size()));
       return;
     }
-    case SLUICE_OPTION_TEXT_LIST:
-      set_text_list(env, options, name, value);
-      return;
+    case SLUICE_OPTION_TEXT_LIST: set_text_list(env, options, name, value); return;
     default:
-      check_sluice(env, sluice_client_options_set_number(options, name.c_str(),
-                                                         number_option(env, name, value, info->kind)));
+      check_sluice(env, sluice_client_options_set_number(
+                            options, name.c_str(), number_option(env, name, value, info->kind)));
   }
 }
 
@@ -94,7 +96,8 @@ OptionsPtr client_options_from(napi_env env, napi_value object) {
   check_sluice(env, sluice_client_options_new(&raw));
   OptionsPtr options(raw);
   if (!is_nullish(env, object)) {
-    if (type_of(env, object) != napi_object) throw_type_error(env, "Client options must be an object");
+    if (type_of(env, object) != napi_object)
+      throw_type_error(env, "Client options must be an object");
     napi_value names = nullptr;
     check(env, napi_get_property_names(env, object, &names));
     std::uint32_t count = 0;

@@ -143,8 +143,8 @@ double number_of(napi_env env, napi_value value, const char* what) {
 std::uint64_t count_of(napi_env env, napi_value value, const char* what, std::uint64_t max) {
   const double n = number_of(env, value, what);
   if (!(n >= 0) || n != std::floor(n) || n > static_cast<double>(max)) {
-    throw_type_error(env, std::string(what) + " must be an integer from 0 to " +
-                              std::to_string(max));
+    throw_type_error(env,
+                     std::string(what) + " must be an integer from 0 to " + std::to_string(max));
   }
   return static_cast<std::uint64_t>(n);
 }

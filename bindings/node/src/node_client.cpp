@@ -22,9 +22,10 @@ std::shared_ptr<NodeClient> NodeClient::create(napi_env env, napi_value options)
   check(env, napi_create_object(env, &resource));
   check(env, napi_create_reference(env, resource, 1, &client->resource_));
   check(env, napi_async_init(env, resource, utf8(env, "sluice.Client"), &client->async_context_));
-  const int rv = client->watch_.start(loop, sluice_client_dispatch_fd(raw), &NodeClient::on_readable,
-                                      client.get());
-  if (rv != 0) throw_error(env, std::string("sluice: cannot watch the dispatch fd: ") + uv_strerror(rv));
+  const int rv = client->watch_.start(loop, sluice_client_dispatch_fd(raw),
+                                      &NodeClient::on_readable, client.get());
+  if (rv != 0)
+    throw_error(env, std::string("sluice: cannot watch the dispatch fd: ") + uv_strerror(rv));
   return client;
 }
 
@@ -109,7 +110,9 @@ napi_value NodeClient::stats(napi_env env) {
   check_sluice(env, sluice_client_get_stats(client_, &stats, sizeof stats));
   napi_value object = nullptr;
   check(env, napi_create_object(env, &object));
-  auto put = [&](const char* name, double value) { set_property(env, object, name, number(env, value)); };
+  auto put = [&](const char* name, double value) {
+    set_property(env, object, name, number(env, value));
+  };
   put("inFlight", static_cast<double>(stats.in_flight));
   put("pausedReceivers", static_cast<double>(stats.paused_receivers));
   put("stagedBytes", static_cast<double>(stats.staged_bytes));
@@ -118,6 +121,11 @@ napi_value NodeClient::stats(napi_env env) {
   put("ownedUploadBytes", static_cast<double>(stats.owned_upload_bytes));
   put("connections", static_cast<double>(stats.connections));
   put("retainedScratchBytes", static_cast<double>(stats.retained_scratch_bytes));
+  // Which transports the client used: h3 shows as QUIC handshakes.
+  put("tlsFullHandshakes", static_cast<double>(stats.tls_full_handshakes));
+  put("tlsResumedHandshakes", static_cast<double>(stats.tls_resumed_handshakes));
+  put("quicFullHandshakes", static_cast<double>(stats.quic_full_handshakes));
+  put("quicResumedHandshakes", static_cast<double>(stats.quic_resumed_handshakes));
   put("awaiting", static_cast<double>(awaiting_));
   put("live", static_cast<double>(live_.size()));
   return object;

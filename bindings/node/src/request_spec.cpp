@@ -3,6 +3,7 @@
 #include <string>
 
 #include "js_error.hpp"
+#include "lent_body.hpp"
 #include "napi_util.hpp"
 
 namespace sluice_node {
@@ -53,20 +54,24 @@ void set_allowance(napi_env env, sluice_request* request, napi_value allowance) 
   check(env, napi_get_element(env, allowance, 0, &initial));
   check(env, napi_get_element(env, allowance, 1, &max));
   constexpr std::uint64_t kLimit = std::uint64_t{1} << 40;
-  check_sluice(env, sluice_request_set_allowance(
-                        request, static_cast<std::size_t>(count_of(env, initial, "allowance", kLimit)),
-                        static_cast<std::size_t>(count_of(env, max, "allowance", kLimit))));
+  check_sluice(env,
+               sluice_request_set_allowance(
+                   request, static_cast<std::size_t>(count_of(env, initial, "allowance", kLimit)),
+                   static_cast<std::size_t>(count_of(env, max, "allowance", kLimit))));
 }
 
 void set_policies(napi_env env, sluice_request* request, napi_value spec) {
   const auto version = count_of(env, property(env, spec, "version"), "spec.version", 100);
   if (version != SLUICE_VERSION_AUTOMATIC) {
-    check_sluice(env, sluice_request_set_version(request, static_cast<sluice_version_policy>(version)));
+    check_sluice(env,
+                 sluice_request_set_version(request, static_cast<sluice_version_policy>(version)));
   }
   const auto redirect = count_of(env, property(env, spec, "redirect"), "spec.redirect", 100);
-  const auto max_redirects = count_of(env, property(env, spec, "maxRedirects"), "spec.maxRedirects", 1000);
-  check_sluice(env, sluice_request_set_redirects(request, static_cast<sluice_redirect_mode>(redirect),
-                                                 static_cast<int>(max_redirects)));
+  const auto max_redirects =
+      count_of(env, property(env, spec, "maxRedirects"), "spec.maxRedirects", 1000);
+  check_sluice(env,
+               sluice_request_set_redirects(request, static_cast<sluice_redirect_mode>(redirect),
+                                            static_cast<int>(max_redirects)));
   if (bool_of(env, property(env, spec, "decode"), "spec.decode")) {
     check_sluice(env, sluice_request_set_decode(request, 1));
   }
@@ -82,13 +87,13 @@ void set_policies(napi_env env, sluice_request* request, napi_value spec) {
 WriterPtr set_body(napi_env env, sluice_request* request, napi_value spec) {
   napi_value body = property(env, spec, "body");
   if (!is_nullish(env, body)) {
-    const auto bytes = bytes_of(env, body, "spec.body");
-    check_sluice(env, sluice_request_set_body_bytes(request, bytes.data(), bytes.size()));
+    lend_body(env, request, body);
     return nullptr;
   }
   napi_value stream = property(env, spec, "stream");
   if (is_nullish(env, stream) || !bool_of(env, stream, "spec.stream")) return nullptr;
-  const auto mark = count_of(env, property(env, spec, "uploadMark"), "uploadMark", std::uint64_t{1} << 40);
+  const auto mark =
+      count_of(env, property(env, spec, "uploadMark"), "uploadMark", std::uint64_t{1} << 40);
   sluice_body_writer* raw = nullptr;
   check_sluice(env, sluice_body_writer_new(static_cast<std::size_t>(mark), &raw));
   WriterPtr writer(raw);
@@ -99,7 +104,8 @@ WriterPtr set_body(napi_env env, sluice_request* request, napi_value spec) {
 }  // namespace
 
 BuiltRequest request_from(napi_env env, napi_value spec) {
-  if (type_of(env, spec) != napi_object) throw_type_error(env, "the request spec must be an object");
+  if (type_of(env, spec) != napi_object)
+    throw_type_error(env, "the request spec must be an object");
   const std::string method = string_utf8(env, property(env, spec, "method"), "spec.method");
   const std::string url = string_utf8(env, property(env, spec, "url"), "spec.url");
   sluice_request* raw = nullptr;

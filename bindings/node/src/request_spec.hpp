@@ -2,7 +2,8 @@
 // A sluice_request from the spec lib/fetch.mjs makes of fetch(input, init): JS
 // thread only. The spec is a plain object:
 //   method, url: strings; headers: [name, value, name, value ...] (ByteStrings);
-//   body: bytes (TypedArray, DataView, ArrayBuffer) or undefined;
+//   body: bytes (TypedArray, DataView, ArrayBuffer), lent to the library (see
+//     lent_body.hpp), or undefined;
 //   stream: true for a body streamed through a writer (length unknown);
 //   uploadMark: bytes the stream may run ahead of the network;
 //   version: a sluice_version_policy; redirect: a sluice_redirect_mode;

@@ -67,7 +67,9 @@ bool Upload::write(napi_env env, std::span<const std::uint8_t> bytes) {
   return true;
 }
 
-void Upload::close(napi_env env) { check_sluice(env, sluice_body_writer_close(require_writer(env))); }
+void Upload::close(napi_env env) {
+  check_sluice(env, sluice_body_writer_close(require_writer(env)));
+}
 
 void Upload::abort(std::string_view reason) noexcept {
   if (writer_ != nullptr) sluice_body_writer_abort(writer_, reason.data(), reason.size());

@@ -22,15 +22,20 @@ async function silentServer() {
 test('an abort before the head rejects with an AbortError and cancels the request', async () => {
   const silent = await silentServer();
   const client = new Client();
-  const controller = new AbortController();
-  const sent = client.fetch(silent.base, { signal: controller.signal });
-  await silent.arrived;
-  controller.abort();
-  await assert.rejects(sent, (error) => error.name === 'AbortError' && error instanceof DOMException);
-  await silent.dropped;  // the library gave the connection up
-  assert.equal(client.stats().awaiting, 0);
-  client.close();
-  await stopServer(silent.server);
+  try {
+    const controller = new AbortController();
+    const sent = client.fetch(silent.base, { signal: controller.signal });
+    await silent.arrived;
+    controller.abort();
+    await assert.rejects(sent, (error) => error.name === 'AbortError' && error instanceof DOMException);
+    await silent.dropped;  // the library gave the connection up
+    // Its cancelled head reaches the loop in a dispatch of its own, maybe after the
+    // server saw the close: nothing is awaited once it has.
+    await eventually(() => client.stats().awaiting === 0);
+  } finally {
+    client.close();
+    await stopServer(silent.server);
+  }
 });
 
 test('an already aborted signal rejects with its reason, and nothing is sent', async () => {
@@ -102,6 +107,7 @@ test('closing a client with fetches in flight rejects them, never crashes', asyn
   assert.ok(failed instanceof TypeError, `body ended with ${failed}`);
   assert.equal(failed.cause?.code, 'cancelled');
   assert.throws(() => client.stats(), /closed/);
-  await assert.rejects(client.fetch(silent.base), /closed/);
+  await assert.rejects(client.fetch(silent.base), (error) => error instanceof TypeError &&
+    error.message === 'fetch failed' && error.cause?.category === 'usage' && /closed/.test(error.cause.message));
   await stopServer(silent.server);
 });

@@ -84,13 +84,3 @@ test('a HEAD and a 204 have a null body', async () => {
     await stopServer(server);
   }
 });
-
-test('200 concurrent fetches all complete on one client', async () => {
-  const client = new Client();
-  clients.push(client);
-  const answers = await Promise.all(Array.from({ length: 200 }, (_, i) =>
-    client.fetch(`${env.SLUICE_NGINX_HTTP_URL}/small.txt?i=${i}`).then((r) => r.text())));
-  const expected = sha256Of('small.txt');
-  assert.ok(answers.every((text) => sha256(text) === expected));
-  assert.equal(client.stats().inFlight, 0);
-});

@@ -3,6 +3,7 @@
 // a wait for states the library reports without an event (its stats).
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
@@ -41,6 +42,17 @@ export async function startServer(handler) {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { server, base: `http://127.0.0.1:${server.address().port}` };
+}
+
+/** A loopback port nobody listens on now (bound, then closed). */
+export async function freePort() {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
 }
 
 export async function stopServer(server) {

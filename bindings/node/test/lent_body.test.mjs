@@ -1,0 +1,111 @@
+// Byte bodies are lent to the library, not copied: the library owns none of an upload
+// in flight, sends the script's own bytes, and keeps them valid even when the script
+// transfers (detaches) the buffer mid-upload and the new owner is collected.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { Client } from '../index.mjs';
+import { eventually, freePort, sha256, startServer, stopServer } from './helpers.mjs';
+
+/** A server that holds each request's body unread until `release()`, then answers
+ * the body's length and SHA-256. */
+async function heldServer() {
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let arrive;
+  const arrived = new Promise((resolve) => { arrive = resolve; });
+  const started = await startServer(async (request, response) => {
+    request.pause();
+    arrive();
+    await released;
+    const hash = crypto.createHash('sha256');
+    let length = 0;
+    for await (const chunk of request) {
+      hash.update(chunk);
+      length += chunk.length;
+    }
+    response.end(JSON.stringify({ length, sha256: hash.digest('hex') }));
+  });
+  return { ...started, arrived, release };
+}
+
+function randomBytes(size) {
+  return new Uint8Array(crypto.randomBytes(size));
+}
+
+test('a Uint8Array body is sent from the script\'s bytes: the library owns none of it', async () => {
+  const server = await heldServer();
+  const client = new Client();
+  const body = randomBytes(8 * 1024 * 1024);
+  const expected = sha256(body);
+  const sent = client.fetch(server.base, { method: 'POST', body });
+  await server.arrived;
+  const stats = client.stats();
+  assert.equal(stats.ownedUploadBytes, 0, 'the library copied the body');
+  server.release();
+  const answer = await (await sent).json();
+  assert.deepEqual(answer, { length: body.length, sha256: expected });
+  client.close();
+  await stopServer(server.server);
+});
+
+test('a view sends only its own bytes, and an ArrayBuffer all of its', async () => {
+  const started = await startServer((request, response) => {
+    const hash = crypto.createHash('sha256');
+    request.on('data', (chunk) => hash.update(chunk));
+    request.on('end', () => response.end(hash.digest('hex')));
+  });
+  const client = new Client();
+  const whole = randomBytes(1000);
+  const view = new DataView(whole.buffer, 100, 300);
+  const viewed = await client.fetch(started.base, { method: 'PUT', body: view });
+  assert.equal(await viewed.text(), sha256(whole.subarray(100, 400)));
+  const buffer = await client.fetch(started.base, { method: 'PUT', body: whole.buffer });
+  assert.equal(await buffer.text(), sha256(whole));
+  client.close();
+  await stopServer(started.server);
+});
+
+test('a body the script transfers mid-upload still goes out whole, and nothing crashes', { skip: !global.gc }, async () => {
+  const server = await heldServer();
+  const client = new Client();
+  let body = randomBytes(16 * 1024 * 1024);
+  const expected = sha256(body);
+  const sent = client.fetch(server.base, { method: 'POST', body });
+  await server.arrived;
+  // Detach the script's buffer; its memory moves to the clone, which is then dropped.
+  let moved = structuredClone(body.buffer, { transfer: [body.buffer] });
+  assert.equal(body.byteLength, 0);
+  moved = null;
+  body = null;
+  global.gc();
+  global.gc();
+  server.release();
+  const answer = await (await sent).json();
+  assert.deepEqual(answer, { length: 16 * 1024 * 1024, sha256: expected });
+  await eventually(() => client.stats().live === 0);
+  client.close();
+  await stopServer(server.server);
+  void moved;
+});
+
+test('a detached buffer is refused with a TypeError before anything is sent', async () => {
+  const client = new Client();
+  const body = new Uint8Array(16);
+  structuredClone(body.buffer, { transfer: [body.buffer] });
+  const url = `http://127.0.0.1:${await freePort()}/`;
+  await assert.rejects(client.fetch(url, { method: 'POST', body }),
+    (error) => error instanceof TypeError && /detached/.test(error.message));
+  client.close();
+});
+
+test('a body on GET is refused as Node\'s fetch refuses it', async () => {
+  const client = new Client();
+  const body = new Uint8Array(4);
+  const url = `http://127.0.0.1:${await freePort()}/`;
+  const ours = await client.fetch(url, { body }).catch((error) => error);
+  const theirs = await fetch(url, { body }).catch((error) => error);
+  assert.ok(ours instanceof TypeError);
+  assert.equal(ours.message, theirs.message);
+  client.close();
+});
