@@ -95,9 +95,9 @@ TEST_F(CapiLentBody, ALargeBodyIsReleasedInDispatchOnceSentBeforeTheResponse) {
   Answer answer;
   {
     RequestHandle request = post(server.url("/lent"));
-    ASSERT_EQ(sluice_request_set_body_lent(request.get, body.data(), body.size(), on_release,
-                                           &released),
-              SLUICE_OK);
+    ASSERT_EQ(
+        sluice_request_set_body_lent(request.get, body.data(), body.size(), on_release, &released),
+        SLUICE_OK);
     ASSERT_EQ(sluice_client_send_cb(client_.get, request.get, on_response, &answer, nullptr),
               SLUICE_OK);
   }  // the handle's own hold goes with it
@@ -122,7 +122,8 @@ TEST_F(CapiLentBody, ASmallBodyFollowsARedirectAndIsReleasedOnceAfterwards) {
       auto request = conn.read_request();
       if (!request) return;
       if (request->target == "/first") {
-        conn.write("HTTP/1.1 307 Temporary Redirect\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n");
+        conn.write(
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n");
       } else {
         conn.write(test::http_response(200, request->method + " " + request->body));
       }

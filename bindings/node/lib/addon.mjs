@@ -13,7 +13,7 @@ const buildDirs = ['build-node', 'build', 'build-release'];
 
 function addonPath() {
   const fromEnv = process.env.SLUICE_NODE_ADDON;
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return path.resolve(fromEnv);  // relative to where node runs
   const besidePackage = path.join(here, '..', 'sluice_node.node');
   if (existsSync(besidePackage)) return besidePackage;
   for (const dir of buildDirs) {

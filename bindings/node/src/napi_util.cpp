@@ -73,13 +73,22 @@ napi_value latin1(napi_env env, std::string_view bytes) {
   return value;
 }
 
+// napi_create_arraybuffer zero-fills its memory before the copy over it (12% of the
+// JS thread's time reading a 1 GiB body); a Node Buffer copy allocates without
+// filling. The bytes are then handed out as a plain Uint8Array over that memory, as
+// Node's fetch gives them, not as a Buffer.
 napi_value uint8_array(napi_env env, std::span<const std::uint8_t> bytes) {
+  napi_value node_buffer = nullptr;
+  void* copied = nullptr;
+  check(env, napi_create_buffer_copy(env, bytes.size(), bytes.data(), &copied, &node_buffer));
+  napi_typedarray_type type{};
+  std::size_t length = 0;
   void* data = nullptr;
-  napi_value buffer = nullptr;
-  check(env, napi_create_arraybuffer(env, bytes.size(), &data, &buffer));
-  if (!bytes.empty()) std::memcpy(data, bytes.data(), bytes.size());
+  napi_value memory = nullptr;
+  std::size_t offset = 0;
+  check(env, napi_get_typedarray_info(env, node_buffer, &type, &length, &data, &memory, &offset));
   napi_value array = nullptr;
-  check(env, napi_create_typedarray(env, napi_uint8_array, bytes.size(), buffer, 0, &array));
+  check(env, napi_create_typedarray(env, napi_uint8_array, length, memory, offset, &array));
   return array;
 }
 
