@@ -8,6 +8,9 @@ namespace sluice {
 LentBody::LentBody(std::span<const std::byte> bytes, std::function<void()> release)
     : bytes_(bytes), lease_(std::make_shared<LentLease>(std::move(release))) {}
 
+// A destructor must not throw: a post that fails (out of memory) gives the bytes
+// back here instead, and a `release` that throws is the caller's bug, not a reason
+// to end the process.
 LentLease::~LentLease() {
   if (!release) return;
   PostToHttpThread where;
@@ -15,11 +18,15 @@ LentLease::~LentLease() {
     std::lock_guard lock(mu);
     where = std::move(route);
   }
-  if (where) {
-    where(std::move(release));
-  } else {
+  try {
+    if (where) {
+      where(release);
+      return;
+    }
+  } catch (...) {}
+  try {
     release();
-  }
+  } catch (...) {}
 }
 
 namespace {

@@ -165,6 +165,24 @@ bool bool_of(napi_env env, napi_value value, const char* what) {
   return flag;
 }
 
+namespace {
+
+std::size_t element_size(napi_typedarray_type type) noexcept {
+  switch (type) {
+    case napi_int16_array:
+    case napi_uint16_array: return 2;
+    case napi_int32_array:
+    case napi_uint32_array:
+    case napi_float32_array: return 4;
+    case napi_float64_array:
+    case napi_bigint64_array:
+    case napi_biguint64_array: return 8;
+    default: return 1;
+  }
+}
+
+}  // namespace
+
 std::span<const std::uint8_t> bytes_of(napi_env env, napi_value value, const char* what) {
   bool is = false;
   void* data = nullptr;
@@ -175,9 +193,9 @@ std::span<const std::uint8_t> bytes_of(napi_env env, napi_value value, const cha
     napi_value buffer = nullptr;
     std::size_t offset = 0;
     check(env, napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &offset));
-    napi_value byte_length = property(env, value, "byteLength");
-    length = static_cast<std::size_t>(number_of(env, byte_length, what));
-    return {static_cast<const std::uint8_t*>(data), length};
+    // From the engine, never from a script's `byteLength` (a subclass may lie there,
+    // or detach the buffer while it runs).
+    return {static_cast<const std::uint8_t*>(data), length * element_size(type)};
   }
   check(env, napi_is_dataview(env, value, &is));
   if (is) {

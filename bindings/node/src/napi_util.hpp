@@ -55,8 +55,9 @@ double number_of(napi_env env, napi_value value, const char* what);
 /// A non-negative integer no larger than `max`.
 std::uint64_t count_of(napi_env env, napi_value value, const char* what, std::uint64_t max);
 bool bool_of(napi_env env, napi_value value, const char* what);
-/// The bytes of a TypedArray, DataView or ArrayBuffer: valid while `value` lives and
-/// no script runs (the buffer could be detached by a script).
+/// The bytes of a TypedArray, DataView or ArrayBuffer, as the engine knows them (no
+/// script runs here): valid while `value` lives and until a script runs next (one
+/// could detach the buffer).
 std::span<const std::uint8_t> bytes_of(napi_env env, napi_value value, const char* what);
 
 /// Runs `body` for a JS-callable function: JsThrown returns to Node with the

@@ -86,7 +86,6 @@ test('a body the script transfers mid-upload still goes out whole, and nothing c
   await eventually(() => client.stats().live === 0);
   client.close();
   await stopServer(server.server);
-  void moved;
 });
 
 test('a detached buffer is refused with a TypeError before anything is sent', async () => {
@@ -108,4 +107,26 @@ test('a body on GET is refused as Node\'s fetch refuses it', async () => {
   assert.ok(ours instanceof TypeError);
   assert.equal(ours.message, theirs.message);
   client.close();
+});
+
+test('a typed array that lies about its byteLength sends its real bytes, streamed or lent', async () => {
+  class Liar extends Uint8Array {
+    get byteLength() { return 2 ** 30; }
+  }
+  const started = await startServer((request, response) => {
+    let length = 0;
+    request.on('data', (chunk) => { length += chunk.length; });
+    request.on('end', () => response.end(String(length)));
+  });
+  const client = new Client();
+  try {
+    const stream = new ReadableStream({ start(c) { c.enqueue(new Liar(16)); c.close(); } });
+    const streamed = await client.fetch(started.base, { method: 'POST', body: stream, duplex: 'half' });
+    assert.equal(await streamed.text(), '16');
+    const lent = await client.fetch(started.base, { method: 'POST', body: new Liar(16) });
+    assert.equal(await lent.text(), '16');
+  } finally {
+    client.close();
+    await stopServer(started.server);
+  }
 });
