@@ -164,7 +164,8 @@ class SLUICE_API BodyWriter {
   /// Like write, but returns false when the queue stayed above the mark for `timeout`
   /// (nothing was written).
   Result<bool> write_for(std::span<const std::byte> bytes, std::chrono::milliseconds timeout);
-  /// Calls `ready` (on the HTTP thread) once the queue is below the mark again.
+  /// Calls `ready` once (on the HTTP thread) when the queue is below the mark again,
+  /// or when the request ended: then the next write fails and says why.
   void when_writable(std::function<void()> ready);
   /// Bytes written and not yet taken by the network: what the mark is measured
   /// against. 0 means the transport has everything written so far (any thread).

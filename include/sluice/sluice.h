@@ -510,8 +510,9 @@ SLUICE_API sluice_code sluice_body_writer_write(sluice_body_writer* writer, cons
 SLUICE_API sluice_code sluice_body_writer_write_timeout(sluice_body_writer* writer,
                                                         const void* data, size_t len,
                                                         uint32_t timeout_ms);
-/* Calls `ready` once when the writer may write again (below its mark): on the HTTP
- * thread, or in sluice_client_dispatch() with host dispatch. It must not block. */
+/* Calls `ready` once when the writer may write again (below its mark), or when the
+ * request ended (then the next write fails and says why): on the HTTP thread, or in
+ * sluice_client_dispatch() with host dispatch. It must not block. */
 typedef void (*sluice_writable_cb)(void* user_data);
 SLUICE_API sluice_code sluice_body_writer_when_writable(sluice_body_writer* writer,
                                                         sluice_writable_cb ready, void* user_data);

@@ -1,6 +1,7 @@
 #include "body/source_queue.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace sluice {
 
@@ -105,15 +106,27 @@ void SourceQueue::set_user_runner(std::function<void(std::function<void()>)> run
 }
 
 void SourceQueue::shut(Error reason) {
+  std::function<void()> waiting;
+  std::function<void(std::function<void()>)> run_user;
   {
     std::lock_guard lock(mu_);
     if (!shut_) shut_ = std::move(reason);
     consumer_waker_ = nullptr;
-    writable_callback_ = nullptr;
+    waiting = std::exchange(writable_callback_, nullptr);
+    run_user = run_user_;
     queue_.clear();
     queue_.release_if_empty();
   }
   writable_.notify_all();
+  // A producer waiting for room must hear that none will come: its callback runs, and
+  // the write it then makes fails and says why. Dropped, it would wait forever (a
+  // binding's upload pump, a promise nobody settles).
+  if (!waiting) return;
+  if (run_user) {
+    run_user(std::move(waiting));
+  } else {
+    waiting();  // shut runs on the HTTP thread, where `ready` is promised to run
+  }
 }
 
 }  // namespace sluice

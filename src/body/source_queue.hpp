@@ -28,8 +28,9 @@ class SourceQueue {
                      std::optional<std::chrono::steady_clock::time_point> deadline);
   void close();
   void abort(std::string reason);
-  /// `ready` runs on the HTTP thread when the queue is below the mark (with a user
-  /// runner set, it is handed to that instead).
+  /// `ready` runs once, on the HTTP thread, when the queue is below the mark or the
+  /// request ended (then the next write fails with why); with a user runner set, it
+  /// is handed to that instead.
   void when_writable(std::function<void()> ready);
   /// Bytes written and not yet taken: what the mark is measured against.
   std::size_t queued() const;
@@ -50,7 +51,8 @@ class SourceQueue {
   /// With host dispatch: `run` takes when_writable callbacks instead of the HTTP
   /// thread (it queues them for the host's dispatch()).
   void set_user_runner(std::function<void(std::function<void()>)> run);
-  /// The request ended; writers fail from now on with `reason`.
+  /// The request ended; writers fail from now on with `reason`, and a waiting
+  /// when_writable callback runs (HTTP thread).
   void shut(Error reason);
 
  private:
