@@ -11,17 +11,34 @@ if(NOT TARGET sluice_shared OR NOT EXISTS ${SLUICE_NODE_INCLUDE_DIR}/node_api.h)
 endif()
 
 file(GLOB SLUICE_NODE_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/src/*.cpp)
-add_library(sluice_node MODULE ${SLUICE_NODE_SOURCES})
-# Node loads `.node` files; symbols from node itself (napi_*, uv_*) resolve at load.
-set_target_properties(sluice_node PROPERTIES
-  PREFIX ""
-  SUFFIX ".node"
-  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bindings/node
-  CXX_VISIBILITY_PRESET hidden
-  BUILD_RPATH "$<TARGET_FILE_DIR:sluice_shared>")
-target_compile_definitions(sluice_node PRIVATE NODE_GYP_MODULE_NAME=sluice_node NAPI_VERSION=8)
+list(REMOVE_ITEM SLUICE_NODE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/node_abi.cpp)
+add_library(sluice_node_objects OBJECT ${SLUICE_NODE_SOURCES})
+set_target_properties(sluice_node_objects PROPERTIES CXX_VISIBILITY_PRESET hidden)
+target_compile_definitions(sluice_node_objects PUBLIC NODE_GYP_MODULE_NAME=sluice_node NAPI_VERSION=8)
 # Node's headers are not ours to warn about.
-target_include_directories(sluice_node SYSTEM PRIVATE ${SLUICE_NODE_INCLUDE_DIR})
-target_compile_options(sluice_node PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${SLUICE_WARNINGS}>)
-# Only the C API: include/sluice/sluice.h, no C++ header, no src/.
-target_link_libraries(sluice_node PRIVATE sluice_shared)
+target_include_directories(sluice_node_objects SYSTEM PUBLIC ${SLUICE_NODE_INCLUDE_DIR})
+target_include_directories(sluice_node_objects PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
+target_compile_options(sluice_node_objects PUBLIC $<$<COMPILE_LANGUAGE:CXX>:${SLUICE_WARNINGS}>)
+
+# sluice_node_addon(NAME [DEFINITIONS...]): the objects and the check of the Node.js
+# major (node_abi.cpp, compiled for each with its definitions) as a `.node` module.
+# Node loads `.node` files; symbols from node itself (napi_*, uv_*, V8) resolve at load.
+function(sluice_node_addon name)
+  add_library(${name} MODULE ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/src/node_abi.cpp)
+  set_target_properties(${name} PROPERTIES
+    PREFIX ""
+    SUFFIX ".node"
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bindings/node
+    CXX_VISIBILITY_PRESET hidden
+    BUILD_RPATH "$<TARGET_FILE_DIR:sluice_shared>")
+  target_compile_definitions(${name} PRIVATE ${ARGN})
+  target_link_libraries(${name} PRIVATE sluice_node_objects)  # its objects and flags
+  # Only the C API: include/sluice/sluice.h, no C++ header, no src/.
+  target_link_libraries(${name} PRIVATE sluice_shared)
+endfunction()
+sluice_node_addon(sluice_node)
+# A copy that claims to be built for Node.js 1, which the tests load to see it
+# refused (test/addon_abi.test.mjs).
+if(SLUICE_BUILD_TESTS)
+  sluice_node_addon(sluice_node_other_major SLUICE_NODE_BUILT_FOR_MAJOR=1)
+endif()

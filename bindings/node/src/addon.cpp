@@ -11,6 +11,7 @@
 #include "exchange.hpp"
 #include "js_error.hpp"
 #include "napi_util.hpp"
+#include "node_abi.hpp"
 #include "node_client.hpp"
 #include "request_spec.hpp"
 
@@ -164,6 +165,7 @@ napi_value version(napi_env env, napi_callback_info) {
 
 napi_value init(napi_env env, napi_value exports) {
   return js_entry(env, [&] {
+    require_node_built_for(env);
     const napi_property_descriptor functions[] = {
         {"clientNew", nullptr, client_new, nullptr, nullptr, nullptr, napi_default, nullptr},
         {"clientClose", nullptr, client_close, nullptr, nullptr, nullptr, napi_default, nullptr},
