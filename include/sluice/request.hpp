@@ -58,6 +58,14 @@ struct RedirectPolicy {
   /// Following an https URL to an http one downgrades security; refused
   /// (ErrorCode::insecure_redirect) unless set.
   bool allow_https_to_http = false;
+  /// Ports a redirect may not lead to: such a hop fails with
+  /// ErrorCode::redirect_refused before anything connects (fetch's "bad ports", which
+  /// the Node binding passes). Empty: any port.
+  std::vector<std::uint16_t> refused_ports;
+  /// A 307 or 308 takes a streamed body (StreamBody) on to its next hop when none of
+  /// it was sent yet. Off, such a redirect fails as the fetch standard says of a body
+  /// that cannot be read again, however much of it was sent.
+  bool resend_unsent_stream = true;
 };
 
 /// Content decoding (gzip, deflate, br, zstd) and its limits.

@@ -492,6 +492,22 @@ typedef enum sluice_redirect_mode {
 } sluice_redirect_mode;
 SLUICE_API sluice_code sluice_request_set_redirects(sluice_request* request,
                                                     sluice_redirect_mode mode, int max_redirects);
+/* What a followed redirect may do, beyond the mode (flags, or'ed). */
+typedef enum sluice_redirect_rule {
+  /* Follow an https URL to an http one (refused by default: SLUICE_E_INSECURE_REDIRECT). */
+  SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP = 1,
+  /* A 307 or 308 fails for a body from a sluice_body_writer even when none of it was
+   * sent yet (the fetch standard's rule for a body it cannot read again). */
+  SLUICE_REDIRECT_NEVER_RESEND_STREAM = 2,
+  SLUICE_REDIRECT_RULE_MAX_ = 0x7fffffff /* not a rule: see SLUICE_VERSION_POLICY_MAX_ */
+} sluice_redirect_rule;
+/* `rules`: sluice_redirect_rule flags; `refused_ports` (`n_ports` of them, NULL when
+ * 0): ports a redirect may not lead to; such a hop fails with
+ * SLUICE_E_REDIRECT_REFUSED before anything connects (fetch's bad ports). Replaces
+ * what an earlier call set. An unknown flag is SLUICE_E_INVALID_ARGUMENT. */
+SLUICE_API sluice_code sluice_request_set_redirect_rules(sluice_request* request, unsigned rules,
+                                                         const uint16_t* refused_ports,
+                                                         size_t n_ports);
 /* Non-zero: send Accept-Encoding and decode gzip, deflate, br, zstd (--compressed). */
 SLUICE_API sluice_code sluice_request_set_decode(sluice_request* request, int enabled);
 /* A response body longer than this fails with SLUICE_E_BODY_TOO_LARGE; 0: no limit. */

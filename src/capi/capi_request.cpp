@@ -215,6 +215,26 @@ sluice_code sluice_request_set_redirects(sluice_request* request, sluice_redirec
   });
 }
 
+sluice_code sluice_request_set_redirect_rules(sluice_request* request, unsigned rules,
+                                              const uint16_t* refused_ports, size_t n_ports) {
+  constexpr unsigned kKnown =
+      SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP | SLUICE_REDIRECT_NEVER_RESEND_STREAM;
+  if ((rules & ~kKnown) != 0) {
+    return invalid("sluice_request_set_redirect_rules",
+                   "rules holds a flag that is not a sluice_redirect_rule");
+  }
+  if (refused_ports == nullptr && n_ports != 0) {
+    return invalid("sluice_request_set_redirect_rules",
+                   "refused_ports is NULL but n_ports is not 0");
+  }
+  return with_request("sluice_request_set_redirect_rules", request, [&](Request& r) {
+    r.redirects.allow_https_to_http = (rules & SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP) != 0;
+    r.redirects.resend_unsent_stream = (rules & SLUICE_REDIRECT_NEVER_RESEND_STREAM) == 0;
+    r.redirects.refused_ports.assign(refused_ports, refused_ports + n_ports);
+    return ok();
+  });
+}
+
 sluice_code sluice_request_set_decode(sluice_request* request, int enabled) {
   return with_request("sluice_request_set_decode", request, [&](Request& r) {
     r.decode.enabled = enabled != 0;

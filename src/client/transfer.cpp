@@ -238,8 +238,10 @@ void Transfer::after_drained_hop() {
 
 void Transfer::follow_redirect() {
   const bool keep_body = hops_.planned_redirect().keep_body;
+  const bool stream_stays =
+      request_.redirects.resend_unsent_stream || !std::holds_alternative<StreamBody>(request_.body);
   // Rewound only now: until the exchange ended its connection may still be sending.
-  if (keep_body && body_ && !body_->rewind()) {
+  if (keep_body && body_ && (!stream_stays || !body_->rewind())) {
     fail(Error(ErrorCategory::usage,
                "redirect: cannot resend the request body for the redirect to " +
                    hops_.planned_redirect().next.to_string() +

@@ -1,5 +1,7 @@
 #include "web/redirect.hpp"
 
+#include <algorithm>
+
 namespace sluice {
 
 bool is_redirect_status(int status) noexcept {
@@ -29,6 +31,13 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
     return Error(ErrorCode::insecure_redirect,
                  "redirect: refusing to follow https URL " + current.to_string() + " to insecure " +
                      next->to_string() + " (allow it with --proto-redir =http,https)");
+  }
+  if (std::find(policy.refused_ports.begin(), policy.refused_ports.end(), next->port) !=
+      policy.refused_ports.end()) {
+    return Error(ErrorCode::redirect_refused,
+                 "redirect: refusing to follow " + current.to_string() + " to " +
+                     next->to_string() + ": port " + std::to_string(next->port) +
+                     " is one the request refuses (fetch's bad ports)");
   }
   RedirectStep step{std::move(*next), method, false};
   if (status == 303) {

@@ -62,6 +62,25 @@ TEST(Redirect, HttpsToHttpIsRefusedUnlessAllowed) {
           .ok());
 }
 
+TEST(Redirect, APortTheRequestRefusesIsRefusedOnTheHop) {
+  RedirectPolicy policy;
+  policy.refused_ports = {25, 10080};
+  auto refused = plan_redirect(url("http://a.example/"), "GET", 302,
+                               location("http://b.example:10080/x"), 0, policy);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::redirect_refused);
+  EXPECT_NE(refused.error().message().find("port 10080"), std::string::npos)
+      << refused.error().message();
+  EXPECT_TRUE(plan_redirect(url("http://a.example/"), "GET", 302,
+                            location("http://b.example:8080/"), 0, policy)
+                  .ok());
+  // The default port is a port too: 80 refused refuses a Location without one.
+  policy.refused_ports = {80};
+  EXPECT_FALSE(plan_redirect(url("http://a.example:8080/"), "GET", 302,
+                             location("http://b.example/"), 0, policy)
+                   .ok());
+}
+
 TEST(Redirect, NonHttpSchemesAreRefused) {
   auto step =
       plan_redirect(url("http://a.example/"), "GET", 302, location("ftp://a.example/f"), 0, {});
