@@ -1,4 +1,4 @@
-# Included at the end of the top-level CMakeLists.txt: the Node.js binding's addon,
+# Included by the top-level CMakeLists.txt before the tests: the Node.js binding's addon,
 # sluice_node.node, a Node-API module over the C API of libsluice.so (sluice.h only).
 # Built when Node's headers are installed (/usr/include/node, from Debian's nodejs
 # package: no download) and the shared library is built (not in sanitizer or fuzzer

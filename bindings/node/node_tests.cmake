@@ -1,9 +1,8 @@
 # Included by tests/CMakeLists.txt: the Node binding's `node --test` suites as the
-# ctest `node.binding`, against this build's addon (bindings/node/node_addon.cmake,
-# included later by the top-level CMakeLists.txt, hence the same condition here
-# rather than a target check) and the fixture's real servers. --expose-gc lets the
-# suite show that a collected response ends its exchange.
-if(NOT TARGET sluice_shared OR NOT EXISTS /usr/include/node/node_api.h)
+# ctest `node.binding`, against this build's addon (bindings/node/node_addon.cmake)
+# and the fixture's real servers. --expose-gc lets the suite show that a collected
+# response ends its exchange.
+if(NOT TARGET sluice_node)
   return()
 endif()
 find_program(SLUICE_NODE_PROGRAM node)

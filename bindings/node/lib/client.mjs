@@ -60,6 +60,9 @@ function settingsOf(options) {
     maxRedirects: count('maxRedirects', options.maxRedirects ?? 20, 1000),
     uploadBuffer: count('uploadBuffer', options.uploadBuffer ?? 256 * 1024, 2 ** 40),
     maxBodySize: optional('maxBodySize', options.maxBodySize, Number.MAX_SAFE_INTEGER),
+    // A Blob or FormData body up to the library's release threshold (its option, 512
+    // KiB by default) is lent whole, a larger one streamed (request_body.mjs).
+    wholeBodyUpTo: typeof options.releaseThreshold === 'number' ? options.releaseThreshold : 512 * 1024,
   };
 }
 

@@ -1,11 +1,13 @@
 // fetch(input, init) over one Client's handle, with WHATWG semantics: the argument
 // checks and normalisation are those of the platform's own Request (so a wrong
 // argument gets the TypeError Node's fetch throws), abort through the signal, a real
-// Response, and network failures as TypeError('fetch failed') with the cause.
+// Response, and network failures as TypeError('fetch failed') with the cause. data:
+// and blob: URLs are answered here, without the library (local_fetch.mjs).
 import { addon } from './addon.mjs';
 import { fetchFailed, isSluiceFailure } from './errors.mjs';
 import { requestBody, requestOf } from './request_body.mjs';
-import { integrityMatches, isBadPort } from './fetch_checks.mjs';
+import { badPortList, integrityMatches, isBadPort } from './fetch_checks.mjs';
+import { isLocalUrl, localResponse } from './local_fetch.mjs';
 import { bufferedResponse, makeResponse } from './response.mjs';
 import { pumpUpload } from './upload.mjs';
 
@@ -25,10 +27,15 @@ function specOf(request, body, settings) {
     headers: headerList(request),
     body: body.bytes,
     stream: body.stream !== undefined,
+    streamLength: body.length,  // undefined: unknown (chunked)
     uploadMark: settings.uploadBuffer,
     version: settings.version,
     redirect: redirectModes[request.redirect],
     maxRedirects: settings.maxRedirects,
+    // Node's fetch follows https to http, refuses bad ports on every hop, and fails
+    // a 307 or 308 of a body it cannot read again.
+    refusedPorts: badPortList,
+    resendStream: !body.sourceless,
     decode: settings.decompress,
     timeouts: settings.timeouts,
     allowance: settings.allowance,
@@ -59,7 +66,11 @@ export async function fetchWith(owner, handle, settings, input, init) {
   const signal = request.signal;
   if (signal.aborted) throw signal.reason;
   if (isBadPort(request.url)) throw new TypeError('fetch failed', { cause: new Error('bad port') });
-  const body = await requestBody(init, request, lent);
+  if (isLocalUrl(request.url)) {
+    const response = localResponse(request);
+    return request.integrity ? checkedIntegrity(response, request.integrity) : response;
+  }
+  const body = await requestBody(init, request, lent, settings.wholeBodyUpTo);
   if (signal.aborted) throw signal.reason;
   let exchange;
   let head;
@@ -69,7 +80,7 @@ export async function fetchWith(owner, handle, settings, input, init) {
     throw isSluiceFailure(failure) ? fetchFailed(failure) : failure;
   }
   exchange.owner = owner;
-  if (body.stream) pumpUpload(exchange, body.stream);
+  if (body.stream) pumpUpload(exchange, body.stream, settings.uploadBuffer);
   return new Promise((resolve, reject) => {
     let failBody = null;  // set once the head arrived
     const onAbort = () => {

@@ -10,6 +10,10 @@ const badPorts = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 4
   563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 5060, 5061, 6000,
   6566, 6665, 6666, 6667, 6668, 6669, 6697, 10080]);
 
+/** The list, for the library to refuse on every redirect hop (the first URL is
+ * checked here, before the library is asked). */
+export const badPortList = Object.freeze([...badPorts]);
+
 /** True when fetch must refuse `url` for its port (http and https only). */
 export function isBadPort(url) {
   const parsed = new URL(url);

@@ -64,28 +64,47 @@ export function makeResponse(exchange, head, method, finished) {
   for (let i = 0; i + 1 < head.headers.length; i += 2) headers.push([head.headers[i], head.headers[i + 1]]);
   // The C API gives no reason phrase (and h2 and h3 have none): the standard one.
   const statusText = head.version < 20 ? (STATUS_CODES[head.status] ?? '') : '';
-  const response = withFetchFields(new Response(body, { status: head.status, statusText, headers }),
-    head.url, head.redirects > 0);
+  const response = fetchedResponse(body, { status: head.status, statusText, headers },
+    { url: head.url, redirected: head.redirects > 0 });
   return { response, failWith };
 }
 
 /** `response` again, its body read whole into `bytes` (a checked integrity). */
 export function bufferedResponse(response, bytes) {
   const { status, statusText, headers, url, redirected } = response;
-  return withFetchFields(new Response(bytes, { status, statusText, headers }), url, redirected);
+  return fetchedResponse(bytes, { status, statusText, headers }, { url, redirected });
+}
+
+/** A Response as fetch gives it: with its url, redirected and type, and any status
+ * the server sent. `new Response` takes 200 to 599 only, but undici's fetch, which
+ * builds its Responses from the inside, gives a 600 to 999 as it came (not ok):
+ * such a Response is made with 200 and shows the real status instead. */
+export function fetchedResponse(body, { status, statusText, headers }, { url, redirected }) {
+  const constructible = status >= 200 && status <= 599;
+  const response = new Response(body, { status: constructible ? status : 200, statusText, headers });
+  return withFetchFields(response, { url, redirected, status: constructible ? undefined : status });
 }
 
 /** What a Response made by fetch has and one made by `new Response` cannot be given:
- * its url, redirected and type; clone() keeps them (the platform's clone, a tee of
- * the body, would make a Response without them). */
-function withFetchFields(response, url, redirected) {
-  return Object.defineProperties(response, {
+ * its url, redirected and type, and a status outside the constructor's range;
+ * clone() keeps them (the platform's clone, a tee of the body, would make a Response
+ * without them). */
+function withFetchFields(response, fields) {
+  const { url, redirected, status } = fields;
+  Object.defineProperties(response, {
     url: { value: url, enumerable: false },
     redirected: { value: redirected, enumerable: false },
     type: { value: 'basic', enumerable: false },
     clone: {
-      value() { return withFetchFields(Response.prototype.clone.call(this), url, redirected); },
+      value() { return withFetchFields(Response.prototype.clone.call(this), fields); },
       enumerable: false,
     },
   });
+  if (status !== undefined) {
+    Object.defineProperties(response, {
+      status: { value: status, enumerable: false },
+      ok: { value: false, enumerable: false },  // only 200 to 299 is ok
+    });
+  }
+  return response;
 }

@@ -1,6 +1,8 @@
 #include "request_spec.hpp"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "js_error.hpp"
 #include "lent_body.hpp"
@@ -60,6 +62,27 @@ void set_allowance(napi_env env, sluice_request* request, napi_value allowance) 
                    static_cast<std::size_t>(count_of(env, max, "allowance", kLimit))));
 }
 
+// As Node's fetch: https may lead to http, and the fetch standard's checks hold on
+// every hop, not only the first URL (which lib/fetch.mjs checked).
+void set_redirect_rules(napi_env env, sluice_request* request, napi_value spec) {
+  unsigned rules = SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP;
+  napi_value resend = property(env, spec, "resendStream");
+  if (!is_nullish(env, resend) && !bool_of(env, resend, "spec.resendStream")) {
+    rules |= SLUICE_REDIRECT_NEVER_RESEND_STREAM;
+  }
+  napi_value list = property(env, spec, "refusedPorts");
+  std::uint32_t count = 0;
+  if (!is_nullish(env, list)) check(env, napi_get_array_length(env, list, &count));
+  std::vector<std::uint16_t> ports;
+  ports.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    napi_value port = nullptr;
+    check(env, napi_get_element(env, list, i, &port));
+    ports.push_back(static_cast<std::uint16_t>(count_of(env, port, "spec.refusedPorts", 65535)));
+  }
+  check_sluice(env, sluice_request_set_redirect_rules(request, rules, ports.data(), ports.size()));
+}
+
 void set_policies(napi_env env, sluice_request* request, napi_value spec) {
   const auto version = count_of(env, property(env, spec, "version"), "spec.version", 100);
   if (version != SLUICE_VERSION_AUTOMATIC) {
@@ -72,6 +95,7 @@ void set_policies(napi_env env, sluice_request* request, napi_value spec) {
   check_sluice(env,
                sluice_request_set_redirects(request, static_cast<sluice_redirect_mode>(redirect),
                                             static_cast<int>(max_redirects)));
+  set_redirect_rules(env, request, spec);
   if (bool_of(env, property(env, spec, "decode"), "spec.decode")) {
     check_sluice(env, sluice_request_set_decode(request, 1));
   }
@@ -97,7 +121,14 @@ WriterPtr set_body(napi_env env, sluice_request* request, napi_value spec) {
   sluice_body_writer* raw = nullptr;
   check_sluice(env, sluice_body_writer_new(static_cast<std::size_t>(mark), &raw));
   WriterPtr writer(raw);
-  check_sluice(env, sluice_request_set_body_writer(request, writer.get(), -1));
+  // A Blob's or FormData's length is known before its stream starts: declared, it
+  // goes as Content-Length (and a stream that ends short or long fails the request).
+  napi_value length = property(env, spec, "streamLength");
+  const std::int64_t declared =
+      is_nullish(env, length) ? -1
+                              : static_cast<std::int64_t>(count_of(env, length, "spec.streamLength",
+                                                                   std::uint64_t{1} << 53));
+  check_sluice(env, sluice_request_set_body_writer(request, writer.get(), declared));
   return writer;
 }
 

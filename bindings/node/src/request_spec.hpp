@@ -4,10 +4,13 @@
 //   method, url: strings; headers: [name, value, name, value ...] (ByteStrings);
 //   body: bytes (TypedArray, DataView, ArrayBuffer), lent to the library (see
 //     lent_body.hpp), or undefined;
-//   stream: true for a body streamed through a writer (length unknown);
+//   stream: true for a body streamed through a writer; streamLength: its length in
+//     bytes when known (a Blob, a FormData), else undefined (chunked);
 //   uploadMark: bytes the stream may run ahead of the network;
 //   version: a sluice_version_policy; redirect: a sluice_redirect_mode;
-//   maxRedirects; decode: bool; timeouts: {connect, tls, firstByte, idle, total} in
+//   maxRedirects; refusedPorts: the ports no redirect may lead to (an array, or
+//   undefined for none); resendStream: false when a 307 or 308 must fail for the
+//   streamed body (default true); decode: bool; timeouts: {connect, tls, firstByte, idle, total} in
 //   ms; allowance: [initial, max] or undefined; maxBodySize: bytes or undefined.
 
 #include <node_api.h>

@@ -1,12 +1,14 @@
 // The same requests through Node's own fetch (undici) and through sluice, over h1
-// against an in-process node server and the fixture's nginx: status, statusText where
-// both come from the same table, content-type and content-length, bodies, redirected,
-// url and, for failures, the error's kind and how it is delivered (a synchronous throw
-// or a rejection) must agree. A script written for Node's fetch then runs unchanged.
+// against an in-process node server and the fixture's nginx, and for data: and blob:
+// URLs: status, statusText where both come from the same table, content-type and
+// content-length, bodies (with how a request body was framed, where the server
+// answers that), redirected, url and, for failures, the error's kind and how it is
+// delivered (a synchronous throw or a rejection) must agree. A script written for
+// Node's fetch then runs unchanged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetch as sluiceFetch } from '../index.mjs';
-import { echoHandler, env, freePort, startServer, stopServer } from './helpers.mjs';
+import { echoHandler, env, framingHandler, freePort, startServer, stopServer } from './helpers.mjs';
 
 const nodeFetch = globalThis.fetch;
 let node;
@@ -20,6 +22,14 @@ before(async () => {
     } else if (request.url === '/said') {
       // Only what both clients send alike (their default headers differ).
       saidHandler(request, response);
+    } else if (request.url === '/hop-to-framing') {
+      response.writeHead(307, { location: '/framing' });
+      response.end();
+    } else if (request.url === '/framing') {
+      framingHandler(request, response);
+    } else if (request.url === '/odd-status') {
+      response.writeHead(699, { 'content-type': 'text/plain', 'content-length': '3' });
+      response.end('odd');
     } else if (request.url === '/teapot') {
       response.writeHead(418, { 'content-type': 'text/plain', 'content-length': '6' });
       response.end('teapot');
@@ -30,7 +40,10 @@ before(async () => {
   // A port nobody listens on, and not one of fetch's blocked ports.
   refusedUrl = `http://127.0.0.1:${await freePort()}/`;
 });
-after(() => stopServer(node.server));
+after(async () => {
+  URL.revokeObjectURL(blobUrl);
+  await stopServer(node.server);
+});
 
 /** Answers "METHOD body" as text. */
 function saidHandler(request, response) {
@@ -41,6 +54,7 @@ function saidHandler(request, response) {
     response.end(`${request.method} ${Buffer.concat(chunks)}`);
   });
 }
+
 
 /** What a script can see of one fetch: its answer, or how and with what it failed. */
 async function summary(fetchImpl, url, init) {
@@ -76,6 +90,7 @@ function errorKind(error) {
 }
 
 const nginx = () => env.SLUICE_NGINX_HTTP_URL;
+const blobUrl = URL.createObjectURL(new Blob(['from a blob'], { type: 'text/x-blob' }));
 const cases = [
   ['a text file from nginx', () => `${nginx()}/small.txt`],
   ['a binary file from nginx', () => `${nginx()}/1m.bin`],
@@ -100,6 +115,24 @@ const cases = [
   ['an invalid header name', () => `${nginx()}/`, { headers: { 'bad name': 'x' } }],
   ['an unknown redirect mode', () => `${nginx()}/`, { redirect: 'sideways' }],
   ['a stream body without duplex', () => `${node.base}/echo`, { method: 'POST', body: new ReadableStream() }],
+  ['a 699 from node', () => `${node.base}/odd-status`],
+  // A Request as the input, made anew for each (its body can be taken once).
+  ['a Request with a string body', () => new Request(`${node.base}/framing`, { method: 'POST', body: 'kept' })],
+  ['a Request with a string body through a followed 307',
+    () => new Request(`${node.base}/hop-to-framing`, { method: 'POST', body: 'kept' })],
+  ['a Request with a Blob body through a followed 307',
+    () => new Request(`${node.base}/hop-to-framing`, { method: 'PUT', body: new Blob(['blob', ' kept']) })],
+  ['a Request with a URLSearchParams body through a followed 307',
+    () => new Request(`${node.base}/hop-to-framing`, { method: 'POST', body: new URLSearchParams({ a: 'b' }) })],
+  ['a Request with a stream body', () => new Request(`${node.base}/framing`,
+    { method: 'POST', duplex: 'half', body: new Blob(['streamed']).stream() })],
+  ['a Request with a stream body through a 307', () => new Request(`${node.base}/hop-to-framing`,
+    { method: 'POST', duplex: 'half', body: new Blob(['streamed']).stream() })],
+  ['a data: URL', () => 'data:text/plain;charset=utf-8,h%C3%A9llo'],
+  ['a base64 data: URL', () => 'data:application/octet-stream;base64,AAECAwQ='],
+  ['a data: URL without a comma', () => 'data:text/plain'],
+  ['a blob: URL', () => blobUrl],
+  ['a POST to a blob: URL', () => blobUrl, { method: 'POST', body: 'y' }],
 ];
 
 for (const [name, url, init] of cases) {

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../index.mjs';
+import { backoff } from './backoff.mjs';
 import { env, sha256, sha256Of } from './helpers.mjs';
 
 const runChild = promisify(execFile);
@@ -20,11 +21,14 @@ test('fetches awaited after their Client is dropped complete through collections
       return Array.from({ length: 20 }, (_, i) =>
         client.fetch(`${env.SLUICE_NGINX_H2_URL}/1m.bin?i=${i}`).then((r) => r.arrayBuffer()));
     })();
+    // Collect while they run, often at first and then less (backoff.mjs), until all
+    // have settled: a collection at any point of a fetch must be harmless.
     let settled = false;
     const all = Promise.allSettled(fetches).finally(() => { settled = true; });
-    while (!settled) {
+    for (const pause of backoff()) {
+      if (settled) break;
       global.gc();
-      await new Promise(setImmediate);
+      await Promise.race([all, pause()]);
     }
     for (const outcome of await all) {
       // Completing is what this design does; an error would be allowed, a crash not.

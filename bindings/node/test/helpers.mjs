@@ -1,13 +1,15 @@
 // Shared by the suites: the fixture's servers ($SLUICE_TEST_ENV/env, written by
-// tests/support/servers/start.sh), an in-process HTTP server for exact answers, and
-// a wait for states the library reports without an event (its stats).
+// tests/support/servers/start.sh), in-process HTTP servers for exact answers (one on
+// a Unix socket that holds request bodies unread), and a wait for states the library
+// reports without an event (its stats).
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { once } from 'node:events';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { backoff } from './backoff.mjs';
 
 function readEnv() {
   const root = process.env.SLUICE_TEST_ENV;
@@ -79,12 +81,93 @@ export function echoHandler(request, response) {
   });
 }
 
-/** Waits, letting the loop run, until `condition()` holds (a state the library
- * reports without an event); throws after `deadlineMs`. */
+/** An HTTP server on a Unix socket that reads each request's body only after
+ * `release()`, then answers what it received: { length, sha256, contentLength,
+ * transferEncoding } (the two framing headers, or null). `arrived` settles at the
+ * first request's head. A Unix socket, not loopback TCP: its kernel buffer is small
+ * and known (net.core.wmem_default), where loopback TCP may take in tens of MiB and
+ * so hide what the client holds (or reads ahead) while the server does not read.
+ * Fetch through it with new Client({ unixSocket: socketPath }). */
+export async function heldServer() {
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let arrive;
+  const arrived = new Promise((resolve) => { arrive = resolve; });
+  const { socketPath, stop } = await unixServer(async (request, response) => {
+    request.pause();
+    arrive();
+    await released;
+    const hash = crypto.createHash('sha256');
+    let length = 0;
+    try {
+      for await (const chunk of request) {
+        hash.update(chunk);
+        length += chunk.length;
+      }
+    } catch {
+      return;  // the client gave the request up mid-body: nobody to answer
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({
+      length,
+      sha256: hash.digest('hex'),
+      contentLength: request.headers['content-length'] ?? null,
+      transferEncoding: request.headers['transfer-encoding'] ?? null,
+    }));
+  });
+  return { socketPath, arrived, release, stop };
+}
+
+/** A node http server with `handler` on a Unix socket in a fresh directory:
+ * { socketPath, stop }. stop() ends its connections and removes the directory. */
+export async function unixServer(handler) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-unix-'));
+  const socketPath = path.join(dir, 'server.sock');
+  const server = http.createServer(handler);
+  server.listen(socketPath);
+  await once(server, 'listening');
+  const stop = async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { socketPath, stop };
+}
+
+/** Answers how a request's body came, in what every client sends alike: { method,
+ * url, contentLength, transferEncoding, contentType, body } (the headers or null,
+ * the bytes as latin1). */
+export function framingHandler(request, response) {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({
+      method: request.method,
+      url: request.url,
+      contentLength: request.headers['content-length'] ?? null,
+      transferEncoding: request.headers['transfer-encoding'] ?? null,
+      contentType: request.headers['content-type'] ?? null,
+      body: Buffer.concat(chunks).toString('latin1'),
+    }));
+  });
+}
+
+/** What the kernel may hold of a Unix stream socket's sent bytes. */
+export function socketBuffer() {
+  return Number(fs.readFileSync('/proc/sys/net/core/wmem_default', 'utf8'));
+}
+
+/** Waits until `condition()` holds (a state the library reports without an event),
+ * looking again after pauses that grow from a turn of the loop to 50 ms
+ * (backoff.mjs); `deadlineMs` only turns a condition that never holds into a
+ * failure. */
 export async function eventually(condition, deadlineMs = 20000) {
   const end = Date.now() + deadlineMs;
-  while (!(await condition())) {
+  for (const pause of backoff()) {
+    if (await condition()) return;
     if (Date.now() > end) throw new Error('the condition never held');
-    await nextTurn();
+    await pause();
   }
 }

@@ -105,3 +105,28 @@ test('clone() gives two whole bodies and keeps url, redirected and type', async 
   assert.equal(twice.redirected, false);
   await Promise.all([plain.arrayBuffer(), twice.arrayBuffer()]);
 });
+
+test('a status from 600 to 999 is the Response\'s status, not ok, as Node\'s fetch gives it', async () => {
+  // `new Response` refuses these (200 to 599 only); undici's fetch gives them as they
+  // came. The reason phrase is the standard table's, which has none for them.
+  const { server: odd, base } = await startServer((request, response) => {
+    response.writeHead(Number(request.url.slice(1)), { 'content-type': 'text/plain' });
+    response.end(`status ${request.url.slice(1)}`);
+  });
+  try {
+    for (const status of [600, 699, 999]) {
+      const response = await fetch(`${base}/${status}`);
+      assert.equal(response.status, status);
+      assert.equal(response.ok, false);
+      assert.equal(response.statusText, '');
+      assert.equal(response.headers.get('content-type'), 'text/plain');
+      const copy = response.clone();
+      assert.equal(copy.status, status);
+      assert.equal(copy.ok, false);
+      assert.equal(await response.text(), `status ${status}`);
+      assert.equal(await copy.text(), `status ${status}`);
+    }
+  } finally {
+    await stopServer(odd);
+  }
+});

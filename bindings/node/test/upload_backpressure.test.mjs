@@ -3,63 +3,19 @@
 // buffer (the Client's uploadBuffer) and the socket hold, plus the stream's own
 // highWaterMark; once the server reads, the upload completes byte for byte.
 //
-// The server listens on a Unix socket: its kernel buffer is small and known
-// (net.core.wmem_default), where loopback TCP may buffer tens of MiB and so hide a
-// pump that reads ahead.
+// The server listens on a Unix socket (helpers.mjs heldServer): loopback TCP may
+// buffer tens of MiB and so hide a pump that reads ahead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { once } from 'node:events';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Client, SluiceError } from '../index.mjs';
-import { eventually } from './helpers.mjs';
+import { eventually, heldServer, socketBuffer } from './helpers.mjs';
 
 const chunkSize = 16 * 1024;
 const chunkCount = 4096;  // 64 MiB: a pump that reads ahead would take far past the bound
 const uploadBuffer = 64 * 1024;
 const highWaterMark = 2;  // chunks the stream itself queues ahead of its reader
-
-/** An HTTP server on a Unix socket that reads a request's body only after
- * `release()`, then answers with the body's length and SHA-256. */
-async function heldServer() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-upload-'));
-  const socketPath = path.join(dir, 'server.sock');
-  let release;
-  const released = new Promise((resolve) => { release = resolve; });
-  let arrive;
-  const arrived = new Promise((resolve) => { arrive = resolve; });
-  const server = http.createServer(async (request, response) => {
-    request.pause();
-    arrive();
-    await released;
-    const hash = crypto.createHash('sha256');
-    let length = 0;
-    for await (const chunk of request) {
-      hash.update(chunk);
-      length += chunk.length;
-    }
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ length, sha256: hash.digest('hex') }));
-  });
-  server.listen(socketPath);
-  await once(server, 'listening');
-  const stop = async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  return { socketPath, arrived, release, stop };
-}
-
-/** What the kernel may hold of a Unix stream socket's sent bytes. */
-function socketBuffer() {
-  return Number(fs.readFileSync('/proc/sys/net/core/wmem_default', 'utf8'));
-}
 
 function chunk(index) {
   return new Uint8Array(chunkSize).fill(index % 251);
@@ -102,10 +58,64 @@ test('a ReadableStream upload is not pulled ahead of the library, and completes 
     server.release();
     const response = await sent;
     assert.equal(response.status, 200);
-    assert.deepEqual(await response.json(),
-      { length: chunkCount * chunkSize, sha256: expected.digest('hex') });
+    const answer = await response.json();
+    assert.equal(answer.length, chunkCount * chunkSize);
+    assert.equal(answer.sha256, expected.digest('hex'));
     assert.equal(pulled, chunkCount);
     assert.equal(client.stats().requestBodyBytesHeld, 0);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+test('a chunk larger than the upload buffer is not copied into the library whole', async () => {
+  // One 64 MiB chunk (a Blob's stream gives a 64 MiB part as one). Written whole, the
+  // library would copy all of it into its queue at once (its stats do not count that
+  // queue, so the process's resident memory shows it); a piece at a time, it holds
+  // about its upload buffer while the server does not read.
+  const size = 64 * 1024 * 1024;
+  const server = await heldServer();
+  const big = new Uint8Array(size).fill(7);  // resident before the baseline
+  const stream = new ReadableStream({
+    start(controller) {
+      controller.enqueue(big);
+      controller.close();
+    },
+  });
+  const client = new Client({ unixSocket: server.socketPath, uploadBuffer });
+  try {
+    const before = process.memoryUsage().rss;
+    const sent = client.fetch('http://localhost/upload', { method: 'POST', body: stream, duplex: 'half' });
+    await server.arrived;
+    // The first write is done once the HTTP thread took bytes of it.
+    await eventually(() => client.stats().requestBodyBytesHeld > 0);
+    const grown = process.memoryUsage().rss - before;
+    assert.ok(grown < size / 2, `resident memory grew by ${grown} bytes`);
+    server.release();
+    const answer = await (await sent).json();
+    assert.equal(answer.length, size);
+    assert.equal(answer.sha256, crypto.createHash('sha256').update(big).digest('hex'));
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+test('a chunk the script detaches while its pieces go fails the fetch, never sends it short', async () => {
+  // The pump reads the chunk it was given while the pieces go; once the script has
+  // transferred its buffer, the rest of the bytes are gone.
+  const server = await heldServer();
+  const big = new Uint8Array(8 * 1024 * 1024).fill(1);
+  const stream = new ReadableStream({ start(controller) { controller.enqueue(big); } });
+  const client = new Client({ unixSocket: server.socketPath, uploadBuffer });
+  try {
+    const sent = client.fetch('http://localhost/upload', { method: 'POST', body: stream, duplex: 'half' });
+    await server.arrived;
+    await eventually(() => client.stats().requestBodyBytesHeld > 0);
+    structuredClone(big.buffer, { transfer: [big.buffer] });
+    server.release();
+    await assert.rejects(sent, (error) => error instanceof TypeError && error.message === 'fetch failed');
   } finally {
     client.close();
     await server.stop();

@@ -8,32 +8,16 @@
 // discard it), and its small buffer fills fast, so the pump waits for room.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { once } from 'node:events';
 import { Client } from '../index.mjs';
-import { eventually } from './helpers.mjs';
+import { eventually, unixServer } from './helpers.mjs';
 
 /** Answers every request at once with `early` and closes, reading none of its body. */
-async function earlyServer() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-early-'));
-  const socketPath = path.join(dir, 'server.sock');
-  const server = http.createServer((request, response) => {
+function earlyServer() {
+  return unixServer((request, response) => {
     request.pause();
     response.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
     response.end('early');
   });
-  server.listen(socketPath);
-  await once(server, 'listening');
-  const stop = async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  return { socketPath, stop };
 }
 
 test('an upload answered early stops pulling and cancels its stream, the response unread', async () => {
@@ -67,22 +51,18 @@ test('an upload answered early stops pulling and cancels its stream, the respons
 test('closing the client ends a pump waiting for room', async () => {
   // The server reads nothing and never answers: the pump waits for room until the
   // client closes, then stops and cancels the stream.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-silent-'));
-  const socketPath = path.join(dir, 'server.sock');
   let arrive;
   const arrived = new Promise((resolve) => { arrive = resolve; });
-  const server = http.createServer((request) => {
+  const server = await unixServer((request) => {
     request.pause();
     arrive();
   });
-  server.listen(socketPath);
-  await once(server, 'listening');
   let cancelled;
   const stream = new ReadableStream({
     pull(controller) { controller.enqueue(new Uint8Array(64 * 1024).fill(9)); },
     cancel(reason) { cancelled = reason ?? 'cancelled'; },
   }, { highWaterMark: 0 });
-  const client = new Client({ unixSocket: socketPath, uploadBuffer: 64 * 1024 });
+  const client = new Client({ unixSocket: server.socketPath, uploadBuffer: 64 * 1024 });
   try {
     const sent = client.fetch('http://localhost/upload', { method: 'POST', body: stream, duplex: 'half' });
     await arrived;
@@ -90,9 +70,6 @@ test('closing the client ends a pump waiting for room', async () => {
     await assert.rejects(sent, (error) => error instanceof TypeError && error.message === 'fetch failed');
     await eventually(() => cancelled !== undefined);
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server.stop();
   }
 });
