@@ -52,8 +52,6 @@ class Capi : public ::testing::Test {
     return request;
   }
 
-  static std::string read_all(sluice_response* response) { return test::read_body(response); }
-
   sluice_client_stats stats() {
     sluice_client_stats out{};
     EXPECT_EQ(sluice_client_get_stats(client_.get, &out, sizeof out), SLUICE_OK);
@@ -92,7 +90,7 @@ TEST_F(Capi, FetchesAFileByteForByteOverEachVersion) {
               SLUICE_OK);
     ASSERT_NE(length, nullptr) << "no Content-Length header";
     EXPECT_EQ(std::string(length, length_len), "1048576");
-    EXPECT_EQ(test::sha256_hex(read_all(response.get)), env_.sha256_of("1m.bin"));
+    EXPECT_EQ(test::sha256_hex(test::read_body(response.get)), env_.sha256_of("1m.bin"));
   }
 }
 
@@ -110,7 +108,7 @@ TEST_F(Capi, TimingAndRemoteAddressSayHowTheResponseCame) {
   ASSERT_EQ(sluice_client_fetch(client_.get, first_request.get, &first.get), SLUICE_OK)
       << sluice_last_error();
   EXPECT_EQ(step_ns(first.get, SLUICE_TIMING_RESPONSE_END), -1) << "ended before it was read";
-  EXPECT_EQ(test::sha256_hex(read_all(first.get)), env_.sha256_of("1m.bin"));
+  EXPECT_EQ(test::sha256_hex(test::read_body(first.get)), env_.sha256_of("1m.bin"));
   EXPECT_EQ(sluice_response_connection_reused(first.get), 0);
   EXPECT_EQ(sluice_response_connects(first.get), 1);
   // A new TLS connection: every step happened, each no earlier than the one before.
@@ -187,7 +185,7 @@ TEST_F(Capi, HeadersKeepTheirOrderRepeatsAndNamesAsSent) {
   ASSERT_EQ(sluice_request_add_header(request.get, "X-One", 5, "again", 5), SLUICE_OK);
   ResponseHandle response;
   ASSERT_EQ(sluice_client_fetch(client_.get, request.get, &response.get), SLUICE_OK);
-  EXPECT_EQ(read_all(response.get), "X-One=1;X-Two=2;X-One=again;");
+  EXPECT_EQ(test::read_body(response.get), "X-One=1;X-Two=2;X-One=again;");
   std::string cookies;
   bool mixed_case_seen = false;
   for (size_t i = 0; i < sluice_response_header_count(response.get); ++i) {
@@ -247,7 +245,7 @@ TEST_F(Capi, AHeldBodyStopsAtItsAllowance) {
       << "the receiver never paused; buffered " << sluice_response_buffered(response.get);
   EXPECT_LE(sluice_response_buffered(response.get), mark + kOneReceive);
   EXPECT_GE(sluice_response_buffered(response.get), mark / 2);
-  std::string all = read_all(response.get);
+  std::string all = test::read_body(response.get);
   EXPECT_EQ(test::sha256_hex(all), env_.sha256_of("64m.bin"));
 }
 
@@ -328,7 +326,7 @@ TEST_F(Capi, AStreamedRequestBodyArrivesWhole) {
   ResponseHandle response;
   const sluice_code code = sluice_pending_wait(pending.get, &response.get);
   ASSERT_EQ(code, SLUICE_OK) << describe(code);
-  EXPECT_EQ(read_all(response.get), test::sha256_hex(body));
+  EXPECT_EQ(test::read_body(response.get), test::sha256_hex(body));
 }
 
 // A form built through the C API: the server gets multipart/form-data whose
@@ -354,7 +352,7 @@ TEST_F(Capi, AFormSendsItsFieldAndStreamsItsFile) {
   ResponseHandle response;
   const sluice_code code = sluice_client_fetch(client_.get, request.get, &response.get);
   ASSERT_EQ(code, SLUICE_OK) << describe(code);
-  const std::string echoed = read_all(response.get);
+  const std::string echoed = test::read_body(response.get);
   const std::string type = echoed.substr(0, echoed.find('\n'));
   const std::string body = echoed.substr(echoed.find('\n') + 1);
   const std::string prefix = "multipart/form-data; boundary=";

@@ -14,12 +14,9 @@ Exchange::Exchange(std::shared_ptr<NodeClient> client)
 
 Exchange::~Exchange() {
   // The body and the upload free their handles in their own destructors; the
-  // pending handle goes last (freeing it cancels a request nobody waited for).
-  if (head_ != nullptr) {
-    // Only when the client went away under a head that never came: nobody awaits
-    // the promise any more (its Exchange was unreachable), so it is left unsettled.
-    head_ = nullptr;
-  }
+  // pending handle goes last (freeing it cancels a request nobody waited for). A
+  // head promise still pending here (the client went away under a head that never
+  // came) is left unsettled: its Exchange was unreachable, so nobody awaits it.
   sluice_pending_free(pending_);
 }
 
