@@ -12,10 +12,30 @@
 # the CMake package's SameMinorVersion says), so 0.1 and 0.2 must not be taken for
 # each other by the dynamic loader; from 1.0 on the major alone will do.
 #
-# Sanitizer and fuzzer builds skip it: their runtimes are not linked into shared
-# libraries (the same reason they skip the layer link check).
-if(SLUICE_SANITIZE OR SLUICE_FUZZ)
+# Fuzzer builds skip it, and so do sanitizer builds but one: their runtimes are not
+# linked into shared libraries (the same reason they skip the layer link check). The
+# one is GCC's AddressSanitizer (with UBSan or alone): GCC links libasan.so and
+# libubsan.so into a shared library as dependencies, so libsluice.so links, and a
+# host program that is not instrumented (node, python) runs it with libasan.so
+# preloaded. That is how the bindings' suites run under ASan: SLUICE_HOST_SANITIZER_ENV
+# is what their ctest environments add.
+set(SLUICE_HOST_SANITIZER_ENV "")
+if(SLUICE_FUZZ)
   return()
+endif()
+if(SLUICE_SANITIZE)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU" OR NOT SLUICE_SANITIZE MATCHES "address"
+     OR SLUICE_SANITIZE MATCHES "thread")
+    return()
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+    OUTPUT_VARIABLE sluice_libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
+  # Leaks are not looked for: the host's own (node's, python's) at exit would drown
+  # the library's, and every stack of ours starts in the host. The library's leaks
+  # are the C++ suites' to find.
+  set(SLUICE_HOST_SANITIZER_ENV "LD_PRELOAD=${sluice_libasan}"
+    "ASAN_OPTIONS=detect_leaks=0:strict_string_checks=1"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 endif()
 
 add_library(sluice_shared SHARED ${SLUICE_LIBRARY_OBJECTS})

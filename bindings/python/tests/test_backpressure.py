@@ -3,6 +3,7 @@ does: the library stops taking bytes for it (paused_receivers), Python holds at 
 its one block, and memory stays flat while other traffic flows."""
 
 import asyncio
+import os
 
 import pytest
 
@@ -12,6 +13,10 @@ from conftest import ENV, eventually, rss_bytes, sha256, sha256_of
 MARK = 256 * 1024
 BLOCK = 64 * 1024  # the most Python takes before it pauses delivery
 HELD = 4
+# In the ASan build's ctest, python runs with libasan preloaded: freed memory waits in
+# its quarantine and every allocation carries redzones, so RSS measures the sanitizer.
+# There the bound on RSS is left out; the library's own figures are checked anyway.
+RSS_MEANS_WHAT_WE_HOLD = "libasan" not in os.environ.get("LD_PRELOAD", "")
 
 
 @pytest.mark.parametrize("url_key, version", [
@@ -47,7 +52,8 @@ def test_readers_that_stop_hold_their_streams_at_their_allowance(url_key, versio
             for response in held:
                 assert 0 < response.body.buffered <= 2 * BLOCK
             # 256 MiB of bodies wait unread; what they cost is bounded by their allowances.
-            assert rss_bytes() - before < 32 * 2**20
+            if RSS_MEANS_WHAT_WE_HOLD:
+                assert rss_bytes() - before < 32 * 2**20
 
             assert sha256(await held[0].read()) == sha256_of("64m.bin")  # resumes whole
             for response in held[1:]:
