@@ -66,6 +66,8 @@ function settingsOf(options) {
   };
 }
 
+const defaultPoolIdleTimeout = 4000;
+
 /** The library's own options, by their names in its option table (camelCase here). */
 function libraryOptions(options) {
   const table = {};
@@ -75,6 +77,10 @@ function libraryOptions(options) {
   if (options.tlsMinVersion !== undefined) table.tls_min_version = options.tlsMinVersion;
   if (options.tlsMaxVersion !== undefined) table.tls_max_version = options.tlsMaxVersion;
   if (options.ipVersion !== undefined) table.ip_version = options.ipVersion;
+  // Node's fetch (undici) closes a connection idle for 4 s (its keepAliveTimeout), so
+  // a burst's connections do not stay open, and resident, for the library's 60 s. So
+  // does this Client, unless told otherwise.
+  if (options.poolIdleTimeout === undefined) table.pool_idle_timeout = defaultPoolIdleTimeout;
   return table;
 }
 
@@ -95,7 +101,8 @@ export class Client {
    *  - tlsMinVersion / tlsMaxVersion ('1.2', '1.3'), ipVersion (4 or 6)
    *  - every option of the library's table in camelCase: caFile, caPath, insecure,
    *    proxy, proxyUser, noProxy, proxyInsecure, userAgent, resolve, connectTo,
-   *    unixSocket, dnsServers, poolIdleTimeout (ms), maxConnectionsPerOrigin,
+   *    unixSocket, dnsServers, poolIdleTimeout (ms; 4000 here, as undici),
+   *    maxConnectionsPerOrigin,
    *    stagedBytesBudget ... (sluice.h lists them).
    */
   constructor(options = {}) {

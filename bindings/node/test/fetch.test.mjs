@@ -3,7 +3,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, fetch } from '../index.mjs';
-import { env, sha256, sha256Of, startServer, stopServer } from './helpers.mjs';
+import { env, eventually, sha256, sha256Of, startServer, stopServer } from './helpers.mjs';
 
 const routes = [
   { name: 'h1', base: env.SLUICE_NGINX_HTTP_URL, http: 'auto' },
@@ -83,4 +83,13 @@ test('a HEAD and a 204 have a null body', async () => {
   } finally {
     await stopServer(server);
   }
+});
+
+test('an idle connection closes after 4 s, as Node\'s fetch closes its own', async () => {
+  const client = new Client();
+  clients.push(client);
+  await (await client.fetch(`${env.SLUICE_NGINX_HTTP_URL}/small.txt`)).text();
+  assert.equal(client.stats().connections, 1, 'the connection stays pooled after the fetch');
+  // undici's keepAliveTimeout, 4 s: the library's own 60 s would outlast the wait.
+  await eventually(() => client.stats().connections === 0);
 });
