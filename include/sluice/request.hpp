@@ -66,6 +66,11 @@ struct RedirectPolicy {
   /// it was sent yet. Off, such a redirect fails as the fetch standard says of a body
   /// that cannot be read again, however much of it was sent.
   bool resend_unsent_stream = true;
+  /// The request body stays until the exchange ends, past the release threshold
+  /// (ClientOptions::memory.release_threshold), so that a 307 or 308, or an
+  /// authentication retry, can send it again: fetch's behaviour. It costs what the
+  /// body holds (a lent body: the caller's memory, no copy) until the response.
+  bool keep_body_for_resend = false;
 };
 
 /// Content decoding (gzip, deflate, br, zstd) and its limits.

@@ -499,6 +499,10 @@ typedef enum sluice_redirect_rule {
   /* A 307 or 308 fails for a body from a sluice_body_writer even when none of it was
    * sent yet (the fetch standard's rule for a body it cannot read again). */
   SLUICE_REDIRECT_NEVER_RESEND_STREAM = 2,
+  /* Keep the request body until the exchange ends, past the release threshold, so a
+   * 307 or 308 (or an authentication retry) can send it again; a lent body is then
+   * released when the exchange ends, not after its last byte. */
+  SLUICE_REDIRECT_KEEP_BODY = 4,
   SLUICE_REDIRECT_RULE_MAX_ = 0x7fffffff /* not a rule: see SLUICE_VERSION_POLICY_MAX_ */
 } sluice_redirect_rule;
 /* `rules`: sluice_redirect_rule flags; `refused_ports` (`n_ports` of them, NULL when

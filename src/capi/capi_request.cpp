@@ -217,8 +217,8 @@ sluice_code sluice_request_set_redirects(sluice_request* request, sluice_redirec
 
 sluice_code sluice_request_set_redirect_rules(sluice_request* request, unsigned rules,
                                               const uint16_t* refused_ports, size_t n_ports) {
-  constexpr unsigned kKnown =
-      SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP | SLUICE_REDIRECT_NEVER_RESEND_STREAM;
+  constexpr unsigned kKnown = SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP |
+                              SLUICE_REDIRECT_NEVER_RESEND_STREAM | SLUICE_REDIRECT_KEEP_BODY;
   if ((rules & ~kKnown) != 0) {
     return invalid("sluice_request_set_redirect_rules",
                    "rules holds a flag that is not a sluice_redirect_rule");
@@ -230,6 +230,7 @@ sluice_code sluice_request_set_redirect_rules(sluice_request* request, unsigned 
   return with_request("sluice_request_set_redirect_rules", request, [&](Request& r) {
     r.redirects.allow_https_to_http = (rules & SLUICE_REDIRECT_ALLOW_HTTPS_TO_HTTP) != 0;
     r.redirects.resend_unsent_stream = (rules & SLUICE_REDIRECT_NEVER_RESEND_STREAM) == 0;
+    r.redirects.keep_body_for_resend = (rules & SLUICE_REDIRECT_KEEP_BODY) != 0;
     r.redirects.refused_ports.assign(refused_ports, refused_ports + n_ports);
     return ok();
   });

@@ -3,6 +3,7 @@
 #include "sluice/client.hpp"
 
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <optional>
 
@@ -210,7 +211,11 @@ PendingResponse Client::send(Request request) {
     BodyEnvironment env;
     env.post = [poster](std::function<void()> task) { poster->post(std::move(task)); };
     env.file_pool = &core.file_pool();
-    env.release_threshold = core.options().memory.release_threshold;
+    // Kept for a resend: no size is over the threshold, so the body goes when the
+    // exchange ends.
+    env.release_threshold = request.redirects.keep_body_for_resend
+                                ? std::numeric_limits<std::size_t>::max()
+                                : core.options().memory.release_threshold;
     // Owned bodies wait here, on the caller's thread, for the Client's upload budget;
     // never on the HTTP thread, which is what gives the budget back, and never with
     // host dispatch, whose host is an event loop that must not block (and whose

@@ -149,6 +149,54 @@ TEST_F(CapiLentBody, ASmallBodyFollowsARedirectAndIsReleasedOnceAfterwards) {
   EXPECT_EQ(released.count.load(), 1);
 }
 
+// A large body is let go once sent, so a 307 cannot send it again; with
+// SLUICE_REDIRECT_KEEP_BODY it stays lent until the exchange ends and the 307 sends
+// it whole.
+TEST_F(CapiLentBody, ALargeBodyFollowsA307OnlyWhenKeptForResend) {
+  make_client(false);
+  TestServer server([](ServerConnection& conn) {
+    for (;;) {
+      auto request = conn.read_request();
+      if (!request) return;
+      if (request->target == "/first") {
+        conn.write(
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n");
+      } else {
+        conn.write(test::http_response(200, test::sha256_hex(request->body)));
+      }
+    }
+  });
+  const std::string body(1 << 20, 'k');  // over the 512 KiB release threshold
+  for (const bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "kept for resend" : "released once sent");
+    Released released;
+    RequestHandle request = post(server.url("/first"));
+    ASSERT_EQ(sluice_request_set_redirects(request.get, SLUICE_REDIRECT_FOLLOW, 5), SLUICE_OK);
+    ASSERT_EQ(sluice_request_set_redirect_rules(request.get, keep ? SLUICE_REDIRECT_KEEP_BODY : 0,
+                                                nullptr, 0),
+              SLUICE_OK);
+    ASSERT_EQ(
+        sluice_request_set_body_lent(request.get, body.data(), body.size(), on_release, &released),
+        SLUICE_OK);
+    PendingHandle pending;
+    ASSERT_EQ(sluice_client_send(client_.get, request.get, &pending.get), SLUICE_OK);
+    ResponseHandle response;
+    const sluice_code code = sluice_pending_wait(pending.get, &response.get);
+    if (keep) {
+      ASSERT_EQ(code, SLUICE_OK) << describe(code);
+      EXPECT_EQ(test::read_body(response.get), test::sha256_hex(body));
+    } else {
+      EXPECT_EQ(code, SLUICE_E_USAGE) << describe(code);
+      EXPECT_NE(std::string(sluice_last_error()).find("cannot resend"), std::string::npos)
+          << sluice_last_error();
+    }
+    sluice_request_free(request.get);
+    request.get = nullptr;
+    ASSERT_TRUE(test::eventually([&] { return released.count.load() > 0; }));
+    EXPECT_EQ(released.count.load(), 1);
+  }
+}
+
 TEST_F(CapiLentBody, AnotherBodyReleasesTheLentOneAtOnceAndBadArgumentsLendNothing) {
   RequestHandle request = post("http://127.0.0.1:1/");
   const char bytes[] = "abc";

@@ -89,7 +89,7 @@ TEST(CapiArguments, OutOfRangeValuesAreRefused) {
                  "sluice_request_set_timeout_ms");
   expect_invalid(sluice_request_set_redirects(request, SLUICE_REDIRECT_FOLLOW, -1),
                  "sluice_request_set_redirects");
-  expect_invalid(sluice_request_set_redirect_rules(request, 4, nullptr, 0),
+  expect_invalid(sluice_request_set_redirect_rules(request, 8, nullptr, 0),
                  "sluice_request_set_redirect_rules");
   expect_invalid(sluice_request_set_redirect_rules(request, 0, nullptr, 2),
                  "sluice_request_set_redirect_rules");
