@@ -6,7 +6,7 @@ import { fetchWith } from './fetch.mjs';
 
 const versions = { 'auto': 0, '1.1': 1, '2': 2, '2-prior-knowledge': 3, '3': 4, '3-only': 5 };
 const ownKeys = new Set(['http', 'timeouts', 'timeout', 'allowance', 'decompress', 'maxRedirects',
-  'uploadBuffer', 'maxBodySize', 'tlsMinVersion', 'tlsMaxVersion', 'ipVersion']);
+  'uploadBuffer', 'maxBodySize', 'tlsMinVersion', 'tlsMaxVersion', 'ipVersion', 'keepBodyForRedirect']);
 
 const snakeCase = (name) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
@@ -52,11 +52,16 @@ function settingsOf(options) {
   }
   const decompress = options.decompress ?? true;
   if (typeof decompress !== 'boolean') throw new TypeError('Client option decompress must be a boolean');
+  const keepBodyForRedirect = options.keepBodyForRedirect ?? false;
+  if (typeof keepBodyForRedirect !== 'boolean') {
+    throw new TypeError('Client option keepBodyForRedirect must be a boolean');
+  }
   return {
     version: versions[http],
     timeouts: timeoutsOf(options),
     allowance: allowanceOf(options.allowance),
     decompress,
+    keepBodyForRedirect,
     maxRedirects: count('maxRedirects', options.maxRedirects ?? 20, 1000),
     uploadBuffer: count('uploadBuffer', options.uploadBuffer ?? 256 * 1024, 2 ** 40),
     maxBodySize: optional('maxBodySize', options.maxBodySize, Number.MAX_SAFE_INTEGER),
@@ -98,6 +103,9 @@ export class Client {
    *    default: 64 KiB growing to 32 MiB while the reader keeps up)
    *  - decompress (true), maxRedirects (20), uploadBuffer (256 KiB: what a streamed
    *    body may run ahead of the network), maxBodySize
+   *  - keepBodyForRedirect (false): a byte body over the release threshold stays
+   *    leased until the response when redirect is 'follow', so a 307 or 308 sends it
+   *    again, as Node's fetch does (by default it is let go once sent)
    *  - tlsMinVersion / tlsMaxVersion ('1.2', '1.3'), ipVersion (4 or 6)
    *  - every option of the library's table in camelCase: caFile, caPath, insecure,
    *    proxy, proxyUser, noProxy, proxyInsecure, userAgent, resolve, connectTo,

@@ -36,6 +36,9 @@ function specOf(request, body, settings) {
     // a 307 or 308 of a body it cannot read again.
     refusedPorts: badPortList,
     resendStream: !body.sourceless,
+    // Node's fetch keeps every body for a 307 or 308; this Client lets one over the
+    // release threshold go once sent, unless told to keep it (keepBodyForRedirect).
+    keepBody: settings.keepBodyForRedirect && request.redirect === 'follow',
     decode: settings.decompress,
     timeouts: settings.timeouts,
     allowance: settings.allowance,

@@ -70,6 +70,10 @@ void set_redirect_rules(napi_env env, sluice_request* request, napi_value spec) 
   if (!is_nullish(env, resend) && !bool_of(env, resend, "spec.resendStream")) {
     rules |= SLUICE_REDIRECT_NEVER_RESEND_STREAM;
   }
+  napi_value keep = property(env, spec, "keepBody");
+  if (!is_nullish(env, keep) && bool_of(env, keep, "spec.keepBody")) {
+    rules |= SLUICE_REDIRECT_KEEP_BODY;
+  }
   napi_value list = property(env, spec, "refusedPorts");
   std::uint32_t count = 0;
   if (!is_nullish(env, list)) check(env, napi_get_array_length(env, list, &count));

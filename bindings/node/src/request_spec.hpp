@@ -10,7 +10,9 @@
 //   version: a sluice_version_policy; redirect: a sluice_redirect_mode;
 //   maxRedirects; refusedPorts: the ports no redirect may lead to (an array, or
 //   undefined for none); resendStream: false when a 307 or 308 must fail for the
-//   streamed body (default true); decode: bool; timeouts: {connect, tls, firstByte, idle, total} in
+//   streamed body (default true); keepBody: true to keep a lent body past the
+//   release threshold until the exchange ends, so a 307 or 308 sends it again;
+//   decode: bool; timeouts: {connect, tls, firstByte, idle, total} in
 //   ms; allowance: [initial, max] or undefined; maxBodySize: bytes or undefined.
 
 #include <node_api.h>
