@@ -11,17 +11,25 @@
 namespace sluice::cli {
 namespace {
 
-void add_list(const std::string& text, std::vector<std::string>& urls) {
+// A list's URLs are globbed as the command line's are (unless -g): a batch file of
+// "https://host/part[001-120].bin" lines is what globbing is for.
+Result<void> add_list(const CliOptions& options, const std::string& list, const std::string& text,
+                      std::vector<std::string>& urls) {
   std::istringstream lines(text);
   std::string line;
-  while (std::getline(lines, line)) {
+  for (std::size_t number = 1; std::getline(lines, line); ++number) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
       line.pop_back();
     }
     std::size_t start = line.find_first_not_of(" \t");
     if (start == std::string::npos || line[start] == '#') continue;
-    urls.push_back(with_guessed_scheme(std::string_view(line).substr(start)));
+    const std::string where = "--input-file " + list + " line " + std::to_string(number) + ": ";
+    Result<std::vector<std::string>> globbed = globbed_urls(
+        options.globoff, with_guessed_scheme(std::string_view(line).substr(start)), where);
+    if (!globbed) return std::move(globbed).error();
+    urls.insert(urls.end(), globbed->begin(), globbed->end());
   }
+  return {};
 }
 
 }  // namespace
@@ -31,7 +39,8 @@ Result<std::vector<std::string>> collect_urls(const CliOptions& options) {
   for (const std::string& list : options.download.url_lists) {
     Result<std::string> text = read_whole_file("--input-file", list);
     if (!text) return std::move(text).error();
-    add_list(*text, urls);
+    if (Result<void> added = add_list(options, list, *text, urls); !added)
+      return std::move(added).error();
   }
   if (urls.empty()) {
     return usage_error("no URL given (usage: sluice [options] URL...; try 'sluice --help')");
@@ -49,7 +58,10 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
   const bool to_stdout = options.output_path == "-";
   if (to_stdout)
     return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");
-  if (!options.output_path.empty() && urls.size() > 1) {
+  // A glob with -o names each file itself (#1, #2 ...), when no list added URLs.
+  const bool named_each =
+      !options.output_paths.empty() && options.output_paths.size() == urls.size();
+  if (!options.output_path.empty() && urls.size() > 1 && !named_each) {
     return usage_error("-o names one file, but " + std::to_string(urls.size()) +
                        " URLs were given (use -O or --output-dir to name each from its URL)");
   }
@@ -63,13 +75,19 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
   }
   std::vector<DownloadJob> jobs;
   jobs.reserve(urls.size());
-  for (const std::string& url : urls) {
-    CliOptions one = options;
+  // Copied per URL without the URL lists, which a glob can make long: a copy of
+  // them for each URL would cost time and memory by the square of their number.
+  CliOptions shared = options;
+  shared.urls.clear();
+  shared.output_paths.clear();
+  for (std::size_t i = 0; i < urls.size(); ++i) {
+    const std::string& url = urls[i];
+    CliOptions one = shared;
     one.urls = {url};
     DownloadJob job{url, {}};
     DownloadOptions& download = job.options;
     download.request = build_request(one);
-    download.target.path = options.output_path;
+    download.target.path = named_each ? options.output_paths[i] : options.output_path;
     download.target.directory = options.download.output_dir;
     download.target.name_from_content_disposition = options.download.remote_header_name;
     download.target.create_directories = options.download.create_dirs;

@@ -19,12 +19,14 @@ struct DownloadJob {
 };
 
 /// The URLs of the command line and of its -i lists, in order ("-" reads stdin;
-/// blank lines and lines starting with '#' are skipped). Errors: usage when there
-/// is none, io when a list cannot be read.
+/// blank lines and lines starting with '#' are skipped; a list's URLs are globbed
+/// unless -g). Errors: usage when there is none or a list's glob is bad, io when a
+/// list cannot be read.
 Result<std::vector<std::string>> collect_urls(const CliOptions& options);
 
 /// One job per URL. Errors (usage): a request body or a method other than GET, -o
-/// with several URLs, --checksum with several URLs.
+/// with several URLs (unless a glob named each: CliOptions::output_paths),
+/// --checksum with several URLs.
 Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
                                                 const std::vector<std::string>& urls);
 

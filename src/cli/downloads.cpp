@@ -89,8 +89,12 @@ class DownloadRun {
                                          const Result<DownloadResult>& result, int code,
                                          const DownloadProgress* last) {
     TransferReport report;
+    report.url = url;
     report.url_effective = url;
+    report.method = "GET";  // downloads are GET requests
     report.exit_code = code;
+    if (result) report.filename_effective = result->path;
+    if (!result && last != nullptr) report.filename_effective = last->path;
     if (result) {
       // The first response's connection and head decided the download (the ranges
       // after it are more of the same).

@@ -1,7 +1,7 @@
 #pragma once
 // The `sluice` command's exit codes: curl's numbers where curl has one for the same
-// failure, so scripts written for curl keep working. docs/cli.md ("Errors and exit
-// codes") holds the table.
+// failure, so scripts written for curl keep working. man/sluice.1 (EXIT STATUS) and
+// docs/cli.md ("Errors and exit codes") hold the table.
 // Ownership: constants and pure functions; any thread.
 
 #include "sluice/error.hpp"
@@ -11,46 +11,70 @@ namespace sluice::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUnsupportedProtocol = 1;  ///< a redirect to a protocol not allowed
 inline constexpr int kExitUsage = 2;                ///< bad option or argument
-inline constexpr int kExitBadUrl = 3;               ///< URL did not parse (checked before sending)
+inline constexpr int kExitBadUrl = 3;               ///< URL did not parse
 inline constexpr int kExitDns = 6;                  ///< could not resolve host
 inline constexpr int kExitConnect = 7;              ///< could not connect
-inline constexpr int kExitProtocol = 8;             ///< the server broke HTTP, body ended early
+inline constexpr int kExitProtocol = 8;             ///< the server broke HTTP
+inline constexpr int kExitPartialFile = 18;         ///< the body ended before its end
 inline constexpr int kExitHttpError = 22;           ///< -f and a status >= 400
 inline constexpr int kExitWriteError = 23;  ///< writing the output (or a library file job) failed
 inline constexpr int kExitReadError = 26;   ///< a local file for -d/--data-binary/-w is unreadable
-inline constexpr int kExitTimeout = 28;     ///< a timeout expired
-inline constexpr int kExitTls = 35;         ///< TLS handshake or certificate verification failed
-inline constexpr int kExitCancelled = 42;   ///< the transfer was cancelled
-inline constexpr int kExitInterface = 45;   ///< --interface or --local-port could not be used
-inline constexpr int kExitDecode = 61;      ///< content decoding failed
-inline constexpr int kExitTooLarge = 63;    ///< a limit was exceeded (redirects, sizes)
+inline constexpr int kExitOutOfMemory = 27;
+inline constexpr int kExitTimeout = 28;           ///< a timeout expired
+inline constexpr int kExitTls = 35;               ///< the TLS handshake failed
+inline constexpr int kExitCancelled = 42;         ///< the transfer was cancelled
+inline constexpr int kExitInternal = 43;          ///< a library call got a bad argument
+inline constexpr int kExitInterface = 45;         ///< --interface or --local-port unusable
+inline constexpr int kExitTooManyRedirects = 47;  ///< --max-redirs reached
+inline constexpr int kExitReceiveError = 56;      ///< the proxy refused the tunnel
+inline constexpr int kExitPeerCertificate = 60;   ///< the server's certificate did not verify
+inline constexpr int kExitDecode = 61;            ///< content decoding failed
+inline constexpr int kExitTooLarge = 63;          ///< a size limit was exceeded
 
-/// The exit code for a library error. The mapping is by category only: messages are
-/// for people and are never parsed, so a truncated body (protocol) is 8, not curl's 18.
-constexpr int exit_code_for(ErrorCategory category) noexcept {
-  switch (category) {
-    case ErrorCategory::dns: return kExitDns;
-    case ErrorCategory::connect: return kExitConnect;
-    case ErrorCategory::tls: return kExitTls;
-    case ErrorCategory::protocol: return kExitProtocol;
-    case ErrorCategory::timeout: return kExitTimeout;
-    case ErrorCategory::cancelled: return kExitCancelled;
-    case ErrorCategory::too_large: return kExitTooLarge;
-    case ErrorCategory::decode: return kExitDecode;
-    case ErrorCategory::io: return kExitWriteError;
-    case ErrorCategory::usage: return kExitUsage;
-    case ErrorCategory::http: return kExitHttpError;
+/// The exit code for a library error code. By code, never by message: messages are
+/// for people and are never parsed. A code curl has no number of its own for gets
+/// its category's. The switch names every code, so a new one fails to compile
+/// (-Wswitch) until it is given a number here.
+constexpr int exit_code_for(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::dns_failed: return kExitDns;
+    case ErrorCode::connect_failed: return kExitConnect;
+    // curl: "CONNECT tunnel failed, response 407", CURLE_RECV_ERROR.
+    case ErrorCode::proxy_refused: return kExitReceiveError;
+    case ErrorCode::local_bind_failed: return kExitInterface;
+    case ErrorCode::tls_failed: return kExitTls;
+    case ErrorCode::tls_certificate: return kExitPeerCertificate;
+    case ErrorCode::protocol_error: return kExitProtocol;
+    case ErrorCode::body_truncated: return kExitPartialFile;
+    case ErrorCode::timeout:
+    case ErrorCode::connect_timeout:
+    case ErrorCode::first_byte_timeout:
+    case ErrorCode::idle_timeout:
+    case ErrorCode::total_timeout:
+    case ErrorCode::ping_timeout:
+    case ErrorCode::handshake_timeout:
+    case ErrorCode::dns_timeout: return kExitTimeout;
+    case ErrorCode::cancelled: return kExitCancelled;
+    case ErrorCode::too_many_redirects: return kExitTooManyRedirects;
+    case ErrorCode::too_large:
+    case ErrorCode::headers_too_large:
+    case ErrorCode::decoded_too_large:
+    case ErrorCode::body_too_large: return kExitTooLarge;
+    case ErrorCode::decode_failed: return kExitDecode;
+    case ErrorCode::io_failed: return kExitWriteError;
+    case ErrorCode::out_of_memory: return kExitOutOfMemory;
+    case ErrorCode::usage: return kExitUsage;
+    case ErrorCode::bad_url: return kExitBadUrl;
+    case ErrorCode::invalid_argument: return kExitInternal;
+    case ErrorCode::http_status:
+    case ErrorCode::redirect_refused: return kExitHttpError;
+    // curl: "Protocol "http" not supported or disabled" for a redirect --proto-redir refuses.
+    case ErrorCode::insecure_redirect: return kExitUnsupportedProtocol;
   }
   return kExitUsage;
 }
 
-/// The exit code for a library error: by its category, except where curl has a
-/// number of its own for the code.
-inline int exit_code_for(const Error& error) noexcept {
-  if (error.code() == ErrorCode::local_bind_failed) return kExitInterface;
-  // curl: "Protocol "http" not supported or disabled" for a redirect --proto-redir refuses.
-  if (error.code() == ErrorCode::insecure_redirect) return kExitUnsupportedProtocol;
-  return exit_code_for(error.category());
-}
+/// The exit code for a library error (its code's).
+inline int exit_code_for(const Error& error) noexcept { return exit_code_for(error.code()); }
 
 }  // namespace sluice::cli

@@ -64,7 +64,9 @@ class Transfer {
   explicit Transfer(const CliOptions& options) : options_(options), sink_(options.output_path) {}
 
   int run() {
+    report_.url = options_.urls.front();
     report_.url_effective = options_.urls.front();
+    if (!options_.writes_to_stdout()) report_.filename_effective = options_.output_path;
     start_ = cli_now();
     const int exit_code = finish(execute());
     // After the body (curl writes the jar at cleanup, whatever the outcome).
@@ -122,6 +124,7 @@ class Transfer {
     if (options_.upload_file == "-") request.body = start_stdin_upload();
     resume_.add_request_headers(request.headers);
     upload_size_ = request_body_length(request.body).value_or(0);
+    report_.method = request.method;
     Result<Response> response = client.fetch(std::move(request));
     if (options_.verbose && response) {
       stderr_lines().write(describe_request_head(url, *response));
@@ -135,6 +138,7 @@ class Transfer {
 
   AttemptOutcome take_response(Response& response, int attempt) {
     report_response(report_, response.head());
+    if (!response.request_method.empty()) report_.method = response.request_method;
     report_.size_upload = upload_size_;
     if (options_.verbose) stderr_lines().write(describe_response_head(response));
     const std::string status_error =

@@ -113,7 +113,9 @@ case_help_lists_every_option_and_variable() {
       '%{remote_ip}' '%{remote_port}' '%{time_namelookup}' '%{time_connect}' \
       '%{time_appconnect}' '%{time_pretransfer}' '%{time_starttransfer}' \
       '%{http_code}' '%{http_version}' '%{size_download}' '%{time_total}' \
-      '%{num_redirects}' '%{num_connects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}'; do
+      '%{num_redirects}' '%{num_connects}' '%{url_effective}' '%{content_type}' '%{exitcode}' '%{errormsg}' \
+      '%{response_code}' '%{url}' '%{redirect_url}' '%{method}' '%{filename_effective}' \
+      '%{num_headers}' '%{header_json}' '%output{FILE}' '%{onerror}'; do
     grep -qF -- "$word" "$OUT" || fail "--help does not mention $word"
   done
 }
@@ -146,10 +148,14 @@ case_bad_method_is_refused() {
   expect_one_error "-X"
 }
 
-case_unknown_write_out_variable_is_refused() {
-  run_sluice -w '%{http_code} %{nope}' "$URL"
-  expect_code 2
-  expect_one_error "%{nope}"
+# As in curl: a warning, and the transfer runs (here it fails to connect, exit 7).
+case_unknown_write_out_variable_warns_and_the_transfer_runs() {
+  run_sluice -w '%{http_code} %{nope}.' "$URL"
+  expect_code 7
+  expect_stdout "000 ."
+  grep -q "^sluice: warning: -w: unknown variable '%{nope}'$" "$ERR" \
+    || fail "no warning naming %{nope}"
+  grep -q "^sluice: .*127.0.0.1" "$ERR" || fail "the transfer did not run"
   run_sluice -w 'x %{http_code' "$URL"
   expect_code 2
   expect_one_error "-w"

@@ -345,7 +345,7 @@ case_fail_with_body_writes_the_body_and_exits_22() {
 case_remove_on_error_leaves_no_partial_file() {
   start_peer truncated
   run_sluice --remove-on-error -o "$SCRATCH/part.bin" "$PEER_URL/big"
-  expect_code 8
+  expect_code 18
   [ ! -e "$SCRATCH/part.bin" ] || fail "the partial file was kept"
 }
 
@@ -368,10 +368,10 @@ case_max_filesize_refuses_an_announced_or_growing_body() {
 case_json_summary_of_a_failed_download_says_what_it_got() {
   start_peer truncated
   run_sluice --json-summary -o "$SCRATCH/big.bin" "$PEER_URL/big"
-  expect_code 8
+  expect_code 18
   python3 -c 'import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["ok"] is False and d["exit_code"] == 8 and d["category"] == "protocol", d
+assert d["ok"] is False and d["exit_code"] == 18 and d["category"] == "protocol", d
 assert d["path"] == sys.argv[2] and d["size"] == 100000, d
 assert d["transferred"] == 1000 and d["bytes_on_disk"] == 1000 and d["resumed_from"] == 0, d' \
     "$OUT" "$SCRATCH/big.bin" || fail "the summary of the failure is wrong: $(cat "$OUT")"
@@ -383,6 +383,7 @@ case_connection_refused_exits_7() {
   expect_code 7
   expect_one_error "127.0.0.1"
   expect_stdout "7 000"
+  expect_curls_code -s "$url"
 }
 
 case_silent_hides_errors_and_show_error_brings_them_back() {
@@ -401,15 +402,17 @@ case_max_time_expires_exits_28() {
   expect_code 28
   expect_one_error ""
   expect_stdout "28"
+  expect_curls_code -s -m 0.5 "$PEER_URL/"
 }
 
-case_truncated_body_exits_8_and_names_the_incomplete_file() {
+case_truncated_body_exits_18_and_names_the_incomplete_file() {
   start_peer truncated
   run_sluice -o "$SCRATCH/part.bin" -w '%{exitcode} %{size_download}' "$PEER_URL/big"
-  expect_code 8
+  expect_code 18
   expect_one_error "'$SCRATCH/part.bin' is incomplete: 1000 bytes written"
-  expect_stdout "8 1000"
+  expect_stdout "18 1000"
   [ "$(stat -c %s "$SCRATCH/part.bin")" -eq 1000 ] || fail "the partial file is not 1000 bytes"
+  expect_curls_code -s -o "$SCRATCH/curl-part.bin" "$PEER_URL/big"
 }
 
 case_http10_answer_is_reported_as_1_0() {
@@ -423,9 +426,10 @@ case_http10_answer_is_reported_as_1_0() {
 case_truncated_body_to_stdout_is_an_error() {
   start_peer truncated
   run_sluice "$PEER_URL/big"
-  expect_code 8
+  expect_code 18
   expect_one_error ""
   [ "$(stat -c %s "$OUT")" -eq 1000 ] || fail "stdout did not get the 1000 bytes that came"
+  expect_curls_code -s "$PEER_URL/big"
 }
 
 case_full_disk_exits_23() {

@@ -37,7 +37,7 @@ sluice_cli_tests(cli_args.sh args
   header_without_colon_is_refused
   header_with_bad_name_or_value_is_refused
   bad_method_is_refused
-  unknown_write_out_variable_is_refused
+  unknown_write_out_variable_warns_and_the_transfer_runs
   bad_numbers_are_refused
   malformed_url_exits_3
   unreadable_data_file_exits_26
@@ -47,7 +47,7 @@ sluice_cli_tests(cli_local.sh local
   connection_refused_exits_7
   silent_hides_errors_and_show_error_brings_them_back
   max_time_expires_exits_28
-  truncated_body_exits_8_and_names_the_incomplete_file
+  truncated_body_exits_18_and_names_the_incomplete_file
   truncated_body_to_stdout_is_an_error
   http10_answer_is_reported_as_1_0
   full_disk_exits_23
@@ -90,6 +90,8 @@ set(SLUICE_CLI_NGINX_CASES
   downloads_to_stdout_match_sha256sums
   downloads_to_output_file_match_sha256sums
   write_out_reports_the_transfer
+  write_out_names_the_request_and_its_head_as_curl_does
+  write_out_onerror_and_output_file
   write_out_times_each_step_and_names_the_address
   proxy_option_forwards_http_and_tunnels_https
   proxy_comes_from_the_environment_as_in_curl
@@ -110,7 +112,7 @@ set(SLUICE_CLI_NGINX_CASES
   redirect_is_not_followed_without_location
   max_redirs_stops_a_longer_chain
   https_with_cacert_downloads
-  https_untrusted_certificate_exits_35
+  https_untrusted_certificate_exits_60
   client_certificate_opens_mutual_tls
   pinnedpubkey_mismatch_names_both_pins
   split_over_tls_resumes_after_the_first_handshake
@@ -190,6 +192,25 @@ set(SLUICE_CLI_COOKIE_CASES
 sluice_cli_tests(cli_cookies.sh cookies ${SLUICE_CLI_COOKIE_CASES})
 foreach(case IN LISTS SLUICE_CLI_COOKIE_CASES)
   set_tests_properties(cli.cookies.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# URL globbing (cli_glob.sh), compared with curl: nginx serves the globbed files; the
+# refusals need no server (a local listener shows that nothing connected).
+set(SLUICE_CLI_GLOB_NGINX_CASES
+  set_names_each_output_file_as_curl_does
+  patterns_request_the_urls_curl_requests_in_its_order
+  remote_name_names_each_file_from_its_url
+  glob_of_one_url_is_a_single_fetch
+  input_file_lines_are_globbed
+  globoff_sends_braces_as_text)
+sluice_cli_tests(cli_glob.sh glob ${SLUICE_CLI_GLOB_NGINX_CASES}
+  bad_glob_exits_2_naming_the_position_and_sends_nothing
+  one_output_name_for_several_urls_is_refused
+  ipv6_host_is_not_a_glob)
+foreach(case IN LISTS SLUICE_CLI_GLOB_NGINX_CASES)
+  set_tests_properties(cli.glob.${case} PROPERTIES
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()

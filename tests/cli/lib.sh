@@ -3,6 +3,8 @@
 #
 # run_sluice ARGS...     runs $SLUICE; stdout -> $OUT, stderr -> $ERR, status -> $CODE
 # expect_code N          $CODE is N
+# expect_curls_code ARGS...  real curl, run with ARGS, exits with $CODE (skipped,
+#                        with a note, where curl is not installed)
 # expect_one_error LINE  stderr is exactly one line starting "sluice: " and containing LINE
 # expect_no_stderr       stderr is empty
 # expect_stdout TEXT     stdout is exactly TEXT
@@ -51,6 +53,20 @@ run_sluice() {
 
 expect_code() {
   [ "$CODE" -eq "$1" ] || fail "expected exit status $1, got $CODE"
+}
+
+# The exit codes are curl's: the same command line under curl must end the same way.
+# Its output goes to the scratch directory, so the sluice run's files stay as they are.
+expect_curls_code() {
+  if ! command -v curl > /dev/null; then
+    echo "note: no curl installed; exit code $CODE not compared" >&2
+    return
+  fi
+  echo "+ curl $*" >&2
+  local curl_code=0
+  curl -q "$@" > "$SCRATCH/curl.stdout" 2> "$SCRATCH/curl.stderr" || curl_code=$?
+  [ "$curl_code" -eq "$CODE" ] \
+    || fail "sluice exited $CODE, curl $curl_code ($(head -c 300 "$SCRATCH/curl.stderr"))"
 }
 
 expect_one_error() {

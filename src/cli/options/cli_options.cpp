@@ -92,6 +92,8 @@ class ArgumentWalker {
       if (!step) return std::move(step).error();
     }
     if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
+    if (Result<void> globbed = expand_url_globs(state_.options); !globbed)
+      return std::move(globbed).error();
     if (Result<void> body = check_body_options(state_.options); !body)
       return std::move(body).error();
     if (state_.options.fail_on_http_error && state_.options.fail_with_body) {
@@ -185,7 +187,7 @@ class ArgumentWalker {
 std::vector<std::span<const OptionSpec>> all_option_tables() {
   return {transfer_option_specs(), tls_option_specs(),      body_option_specs(),
           failure_option_specs(),  download_option_specs(), auth_option_specs(),
-          cookie_option_specs()};
+          cookie_option_specs(),   url_glob_option_specs()};
 }
 
 Result<CliOptions> parse_command_line(int argc, const char* const* argv) {

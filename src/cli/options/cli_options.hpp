@@ -161,7 +161,11 @@ struct CliOptions {
   std::optional<TimeCondition> time_cond;  ///< -z: If-(Un)Modified-Since; a 304/412 writes nothing
   bool remote_time = false;                ///< -R: the -o file gets the response's Last-Modified
 
-  std::string output_path;       ///< empty or "-": stdout
+  std::string output_path;  ///< empty or "-": stdout
+  /// -o with one URL argument that globbed into several: the -o name with #N filled in
+  /// for each, in the order of urls (url_glob_options.cpp); otherwise empty.
+  std::vector<std::string> output_paths;
+  bool globoff = false;          ///< -g: {} and [] in URLs are text, not patterns
   bool include_head = false;     ///< -i: the response head before the body in the output
   bool head_only = false;        ///< -I: a HEAD request; its head is the output
   std::string dump_header_path;  ///< -D FILE: the response head to FILE ("-": stdout)

@@ -86,6 +86,19 @@ Result<std::uint64_t> parse_byte_count(std::string_view option, std::string_view
 /// --etag-compare, -z/--time-cond, -R/--remote-time (failure_options.cpp).
 std::span<const OptionSpec> failure_option_specs();
 
+/// -g/--globoff (url_glob_options.cpp).
+std::span<const OptionSpec> url_glob_option_specs();
+
+/// After parsing, unless -g: each URL becomes the URLs its glob stands for, and -o
+/// with one URL argument becomes output_paths (or, for one URL, -o with #N filled
+/// in). Errors (usage) name the URL and the position; nothing has run yet.
+Result<void> expand_url_globs(CliOptions& options);
+
+/// The URLs `url` stands for (itself alone with `globoff`); an error starts with
+/// `where` ("--input-file urls.txt line 3: ").
+Result<std::vector<std::string>> globbed_urls(bool globoff, std::string_view url,
+                                              std::string_view where);
+
 /// A number of seconds ("2.5"), rounded up to milliseconds; errors name `option`.
 Result<std::chrono::milliseconds> parse_seconds(std::string_view option, std::string_view text);
 
