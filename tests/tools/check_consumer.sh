@@ -6,13 +6,14 @@
 #                          find_package -> sluice::shared     libsluice.so
 #   examples/c_fetch (C)   find_package -> sluice::shared     libsluice.so
 #                          pkg-config (plain --libs)         libsluice.so
-# The libsluice.so builds are skipped where it is not built (sanitizer builds).
+# The libsluice.so builds are skipped where it is not built (the TSan and fuzz builds).
 # Passing proves the installed headers, libraries, CMake package and sluice.pc are
 # complete enough to compile, link and run a program.
 # Usage: check_consumer.sh BUILD_DIR EXAMPLE_DIR CMAKE CXX [EXTRA_FLAGS]
 # EXAMPLE_DIR is examples/fetch; examples/c_fetch is found beside it. EXTRA_FLAGS
-# (e.g. -fsanitize=address) go to the C++ consumers' compile and link, since a
-# sanitized libsluice.a needs its runtime.
+# (e.g. -fsanitize=address) go to every consumer's compile and link, since a
+# sanitized libsluice.a or libsluice.so needs its runtime in the program (ASan's
+# first in the list of libraries it loads).
 set -euo pipefail
 
 [ $# -ge 4 ] || { echo "usage: $0 BUILD_DIR EXAMPLE_DIR CMAKE CXX [EXTRA_FLAGS]" >&2; exit 2; }
@@ -30,6 +31,7 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cxx_args=(-DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$flags"
   -DCMAKE_EXE_LINKER_FLAGS="$flags")
+c_args=(-DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags")
 
 # build_consumer NAME SOURCE_DIR CMAKE_ARGS...: configures and builds $work/NAME.
 build_consumer() {
@@ -80,9 +82,10 @@ if [ -z "$shared" ]; then
 fi
 build_consumer fetch-shared-find-package "$example" "${cxx_args[@]}" \
   -DCMAKE_PREFIX_PATH="$work/prefix" -DFETCH_USE_SHARED=ON
-build_consumer c_fetch-find-package "$c_example" -DCMAKE_PREFIX_PATH="$work/prefix"
+build_consumer c_fetch-find-package "$c_example" "${c_args[@]}" \
+  -DCMAKE_PREFIX_PATH="$work/prefix"
 PKG_CONFIG_PATH=$(pc_dir "$work/prefix") build_consumer c_fetch-pkg-config "$c_example" \
-  -DC_FETCH_USE_PKG_CONFIG=ON
+  "${c_args[@]}" -DC_FETCH_USE_PKG_CONFIG=ON
 
 # Nothing records the prefix in the programs, so the loader is told where to look.
 # Port 1 on loopback refuses: each program must load the installed library, run a
