@@ -70,7 +70,8 @@ enum class ErrorCode : int {
   http_status = 1100,        ///< an error status where success was needed
   redirect_refused = 1101,   ///< a redirect where RedirectPolicy::fail_on_redirect refused one
   insecure_redirect =
-      1102,  ///< a redirect from https to http (RedirectPolicy::allow_https_to_http)
+      1102,  ///< a redirect from https to http (RedirectPolicy::allow_https_to_http), or
+             ///< to a scheme RedirectPolicy::follow_to_http/_https turned off
 };
 
 /// A code's category (its hundreds).

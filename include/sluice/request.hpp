@@ -58,6 +58,21 @@ struct RedirectPolicy {
   /// Following an https URL to an http one downgrades security; refused
   /// (ErrorCode::insecure_redirect) unless set.
   bool allow_https_to_http = false;
+  /// The schemes a redirect may lead to (curl's --proto-redir), checked besides
+  /// allow_https_to_http: a hop to a scheme turned off here fails with
+  /// ErrorCode::insecure_redirect before anything connects.
+  bool follow_to_http = true;
+  bool follow_to_https = true;
+  /// Keep a POST a POST, body included, on a 301, 302 or 303 (curl's --post301,
+  /// --post302, --post303). Off, as browsers and curl do, the POST becomes a GET
+  /// without its body.
+  bool keep_post_on_301 = false;
+  bool keep_post_on_302 = false;
+  bool keep_post_on_303 = false;
+  /// Send credentials (Authorization, Cookie and Proxy-Authorization headers, and
+  /// Request::auth) on to other origins too (curl's --location-trusted). Off: a hop
+  /// that leaves the origin drops them.
+  bool credentials_to_other_origins = false;
   /// Ports a redirect may not lead to: such a hop fails with
   /// ErrorCode::redirect_refused before anything connects (fetch's "bad ports", which
   /// the Node binding passes). Empty: any port.

@@ -7,6 +7,7 @@
 #include "cli/downloads.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/options/cli_options.hpp"
+#include "cli/options/protocol_list.hpp"
 #include "cli/transfer.hpp"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,10 @@ int main(int argc, char** argv) {
   if (options->show_version) {
     std::fputs(version_text().c_str(), stdout);
     return kExitOk;
+  }
+  if (auto refused = first_refused_url(options->urls, options->protocols)) {
+    print_error(*refused);
+    return kExitUnsupportedProtocol;
   }
   // Several URLs, or any downloader option: files through sluice::download().
   if (options->download.asked || options->urls.size() > 1) {

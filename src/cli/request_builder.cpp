@@ -72,6 +72,7 @@ Headers build_headers(const CliOptions& options, const std::optional<MultipartFo
   Headers headers;
   add_own_header(headers, options, "Accept", options.json ? "application/json" : "*/*");
   if (options.user_agent) add_own_header(headers, options, "User-Agent", *options.user_agent);
+  if (options.referer) add_own_header(headers, options, "Referer", *options.referer);
   if (options.data || !options.data_file.empty()) {
     add_own_header(headers, options, "Content-Type",
                    options.json ? "application/json" : "application/x-www-form-urlencoded");
@@ -149,6 +150,12 @@ Request build_request(const CliOptions& options) {
   request.redirects.follow = options.follow_redirects;
   request.redirects.max_redirects = options.max_redirects;
   request.redirects.allow_https_to_http = options.redirect_to_http;
+  request.redirects.follow_to_http = options.protocols.http && options.redirect_protocols.http;
+  request.redirects.follow_to_https = options.protocols.https && options.redirect_protocols.https;
+  request.redirects.keep_post_on_301 = options.keep_post_on_301;
+  request.redirects.keep_post_on_302 = options.keep_post_on_302;
+  request.redirects.keep_post_on_303 = options.keep_post_on_303;
+  request.redirects.credentials_to_other_origins = options.credentials_to_other_origins;
   request.decode.enabled = options.compressed;
   return request;
 }

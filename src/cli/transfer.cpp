@@ -21,6 +21,7 @@
 #include "cli/output/verbose.hpp"
 #include "cli/output/write_out.hpp"
 #include "cli/request_builder.hpp"
+#include "cli/retry_deadline.hpp"
 #include "cli/stdin_upload.hpp"
 #include "sluice/client.hpp"
 #include "sluice/retry.hpp"
@@ -89,7 +90,12 @@ class Transfer {
       AttemptOutcome outcome = attempt_once(*client, *url, attempt);
       // stdin is read once: what went to a failed attempt cannot be sent again.
       const bool resendable = options_.upload_file != "-";
-      if (!outcome.failure || !resendable ||
+      const std::optional<std::chrono::milliseconds> wait =
+          outcome.failure
+              ? wait_within_retry_time(retry_wait(*outcome.failure, attempt, options_.retry),
+                                       elapsed_since_start(), options_.retry_max_time)
+              : std::nullopt;
+      if (!outcome.failure || !resendable || !wait ||
           !should_retry(*outcome.failure, attempt, options_.retry)) {
         meter_.end(outcome.exit_code == kExitOk);  // its last line before any message
         if (options_.verbose) stderr_lines().write(describe_client_stats(client->stats()));
@@ -98,13 +104,13 @@ class Transfer {
         remove_output_on_error();
         return fail(outcome.exit_code, std::move(outcome.message));
       }
-      wait_before_retry(outcome, attempt);
+      wait_before_retry(outcome, attempt, *wait);
     }
   }
 
   // curl's warning, with what was kept: "... will retry in 2 s (3 retries left)".
-  void wait_before_retry(const AttemptOutcome& outcome, int attempt) {
-    const auto wait = retry_wait(*outcome.failure, attempt, options_.retry);
+  void wait_before_retry(const AttemptOutcome& outcome, int attempt,
+                         std::chrono::milliseconds wait) {
     ++report_.num_retries;
     if (options_.errors_visible()) {
       const int left = options_.retry.retries - attempt;
@@ -117,6 +123,10 @@ class Transfer {
       meter_.print("sluice: " + one_line(note + ")") + "\n");
     }
     std::this_thread::sleep_for(wait);
+  }
+
+  std::chrono::milliseconds elapsed_since_start() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(cli_now() - start_);
   }
 
   AttemptOutcome attempt_once(Client& client, const Url& url, int attempt) {

@@ -138,8 +138,9 @@ Result<FetchHops::Verdict> FetchHops::on_head(int status, const Headers& headers
 Result<void> FetchHops::follow_redirect(bool body_left_behind) {
   RedirectStep step = std::move(*next_hop_);
   next_hop_.reset();
-  drop_credentials_across_origins(url_, step.next, headers_);
-  auth_.on_redirect(url_.origin() != step.next.origin());
+  const bool trusted = credentials_follow(url_, step.next, redirect_policy_);
+  if (!trusted) drop_credentials_across_origins(url_, step.next, headers_);
+  auth_.on_redirect(!trusted);
   auth_header_.clear();
   // Credentials a Location carries are not sent (curl neither) and must not show in
   // the effective URL or the trace.

@@ -8,6 +8,19 @@ bool is_redirect_status(int status) noexcept {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
+namespace {
+
+bool keeps_post(int status, const RedirectPolicy& policy) noexcept {
+  switch (status) {
+    case 301: return policy.keep_post_on_301;
+    case 302: return policy.keep_post_on_302;
+    case 303: return policy.keep_post_on_303;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 Result<RedirectStep> plan_redirect(const Url& current, const std::string& method, int status,
                                    const Headers& response_headers, int redirects_so_far,
                                    const RedirectPolicy& policy) {
@@ -32,6 +45,12 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                  "redirect: refusing to follow https URL " + current.to_string() + " to insecure " +
                      next->to_string() + " (allow it with --proto-redir =http,https)");
   }
+  if (!(next->is_https() ? policy.follow_to_https : policy.follow_to_http)) {
+    return Error(ErrorCode::insecure_redirect,
+                 "redirect: refusing to follow " + current.to_string() + " to " +
+                     next->to_string() + ": the request does not allow " + next->scheme +
+                     " redirects (--proto-redir)");
+  }
   if (std::find(policy.refused_ports.begin(), policy.refused_ports.end(), next->port) !=
       policy.refused_ports.end()) {
     return Error(ErrorCode::redirect_refused,
@@ -40,7 +59,9 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                      " is one the request refuses (fetch's bad ports)");
   }
   RedirectStep step{std::move(*next), method, false};
-  if (status == 303) {
+  if (method == "POST" && keeps_post(status, policy)) {
+    step.keep_body = true;
+  } else if (status == 303) {
     if (method != "HEAD") step.method = "GET";
   } else if ((status == 301 || status == 302) && method == "POST") {
     step.method = "GET";  // what every browser and curl does, though RFC 9110 allows keeping it
@@ -48,6 +69,10 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
     step.keep_body = true;
   }
   return step;
+}
+
+bool credentials_follow(const Url& from, const Url& to, const RedirectPolicy& policy) noexcept {
+  return policy.credentials_to_other_origins || from.origin() == to.origin();
 }
 
 void drop_credentials_across_origins(const Url& from, const Url& to, Headers& headers) {

@@ -27,6 +27,10 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                                    const Headers& response_headers, int redirects_so_far,
                                    const RedirectPolicy& policy);
 
+/// Whether credentials go on from `from` to `to`: the same origin, or a policy that
+/// trusts every hop (RedirectPolicy::credentials_to_other_origins).
+bool credentials_follow(const Url& from, const Url& to, const RedirectPolicy& policy) noexcept;
+
 /// Removes credentials (Authorization, Cookie, Proxy-Authorization) when the next hop
 /// leaves the origin, as curl and browsers do.
 void drop_credentials_across_origins(const Url& from, const Url& to, Headers& headers);

@@ -214,3 +214,41 @@ foreach(case IN LISTS SLUICE_CLI_GLOB_NGINX_CASES)
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()
+
+# curl's options that scripts pass along (cli_curl_compat.sh), compared with real
+# curl against the fixture's nginx.
+set(SLUICE_CLI_CURL_COMPAT_CASES
+  url_option_adds_a_url_like_a_bare_argument
+  referer_is_sent_as_curl_sends_it
+  progress_bar_and_no_progress_meter_choose_the_meter
+  no_buffer_is_accepted
+  http10_is_refused_with_exit_2
+  header_file_sends_one_header_a_line
+  proto_refuses_a_url_with_exit_1
+  proto_and_proto_redir_refuse_a_redirect_with_exit_1
+  post301_and_post302_keep_the_post
+  location_trusted_sends_credentials_to_the_next_origin
+  retry_connrefused_retries_a_refused_connection
+  retry_max_time_stops_the_retries)
+sluice_cli_tests(cli_curl_compat.sh curl_compat ${SLUICE_CLI_CURL_COMPAT_CASES})
+foreach(case IN LISTS SLUICE_CLI_CURL_COMPAT_CASES)
+  set_tests_properties(cli.curl_compat.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# Config files (cli_config.sh): -K compared with curl -K on nginx, the default file
+# and -q, lines that do not parse; the last two cases need no server.
+set(SLUICE_CLI_CONFIG_NGINX_CASES
+  config_file_makes_the_request_curl_makes
+  bad_line_exits_2_naming_the_file_and_line_and_sends_nothing
+  config_from_stdin
+  default_file_is_read_first_and_q_skips_it)
+sluice_cli_tests(cli_config.sh config ${SLUICE_CLI_CONFIG_NGINX_CASES}
+  unreadable_config_exits_26_as_in_curl
+  help_names_config_and_disable)
+foreach(case IN LISTS SLUICE_CLI_CONFIG_NGINX_CASES)
+  set_tests_properties(cli.config.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()

@@ -32,6 +32,10 @@ cleanup() {
   rm -rf "$SCRATCH"
 }
 trap cleanup EXIT
+# `sluice` reads a default config file first ($XDG_CONFIG_HOME/sluice/config, else
+# ~/.config/sluice/config), as curl reads its .curlrc: a developer's own must not change
+# what the tests send, so it is looked for in the (empty) scratch directory.
+export XDG_CONFIG_HOME=$SCRATCH/xdg-config
 OUT=$SCRATCH/stdout
 ERR=$SCRATCH/stderr
 CODE=0

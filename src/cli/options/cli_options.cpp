@@ -7,10 +7,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <utility>
 
+#include "cli/options/config_file.hpp"
 #include "cli/options/option_spec.hpp"
 #include "cli/options/url_guess.hpp"
 #include "sluice/version.hpp"
@@ -77,19 +80,55 @@ Error missing_value(std::string_view shown) {
   return usage_error("option '" + std::string(shown) + "' needs a value (try 'sluice --help')");
 }
 
-// Walks argv once, left to right; next_ is the index of the next unread argument.
+// One argument to walk: from argv, or from a line of a config file.
+struct Argument {
+  std::string text;
+  // "FILE:LINE" for a config file's line, empty on the command line: errors name the
+  // line, and an option there takes its value only from its own line.
+  std::string where;
+  int depth = 0;  // config files deep (a file may -K another)
+};
+
+bool same_line(const Argument& a, const Argument& b) {
+  return a.where == b.where && a.depth == b.depth;
+}
+
+Error located(Error error, const std::string& where) {
+  if (where.empty()) return error;
+  return Error(error.category(), where + ": " + error.message());
+}
+
+// A file that reads itself must stop somewhere.
+constexpr int kMaxConfigDepth = 10;
+
+// Walks the arguments once, left to right; next_ is the index of the next unread one.
+// A config file's options are put in where its -K stood, as curl does, and the
+// default file's before everything, so the command line overrides it.
 class ArgumentWalker {
  public:
-  ArgumentWalker(int argc, const char* const* argv) : argc_(argc), argv_(argv) {}
+  ArgumentWalker(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i) args_.push_back({argv[i], {}, 0});
+  }
 
   Result<CliOptions> run() {
-    while (next_ < argc_) {
-      std::string_view arg = argv_[next_++];
+    if (Result<void> read = read_default_config(); !read) return std::move(read).error();
+    while (next_ < args_.size()) {
+      current_ = args_[next_++];  // a copy: reading a config file moves args_
+      std::string_view arg = current_.text;
       Result<void> step = only_urls_ || arg.size() < 2 || arg.front() != '-' ? take_url(arg)
                           : arg == "--"                                      ? end_options()
                           : arg.starts_with("--")                            ? take_long(arg)
                                                                              : take_short(arg);
-      if (!step) return std::move(step).error();
+      if (step && state_.config_to_read) {
+        std::string path = *std::exchange(state_.config_to_read, std::nullopt);
+        step = read_config("-K", path, current_.depth + 1);
+      }
+      if (step && next_ < args_.size() && !current_.where.empty() &&
+          same_line(args_[next_], current_)) {
+        step = usage_error("'" + current_.text + "' takes no value ('" + args_[next_].text +
+                           "' given)");
+      }
+      if (!step) return located(std::move(step).error(), current_.where);
     }
     if (Result<void> joined = join_data(); !joined) return std::move(joined).error();
     if (Result<void> globbed = expand_url_globs(state_.options); !globbed)
@@ -103,6 +142,41 @@ class ArgumentWalker {
   }
 
  private:
+  // curl's rule: "-q" or "--disable" as the very first argument skips the default file.
+  Result<void> read_default_config() {
+    if (!args_.empty() && (args_[0].text == "-q" || args_[0].text == "--disable")) return {};
+    std::string path = default_config_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
+    struct stat info {};
+    if (path.empty() || ::stat(path.c_str(), &info) != 0) return {};  // none: nothing to read
+    return read_config("the default config file", path, 1);
+  }
+
+  // Reads a config file ("-": stdin) and puts its options next in line.
+  Result<void> read_config(std::string_view option, const std::string& path, int depth) {
+    if (depth > kMaxConfigDepth) {
+      return usage_error(std::string(option) + " " + path + ": config files nest more than " +
+                         std::to_string(kMaxConfigDepth) + " deep (does one read itself?)");
+    }
+    Result<std::string> text = read_whole_file(option, path);
+    if (!text) return std::move(text).error();
+    const std::string name = path == "-" ? "<stdin>" : path;
+    Result<std::vector<ConfigLine>> lines = parse_config_text(*text, name);
+    if (!lines) return std::move(lines).error();
+    std::vector<Argument> arguments;
+    for (ConfigLine& line : *lines) {
+      const std::string where = name + ":" + std::to_string(line.number);
+      for (std::string& argument : line.arguments) {
+        arguments.push_back({std::move(argument), where, depth});
+      }
+    }
+    args_.insert(args_.begin() + static_cast<std::ptrdiff_t>(next_), arguments.begin(),
+                 arguments.end());
+    return {};
+  }
+
+  // The next argument, when it may be the value of the option being read.
+  bool value_follows() const { return next_ < args_.size() && same_line(args_[next_], current_); }
+
   Result<void> end_options() {
     only_urls_ = true;
     return {};
@@ -126,8 +200,8 @@ class ArgumentWalker {
     const OptionSpec* spec = find_long(arg.substr(2));
     if (spec == nullptr) return unknown_option(arg);
     if (!spec->takes_value) return spec->apply(state_, {});
-    if (next_ >= argc_) return missing_value(arg);
-    return spec->apply(state_, argv_[next_++]);
+    if (!value_follows()) return missing_value(arg);
+    return spec->apply(state_, args_[next_++].text);
   }
 
   // "-sSL" is three flags; "-XPUT" and "-X PUT" both give -X its value.
@@ -140,8 +214,8 @@ class ArgumentWalker {
         continue;
       }
       if (i + 1 < arg.size()) return spec->apply(state_, arg.substr(i + 1));
-      if (next_ >= argc_) return missing_value(std::string("-") + arg[i]);
-      return spec->apply(state_, argv_[next_++]);
+      if (!value_follows()) return missing_value(std::string("-") + arg[i]);
+      return spec->apply(state_, args_[next_++].text);
     }
     return {};
   }
@@ -175,9 +249,9 @@ class ArgumentWalker {
     return {};
   }
 
-  int argc_;
-  const char* const* argv_;
-  int next_ = 1;
+  std::vector<Argument> args_;
+  std::size_t next_ = 0;
+  Argument current_;
   bool only_urls_ = false;
   ParseState state_;
 };
@@ -187,7 +261,8 @@ class ArgumentWalker {
 std::vector<std::span<const OptionSpec>> all_option_tables() {
   return {transfer_option_specs(), tls_option_specs(),      body_option_specs(),
           failure_option_specs(),  download_option_specs(), auth_option_specs(),
-          cookie_option_specs(),   url_glob_option_specs()};
+          cookie_option_specs(),   url_glob_option_specs(), request_option_specs(),
+          redirect_option_specs(), config_option_specs()};
 }
 
 Result<CliOptions> parse_command_line(int argc, const char* const* argv) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/options/cookie_options.hpp"
+#include "cli/options/protocol_list.hpp"
 #include "cli/options/time_condition.hpp"
 #include "cli/output/write_out.hpp"
 #include "sluice/client.hpp"
@@ -103,6 +104,8 @@ struct CliOptions {
   /// (Content-Type for -d, Accept, User-Agent) are left out, as in curl.
   std::vector<std::string> removed_headers;
   std::optional<std::string> user_agent;  ///< -A
+  std::optional<std::string> referer;     ///< -e: the first request's Referer
+  bool referer_auto = false;              ///< -e's ";auto" (not applied per hop yet)
 
   /// -d / --data-binary bodies joined with '&' (as curl does); read into memory.
   std::optional<std::string> data;
@@ -118,8 +121,14 @@ struct CliOptions {
       VersionPolicy::automatic;  ///< --http1.1, --http2, --http2-prior-knowledge
   bool compressed = false;
   bool follow_redirects = false;
-  int max_redirects = 50;         ///< curl's default; -1 on the command line means no limit
-  bool redirect_to_http = false;  ///< --proto-redir allows http: an https URL may redirect to http
+  int max_redirects = 50;          ///< curl's default; -1 on the command line means no limit
+  bool redirect_to_http = false;   ///< --proto-redir allows http: an https URL may redirect to http
+  ProtocolSet protocols;           ///< --proto: what URLs and redirects may use
+  ProtocolSet redirect_protocols;  ///< --proto-redir: what redirects may lead to
+  bool keep_post_on_301 = false;   ///< --post301: a POST stays a POST on a 301
+  bool keep_post_on_302 = false;   ///< --post302
+  bool keep_post_on_303 = false;   ///< --post303
+  bool credentials_to_other_origins = false;  ///< --location-trusted
   bool insecure = false;
   std::string ca_file;
   TlsCliOptions tls;         ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...
@@ -144,6 +153,9 @@ struct CliOptions {
   std::chrono::milliseconds max_time{0};                          ///< 0: no limit
   /// --retry N, --retry-delay, --retry-all-errors: for a fetch and for each download.
   RetryPolicy retry;
+  /// --retry-max-time: no retry of a single fetch starts after this long from the
+  /// first attempt (0: no limit); downloads do not apply it yet.
+  std::chrono::milliseconds retry_max_time{0};
   std::uint64_t limit_rate = 0;  ///< --limit-rate, bytes per second (0: none)
 
   bool silent = false;

@@ -5,6 +5,7 @@
 // Ownership: ParseState is owned by parse_command_line's frame (main thread); the
 // tables are constants.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ struct DataItem {
 struct ParseState {
   CliOptions options;
   std::vector<DataItem> data;
+  /// -K's file, set by the option and taken by the walker, which reads it and puts
+  /// its options right after the -K (config_options.cpp).
+  std::optional<std::string> config_to_read;
 };
 
 using Apply = Result<void> (*)(ParseState&, std::string_view value);
@@ -48,6 +52,12 @@ std::vector<std::span<const OptionSpec>> all_option_tables();
 
 /// -H, -X, -o, -L, -v, -s, --max-redirs, -w, ... (transfer_options.cpp).
 std::span<const OptionSpec> transfer_option_specs();
+
+/// --url, -e/--referer, -#, --no-progress-meter, -N, --http1.0 (request_options.cpp).
+std::span<const OptionSpec> request_option_specs();
+
+/// --proto, --proto-redir, --post301/302/303, --location-trusted (redirect_options.cpp).
+std::span<const OptionSpec> redirect_option_specs();
 
 /// --cert, --key, --pass, --capath, --tlsv1.2, --tls-max, --ciphers, ... (tls_options.cpp).
 std::span<const OptionSpec> tls_option_specs();
@@ -85,6 +95,9 @@ Result<std::uint64_t> parse_byte_count(std::string_view option, std::string_view
 /// -f's relatives: --fail-with-body, --remove-on-error, --max-filesize, --etag-save,
 /// --etag-compare, -z/--time-cond, -R/--remote-time (failure_options.cpp).
 std::span<const OptionSpec> failure_option_specs();
+
+/// -K/--config, -q/--disable (config_options.cpp).
+std::span<const OptionSpec> config_option_specs();
 
 /// -g/--globoff (url_glob_options.cpp).
 std::span<const OptionSpec> url_glob_option_specs();

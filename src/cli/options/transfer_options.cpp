@@ -2,8 +2,10 @@
 // parser that walks this table and the others is in cli_options.cpp.
 // Ownership: a constant table; its functions run on the main thread while parsing.
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -48,6 +50,28 @@ Result<void> apply_header(ParseState& state, std::string_view text) {
   return {};
 }
 
+// curl's -H @FILE (@- for stdin): one header per line, CR LF or LF, empty lines
+// skipped; each line is taken as -H would take it. An unreadable file is a warning
+// and the transfer runs without its headers, as curl does.
+Result<void> apply_header_or_file(ParseState& state, std::string_view text) {
+  if (!text.starts_with('@')) return apply_header(state, text);
+  Result<std::string> bytes = read_whole_file("-H", std::string(text.substr(1)));
+  if (!bytes) {
+    std::fputs(("sluice: warning: " + bytes.error().message() + "\n").c_str(), stderr);
+    return {};
+  }
+  std::string_view rest = *bytes;
+  while (!rest.empty()) {
+    const std::size_t newline = std::min(rest.find('\n'), rest.size());
+    std::string_view line = rest.substr(0, newline);
+    rest.remove_prefix(std::min(newline + 1, rest.size()));
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (Result<void> added = apply_header(state, line); !added) return added;
+  }
+  return {};
+}
+
 Result<void> apply_method(ParseState& state, std::string_view text) {
   // A method is a token (RFC 9110 section 9.1), as a header name is.
   if (text.empty() || !validate_header_name(text)) {
@@ -68,41 +92,6 @@ Result<void> apply_max_redirs(ParseState& state, std::string_view text) {
   return {};
 }
 
-// curl's --proto-redir: a comma-separated list of protocols, each with an optional
-// '=' (this list only), '+' (add) or '-' (remove), and "all". sluice speaks http and
-// https; redirects to https are always followed, so the list decides only whether an
-// https URL may redirect to http (by default it may not, safer than curl's default).
-Result<void> apply_proto_redir(ParseState& state, std::string_view text) {
-  bool http = false;
-  bool https = true;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const std::size_t comma = std::min(rest.find(','), rest.size());
-    std::string_view item = rest.substr(0, comma);
-    rest.remove_prefix(std::min(comma + 1, rest.size()));
-    char op = '+';
-    if (!item.empty() && (item.front() == '=' || item.front() == '+' || item.front() == '-')) {
-      op = item.front();
-      item.remove_prefix(1);
-    }
-    if (op == '=') http = https = false;
-    const bool on = op != '-';
-    if (item == "all") {
-      http = https = on;
-    } else if (item == "http") {
-      http = on;
-    } else if (item == "https") {
-      https = on;
-    } else if (!item.empty()) {
-      return usage_error("--proto-redir: '" + std::string(item) +
-                         "' is not a protocol sluice speaks (http, https, all)");
-    }
-  }
-  if (!https) return usage_error("--proto-redir: sluice always follows redirects to https");
-  state.options.redirect_to_http = http;
-  return {};
-}
-
 Result<void> apply_write_out(ParseState& state, std::string_view text) {
   std::string format(text);
   if (!text.empty() && text.front() == '@') {
@@ -116,7 +105,7 @@ Result<void> apply_write_out(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 49> kOptions = {{
+const std::array<OptionSpec, 48> kOptions = {{
     {'\0', "http1.1", false, [](ParseState& s, std::string_view) -> Result<void> {
        s.options.version = VersionPolicy::http1_only;
        return {};
@@ -137,7 +126,7 @@ const std::array<OptionSpec, 49> kOptions = {{
        s.options.version = VersionPolicy::http3_only;
        return {};
      }},
-    {'H', "header", true, apply_header},
+    {'H', "header", true, apply_header_or_file},
     {'X', "request", true, apply_method},
     {'d', "data", true, [](ParseState& s, std::string_view v) { return add_data(s, "-d", v); }},
     {'\0', "data-binary", true, [](ParseState& s, std::string_view v) {
@@ -252,7 +241,6 @@ const std::array<OptionSpec, 49> kOptions = {{
        return {};
      }},
     {'\0', "max-redirs", true, apply_max_redirs},
-    {'\0', "proto-redir", true, apply_proto_redir},
     {'\0', "connect-timeout", true, [](ParseState& s, std::string_view v) -> Result<void> {
        Result<std::chrono::milliseconds> timeout = parse_seconds("--connect-timeout", v);
        if (!timeout) return std::move(timeout).error();

@@ -101,5 +101,52 @@ TEST(Redirect, CredentialsStayWithinTheOrigin) {
   EXPECT_TRUE(port_change.empty());
 }
 
+TEST(Redirect, PostStaysAPostOnlyWhereThePolicyKeepsIt) {
+  const Url from = url("http://a.example/form");
+  RedirectPolicy policy;
+  policy.keep_post_on_301 = true;
+  policy.keep_post_on_303 = true;
+  auto moved = plan_redirect(from, "POST", 301, location("/r"), 0, policy);
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(moved->method, "POST");
+  EXPECT_TRUE(moved->keep_body);
+  auto found = plan_redirect(from, "POST", 302, location("/r"), 0, policy);
+  EXPECT_EQ(found->method, "GET");
+  EXPECT_FALSE(found->keep_body);
+  auto see_other = plan_redirect(from, "POST", 303, location("/r"), 0, policy);
+  EXPECT_EQ(see_other->method, "POST");
+  EXPECT_TRUE(see_other->keep_body);
+  // Only a POST is kept: a 303 still turns a PUT into a GET.
+  auto put = plan_redirect(from, "PUT", 303, location("/r"), 0, policy);
+  EXPECT_EQ(put->method, "GET");
+  policy.keep_post_on_302 = true;
+  EXPECT_EQ(plan_redirect(from, "POST", 302, location("/r"), 0, policy)->method, "POST");
+}
+
+TEST(Redirect, SchemesThePolicyTurnsOffAreRefused) {
+  RedirectPolicy policy;
+  policy.follow_to_http = false;
+  auto refused =
+      plan_redirect(url("http://a.example/"), "GET", 302, location("http://b.example/"), 0, policy);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::insecure_redirect);
+  EXPECT_TRUE(
+      plan_redirect(url("http://a.example/"), "GET", 302, location("https://b.example/"), 0, policy)
+          .ok());
+  policy.follow_to_http = true;
+  policy.follow_to_https = false;
+  EXPECT_FALSE(
+      plan_redirect(url("http://a.example/"), "GET", 302, location("https://b.example/"), 0, policy)
+          .ok());
+}
+
+TEST(Redirect, CredentialsFollowToOtherOriginsOnlyWhenTrusted) {
+  RedirectPolicy policy;
+  EXPECT_TRUE(credentials_follow(url("http://a.example/1"), url("http://a.example/2"), policy));
+  EXPECT_FALSE(credentials_follow(url("http://a.example/"), url("http://b.example/"), policy));
+  policy.credentials_to_other_origins = true;
+  EXPECT_TRUE(credentials_follow(url("http://a.example/"), url("http://b.example/"), policy));
+}
+
 }  // namespace
 }  // namespace sluice
