@@ -75,18 +75,15 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
   }
   std::vector<DownloadJob> jobs;
   jobs.reserve(urls.size());
-  // Copied per URL without the URL lists, which a glob can make long: a copy of
-  // them for each URL would cost time and memory by the square of their number.
-  CliOptions shared = options;
-  shared.urls.clear();
-  shared.output_paths.clear();
+  // One request for all: downloads take no body (refused above), so the URL is all
+  // that differs between them.
+  const Request request = build_request(options);
   for (std::size_t i = 0; i < urls.size(); ++i) {
     const std::string& url = urls[i];
-    CliOptions one = shared;
-    one.urls = {url};
     DownloadJob job{url, {}};
     DownloadOptions& download = job.options;
-    download.request = build_request(one);
+    download.request = request;
+    download.request.url = url;
     download.target.path = named_each ? options.output_paths[i] : options.output_path;
     download.target.directory = options.download.output_dir;
     download.target.name_from_content_disposition = options.download.remote_header_name;

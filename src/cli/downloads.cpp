@@ -93,9 +93,8 @@ class DownloadRun {
     report.url_effective = url;
     report.method = "GET";  // downloads are GET requests
     report.exit_code = code;
-    if (result) report.filename_effective = result->path;
-    if (!result && last != nullptr) report.filename_effective = last->path;
     if (result) {
+      report.filename_effective = result->path;
       // The first response's connection and head decided the download (the ranges
       // after it are more of the same).
       report_response(report, result->first_response);
@@ -104,8 +103,10 @@ class DownloadRun {
       report.num_retries = result->retries;
     } else {
       report.error_message = result.error().message();
-      if (last != nullptr)
+      if (last != nullptr) {
+        report.filename_effective = last->path;
         report.size_download = last->bytes_done - std::min(last->bytes_done, last->resumed_from);
+      }
     }
     return report;
   }

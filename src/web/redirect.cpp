@@ -71,7 +71,7 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
   return step;
 }
 
-bool credentials_follow(const Url& from, const Url& to, const RedirectPolicy& policy) noexcept {
+bool credentials_follow(const Url& from, const Url& to, const RedirectPolicy& policy) {
   return policy.credentials_to_other_origins || from.origin() == to.origin();
 }
 

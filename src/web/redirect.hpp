@@ -29,7 +29,7 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
 
 /// Whether credentials go on from `from` to `to`: the same origin, or a policy that
 /// trusts every hop (RedirectPolicy::credentials_to_other_origins).
-bool credentials_follow(const Url& from, const Url& to, const RedirectPolicy& policy) noexcept;
+bool credentials_follow(const Url& from, const Url& to, const RedirectPolicy& policy);
 
 /// Removes credentials (Authorization, Cookie, Proxy-Authorization) when the next hop
 /// leaves the origin, as curl and browsers do.

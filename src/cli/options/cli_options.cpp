@@ -123,8 +123,7 @@ class ArgumentWalker {
         std::string path = *std::exchange(state_.config_to_read, std::nullopt);
         step = read_config("-K", path, current_.depth + 1);
       }
-      if (step && next_ < args_.size() && !current_.where.empty() &&
-          same_line(args_[next_], current_)) {
+      if (step && !current_.where.empty() && value_follows()) {
         step = usage_error("'" + current_.text + "' takes no value ('" + args_[next_].text +
                            "' given)");
       }

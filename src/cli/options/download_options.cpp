@@ -73,129 +73,111 @@ Result<void> apply_progress(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::
-    array<OptionSpec, 21>
-        kDownloadOptions =
-            {
-                {
-                    {'O', "remote-name", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       download(s).remote_name = true;
-                       return {};
-                     }},
-                    {'J', "remote-header-name", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       download(s).remote_header_name = true;
-                       return {};
-                     }},
-                    {'\0', "output-dir", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       if (v.empty())
-                         return usage_error("--output-dir: the directory name is empty");
-                       download(s).output_dir = std::string(v);
-                       return {};
-                     }},
-                    {'\0', "create-dirs", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       download(s).create_dirs = true;
-                       return {};
-                     }},
-                    // Not -i: that is curl's --include.
-                    {'\0', "input-file", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       if (v.empty())
-                         return usage_error(
-                             "--input-file: the file name is empty (use - for stdin)");
-                       download(s).url_lists.emplace_back(v);
-                       return {};
-                     }},
-                    {'Z', "parallel", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       download(s).parallel = true;
-                       return {};
-                     }},
-                    {'\0', "parallel-max", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       auto n = parse_count("--parallel-max", v, 1, 100);
-                       if (!n) return std::move(n).error();
-                       download(s).parallel_max = static_cast<unsigned>(*n);
-                       return {};
-                     }},
-                    {'C', "continue-at", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       if (v != "-") {
-                         return usage_error(
-                             "-C: only '-C -' (continue from what is already in the file) is "
-                             "supported, not '" +
-                             std::string(v) + "'");
-                       }
-                       download(s).resume = true;
-                       return {};
-                     }},
-                    {'\0', "split", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       auto n = parse_count("--split", v, 1, 16);
-                       if (!n) return std::move(n).error();
-                       download(s).split = static_cast<unsigned>(*n);
-                       return {};
-                     }},
-                    {'\0', "checksum", true, apply_checksum},
-                    {'\0', "mirror", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       if (v.empty()) return usage_error("--mirror: give a URL of the same file");
-                       download(s).mirrors.push_back(with_guessed_scheme(v));
-                       return {};
-                     }},
-                    {'\0', "limit-rate", true, apply_limit_rate},
-                    {'\0', "retry", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       auto n = parse_count("--retry", v, 0, 1000);
-                       if (!n) return std::move(n).error();
-                       s.options.retry.retries = static_cast<int>(*n);
-                       return {};
-                     }},
-                    {'\0', "retry-delay", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       auto delay = parse_seconds("--retry-delay", v);
-                       if (!delay) return std::move(delay).error();
-                       s.options.retry.delay = *delay;
-                       return {};
-                     }},
-                    {'\0', "retry-max-time", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       auto limit = parse_seconds("--retry-max-time", v);
-                       if (!limit) return std::move(limit).error();
-                       s.options.retry_max_time = *limit;
-                       return {};
-                     }},
-                    // --retry already retries every connection failure, a refused one included
-                    // (curl needs this option for those), so it asks for nothing more.
-                    {'\0', "retry-connrefused", false,
-                     [](ParseState&, std::string_view) -> Result<void> { return {}; }},
-                    {'\0', "retry-all-errors", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       s.options.retry.all_errors = true;
-                       return {};
-                     }},
-                    {'\0', "max-host-connections", true,
-                     [](ParseState& s, std::string_view v) -> Result<void> {
-                       auto n = parse_count("--max-host-connections", v, 1, 64);
-                       if (!n) return std::move(n).error();
-                       download(s).max_host_connections = static_cast<unsigned>(*n);
-                       return {};
-                     }},
-                    {'\0', "progress", true, apply_progress},
-                    {'\0', "no-progress", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       download(s).progress = ProgressChoice::none;
-                       return {};
-                     }},
-                    {'\0', "json-summary", false,
-                     [](ParseState& s, std::string_view) -> Result<void> {
-                       download(s).summary_json = true;
-                       return {};
-                     }},
-                }};
+const std::array<OptionSpec, 19> kDownloadOptions = {{
+    {'O', "remote-name", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).remote_name = true;
+       return {};
+     }},
+    {'J', "remote-header-name", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).remote_header_name = true;
+       return {};
+     }},
+    {'\0', "output-dir", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--output-dir: the directory name is empty");
+       download(s).output_dir = std::string(v);
+       return {};
+     }},
+    {'\0', "create-dirs", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).create_dirs = true;
+       return {};
+     }},
+    // Not -i: that is curl's --include.
+    {'\0', "input-file", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--input-file: the file name is empty (use - for stdin)");
+       download(s).url_lists.emplace_back(v);
+       return {};
+     }},
+    {'Z', "parallel", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).parallel = true;
+       return {};
+     }},
+    {'\0', "parallel-max", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       auto n = parse_count("--parallel-max", v, 1, 100);
+       if (!n) return std::move(n).error();
+       download(s).parallel_max = static_cast<unsigned>(*n);
+       return {};
+     }},
+    {'C', "continue-at", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v != "-") {
+         return usage_error(
+             "-C: only '-C -' (continue from what is already in the file) is "
+             "supported, not '" +
+             std::string(v) + "'");
+       }
+       download(s).resume = true;
+       return {};
+     }},
+    {'\0', "split", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       auto n = parse_count("--split", v, 1, 16);
+       if (!n) return std::move(n).error();
+       download(s).split = static_cast<unsigned>(*n);
+       return {};
+     }},
+    {'\0', "checksum", true, apply_checksum},
+    {'\0', "mirror", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       if (v.empty()) return usage_error("--mirror: give a URL of the same file");
+       download(s).mirrors.push_back(with_guessed_scheme(v));
+       return {};
+     }},
+    {'\0', "limit-rate", true, apply_limit_rate},
+    {'\0', "retry", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       auto n = parse_count("--retry", v, 0, 1000);
+       if (!n) return std::move(n).error();
+       s.options.retry.retries = static_cast<int>(*n);
+       return {};
+     }},
+    {'\0', "retry-delay", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       auto delay = parse_seconds("--retry-delay", v);
+       if (!delay) return std::move(delay).error();
+       s.options.retry.delay = *delay;
+       return {};
+     }},
+    {'\0', "retry-all-errors", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       s.options.retry.all_errors = true;
+       return {};
+     }},
+    {'\0', "max-host-connections", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       auto n = parse_count("--max-host-connections", v, 1, 64);
+       if (!n) return std::move(n).error();
+       download(s).max_host_connections = static_cast<unsigned>(*n);
+       return {};
+     }},
+    {'\0', "progress", true, apply_progress},
+    {'\0', "no-progress", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).progress = ProgressChoice::none;
+       return {};
+     }},
+    {'\0', "json-summary", false,
+     [](ParseState& s, std::string_view) -> Result<void> {
+       download(s).summary_json = true;
+       return {};
+     }},
+}};
 
 }  // namespace
 

@@ -3,7 +3,9 @@
 // partial -o file), --max-filesize (a larger body fails with exit 63, before a
 // byte is written when Content-Length says so), and the conditional fetch of
 // --etag-save / --etag-compare and -z/--time-cond (a 304 leaves the output as it
-// was), with -R/--remote-time, -z FILE's partner.
+// was), with -R/--remote-time, -z FILE's partner; and two curl retry options beside
+// --retry (in download_options.cpp, whose table is long enough already):
+// --retry-max-time and --retry-connrefused.
 // Ownership: constant tables; applied on main's thread.
 
 #include <array>
@@ -13,7 +15,7 @@
 namespace sluice::cli {
 namespace {
 
-const std::array<OptionSpec, 7> kFailureOptions = {{
+const std::array<OptionSpec, 9> kFailureOptions = {{
     {'\0', "fail-with-body", false,
      [](ParseState& s, std::string_view) -> Result<void> {
        s.options.fail_with_body = true;
@@ -55,6 +57,17 @@ const std::array<OptionSpec, 7> kFailureOptions = {{
        s.options.remote_time = true;
        return {};
      }},
+    {'\0', "retry-max-time", true,
+     [](ParseState& s, std::string_view v) -> Result<void> {
+       auto limit = parse_seconds("--retry-max-time", v);
+       if (!limit) return std::move(limit).error();
+       s.options.retry_max_time = *limit;
+       return {};
+     }},
+    // --retry already retries every connection failure, a refused one included
+    // (curl needs this option for those), so it asks for nothing more.
+    {'\0', "retry-connrefused", false,
+     [](ParseState&, std::string_view) -> Result<void> { return {}; }},
 }};
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/ascii_case.hpp"
+
 namespace sluice::cli {
 
 namespace {
@@ -11,12 +13,6 @@ bool is_protocol_name(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](unsigned char c) {
     return std::isalnum(c) != 0 || c == '+' || c == '-' || c == '.';
   });
-}
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 }  // namespace
@@ -36,7 +32,7 @@ Result<ProtocolSet> parse_protocol_list(std::string_view option, std::string_vie
     }
     if (op == '=') set = ProtocolSet{false, false};
     const bool on = op != '-';
-    const std::string name = lowercase(item);
+    const std::string name = ascii_lowercase(item);
     if (name == "all") {
       set = ProtocolSet{on, on};
     } else if (name == "http") {
@@ -56,7 +52,7 @@ std::optional<std::string> first_refused_url(const std::vector<std::string>& url
   for (const std::string& url : urls) {
     const std::size_t end = url.find("://");
     if (end == std::string::npos) continue;  // the URL parser reports it
-    const std::string scheme = lowercase(std::string_view(url).substr(0, end));
+    const std::string scheme = ascii_lowercase(std::string_view(url).substr(0, end));
     const bool on = scheme == "https" ? allowed.https : scheme == "http" ? allowed.http : true;
     if (!on) {
       return "protocol \"" + scheme + "\" is turned off by --proto (" + url + ")";

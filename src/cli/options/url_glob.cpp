@@ -245,7 +245,7 @@ std::vector<GlobbedUrl> combinations(const std::vector<GlobPiece>& pieces) {
 }  // namespace
 
 Result<std::vector<GlobbedUrl>> expand_url_glob(std::string_view pattern, std::size_t max_urls) {
-  Result<std::vector<GlobPiece>> pieces = GlobParser(pattern, max_urls == 0 ? 1 : max_urls).run();
+  Result<std::vector<GlobPiece>> pieces = GlobParser(pattern, max_urls).run();
   if (!pieces) return std::move(pieces).error();
   return combinations(*pieces);
 }

@@ -25,7 +25,7 @@ struct GlobbedUrl {
 /// held in memory before the first request): an error, not a long run.
 inline constexpr std::size_t kMaxGlobbedUrls = 100000;
 
-/// Every URL `pattern` stands for, at most `max_urls`. A bracketed IPv6 host
+/// Every URL `pattern` stands for, at most `max_urls` (1 or more). A bracketed IPv6 host
 /// ([::1], [fe80::1%25eth0]) and "[]" are literal text, as in curl; \{ \} \[ \] are
 /// the characters themselves, and inside a set \ takes the next character as it is.
 /// Errors (category usage) say what is wrong and at which position, counted from 1

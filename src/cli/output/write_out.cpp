@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "cli/ascii_case.hpp"
 #include "cli/output/head_output.hpp"
 #include "cli/output/json_summary.hpp"
 #include "sluice/url.hpp"
@@ -139,29 +140,17 @@ std::string speed(std::uint64_t bytes, double seconds) {
 // The scheme of the URL, lowercase as it is written ("http", "https").
 std::string scheme_of(const std::string& url) {
   const std::size_t colon = url.find("://");
-  std::string scheme = colon == std::string::npos ? std::string() : url.substr(0, colon);
-  for (char& c : scheme) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return scheme;
+  return colon == std::string::npos ? std::string() : ascii_lowercase(url.substr(0, colon));
 }
 
 std::string json_of(const TransferReport& report);
-
-std::string lowercase(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return lower;
-}
 
 // %{header_json} as curl prints it: one line per field name, in the order each name
 // first came, its values (repeated fields) in one array.
 std::string header_json_of(const Headers& headers) {
   std::vector<std::string> names;
   for (const auto& field : headers) {
-    std::string name = lowercase(field.name);
+    std::string name = ascii_lowercase(field.name);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   std::string out = "{";
