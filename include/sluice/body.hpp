@@ -110,6 +110,11 @@ class SLUICE_API BodyReader {
   std::optional<std::chrono::steady_clock::time_point> ended_at() const;
   /// Bytes handed to the reader so far (decoded).
   std::uint64_t bytes_read() const noexcept { return bytes_read_; }
+  /// Body bytes of this response received from the server so far, as they came
+  /// (before content decoding; without HTTP/1.1 chunk framing): what curl's
+  /// %{size_download} counts. Equal to bytes_read() once an undecoded body is read to
+  /// its end; for a decoded one it is the compressed size. Any thread.
+  std::uint64_t bytes_received() const;
   bool valid() const noexcept { return staging_ != nullptr; }
 
  private:

@@ -92,6 +92,13 @@ class SLUICE_API Client {
   /// callback running on that thread).
   ClientStats stats() const;
 
+  /// Writes the files ClientOptions::state names, now, each replaced whole (a
+  /// temporary file renamed over it); nothing when none is named. Fails with
+  /// ErrorCategory::io naming the file that could not be written (the others are
+  /// still written). The destructor writes them too when requests went since the
+  /// last save, ignoring failures: call this to learn of them.
+  Result<void> save_state();
+
  private:
   struct SLUICE_INTERNAL Impl;
   // Tests reach the core and make a Client on a manual clock through it

@@ -230,9 +230,58 @@ struct MemoryOptions {
   std::chrono::milliseconds sweep_interval{4'000};
 };
 
+/// curl's --speed-limit and --speed-time (CURLOPT_LOW_SPEED_LIMIT and _TIME), for
+/// every request of the Client: a transfer that moves fewer than `bytes_per_second`
+/// bytes a second for `time` in a row fails with ErrorCode::low_speed. What moves is
+/// the response body as received (before decoding) and the request body as sent; the
+/// rate is checked each second, averaged over the last five seconds as curl does,
+/// from when the request is on a connection. Seconds in which the reader holds the
+/// body paused (a slow reader, a rate limit applied by reading slower) do not count:
+/// that slowness is the reader's, as curl exempts a paused transfer.
+/// bytes_per_second 0 (the default): no limit.
+struct LowSpeedLimit {
+  std::uint64_t bytes_per_second = 0;
+  std::chrono::seconds time{30};
+};
+
+/// State that outlives a Client, in files later runs of a program read again (curl's
+/// --alt-svc, --hsts and --ssl-sessions). Nothing is read or written unless a file is
+/// named. Each file is read by Client::create (a missing file is an empty start; a
+/// line that does not parse, or whose time has passed, is skipped) and written by
+/// Client::save_state() and when the Client is destroyed. A file is always written
+/// whole, to a temporary file beside it that is then renamed over it, so a reader
+/// (another run) never sees half of one. Runs that end at once each write what they
+/// know and the last one wins: these files are caches, and what another run learned
+/// costs only one more round trip the next time.
+struct StateFileOptions {
+  /// The Alt-Svc cache in curl's file format: the HTTP/3 alternatives origins
+  /// announced, so the next run's first request to such an origin goes over HTTP/3
+  /// (VersionPolicy::automatic and http3). Only "h3" entries of https origins are
+  /// read and written; an entry serves only the origin it was learned from.
+  std::string alt_svc_file;
+  /// HSTS (RFC 6797, curl's --hsts): a Strict-Transport-Security field in an https
+  /// response whose certificate was verified (never with tls.insecure, never for an
+  /// IP address) makes every later http:// URL to that host, and to its subdomains
+  /// with includeSubDomains, go to https:// before any connection is made (port 80
+  /// becomes 443, another port is kept), redirects included; max-age=0 ends it. Off by
+  /// default, as in curl.
+  bool hsts = false;
+  /// Where the HSTS hosts are kept between runs, in curl's file format. Naming a file
+  /// turns state.hsts on.
+  std::string hsts_file;
+  /// TLS sessions (curl's --ssl-sessions): each origin's latest session ticket, for
+  /// TCP TLS and QUIC, so a later run's first connection resumes (and with
+  /// tls.early_data may send 0-RTT over HTTP/3). A ticket is offered only to the
+  /// origin that issued it, and only by a Client whose TLS settings (trust, client
+  /// certificate, versions, ciphers, -k) are those it was made under. The file holds
+  /// secrets: it is written with mode 0600. Needs tls.session_cache.
+  std::string tls_session_file;
+};
+
 /// What a Client is made with. Each group has its own struct; a field of a group is
 /// set as options.tls.ca_file, options.proxy.url, options.routing.resolve,
-/// options.pool.idle_timeout, options.memory.staged_bytes_budget. The C API sets
+/// options.pool.idle_timeout, options.memory.staged_bytes_budget,
+/// options.state.alt_svc_file. The C API sets
 /// the same options one setter each (sluice.h).
 struct ClientOptions {
   TlsOptions tls;
@@ -240,6 +289,9 @@ struct ClientOptions {
   RoutingOptions routing;
   PoolOptions pool;
   MemoryOptions memory;
+  StateFileOptions state;
+  /// Transfers slower than this for its time fail (see LowSpeedLimit).
+  LowSpeedLimit low_speed;
   /// Sent unless a request sets its own User-Agent.
   std::string user_agent = "sluice/0.1";
   /// Credentials from a netrc file (curl's -n, --netrc-optional, --netrc-file), read

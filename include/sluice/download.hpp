@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,10 @@ struct DownloadTarget {
   bool name_from_content_disposition = false;
   /// Create missing directories of the path (curl's --create-dirs).
   bool create_directories = false;
+  /// Never overwrite an existing file (curl's --no-clobber): the download goes to
+  /// the first of PATH.1 ... PATH.100 that does not exist, and fails (category io)
+  /// when all do. DownloadOptions::resume and resume_from continue PATH instead.
+  bool keep_existing = false;
 };
 
 /// A snapshot of a download in flight, for progress displays.
@@ -54,6 +59,29 @@ struct DownloadProgress {
   bool finished = false;               ///< the last report (success or failure)
 };
 
+class RateLimiter;  // internal: the token bucket a SharedRateLimit holds
+
+/// One rate for several downloads at once (aria2c's --max-overall-download-limit; the
+/// command's --limit-rate-total): each takes its bytes from this budget, so together
+/// they read at most `bytes_per_second`, besides each one's own
+/// DownloadOptions::max_bytes_per_second. Enforced by reading slower, so the
+/// transports hold the rest back. Any thread: share one (DownloadOptions::
+/// shared_rate_limit) among downloads running on many.
+class SLUICE_API SharedRateLimit {
+ public:
+  /// bytes_per_second must be at least 1.
+  explicit SharedRateLimit(std::uint64_t bytes_per_second);
+  ~SharedRateLimit();
+  SharedRateLimit(const SharedRateLimit&) = delete;
+  SharedRateLimit& operator=(const SharedRateLimit&) = delete;
+  std::uint64_t bytes_per_second() const noexcept { return bytes_per_second_; }
+
+ private:
+  friend struct SharedRateLimitAccess;
+  std::uint64_t bytes_per_second_;
+  std::unique_ptr<RateLimiter> limiter_;
+};
+
 struct DownloadOptions {
   /// The GET to make: URL, headers, version, timeouts, redirects, mark. Its method
   /// must be GET and it must have no body.
@@ -64,6 +92,19 @@ struct DownloadOptions {
   /// validator (ETag, Last-Modified) changed since, restarts the file from byte 0,
   /// and the result says so.
   bool resume = false;
+  /// Continue at this byte (curl's -C OFFSET): the file keeps its first
+  /// `resume_from` bytes and the rest of the resource is fetched from there, as from
+  /// a file of that size; it fails (category usage) when the file holds fewer.
+  /// Ignored when `resume` is set.
+  std::optional<std::uint64_t> resume_from;
+  /// Only these bytes of the resource (curl's -r FIRST-LAST or FIRST-): the file holds
+  /// them from its byte 0, and its control file records the range, so `resume`
+  /// continues it. The server must answer ranges (206). Not with `sha256`.
+  struct ByteRange {
+    std::uint64_t first = 0;
+    std::optional<std::uint64_t> last;  ///< inclusive; none: to the end
+  };
+  std::optional<ByteRange> range;
   /// Fetch the file as this many byte ranges at once (1 to 16): N connections over
   /// HTTP/1.1, N streams over HTTP/2 and HTTP/3. Needs a server that answers ranges
   /// and a known size; otherwise one range, and the result says why.
@@ -86,6 +127,8 @@ struct DownloadOptions {
   /// Bytes per second over all ranges; 0 = no limit. Enforced by reading slower,
   /// so the transports hold the rest back.
   std::uint64_t max_bytes_per_second = 0;
+  /// A rate this download shares with others (see SharedRateLimit); null: none.
+  std::shared_ptr<SharedRateLimit> shared_rate_limit;
   /// Retries on a transient failure (connect, timeout, protocol, 408, 429, 5xx),
   /// each resuming from the bytes already written (sluice/retry.hpp).
   RetryPolicy retry;

@@ -25,7 +25,7 @@ enum class ErrorCategory {
   cancelled,  ///< the caller cancelled
   too_large,  ///< a configured limit was exceeded (headers, decoded size, body size)
   decode,     ///< content decoding failed (corrupt gzip, br, zstd)
-  io,         ///< local I/O failed (file read or write)
+  io,         ///< I/O failed: a local file's read or write, or a socket's send or receive
   usage,      ///< the caller asked for something invalid (bad URL, bad header)
   http,       ///< an error status (4xx, 5xx) where success was needed (download())
 };
@@ -43,18 +43,25 @@ enum class ErrorCode : int {
   proxy_refused = 201,   ///< the proxy refused the tunnel or request (a non-2xx answer)
   local_bind_failed =
       202,  ///< the local interface or port (ClientOptions::routing.interface) was unusable
-  tls_failed = 300,          ///< the TLS handshake or session failed
-  tls_certificate = 301,     ///< the server's certificate was not trusted for the host
-  protocol_error = 400,      ///< the server broke HTTP
-  body_truncated = 401,      ///< the body ended (the connection closed) before its end
-  timeout = 500,             ///< a configured timeout expired
-  connect_timeout = 501,     ///< no connection (or free stream) within Timeouts::connect
+  proxy_handshake = 203,  ///< the proxy's handshake broke its protocol (a malformed SOCKS5 answer)
+  tls_failed = 300,       ///< the TLS handshake or session failed
+  tls_certificate = 301,  ///< the server's certificate was not trusted for the host
+  tls_ca_file = 302,      ///< the CA file could not be read or held no certificate
+  tls_pinned_key = 303,   ///< the server's key matched none of TlsOptions::pinned_public_key
+  protocol_error = 400,   ///< the server broke HTTP
+  body_truncated = 401,   ///< the body ended (the connection closed) before its end
+  empty_reply = 402,      ///< the connection closed before a byte of the response arrived
+  http2_framing = 403,    ///< the HTTP/2 framing layer failed (an invalid frame, a session error)
+  http3_failed = 404,     ///< the HTTP/3 layer failed (a connection error from nghttp3)
+  timeout = 500,          ///< a configured timeout expired
+  connect_timeout = 501,  ///< no connection (or free stream) within Timeouts::connect
   first_byte_timeout = 502,  ///< no response head within Timeouts::first_byte
   idle_timeout = 503,        ///< the server was silent for Timeouts::idle
   total_timeout = 504,       ///< the transfer did not end within Timeouts::total
   ping_timeout = 505,        ///< an HTTP/2 connection did not answer a PING
   handshake_timeout = 506,   ///< a QUIC handshake did not complete
   dns_timeout = 507,  ///< no answer from the name servers within ClientOptions::routing.dns_timeout
+  low_speed = 508,    ///< slower than ClientOptions::low_speed for its whole time
   cancelled = 600,    ///< the caller (or the Client's end) cancelled
   too_large = 700,    ///< a configured limit was exceeded
   too_many_redirects = 701,  ///< RedirectOptions::max_redirects
@@ -64,6 +71,8 @@ enum class ErrorCode : int {
   decode_failed = 800,       ///< content decoding failed
   io_failed = 900,           ///< local I/O failed
   out_of_memory = 901,       ///< memory ran out (reported by the C API, which cannot throw)
+  send_failed = 902,         ///< a socket's send failed (the peer reset or closed the connection)
+  receive_failed = 903,      ///< a socket's receive failed (the peer reset the connection)
   usage = 1000,              ///< the caller asked for something invalid
   bad_url = 1001,            ///< the URL did not parse, or its scheme is not http(s)
   invalid_argument = 1002,   ///< a C API call got a null, dead or out-of-range argument

@@ -32,6 +32,12 @@ enum class VersionPolicy {
   http3,
   /// https only: HTTP/3 or a clear error, never TCP (--http3-only).
   http3_only,
+  /// HTTP/1.0 (--http1.0): the request line says HTTP/1.0, ALPN offers "http/1.0" (as
+  /// curl does), never HTTP/2 or HTTP/3. A StreamBody without a
+  /// length cannot be chunked in 1.0 and fails the request (ErrorCode usage).
+  /// The connection is kept for another request only when the server answers with
+  /// "Connection: keep-alive", as curl does.
+  http1_0,
 };
 
 /// Timeouts; zero means none. Each failure is an Error of category timeout that names
@@ -44,7 +50,10 @@ struct Timeouts {
   /// byte arrived and no request body byte was taken. Time a reader holds the body
   /// paused does not count.
   std::chrono::milliseconds idle{0};
-  std::chrono::milliseconds total{0};  ///< whole exchange, body included
+  /// Whole exchange, body included: a hard deadline. At it the body's next read
+  /// fails with ErrorCode::total_timeout, even while received bytes are still
+  /// staged (a slow, e.g. rate-limited, reader does not get them after it).
+  std::chrono::milliseconds total{0};
 };
 
 /// Redirect following. Off by default, as in curl; on with -L.
@@ -73,6 +82,11 @@ struct RedirectPolicy {
   /// Request::auth) on to other origins too (curl's --location-trusted). Off: a hop
   /// that leaves the origin drops them.
   bool credentials_to_other_origins = false;
+  /// Each followed hop carries a Referer naming the URL it was redirected from
+  /// (curl's --referer ";auto", CURLOPT_AUTOREFERER), replacing the request's own
+  /// Referer from the second hop on: that URL without its fragment and credentials,
+  /// as curl sends it.
+  bool auto_referer = false;
   /// Ports a redirect may not lead to: such a hop fails with
   /// ErrorCode::redirect_refused before anything connects (fetch's "bad ports", which
   /// the Node binding passes). Empty: any port.
@@ -192,22 +206,40 @@ struct Authentication {
     /// curl's --anyauth: the strongest scheme the 401 offers, Digest (SHA-512-256 >
     /// SHA-256 > MD5) over Basic.
     any,
+    /// AWS Signature Version 4 (curl's --aws-sigv4): user is the access key id,
+    /// password the secret access key, aws_scope the scope. Every hop is signed anew
+    /// for its own host, path, query and time: the method, host, the request's own
+    /// headers and the X-<Provider>-Date header are signed, and with service "s3"
+    /// an x-<provider>-content-sha256 header too. A body in memory is hashed; a file
+    /// or streamed body is signed as UNSIGNED-PAYLOAD (S3 accepts it, most other
+    /// services do not). A session token goes as a header the request sets
+    /// (X-Amz-Security-Token), which is then signed with the others.
+    aws_sigv4,
   } scheme = Scheme::none;
-  std::string user;      ///< basic, digest, any (basic: no ':', RFC 7617)
-  std::string password;  ///< basic, digest, any
+  std::string user;      ///< basic, digest, any, aws_sigv4 (basic: no ':', RFC 7617)
+  std::string password;  ///< basic, digest, any, aws_sigv4
   std::string token;     ///< bearer
+  /// aws_sigv4: "provider1[:provider2[:region[:service]]]" as curl takes it
+  /// ("aws:amz:us-east-1:s3"). provider2 defaults to provider1; service and region
+  /// missing are taken from the host name's first two labels, as curl does
+  /// (s3.us-west-2.amazonaws.com: service s3, region us-west-2).
+  std::string aws_scope;
 
   static Authentication basic(std::string user, std::string password) {
-    return {Scheme::basic, std::move(user), std::move(password), {}};
+    return {Scheme::basic, std::move(user), std::move(password), {}, {}};
   }
   static Authentication bearer(std::string token) {
-    return {Scheme::bearer, {}, {}, std::move(token)};
+    return {Scheme::bearer, {}, {}, std::move(token), {}};
   }
   static Authentication digest(std::string user, std::string password) {
-    return {Scheme::digest, std::move(user), std::move(password), {}};
+    return {Scheme::digest, std::move(user), std::move(password), {}, {}};
   }
   static Authentication any(std::string user, std::string password) {
-    return {Scheme::any, std::move(user), std::move(password), {}};
+    return {Scheme::any, std::move(user), std::move(password), {}, {}};
+  }
+  static Authentication aws_sigv4(std::string access_key, std::string secret_key,
+                                  std::string scope) {
+    return {Scheme::aws_sigv4, std::move(access_key), std::move(secret_key), {}, std::move(scope)};
   }
 };
 

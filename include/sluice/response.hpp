@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sluice/body.hpp"
 #include "sluice/error.hpp"
@@ -44,6 +45,37 @@ struct ResponseTiming {
   TimePoint response_start{};  ///< the response head arrived (responseStart; curl: starttransfer)
 };
 
+/// The server's certificate as the TLS handshake showed it (curl -v's "Server
+/// certificate" lines).
+struct PeerCertificate {
+  /// Distinguished names in OpenSSL's one-line form, as curl prints them over OpenSSL:
+  /// "CN=localhost", "C=DE; O=Example; CN=example.org".
+  std::string subject;
+  std::string issuer;
+  std::chrono::system_clock::time_point not_before{};  ///< valid from (curl's "start date")
+  std::chrono::system_clock::time_point not_after{};   ///< valid until (curl's "expire date")
+  /// The subjectAltName entries a host name is checked against, in the certificate's
+  /// order: "DNS:localhost", "IP Address:127.0.0.1" (OpenSSL's words).
+  std::vector<std::string> subject_alt_names;
+};
+
+/// What the TLS handshake of the response's connection settled (over TCP, or inside
+/// QUIC for HTTP/3).
+struct TlsInfo {
+  std::string version;  ///< "TLSv1.3", "TLSv1.2" (OpenSSL's names, also over QUIC)
+  std::string cipher;   ///< the cipher suite: "TLS_AES_256_GCM_SHA384"
+  std::string alpn;     ///< the protocol ALPN agreed: "h2", "http/1.1", "h3"; "" for none
+  /// The session was resumed from an earlier connection's ticket: the server sent no
+  /// certificate then, so `certificate` is the one the handshake that made the session
+  /// saw (OpenSSL and GnuTLS keep it).
+  bool resumed = false;
+  std::optional<PeerCertificate> certificate;
+  /// The certificate name the request's host matched ("localhost", "*.example.org"),
+  /// "" when none did or no certificate was seen (curl's "subjectAltName: host ...
+  /// matched cert's ..." line).
+  std::string matched_name;
+};
+
 /// A response's head and how it came (its connection, timing and certificate
 /// check): the part of a Response that stays meaningful after its body is gone.
 /// Response is one; DownloadResult::first_response and the command's -w variables
@@ -68,6 +100,8 @@ struct ResponseHead {
   /// HTTP/3 GnuTLS checks, and its verdict is given in the same numbers; a resumed
   /// QUIC session (no certificate is sent) reports 0.
   long tls_verify_result = 0;
+  /// What TLS did on the response's connection; nullopt without TLS (http://).
+  std::optional<TlsInfo> tls;
   ResponseTiming timing;
 };
 

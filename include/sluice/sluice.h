@@ -57,10 +57,16 @@ typedef enum sluice_code {
   SLUICE_E_CONNECT = 200,         /* no address accepted a connection */
   SLUICE_E_PROXY_REFUSED = 201,   /* the proxy refused the tunnel or the request */
   SLUICE_E_LOCAL_BIND = 202,      /* the local interface or port could not be used */
+  SLUICE_E_PROXY_HANDSHAKE = 203, /* the proxy's handshake broke its protocol (SOCKS5) */
   SLUICE_E_TLS = 300,             /* the TLS handshake or session failed */
   SLUICE_E_TLS_CERTIFICATE = 301, /* the certificate was not trusted for the host */
+  SLUICE_E_TLS_CA_FILE = 302,     /* the CA file could not be read or held no certificate */
+  SLUICE_E_TLS_PINNED_KEY = 303,  /* the server's key matched none of the pinned keys */
   SLUICE_E_PROTOCOL = 400,        /* the server broke HTTP */
   SLUICE_E_BODY_TRUNCATED = 401,  /* the body ended before its end */
+  SLUICE_E_EMPTY_REPLY = 402,     /* the connection closed before any response byte */
+  SLUICE_E_HTTP2_FRAMING = 403,   /* the HTTP/2 framing layer failed */
+  SLUICE_E_HTTP3 = 404,           /* the HTTP/3 layer failed */
   SLUICE_E_TIMEOUT = 500,
   SLUICE_E_CONNECT_TIMEOUT = 501,
   SLUICE_E_FIRST_BYTE_TIMEOUT = 502,
@@ -69,6 +75,7 @@ typedef enum sluice_code {
   SLUICE_E_PING_TIMEOUT = 505,
   SLUICE_E_HANDSHAKE_TIMEOUT = 506,
   SLUICE_E_DNS_TIMEOUT = 507, /* no answer from the name servers within the DNS timeout */
+  SLUICE_E_LOW_SPEED = 508,   /* slower than the low-speed limit for its whole time */
   SLUICE_E_CANCELLED = 600,
   SLUICE_E_TOO_LARGE = 700,
   SLUICE_E_TOO_MANY_REDIRECTS = 701,
@@ -78,7 +85,9 @@ typedef enum sluice_code {
   SLUICE_E_DECODE = 800,
   SLUICE_E_IO = 900,
   SLUICE_E_OUT_OF_MEMORY = 901,
-  SLUICE_E_USAGE = 1000, /* the caller asked for something invalid */
+  SLUICE_E_SEND = 902,    /* a socket's send failed (the peer reset or closed it) */
+  SLUICE_E_RECEIVE = 903, /* a socket's receive failed (the peer reset it) */
+  SLUICE_E_USAGE = 1000,  /* the caller asked for something invalid */
   SLUICE_E_BAD_URL = 1001,
   SLUICE_E_INVALID_ARGUMENT = 1002, /* NULL, freed or out-of-range argument */
   SLUICE_E_HTTP_STATUS = 1100,
@@ -238,6 +247,25 @@ SLUICE_API sluice_code sluice_client_options_set_sweep_interval_ms(sluice_client
 /* Threads that read upload files and write downloads (default 2, at least 1). */
 SLUICE_API sluice_code sluice_client_options_set_file_threads(sluice_client_options* options,
                                                               size_t count);
+/* curl's --speed-limit / --speed-time (ClientOptions::low_speed): a transfer that
+ * moves fewer than `bytes` a second (averaged over the last 5 s) for `seconds` in a
+ * row fails with SLUICE_E_LOW_SPEED. 0 bytes (the default): no limit; seconds
+ * default 30. */
+SLUICE_API sluice_code sluice_client_options_set_low_speed_limit(sluice_client_options* options,
+                                                                 size_t bytes);
+SLUICE_API sluice_code sluice_client_options_set_low_speed_time_s(sluice_client_options* options,
+                                                                  uint32_t seconds);
+/* State kept in files between runs (ClientOptions::state): the Alt-Svc cache and HSTS
+ * (on/off, and its file, which turns it on) in curl's formats, and TLS session tickets
+ * (mode 0600) in sluice's own; read by sluice_client_new, written by
+ * sluice_client_save_state and sluice_client_free. Empty: not read or written. */
+SLUICE_API sluice_code sluice_client_options_set_alt_svc_file(sluice_client_options* options,
+                                                              const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_hsts(sluice_client_options* options, int enabled);
+SLUICE_API sluice_code sluice_client_options_set_hsts_file(sluice_client_options* options,
+                                                           const char* path, size_t len);
+SLUICE_API sluice_code sluice_client_options_set_tls_session_file(sluice_client_options* options,
+                                                                  const char* path, size_t len);
 /* HTTP/3 that may fall back to TCP does so when QUIC's handshake took longer than
  * http3_fallback_after (default 1000); the origin's HTTP/3 is then not tried for
  * http3_broken_for (default 300000). */
@@ -367,6 +395,10 @@ typedef struct sluice_client_stats {
 SLUICE_API sluice_code sluice_client_get_stats(sluice_client* client, sluice_client_stats* out,
                                                size_t out_size);
 
+/* Writes the state files the options named, now (each replaced whole); SLUICE_E_IO
+ * names a file that could not be written. sluice_client_free writes them too. */
+SLUICE_API sluice_code sluice_client_save_state(sluice_client* client);
+
 /* With host dispatch: a file descriptor, readable while callbacks wait; add it to
  * the host's loop for reading and never close it. -1 without host dispatch or for a
  * bad handle. */
@@ -389,6 +421,7 @@ typedef enum sluice_version_policy {
   SLUICE_VERSION_HTTP2_PRIOR_KNOWLEDGE = 3,
   SLUICE_VERSION_HTTP3 = 4, /* HTTP/3 first, TCP when QUIC fails */
   SLUICE_VERSION_HTTP3_ONLY = 5,
+  SLUICE_VERSION_HTTP1_0 = 6, /* HTTP/1.0 on the request line; never h2 or h3 */
   /* Not a policy: makes the type as wide as int, so that any int a caller (or an FFI)
    * passes is a value of it and can be refused, as for every enum below. */
   SLUICE_VERSION_POLICY_MAX_ = 0x7fffffff
@@ -480,6 +513,18 @@ SLUICE_API sluice_code sluice_request_set_digest_auth(sluice_request* request, c
 SLUICE_API sluice_code sluice_request_set_any_auth(sluice_request* request, const char* user,
                                                    size_t user_len, const char* password,
                                                    size_t password_len);
+/* AWS Signature Version 4 (curl's --aws-sigv4; Authentication::aws_sigv4): every hop is
+ * signed for its own host, path and time with the access key and secret key. `scope`
+ * is "provider1[:provider2[:region[:service]]]" ("aws:amz:us-east-1:s3"); a service
+ * and region not given are the host name's first two labels. A body set with
+ * sluice_request_set_body_bytes is hashed; a file, writer or form body is signed as
+ * UNSIGNED-PAYLOAD. A session token goes as an X-Amz-Security-Token header. A scope
+ * the host cannot complete, or an empty access key (and none in the URL or the
+ * netrc file), fails the request with SLUICE_E_USAGE. */
+SLUICE_API sluice_code sluice_request_set_aws_sigv4(sluice_request* request, const char* access_key,
+                                                    size_t access_key_len, const char* secret_key,
+                                                    size_t secret_key_len, const char* scope,
+                                                    size_t scope_len);
 /* 0 ms: no such timeout. */
 SLUICE_API sluice_code sluice_request_set_timeout_ms(sluice_request* request, sluice_timeout which,
                                                      uint32_t ms);
@@ -645,6 +690,32 @@ SLUICE_API sluice_code sluice_response_timing(const sluice_response* response,
  * when the request waited for a new one (or for a bad handle). */
 SLUICE_API int sluice_response_connection_reused(const sluice_response* response);
 
+/* What TLS did on the response's connection (curl -v's lines). Strings are valid for
+ * the life of the response; SLUICE_OK with *value NULL when the field has no value:
+ * no TLS (http://), or no certificate. */
+typedef enum sluice_tls_field {
+  SLUICE_TLS_VERSION = 0,      /* "TLSv1.3" */
+  SLUICE_TLS_CIPHER = 1,       /* "TLS_AES_256_GCM_SHA384" */
+  SLUICE_TLS_ALPN = 2,         /* "h2", "http/1.1", "h3"; "" when none was agreed */
+  SLUICE_TLS_CERT_SUBJECT = 3, /* "CN=localhost" (OpenSSL's one-line form) */
+  SLUICE_TLS_CERT_ISSUER = 4,
+  SLUICE_TLS_MATCHED_NAME = 5,       /* the certificate name the host matched; "" for none */
+  SLUICE_TLS_FIELD_MAX_ = 0x7fffffff /* not a field: see SLUICE_VERSION_POLICY_MAX_ */
+} sluice_tls_field;
+SLUICE_API sluice_code sluice_response_tls(const sluice_response* response, sluice_tls_field field,
+                                           const char** value, size_t* len);
+/* The index-th subjectAltName of the server's certificate ("DNS:localhost",
+ * "IP Address:127.0.0.1"); SLUICE_OK with *value NULL past the last one. */
+SLUICE_API sluice_code sluice_response_tls_cert_san(const sluice_response* response, size_t index,
+                                                    const char** value, size_t* len);
+/* The certificate's validity in seconds since 1970 (UTC); SLUICE_OK with *has_certificate
+ * 0 (and both 0) without one. */
+SLUICE_API sluice_code sluice_response_tls_cert_validity(const sluice_response* response,
+                                                         int64_t* not_before, int64_t* not_after,
+                                                         int* has_certificate);
+/* 1 when the TLS session was resumed from an earlier connection, 0 otherwise. */
+SLUICE_API int sluice_response_tls_resumed(const sluice_response* response);
+
 /* Body reading. A body that ends early is an error, never a short success. */
 
 /* Blocks until at least one byte is there (*n > 0), the body ended (*n == 0), or it
@@ -685,6 +756,9 @@ SLUICE_API sluice_code sluice_response_resume(sluice_response* response);
 /* Decoded bytes received and not yet read; bytes read so far. */
 SLUICE_API size_t sluice_response_buffered(const sluice_response* response);
 SLUICE_API uint64_t sluice_response_bytes_read(const sluice_response* response);
+/* Body bytes received from the server so far, before content decoding (curl's
+ * size_download): the compressed size of a decoded body. Any thread. */
+SLUICE_API uint64_t sluice_response_bytes_received(const sluice_response* response);
 /* Trailer fields, once the body ended (0 before). Valid for the life of the response. */
 SLUICE_API size_t sluice_response_trailer_count(sluice_response* response);
 SLUICE_API sluice_code sluice_response_trailer(sluice_response* response, size_t index,

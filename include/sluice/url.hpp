@@ -13,8 +13,10 @@
 namespace sluice {
 
 /// A parsed http(s) URL. Components are stored as they go on the wire: the host is
-/// lowercased (IPv6 literals without brackets), the path keeps its percent-encoding
-/// (invalid characters such as spaces are percent-encoded on parse).
+/// lowercased (IPv6 literals without brackets), an internationalized name (IDN) in its
+/// ASCII form (UTS #46 non-transitional, as curl and browsers convert: "Bücher.example"
+/// becomes "xn--bcher-kva.example"), the path keeps its percent-encoding (invalid
+/// characters such as spaces are percent-encoded on parse).
 struct SLUICE_API Url {
   std::string scheme;      ///< "http" or "https"
   std::string userinfo;    ///< "user:pass" (still percent-encoded), usually empty
@@ -26,7 +28,8 @@ struct SLUICE_API Url {
   std::string fragment;    ///< without the '#'; never sent
 
   /// Parses an absolute http or https URL. Errors (category usage) say what is wrong:
-  /// "URL: unsupported scheme 'ftp' (only http and https)".
+  /// "URL: unsupported scheme 'ftp' (only http and https)"; a host name that does not
+  /// convert to ASCII (IDN) is ErrorCode::bad_url naming the host.
   static Result<Url> parse(std::string_view text);
 
   /// Resolves a reference (a Location header value) against this URL.
@@ -43,6 +46,10 @@ struct SLUICE_API Url {
   std::string origin() const;
   /// The whole URL without the fragment.
   std::string to_string() const;
+  /// to_string() with the host in Unicode for people to read: "http://bücher.example/"
+  /// where to_string() gives "http://xn--bcher-kva.example/" (a label that does not
+  /// decode stays as it is).
+  std::string to_display_string() const;
 
  private:
   void append_authority(std::string& out) const;

@@ -3,17 +3,10 @@
 #include <string_view>
 
 #include "auth/credentials.hpp"
+#include "auth/header_text.hpp"
 
 namespace sluice {
 namespace {
-
-bool has_control(std::string_view text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) return true;
-  }
-  return false;
-}
 
 // RFC 6750 section 2.1: b64token, the characters a bearer token may hold.
 bool is_b64token(std::string_view token) {
@@ -37,6 +30,8 @@ Result<void> authentication_to_header(const Authentication& auth, Headers& heade
   if (auth.scheme == Authentication::Scheme::digest || auth.scheme == Authentication::Scheme::any) {
     return {};
   }
+  // AWS SigV4 signs each hop for its own host, path and time (FetchHops).
+  if (auth.scheme == Authentication::Scheme::aws_sigv4) return {};
   if (auth.scheme == Authentication::Scheme::bearer) {
     if (!is_b64token(auth.token)) {
       return Error(ErrorCategory::usage,
@@ -50,7 +45,7 @@ Result<void> authentication_to_header(const Authentication& auth, Headers& heade
     return Error(ErrorCategory::usage,
                  "Basic: the user name '" + auth.user + "' contains ':', which Basic cannot carry");
   }
-  if (has_control(auth.user) || has_control(auth.password)) {
+  if (has_control_character(auth.user) || has_control_character(auth.password)) {
     return Error(ErrorCategory::usage,
                  "Basic: the user name or password holds a control character");
   }

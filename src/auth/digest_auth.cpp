@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "auth/header_text.hpp"
+
 namespace sluice {
 namespace {
 
@@ -39,14 +41,6 @@ void read_qop(std::string_view list, DigestChallenge& out) {
   }
 }
 
-bool has_control(std::string_view text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) return true;
-  }
-  return false;
-}
-
 // A quoted-string for the header: '"' and '\' escaped (RFC 9110 section 5.6.4).
 std::string quoted(std::string_view text) {
   std::string out = "\"";
@@ -78,7 +72,8 @@ std::optional<DigestChallenge> DigestChallenge::from(const AuthChallenge& challe
   if (!realm || !nonce) return std::nullopt;
   const auto opaque = challenge.param("opaque");
   // Echoed into the next request's head: a control byte there could split it.
-  if (has_control(*realm) || has_control(*nonce) || (opaque && has_control(*opaque))) {
+  if (has_control_character(*realm) || has_control_character(*nonce) ||
+      (opaque && has_control_character(*opaque))) {
     return std::nullopt;
   }
   DigestChallenge out;
@@ -144,7 +139,7 @@ std::string username_parameter(std::string_view user) {
 
 Result<std::string> digest_authorization(const DigestChallenge& challenge,
                                          const DigestInput& input) {
-  if (has_control(input.user) || has_control(input.password)) {
+  if (has_control_character(input.user) || has_control_character(input.password)) {
     return Error(ErrorCategory::usage,
                  "Digest: the user name or password holds a control character");
   }

@@ -5,8 +5,11 @@
 namespace sluice {
 namespace {
 
+// The schemes that take the URL's or the netrc file's credentials for their own use
+// (Basic would send them as the URL's Basic anyway).
 bool answers_challenges(Authentication::Scheme scheme) {
-  return scheme == Authentication::Scheme::digest || scheme == Authentication::Scheme::any;
+  return scheme == Authentication::Scheme::digest || scheme == Authentication::Scheme::any ||
+         scheme == Authentication::Scheme::aws_sigv4;
 }
 
 }  // namespace

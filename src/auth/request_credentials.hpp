@@ -4,7 +4,7 @@
 // Request::auth with a user name (-u) wins and the netrc file is not read; in
 // optional mode a URL with a user name and password keeps them; in required mode the
 // URL's credentials are ignored, though its user name still picks the netrc entry
-// whose login it is. Digest and any take the URL's credentials for their own scheme
+// whose login it is. Digest, any and AWS SigV4 take the URL's credentials for their own scheme
 // (authentication_to_header turns those left in the URL into Basic).
 // Ownership: free function; the sending thread.
 

@@ -120,6 +120,8 @@ CallbackBody BodyReader::on_data(DataCallback on_data, EndCallback on_end) && {
 
 std::size_t BodyReader::buffered() const { return staging_ ? staging_->staged_bytes() : 0; }
 
+std::uint64_t BodyReader::bytes_received() const { return staging_ ? staging_->received() : 0; }
+
 std::optional<TimePoint> BodyReader::ended_at() const {
   return staging_ ? staging_->ended_at() : std::nullopt;
 }

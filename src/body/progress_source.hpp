@@ -1,7 +1,7 @@
 #pragma once
 // ProgressSource: a RequestBodySource that passes everything to the real one and
-// tells its transfer each time the transport takes bytes, so the idle timeout sees
-// an upload moving (a server reading a large body slowly sends nothing meanwhile),
+// tells its transfer each time the transport takes bytes (and how many), so the idle
+// timeout and the low-speed check see an upload moving (a server reading a large body slowly sends nothing meanwhile),
 // and remembers when the source itself had nothing (then the wait is not the
 // server's fault).
 // Ownership: owned by its Transfer; HTTP thread only.
@@ -16,7 +16,8 @@ namespace sluice {
 
 class ProgressSource final : public RequestBodySource {
  public:
-  ProgressSource(std::unique_ptr<RequestBodySource> inner, std::function<void()> on_progress)
+  ProgressSource(std::unique_ptr<RequestBodySource> inner,
+                 std::function<void(std::size_t taken)> on_progress)
       : inner_(std::move(inner)), on_progress_(std::move(on_progress)) {}
 
   std::optional<std::uint64_t> length() const override { return inner_->length(); }
@@ -27,7 +28,7 @@ class ProgressSource final : public RequestBodySource {
   }
   void consume(std::size_t n) override {
     inner_->consume(n);
-    if (n > 0) on_progress_();
+    if (n > 0) on_progress_(n);
   }
   /// The transport last found nothing to send: our producer (or the file pool) is
   /// behind, so silence is ours, not the server's.
@@ -41,7 +42,7 @@ class ProgressSource final : public RequestBodySource {
 
  private:
   std::unique_ptr<RequestBodySource> inner_;
-  std::function<void()> on_progress_;
+  std::function<void(std::size_t)> on_progress_;
   bool waiting_for_producer_ = false;
 };
 

@@ -132,13 +132,16 @@ void StagingBuffer::finish(Headers trailers, TimePoint at) {
   readable_.notify_all();
 }
 
-void StagingBuffer::fail(Error error, std::optional<TimePoint> at) {
+void StagingBuffer::fail(Error error, std::optional<TimePoint> at, Staged staged) {
   {
     std::lock_guard lock(mu_);
     if (!ended_at_) ended_at_ = at;
     if (end_ != End::open) return;
     end_ = End::failed;
     error_ = std::move(error);
+    // The bytes stay in the queue (a lend may still point into them) until the
+    // buffer goes; readers and callbacks simply see the end first.
+    error_first_ = staged == Staged::withheld;
   }
   readable_.notify_all();
 }
@@ -205,7 +208,7 @@ Result<std::optional<T>> StagingBuffer::take_for_reader(Deadline deadline, T at_
   std::optional<Result<std::optional<T>>> outcome;
   if (!arrived) {
     outcome = std::optional<T>{};
-  } else if (!queue_.empty()) {  // bytes that arrived before a failure are the reader's
+  } else if (!queue_.empty() && !error_first_) {  // bytes that arrived before a failure
     outcome = std::optional<T>{serve(resume)};
   } else if (end_ == End::failed) {
     outcome = *error_;
@@ -290,7 +293,7 @@ void StagingBuffer::queue_host_delivery() {
     // A delivery waits already, or the reader paused with bytes still to hand over:
     // then its resume queues the next one. Queuing anyway would cost the HTTP thread
     // an eventfd write, and the host a wake-up, for each receive while it is paused.
-    if (host_delivery_queued_ || (callbacks_paused_ && !queue_.empty())) return;
+    if (host_delivery_queued_ || (callbacks_paused_ && !queue_.empty() && !error_first_)) return;
     host_delivery_queued_ = true;
   }
   host_->post([self = shared_from_this()] { self->deliver_on_host(); });
@@ -330,7 +333,7 @@ bool StagingBuffer::deliver_callbacks() {
 }
 
 void StagingBuffer::deliver_pieces_in_place(std::unique_lock<std::mutex>& lock) {
-  while (!callbacks_paused_ && !queue_.empty()) {
+  while (!callbacks_paused_ && !queue_.empty() && !error_first_) {
     // Handed over in place: only the delivering thread appends or frees blocks (the
     // HTTP thread, or any thread once it is gone), so the run stays put while
     // on_data runs unlocked.
@@ -349,7 +352,7 @@ void StagingBuffer::deliver_pieces_in_place(std::unique_lock<std::mutex>& lock) 
 }
 
 void StagingBuffer::deliver_end(std::unique_lock<std::mutex>& lock) {
-  if (!queue_.empty() || end_ == End::open || end_delivered_ || !on_end_) return;
+  if ((!queue_.empty() && !error_first_) || end_ == End::open || end_delivered_ || !on_end_) return;
   end_delivered_ = true;
   auto on_end = std::move(on_end_);
   Result<void> status = end_ == End::failed ? Result<void>(*error_) : Result<void>();
@@ -368,7 +371,7 @@ void StagingBuffer::deliver_on_host() {
 }
 
 void StagingBuffer::deliver_pieces_lent(std::unique_lock<std::mutex>& lock) {
-  while (!callbacks_paused_ && !queue_.empty()) {
+  while (!callbacks_paused_ && !queue_.empty() && !error_first_) {
     const std::span<const std::byte> piece = queue_.front(kCallbackPiece);
     lent_ = piece.size();
     const std::uint64_t id = ++lend_id_;

@@ -61,6 +61,13 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   std::uint64_t pauses_ended() const noexcept {
     return pauses_ended_.load(std::memory_order_acquire);
   }
+  /// Body bytes the response brought so far, before decoding (BodyReader::
+  /// bytes_received). Any thread.
+  std::uint64_t received() const noexcept { return received_.load(std::memory_order_relaxed); }
+  /// HTTP thread: `bytes` more arrived for this body (staged, or given to its decoder).
+  void note_received(std::size_t bytes) noexcept {
+    received_.fetch_add(bytes, std::memory_order_relaxed);
+  }
 
   // --- HTTP thread ---
   /// Bytes that fit below the allowance now (for output-bounded decoding, and the
@@ -98,11 +105,18 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   void wake_reader();
   /// The body ended whole `at` (the HTTP thread's now).
   void finish(Headers trailers, TimePoint at);
+  /// What readers get of the bytes staged when the body fails.
+  enum class Staged {
+    delivered,  ///< they arrived before the failure: readers take them, then the error
+    withheld,   ///< a hard deadline passed (the total timeout): the error comes first
+  };
   /// Also from the consumer's thread (PendingState::cancel_request): once failed,
-  /// appends are dropped, so readers get what was staged before it, then `error`.
+  /// appends are dropped, so readers get what was staged before it (unless
+  /// `staged` withholds it), then `error`.
   /// `at`: when, from the HTTP thread (the consumer's cancel has no clock to read:
   /// the HTTP thread's fail that follows it supplies the time).
-  void fail(Error error, std::optional<TimePoint> at = std::nullopt);
+  void fail(Error error, std::optional<TimePoint> at = std::nullopt,
+            Staged staged = Staged::delivered);
   /// When the body ended (finish or fail with a time); nullopt before.
   std::optional<TimePoint> ended_at() const;
   /// Delivers staged bytes to callbacks, when the reader chose callback mode.
@@ -200,6 +214,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   const TimeSource& clock_;
   std::atomic<Signal> signal_{Signal::flowing};
   std::atomic<std::uint64_t> pauses_ended_{0};            // written under mu_ by readers
+  std::atomic<std::uint64_t> received_{0};                // written by the HTTP thread only
   std::chrono::steady_clock::time_point paused_since_{};  // HTTP thread (only it pauses)
 
   mutable std::mutex mu_;
@@ -210,6 +225,7 @@ class StagingBuffer : public std::enable_shared_from_this<StagingBuffer> {
   std::uint64_t lend_id_ = 0;          // guarded by mu_: the current (or last) lend
   End end_ = End::open;                // guarded by mu_
   std::optional<Error> error_;         // guarded by mu_
+  bool error_first_ = false;           // guarded by mu_: failed with Staged::withheld
   Headers trailers_;                   // guarded by mu_
   std::optional<TimePoint> ended_at_;  // guarded by mu_
   bool reader_gone_ = false;           // guarded by mu_

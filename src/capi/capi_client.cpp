@@ -76,6 +76,15 @@ void sluice_client_free(sluice_client* client) {
   if (usable(client)) delete client;
 }
 
+sluice_code sluice_client_save_state(sluice_client* client) {
+  if (!usable(client))
+    return invalid("sluice_client_save_state", "client is NULL or not a live client");
+  return capi_call("sluice_client_save_state", [&] {
+    auto saved = client->client.save_state();
+    return saved ? ok() : fail(saved.error());
+  });
+}
+
 int sluice_client_dispatch_fd(const sluice_client* client) {
   return usable(client) ? client->client.dispatch_fd() : -1;
 }

@@ -17,6 +17,7 @@ static_assert(static_cast<int>(VersionPolicy::http2_prior_knowledge) ==
               SLUICE_VERSION_HTTP2_PRIOR_KNOWLEDGE);
 static_assert(static_cast<int>(VersionPolicy::http3) == SLUICE_VERSION_HTTP3);
 static_assert(static_cast<int>(VersionPolicy::http3_only) == SLUICE_VERSION_HTTP3_ONLY);
+static_assert(static_cast<int>(VersionPolicy::http1_0) == SLUICE_VERSION_HTTP1_0);
 
 namespace {
 
@@ -131,7 +132,7 @@ sluice_code sluice_request_set_body_writer(sluice_request* request, sluice_body_
 }
 
 sluice_code sluice_request_set_version(sluice_request* request, sluice_version_policy policy) {
-  if (policy < SLUICE_VERSION_AUTOMATIC || policy > SLUICE_VERSION_HTTP3_ONLY) {
+  if (policy < SLUICE_VERSION_AUTOMATIC || policy > SLUICE_VERSION_HTTP1_0) {
     return invalid("sluice_request_set_version", "policy is not a sluice_version_policy");
   }
   return with_request("sluice_request_set_version", request, [&](Request& r) {

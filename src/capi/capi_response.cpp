@@ -358,6 +358,10 @@ uint64_t sluice_response_bytes_read(const sluice_response* response) {
   return usable(response) ? response->response.body.bytes_read() : 0;
 }
 
+uint64_t sluice_response_bytes_received(const sluice_response* response) {
+  return usable(response) ? response->response.body.bytes_received() : 0;
+}
+
 size_t sluice_response_trailer_count(sluice_response* response) {
   if (!usable(response)) return 0;
   try {

@@ -98,4 +98,15 @@
   X(MILLISECONDS, sweep_interval_ms, sweep_interval, memory.sweep_interval, at_least_one,         \
     "how often empty scratch of paused readers is freed")                                         \
   X(COUNT, file_threads, file_threads, file_threads, at_least_one,                                \
-    "threads that read and write files")
+    "threads that read and write files")                                                          \
+  X(COUNT, low_speed_limit, low_speed_limit, low_speed.bytes_per_second, any,                     \
+    "bytes a second below which a transfer is too slow (--speed-limit)")                          \
+  X(SECONDS, low_speed_time_s, low_speed_time, low_speed.time, any,                               \
+    "seconds a transfer may stay below low_speed_limit (--speed-time)")                           \
+  /* State kept in files between runs */                                                          \
+  X(TEXT, alt_svc_file, alt_svc_file, state.alt_svc_file, any,                                    \
+    "Alt-Svc cache file, curl's format (--alt-svc)")                                              \
+  X(FLAG, hsts, hsts, state.hsts, any, "HSTS: known hosts go to https:// (--hsts)")               \
+  X(TEXT, hsts_file, hsts_file, state.hsts_file, any, "HSTS file, curl's format; turns hsts on")  \
+  X(TEXT, tls_session_file, tls_session_file, state.tls_session_file, any,                        \
+    "TLS session tickets file, mode 0600 (--ssl-sessions)")

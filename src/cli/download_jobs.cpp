@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <sstream>
 
 #include "cli/options/option_spec.hpp"
@@ -58,12 +59,14 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
   const bool to_stdout = options.output_path == "-";
   if (to_stdout)
     return usage_error("-o -: a download goes to a file (drop -o - to fetch to stdout)");
-  // A glob with -o names each file itself (#1, #2 ...), when no list added URLs.
+  // Several -o (or a glob's -o with #1, #2 ...) name each file, when no list added URLs.
   const bool named_each =
       !options.output_paths.empty() && options.output_paths.size() == urls.size();
   if (!options.output_path.empty() && urls.size() > 1 && !named_each) {
-    return usage_error("-o names one file, but " + std::to_string(urls.size()) +
-                       " URLs were given (use -O or --output-dir to name each from its URL)");
+    return usage_error(
+        "-o names one file, but " + std::to_string(urls.size()) +
+        " URLs were given (give one -o per URL, or use -O or --output-dir to name each "
+        "from its URL)");
   }
   if (options.download.sha256 && urls.size() > 1) {
     return usage_error("--checksum gives one file's SHA-256, but " + std::to_string(urls.size()) +
@@ -73,11 +76,27 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
     return usage_error("--mirror names other URLs of one file, but " + std::to_string(urls.size()) +
                        " URLs were given");
   }
+  // The downloader keeps one range in a file it can resume: "A-B" or "A-".
+  std::optional<DownloadOptions::ByteRange> range;
+  if (options.range) {
+    const std::vector<ByteRange>& asked = options.range->ranges;
+    if (asked.size() != 1 || !asked.front().first) {
+      return usage_error("-r " + options.range->text +
+                         ": the downloader takes one range from a first byte (A-B or A-); a "
+                         "single fetch (no downloader options) sends any range as curl does");
+    }
+    range = DownloadOptions::ByteRange{*asked.front().first, asked.front().last};
+    if (options.continue_at) return usage_error("-r and -C OFFSET do not combine (-C - does)");
+  }
   std::vector<DownloadJob> jobs;
   jobs.reserve(urls.size());
   // One request for all: downloads take no body (refused above), so the URL is all
   // that differs between them.
   const Request request = build_request(options);
+  // --limit-rate-total: one budget that every download of the run takes from.
+  const auto overall = options.limit_rate_total > 0
+                           ? std::make_shared<SharedRateLimit>(options.limit_rate_total)
+                           : nullptr;
   for (std::size_t i = 0; i < urls.size(); ++i) {
     const std::string& url = urls[i];
     DownloadJob job{url, {}};
@@ -89,10 +108,14 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
     download.target.name_from_content_disposition = options.download.remote_header_name;
     download.target.create_directories = options.download.create_dirs;
     download.resume = options.download.resume;
+    download.resume_from = options.continue_at;
+    download.range = range;
+    download.target.keep_existing = options.no_clobber;
     download.ranges = options.download.split;
     download.sha256 = options.download.sha256;
     download.mirrors = options.download.mirrors;
     download.max_bytes_per_second = options.limit_rate;
+    download.shared_rate_limit = overall;
     download.retry = options.retry;
     jobs.push_back(std::move(job));
   }

@@ -25,7 +25,8 @@ struct DownloadJob {
 Result<std::vector<std::string>> collect_urls(const CliOptions& options);
 
 /// One job per URL. Errors (usage): a request body or a method other than GET, -o
-/// with several URLs (unless a glob named each: CliOptions::output_paths),
+/// naming one file for several URLs (several -o, or a glob's, name each:
+/// CliOptions::output_paths),
 /// --checksum with several URLs.
 Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
                                                 const std::vector<std::string>& urls);

@@ -3,11 +3,15 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <string_view>
 
 #include "cli/downloads.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/options/cli_options.hpp"
+#include "cli/options/completion_script.hpp"
 #include "cli/options/protocol_list.hpp"
+#include "cli/options/usage_text.hpp"
 #include "cli/transfer.hpp"
 
 int main(int argc, char** argv) {
@@ -15,13 +19,28 @@ int main(int argc, char** argv) {
   // A closed pipe (sluice URL | head) must become a write error (exit 23), not a kill.
   std::signal(SIGPIPE, SIG_IGN);
 
+  // Hidden: the build writes the shell completions with it (completion_script.hpp).
+  if (argc == 3 && std::string_view(argv[1]) == "--completion") {
+    sluice::Result<std::string> script = completion_script(argv[2]);
+    if (!script) {
+      print_error(script.error().message());
+      return kExitUsage;
+    }
+    std::fputs(script->c_str(), stdout);
+    return kExitOk;
+  }
   sluice::Result<CliOptions> options = parse_command_line(argc, argv);
   if (!options) {
     print_error(options.error().message());
     return options.error().category() == sluice::ErrorCategory::io ? kExitReadError : kExitUsage;
   }
   if (options->show_help) {
-    std::fputs(usage_text().c_str(), stdout);
+    sluice::Result<std::string> help = help_text(options->help_category);
+    if (!help) {
+      print_error(help.error().message());
+      return kExitUsage;
+    }
+    std::fputs(help->c_str(), stdout);
     return kExitOk;
   }
   if (options->show_version) {
@@ -32,8 +51,12 @@ int main(int argc, char** argv) {
     print_error(*refused);
     return kExitUnsupportedProtocol;
   }
-  // Several URLs, or any downloader option: files through sluice::download().
-  if (options->download.asked || options->urls.size() > 1) {
+  // Several URLs, or any downloader option: files through sluice::download(). So is
+  // -C - where an interrupted download left its control file: only the downloader
+  // knows which of the file's bytes are there.
+  const bool control_file_beside = options->download.resume && !options->writes_to_stdout() &&
+                                   std::filesystem::exists(options->output_path + ".sluice");
+  if (options->download.asked || options->urls.size() > 1 || control_file_beside) {
     if (options->include_head || options->head_only || !options->dump_header_path.empty()) {
       print_error(
           "-i, -I and -D show one response: they cannot be combined with several "

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cli/etag_files.hpp"
+#include "cli/options/option_spec.hpp"
 #include "cli/options/percent_encode.hpp"
 #include "cli/output/stderr_lines.hpp"
 #include "cli/output/wire_dump.hpp"
@@ -156,6 +157,7 @@ Request build_request(const CliOptions& options) {
   request.redirects.keep_post_on_302 = options.keep_post_on_302;
   request.redirects.keep_post_on_303 = options.keep_post_on_303;
   request.redirects.credentials_to_other_origins = options.credentials_to_other_origins;
+  request.redirects.auto_referer = options.referer_auto;
   request.decode.enabled = options.compressed;
   return request;
 }
@@ -175,6 +177,8 @@ ClientOptions build_client_options(const CliOptions& options) {
   client_options.tls.pinned_public_key = options.tls.pinned_pubkey;
   client_options.tls.session_cache = !options.tls.no_sessionid;
   client_options.tls.early_data = options.tls.early_data;
+  client_options.state = options.state_files;
+  client_options.low_speed = low_speed_limit(options);
   // As curl: the environment's proxy unless -x names one, and its NO_PROXY unless
   // --noproxy gives a list (even an empty one); -x "" turns every proxy off.
   client_options.proxy.from_environment = options.proxy.value_or("x") != "";

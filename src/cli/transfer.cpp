@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "cli/output/output_sink.hpp"
 #include "cli/output/stderr_lines.hpp"
 #include "cli/output/verbose.hpp"
+#include "cli/output/verbose_tls.hpp"
 #include "cli/output/write_out.hpp"
 #include "cli/request_builder.hpp"
 #include "cli/retry_deadline.hpp"
@@ -26,10 +28,17 @@
 #include "sluice/client.hpp"
 #include "sluice/retry.hpp"
 #include "sluice/url.hpp"
+#include "tools/content_range.hpp"
 #include "tools/rate_limiter.hpp"
 
 namespace sluice::cli {
 namespace {
+
+// -C appends to the output (curl's way), --no-clobber keeps an existing one.
+OpenMode output_mode(const CliOptions& options) {
+  if (options.continue_at || options.download.resume) return OpenMode::append;
+  return options.no_clobber ? OpenMode::keep_existing : OpenMode::replace;
+}
 
 // -v prints what the Client holds this often during a long body, and at its end.
 constexpr std::chrono::seconds kStatsEvery{5};
@@ -62,7 +71,8 @@ AttemptOutcome attempt_failed(int exit_code, std::string message, AttemptFailure
 // run_transfer's frame, main thread.
 class Transfer {
  public:
-  explicit Transfer(const CliOptions& options) : options_(options), sink_(options.output_path) {}
+  explicit Transfer(const CliOptions& options)
+      : options_(options), sink_(options.output_path, output_mode(options)) {}
 
   int run() {
     report_.url = options_.urls.front();
@@ -79,12 +89,18 @@ class Transfer {
   int execute() {
     Result<Url> url = Url::parse(options_.urls.front());
     if (!url) return fail(kExitBadUrl, url.error().message());
+    if (int chosen = choose_bytes(); chosen != kExitOk) return chosen;
     ClientOptions client_options = build_client_options(options_);
     client_options.cookie_jar = cookie_jar_;
     // The client outlives every response below: destroying it first would cancel the body.
     Result<Client> client = Client::create(client_options);
     if (!client) return fail_with(client.error());
-    if (options_.limit_rate > 0) limiter_.emplace(options_.limit_rate);
+    // One transfer: --limit-rate-total is its rate too, where it is the lower.
+    std::uint64_t rate = options_.limit_rate;
+    if (options_.limit_rate_total > 0 && (rate == 0 || options_.limit_rate_total < rate)) {
+      rate = options_.limit_rate_total;
+    }
+    if (rate > 0) limiter_.emplace(rate);
     client_ = &*client;
     for (int attempt = 0;; ++attempt) {
       AttemptOutcome outcome = attempt_once(*client, *url, attempt);
@@ -106,6 +122,53 @@ class Transfer {
       }
       wait_before_retry(outcome, attempt, *wait);
     }
+  }
+
+  // -C and -r: which bytes of the resource the output gets (see FetchResume).
+  int choose_bytes() {
+    const bool continues = options_.continue_at || options_.download.resume;
+    if (options_.range && continues) {
+      return fail(kExitUsage,
+                  "-r and -C do not combine in a single fetch (the downloader continues a "
+                  "range: add --split 1)");
+    }
+    if (options_.range) resume_.ask_ranges(options_.range->text);
+    if (options_.continue_at) {
+      resume_.continue_at(*options_.continue_at);
+    } else if (options_.download.resume && sink_.is_file()) {
+      // -C -: from what the file holds (nothing, or no file: from byte 0).
+      std::error_code error;
+      const auto size = std::filesystem::file_size(sink_.path(), error);
+      if (!error) resume_.continue_at(size);
+    }
+    return kExitOk;
+  }
+
+  // A 416 to -C's "bytes=N-": nothing follows byte N, so the output is complete when
+  // the server's size (Content-Range: bytes */SIZE) is N, or unsaid (curl takes any
+  // such 416 as complete); another size cannot be continued.
+  AttemptOutcome complete_already(const Response& response) {
+    const auto value = response.headers.get("content-range");
+    const auto range = value ? parse_content_range(*value) : std::nullopt;
+    const std::uint64_t offset = resume_.offset();
+    if (range && !range->first && range->total && *range->total != offset) {
+      Error error(ErrorCategory::protocol, "cannot continue at byte " + std::to_string(offset) +
+                                               ": the file on the server has " +
+                                               std::to_string(*range->total) + " bytes");
+      return attempt_failed(kExitRangeError, error.message(),
+                            AttemptFailure{error, false, std::nullopt});
+    }
+    if (int failed = write_head(response); failed != kExitOk) {
+      return attempt_failed(
+          failed, report_.error_message,
+          AttemptFailure{Error(ErrorCategory::io, report_.error_message), false, std::nullopt});
+    }
+    if (!options_.silent) {
+      meter_.print("sluice: the output was complete already (nothing after byte " +
+                   std::to_string(offset) + ")\n");
+    }
+    not_modified_ = true;
+    return {};
   }
 
   // curl's warning, with what was kept: "... will retry in 2 s (3 retries left)".
@@ -137,7 +200,9 @@ class Transfer {
     report_.method = request.method;
     Result<Response> response = client.fetch(std::move(request));
     if (options_.verbose && response) {
-      stderr_lines().write(describe_request_head(url, *response));
+      const Result<Url> answered = Url::parse(response->effective_url);
+      stderr_lines().write(describe_tls(*response, answered ? answered->host : url.host));
+      stderr_lines().write(describe_request_head(url, *response, options_.version));
     }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),
@@ -161,6 +226,9 @@ class Transfer {
           kExitHttpError, status_error,
           failure_from_status(response.status, response.headers, report_.url_effective));
     }
+    if (response.status == 416 && resume_.offset() > 0 && resume_.written() == 0) {
+      return complete_already(response);
+    }
     // 304 (--etag-compare, -z DATE) or 412 (-z -DATE): the copy the caller has is
     // what it asked about; its -o file stays, and it is no failure, even with -f.
     const bool condition_unmet =
@@ -174,7 +242,10 @@ class Transfer {
     if (auto too_large = check_announced_size(response)) return std::move(*too_large);
     Result<std::uint64_t> skip = resume_.bytes_to_skip(response);
     if (!skip) {
-      return attempt_failed(exit_code_for(skip.error()), skip.error().message(),
+      // curl's 33 when the first answer does not continue -C's offset.
+      const bool range_refused = resume_.offset() > 0 && resume_.written() == 0;
+      return attempt_failed(range_refused ? kExitRangeError : exit_code_for(skip.error()),
+                            skip.error().message(),
                             AttemptFailure{skip.error(), false, std::nullopt});
     }
     if (int failed = write_head(response); failed != kExitOk) {
@@ -187,7 +258,7 @@ class Transfer {
       return {};
     }
     resume_.remember(response, options_.compressed);
-    meter_.body_started(report_.size_download, body_total(response, *skip));
+    meter_.body_started(body_written(), body_total(response, *skip));
     AttemptOutcome written = write_body(response.body, *skip);
     // --fail-with-body: the body is the output, the status still the exit code.
     if (!written.failure && options_.fail_with_body && response.status >= 400) {
@@ -256,6 +327,7 @@ class Transfer {
     if (output_open_) return {};
     Result<void> opened = sink_.open();
     output_open_ = opened.has_value();
+    if (output_open_ && sink_.is_file()) report_.filename_effective = sink_.path();  // --no-clobber
     return opened;
   }
 
@@ -280,8 +352,11 @@ class Transfer {
         announced < skip) {
       return std::nullopt;
     }
-    return report_.size_download + announced - skip;
+    return body_written() + announced - skip;
   }
+
+  // Body bytes in the output so far, every attempt's (the meter's count).
+  std::uint64_t body_written() const { return sink_.bytes_written() - head_bytes_; }
 
   // The body into the output, without its first `skip` bytes (already written by
   // an earlier attempt).
@@ -301,7 +376,10 @@ class Transfer {
       Result<BodyChunk> chunk = body.next(granted);
       if (limiter_) limiter_->refund(granted - (chunk ? chunk->size() : 0));
       if (!chunk) return incomplete(chunk.error(), failure_from_error(chunk.error()));
-      if (chunk->empty()) return {};
+      if (chunk->empty()) {
+        report_.size_download = body.bytes_received();  // a body that decodes to nothing too
+        return {};
+      }
       std::span<const std::byte> bytes = chunk->bytes();
       const std::size_t skipped =
           static_cast<std::size_t>(std::min<std::uint64_t>(skip, bytes.size()));
@@ -312,8 +390,9 @@ class Transfer {
                          std::to_string(options_.max_filesize) + " bytes");
       }
       Result<void> wrote = sink_.write_all(bytes);
-      report_.size_download = sink_.bytes_written() - head_bytes_;
-      meter_.wrote(report_.size_download);
+      // curl's size_download: the bytes this response brought, before decoding.
+      report_.size_download = body.bytes_received();
+      meter_.wrote(body_written());
       resume_.wrote(bytes.size());
       if (!wrote)
         return incomplete(wrote.error(), AttemptFailure{wrote.error(), false, std::nullopt});
@@ -390,7 +469,7 @@ class Transfer {
   FetchMeter meter_{options_, options_.output_path};  // -o FILE's progress meter
   bool output_open_ = false;
   bool head_written_ = false;
-  bool not_modified_ = false;   // a 304 (or -z -DATE's 412): the output is left as it was
+  bool not_modified_ = false;   // a 304, -z -DATE's 412 or -C's 416: the output is left as it was
   std::size_t head_bytes_ = 0;  // of -i's head in the output
   FetchResume resume_;
   std::optional<RateLimiter> limiter_;  // --limit-rate

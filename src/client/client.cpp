@@ -83,6 +83,26 @@ Result<void> credentials_to_header(Url& url, Headers& headers) {
   return {};
 }
 
+// `make()`'s value, made on the HTTP thread (at once when called from it); this waits
+// for it. nullopt when the thread has ended.
+template <class T, class Make>
+std::optional<T> on_http_thread(ClientCore& core, Make make) {
+  if (core.on_http_thread()) return make();  // from a callback: no round trip
+  std::mutex mu;
+  std::condition_variable done_cv;
+  std::optional<T> result;
+  const bool posted = core.poster()->post([&] {
+    T made = make();
+    std::lock_guard lock(mu);
+    result = std::move(made);
+    done_cv.notify_all();
+  });
+  if (!posted) return std::nullopt;
+  std::unique_lock lock(mu);
+  done_cv.wait(lock, [&] { return result.has_value(); });
+  return result;
+}
+
 }  // namespace
 
 Result<Client> Client::create(ClientOptions options) {
@@ -154,6 +174,9 @@ Client& Client::operator=(Client&&) noexcept = default;
 Client::~Client() {
   if (!impl_ || !impl_->core) return;
   impl_->core->shutdown();
+  // As curl at cleanup: what this run learned goes to the state files. Failures are
+  // only for save_state() to report.
+  (void)write_state_files(impl_->core->state_snapshot(true));
   // Shutdown failed what was in flight, and those callbacks wait for a dispatch()
   // that will not come: run them here, so each then() fires once. Callbacks caused
   // later (a paused body resumed, a then() on a decided response) run where they are
@@ -243,20 +266,14 @@ PendingResponse Client::send(Request request) {
 
 ClientStats Client::stats() const {
   ClientCore& core = *impl_->core;
-  if (core.on_http_thread()) return core.stats();  // from a callback: no round trip
-  std::mutex mu;
-  std::condition_variable done_cv;
-  std::optional<ClientStats> result;
-  const bool posted = core.poster()->post([&] {
-    ClientStats stats = core.stats();
-    std::lock_guard lock(mu);
-    result = stats;
-    done_cv.notify_all();
-  });
-  if (!posted) return {};
-  std::unique_lock lock(mu);
-  done_cv.wait(lock, [&] { return result.has_value(); });
-  return *result;
+  return on_http_thread<ClientStats>(core, [&] { return core.stats(); }).value_or(ClientStats{});
+}
+
+Result<void> Client::save_state() {
+  ClientCore& core = *impl_->core;
+  auto files =
+      on_http_thread<std::vector<StateFileText>>(core, [&] { return core.state_snapshot(false); });
+  return files ? write_state_files(*files) : Result<void>();
 }
 
 const char* to_string(HttpVersion version) noexcept {

@@ -44,7 +44,14 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
       // Each request brings its own maximum (Request::allowance): no cap here.
       window_policy_{UINT64_MAX, std::chrono::milliseconds(1), &window_ledger_},
       pool_(PoolServices{loop_, resolver_, trace_, options_, network_, alt_svc_, window_policy_,
-                         tls_.get(), proxy_tls_.get(), [this] { return quic_tls(); }}) {}
+                         tls_.get(), proxy_tls_.get(), [this] { return quic_tls(); }}) {
+  if (options_.state.hsts || !options_.state.hsts_file.empty()) hsts_.emplace();
+  if (!options_.state.tls_session_file.empty() && options_.tls.session_cache) {
+    tls_sessions_.emplace(tls_settings_name(options_.tls));
+  }
+  // The HTTP thread does not run yet: its caches may be filled from here.
+  load_state_files(options_.state, state_caches(), loop_.now(), wall_clock_now(), trace_);
+}
 
 ClientCore::~ClientCore() { shutdown(); }
 
@@ -54,6 +61,7 @@ Result<std::shared_ptr<const QuicTlsContext>> ClientCore::quic_tls() {
     auto made = QuicTlsContext::create(options_.tls);
     if (!made) return std::move(made).error();
     quic_tls_ = std::move(*made);
+    if (tls_sessions_) tls_sessions_->adopt_quic(quic_tls_->tickets(), wall_clock_now());
   }
   return quic_tls_;
 }
@@ -96,13 +104,15 @@ void ClientCore::cancel_everything() {
 }
 
 TransferServices ClientCore::transfer_services() {
-  return {loop_,    pool_,   trace_,         options_, proxies_, network_,
-          alt_svc_, poster_, staged_budget_, host_,    *this};
+  return {loop_,    pool_,          trace_,   options_,
+          proxies_, network_,       alt_svc_, hsts_ ? &*hsts_ : nullptr,
+          poster_,  staged_budget_, host_,    *this};
 }
 
 void ClientCore::adopt(std::shared_ptr<Transfer> transfer) {
   Transfer* raw = transfer.get();
   transfers_.emplace(raw, std::move(transfer));
+  ++transfers_adopted_;
   raw->begin();
 }
 
@@ -119,6 +129,22 @@ void ClientCore::transfer_done(Transfer& transfer) {
 
 void ClientCore::poll_before_sleep_if_alone() {
   if (transfers_.size() <= 1) loop_.poll_before_sleep();
+}
+
+StateCaches ClientCore::state_caches() noexcept {
+  StateCaches caches{alt_svc_, hsts_ ? &*hsts_ : nullptr};
+  if (tls_sessions_ && tls_) {
+    caches.tls_sessions = &*tls_sessions_;
+    caches.tcp_sessions = &tls_->sessions();
+    if (quic_tls_) caches.quic_sessions = &quic_tls_->tickets();
+  }
+  return caches;
+}
+
+std::vector<StateFileText> ClientCore::state_snapshot(bool only_if_used) {
+  if (only_if_used && transfers_adopted_ == adopted_at_last_snapshot_) return {};
+  adopted_at_last_snapshot_ = transfers_adopted_;
+  return snapshot_state_files(options_.state, state_caches(), loop_.now(), wall_clock_now());
 }
 
 ClientStats ClientCore::stats() const {

@@ -6,6 +6,7 @@
 // the constructor's inputs belongs to the HTTP thread.
 
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,6 +16,7 @@
 #include "body/staged_budget.hpp"
 #include "body/upload_budget.hpp"
 #include "client/http_poster.hpp"
+#include "client/state_files.hpp"
 #include "client/transfer_services.hpp"
 #include "core/event_loop.hpp"
 #include "core/trace.hpp"
@@ -80,6 +82,9 @@ class ClientCore final : public TransferOwner {
   TransferServices transfer_services();
   void adopt(std::shared_ptr<Transfer> transfer);
   ClientStats stats() const;
+  /// The state files' new contents (ClientOptions::state); HTTP thread, or after
+  /// shutdown(). `only_if_used`: none unless a request was sent since the last one.
+  std::vector<StateFileText> state_snapshot(bool only_if_used);
 
   // TransferOwner (HTTP thread).
   void transfer_done(Transfer& transfer) override;
@@ -99,6 +104,8 @@ class ClientCore final : public TransferOwner {
   void resume_under_budget();
   void cancel_everything();
 
+  StateCaches state_caches() noexcept;
+
   const ClientOptions options_;
   const ProxySettings proxies_;
   const NetworkSettings network_;
@@ -115,12 +122,16 @@ class ClientCore final : public TransferOwner {
   WindowLedger window_ledger_;                      // HTTP thread
   WindowPolicy window_policy_;                      // points at window_ledger_
   AltSvcCache alt_svc_;                             // HTTP thread
+  std::optional<HstsStore> hsts_;                   // HTTP thread; set when HSTS is on
+  std::optional<TlsSessionState> tls_sessions_;     // HTTP thread; with a session file
   std::shared_ptr<const QuicTlsContext> quic_tls_;  // HTTP thread; made on first use
   ConnectionPool pool_;
   std::unordered_map<const Transfer*, std::shared_ptr<Transfer>> transfers_;  // HTTP thread
   std::unordered_set<const Transfer*> budget_held_;  // HTTP thread; held back by the budget
   std::uint64_t sweep_releases_ = 0;                 // HTTP thread
   std::uint64_t sweep_bytes_released_ = 0;           // HTTP thread
+  std::uint64_t transfers_adopted_ = 0;              // HTTP thread
+  std::uint64_t adopted_at_last_snapshot_ = 0;       // HTTP thread
   std::thread thread_;
 };
 

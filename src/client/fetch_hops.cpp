@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "client/state_files.hpp"
 #include "sluice/cookies.hpp"
 
 namespace sluice {
@@ -33,9 +34,30 @@ FetchHops::FetchHops(Context context, Request& request, Url url)
       url_(std::move(url)),
       method_(request.method),
       // A request that brings its own Authorization answers no challenge itself.
-      auth_(headers_.contains("authorization") ? Authentication{} : request.auth) {}
+      auth_(headers_.contains("authorization") ? Authentication{} : request.auth) {
+  // As curl, a request that brings its own Authorization is not signed either.
+  if (request.auth.scheme == Authentication::Scheme::aws_sigv4 &&
+      !headers_.contains("authorization")) {
+    signing_ = request.auth;
+  }
+  upgrade_by_hsts();
+}
+
+// Before any connection, for the first hop and every redirect (RFC 6797 section
+// 8.3). Another port than 80 is kept, as curl keeps it.
+void FetchHops::upgrade_by_hsts() {
+  if (context_.hsts == nullptr || url_.scheme != "http" ||
+      !context_.hsts->applies_to(url_.host, wall_clock_now())) {
+    return;
+  }
+  const std::string before = url_.to_string();
+  url_.scheme = "https";
+  if (url_.port == 80) url_.port = 443;
+  if (context_.trace.on()) context_.trace.emit("HSTS: " + before + " -> " + url_.to_string());
+}
 
 Result<void> FetchHops::choose_proxy() {
+  if (auto scoped = choose_signing_scope(); !scoped) return scoped;
   // QUIC is UDP: a Unix socket carries only what goes over TCP.
   const std::string& unix_socket = context_.network.unix_socket;
   if (version_ == VersionPolicy::http3_only && !unix_socket.empty()) {
@@ -60,7 +82,8 @@ std::string FetchHops::request_target() const {
   return url_.target();
 }
 
-Headers FetchHops::request_headers(std::string_view accept_encoding) const {
+Headers FetchHops::request_headers(std::string_view accept_encoding,
+                                   std::optional<std::string_view> payload) const {
   Headers headers;
   // Room for the defaults added below: the copy, then no reallocation.
   headers.reserve(headers_.size() + 4);
@@ -74,11 +97,49 @@ Headers FetchHops::request_headers(std::string_view accept_encoding) const {
   if (!auth_header_.empty() && !headers.contains("authorization")) {
     headers.add("Authorization", auth_header_);
   }
+  add_signature(headers, payload);
   if (!accept_encoding.empty() && !headers.contains("accept-encoding")) {
     headers.add("Accept-Encoding", std::string(accept_encoding));
   }
   add_jar_cookies(headers);
   return headers;
+}
+
+// The hop's scope, completed from its host, and a trial signature: what cannot sign
+// fails the hop before it connects instead of going out unsigned.
+Result<void> FetchHops::choose_signing_scope() {
+  signing_scope_.reset();
+  if (signing_.scheme != Authentication::Scheme::aws_sigv4) return {};
+  if (signing_.user.empty()) {
+    return Error(ErrorCategory::usage,
+                 "--aws-sigv4: no access key to sign with (give -u ACCESS_KEY:SECRET_KEY)");
+  }
+  auto scope = AwsSigV4Scope::parse(signing_.aws_scope, url_.host);
+  if (!scope) return std::move(scope).error();
+  const std::string authority = url_.authority();  // the request's views point into it
+  const AwsSigV4Request trial{method_, authority, url_.path, url_.query, &headers_, ""};
+  auto signed_hop = aws_sigv4_sign(*scope, signing_.user, signing_.password, trial,
+                                   std::chrono::system_clock::time_point{});
+  if (!signed_hop) return std::move(signed_hop).error();
+  signing_scope_ = std::move(*scope);
+  return {};
+}
+
+// Signed for every attempt, so each carries the time it goes out at (AWS refuses a
+// signature more than 15 minutes off), over the request's own fields: the defaults
+// added here are left unsigned, as curl leaves them.
+void FetchHops::add_signature(Headers& headers, std::optional<std::string_view> payload) const {
+  if (!signing_scope_ || headers.contains("authorization")) return;
+  const auto now = wall_clock_ ? wall_clock_() : std::chrono::system_clock::now();
+  const std::string authority = url_.authority();  // the request's views point into it
+  const AwsSigV4Request hop{method_, authority, url_.path, url_.query, &headers_, payload};
+  auto signed_hop = aws_sigv4_sign(*signing_scope_, signing_.user, signing_.password, hop, now);
+  if (!signed_hop) return;  // choose_signing_scope() tried the same fields already
+  for (const Header& field : signed_hop->headers) headers.add(field.name, field.value);
+  if (context_.trace.on()) {
+    context_.trace.emit("aws-sigv4: signed " + method_ + " " + authority + url_.path + " with " +
+                        signing_scope_->region + "/" + signing_scope_->service);
+  }
 }
 
 // Built for every attempt and every redirect hop, so each carries the jar's cookies
@@ -141,11 +202,13 @@ Result<void> FetchHops::follow_redirect(bool body_left_behind) {
   const bool trusted = credentials_follow(url_, step.next, redirect_policy_);
   if (!trusted) drop_credentials_across_origins(url_, step.next, headers_);
   auth_.on_redirect(!trusted);
+  if (!trusted) signing_ = Authentication{};
   auth_header_.clear();
   // Credentials a Location carries are not sent (curl neither) and must not show in
   // the effective URL or the trace.
   step.next.userinfo.clear();
   if (body_left_behind) headers_.remove("content-type");
+  if (step.referer) headers_.set("Referer", std::move(*step.referer));
   if (context_.trace.on()) {
     context_.trace.emit("redirect " + std::to_string(redirects_ + 1) + ": " + method_ + " " +
                         url_.to_string() + " -> " + step.method + " " + step.next.to_string());
@@ -153,6 +216,7 @@ Result<void> FetchHops::follow_redirect(bool body_left_behind) {
   url_ = std::move(step.next);
   method_ = std::move(step.method);
   ++redirects_;
+  upgrade_by_hsts();
   return choose_proxy();
 }
 

@@ -7,11 +7,14 @@
 // owns the request body, which only it can rewind.
 // Ownership: a member of its Transfer; HTTP thread only.
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "auth/auth_retry.hpp"
+#include "auth/aws_sigv4.hpp"
 #include "auth/proxy_choice.hpp"
 #include "connection/connection.hpp"
 #include "core/trace.hpp"
@@ -19,6 +22,7 @@
 #include "sluice/client.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
+#include "web/hsts.hpp"
 #include "web/redirect.hpp"
 
 namespace sluice {
@@ -31,6 +35,8 @@ class FetchHops {
     const ProxySettings& proxies;
     const NetworkSettings& network;
     const Trace& trace;
+    /// Known HSTS hosts; null when HSTS is off.
+    const HstsStore* hsts = nullptr;
   };
 
   /// What a response head means for the fetch.
@@ -50,15 +56,25 @@ class FetchHops {
   const std::optional<ProxyHop>& proxy() const noexcept { return proxy_; }
   int redirects() const noexcept { return redirects_; }
 
-  /// Chooses the current hop's proxy; fails (usage) when the request cannot go that
-  /// way: HTTP/3 only through a proxy or over a Unix socket.
+  /// Chooses the current hop's proxy, and its AWS SigV4 scope when the request signs
+  /// (the defaults come from the hop's host); fails (usage) when the request cannot go
+  /// that way: HTTP/3 only through a proxy or over a Unix socket, a scope or
+  /// credentials that cannot sign.
   Result<void> choose_proxy();
 
   /// The fields of the current hop's request: the request's own, then what is
   /// missing of User-Agent, Accept, Proxy-Authorization (a forwarding proxy),
-  /// Authorization (a 401's answer), Accept-Encoding (`accept_encoding`, when the
-  /// request decodes) and the jar's cookies for this URL as they are now.
-  Headers request_headers(std::string_view accept_encoding) const;
+  /// Authorization (a 401's answer, or the AWS SigV4 signature of this hop made now,
+  /// over `payload`: the body in memory, "" for none, nullopt for one sluice cannot
+  /// hash), Accept-Encoding (`accept_encoding`, when the request decodes) and the jar's
+  /// cookies for this URL as they are now.
+  Headers request_headers(std::string_view accept_encoding,
+                          std::optional<std::string_view> payload = std::string_view()) const;
+  /// Where AWS SigV4 signing reads the time: the system's wall clock unless a test
+  /// sets another.
+  void set_wall_clock(std::function<std::chrono::system_clock::time_point()> clock) {
+    wall_clock_ = std::move(clock);
+  }
   /// The request line's target: the whole URL through a forwarding proxy.
   std::string request_target() const;
 
@@ -92,7 +108,11 @@ class FetchHops {
   void resent_early() { ++early_resends_; }
 
  private:
+  /// http:// to a known HSTS host becomes https:// (port 80 becomes 443).
+  void upgrade_by_hsts();
   void store_cookies(const Headers& headers);
+  Result<void> choose_signing_scope();
+  void add_signature(Headers& headers, std::optional<std::string_view> payload) const;
   void add_jar_cookies(Headers& headers) const;
 
   Context context_;
@@ -108,6 +128,11 @@ class FetchHops {
   // Authorization of the next send to this URL only.
   AuthRetry auth_;
   std::string auth_header_;
+  // AWS SigV4: the key pair and scope text, dropped across origins like other
+  // credentials; the scope as the current hop's host completes it.
+  Authentication signing_;
+  std::optional<AwsSigV4Scope> signing_scope_;
+  std::function<std::chrono::system_clock::time_point()> wall_clock_;
   bool resent_after_dead_ = false;
   int unprocessed_resends_ = 0;
   int early_resends_ = 0;

@@ -13,6 +13,7 @@
 
 #include "body/body_access.hpp"
 #include "body/progress_source.hpp"
+#include "client/state_files.hpp"
 #include "pool/connection_pool.hpp"
 
 namespace sluice {
@@ -21,11 +22,15 @@ Transfer::Transfer(TransferServices services, Request request, Url url,
                    std::shared_ptr<PendingState> pending, std::unique_ptr<RequestBodySource> body)
     : services_(std::move(services)),
       request_(std::move(request)),
-      hops_({services_.options, services_.proxies, services_.network, services_.trace}, request_,
-            std::move(url)),
+      hops_({services_.options, services_.proxies, services_.network, services_.trace,
+             services_.hsts},
+            request_, std::move(url)),
       pending_(std::move(pending)),
-      body_(body ? std::make_unique<ProgressSource>(
-                       std::move(body), [this] { last_activity_ = services_.loop.now(); })
+      body_(body ? std::make_unique<ProgressSource>(std::move(body),
+                                                    [this](std::size_t taken) {
+                                                      last_activity_ = services_.loop.now();
+                                                      moved_ += taken;
+                                                    })
                  : nullptr) {
   compressed_body_.set_release_threshold(services_.options.memory.release_threshold);
 }
@@ -63,6 +68,14 @@ void Transfer::begin() {
 }
 
 void Transfer::queue_hop() {
+  // HTTP/1.0 has no chunked coding, and a body that ends at the close leaves no way to
+  // read the response: the length must be known before the head goes out.
+  if (request_.version == VersionPolicy::http1_0 && body_ && !body_->length()) {
+    fail(Error(ErrorCategory::usage,
+               "HTTP/1.0 cannot send a request body of unknown length (it has no chunked "
+               "coding): give the body's length, or allow HTTP/1.1"));
+    return;
+  }
   if (auto chosen = hops_.choose_proxy(); !chosen) {
     fail(std::move(chosen).error());
     return;
@@ -90,7 +103,10 @@ ExchangeRequest Transfer::build_exchange() {
   exchange.scheme = url.scheme;
   exchange.authority = url.authority();
   exchange.target = hops_.request_target();
-  exchange.headers = hops_.request_headers(request_.decode.enabled ? kAcceptEncoding : "");
+  // AWS SigV4 hashes the body when it is in memory (none: the empty one).
+  const std::optional<std::string_view> payload =
+      body_ ? body_->whole_in_memory() : std::optional<std::string_view>(std::string_view());
+  exchange.headers = hops_.request_headers(request_.decode.enabled ? kAcceptEncoding : "", payload);
   sent_headers_ = exchange.headers;
   exchange.body = body_.get();
   exchange.max_header_bytes = request_.max_header_bytes;
@@ -112,6 +128,7 @@ void Transfer::attach(Connection& conn) {
   // Idle counts from here: an upload the server stops reading is as idle as silence.
   last_activity_ = services_.loop.now();
   arm_idle_timer();
+  start_low_speed_check();
   // The start may fail inside (the sink hears it, and may retry on another
   // connection before start returns): the id is this attach's only if nothing did.
   const std::uint64_t attach = ++attaches_;
@@ -160,6 +177,7 @@ void Transfer::on_response_head(ReceivedHead head) {
   last_activity_ = timing_.response_start = services_.loop.now();
   if (drains_for_next_hop(head) || phase_ == Phase::finished) return;
   remember_alt_svc(head.headers);
+  remember_hsts(head.headers);
   if (request_.decode.enabled) {
     if (auto coding = head.headers.get("content-encoding")) {
       auto decoder = ContentDecoder::create(
@@ -189,6 +207,7 @@ void Transfer::on_response_head(ReceivedHead head) {
     response.local_ip = conn_->connect_timing().local_ip;
     response.local_port = conn_->connect_timing().local_port;
     response.tls_verify_result = conn_->connect_timing().tls_verify_result;
+    response.tls = conn_->connect_timing().tls;
   }
   response.timing = timing_;
   // The response is decided once: no exchange is built for this transfer after it.
@@ -206,6 +225,19 @@ void Transfer::remember_alt_svc(const Headers& headers) {
   if (!url.is_https() || conn_ == nullptr || conn_->version() == HttpVersion::http3) return;
   if (auto value = headers.get("alt-svc")) {
     services_.alt_svc.update(url.origin(), *value, services_.loop.now());
+  }
+}
+
+// RFC 6797 section 8.1: only from https with a certificate that was verified (never
+// with -k), and only the first Strict-Transport-Security field. Redirects count too.
+void Transfer::remember_hsts(const Headers& headers) {
+  const Url& url = hops_.url();
+  if (services_.hsts == nullptr || !url.is_https() || conn_ == nullptr ||
+      services_.options.tls.insecure || conn_->connect_timing().tls_verify_result != 0) {
+    return;
+  }
+  if (auto value = headers.get("strict-transport-security")) {
+    services_.hsts->update(url.host, *value, wall_clock_now());
   }
 }
 
@@ -387,7 +419,11 @@ void Transfer::fail(Error error) {
     services_.pool.withdraw(*this);
   }
   if (phase_ == Phase::body) {
-    staging_->fail(std::move(error), services_.loop.now());
+    // The total timeout is a deadline for the reader too: what is staged but not
+    // taken by then (a rate-limited reader may hold seconds of it) is not delivered.
+    const auto staged = error.code() == ErrorCode::total_timeout ? StagingBuffer::Staged::withheld
+                                                                 : StagingBuffer::Staged::delivered;
+    staging_->fail(std::move(error), services_.loop.now(), staged);
     staging_->deliver_callbacks();
   } else {
     pending_->decide(std::move(error));
@@ -403,6 +439,7 @@ void Transfer::finished() {
   cancel_timer(first_byte_timer_);
   cancel_timer(idle_timer_);
   cancel_timer(drain_timer_);
+  cancel_timer(low_speed_timer_);
   body_.reset();  // a source's memory goes now, on the HTTP thread
   compressed_body_.release_if_empty();
   services_.owner.transfer_done(*this);

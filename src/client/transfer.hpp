@@ -18,6 +18,7 @@
 #include "body/progress_source.hpp"
 #include "body/staging_buffer.hpp"
 #include "client/fetch_hops.hpp"
+#include "client/low_speed_check.hpp"
 #include "client/pending_state.hpp"
 #include "client/transfer_services.hpp"
 #include "connect/proxy_hop.hpp"
@@ -115,6 +116,7 @@ class Transfer final : public ExchangeSink,
   void follow_redirect();
   void resend_authenticated();
   void remember_alt_svc(const Headers& headers);
+  void remember_hsts(const Headers& headers);
   /// A dead pooled connection, before the head: the request never reached it.
   bool may_retry_dead_connection() const;
   bool retry(const Error& cause);
@@ -141,6 +143,14 @@ class Transfer final : public ExchangeSink,
   Error first_byte_timeout_error() const;
   void arm_idle_timer();
   Error idle_error(std::chrono::milliseconds idle) const;
+  /// ClientOptions::low_speed: from the first attach, a sample each second.
+  void start_low_speed_check();
+  void arm_low_speed_timer();
+  void sample_low_speed();
+  /// Whether the wait is ours (a reader holding the body, the budget, a decoder
+  /// behind, an upload producer with nothing yet), not the server's. `hold_ended`:
+  /// a reader's take ended a hold since the caller last looked.
+  bool wait_is_ours(bool hold_ended) const;
   void cancel_timer(EventLoop::TimerId& id);
   void arm_drain_timer();
   /// On attach: the connection's steps, if this request waited for them.
@@ -178,6 +188,10 @@ class Transfer final : public ExchangeSink,
   EventLoop::TimerId first_byte_timer_ = 0;
   EventLoop::TimerId idle_timer_ = 0;
   EventLoop::TimerId drain_timer_ = 0;  // a dropped body's rest must arrive by then
+  EventLoop::TimerId low_speed_timer_ = 0;
+  std::optional<LowSpeedCheck> low_speed_;  // with ClientOptions::low_speed, from the first attach
+  std::uint64_t moved_ = 0;  // body bytes received (before decoding) and sent, every hop
+  std::uint64_t low_speed_pauses_seen_ = 0;  // the staging buffer's count at its last sample
   TimePoint last_activity_{};
   std::uint64_t pauses_ended_seen_ = 0;  // the staging buffer's count at the idle timer's last look
   ResponseTiming timing_;                // filled as the steps happen; the Response gets a copy

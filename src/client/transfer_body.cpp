@@ -31,6 +31,7 @@ constexpr std::chrono::milliseconds kDrainDeadline{5'000};
 
 void Transfer::on_body(std::span<const std::byte> bytes) {
   last_activity_ = services_.loop.now();
+  moved_ += bytes.size();
   if (phase_ == Phase::redirect_body) {
     redirect_body_bytes_ += bytes.size();
     if (redirect_body_bytes_ > kRedirectDrainLimit) {
@@ -41,6 +42,7 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
   }
   if (phase_ != Phase::body) return;
   received_ += bytes.size();
+  staging_->note_received(bytes.size());
   if (request_.max_body_size != 0 && received_ > request_.max_body_size) {
     fail(Error(ErrorCode::body_too_large, "response body exceeds the limit of " +
                                               std::to_string(request_.max_body_size) + " bytes"));

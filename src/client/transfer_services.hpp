@@ -18,6 +18,7 @@
 #include "pool/network_settings.hpp"
 #include "sluice/client.hpp"
 #include "web/alt_svc.hpp"
+#include "web/hsts.hpp"
 
 namespace sluice {
 
@@ -47,6 +48,8 @@ struct TransferServices {
   const ProxySettings& proxies;
   const NetworkSettings& network;
   AltSvcCache& alt_svc;
+  /// Known HSTS hosts (ClientOptions::state.hsts); null when HSTS is off.
+  HstsStore* hsts;
   std::shared_ptr<HttpPoster> poster;
   /// The Client's staged-bytes total and budget, shared with every staging buffer.
   std::shared_ptr<StagedBudget> staged_budget;

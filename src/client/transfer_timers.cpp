@@ -1,8 +1,10 @@
-// Transfer, its timers: the total, connect, first-byte and idle timeouts, and the
-// errors each gives, which name what did not come and from where.
+// Transfer, its timers: the total, connect, first-byte and idle timeouts and the
+// low-speed check, and the errors each gives, which name what did not come and from
+// where.
 // Thread-safety: HTTP thread only, like all of Transfer.
 
 #include <string>
+#include <utility>
 
 #include "client/transfer.hpp"
 
@@ -62,20 +64,52 @@ void Transfer::arm_idle_timer() {
       return;
     }
     const TimePoint now = self.services_.loop.now();
-    // Waits that are ours: a reader holding the body (or one whose take ended a hold
-    // since the last look, its resume still on the way here), a decoder behind, a
-    // request body producer with nothing yet.
-    const bool hold_ended = self.hold_ended_unheard();
-    const bool our_wait =
-        self.paused() || hold_ended || self.waits_for_budget() || !self.compressed_body_.empty() ||
-        (self.phase_ == Phase::waiting_head && self.body_ && self.body_->waiting_for_producer());
-    if (our_wait) self.last_activity_ = now;
+    if (self.wait_is_ours(self.hold_ended_unheard())) self.last_activity_ = now;
     if (now - self.last_activity_ >= idle) {
       self.fail(self.idle_error(idle));
       return;
     }
     self.arm_idle_timer();
   });
+}
+
+// Waits that are ours: a reader holding the body (or one whose take ended a hold since
+// the caller's last look, its resume still on the way here), a decoder behind, a
+// request body producer with nothing yet.
+bool Transfer::wait_is_ours(bool hold_ended) const {
+  return paused() || hold_ended || waits_for_budget() || !compressed_body_.empty() ||
+         (phase_ == Phase::waiting_head && body_ && body_->waiting_for_producer());
+}
+
+void Transfer::start_low_speed_check() {
+  const LowSpeedLimit& limit = services_.options.low_speed;
+  if (limit.bytes_per_second == 0 || limit.time.count() <= 0 || low_speed_) return;
+  low_speed_.emplace(limit, services_.loop.now());
+  if (staging_) low_speed_pauses_seen_ = staging_->pauses_ended();
+  arm_low_speed_timer();
+}
+
+// Once a second, as curl checks: a sample of the bytes moved so far.
+void Transfer::arm_low_speed_timer() {
+  arm_timer_at(low_speed_timer_, services_.loop.now() + std::chrono::seconds(1),
+               [](Transfer& self) { self.sample_low_speed(); });
+}
+
+// The check keeps its own count of ended holds, so that it takes nothing from the
+// idle timer's.
+void Transfer::sample_low_speed() {
+  if (phase_ == Phase::finished) return;
+  const std::uint64_t ended = staging_ ? staging_->pauses_ended() : 0;
+  const bool hold_ended = std::exchange(low_speed_pauses_seen_, ended) != ended;
+  if (!low_speed_->too_slow(services_.loop.now(), moved_, wait_is_ours(hold_ended))) {
+    arm_low_speed_timer();
+    return;
+  }
+  const LowSpeedLimit& limit = services_.options.low_speed;
+  fail(Error(ErrorCode::low_speed,
+             "operation too slow: less than " + std::to_string(limit.bytes_per_second) +
+                 " bytes/sec transferred the last " + std::to_string(limit.time.count()) +
+                 " seconds (from " + hops_.url().authority() + ")"));
 }
 
 Error Transfer::idle_error(std::chrono::milliseconds idle) const {

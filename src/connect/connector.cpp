@@ -296,6 +296,7 @@ void Connector::drive_handshake() {
     }
     timing_.tls_end = loop_.now();
     timing_.tls_verify_result = handshaking_->verify_result();
+    timing_.tls = handshaking_->tls_info();
     if (options_.trace != nullptr && options_.trace->on()) {
       const std::string alpn = handshaking_->alpn();
       trace("TLS handshake done with " + host_ + ", ALPN " + (alpn.empty() ? "none" : alpn));

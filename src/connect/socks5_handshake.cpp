@@ -84,7 +84,7 @@ TunnelHandshake::Progress Socks5Handshake::feed(std::string_view bytes) {
   if (step_ == Step::failed) return Progress::failed;
   if (step_ == Step::open) {
     if (bytes.empty()) return Progress::open;
-    return fail(ErrorCode::protocol_error, "bytes after the proxy's answer to CONNECT");
+    return fail(ErrorCode::proxy_handshake, "bytes after the proxy's answer to CONNECT");
   }
   in_.append(bytes);
   const std::optional<Progress> progress = step();
@@ -92,7 +92,7 @@ TunnelHandshake::Progress Socks5Handshake::feed(std::string_view bytes) {
   // Each answer follows a message of ours: bytes beyond one answer came before the
   // proxy could have read what it answers (the message just queued is not even sent).
   if (*progress == Progress::waiting && !in_.empty()) {
-    return fail(ErrorCode::protocol_error, "an answer before the proxy was asked");
+    return fail(ErrorCode::proxy_handshake, "an answer before the proxy was asked");
   }
   return *progress;
 }
@@ -103,7 +103,7 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
     case Step::method: {
       if (in_.size() < 2) return std::nullopt;
       if (byte(0) != kVersion)
-        return fail(ErrorCode::protocol_error, "the proxy does not speak SOCKS5");
+        return fail(ErrorCode::proxy_handshake, "the proxy does not speak SOCKS5");
       const unsigned char method = byte(1);
       in_.erase(0, 2);
       if (method == kNoAcceptableMethod) {
@@ -124,7 +124,7 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
         return Progress::waiting;
       }
       if (method != kNoAuthentication) {
-        return fail(ErrorCode::protocol_error, "the proxy chose a method that was not offered");
+        return fail(ErrorCode::proxy_handshake, "the proxy chose a method that was not offered");
       }
       send_connect();
       return Progress::waiting;
@@ -140,7 +140,7 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
     case Step::connect: {
       if (in_.size() < 5) return std::nullopt;
       if (byte(0) != kVersion)
-        return fail(ErrorCode::protocol_error, "a malformed answer to CONNECT");
+        return fail(ErrorCode::proxy_handshake, "a malformed answer to CONNECT");
       const unsigned char reply = byte(1);
       // The bound address that follows: 4 or 16 bytes, or a name with its length.
       std::size_t address_length = 0;
@@ -149,7 +149,7 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
         case 4: address_length = 16; break;
         case 3: address_length = 1 + byte(4); break;
         default:
-          return fail(ErrorCode::protocol_error,
+          return fail(ErrorCode::proxy_handshake,
                       "an answer to CONNECT with an unknown address type");
       }
       const std::size_t total = 4 + address_length + 2;
@@ -161,7 +161,8 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
                                                   std::to_string(port_) + " (" + reply_text(reply) +
                                                   ")");
       }
-      if (more) return fail(ErrorCode::protocol_error, "bytes after the proxy's answer to CONNECT");
+      if (more)
+        return fail(ErrorCode::proxy_handshake, "bytes after the proxy's answer to CONNECT");
       step_ = Step::open;
       return Progress::open;
     }

@@ -154,6 +154,8 @@ class Connection {
   /// For a connection whose handshake is its own (QUIC): the certificate check's
   /// result as ConnectTiming::tls_verify_result gives it; the maker copies it in.
   virtual long handshake_verify_result() const noexcept { return 0; }
+  /// For such a connection: what its TLS handshake settled (ConnectTiming::tls).
+  virtual std::optional<TlsInfo> handshake_tls_info() const { return std::nullopt; }
 
   /// How it was made and where it goes: set by its maker once, before (or as, for
   /// QUIC) it carries a request.

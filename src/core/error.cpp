@@ -70,10 +70,16 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::connect_failed: return "connect_failed";
     case ErrorCode::proxy_refused: return "proxy_refused";
     case ErrorCode::local_bind_failed: return "local_bind_failed";
+    case ErrorCode::proxy_handshake: return "proxy_handshake";
     case ErrorCode::tls_failed: return "tls_failed";
     case ErrorCode::tls_certificate: return "tls_certificate";
+    case ErrorCode::tls_ca_file: return "tls_ca_file";
+    case ErrorCode::tls_pinned_key: return "tls_pinned_key";
     case ErrorCode::protocol_error: return "protocol_error";
     case ErrorCode::body_truncated: return "body_truncated";
+    case ErrorCode::empty_reply: return "empty_reply";
+    case ErrorCode::http2_framing: return "http2_framing";
+    case ErrorCode::http3_failed: return "http3_failed";
     case ErrorCode::timeout: return "timeout";
     case ErrorCode::connect_timeout: return "connect_timeout";
     case ErrorCode::first_byte_timeout: return "first_byte_timeout";
@@ -82,6 +88,7 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::ping_timeout: return "ping_timeout";
     case ErrorCode::handshake_timeout: return "handshake_timeout";
     case ErrorCode::dns_timeout: return "dns_timeout";
+    case ErrorCode::low_speed: return "low_speed";
     case ErrorCode::cancelled: return "cancelled";
     case ErrorCode::too_large: return "too_large";
     case ErrorCode::too_many_redirects: return "too_many_redirects";
@@ -91,6 +98,8 @@ const char* to_string(ErrorCode code) noexcept {
     case ErrorCode::decode_failed: return "decode_failed";
     case ErrorCode::io_failed: return "io_failed";
     case ErrorCode::out_of_memory: return "out_of_memory";
+    case ErrorCode::send_failed: return "send_failed";
+    case ErrorCode::receive_failed: return "receive_failed";
     case ErrorCode::usage: return "usage";
     case ErrorCode::bad_url: return "bad_url";
     case ErrorCode::invalid_argument: return "invalid_argument";

@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <cstdint>
+#include <string>
 
 namespace sluice {
 
@@ -17,9 +18,8 @@ std::string brotli_version() {
 }
 }  // namespace
 
-std::string decode_library_versions() {
-  return std::string("zlib/") + zlibVersion() + " brotli/" + brotli_version() + " zstd/" +
-         ZSTD_versionString();
+std::vector<LibraryVersion> decode_library_versions() {
+  return {{"zlib", zlibVersion()}, {"brotli", brotli_version()}, {"zstd", ZSTD_versionString()}};
 }
 
 }  // namespace sluice

@@ -70,6 +70,15 @@ Result<void> DownloadSession::validate() {
         "encoded body); turn one off");
   }
   if (auto url = Url::parse(request.url); !url) return std::move(url).error();
+  if (options_.range) {
+    if (options_.range->last && *options_.range->last < options_.range->first)
+      return usage("the range's last byte comes before its first");
+    if (options_.sha256) return usage("a range download has no checksum to check");
+    if (request.decode.enabled)
+      return usage("a range download and content decoding do not go together");
+    if (options_.resume_from) return usage("a range download and resume_from do not go together");
+    origin_ = options_.range->first;
+  }
   if (options_.mirrors.size() >= kMaxRanges) {
     return usage("at most " + std::to_string(kMaxRanges - 1) + " mirrors, not " +
                  std::to_string(options_.mirrors.size()));
@@ -85,10 +94,22 @@ Result<void> DownloadSession::validate() {
 }
 
 Result<void> DownloadSession::set_path(std::string path) {
+  if (options_.target.keep_existing && !options_.resume && !options_.resume_from) {
+    auto free = first_free_name(path);
+    if (!free) return std::move(free).error();
+    path = std::move(*free);
+  }
   path_ = std::move(path);
-  control_path_ = control_path_for(path_);
+  stream_ = is_stream_output(path_);
+  // A stream keeps nothing to resume from: no control file beside /dev/null.
+  control_path_ = stream_ ? std::string() : control_path_for(path_);
   result_.path = path_;
   monitor_.set_path(path_);
+  if (stream_ && options_.ranges > 1) {
+    note("'" + path_ + "' is not a regular file: one range, written in order");
+    options_.ranges = 1;
+    options_.mirrors.clear();
+  }
   if (options_.target.create_directories) return create_parent_directories(path_);
   return {};
 }
@@ -106,16 +127,19 @@ Result<DownloadResult> DownloadSession::run_steps() {
   if (!placed) return std::move(placed).error();
   auto verdict = start();
   if (!verdict) return std::move(verdict).error();
+  result_.resumed_from -= std::min(result_.resumed_from, origin_);  // the file's bytes
   if (*verdict == Verdict::not_modified) {
     note("not modified (HTTP " + std::to_string(result_.first_response.status) + "): '" + path_ +
          "' was left as it was");
     return result_;
   }
   if (*verdict == Verdict::proceed) {
+    monitor_.set_origin(origin_);
     if (auto prepared = prepare_file(); !prepared) return std::move(prepared).error();
     if (auto ran = run_ranges(); !ran) return std::move(ran).error();
   }
   const std::uint64_t size = total_ ? *total_ : monitor_.bytes_done();
+  monitor_.set_origin(origin_);
   monitor_.set_total(size);
   if (auto presented = verify_and_present(size); !presented) return std::move(presented).error();
   return result_;
@@ -124,11 +148,18 @@ Result<DownloadResult> DownloadSession::run_steps() {
 // The control file goes first: from the moment the file may be incomplete, a
 // control file says so.
 Result<void> DownloadSession::prepare_file() {
-  ControlFile control{options_.request.url, total_, validator_, plan_};
+  if (stream_) {
+    auto stream = OutputFile::open_stream(path_);
+    if (!stream) return std::move(stream).error();
+    file_.emplace(std::move(*stream));
+    return {};
+  }
+  ControlFile control{options_.request.url, total_, validator_, plan_, origin_};
   if (auto saved = save_control(control_path_, control); !saved) return saved;
   auto file = OutputFile::open(path_);
   if (!file) return std::move(file).error();
   file_.emplace(std::move(*file));
+  file_->set_origin(origin_);
   if (truncate_) {
     if (auto cut = file_->resize(0); !cut) return cut;
   }
@@ -138,16 +169,18 @@ Result<void> DownloadSession::prepare_file() {
 
 Result<void> DownloadSession::verify_and_present(std::uint64_t size) {
   if (!file_) {
-    auto file = OutputFile::open(path_);
+    auto file = stream_ ? OutputFile::open_stream(path_) : OutputFile::open(path_);
     if (!file) return std::move(file).error();
     file_.emplace(std::move(*file));
+    file_->set_origin(origin_);
   }
   if (!total_) {
     // A body of unknown length ended where the writes did; bytes past it (written
     // by an earlier run that was not recorded) are not part of the file.
     if (auto cut = file_->resize(size); !cut) return cut;
   }
-  auto actual = file_->size();
+  // A stream's size is what was written to it.
+  auto actual = stream_ ? Result<std::uint64_t>(monitor_.bytes_done()) : file_->size();
   if (!actual) return std::move(actual).error();
   if (*actual != size) {
     return Error(ErrorCategory::io, "download: '" + path_ + "' has " + std::to_string(*actual) +
@@ -158,7 +191,7 @@ Result<void> DownloadSession::verify_and_present(std::uint64_t size) {
     if (auto matched = check_sha256(*file_, size); !matched) return matched;
   }
   if (auto removed = remove_control(control_path_); !removed) return removed;
-  result_.size = size;
+  result_.size = size - std::min(size, origin_);
   return {};
 }
 
@@ -172,6 +205,10 @@ Result<void> DownloadSession::check_sha256(const OutputFile& file, std::uint64_t
     digest = std::move(*hashed);
   }
   if (digest == *options_.sha256) return {};
+  if (stream_) {
+    return Error(ErrorCategory::protocol, "checksum: SHA-256 of what went to " + path_ + " is " +
+                                              digest + ", expected " + *options_.sha256);
+  }
   const std::string bad = path_ + ".sluice-bad";
   if (auto moved = rename_file(path_, bad); !moved) return moved;
   if (auto removed = remove_control(control_path_); !removed) return removed;

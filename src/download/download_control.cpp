@@ -62,7 +62,10 @@ bool ranges_fit(const ControlFile& control) {
   if (!control.size) return control.ranges.size() == 1 && !control.ranges[0].end;
   std::uint64_t previous_end = 0;
   for (const auto& range : control.ranges) {
-    if (!range.end || range.start < previous_end || *range.end > *control.size) return false;
+    if (!range.end || range.start < std::max(previous_end, control.origin) ||
+        *range.end > *control.size) {
+      return false;
+    }
     previous_end = *range.end;
   }
   return true;
@@ -78,6 +81,8 @@ std::string format_control(const ControlFile& control) {
   text += "\nsize " + (control.size ? std::to_string(*control.size) : std::string("-"));
   text += "\nvalidator";
   if (!control.validator.empty()) text += " " + control.validator;
+  // Only a range download has the line, so other files read as they always did.
+  if (control.origin > 0) text += "\norigin " + std::to_string(control.origin);
   for (const auto& range : control.ranges) {
     text += "\nrange " + std::to_string(range.start) + " " +
             (range.end ? std::to_string(*range.end) : std::string("-")) + " " +
@@ -116,6 +121,12 @@ Result<ControlFile> parse_control(std::string_view text, std::string_view name) 
     auto line = lines.next();
     if (!line) return corrupt("the file ends before its 'end' line");
     if (*line == "end") break;
+    if (auto origin = field(*line, "origin"); origin && control.ranges.empty()) {
+      auto value = parse_decimal(*origin);
+      if (!value) return corrupt("the origin is not a number");
+      control.origin = *value;
+      continue;
+    }
     auto range_value = field(*line, "range");
     auto range = range_value ? parse_range(*range_value) : std::nullopt;
     if (!range) return corrupt("expected 'range START END DONE'");

@@ -24,6 +24,9 @@ struct ControlFile {
   /// when the server gave neither.
   std::string validator;
   std::vector<RangeSpec> ranges;  ///< in file order, not overlapping
+  /// The resource's byte that is the file's byte 0: 0, or the first byte of a range
+  /// download (DownloadOptions::range). Ranges and size count the resource's bytes.
+  std::uint64_t origin = 0;
 
   bool operator==(const ControlFile&) const = default;
 };

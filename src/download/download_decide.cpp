@@ -81,6 +81,31 @@ DownloadSession::Decision DownloadSession::decide_fresh(Response& response, bool
   return Decision{Verdict::proceed, std::nullopt};
 }
 
+std::optional<std::uint64_t> DownloadSession::end_for(std::optional<std::uint64_t> total) const {
+  if (!options_.range || !options_.range->last) return total;
+  const std::uint64_t end = *options_.range->last + 1;
+  return total ? std::min(*total, end) : end;
+}
+
+DownloadSession::Decision DownloadSession::decide_range(Response& response) {
+  truncate_ = true;
+  const std::string asked = "bytes=" + std::to_string(origin_) + "-" + range_last();
+  auto range = content_range_of(response);
+  if (response.status != 206) {
+    return fail_with("the server answered '" + asked + "' with " + std::to_string(response.status) +
+                     ", not 206 with the range");
+  }
+  if (!range || range->first != origin_) {
+    return fail_with("the server answered '" + asked + "' with Content-Range " +
+                     content_range_text(response));
+  }
+  const auto end = end_for(range->total);
+  std::vector<RangeSpec> plan{RangeSpec{origin_, end, 0}};
+  if (end) plan = plan_ranges(origin_, *end, options_.ranges, options_.min_range_size);
+  proceed_with(std::move(plan), end, resume_validator(response.headers), response, 0);
+  return Decision{Verdict::proceed, std::nullopt};
+}
+
 DownloadSession::Decision DownloadSession::decide_from_size(std::uint64_t size,
                                                             Response& response) {
   if (response.status == 200) {
@@ -89,10 +114,13 @@ DownloadSession::Decision DownloadSession::decide_from_size(std::uint64_t size,
   }
   auto range = content_range_of(response);
   if (response.status == 416) {
-    if (range && !range->first && range->total == size) {
+    // Nothing after the file's last byte: complete when the server's size is the
+    // file's, or unsaid (a 416 without Content-Range; curl takes it as complete too).
+    if (!range || (!range->first && end_for(range->total) == size)) {
       total_ = size;
       result_.resumed_from = size;
-      note("the file was complete already");
+      note(range ? "the file was complete already"
+                 : "the file was complete already (the server's 416 did not say its size)");
       return Decision{Verdict::complete, std::nullopt};
     }
     if (range && !range->first) {
@@ -106,12 +134,12 @@ DownloadSession::Decision DownloadSession::decide_from_size(std::uint64_t size,
     return fail_with("the server answered 'bytes=" + std::to_string(size) +
                      "-' with Content-Range " + content_range_text(response));
   }
-  std::vector<RangeSpec> plan{RangeSpec{size, std::nullopt, 0}};
-  if (range->total)
-    plan = plan_ranges(size, *range->total, options_.ranges, options_.min_range_size);
+  const auto end = end_for(range->total);
+  std::vector<RangeSpec> plan{RangeSpec{size, end, 0}};
+  if (end) plan = plan_ranges(size, *end, options_.ranges, options_.min_range_size);
   result_.resumed_from = size;
   note("resumed at byte " + std::to_string(size));
-  proceed_with(std::move(plan), range->total, resume_validator(response.headers), response, 0);
+  proceed_with(std::move(plan), end, resume_validator(response.headers), response, 0);
   return Decision{Verdict::proceed, std::nullopt};
 }
 
@@ -133,7 +161,7 @@ DownloadSession::Decision DownloadSession::decide_from_control(const ControlFile
     return restart("the server ignored the range: restarted from byte 0");
   }
   auto range = content_range_of(response);
-  if (range && control.size && range->total != control.size) {
+  if (range && control.size && end_for(range->total) != control.size) {
     return restart("the file on the server changed size (" + std::to_string(*control.size) +
                    " bytes, now " + (range->total ? std::to_string(*range->total) : "unknown") +
                    "): restarted from byte 0");

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <system_error>
@@ -61,6 +62,24 @@ Result<void> create_parent_directories(const std::string& path) {
     if (auto made = make_directory(parent.substr(0, slash)); !made) return made;
   }
   return make_directory(parent);
+}
+
+bool is_stream_output(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return false;
+  return S_ISCHR(info.st_mode) || S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode);
+}
+
+Result<std::string> first_free_name(const std::string& path) {
+  constexpr int kLastSuffix = 100;  // curl's
+  if (is_stream_output(path)) return path;
+  for (int suffix = 0; suffix <= kLastSuffix; ++suffix) {
+    std::string name = suffix == 0 ? path : path + "." + std::to_string(suffix);
+    struct stat info {};
+    if (::lstat(name.c_str(), &info) != 0 && errno == ENOENT) return name;
+  }
+  return Error(ErrorCategory::io, "download: '" + path + "' and '" + path + ".1' to '" + path +
+                                      ".100' exist (keep_existing: none is overwritten)");
 }
 
 Result<std::optional<std::uint64_t>> existing_file_size(const std::string& path) {
@@ -132,31 +151,41 @@ Result<void> remove_file(const std::string& path) {
 Result<OutputFile> OutputFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) return io_error("open", path, errno);
-  return OutputFile(path, fd);
+  return OutputFile(path, fd, false);
+}
+
+Result<OutputFile> OutputFile::open_stream(const std::string& path) {
+  // Write-only and never created: a FIFO or a terminal need not be readable, and a
+  // stream that went away must not become a regular file of that name.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return io_error("open", path, errno);
+  return OutputFile(path, fd, true);
 }
 
 OutputFile::OutputFile(OutputFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)) {}
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), stream_(other.stream_) {}
 
 OutputFile::~OutputFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
 Result<void> OutputFile::resize(std::uint64_t size) {
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return io_error("resize", path_, errno);
+  if (stream_) return {};
+  if (::ftruncate(fd_, static_cast<off_t>(size - std::min(size, origin_))) != 0)
+    return io_error("resize", path_, errno);
   return {};
 }
 
 Result<std::uint64_t> OutputFile::size() const {
   struct stat info {};
   if (::fstat(fd_, &info) != 0) return io_error("examine", path_, errno);
-  return static_cast<std::uint64_t>(info.st_size);
+  return static_cast<std::uint64_t>(info.st_size) + origin_;
 }
 
 Result<std::size_t> OutputFile::read_at(char* into, std::size_t length,
                                         std::uint64_t offset) const {
   for (;;) {
-    const ssize_t rv = ::pread(fd_, into, length, static_cast<off_t>(offset));
+    const ssize_t rv = ::pread(fd_, into, length, static_cast<off_t>(offset - origin_));
     if (rv < 0 && errno == EINTR) continue;
     if (rv < 0) return io_error("read", path_, errno);
     return static_cast<std::size_t>(rv);
@@ -171,8 +200,10 @@ Result<void> OutputFile::write_at(std::span<const std::byte> bytes, std::uint64_
   };
   std::size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t rv =
-        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    // A pipe has no offsets (pwrite fails with ESPIPE): a stream takes bytes in order.
+    const ssize_t rv = stream_ ? ::write(fd_, bytes.data() + done, bytes.size() - done)
+                               : ::pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                                          static_cast<off_t>(offset - origin_ + done));
     if (rv < 0 && errno == EINTR) continue;
     if (rv < 0) return io_error(what(), path_, errno);
     // pwrite never returns 0 for a non-empty buffer on a regular file; if a device

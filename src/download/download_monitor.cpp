@@ -44,7 +44,7 @@ void DownloadMonitor::tick(std::atomic<bool>* stop_on_error) {
 }
 
 Result<void> DownloadMonitor::save_control() {
-  if (!slots_) return {};
+  if (!slots_ || control_path_.empty()) return {};  // a stream output has no control file
   auto saved = sluice::save_control(control_path_, snapshot());
   if (!saved && !save_error_) save_error_ = saved.error();
   return saved;
@@ -68,7 +68,8 @@ void DownloadMonitor::report(Clock::time_point now) {
 }
 
 void DownloadMonitor::update(Clock::time_point now) {
-  progress_.bytes_done = bytes_done();
+  const std::uint64_t done = bytes_done();
+  progress_.bytes_done = done - std::min(done, origin_);
   progress_.active_ranges = 0;
   if (slots_) {
     for (const auto& slot : *slots_) {

@@ -6,6 +6,7 @@
 // Ownership: owned by download() on the calling thread; every member function runs
 // there. It reads the range slots' atomics, which range threads write.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -28,7 +29,13 @@ class DownloadMonitor {
   explicit DownloadMonitor(const DownloadOptions& options);
 
   void set_path(std::string path) { progress_.path = std::move(path); }
-  void set_total(std::optional<std::uint64_t> total) { progress_.total = total; }
+  /// The resource's byte that is the file's byte 0 (a range download): progress
+  /// counts the file's bytes. Set before set_total.
+  void set_origin(std::uint64_t origin) { origin_ = origin; }
+  /// `total`: the resource's byte where the file ends.
+  void set_total(std::optional<std::uint64_t> total) {
+    progress_.total = total ? std::optional(*total - std::min(*total, origin_)) : std::nullopt;
+  }
   void set_resumed_from(std::uint64_t bytes) { progress_.resumed_from = bytes; }
   /// From now on progress counts these ranges, and the control file is saved from
   /// them. `control` gives the fields that do not change (URL, size, validator).
@@ -56,6 +63,7 @@ class DownloadMonitor {
   const std::vector<std::unique_ptr<RangeSlot>>* slots_ = nullptr;
   ControlFile control_;
   std::string control_path_;
+  std::uint64_t origin_ = 0;
   std::deque<std::pair<Clock::time_point, std::uint64_t>> window_;
   Clock::time_point next_report_;
   Clock::time_point next_save_;

@@ -10,6 +10,7 @@
 #include "download/download_file.hpp"
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
+#include "download/shared_rate_limit.hpp"
 #include "tools/rate_limiter.hpp"
 
 namespace sluice {
@@ -27,18 +28,27 @@ Result<void> DownloadSession::run_ranges() {
   DownloadSources sources(primary, options_.request.url, options_.mirrors);
   shared.sources = &sources;
   shared.validator = validator_;
-  shared.total = total_;
+  // A range download's total_ is where the range ends, not the server's size, which
+  // its ranges' Content-Range name: they are held to the validator alone.
+  shared.total = options_.range ? std::nullopt : total_;
   shared.range_count = static_cast<unsigned>(plan_.size());
+  // A rate shared with other downloads is the parent of this one's own, or stands
+  // alone when this one has none.
+  RateLimiter* overall = options_.shared_rate_limit
+                             ? &SharedRateLimitAccess::limiter(*options_.shared_rate_limit)
+                             : nullptr;
   std::optional<RateLimiter> limiter;
+  shared.limiter = overall;
   if (options_.max_bytes_per_second > 0)
-    shared.limiter = &limiter.emplace(options_.max_bytes_per_second);
+    shared.limiter = &limiter.emplace(options_.max_bytes_per_second, overall);
   Sha256 hash;
   if (options_.sha256 && plan_.size() == 1 && plan_[0].start == 0 && plan_[0].done == 0) {
     shared.running_hash = &hash;
   }
   monitor_.set_total(total_);
   monitor_.set_resumed_from(result_.resumed_from);
-  monitor_.watch(&slots_, ControlFile{options_.request.url, total_, validator_, {}}, control_path_);
+  monitor_.watch(&slots_, ControlFile{options_.request.url, total_, validator_, {}, origin_},
+                 control_path_);
 
   std::size_t incomplete = 0;
   for (const auto& spec : plan_) incomplete += spec.complete() ? 0 : 1;

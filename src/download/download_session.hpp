@@ -54,7 +54,10 @@ class DownloadSession {
 
   // download_start.cpp
   Result<Origin> find_origin();
+  Result<Origin> origin_at_offset();
   Request first_request(const Origin& origin) const;
+  /// The range's last byte as a Range field writes it ("" when open).
+  std::string range_last() const;
   Result<Verdict> start();
   /// Waits for the first response, reporting progress meanwhile.
   Result<Response> wait_first(PendingResponse& pending);
@@ -64,12 +67,20 @@ class DownloadSession {
   Decision decide_from_size(std::uint64_t size, Response& response);
   Decision decide_from_control(const ControlFile& control, Response& response);
   static bool is_complete(const Origin& origin);
+  /// A range download's file that holds the whole range already: complete (or too
+  /// long); std::nullopt when there is more to fetch.
+  std::optional<Result<Verdict>> range_on_disk(const Origin& origin);
   /// Every range of the control file is done (a run stopped before verifying).
   Verdict decide_complete_control(const ControlFile& control);
   void proceed_with(std::vector<RangeSpec> plan, std::optional<std::uint64_t> total,
                     std::string validator, Response& response, std::size_t range);
   Decision restart(std::string why);
   static Decision fail_with(std::string message);
+  /// Where the file ends in the resource, for a server's size `total`: the range's
+  /// end when it is inside (a range download), else `total`.
+  std::optional<std::uint64_t> end_for(std::optional<std::uint64_t> total) const;
+  /// A range download's first answer: a 206 from the range's first byte.
+  Decision decide_range(Response& response);
 
   // download_run.cpp
   Result<void> run_ranges();
@@ -82,8 +93,13 @@ class DownloadSession {
   DownloadResult result_;
   DownloadMonitor monitor_;
   std::chrono::steady_clock::time_point began_;
-  std::string path_;  ///< empty until chosen
-  std::string control_path_;
+  std::string path_;          ///< empty until chosen
+  std::string control_path_;  ///< empty for a stream
+  /// path_ is a device, FIFO or socket (/dev/null, /dev/stdout): one range, written
+  /// in order, no control file, no resume.
+  bool stream_ = false;
+  /// The resource's byte that is the file's byte 0: DownloadOptions::range's first.
+  std::uint64_t origin_ = 0;
 
   // Decided by start():
   std::vector<RangeSpec> plan_;

@@ -27,7 +27,12 @@ std::uint64_t furthest_done(const ControlFile& control) {
 }  // namespace
 
 Result<DownloadSession::Origin> DownloadSession::find_origin() {
+  if (!options_.resume && options_.resume_from.value_or(0) > 0) return origin_at_offset();
   if (!options_.resume) return Origin{};
+  if (stream_) {
+    note("'" + path_ + "' is not a regular file: nothing to resume, downloading it whole");
+    return Origin{};
+  }
   auto control = load_control(control_path_);
   if (!control) return std::move(control).error();
   if (*control) {
@@ -35,6 +40,12 @@ Result<DownloadSession::Origin> DownloadSession::find_origin() {
       return Error(ErrorCategory::usage, "download: control file '" + control_path_ +
                                              "' belongs to " + (*control)->url +
                                              "; remove it or download to another path");
+    }
+    if ((*control)->origin != origin_) {
+      return Error(ErrorCategory::usage,
+                   "download: control file '" + control_path_ + "' is of a download from byte " +
+                       std::to_string((*control)->origin) + ", not " + std::to_string(origin_) +
+                       "; ask for the same range, or remove it");
     }
     auto size = existing_file_size(path_);
     if (!size) return std::move(size).error();
@@ -47,8 +58,52 @@ Result<DownloadSession::Origin> DownloadSession::find_origin() {
   }
   auto size = existing_file_size(path_);
   if (!size) return std::move(size).error();
-  if (*size && **size > 0) return Origin{Origin::Kind::from_size, **size, {}};
+  // A range download's file holds the resource from origin_ on.
+  if (*size && **size > 0) return Origin{Origin::Kind::from_size, **size + origin_, {}};
   return Origin{};
+}
+
+// -C OFFSET: the file's first bytes are the resource's; a control file of an
+// earlier run no longer describes it.
+Result<DownloadSession::Origin> DownloadSession::origin_at_offset() {
+  const std::uint64_t offset = *options_.resume_from;
+  if (stream_) {
+    return Error(ErrorCategory::usage, "download: '" + path_ +
+                                           "' is not a regular file: it cannot continue at byte " +
+                                           std::to_string(offset));
+  }
+  auto size = existing_file_size(path_);
+  if (!size) return std::move(size).error();
+  if (size->value_or(0) < offset) {
+    return Error(ErrorCategory::usage,
+                 "download: '" + path_ + "' has " + std::to_string(size->value_or(0)) +
+                     " bytes, fewer than the offset " + std::to_string(offset) + " to continue at");
+  }
+  return Origin{Origin::Kind::from_size, offset, {}};
+}
+
+// A range download whose file already reaches the range's last byte: there is
+// nothing to ask for ("bytes=500-499" is no range).
+std::optional<Result<DownloadSession::Verdict>> DownloadSession::range_on_disk(
+    const Origin& origin) {
+  const auto end = end_for(std::nullopt);
+  if (origin.kind != Origin::Kind::from_size || !options_.range || !end || origin.size < *end)
+    return std::nullopt;
+  if (origin.size > *end) {
+    return Result<Verdict>(
+        Error(ErrorCategory::usage, "download: '" + path_ + "' has more bytes than the range " +
+                                        std::to_string(origin_) + "-" + range_last() +
+                                        "; not resuming (remove it, or download without resume)"));
+  }
+  total_ = *end;
+  result_.resumed_from = *end;
+  note("the file was complete already");
+  return Result<Verdict>(Verdict::complete);
+}
+
+std::string DownloadSession::range_last() const {
+  if (!options_.range || !options_.range->last) return {};
+  return std::to_string(*options_.range->last);
 }
 
 bool DownloadSession::is_complete(const Origin& origin) {
@@ -61,10 +116,14 @@ Request DownloadSession::first_request(const Origin& origin) const {
   switch (origin.kind) {
     case Origin::Kind::fresh:
       // Asking for "0-" learns whether ranges work; one range needs no answer to that.
-      if (options_.ranges > 1 && !request.decode.enabled) request.headers.set("Range", "bytes=0-");
+      if (options_.range) {
+        request.headers.set("Range", "bytes=" + std::to_string(origin_) + "-" + range_last());
+      } else if (options_.ranges > 1 && !request.decode.enabled) {
+        request.headers.set("Range", "bytes=0-");
+      }
       break;
     case Origin::Kind::from_size:
-      request.headers.set("Range", "bytes=" + std::to_string(origin.size) + "-");
+      request.headers.set("Range", "bytes=" + std::to_string(origin.size) + "-" + range_last());
       break;
     case Origin::Kind::from_control: {
       const auto& control = origin.control;
@@ -85,6 +144,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     if (!found) return std::move(found).error();
     origin = std::move(*found);
     if (is_complete(origin)) return decide_complete_control(origin.control);
+    if (auto done = range_on_disk(origin)) return *done;
   }
   for (int attempt = 0;;) {
     if (options_.cancel && options_.cancel->load()) {
@@ -167,6 +227,7 @@ DownloadSession::Decision DownloadSession::decide(const Origin& origin, Response
   }
   switch (origin.kind) {
     case Origin::Kind::fresh:
+      if (options_.range) return decide_range(response);
       return decide_fresh(response, options_.ranges > 1 && !options_.request.decode.enabled);
     case Origin::Kind::from_size: return decide_from_size(origin.size, response);
     case Origin::Kind::from_control: return decide_from_control(origin.control, response);

@@ -24,6 +24,10 @@ struct H1BodyFraming {
   std::uint64_t length = 0;  ///< for content_length
 };
 
+/// Which version the request line names. HTTP/1.0 (curl's --http1.0) has no chunked
+/// coding and keeps a connection only when the server says "Connection: keep-alive".
+enum class H1Dialect { http1_1, http1_0 };
+
 /// Everything of a request head that goes on the wire. Header names and values were
 /// validated before (validate_header); the encoder adds Host (from `authority`) unless
 /// present, and Content-Length or Transfer-Encoding from `framing`.
@@ -33,6 +37,7 @@ struct H1RequestHead {
   std::string_view authority;  ///< Host value
   const Headers* headers = nullptr;
   H1BodyFraming framing;
+  H1Dialect dialect = H1Dialect::http1_1;
 };
 
 void encode_request_head(const H1RequestHead& head, ByteQueue& out);

@@ -1,6 +1,7 @@
 #include "http1/h1_connection.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace sluice {
@@ -16,16 +17,32 @@ H1BodyFraming framing_for(const RequestBodySource* body) {
   return {H1BodyFraming::Kind::chunked, 0};
 }
 
+// "Connection: keep-alive" among the response's connection options (a list, any case).
+bool says_keep_alive(const Headers& headers) {
+  for (std::string_view value : headers.get_all("connection")) {
+    while (!value.empty()) {
+      const auto comma = value.find(',');
+      std::string_view item = value.substr(0, comma);
+      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      if (iequals(item, "keep-alive")) return true;
+      value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 H1Connection::H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport,
                            ConnectionOwner& owner, std::uint64_t id, const Trace& trace,
-                           const WindowPolicy& window)
+                           const WindowPolicy& window, H1Dialect dialect)
     : loop_(loop),
       owner_(owner),
       id_(id),
       trace_(trace),
       window_(window),
+      dialect_(dialect),
       driver_(loop, std::move(transport), *this) {
   // The driver reads while idle too: a server that closes a pooled connection is
   // noticed at once.
@@ -50,12 +67,13 @@ ExchangeId H1Connection::start(ExchangeRequest request, ExchangeSink& sink) {
   body_ = request.body;
   body_sent_ = body_ == nullptr;
   response_done_ = false;
+  response_says_keep_alive_ = false;
   waiting_for_body_ = false;
   allowance_.emplace(request.allowance.initial_bytes, request.allowance.max_bytes, window_);
   const H1BodyFraming framing = framing_for(body_);
   chunked_body_ = framing.kind == H1BodyFraming::Kind::chunked;
   encode_request_head(
-      {request.method, request.target, request.authority, &request.headers, framing},
+      {request.method, request.target, request.authority, &request.headers, framing, dialect_},
       driver_.output());
   parser_.expect_response(request.method == "HEAD", request.max_header_bytes);
   if (trace_.on()) {
@@ -153,7 +171,8 @@ void H1Connection::on_transport_error(Error error) { fail(with_progress(std::mov
 // it also needs to know how much of the response had arrived.
 Error H1Connection::with_progress(Error error) const {
   if (state_ != State::busy || sink_ == nullptr) return error;
-  return Error(error.category(), "HTTP/1.1: " + error.message() + " " + parser_.progress());
+  return Error(error.code(), "HTTP/1.1: " + error.message() + " " + parser_.progress())
+      .set_retryable(error.retryable());
 }
 
 void H1Connection::on_input_end() {
@@ -181,7 +200,11 @@ void H1Connection::on_input_end() {
 void H1Connection::finish_exchange(bool leftover) {
   if (state_ == State::closed) return;
   ExchangeSink* sink = sink_;
-  const bool reusable = parser_.keep_alive() && body_sent_ && !leftover;
+  // A server may answer a 1.0 request in HTTP/1.1 and close all the same: only its
+  // explicit keep-alive keeps the connection (curl's rule).
+  const bool server_keeps =
+      parser_.keep_alive() && (dialect_ == H1Dialect::http1_1 || response_says_keep_alive_);
+  const bool reusable = server_keeps && body_sent_ && !leftover;
   sink_ = nullptr;
   body_ = nullptr;
   allowance_.reset();
@@ -266,6 +289,7 @@ void H1Connection::after_event() {
 
 void H1Connection::on_response_head(ReceivedHead head) {
   if (trace_.on()) trace("response " + std::to_string(head.status));
+  response_says_keep_alive_ = says_keep_alive(head.headers);
   if (sink_ != nullptr) sink_->on_response_head(std::move(head));
 }
 

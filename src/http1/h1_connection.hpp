@@ -28,8 +28,10 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
  public:
   /// `transport` has completed its handshake.
   /// `window`: the allowance policy (the Client's ledger), which outlives this.
+  /// `dialect`: every request says HTTP/1.0 or HTTP/1.1 (the pool keeps the two apart).
   H1Connection(EventLoop& loop, std::unique_ptr<Transport> transport, ConnectionOwner& owner,
-               std::uint64_t id, const Trace& trace, const WindowPolicy& window);
+               std::uint64_t id, const Trace& trace, const WindowPolicy& window,
+               H1Dialect dialect = H1Dialect::http1_1);
   ~H1Connection() override;
 
   HttpVersion version() const noexcept override { return HttpVersion::http1_1; }
@@ -83,6 +85,7 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   std::uint64_t id_;
   const Trace& trace_;
   const WindowPolicy& window_;
+  const H1Dialect dialect_;
   bool reading_paused_ = false;  // for tracing pause/resume transitions
   State state_ = State::idle;
   std::uint64_t exchanges_ = 0;
@@ -98,6 +101,7 @@ class H1Connection final : public Connection, private StreamCodec, private H1Par
   bool body_sent_ = false;
   bool response_done_ = false;
   bool waiting_for_body_ = false;
+  bool response_says_keep_alive_ = false;  // "Connection: keep-alive" (HTTP/1.0's reuse rule)
   std::optional<StreamCredit> allowance_;  // the current exchange's (State::busy)
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -1,4 +1,4 @@
-// HTTP/1.1 request framing: the request head and chunked-body framing, written
+// HTTP/1.1 (and 1.0) request framing: the request head and chunked-body framing, written
 // straight into the connection's send queue.
 //
 // Ownership: free functions over caller-owned values; they run on whichever thread
@@ -49,7 +49,8 @@ void encode_request_head(const H1RequestHead& head, ByteQueue& out) {
   out.append(head.method);
   out.append(" ");
   out.append(head.target);
-  out.append(" HTTP/1.1\r\n");
+  out.append(head.dialect == H1Dialect::http1_0 ? std::string_view(" HTTP/1.0\r\n")
+                                                : std::string_view(" HTTP/1.1\r\n"));
 
   const bool caller_host = head.headers != nullptr && head.headers->contains("host");
   // Host goes first when we add it (RFC 9112 section 3.2 asks for it early, and

@@ -293,6 +293,16 @@ Result<std::size_t> State::feed(std::span<const std::byte> bytes, H1ParserEvents
 Result<void> State::finish(H1ParserEvents& sink, H1ResponseParser::Close close) {
   if (phase == Phase::failed) return *error;
   if (phase == Phase::complete) return {};
+  // Before the head there is no body to call truncated: nothing at all is curl's
+  // "empty reply" (52); part of a head is a broken response.
+  if (!head_done && head_bytes == 0) {
+    return fail(Error(ErrorCode::empty_reply,
+                      "HTTP/1.1: empty reply from server (the connection closed before any byte "
+                      "of the response)"));
+  }
+  if (!head_done) {
+    return fail(protocol_error("connection closed before the response headers were complete"));
+  }
   if (phase != Phase::body || body_kind != BodyKind::until_close) {
     return fail(Error(ErrorCode::body_truncated, "HTTP/1.1: " + truncation_message()));
   }

@@ -116,11 +116,13 @@ void H2Connection::on_input_end() {
 
 // The transport's own words ("connection reset by peer") say what broke, not where
 // nor what it cost: the streams' responses were cut off.
+// The transport's code stays (a failed receive is curl's 56, a failed send 55).
 Error H2Connection::lost_error(Error transport_error) const {
-  return Error(transport_error.category(),
+  return Error(transport_error.code(),
                "HTTP/2: connection to " + peer_ + " lost" +
                    (session_.open_streams() > 0 ? " before the response ended" : "") + ": " +
-                   transport_error.message());
+                   transport_error.message())
+      .set_retryable(transport_error.retryable());
 }
 
 void H2Connection::fail(Error error) {

@@ -229,8 +229,8 @@ Error H2Session::fatal_error(long rv, const char* operation) {
                        "was closed");
     default: break;
   }
-  return Error(ErrorCategory::protocol, std::string("HTTP/2: ") + operation +
-                                            " failed: " + nghttp2_strerror(static_cast<int>(rv)));
+  return Error(ErrorCode::http2_framing, std::string("HTTP/2: ") + operation +
+                                             " failed: " + nghttp2_strerror(static_cast<int>(rv)));
 }
 
 Result<std::size_t> H2Session::feed(std::span<const std::byte> bytes) {

@@ -201,9 +201,9 @@ Result<H2Session::Verdict> H2Session::on_invalid_frame(const nghttp2_frame& fram
       what = describe_invalid_frame(frame, lib_error_code);
     }
     if (!terminal_error_) {
-      terminal_error_ = Error(ErrorCategory::protocol, "HTTP/2: server sent an invalid " + type +
-                                                           " frame: " + what + " (" + code +
-                                                           "); the connection was closed");
+      terminal_error_ = Error(ErrorCode::http2_framing, "HTTP/2: server sent an invalid " + type +
+                                                            " frame: " + what + " (" + code +
+                                                            "); the connection was closed");
     }
     return Verdict::proceed;
   }
@@ -212,10 +212,10 @@ Result<H2Session::Verdict> H2Session::on_invalid_frame(const nghttp2_frame& fram
   const std::string on_stream = " on stream " + std::to_string(frame.hd.stream_id);
   if (frame.hd.type == NGHTTP2_HEADERS || frame.hd.type == NGHTTP2_DATA) {
     stream->failure =
-        Error(ErrorCategory::protocol, "HTTP/2: invalid response from server" + on_stream + ": " +
-                                           nghttp2_strerror(lib_error_code));
+        Error(ErrorCode::http2_framing, "HTTP/2: invalid response from server" + on_stream + ": " +
+                                            nghttp2_strerror(lib_error_code));
   } else {
-    stream->failure = Error(ErrorCategory::protocol,
+    stream->failure = Error(ErrorCode::http2_framing,
                             "HTTP/2: server sent an invalid " + type + " frame" + on_stream + ": " +
                                 describe_invalid_frame(frame, lib_error_code) + " (" + code +
                                 "); the stream was reset");

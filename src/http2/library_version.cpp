@@ -4,8 +4,8 @@
 
 namespace sluice {
 
-std::string http2_library_versions() {
-  return std::string("nghttp2/") + nghttp2_version(0)->version_str;
+std::vector<LibraryVersion> http2_library_versions() {
+  return {{"nghttp2", nghttp2_version(0)->version_str}};
 }
 
 }  // namespace sluice

@@ -89,6 +89,11 @@ long H3Connection::handshake_verify_result() const noexcept {
   return quic_ ? quic_->codec().tls_verify_result() : 0;
 }
 
+std::optional<TlsInfo> H3Connection::handshake_tls_info() const {
+  if (!quic_) return std::nullopt;
+  return quic_->codec().tls_info();
+}
+
 std::size_t H3Connection::scratch_bytes() const noexcept {
   return session_->scratch_bytes() + (quic_ ? quic_->scratch_bytes() : 0);
 }

@@ -53,6 +53,7 @@ class H3Connection final : public Connection, private QuicApplication {
   /// Sending 0-RTT early data: only requests safe_for_early_data() may start.
   bool early() const noexcept override { return early_ && !handshake_done_ && !is_closed(); }
   long handshake_verify_result() const noexcept override;
+  std::optional<TlsInfo> handshake_tls_info() const override;
   /// The exchange's id is its QUIC stream id.
   ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;
   void resume(ExchangeId exchange) override;

@@ -276,10 +276,10 @@ Error H3Session::fatal_error(long rv, const char* operation) const {
     default: break;
   }
   if (code <= NGHTTP3_ERR_FATAL) {
-    return Error(ErrorCategory::protocol,
+    return Error(ErrorCode::http3_failed,
                  std::string("HTTP/3: ") + operation + " failed: " + nghttp3_strerror(code));
   }
-  return Error(ErrorCategory::protocol,
+  return Error(ErrorCode::http3_failed,
                "HTTP/3: " + connection_error_meaning(rv) + " (" +
                    h3_error_name(nghttp3_err_infer_quic_app_error_code(code)) +
                    "); the connection was closed");

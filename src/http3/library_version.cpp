@@ -4,8 +4,8 @@
 
 namespace sluice {
 
-std::string http3_library_versions() {
-  return std::string("nghttp3/") + nghttp3_version(0)->version_str;
+std::vector<LibraryVersion> http3_library_versions() {
+  return {{"nghttp3", nghttp3_version(0)->version_str}};
 }
 
 }  // namespace sluice

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/time_source.hpp"
+#include "sluice/response.hpp"
 
 namespace sluice {
 
@@ -24,6 +25,8 @@ struct ConnectTiming {
   /// The TLS peer certificate check: 0 (X509_V_OK) or X509_V_ERR_*; 0 without TLS
   /// and over QUIC, whose GnuTLS handshake fails rather than keep a failed check.
   long tls_verify_result = 0;
+  /// What the TLS handshake settled; nullopt without TLS.
+  std::optional<TlsInfo> tls;
 
   /// When the connection could first carry a request.
   std::optional<TimePoint> ready() const { return tls_end ? tls_end : connect_end; }

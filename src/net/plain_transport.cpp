@@ -14,14 +14,17 @@
 namespace sluice {
 namespace {
 
-Error socket_error(int err, const char* operation) {
+// A receive and a send that fail are told apart (curl's 56 and 55): which one broke
+// says whether the request may have reached the server.
+Error socket_error(int err, bool receiving) {
+  const ErrorCode code = receiving ? ErrorCode::receive_failed : ErrorCode::send_failed;
   switch (err) {
-    case ECONNRESET: return Error(ErrorCategory::io, "connection reset by peer");
-    case EPIPE: return Error(ErrorCategory::io, "connection closed by peer");
-    case ETIMEDOUT: return Error(ErrorCategory::io, "connection timed out (peer unreachable)");
+    case ECONNRESET: return Error(code, "connection reset by peer");
+    case EPIPE: return Error(code, "connection closed by peer");
+    case ETIMEDOUT: return Error(code, "connection timed out (peer unreachable)");
     default:
-      return Error(ErrorCategory::io,
-                   std::string("socket ") + operation + " failed: " + std::strerror(err));
+      return Error(code, std::string("socket ") + (receiving ? "recv" : "send") +
+                             " failed: " + std::strerror(err));
   }
 }
 
@@ -46,7 +49,7 @@ class PlainTransport final : public Transport {
       if (got == 0) return IoOutcome{0, IoStatus::eof};
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return IoOutcome{0, IoStatus::want_read};
-      return socket_error(errno, "recv");
+      return socket_error(errno, true);
     }
   }
 
@@ -58,7 +61,7 @@ class PlainTransport final : public Transport {
       if (sent >= 0) return IoOutcome{static_cast<std::size_t>(sent), IoStatus::done};
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return IoOutcome{0, IoStatus::want_write};
-      return socket_error(errno, "send");
+      return socket_error(errno, false);
     }
   }
 

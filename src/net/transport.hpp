@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
 #include "core/byte_queue.hpp"
 #include "sluice/error.hpp"
+#include "sluice/response.hpp"
 
 namespace sluice {
 
@@ -64,6 +66,9 @@ class Transport {
   /// or an X509_V_ERR_* code. TLS runs the check under `insecure` too (it only does
   /// not fail the handshake then), so the code is real either way. 0 for plain TCP.
   virtual long verify_result() const noexcept { return 0; }
+  /// What the handshake settled (version, cipher, ALPN, the server's certificate),
+  /// once it is done; nullopt for plain TCP.
+  virtual std::optional<TlsInfo> tls_info() const { return std::nullopt; }
   /// Plain TCP: gives up the socket (the transport no longer closes it), for a TLS
   /// session to take over after a proxy's tunnel opened. TLS: -1, its socket stays.
   virtual int release_socket() noexcept { return -1; }

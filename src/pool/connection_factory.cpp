@@ -14,6 +14,7 @@ namespace {
 
 std::vector<std::string> alpn_for(VersionPolicy policy) {
   if (policy == VersionPolicy::http1_only) return {"http/1.1"};
+  if (policy == VersionPolicy::http1_0) return {"http/1.0"};
   if (policy == VersionPolicy::http2_prior_knowledge) return {"h2"};
   return {"h2", "http/1.1"};
 }
@@ -71,8 +72,9 @@ std::unique_ptr<Connection> ConnectionFactory::over_tcp(std::unique_ptr<Transpor
     transport = make_wire_tap_transport(std::move(transport), services_.options.wire_tap, conn_id);
   }
   if (!h2) {
+    const auto dialect = policy == VersionPolicy::http1_0 ? H1Dialect::http1_0 : H1Dialect::http1_1;
     return std::make_unique<H1Connection>(services_.loop, std::move(transport), owner, conn_id,
-                                          services_.trace, services_.window);
+                                          services_.trace, services_.window, dialect);
   }
   H2SessionOptions session;
   session.window = services_.window;

@@ -36,7 +36,8 @@ class ConnectionFactory {
                                          std::chrono::milliseconds tls_timeout,
                                          std::uint64_t conn_id, Connector::Callback done);
   /// The connection a finished TCP attempt becomes: HTTP/2 when TLS chose h2 or
-  /// `policy` is prior knowledge over plain TCP, HTTP/1.1 otherwise.
+  /// `policy` is prior knowledge over plain TCP, HTTP/1.0 for http1_0 (its request
+  /// lines and reuse rule), HTTP/1.1 otherwise.
   std::unique_ptr<Connection> over_tcp(std::unique_ptr<Transport> transport, VersionPolicy policy,
                                        ConnectionOwner& owner, std::uint64_t conn_id);
   /// Starts an HTTP/3 connection to `remote`, verifying the certificate for `host`;

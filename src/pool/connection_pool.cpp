@@ -13,6 +13,7 @@ namespace {
 std::string protocols_key(const Url& url, VersionPolicy policy) {
   switch (policy) {
     case VersionPolicy::http1_only: return url.origin() + " h1";
+    case VersionPolicy::http1_0: return url.origin() + " h1.0";
     case VersionPolicy::http2_prior_knowledge: return url.origin() + " h2-prior";
     case VersionPolicy::http3_only: return url.origin() + " h3-only";
     case VersionPolicy::http2: return url.origin() + (url.is_https() ? " alpn-tcp" : " h1");
@@ -201,7 +202,10 @@ bool ConnectionPool::may_multiplex(const Origin& origin) {
   const OriginRoute& route = origin.connector->route();
   if (route.policy == VersionPolicy::http2_prior_knowledge) return true;
   if (route.policy == VersionPolicy::http3_only) return true;
-  if (route.policy == VersionPolicy::http1_only || !route.url.is_https()) return false;
+  if (route.policy == VersionPolicy::http1_only || route.policy == VersionPolicy::http1_0 ||
+      !route.url.is_https()) {
+    return false;
+  }
   if (!origin.seen_version) return true;
   return *origin.seen_version != HttpVersion::http1_1;
 }

@@ -152,6 +152,7 @@ void Http3Attempt::completed() {
   }
   timing_.connect_end = timing_.tls_end = services_.loop.now();
   timing_.tls_verify_result = conn_->handshake_verify_result();
+  timing_.tls = conn_->handshake_tls_info();
   conn_->set_connect_timing(std::move(timing_));
   conn_ = nullptr;
   stop();

@@ -5,9 +5,8 @@
 
 namespace sluice {
 
-std::string quic_library_versions() {
-  return std::string("ngtcp2/") + ngtcp2_version(0)->version_str + " GnuTLS/" +
-         gnutls_check_version(nullptr);
+std::vector<LibraryVersion> quic_library_versions() {
+  return {{"ngtcp2", ngtcp2_version(0)->version_str}, {"GnuTLS", gnutls_check_version(nullptr)}};
 }
 
 }  // namespace sluice

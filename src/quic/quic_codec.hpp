@@ -128,6 +128,8 @@ class QuicCodec final : public QuicStreams, public DatagramCodec {
   void count_early_request() noexcept { ++tls_->tickets().early_requests; }
   /// The certificate check's result in OpenSSL's numbers (QuicTls::verify_result).
   long tls_verify_result() const noexcept { return tls_->verify_result(); }
+  /// What the TLS handshake inside QUIC settled (QuicTls::tls_info).
+  TlsInfo tls_info() const { return tls_->tls_info(); }
   std::uint64_t id() const noexcept { return id_; }
   /// "localhost:4433": the host and port the messages name.
   const std::string& peer() const noexcept { return peer_; }

@@ -15,6 +15,12 @@ void QuicTicketStore::store(const std::string& key, QuicSavedSession saved) {
   if (Entry* entry = slot(key)) entry->saved = std::move(saved);
 }
 
+std::vector<std::pair<std::string, QuicSavedSession>> QuicTicketStore::saved() const {
+  std::vector<std::pair<std::string, QuicSavedSession>> out;
+  for (const auto& [key, entry] : entries_) out.emplace_back(key, entry.saved);
+  return out;
+}
+
 // The origin's entry, made (evicting the oldest) when new; nullptr when nothing is kept.
 QuicTicketStore::Entry* QuicTicketStore::slot(const std::string& key) {
   if (capacity_ == 0) return nullptr;

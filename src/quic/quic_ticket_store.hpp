@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace sluice {
 
@@ -19,6 +21,9 @@ namespace sluice {
 struct QuicSavedSession {
   std::string session_data;      ///< gnutls_session_get_data2's bytes
   std::string transport_params;  ///< the server's, as ngtcp2 encodes them; "" if unknown
+  /// Seconds since 1970 when it stops being offered: set for a session read back from
+  /// a file; 0 for one of this run (a file gives it the 7 days TLS 1.3 allows).
+  std::int64_t expires = 0;
 };
 
 class QuicTicketStore {
@@ -30,6 +35,8 @@ class QuicTicketStore {
   /// A new ticket arrived, with its connection's server transport parameters ("" if
   /// not known yet): it replaces the origin's session.
   void store(const std::string& key, QuicSavedSession saved);
+  /// Every origin's session, for a file (ClientOptions::state.tls_session_file).
+  std::vector<std::pair<std::string, QuicSavedSession>> saved() const;
 
   /// Handshakes completed by the connections of this store's context.
   std::uint64_t full = 0;

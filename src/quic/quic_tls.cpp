@@ -11,11 +11,14 @@
 
 #include <cstring>
 #include <ctime>
+#include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/message_text.hpp"
 #include "quic/quic_verify_code.hpp"
+#include "tls/tls_peer_info.hpp"
 
 namespace sluice {
 namespace {
@@ -341,6 +344,25 @@ bool QuicTls::check_pin() {
   if (checked) return true;
   pin_failure_ = std::move(checked).error();
   return false;
+}
+
+TlsInfo QuicTls::tls_info() const {
+  TlsInfo info;
+  // GnuTLS says "TLS1.3" where OpenSSL (and curl's -v) says "TLSv1.3".
+  const char* version = gnutls_protocol_get_name(gnutls_protocol_get_version(session_));
+  const std::string_view name = version != nullptr ? version : "";
+  info.version = name.starts_with("TLS") ? "TLSv" + std::string(name.substr(3)) : std::string(name);
+  // IANA names, which OpenSSL uses for TLS 1.3 (the only version QUIC carries).
+  if (const char* suite = gnutls_ciphersuite_get(session_)) info.cipher = suite;
+  info.alpn = selected_alpn();
+  info.resumed = gnutls_session_is_resumed(session_) != 0;
+  unsigned count = 0;
+  const gnutls_datum_t* chain = gnutls_certificate_get_peers(session_, &count);
+  if (chain != nullptr && count > 0) {
+    info.certificate = describe_certificate_der(std::span(chain[0].data, chain[0].size));
+  }
+  if (info.certificate) info.matched_name = matched_certificate_name(*info.certificate, host_);
+  return info;
 }
 
 std::string QuicTls::selected_alpn() const {

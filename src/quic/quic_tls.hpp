@@ -20,6 +20,7 @@
 #include "quic/quic_ticket_store.hpp"
 #include "sluice/client_options.hpp"
 #include "sluice/error.hpp"
+#include "sluice/response.hpp"
 #include "tls/tls_pins.hpp"
 
 namespace sluice {
@@ -122,6 +123,10 @@ class QuicTls {
   /// quic_verify_code.hpp): 0 when it passed or was not made (a resumed session
   /// sends no certificate), else why; an insecure context goes ahead regardless.
   long verify_result() const noexcept { return verify_result_; }
+  /// After the handshake: version and cipher in OpenSSL's words ("TLSv1.3",
+  /// "TLS_AES_128_GCM_SHA256"), ALPN, whether the session was resumed, and the
+  /// server's certificate (on a resumed session, the one GnuTLS kept with it).
+  TlsInfo tls_info() const;
   /// The store this session's counts go to.
   QuicTicketStore& tickets() const noexcept { return context_->tickets(); }
   /// Why the handshake failed on our side, given the TLS alert ngtcp2 recorded (0 if

@@ -80,8 +80,12 @@ Result<void> QuicTlsContext::load_trust(const TlsOptions& options) {
     const int loaded = gnutls_certificate_set_x509_trust_file(credentials_, options.ca_file.c_str(),
                                                               GNUTLS_X509_FMT_PEM);
     if (loaded < 0)
-      return tls_error("cannot load CA file '" + options.ca_file + "': " + gnutls_strerror(loaded));
-    if (loaded == 0) return tls_error("CA file '" + options.ca_file + "' holds no PEM certificate");
+      return Error(ErrorCode::tls_ca_file, "TLS: cannot load CA file '" + options.ca_file +
+                                               "': " + gnutls_strerror(loaded));
+    if (loaded == 0) {
+      return Error(ErrorCode::tls_ca_file,
+                   "TLS: CA file '" + options.ca_file + "' holds no PEM certificate");
+    }
   }
   if (!options.ca_path.empty()) {
     const int loaded = gnutls_certificate_set_x509_trust_dir(credentials_, options.ca_path.c_str(),

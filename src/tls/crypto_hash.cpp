@@ -1,6 +1,7 @@
 #include "tls/crypto_hash.hpp"
 
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 namespace sluice {
@@ -32,6 +33,17 @@ std::string hex_digest(HashAlgorithm algorithm, std::string_view bytes) {
     hex.push_back(kHex[digest[i] & 0x0f]);
   }
   return hex;
+}
+
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+           reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac,
+           &length) == nullptr) {
+    return {};
+  }
+  return std::string(reinterpret_cast<const char*>(mac), length);
 }
 
 std::optional<std::string> random_bytes(std::size_t count) {

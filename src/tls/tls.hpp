@@ -16,6 +16,7 @@ typedef struct ssl_ctx_st SSL_CTX;
 namespace sluice {
 
 struct TlsShared;
+class TlsSessionCache;
 
 /// Handshakes counted since the context was made (HTTP thread).
 struct TlsHandshakeCounts {
@@ -53,6 +54,9 @@ class TlsContext {
                                                   const std::string& host, std::uint16_t port,
                                                   const std::vector<std::string>& alpn);
   bool insecure() const noexcept { return insecure_; }
+  /// The sessions this context's connections resume (HTTP thread; before the thread
+  /// runs, to fill it from a file).
+  TlsSessionCache& sessions() noexcept;
   /// Full and resumed handshakes completed so far (HTTP thread).
   TlsHandshakeCounts handshakes() const noexcept;
 

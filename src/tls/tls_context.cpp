@@ -28,21 +28,29 @@ Error tls_error(std::string message) {
   return error;
 }
 
+// curl's 77: a CA file that cannot be used has its own code, apart from a failed
+// handshake.
+Error ca_file_error(std::string message) {
+  Error error(ErrorCode::tls_ca_file, "TLS: " + std::move(message));
+  ERR_clear_error();
+  return error;
+}
+
 Result<void> load_ca_file(SSL_CTX* ctx, const std::string& path) {
   // Checked by hand first: OpenSSL's own failure for a missing file is a generic
   // "system lib" that does not say the file is absent or unreadable.
   std::FILE* file = std::fopen(path.c_str(), "r");
   if (file == nullptr)
-    return tls_error("cannot read CA file " + path + ": " + std::strerror(errno));
+    return ca_file_error("cannot read CA file " + path + ": " + std::strerror(errno));
   struct stat info {};
   const bool directory = fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode);
   std::fclose(file);
   if (directory)
-    return tls_error("cannot read CA file " + path + ": it is a directory (use --capath)");
+    return ca_file_error("cannot read CA file " + path + ": it is a directory (use --capath)");
   if (SSL_CTX_load_verify_locations(ctx, path.c_str(), nullptr) != 1) {
-    return tls_error("cannot read CA file " + path + ": " +
-                     openssl_error_text("no PEM certificates found") +
-                     " (expected PEM certificates)");
+    return ca_file_error("cannot read CA file " + path + ": " +
+                         openssl_error_text("no PEM certificates found") +
+                         " (expected PEM certificates)");
   }
   return {};
 }

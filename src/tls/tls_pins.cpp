@@ -110,9 +110,9 @@ Result<void> check_public_key_pin(const PublicKeyPins& pins, const std::string& 
     expected += expected.empty() ? "" : " or ";
     expected += std::string(kPrefix) + pin;
   }
-  return Error(ErrorCode::tls_certificate, "TLS: public key of " + host + " is " +
-                                               std::string(kPrefix) + actual +
-                                               ", which does not match the pinned " + expected);
+  return Error(ErrorCode::tls_pinned_key, "TLS: public key of " + host + " is " +
+                                              std::string(kPrefix) + actual +
+                                              ", which does not match the pinned " + expected);
 }
 
 }  // namespace sluice

@@ -6,7 +6,49 @@
 
 #include <ctime>
 
+#include "tls/tls.hpp"
+#include "tls/tls_shared.hpp"
+
 namespace sluice {
+
+TlsSessionCache& TlsContext::sessions() noexcept { return shared_->sessions; }
+
+namespace {
+
+std::int64_t expiry_of(const SSL_SESSION* session) {
+  return static_cast<std::int64_t>(SSL_SESSION_get_time(session)) +
+         static_cast<std::int64_t>(SSL_SESSION_get_timeout(session));
+}
+
+}  // namespace
+
+std::vector<TlsSessionCache::Saved> TlsSessionCache::saved() const {
+  std::vector<Saved> out;
+  const auto now = static_cast<std::int64_t>(std::time(nullptr));
+  for (const auto& [key, entry] : entries_) {
+    if (SSL_SESSION_is_resumable(entry.session) != 1 || expiry_of(entry.session) <= now) continue;
+    const int length = i2d_SSL_SESSION(entry.session, nullptr);
+    if (length <= 0) continue;
+    std::string der(static_cast<std::size_t>(length), '\0');
+    auto* cursor = reinterpret_cast<unsigned char*>(der.data());
+    if (i2d_SSL_SESSION(entry.session, &cursor) != length) continue;
+    out.push_back({key, std::move(der), expiry_of(entry.session)});
+  }
+  return out;
+}
+
+void TlsSessionCache::restore(const std::string& key, std::string_view der) {
+  if (!enabled() || der.empty()) return;
+  const auto* cursor = reinterpret_cast<const unsigned char*>(der.data());
+  SSL_SESSION* session = d2i_SSL_SESSION(nullptr, &cursor, static_cast<long>(der.size()));
+  if (session == nullptr) return;
+  if (SSL_SESSION_is_resumable(session) != 1 ||
+      expiry_of(session) <= static_cast<std::int64_t>(std::time(nullptr))) {
+    SSL_SESSION_free(session);
+    return;
+  }
+  store(key, session);
+}
 
 TlsSessionCache::~TlsSessionCache() {
   for (auto& [key, entry] : entries_) SSL_SESSION_free(entry.session);

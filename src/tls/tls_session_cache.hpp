@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 typedef struct ssl_session_st SSL_SESSION;
 
@@ -32,6 +34,18 @@ class TlsSessionCache {
   /// Drops `key`'s session (a resumption the server refused, or a failed handshake).
   void forget(const std::string& key);
   std::size_t size() const noexcept { return entries_.size(); }
+
+  /// A session as a file keeps it (ClientOptions::state.tls_session_file).
+  struct Saved {
+    std::string key;
+    std::string der;           ///< i2d_SSL_SESSION's bytes
+    std::int64_t expires = 0;  ///< seconds since 1970: the session's time plus timeout
+  };
+  /// Every session that can still be resumed.
+  std::vector<Saved> saved() const;
+  /// A session read back from a file: kept as `key`'s when it decodes, can be
+  /// resumed and has not expired; otherwise dropped.
+  void restore(const std::string& key, std::string_view der);
 
  private:
   struct Entry {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "tls/tls_diagnostics.hpp"
+#include "tls/tls_peer_info.hpp"
 #include "tls/tls_shared.hpp"
 #include "tls/tls_socket_bio.hpp"
 #include "tls/tls_transport_bio.hpp"
@@ -51,10 +52,12 @@ Result<std::string> alpn_wire(const std::vector<std::string>& protocols) {
   return wire;
 }
 
-Error socket_error(int err) {
-  if (err == ECONNRESET) return Error(ErrorCategory::io, "connection reset by peer");
-  if (err == EPIPE) return Error(ErrorCategory::io, "connection closed by peer");
-  return Error(ErrorCategory::io, std::string("socket I/O failed: ") + std::strerror(err));
+// Under TLS as over plain TCP: a failed receive and a failed send have their own codes.
+Error socket_error(int err, bool receiving) {
+  const ErrorCode code = receiving ? ErrorCode::receive_failed : ErrorCode::send_failed;
+  if (err == ECONNRESET) return Error(code, "connection reset by peer");
+  if (err == EPIPE) return Error(code, "connection closed by peer");
+  return Error(code, std::string("socket I/O failed: ") + std::strerror(err));
 }
 
 class TlsTransport final : public Transport {
@@ -95,6 +98,7 @@ class TlsTransport final : public Transport {
   bool resumed_session() const noexcept override { return resumed_; }
   bool offered_session() const noexcept override { return offered_; }
   long verify_result() const noexcept override { return SSL_get_verify_result(ssl_); }
+  std::optional<TlsInfo> tls_info() const override;
   std::size_t release_buffers() noexcept override;
 
   static int verify_callback(int preverify_ok, X509_STORE_CTX* store) noexcept;
@@ -244,6 +248,21 @@ Result<IoStatus> TlsTransport::established() {
   resumed_ = SSL_session_reused(ssl_) == 1;
   ++(resumed_ ? shared_->handshakes.resumed : shared_->handshakes.full);
   return IoStatus::done;
+}
+
+std::optional<TlsInfo> TlsTransport::tls_info() const {
+  if (!established_) return std::nullopt;
+  TlsInfo info;
+  info.version = SSL_get_version(ssl_);
+  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_)) {
+    info.cipher = SSL_CIPHER_get_name(cipher);
+  }
+  info.alpn = alpn();
+  info.resumed = resumed_;
+  // A resumed session keeps the certificate of the handshake that made it.
+  info.certificate = describe_certificate(SSL_get0_peer_certificate(ssl_));
+  if (info.certificate) info.matched_name = matched_certificate_name(*info.certificate, host_);
+  return info;
 }
 
 Result<void> TlsTransport::check_pin() const {
@@ -400,9 +419,10 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
   }
   if (ssl_error != SSL_ERROR_ZERO_RETURN) fatal_ = true;
   Error error =
-      closed ? Error(ErrorCategory::io, "connection closed by peer")
+      closed ? Error(reading ? ErrorCode::receive_failed : ErrorCode::send_failed,
+                     "connection closed by peer")
       : ssl_error == SSL_ERROR_SYSCALL && code == 0
-          ? socket_error(saved_errno)
+          ? socket_error(saved_errno, reading)
           : Error(ErrorCategory::tls,
                   "TLS: connection with " + host_ +
                       " failed: " + openssl_error_text("unknown OpenSSL error") +

@@ -299,6 +299,12 @@ void AltSvcCache::update(std::string_view origin, const AltSvcField& field, Time
   std::vector<AltSvcEntry> entries;
   for (const AltSvcAlternative& alternative : field.alternatives) {
     if (alternative.protocol_id != "h3" || alternative.max_age.count() == 0) continue;
+    // caddy repeats its h3 entry: one is enough (and one line in a saved file).
+    if (std::any_of(entries.begin(), entries.end(), [&](const AltSvcEntry& kept) {
+          return kept.host == alternative.host && kept.port == alternative.port;
+        })) {
+      continue;
+    }
     entries.push_back(AltSvcEntry{alternative.host, alternative.port, now + alternative.max_age});
     if (entries.size() == kMaxEntriesPerOrigin) break;
   }
@@ -333,6 +339,27 @@ void AltSvcCache::mark_broken(std::string_view origin, TimePoint now,
 bool AltSvcCache::is_broken(std::string_view origin, TimePoint now) const {
   const auto found = origins_.find(origin);
   return found != origins_.end() && found->second.broken_until && now < *found->second.broken_until;
+}
+
+std::vector<AltSvcCache::Saved> AltSvcCache::saved(TimePoint now) const {
+  std::vector<Saved> out;
+  for (const auto& [origin, record] : origins_) {
+    for (const AltSvcEntry& entry : record.entries) {
+      if (entry.expires > now) out.push_back({origin, entry});
+    }
+  }
+  return out;
+}
+
+void AltSvcCache::restore(std::string_view origin, AltSvcEntry entry, TimePoint now) {
+  if (origin.substr(0, 8) != "https://" || entry.expires <= now || entry.port == 0) return;
+  OriginRecord& record = record_for(origin, now);
+  const bool known = std::any_of(
+      record.entries.begin(), record.entries.end(),
+      [&](const auto& kept) { return kept.host == entry.host && kept.port == entry.port; });
+  if (!known && record.entries.size() < kMaxEntriesPerOrigin) {
+    record.entries.push_back(std::move(entry));
+  }
 }
 
 AltSvcCache::OriginRecord& AltSvcCache::record_for(std::string_view origin, TimePoint now) {

@@ -102,6 +102,19 @@ class AltSvcCache {
 
   std::size_t origin_count() const noexcept { return origins_.size(); }
 
+  /// One origin's alternative, as saved to a file and read back.
+  struct Saved {
+    std::string origin;
+    AltSvcEntry entry;
+  };
+  /// Every live alternative, origin by origin in the server's order, for a file
+  /// (ClientOptions::state.alt_svc_file). Broken marks are not saved: the next run
+  /// may well find the network that failed working again.
+  std::vector<Saved> saved(TimePoint now) const;
+  /// An alternative read back from a file, after those `origin` has already; an
+  /// expired one or one beyond kMaxEntriesPerOrigin is dropped. Only https origins.
+  void restore(std::string_view origin, AltSvcEntry entry, TimePoint now);
+
  private:
   struct OriginRecord {
     std::vector<AltSvcEntry> entries;  ///< h3 only, server's order

@@ -3,16 +3,11 @@
 //   domain <TAB> TRUE|FALSE (subdomains too) <TAB> path <TAB> TRUE|FALSE (Secure)
 //   <TAB> expiry (epoch seconds, 0 = session) <TAB> name <TAB> value
 // "#HttpOnly_" before the domain marks HttpOnly cookies; other '#' lines are comments.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "core/state_file.hpp"
 #include "sluice/cookies.hpp"
 #include "web/cookie_match.hpp"
 #include "web/cookie_parse.hpp"
@@ -91,23 +86,6 @@ void append_line(std::string& out, const Cookie& cookie) {
   out += '\n';
 }
 
-Error io_error(const std::string& what, const std::string& path, int error_number) {
-  return Error(ErrorCategory::io,
-               "cookie file: cannot " + what + " '" + path + "': " + std::strerror(error_number));
-}
-
-Result<void> write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t written = ::write(fd, text.data(), text.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return Error(ErrorCategory::io, std::strerror(errno));
-    }
-    text.remove_prefix(static_cast<std::size_t>(written));
-  }
-  return {};
-}
-
 }  // namespace
 
 // A file has no request URL: such a cookie counts as sent by a host inside its
@@ -143,12 +121,13 @@ void CookieJar::load_text(std::string_view text, bool drop_session) {
 }
 
 Result<void> CookieJar::load_file(const std::string& path, bool drop_session) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("read", path, errno);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return io_error("read", path, errno);
-  load_text(text.str(), drop_session);
+  auto text = read_state_file("cookie file", path);
+  if (!text) return std::move(text).error();
+  if (!*text) {
+    return Error(ErrorCategory::io,
+                 "cookie file: cannot read '" + path + "': " + std::strerror(ENOENT));
+  }
+  load_text(**text, drop_session);
   return {};
 }
 
@@ -161,26 +140,9 @@ std::string CookieJar::to_netscape_text() const {
   return out;
 }
 
+// Cookies are credentials: the file is 0600 (replace_state_file).
 Result<void> CookieJar::save_file(const std::string& path) const {
-  const std::string text = to_netscape_text();
-  std::string temp = path + ".XXXXXX";
-  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
-  if (fd < 0) return io_error("create a temporary file beside", path, errno);
-  // mkostemp creates the file 0600: cookies are credentials.
-  auto written = write_all(fd, text);
-  if (written && ::fsync(fd) != 0) written = Error(ErrorCategory::io, std::strerror(errno));
-  if (::close(fd) != 0 && written) written = Error(ErrorCategory::io, std::strerror(errno));
-  if (!written) {
-    ::unlink(temp.c_str());
-    return Error(ErrorCategory::io,
-                 "cookie file: cannot write '" + path + "': " + written.error().message());
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error_number = errno;
-    ::unlink(temp.c_str());
-    return io_error("replace", path, error_number);
-  }
-  return {};
+  return replace_state_file("cookie file", path, to_netscape_text());
 }
 
 }  // namespace sluice

@@ -19,6 +19,15 @@ bool keeps_post(int status, const RedirectPolicy& policy) noexcept {
   }
 }
 
+// curl's CURLOPT_AUTOREFERER: the URL as it was, less what must not leak to the next
+// server (credentials; the fragment is never sent anyway).
+std::string referer_for(const Url& from) {
+  Url shown = from;
+  shown.userinfo.clear();
+  shown.fragment.clear();
+  return shown.to_string();
+}
+
 }  // namespace
 
 Result<RedirectStep> plan_redirect(const Url& current, const std::string& method, int status,
@@ -58,7 +67,8 @@ Result<RedirectStep> plan_redirect(const Url& current, const std::string& method
                      next->to_string() + ": port " + std::to_string(next->port) +
                      " is one the request refuses (fetch's bad ports)");
   }
-  RedirectStep step{std::move(*next), method, false};
+  RedirectStep step{std::move(*next), method, false, std::nullopt};
+  if (policy.auto_referer) step.referer = referer_for(current);
   if (method == "POST" && keeps_post(status, policy)) {
     step.keep_body = true;
   } else if (status == 303) {

@@ -19,6 +19,9 @@ struct RedirectStep {
   Url next;
   std::string method;      ///< GET after 303 (and after 301/302 for POST), else unchanged
   bool keep_body = false;  ///< 307/308 resend the body
+  /// The Referer the next hop carries (RedirectPolicy::auto_referer): the URL it was
+  /// redirected from, without credentials and fragment. nullopt: the request's own.
+  std::optional<std::string> referer;
 };
 
 /// Decides the next hop of a redirect, or fails with a clear error: the Location is

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "web/url_idn.hpp"
 #include "web/url_parse.hpp"
 
 namespace sluice {
@@ -157,6 +158,12 @@ std::string Url::to_string() const {
     out += query;
   }
   return out;
+}
+
+std::string Url::to_display_string() const {
+  Url shown = *this;
+  shown.host = url_detail::to_unicode_host(host);
+  return shown.to_string();
 }
 
 }  // namespace sluice

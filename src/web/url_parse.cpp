@@ -7,6 +7,7 @@
 
 #include "core/ascii_case.hpp"
 #include "core/message_text.hpp"
+#include "web/url_idn.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -207,14 +208,17 @@ Result<void> check_labels(std::string_view host, std::string_view input) {
 // Names go to DNS, so only what DNS names hold is accepted: letters, digits, '-',
 // '.', and '_' (seen in real service names).
 Result<std::string> parse_name_host(std::string_view host, std::string_view input) {
+  std::string ascii;
+  if (needs_idna(host)) {
+    auto converted = to_ascii_host(host, input);
+    if (!converted) return std::move(converted).error();
+    ascii = std::move(*converted);
+    host = ascii;  // what follows checks the A-label form, as DNS will see it
+  }
   for (char ch : host) {
     const auto c = static_cast<unsigned char>(ch);
     if (is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_') continue;
     const std::string shown = "'" + printable(host) + "'";
-    if (c >= 0x80) {
-      return url_error("non-ASCII host name " + shown + " is not supported", input,
-                       "convert it to its 'xn--' (punycode) form first");
-    }
     if (c == '%') {
       return url_error("percent-encoded host name " + shown + " is not supported", input);
     }

@@ -157,7 +157,7 @@ case_unreadable_config_exits_26_as_in_curl() {
 }
 
 case_help_names_config_and_disable() {
-  run_sluice --help
+  run_sluice --help curl
   expect_code 0
   local word
   for word in --config --disable sluice/config; do

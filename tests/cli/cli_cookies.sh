@@ -121,7 +121,7 @@ case_downloads_share_one_jar() {
 }
 
 case_help_and_usage_errors() {
-  run_sluice --help
+  run_sluice --help http
   local word
   for word in --cookie --cookie-jar --junk-session-cookies; do
     grep -qF -- "$word" "$OUT" || fail "--help does not mention $word"

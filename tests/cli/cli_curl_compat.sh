@@ -51,6 +51,36 @@ case_referer_is_sent_as_curl_sends_it() {
     || fail "'URL;auto' did not send URL"
 }
 
+# The Referer line of each request in a --trace-ascii file, in order.
+traced_referers() {
+  grep -ao "Referer: [^[:space:]]*" "$1" || true
+}
+
+# With -L, ";auto" gives each hop the URL it was redirected from (CURLOPT_AUTOREFERER):
+# the same Referer lines as curl's, hop by hop (-v shows only the last hop: the trace
+# has them all).
+case_referer_auto_names_each_hops_previous_url() {
+  local ours
+  run_sluice -L -o /dev/null --trace-ascii "$SCRATCH/ours.trace" \
+    -e "http://first.example/;auto" "$HTTP/redirect-chain/3"
+  expect_code 0
+  ours=$(traced_referers "$SCRATCH/ours.trace")
+  [ "$ours" = "$(printf '%s\n' "Referer: http://first.example/" \
+    "Referer: $HTTP/redirect-chain/3" "Referer: $HTTP/redirect-chain/2" \
+    "Referer: $HTTP/redirect-chain/1")" ] || fail "the hops sent '$ours'"
+  if command -v curl > /dev/null; then
+    curl -q -s -L -o /dev/null --trace-ascii "$SCRATCH/curl.trace" \
+      -e "http://first.example/;auto" "$HTTP/redirect-chain/3"
+    [ "$(traced_referers "$SCRATCH/curl.trace")" = "$ours" ] \
+      || fail "curl sent '$(traced_referers "$SCRATCH/curl.trace")', sluice '$ours'"
+  fi
+  # Without ";auto" every hop keeps the one given.
+  run_sluice -L -o /dev/null --trace-ascii "$SCRATCH/plain.trace" \
+    -e "http://first.example/" "$HTTP/redirect-chain/3"
+  [ "$(traced_referers "$SCRATCH/plain.trace" | grep -c "Referer: http://first.example/$")" = 4 ] \
+    || fail "a plain -e did not stay on every hop"
+}
+
 case_progress_bar_and_no_progress_meter_choose_the_meter() {
   run_sluice -# -o "$SCRATCH/1m.bin" "$HTTP/1m.bin"
   expect_code 0
@@ -74,13 +104,6 @@ case_no_buffer_is_accepted() {
   expect_no_stderr
   cmp -s "$OUT" "$SLUICE_FILES_DIR/small.txt" || fail "-N changed the output"
   expect_curls_code -s -N "$HTTP/small.txt"
-}
-
-case_http10_is_refused_with_exit_2() {
-  run_sluice --http1.0 "$HTTP/small.txt"
-  expect_code 2
-  expect_one_error "--http1.0"
-  expect_stdout ""
 }
 
 # The last request's lines in -v output on stdin ("> " lines from its request line

@@ -147,10 +147,17 @@ case_server_without_ranges_gets_one_connection() {
   cmp -s "$SCRATCH/peer.out" "$SCRATCH/peer.bin" || fail "the file differs"
   grep -qi "range" "$ERR" || fail "no note that the server does not answer ranges"
   head -c 1000000 "$SCRATCH/peer.bin" > "$SCRATCH/partial.out"
-  run_sluice -C - -o "$SCRATCH/partial.out" "$PEER_URL/file.bin"
+  cp "$SCRATCH/partial.out" "$SCRATCH/fetched.out"
+  # The downloader (--split) restarts the file; a single fetch, as curl, cannot resume.
+  run_sluice -C - --split 1 -o "$SCRATCH/partial.out" "$PEER_URL/file.bin"
   expect_code 0
   cmp -s "$SCRATCH/partial.out" "$SCRATCH/peer.bin" || fail "the restarted file differs"
   grep -qi "restart" "$ERR" || fail "no note that the download restarted from the beginning"
+  run_sluice -C - -o "$SCRATCH/fetched.out" "$PEER_URL/file.bin"
+  expect_code 33
+  expect_one_error "does not answer ranges"
+  cp "$SCRATCH/fetched.out" "$SCRATCH/curl.out"
+  expect_curls_code -s -C - -o "$SCRATCH/curl.out" "$PEER_URL/file.bin"
 }
 
 case_checksum_mismatch_is_an_error_and_the_file_is_not_complete() {

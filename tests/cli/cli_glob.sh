@@ -174,6 +174,38 @@ case_one_output_name_for_several_urls_is_refused() {
   expect_no_connection
 }
 
+# Several -o: the n-th names the n-th URL argument's file (its #N filled from that
+# URL's glob), wherever the options stand, as curl pairs them.
+case_each_output_pairs_with_its_url_as_curl_does() {
+  use_nginx
+  mkdir -p "$SCRATCH/ours" "$SCRATCH/curls"
+  local args=(-o "$SCRATCH/DIR/first" "$HTTP/small.txt" "$HTTP/{large.txt,empty.bin}"
+    -o "$SCRATCH/DIR/second_#1")
+  run_sluice -s "${args[@]//DIR/ours}"
+  expect_code 0
+  expect_no_stderr
+  [ "$(sha_of "$SCRATCH/ours/first")" = "$(expected_sha small.txt)" ] || fail "first is not small.txt"
+  [ "$(sha_of "$SCRATCH/ours/second_large.txt")" = "$(expected_sha large.txt)" ] \
+    || fail "second_large.txt differs"
+  have_curl || return 0
+  curl -q -s "${args[@]//DIR/curls}" || fail "curl failed"
+  expect_same_files "$SCRATCH/ours" "$SCRATCH/curls"
+}
+
+# Two -o for one URL (or one -o short of the URLs) is refused before anything is
+# sent: curl writes what it can and warns, which a script does not see.
+case_more_or_fewer_outputs_than_urls_are_refused() {
+  start_listener
+  run_sluice -o "$SCRATCH/a" -o "$SCRATCH/b" "http://127.0.0.1:$LISTENER_PORT/x"
+  expect_code 2
+  expect_one_error "2 -o options for 1 URL: give one -o per URL"
+  run_sluice -o "$SCRATCH/a" -o "$SCRATCH/b" "http://127.0.0.1:$LISTENER_PORT/"{x,y,z}
+  expect_code 2
+  expect_one_error "2 -o options for 3 URLs"
+  [ ! -e "$SCRATCH/a" ] || fail "the refused command wrote a file"
+  expect_no_connection
+}
+
 # A bracketed IPv6 host is not a range: both tools try [::1] (nothing listens there).
 case_ipv6_host_is_not_a_glob() {
   local port

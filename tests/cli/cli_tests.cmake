@@ -32,7 +32,6 @@ sluice_cli_tests(cli_args.sh args
   mirror_for_two_urls_exits_2
   download_options_check_their_values
   version_names_version_protocols_and_features
-  help_lists_every_option_and_variable
   help_needs_no_url_even_after_other_options
   header_without_colon_is_refused
   header_with_bad_name_or_value_is_refused
@@ -165,6 +164,22 @@ foreach(case IN LISTS SLUICE_CLI_DOWNLOAD_CASES)
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()
 
+# State kept between runs (cli_state.sh): --alt-svc with caddy's Alt-Svc, --hsts
+# with nginx's Strict-Transport-Security, beside curl; --ssl-sessions over TCP and QUIC.
+set(SLUICE_CLI_STATE_CASES
+  alt_svc_file_takes_the_second_run_to_http3
+  alt_svc_file_is_curls
+  alt_svc_file_skips_bad_expired_and_foreign_lines
+  hsts_file_upgrades_the_next_run_to_https
+  hsts_is_learned_only_where_the_rfc_allows
+  ssl_sessions_file_resumes_the_next_run)
+sluice_cli_tests(cli_state.sh state ${SLUICE_CLI_STATE_CASES})
+foreach(case IN LISTS SLUICE_CLI_STATE_CASES)
+  set_tests_properties(cli.state.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
 # Authentication (cli_auth.sh): lighttpd's Digest and nginx's Basic, netrc files.
 set(SLUICE_CLI_AUTH_CASES
   digest_user_opens_md5_and_sha256
@@ -204,10 +219,12 @@ set(SLUICE_CLI_GLOB_NGINX_CASES
   remote_name_names_each_file_from_its_url
   glob_of_one_url_is_a_single_fetch
   input_file_lines_are_globbed
-  globoff_sends_braces_as_text)
+  globoff_sends_braces_as_text
+  each_output_pairs_with_its_url_as_curl_does)
 sluice_cli_tests(cli_glob.sh glob ${SLUICE_CLI_GLOB_NGINX_CASES}
   bad_glob_exits_2_naming_the_position_and_sends_nothing
   one_output_name_for_several_urls_is_refused
+  more_or_fewer_outputs_than_urls_are_refused
   ipv6_host_is_not_a_glob)
 foreach(case IN LISTS SLUICE_CLI_GLOB_NGINX_CASES)
   set_tests_properties(cli.glob.${case} PROPERTIES
@@ -220,9 +237,9 @@ endforeach()
 set(SLUICE_CLI_CURL_COMPAT_CASES
   url_option_adds_a_url_like_a_bare_argument
   referer_is_sent_as_curl_sends_it
+  referer_auto_names_each_hops_previous_url
   progress_bar_and_no_progress_meter_choose_the_meter
   no_buffer_is_accepted
-  http10_is_refused_with_exit_2
   header_file_sends_one_header_a_line
   proto_refuses_a_url_with_exit_1
   proto_and_proto_redir_refuse_a_redirect_with_exit_1
@@ -249,6 +266,91 @@ sluice_cli_tests(cli_config.sh config ${SLUICE_CLI_CONFIG_NGINX_CASES}
   help_names_config_and_disable)
 foreach(case IN LISTS SLUICE_CLI_CONFIG_NGINX_CASES)
   set_tests_properties(cli.config.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# HTTP/1.0, international host names and -v's TLS lines (cli_protocols.sh), beside
+# curl: a local echo peer for the request line and Host header; nginx and caddy for TLS.
+set(SLUICE_CLI_PROTOCOLS_SERVER_CASES
+  http10_against_nginx_over_http_and_https
+  verbose_tls_lines_match_curls
+  verbose_tls_lines_over_http3
+  verbose_tls_says_nothing_over_plain_http)
+sluice_cli_tests(cli_protocols.sh protocols ${SLUICE_CLI_PROTOCOLS_SERVER_CASES}
+  http10_request_line_on_the_wire_as_curl_sends_it
+  http10_upload_of_unknown_length_is_refused
+  idn_host_goes_out_as_its_a_label_as_curl_sends_it
+  idn_host_that_does_not_convert_exits_3_as_curl)
+foreach(case IN LISTS SLUICE_CLI_PROTOCOLS_SERVER_CASES)
+  set_tests_properties(cli.protocols.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# How fast a transfer must and may go, and curl's exit codes for failures it numbers
+# apart (cli_speed_exit.sh), beside curl: local python peers that trickle, close or
+# reset; the fixture's nginx for gzip, a CA file and parallel downloads.
+set(SLUICE_CLI_SPEED_EXIT_SERVER_CASES
+  speed_limit_leaves_a_fast_transfer_alone
+  limit_rate_total_holds_parallel_downloads_under_it
+  size_download_counts_the_encoded_bytes_as_curl
+  unreadable_ca_file_exits_77_as_curl)
+sluice_cli_tests(cli_speed_exit.sh speed_exit ${SLUICE_CLI_SPEED_EXIT_SERVER_CASES}
+  speed_limit_aborts_a_trickle_with_28_as_curl
+  speed_limit_aborts_a_download_with_28
+  speed_options_check_their_values
+  empty_reply_exits_52_as_curl
+  close_inside_the_head_exits_8
+  reset_mid_body_exits_56_as_curl
+  bad_gzip_exits_61_as_curl
+  proxy_that_is_not_socks5_exits_97_as_curl)
+foreach(case IN LISTS SLUICE_CLI_SPEED_EXIT_SERVER_CASES)
+  set_tests_properties(cli.speed_exit.${case} PROPERTIES
+    FIXTURES_REQUIRED real_servers
+    ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
+endforeach()
+
+# --help and its categories beside curl's (cli_help.sh), and the shell completions the
+# command writes, sourced in bash and asked to complete (cli_completion.sh).
+sluice_cli_tests(cli_help.sh help
+  bare_help_shows_the_important_options_and_the_way_to_the_rest
+  help_category_lists_curls_categories_that_apply
+  help_with_a_category_shows_only_its_options
+  help_all_lists_every_option
+  help_unknown_category_exits_2_naming_it)
+sluice_cli_tests(cli_completion.sh completion
+  bash_completes_an_option_prefix
+  bash_completes_files_after_a_file_option
+  bash_offers_no_files_for_a_value_that_is_not_a_path
+  bash_completes_help_categories
+  zsh_script_defines_every_option
+  unknown_shell_exits_2_naming_it)
+
+# AWS Signature Version 4 (cli_aws_sigv4.sh): sluice and curl 7.88 against a loopback
+# server that checks each signature with its own implementation; no fixture.
+sluice_cli_tests(cli_aws_sigv4.sh aws_sigv4
+  signs_as_curl_does_for_s3_and_other_services
+  signs_an_unsorted_query_and_an_upload_where_curl_788_does_not
+  a_wrong_secret_is_refused_as_curl_is
+  each_redirect_hop_is_signed_and_no_other_host_gets_the_signature
+  a_scope_that_cannot_sign_exits_2_naming_the_option
+  moto_s3_accepts_every_request_sluice_signs)
+
+# Which bytes reach which output, in both modes (cli_ranges.sh): -m under
+# --limit-rate, outputs that are not regular files, -C - and -C OFFSET, -r,
+# --no-clobber; beside curl on the fixture's nginx and lighttpd.
+set(SLUICE_CLI_RANGE_CASES
+  max_time_is_a_deadline_under_limit_rate
+  downloader_writes_to_dev_null_a_fifo_and_a_pipe
+  continue_a_complete_file_succeeds_in_both_modes
+  continue_at_an_offset_in_both_modes
+  range_in_fetch_mode_is_what_curl_writes
+  range_download_resumes_byte_exact
+  no_clobber_keeps_existing_files_in_both_modes)
+sluice_cli_tests(cli_ranges.sh ranges ${SLUICE_CLI_RANGE_CASES})
+foreach(case IN LISTS SLUICE_CLI_RANGE_CASES)
+  set_tests_properties(cli.ranges.${case} PROPERTIES
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()

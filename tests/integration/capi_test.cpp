@@ -166,6 +166,8 @@ TEST_F(Capi, TheBorrowingReadLendsEveryByteOnce) {
   }
   EXPECT_EQ(test::sha256_hex(all), env_.sha256_of("1m.bin"));
   EXPECT_EQ(sluice_response_bytes_read(response.get), 1048576u);
+  // Not encoded: as many bytes came from the server as were read.
+  EXPECT_EQ(sluice_response_bytes_received(response.get), 1048576u);
 }
 
 TEST_F(Capi, HeadersKeepTheirOrderRepeatsAndNamesAsSent) {

@@ -54,6 +54,23 @@ TEST(ClientDecoding, GzipBodyIsDecodedWhenAsked) {
   EXPECT_EQ(test::sha256_hex(*body), test::sha256_hex(text));
 }
 
+// bytes_received counts the body as it came (curl's size_download), bytes_read what
+// the decoder made of it.
+TEST(ClientDecoding, BytesReceivedCountTheEncodedBody) {
+  const std::string text(1 << 20, 'z');
+  const std::string encoded = test::gzip(text);
+  auto server = serve_encoded(encoded, "gzip");
+  auto client = test::make_client();
+  Request request = Request::get(server.url("/"));
+  request.decode.enabled = true;
+  auto response = client.fetch(request);
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  auto body = response->body.read_all();
+  ASSERT_TRUE(body.ok()) << body.error().message();
+  EXPECT_EQ(response->body.bytes_read(), text.size());
+  EXPECT_EQ(response->body.bytes_received(), encoded.size());
+}
+
 TEST(ClientDecoding, BodyIsLeftEncodedWhenNotAsked) {
   const std::string encoded = test::gzip("plain text");
   auto server = serve_encoded(encoded, "gzip");

@@ -1,9 +1,9 @@
 // The Client's timers on a manual clock (ClientAccess::create): idle and total
-// timeouts, a held reader's silence that is not the server's, the 4 s sweep and the
-// HTTP/3 fallback to TCP, each over minutes of the HTTP thread's time and
-// milliseconds of real time. After each move of the clock the test asks the Client
-// for its stats: that call is answered on the HTTP thread after the turn that woke
-// for the move, so every timer then due has fired.
+// timeouts, the low-speed limit, a held reader's silence that is not the server's,
+// the 4 s sweep and the HTTP/3 fallback to TCP, each over minutes of the HTTP
+// thread's time and milliseconds of real time. After each move of the clock the test
+// asks the Client for its stats: that call is answered on the HTTP thread after the
+// turn that woke for the move, so every timer then due has fired.
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -266,6 +266,50 @@ TEST(ClientTimersOnAManualClock, Http3FallsBackToTcpWhenItsTimerExpires) {
   auto body = response->body.read_all();
   ASSERT_TRUE(body.ok()) << body.error().message();
   EXPECT_EQ(*body, "over tcp");
+}
+
+ClientOptions low_speed(std::uint64_t bytes_per_second, std::chrono::seconds time) {
+  ClientOptions options;
+  options.low_speed.bytes_per_second = bytes_per_second;
+  options.low_speed.time = time;
+  return options;
+}
+
+// ClientOptions::low_speed (curl's --speed-limit): under the limit for its time, the
+// transfer fails at that second of the HTTP thread's clock, checked once a second.
+TEST(ClientTimersOnAManualClock, ATransferUnderTheLowSpeedLimitFailsAfterItsTime) {
+  test::ManualClock clock;
+  test::TestServer server(head_then_silence);
+  Client client = client_on(clock, low_speed(1000, 3s));
+  auto response = client.fetch(Request::get(server.url("/")));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  take(response->body, 11);
+  advance(clock, client, 1s);
+  advance(clock, client, 1s);
+  expect_still_waiting(response->body);
+  advance(clock, client, 1s);
+  expect_timeout(response->body, ErrorCode::low_speed,
+                 "less than 1000 bytes/sec transferred the last 3 seconds");
+}
+
+// A reader that holds its body: the slowness is ours, and the limit never fires.
+TEST(ClientTimersOnAManualClock, AHeldReaderIsNeverUnderTheLowSpeedLimit) {
+  test::ManualClock clock;
+  const std::string body(4 * 1024 * 1024, 'h');
+  test::TestServer server([&](test::ServerConnection& conn) {
+    if (!conn.read_request()) return;
+    conn.write(test::http_response(200, body));
+    conn.wait_peer_closed(60s);
+  });
+  Client client = client_on(clock, low_speed(1000, 3s));
+  auto response = client.fetch(Request::get(server.url("/")));
+  ASSERT_TRUE(response.ok()) << response.error().message();
+  ASSERT_TRUE(test::eventually([&] { return client.stats().paused_receivers == 1; }))
+      << "the reader's stream never paused at its mark";
+  for (int second = 0; second < 120; ++second) advance(clock, client, 1s);
+  auto rest = response->body.read_all(8 * 1024 * 1024);
+  ASSERT_TRUE(rest.ok()) << rest.error().message();
+  EXPECT_EQ(rest->size(), body.size());
 }
 
 }  // namespace

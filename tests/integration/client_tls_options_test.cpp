@@ -161,7 +161,7 @@ TEST_P(ClientTlsOptions, PinMismatchNamesBothPinsEvenWhenInsecure) {
   ASSERT_TRUE(client.ok()) << client.error().message();
   auto fetched = fetch_all(*client, oneshot("/small.txt"));
   ASSERT_FALSE(fetched.ok());
-  EXPECT_EQ(fetched.error().code(), ErrorCode::tls_certificate);
+  EXPECT_EQ(fetched.error().code(), ErrorCode::tls_pinned_key);
   EXPECT_TRUE(mentions(fetched.error(), wrong)) << fetched.error().message();
   EXPECT_TRUE(mentions(fetched.error(), env_.get("SLUICE_SERVER_PUBKEY_PIN")))
       << fetched.error().message();
@@ -321,7 +321,7 @@ TEST_F(ClientTlsOptionsH3, PinsAreCheckedOverQuic) {
   ASSERT_TRUE(pinned.ok()) << pinned.error().message();
   auto refused = fetch_all(*pinned, h3_only("/small.txt"));
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().code(), ErrorCode::tls_certificate) << refused.error().message();
+  EXPECT_EQ(refused.error().code(), ErrorCode::tls_pinned_key) << refused.error().message();
   EXPECT_TRUE(mentions(refused.error(), wrong)) << refused.error().message();
   EXPECT_TRUE(mentions(refused.error(), env_.get("SLUICE_SERVER_PUBKEY_PIN")))
       << refused.error().message();

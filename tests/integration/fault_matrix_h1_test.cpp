@@ -86,6 +86,7 @@ TEST_P(ResetOverTransports, ResetMidHeadersFailsTheRequest) {
   auto response = client.fetch(request_for(url_of(server)));
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.error().category(), ErrorCategory::io);
+  EXPECT_EQ(response.error().code(), ErrorCode::receive_failed);  // curl's 56
   EXPECT_EQ(response.error().message(),
             "HTTP/1.1: connection reset by peer before the response headers");
 }

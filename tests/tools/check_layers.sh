@@ -37,6 +37,7 @@
 #       zlib, brotli, zstd      src/decode/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
 #                               (and src/decode/library_version.cpp, which asks their versions)
 #       c-ares                  src/dns
+#       libidn2                 src/web/url_idn.cpp (and src/web/library_version.cpp)
 #   - nothing under src/ includes a test header (tests/, support/, gtest/, gmock/);
 #   - nothing under src/ outside src/cli prints (printf, fprintf, puts, std::cout,
 #     std::cerr, std::clog): the library reports through values and its trace hook.
@@ -63,6 +64,7 @@ scan() {
       if (path ~ /^brotli\//) return "brotli"
       if (path ~ /^(zstd|zstd_errors|zdict)\.h$/) return "zstd"
       if (path ~ /^ares(_[a-z_]+)?\.h$/) return "c-ares"
+      if (path ~ /^idn2\.h$/) return "libidn2"
       return ""
     }
     # file is the path under src/ ("decode/gzip_decoder.hpp").
@@ -78,6 +80,7 @@ scan() {
       if (lib == "brotli") return file ~ /^decode\/brotli_decoder\.(hpp|cpp)$/
       if (lib == "zstd") return file ~ /^decode\/zstd_decoder\.(hpp|cpp)$/
       if (lib == "c-ares") return layer == "dns"
+      if (lib == "libidn2") return file == "web/url_idn.cpp" || file == "web/library_version.cpp"
       return 0
     }
     BEGIN {
@@ -90,6 +93,7 @@ scan() {
       owner["brotli"] = "src/decode/brotli_decoder"
       owner["zstd"] = "src/decode/zstd_decoder"
       owner["c-ares"] = "src/dns"
+      owner["libidn2"] = "src/web/url_idn.cpp"
       # The base folders each may include, besides their own.
       below["core"] = ""
       below["net"] = "core"

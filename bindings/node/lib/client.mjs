@@ -4,7 +4,7 @@ import { addon } from './addon.mjs';
 import { UsageError, isSluiceFailure, sluiceError } from './errors.mjs';
 import { fetchWith } from './fetch.mjs';
 
-const versions = { 'auto': 0, '1.1': 1, '2': 2, '2-prior-knowledge': 3, '3': 4, '3-only': 5 };
+const versions = { 'auto': 0, '1.1': 1, '2': 2, '2-prior-knowledge': 3, '3': 4, '3-only': 5, '1.0': 6 };
 const ownKeys = new Set(['http', 'timeouts', 'timeout', 'allowance', 'decompress', 'maxRedirects',
   'uploadBuffer', 'maxBodySize', 'tlsMinVersion', 'tlsMaxVersion', 'ipVersion', 'keepBodyForRedirect']);
 
@@ -97,7 +97,8 @@ export class Client {
   /**
    * `options`:
    *  - http: 'auto' (ALPN: h2 or h1 over TLS, h1 on plain TCP, h3 once announced),
-   *    '1.1', '2', '2-prior-knowledge', '3' (HTTP/3 first, TCP if QUIC fails), '3-only'
+   *    '1.1', '2', '2-prior-knowledge', '3' (HTTP/3 first, TCP if QUIC fails), '3-only',
+   *    '1.0' (HTTP/1.0 request lines, never h2 or h3)
    *  - timeouts: { connect, tls, firstByte, idle, total } in ms; timeout: total in ms
    *  - allowance: bytes an unread response may hold, or [initial, max] (the library's
    *    default: 64 KiB growing to 32 MiB while the reader keeps up)

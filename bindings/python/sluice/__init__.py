@@ -11,7 +11,7 @@ backpressure end to end, over libsluice's C API (ctypes; nothing to compile).
 
 from ._capi import version as _version
 from ._options import names as client_options
-from .auth import AnyAuth, DigestAuth
+from .auth import AnyAuth, AwsSigV4, DigestAuth
 from .client import Client
 from .form import Form
 from .cookies import CookieJar
@@ -23,7 +23,7 @@ from .response import Headers, Response
 
 __version__ = _version().decode()
 
-__all__ = ["Client", "client_options", "CookieJar", "Form", "DigestAuth", "AnyAuth", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
+__all__ = ["Client", "client_options", "CookieJar", "Form", "DigestAuth", "AnyAuth", "AwsSigV4", "Response", "Headers", "Error", "DnsError", "ConnectError", "TlsError",
            "ProtocolError", "TimeoutError", "CancelledError", "TooLargeError", "DecodeError",
            "LocalIOError", "UsageError", "HttpError", "HTTPStatusError", "DownloadProgress",
            "DownloadResult"]

@@ -21,6 +21,7 @@ VERSION_POLICIES = {
     "2-prior-knowledge": 3,
     "3": 4,
     "3-only": 5,
+    "1.0": 6,
 }
 REDIRECT_MODES = {"manual": 0, "follow": 1, "error": 2}
 TIMEOUTS = {"connect": 0, "tls": 1, "first_byte": 2, "idle": 3, "total": 4}
@@ -150,6 +151,9 @@ request_set_digest_auth = _declare(
     "sluice_request_set_digest_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
 request_set_any_auth = _declare(
     "sluice_request_set_any_auth", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
+request_set_aws_sigv4 = _declare(
+    "sluice_request_set_aws_sigv4", c_code, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t,
+    c_char_p, c_size_t)
 request_set_timeout_ms = _declare("sluice_request_set_timeout_ms", c_code, c_void_p, ctypes.c_int, c_uint32)
 request_set_redirects = _declare("sluice_request_set_redirects", c_code, c_void_p, ctypes.c_int, ctypes.c_int)
 request_set_decode = _declare("sluice_request_set_decode", c_code, c_void_p, ctypes.c_int)
@@ -180,6 +184,18 @@ response_local_address = _declare(
 response_timing = _declare(
     "sluice_response_timing", c_code, c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64))
 response_connection_reused = _declare("sluice_response_connection_reused", ctypes.c_int, c_void_p)
+# sluice_tls_field, in order
+TLS_FIELDS = ("version", "cipher", "alpn", "subject", "issuer", "matched_name")
+response_tls = _declare(
+    "sluice_response_tls", c_code, c_void_p, ctypes.c_int, ctypes.POINTER(c_char_p),
+    ctypes.POINTER(c_size_t))
+response_tls_cert_san = _declare(
+    "sluice_response_tls_cert_san", c_code, c_void_p, c_size_t, ctypes.POINTER(c_char_p),
+    ctypes.POINTER(c_size_t))
+response_tls_cert_validity = _declare(
+    "sluice_response_tls_cert_validity", c_code, c_void_p, ctypes.POINTER(ctypes.c_int64),
+    ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int))
+response_tls_resumed = _declare("sluice_response_tls_resumed", ctypes.c_int, c_void_p)
 # sluice_timing_step, in order: Resource Timing's names for the steps
 TIMING_STEPS = ("fetch_start", "dns_start", "dns_end", "connect_start", "connect_end",
                 "tls_start", "tls_end", "request_start", "response_start", "response_end")

@@ -7,7 +7,7 @@ import ctypes
 
 from . import _callbacks, _capi, _options, download as _download
 from ._params import with_params
-from .auth import AnyAuth, DigestAuth
+from .auth import AnyAuth, AwsSigV4, DigestAuth
 from .errors import CancelledError, UsageError, check, error_for
 from .form import Form
 from .response import Response
@@ -47,6 +47,10 @@ def _set_auth(request, auth):
     if isinstance(auth, str):
         token = auth.encode()
         check(_capi.request_set_bearer_token(request, token, len(token)))
+        return
+    if isinstance(auth, AwsSigV4):
+        texts = [str(part).encode() for part in auth]
+        check(_capi.request_set_aws_sigv4(request, *(x for text in texts for x in (text, len(text)))))
         return
     setter = _capi.request_set_basic_auth
     if isinstance(auth, DigestAuth):
@@ -212,8 +216,9 @@ class Client:
         dict (a list value repeats its name; None leaves it out) or a list of pairs,
         percent-encoded and appended to the URL's query. `auth`: a
         (user, password) pair for Basic, a str token for Bearer, sluice.DigestAuth(user,
-        password) for Digest or sluice.AnyAuth(user, password) for the strongest scheme
-        the server's 401 offers, sent to the URL's origin only. `body`: bytes, a sluice.Form
+        password) for Digest, sluice.AnyAuth(user, password) for the strongest scheme
+        the server's 401 offers, or sluice.AwsSigV4(access_key, secret_key, scope) to sign
+        each hop with AWS Signature Version 4, sent to the URL's origin only. `body`: bytes, a sluice.Form
         (multipart/form-data, files streamed),
         or an (async) iterable of bytes streamed with backpressure while the response
         may already arrive. `timeout`: seconds for the whole exchange, or a dict of

@@ -206,6 +206,42 @@ class Response:
         steps["connection_reused"] = bool(_capi.response_connection_reused(self._handle))
         return steps
 
+    @property
+    def tls(self):
+        """What TLS did on the response's connection, or None without TLS: a dict with
+        version ("TLSv1.3"), cipher, alpn ("h2"), resumed, matched_name, and
+        certificate (None when the server sent none: a resumed QUIC session) with
+        subject, issuer, not_before and not_after (seconds since 1970, UTC) and
+        subject_alt_names (["DNS:localhost", "IP Address:127.0.0.1"])."""
+        self._require_handle()
+        value, length = ctypes.c_char_p(), ctypes.c_size_t()
+
+        def text(index):
+            check(_capi.response_tls(self._handle, index, ctypes.byref(value), ctypes.byref(length)))
+            return None if not value else ctypes.string_at(value, length.value).decode("utf-8", "replace")
+
+        fields = {name: text(index) for index, name in enumerate(_capi.TLS_FIELDS)}
+        if fields["version"] is None:
+            return None
+        info = {name: fields[name] for name in ("version", "cipher", "alpn", "matched_name")}
+        info["resumed"] = bool(_capi.response_tls_resumed(self._handle))
+        not_before, not_after, has = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int()
+        check(_capi.response_tls_cert_validity(self._handle, ctypes.byref(not_before),
+                                               ctypes.byref(not_after), ctypes.byref(has)))
+        info["certificate"] = None
+        if has.value:
+            names = []
+            while True:
+                check(_capi.response_tls_cert_san(self._handle, len(names), ctypes.byref(value),
+                                                  ctypes.byref(length)))
+                if not value:
+                    break
+                names.append(ctypes.string_at(value, length.value).decode("utf-8", "replace"))
+            info["certificate"] = {"subject": fields["subject"], "issuer": fields["issuer"],
+                                   "not_before": not_before.value, "not_after": not_after.value,
+                                   "subject_alt_names": names}
+        return info
+
     def _require_handle(self):
         if self._handle is None:
             raise UsageError(1002, "the response is closed")

@@ -72,3 +72,39 @@ def test_netrc_file_gives_the_credentials(tmp_path):
         with pytest.raises(sluice.UsageError, match=r"netrc: .*netrc:1: 'login' needs a value"):
             sluice.Client(netrc="optional", netrc_file=netrc)
     run(main())
+
+
+def test_aws_sigv4_signs_each_request_as_an_independent_verifier_checks():
+    # The CLI tests' verifier: a loopback server with its own SigV4 implementation.
+    import pathlib
+    import subprocess
+    import tempfile
+    import time
+    peer = pathlib.Path(__file__).resolve().parents[3] / "tests" / "cli" / "aws_sigv4_peer.py"
+    with tempfile.TemporaryDirectory() as scratch:
+        port_file, log = pathlib.Path(scratch, "port"), pathlib.Path(scratch, "log")
+        server = subprocess.Popen(["/usr/bin/python3", str(peer), str(port_file), str(log)])
+        try:
+            for _ in range(100):
+                if port_file.exists():
+                    break
+                time.sleep(0.05)
+            base = "http://127.0.0.1:" + port_file.read_text()
+            keys = ("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+
+            async def main():
+                async with sluice.Client() as client:
+                    signed = await client.fetch(base + "/bucket/key?b=2&a=1", method="PUT",
+                                                body=b"hello",
+                                                auth=sluice.AwsSigV4(*keys, "aws:amz:us-east-1:s3"))
+                    assert (signed.status, await signed.read()) == (200, b"verified\n")
+                    wrong = await client.fetch(base + "/x", auth=sluice.AwsSigV4(
+                        keys[0], "wrong", "aws:amz:us-east-1:s3"))
+                    await wrong.read()
+                    assert wrong.status == 403
+                    with pytest.raises(sluice.UsageError, match="--aws-sigv4"):
+                        await client.fetch(base + "/x", auth=sluice.AwsSigV4(*keys, "aws:amz::s3"))
+            run(main())
+        finally:
+            server.kill()
+            server.wait()

@@ -80,3 +80,34 @@ def test_early_data_is_an_option_and_its_stats_count():
             assert stats["quic_early_requests"] == 0
             assert stats["quic_early_data_accepted"] == stats["quic_early_data_rejected"] == 0
     run(main())
+
+
+def test_response_tls_says_what_the_handshake_settled():
+    async def main():
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"]) as client:
+            response = await client.fetch(ENV["SLUICE_NGINX_H2_URL"] + "/small.txt")
+            tls = response.tls
+            await response.read()
+            plain = await client.fetch(ENV["SLUICE_NGINX_HTTP_URL"] + "/small.txt")
+            await plain.read()
+            assert plain.tls is None
+        assert tls["version"] in ("TLSv1.2", "TLSv1.3")
+        assert tls["cipher"]
+        assert tls["alpn"] == "h2"
+        assert tls["matched_name"] == "localhost"
+        certificate = tls["certificate"]
+        assert certificate["subject"] == "CN=localhost"
+        assert certificate["issuer"] == "CN=sluice test CA"
+        assert "DNS:localhost" in certificate["subject_alt_names"]
+        assert certificate["not_before"] < certificate["not_after"]
+    run(main())
+
+
+def test_http_1_0_is_a_version_policy():
+    async def main():
+        async with sluice.Client() as client:
+            response = await client.fetch(ENV["SLUICE_NGINX_HTTP_URL"] + "/small.txt",
+                                          version="1.0")
+            assert response.status == 200
+            assert await response.read()
+    run(main())

@@ -1,6 +1,6 @@
 // The authentication options of the `sluice` command, under curl's names and
-// meanings: -u/--user, --oauth2-bearer, --basic, --digest, --anyauth, -n/--netrc,
-// --netrc-file, --netrc-optional. Each option records what it was given in
+// meanings: -u/--user, --oauth2-bearer, --basic, --digest, --anyauth, --aws-sigv4,
+// -n/--netrc, --netrc-file, --netrc-optional. Each option records what it was given in
 // CliOptions::auth_cli and then recomputes CliOptions::auth, so their order does not
 // matter (`--digest -u a:b` and `-u a:b --digest` mean the same, as in curl). The
 // netrc file itself is read by Client::create, which names it in its errors.
@@ -32,6 +32,9 @@ void recompute(CliOptions& options) {
       options.auth = Authentication::digest(user, password);
       return;
     case AuthCliOptions::Method::any: options.auth = Authentication::any(user, password); return;
+    case AuthCliOptions::Method::aws_sigv4:
+      options.auth = Authentication::aws_sigv4(user, password, given.aws_sigv4);
+      return;
   }
 }
 
@@ -61,12 +64,24 @@ Result<void> apply_method(ParseState& s, std::string_view) {
   return {};
 }
 
-const std::array<OptionSpec, 8> kAuthOptions = {{
+// curl's --aws-sigv4 PROVIDER1[:PROVIDER2[:REGION[:SERVICE]]]: the parts are
+// checked against the host of each hop (the defaults come from it), so only an empty
+// value is refused here.
+Result<void> apply_aws_sigv4(ParseState& s, std::string_view v) {
+  if (v.empty()) return usage_error("--aws-sigv4: give provider1[:provider2[:region[:service]]]");
+  s.options.auth_cli.aws_sigv4 = std::string(v);
+  s.options.auth_cli.method = AuthCliOptions::Method::aws_sigv4;
+  recompute(s.options);
+  return {};
+}
+
+const std::array<OptionSpec, 9> kAuthOptions = {{
     {'u', "user", true, apply_user},
     {'\0', "oauth2-bearer", true, apply_bearer},
     {'\0', "basic", false, apply_method<AuthCliOptions::Method::basic>},
     {'\0', "digest", false, apply_method<AuthCliOptions::Method::digest>},
     {'\0', "anyauth", false, apply_method<AuthCliOptions::Method::any>},
+    {'\0', "aws-sigv4", true, apply_aws_sigv4},
     {'n', "netrc", false,
      [](ParseState& s, std::string_view) -> Result<void> {
        s.options.auth_cli.netrc = true;

@@ -1,8 +1,10 @@
 #include "cli/options/cli_options.hpp"
 
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -119,6 +121,7 @@ class ArgumentWalker {
                           : arg == "--"                                      ? end_options()
                           : arg.starts_with("--")                            ? take_long(arg)
                                                                              : take_short(arg);
+      if (step && (arg == "-h" || arg == "--help")) take_help_category();
       if (step && state_.config_to_read) {
         std::string path = *std::exchange(state_.config_to_read, std::nullopt);
         step = read_config("-K", path, current_.depth + 1);
@@ -171,6 +174,14 @@ class ArgumentWalker {
     args_.insert(args_.begin() + static_cast<std::ptrdiff_t>(next_), arguments.begin(),
                  arguments.end());
     return {};
+  }
+
+  // curl's -h takes the next argument as its category when there is one ("--help
+  // all"), yet needs none; an option after it is not a category.
+  void take_help_category() {
+    if (value_follows() && !args_[next_].text.starts_with('-')) {
+      state_.options.help_category = args_[next_++].text;
+    }
   }
 
   // The next argument, when it may be the value of the option being read.
@@ -261,19 +272,30 @@ std::vector<std::span<const OptionSpec>> all_option_tables() {
   return {transfer_option_specs(), tls_option_specs(),      body_option_specs(),
           failure_option_specs(),  download_option_specs(), auth_option_specs(),
           cookie_option_specs(),   url_glob_option_specs(), request_option_specs(),
-          redirect_option_specs(), config_option_specs()};
+          redirect_option_specs(), config_option_specs(),   state_option_specs(),
+          speed_option_specs(),    range_option_specs()};
 }
 
 Result<CliOptions> parse_command_line(int argc, const char* const* argv) {
   return ArgumentWalker(argc, argv).run();
 }
 
+// curl's first line: the command, the platform, then libsluice and every library it
+// runs on with the version loaded ("sluice 0.1.0 (x86_64-linux) libsluice/0.1.0
+// OpenSSL/3.0.11 ...").
 std::string version_text() {
-  return std::string("sluice ") + kVersion + " (libsluice " + kVersion + ")\n" +
+  std::string platform;
+  if (struct utsname name{}; ::uname(&name) == 0) {
+    platform = std::string(name.machine) + "-" + name.sysname;
+    for (char& c : platform) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    platform = " (" + platform + ")";
+  }
+  return std::string("sluice ") + kVersion + platform + " libsluice/" + kVersion + " " +
+         library_versions() +
+         "\n"
          "Protocols: http https\n"
-         "Features: alt-svc backpressure brotli deflate gzip HTTP1.1 HTTP2 HTTP3 TLS zstd\n"
-         "Libraries: " +
-         library_versions() + "\n";
+         "Features: alt-svc backpressure brotli deflate gzip HTTP1.1 HTTP2 HTTP3 IDN PSL TLS "
+         "zstd\n";
 }
 
 }  // namespace sluice::cli

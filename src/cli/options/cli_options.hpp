@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/options/byte_range.hpp"
 #include "cli/options/cookie_options.hpp"
 #include "cli/options/protocol_list.hpp"
 #include "cli/options/time_condition.hpp"
@@ -52,8 +53,9 @@ struct FormPart {
 /// The authentication options (auth_options.cpp), as given; CliOptions::auth is what
 /// they make together, whatever their order.
 struct AuthCliOptions {
-  enum class Method { basic, digest, any };
-  Method method = Method::basic;      ///< --basic, --digest, --anyauth (the last wins)
+  enum class Method { basic, digest, any, aws_sigv4 };
+  Method method = Method::basic;      ///< --basic, --digest, --anyauth, --aws-sigv4 (the last wins)
+  std::string aws_sigv4;              ///< --aws-sigv4 "provider1[:provider2[:region[:service]]]"
   std::optional<std::string> user;    ///< -u USER:PASSWORD's user
   std::string password;               ///< and password
   std::optional<std::string> bearer;  ///< --oauth2-bearer TOKEN (the later of it and -u wins)
@@ -77,7 +79,7 @@ struct DownloadCliOptions {
   std::vector<std::string> url_lists;  ///< --input-file FILE ("-": stdin), one URL per line
   bool parallel = false;               ///< -Z
   unsigned parallel_max = 5;           ///< --parallel-max
-  bool resume = false;                 ///< -C -
+  bool resume = false;                 ///< -C - (either mode: range_options.cpp)
   unsigned split = 1;                  ///< --split N
   std::optional<std::string> sha256;   ///< --checksum sha256=HEX (lowercase)
   std::vector<std::string> mirrors;    ///< --mirror URL, repeated: other URLs of the one file
@@ -90,6 +92,7 @@ struct DownloadCliOptions {
 
 struct CliOptions {
   bool show_help = false;
+  std::string help_category;  ///< the word after -h/--help: "all", "http", ... (usage_text.hpp)
   bool show_version = false;
 
   /// The URLs in command-line order (and, after load_url_lists(), those of --input-file).
@@ -105,7 +108,7 @@ struct CliOptions {
   std::vector<std::string> removed_headers;
   std::optional<std::string> user_agent;  ///< -A
   std::optional<std::string> referer;     ///< -e: the first request's Referer
-  bool referer_auto = false;              ///< -e's ";auto" (not applied per hop yet)
+  bool referer_auto = false;              ///< -e's ";auto": each hop's Referer is the URL before
 
   /// -d / --data-binary bodies joined with '&' (as curl does); read into memory.
   std::optional<std::string> data;
@@ -133,6 +136,8 @@ struct CliOptions {
   std::string ca_file;
   TlsCliOptions tls;         ///< --cert, --key, --pass, --capath, --tlsv1.x, --ciphers, ...
   CookieCliOptions cookies;  ///< -b, -c, -j (cookie_options.cpp)
+  /// --alt-svc, --hsts, --ssl-sessions: the library's state files (state_options.cpp).
+  StateFileOptions state_files;
   /// -x/--proxy; unset: the environment's, as curl ("" turns every proxy off).
   std::optional<std::string> proxy;
   std::string proxy_user;                 ///< --proxy-user USER:PASSWORD
@@ -156,7 +161,10 @@ struct CliOptions {
   /// --retry-max-time: no retry of a single fetch starts after this long from the
   /// first attempt (0: no limit); downloads do not apply it yet.
   std::chrono::milliseconds retry_max_time{0};
-  std::uint64_t limit_rate = 0;  ///< --limit-rate, bytes per second (0: none)
+  std::uint64_t limit_rate = 0;                    ///< --limit-rate, bytes per second (0: none)
+  std::optional<std::uint64_t> speed_limit;        ///< -Y/--speed-limit BYTES a second
+  std::optional<std::chrono::seconds> speed_time;  ///< -y/--speed-time SECONDS
+  std::uint64_t limit_rate_total = 0;  ///< --limit-rate-total: every transfer together (0: none)
 
   bool silent = false;
   bool show_error = false;
@@ -173,9 +181,18 @@ struct CliOptions {
   std::optional<TimeCondition> time_cond;  ///< -z: If-(Un)Modified-Since; a 304/412 writes nothing
   bool remote_time = false;                ///< -R: the -o file gets the response's Last-Modified
 
-  std::string output_path;  ///< empty or "-": stdout
-  /// -o with one URL argument that globbed into several: the -o name with #N filled in
-  /// for each, in the order of urls (url_glob_options.cpp); otherwise empty.
+  /// -C OFFSET: the output continues at this byte of the resource (-C - is
+  /// download.resume); range_options.cpp.
+  std::optional<std::uint64_t> continue_at;
+  std::optional<ByteRanges> range;  ///< -r RANGE, checked; sent as "Range: bytes=RANGE"
+  bool no_clobber = false;          ///< --no-clobber: an existing file is kept; FILE.1 ... .100
+  std::string output_path;          ///< empty or "-": stdout
+  /// Every -o in the order given: the n-th names the n-th URL argument's file(s), as
+  /// in curl (url_glob_options.cpp pairs them).
+  std::vector<std::string> output_arguments;
+  /// Set when the -o options name several files: one per URL of urls, in their order
+  /// (several -o, or one whose URL globbed into several, with #N filled in for each);
+  /// otherwise empty.
   std::vector<std::string> output_paths;
   bool globoff = false;          ///< -g: {} and [] in URLs are text, not patterns
   bool include_head = false;     ///< -i: the response head before the body in the output
@@ -199,8 +216,6 @@ struct CliOptions {
 /// A missing URL is not an error here (--help and --version need none).
 Result<CliOptions> parse_command_line(int argc, const char* const* argv);
 
-/// The --help text.
-std::string usage_text();
 /// The --version text: version, protocols, features.
 std::string version_text();
 

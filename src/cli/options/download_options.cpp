@@ -1,6 +1,6 @@
 // The downloader's command-line options. Each marks the run as a download (files,
 // not stdout), except --limit-rate and the --retry family, which a single fetch to
-// stdout honours too (as in curl); values are checked here so a typo fails before
+// stdout honours too (as in curl; -C is in range_options.cpp for that reason); values are checked here so a typo fails before
 // any transfer.
 // Ownership: constant tables and pure functions; main thread.
 
@@ -73,7 +73,7 @@ Result<void> apply_progress(ParseState& state, std::string_view text) {
   return {};
 }
 
-const std::array<OptionSpec, 19> kDownloadOptions = {{
+const std::array<OptionSpec, 18> kDownloadOptions = {{
     {'O', "remote-name", false,
      [](ParseState& s, std::string_view) -> Result<void> {
        download(s).remote_name = true;
@@ -112,17 +112,6 @@ const std::array<OptionSpec, 19> kDownloadOptions = {{
        auto n = parse_count("--parallel-max", v, 1, 100);
        if (!n) return std::move(n).error();
        download(s).parallel_max = static_cast<unsigned>(*n);
-       return {};
-     }},
-    {'C', "continue-at", true,
-     [](ParseState& s, std::string_view v) -> Result<void> {
-       if (v != "-") {
-         return usage_error(
-             "-C: only '-C -' (continue from what is already in the file) is "
-             "supported, not '" +
-             std::string(v) + "'");
-       }
-       download(s).resume = true;
        return {};
      }},
     {'\0', "split", true,

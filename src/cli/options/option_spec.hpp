@@ -82,8 +82,11 @@ std::span<const OptionSpec> auth_option_specs();
 /// -b/--cookie, -c/--cookie-jar, -j/--junk-session-cookies (cookie_options.cpp).
 std::span<const OptionSpec> cookie_option_specs();
 
-/// -O, -J, -C, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
+/// -O, -J, -Z, -i, --split, --checksum, --limit-rate, --retry, ... (download_options.cpp).
 std::span<const OptionSpec> download_option_specs();
+
+/// -C/--continue-at, -r/--range, --no-clobber, --clobber (range_options.cpp).
+std::span<const OptionSpec> range_option_specs();
 
 /// Reads a whole file ("-" for stdin); errors have category io and name `option`.
 Result<std::string> read_whole_file(std::string_view option, const std::string& path);
@@ -98,6 +101,14 @@ std::span<const OptionSpec> failure_option_specs();
 
 /// -K/--config, -q/--disable (config_options.cpp).
 std::span<const OptionSpec> config_option_specs();
+
+/// --alt-svc, --hsts, --ssl-sessions (state_options.cpp).
+std::span<const OptionSpec> state_option_specs();
+
+/// --speed-limit, --speed-time, --limit-rate-total (speed_options.cpp).
+std::span<const OptionSpec> speed_option_specs();
+/// The Client's low-speed limit from -Y and -y, with curl's defaults for the one not given.
+LowSpeedLimit low_speed_limit(const CliOptions& options);
 
 /// -g/--globoff (url_glob_options.cpp).
 std::span<const OptionSpec> url_glob_option_specs();

@@ -12,9 +12,8 @@ namespace sluice::cli {
 namespace {
 
 // curl's "-e URL;auto": the text before ";auto" (maybe empty) is the first request's
-// Referer, and with -L each hop would send the URL it was redirected from. The
-// library has no per-hop header hook, so sluice sends only the first part; the man
-// page says so.
+// Referer, and with -L each hop sends the URL it was redirected from
+// (RedirectPolicy::auto_referer).
 Result<void> apply_referer(ParseState& state, std::string_view text) {
   constexpr std::string_view kAuto = ";auto";
   const bool automatic = text.ends_with(kAuto);
@@ -27,11 +26,11 @@ Result<void> apply_referer(ParseState& state, std::string_view text) {
   return {};
 }
 
-// sluice's HTTP/1 codec writes only HTTP/1.1 request lines and keeps connections
-// alive; HTTP/1.0 would need its own framing rules (no chunked upload, close
-// delimited bodies), so it is refused rather than faked.
-Result<void> refuse_http10(ParseState&, std::string_view) {
-  return usage_error("--http1.0: sluice does not speak HTTP/1.0 (use --http1.1)");
+// curl's -0: the library's HTTP/1.0 (VersionPolicy::http1_0). An upload of unknown
+// length (-T -) cannot go in 1.0; the library refuses it with a message that says so.
+Result<void> use_http10(ParseState& state, std::string_view) {
+  state.options.version = VersionPolicy::http1_0;
+  return {};
 }
 
 // -# and --no-progress-meter choose the meter without making the run a download,
@@ -55,7 +54,7 @@ const std::array<OptionSpec, 6> kOptions = {{
      }},
     // Output is written as it arrives, never held back; -N changes nothing.
     {'N', "no-buffer", false, [](ParseState&, std::string_view) -> Result<void> { return {}; }},
-    {'\0', "http1.0", false, refuse_http10},
+    {'0', "http1.0", false, use_http10},
 }};
 
 }  // namespace

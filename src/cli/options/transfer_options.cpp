@@ -285,7 +285,10 @@ const std::array<OptionSpec, 48> kOptions = {{
      }},
     {'o', "output", true, [](ParseState& s, std::string_view v) -> Result<void> {
        if (v.empty()) return usage_error("-o: the file name is empty");
-       s.options.output_path = std::string(v);
+       // The first -o is the one a single URL writes to; all are paired with the
+       // URL arguments after parsing (url_glob_options.cpp).
+       if (s.options.output_arguments.empty()) s.options.output_path = std::string(v);
+       s.options.output_arguments.emplace_back(v);
        return {};
      }},
     {'i', "include", false, [](ParseState& s, std::string_view) -> Result<void> {

@@ -1,6 +1,6 @@
 // -g/--globoff, and what globbing does to a parsed command line: each URL argument
-// becomes the URLs its patterns stand for (url_glob.cpp), and -o's #N is filled in
-// for each. It runs after parsing because -g applies wherever it stands, as in curl,
+// becomes the URLs its patterns stand for (url_glob.cpp), and its -o (the n-th -o
+// goes with the n-th URL argument, as in curl) has #N filled in for each. It runs after parsing because -g applies wherever it stands, as in curl,
 // and before -G puts data into the query, so the data is never taken as a pattern.
 
 #include <array>
@@ -27,12 +27,13 @@ Error bad_glob(std::string_view where, std::string_view url, const Error& error)
 
 // Two URLs writing one file would overwrite each other (curl lets them, one after
 // the other); with -Z they would write it at once. Refused before anything runs.
-Result<void> check_distinct(const std::vector<std::string>& paths, std::string_view output) {
+Result<void> check_distinct(const std::vector<std::string>& paths) {
   std::set<std::string_view> seen;
   for (const std::string& path : paths) {
     if (!seen.insert(path).second) {
-      return usage_error("-o '" + std::string(output) + "' names the file '" + path +
-                         "' for several URLs of the glob: use #1, #2 ... for the patterns' text");
+      return usage_error("-o names the file '" + path +
+                         "' for several URLs: use #1, #2 ... in a glob's -o for the "
+                         "patterns' text, and a different -o for each URL");
     }
   }
   return {};
@@ -54,17 +55,28 @@ Result<std::vector<std::string>> globbed_urls(bool globoff, std::string_view url
 }
 
 Result<void> expand_url_globs(CliOptions& options) {
-  if (options.globoff) return {};
-  // -o names one file, for one URL argument (curl's -o goes with the first URL);
-  // "-o -" stays stdout for every URL.
-  const bool name_each = options.urls.size() == 1 && !options.writes_to_stdout();
+  const std::vector<std::string>& outputs = options.output_arguments;
+  if (outputs.size() > 1 && outputs.size() != options.urls.size()) {
+    const std::size_t count = options.urls.size();
+    return usage_error(std::to_string(outputs.size()) + " -o options for " + std::to_string(count) +
+                       (count == 1 ? " URL" : " URLs") +
+                       ": give one -o per URL, in the URLs' order, or -O/--output-dir "
+                       "to name each file from its URL");
+  }
+  // Each -o names the files of one URL argument, the n-th -o the n-th URL's, as curl
+  // pairs them; "-o -" stays stdout for every URL. One -o with several URLs is
+  // refused when the downloads are planned (download_jobs.cpp).
+  const bool name_each = !options.writes_to_stdout() && outputs.size() == options.urls.size();
   std::vector<std::string> urls;
   std::vector<std::string> paths;
-  for (const std::string& argument : options.urls) {
-    Result<std::vector<GlobbedUrl>> expanded = expand_url_glob(argument, kMaxGlobbedUrls);
+  for (std::size_t i = 0; i < options.urls.size(); ++i) {
+    const std::string& argument = options.urls[i];
+    Result<std::vector<GlobbedUrl>> expanded = options.globoff
+                                                   ? std::vector<GlobbedUrl>{{argument, {}}}
+                                                   : expand_url_glob(argument, kMaxGlobbedUrls);
     if (!expanded) return bad_glob("", argument, expanded.error());
     for (GlobbedUrl& one : *expanded) {
-      if (name_each) paths.push_back(with_glob_texts(options.output_path, one.pattern_texts));
+      if (name_each) paths.push_back(with_glob_texts(outputs[i], one.pattern_texts));
       urls.push_back(std::move(one.url));
     }
   }
@@ -74,8 +86,7 @@ Result<void> expand_url_globs(CliOptions& options) {
     options.output_path = std::move(paths.front());
     return {};
   }
-  if (Result<void> distinct = check_distinct(paths, options.output_path); !distinct)
-    return distinct;
+  if (Result<void> distinct = check_distinct(paths); !distinct) return distinct;
   options.output_paths = std::move(paths);
   return {};
 }

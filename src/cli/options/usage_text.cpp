@@ -1,218 +1,92 @@
-// sluice --help: the options grouped by topic, one line each.
-// Ownership: a pure function; main thread.
+// sluice --help: the help rows in curl 7.88's layout. Each row is one line: the names
+// and argument in a column as wide as the listing needs (narrowed so that the lines
+// stay within 80 columns where the descriptions allow), then the description.
+// Ownership: pure functions; any thread.
 
-#include <string>
+#include "cli/options/usage_text.hpp"
 
-#include "cli/options/cli_options.hpp"
+#include <algorithm>
+#include <vector>
+
+#include "cli/options/help_rows.hpp"
 
 namespace sluice::cli {
 
-std::string usage_text() {
-  return "Usage: sluice [options] URL...\n"
-         "One URL without downloader options: fetch it to stdout (or -o FILE, with a\n"
-         "progress bar on a terminal), as curl does.\n"
-         "Several URLs, --input-file, or any downloader option: download each to a file\n"
-         "named from its URL unless -o, resumable, with progress shown on a terminal.\n"
-         "\n"
-         "Output:\n"
-         "  -o, --output FILE          write the body to FILE\n"
-         "  -u, --user USER:PASSWORD   Basic authentication (to the URL's origin only)\n"
-         "      --oauth2-bearer TOKEN  Bearer authentication (to the URL's origin only)\n"
-         "      --digest               -u (or netrc, URL) credentials as HTTP Digest (RFC 7616)\n"
-         "      --anyauth              the strongest scheme the server's 401 offers\n"
-         "      --basic                Basic authentication (the default)\n"
-         "  -n, --netrc                credentials from ~/.netrc for the URL's host\n"
-         "      --netrc-file FILE      credentials from FILE (it must exist)\n"
-         "      --netrc-optional       use netrc if present; the URL's credentials first\n"
-         "  -i, --include              write the response head before the body\n"
-         "  -I, --head                 send HEAD and write the response head\n"
-         "  -D, --dump-header FILE     write the response head to FILE (- stdout)\n"
-         "  -O, --remote-name          name the file from the URL's last path segment\n"
-         "  -J, --remote-header-name   name it from Content-Disposition when given (safely:\n"
-         "                             no directories, no leading dot)\n"
-         "      --output-dir DIR       put the files in DIR\n"
-         "      --create-dirs          create missing directories of the output path\n"
-         "\n"
-         "Downloading:\n"
-         "      --input-file FILE      also download the URLs in FILE, one per line (- stdin)\n"
-         "  -Z, --parallel             download several URLs at once\n"
-         "      --parallel-max N       at most N at once with -Z (default 5)\n"
-         "  -C, --continue-at -        continue a partial file (Range with If-Range); a\n"
-         "                             server that ignores it, or whose file changed, restarts\n"
-         "      --split N              fetch one file as N ranges at once (1-16; N connections\n"
-         "                             over HTTP/1.1, N streams over HTTP/2 and HTTP/3)\n"
-         "      --mirror URL           another URL of the same file (repeatable): ranges are\n"
-         "                             spread over all; a failing mirror is dropped, a\n"
-         "                             range failing on the URL moves to a mirror\n"
-         "      --max-host-connections N  connections per host (default 6)\n"
-         "      --checksum sha256=HEX  the file is complete only when its SHA-256 matches\n"
-         "                             (Ctrl-C stops downloads resumably: rerun with -C -)\n"
-         "  These also apply to a single fetch (to stdout or -o), as in curl:\n"
-         "      --limit-rate RATE      at most RATE bytes/s per transfer (K, M, G suffixes)\n"
-         "      --retry N              retry transient failures N times; a retry continues\n"
-         "                             after the bytes already written (Range, If-Range)\n"
-         "      --retry-delay SEC      wait SEC seconds between retries (default 1 s, doubling)\n"
-         "      --retry-all-errors     retry every failure, not only transient ones\n"
-         "      --retry-max-time SEC   start no retry after SEC seconds (single fetch)\n"
-         "      --retry-connrefused    accepted: --retry already retries refused connections\n"
-         "\n"
-         "Progress and reports:\n"
-         "      --progress=MODE        bar (default on a terminal), line (plain lines), none\n"
-         "      --no-progress          no progress display\n"
-         "      --no-progress-meter    no progress display (not a download by itself)\n"
-         "  -#, --progress-bar         a progress bar for the body written to a file\n"
-         "  -N, --no-buffer            accepted: output is never buffered\n"
-         "      --json-summary         print one JSON summary per download on stdout\n"
-         "  -s, --silent               no progress, no error messages\n"
-         "  -S, --show-error           print error messages even with -s\n"
-         "  -v, --verbose              print request and response heads and memory to stderr\n"
-         "      --trace FILE           hex dump of the bytes sent and received (decrypted) to FILE "
-         "(-: stdout)\n"
-         "      --trace-ascii FILE     the same as text only, a line per CRLF\n"
-         "      --trace-time           each --trace record starts with the local time\n"
-         "  -w, --write-out FORMAT     print FORMAT after the transfer (@FILE reads it)\n"
-         "                             variables: %{http_code} %{http_version}\n"
-         "                             %{size_download} %{time_total} %{num_redirects}\n"
-         "                             %{url_effective} %{content_type} %{exitcode}\n"
-         "                             %{errormsg} %{remote_ip} %{remote_port}\n"
-         "                             %{local_ip} %{local_port} %{num_retries}\n"
-         "                             %{num_connects} %{ssl_verify_result}\n"
-         "                             %{time_redirect} %{speed_download} %{speed_upload}\n"
-         "                             %{size_header} %{size_upload} %{scheme} %{json}\n"
-         "                             %{response_code} %{url} %{redirect_url} %{method}\n"
-         "                             %{filename_effective} %{num_headers} %{header_json}\n"
-         "                             %header{Name}; %{stderr} %{stdout} switch output,\n"
-         "                             %output{FILE} (%output{>>FILE} appends) sends it to\n"
-         "                             FILE, %{onerror} prints the rest only on failure\n"
-         "                             %{time_namelookup} %{time_connect}\n"
-         "                             %{time_appconnect} %{time_pretransfer}\n"
-         "                             %{time_starttransfer}; escapes: \\n \\t \\r \\\\ %%\n"
-         "  -f, --fail                 exit 22 without output when the status is 400 or more\n"
-         "      --fail-with-body       exit 22 when the status is 400 or more, body written\n"
-         "      --remove-on-error      remove the -o file when the transfer fails\n"
-         "      --max-filesize SIZE    fail (exit 63) on a body larger than SIZE (K, M, G)\n"
-         "      --etag-save FILE       write the response's ETag to FILE\n"
-         "      --etag-compare FILE    send If-None-Match with the ETag in FILE; a 304\n"
-         "                             leaves the -o file as it was\n"
-         "  -z, --time-cond DATE|FILE   send If-Modified-Since DATE (or FILE's mtime); a\n"
-         "                             304 writes nothing; -z -DATE: If-Unmodified-Since\n"
-         "                             (a 412 writes nothing)\n"
-         "  -R, --remote-time          give the -o file the response's Last-Modified time\n"
-         "\n"
-         "Request:\n"
-         "  -H, --header 'Name: value' add a request header ('Name:' drops one sluice adds)\n"
-         "                             (@FILE: one header a line from FILE, @- stdin)\n"
-         "  -X, --request METHOD       use METHOD instead of GET (or POST with data)\n"
-         "  -g, --globoff              {} and [] in URLs are text: no URL globbing\n"
-         "                             ({a,b}, [1-10], [01-10], [a-z], [0-100:5]; -o out_#1)\n"
-         "  -d, --data DATA            POST DATA as a form; @FILE reads FILE without newlines\n"
-         "      --data-ascii DATA      the same as -d\n"
-         "      --data-binary DATA     POST DATA as is; @FILE streams FILE\n"
-         "      --data-raw DATA        POST DATA as is, '@' included\n"
-         "      --data-urlencode DATA  content, =content, name=content, @FILE or name@FILE,\n"
-         "                             the content percent-encoded; joined with '&'\n"
-         "      --json DATA            POST JSON (as --data-binary; pieces concatenated) with\n"
-         "                             Content-Type and Accept: application/json\n"
-         "  -F, --form NAME=VALUE      a multipart/form-data POST; NAME=@FILE uploads FILE\n"
-         "                             (streamed), NAME=<FILE sends its text; ;type=T and\n"
-         "                             ;filename=N after the value set those\n"
-         "      --form-string NAME=V   a form field taken literally ('@', '<', ';' included)\n"
-         "  -G, --get                  send the -d data in the URL's query, with GET\n"
-         "  -T, --upload-file FILE     PUT FILE (streamed; - reads stdin); a URL ending in /\n"
-         "                             gets the file's name\n"
-         "  -A, --user-agent NAME      send User-Agent: NAME\n"
-         "  -e, --referer URL          send Referer: URL (URL;auto: only URL is sent)\n"
-         "      --url URL              add URL, as a bare argument does\n"
-         "  -b, --cookie DATA|FILE     send 'a=1; b=2' as is, or read cookies from FILE\n"
-         "                             (Netscape format, as curl; turns the engine on)\n"
-         "  -c, --cookie-jar FILE      keep cookies across redirects and URLs, then write\n"
-         "                             them to FILE in curl's format (- stdout)\n"
-         "  -j, --junk-session-cookies  do not read session cookies from -b files\n"
-         "      --compressed           ask for gzip, deflate, br or zstd and decode it\n"
-         "  -L, --location             follow redirects\n"
-         "      --max-redirs N         follow at most N redirects (default 50, -1: no limit)\n"
-         "      --proto LIST           protocols URLs and redirects may use (=https,\n"
-         "                             -all,https, +http); others fail with exit 1\n"
-         "      --proto-redir LIST     protocols -L may follow; =http,https also follows\n"
-         "                             https to http (refused by default, exit 1)\n"
-         "      --post301, --post302, --post303  keep a POST a POST on that redirect\n"
-         "      --location-trusted     -L, sending credentials to other hosts too\n"
-         "\n"
-         "Protocols and TLS:\n"
-         "      --http1.0              refused: sluice does not speak HTTP/1.0 (exit 2)\n"
-         "      --http1.1              speak HTTP/1.1 only\n"
-         "      --http2                HTTP/2 where the server agrees (ALPN; the default)\n"
-         "      --http2-prior-knowledge  HTTP/2 at once, also for http:// (h2c)\n"
-         "      --http3                HTTP/3 first (https), TCP if QUIC fails or is slow\n"
-         "      --http3-only           HTTP/3 or an error, never TCP\n"
-         "  -k, --insecure             do not verify the server's certificate\n"
-         "      --cacert FILE          trust the CA certificates in PEM FILE\n"
-         "      --capath DIR           trust the CA certificates in DIR (openssl rehash)\n"
-         "  -E, --cert FILE            client certificate (PEM; may hold the key too)\n"
-         "      --key FILE             the client certificate's private key (PEM)\n"
-         "      --pass PHRASE          passphrase of an encrypted private key\n"
-         "      --tlsv1.2, --tlsv1.3   use at least TLS 1.2 (the default) or TLS 1.3\n"
-         "      --tls-max VERSION      use at most TLS VERSION (1.2 or 1.3; 1.2: no HTTP/3)\n"
-         "      --ciphers LIST         OpenSSL cipher list for TLS 1.2 (not for HTTP/3)\n"
-         "      --tls13-ciphers LIST   TLS 1.3 cipher suites, e.g. TLS_AES_256_GCM_SHA384\n"
-         "      --pinnedpubkey PINS    sha256//BASE64[;sha256//...] or a public key FILE:\n"
-         "                             the server's key must be one of these\n"
-         "      --no-sessionid         do not resume TLS sessions\n"
-         "      --tls-earlydata        send GET/HEAD as 0-RTT early data when HTTP/3 resumes\n"
-         "                             (SSLKEYLOGFILE=FILE: log TLS secrets for Wireshark)\n"
-         "\n"
-         "Proxies (without -x: http_proxy, https_proxy, all_proxy, no_proxy, as curl):\n"
-         "  -x, --proxy [SCHEME://]HOST[:PORT]  use this proxy: http:// (the default;\n"
-         "                             https:// URLs go through a CONNECT tunnel),\n"
-         "                             https:// (TLS to the proxy; port 443 if none),\n"
-         "                             socks5:// (names resolved here) or socks5h://;\n"
-         "                             port 1080 if none; \"\" for none\n"
-         "      --socks5 HOST[:PORT]   the same as -x socks5://HOST[:PORT]\n"
-         "      --socks5-hostname HOST[:PORT]  the same as -x socks5h://HOST[:PORT]\n"
-         "      --proxy-user USER:PASSWORD  Basic credentials for the proxy\n"
-         "      --proxy-cacert FILE    trust the CA certificates in PEM FILE for an\n"
-         "                             https:// proxy\n"
-         "      --proxy-insecure       do not verify an https:// proxy's certificate\n"
-         "      --noproxy LIST         hosts to reach directly: names (and subdomains),\n"
-         "                             addresses, CIDR ranges, or * for all\n"
-         "  -p, --proxytunnel          tunnel http:// through the proxy with CONNECT too\n"
-         "\n"
-         "Names and routes:\n"
-         "  -4, --ipv4                 connect over IPv4 only\n"
-         "  -6, --ipv6                 connect over IPv6 only\n"
-         "      --resolve HOST:PORT:ADDR[,ADDR]  use these addresses for HOST:PORT\n"
-         "                             (PORT * for any), not DNS; repeatable\n"
-         "      --connect-to HOST:PORT:HOST2:PORT2  connect to HOST2:PORT2 instead\n"
-         "                             (TLS still checks HOST); empty parts match any\n"
-         "                             or keep the original; repeatable\n"
-         "      --unix-socket PATH     connect to this Unix socket instead (no DNS, no\n"
-         "                             proxy, no HTTP/3)\n"
-         "      --dns-servers LIST     ask these name servers (ADDR[:PORT],...) instead\n"
-         "                             of /etc/resolv.conf's\n"
-         "      --happy-eyeballs-timeout-ms MS  try the next address when one has not\n"
-         "                             connected within MS (default 250)\n"
-         "      --interface NAME|ADDR  leave from this interface or local address\n"
-         "      --local-port N[-M]     leave from the first free local port of N..M\n"
-         "\n"
-         "Timeouts:\n"
-         "      --connect-timeout SEC  limit connecting (DNS, TCP, TLS) to SEC seconds\n"
-         "  -m, --max-time SEC         limit each transfer to SEC seconds\n"
-         "\n"
-         "Config files:\n"
-         "  -K, --config FILE          read options from FILE (- stdin), one a line, where -K\n"
-         "                             stands: 'output = x' or '-o x'; 'url = URL' adds a URL\n"
-         "  -q, --disable              (first argument) skip the default config file,\n"
-         "                             $XDG_CONFIG_HOME/sluice/config or\n"
-         "                             ~/.config/sluice/config\n"
-         "\n"
-         "  -h, --help                 print this help\n"
-         "  -V, --version              print the version, protocols, codecs and libraries\n"
-         "\n"
-         "Exit status: 0 done; 1 a redirect to a protocol not allowed; 2 bad option; 3 bad\n"
-         "URL; 6 DNS; 7 connect; 8 protocol (a body that ended early, a checksum mismatch);\n"
-         "22 HTTP error with -f; 23 write error; 26 read error; 28 timeout; 35 TLS; 42\n"
-         "cancelled; 45 --interface or --local-port unusable; 61 decoding; 63 a limit.\n"
-         "With several downloads, the status of the first that failed.\n";
+namespace {
+
+constexpr std::string_view kUsageLine = "Usage: sluice [options...] <url>\n";
+constexpr std::size_t kScreenWidth = 80;
+
+// "-o, --output <file>" or "    --split <num>": the names column of one row.
+std::string names_column(const HelpRow& row) {
+  std::string names = row.short_name != '\0' ? std::string{'-', row.short_name, ',', ' '} : "    ";
+  names += "--";
+  names += row.long_name;
+  if (!row.argument.empty()) {
+    names += ' ';
+    names += row.argument;
+  }
+  return names;
+}
+
+std::string rows_in(std::string_view category) {
+  std::vector<const HelpRow*> rows;
+  std::size_t widest_names = 0;
+  std::size_t widest_description = 0;
+  for (const HelpRow& row : help_rows()) {
+    if (!in_category(row, category)) continue;
+    rows.push_back(&row);
+    widest_names = std::max(widest_names, names_column(row).size());
+    widest_description = std::max(widest_description, row.description.size());
+  }
+  // Two blanks (before the names, between the columns) besides the two columns.
+  const std::size_t room = kScreenWidth - std::min(kScreenWidth - 20, widest_description + 2);
+  const std::size_t width = std::min(widest_names, room);
+  std::string text;
+  for (const HelpRow* row : rows) {
+    std::string names = names_column(*row);
+    names.resize(std::max(names.size(), width), ' ');
+    text += ' ' + names + ' ' + std::string(row->description) + '\n';
+  }
+  return text;
+}
+
+std::string category_list() {
+  std::string text;
+  for (const HelpCategory& category : help_categories()) {
+    std::string name(category.name);
+    name.resize(std::max<std::size_t>(name.size(), 11), ' ');
+    text += ' ' + name + ' ' + std::string(category.description) + '\n';
+  }
+  return text;
+}
+
+const HelpCategory* find_category(std::string_view name) {
+  for (const HelpCategory& category : help_categories()) {
+    if (category.name == name) return &category;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<std::string> help_text(std::string_view category) {
+  std::string text(kUsageLine);
+  if (category.empty() || category == "important") {
+    return text + rows_in("important") +
+           "\nThis is not the full help: the options are grouped into categories.\n"
+           "Use \"--help category\" for the list of categories, and \"--help all\"\n"
+           "(or man sluice) for every option.\n";
+  }
+  if (category == "all") return text + rows_in("all");
+  if (category == "category") return text + category_list();
+  const HelpCategory* found = find_category(category);
+  if (found == nullptr) {
+    return Error(ErrorCategory::usage, "--help: no category '" + std::string(category) +
+                                           "' (try 'sluice --help category')");
+  }
+  return text + std::string(found->name) + ": " + std::string(found->description) + '\n' +
+         rows_in(category);
 }
 
 }  // namespace sluice::cli

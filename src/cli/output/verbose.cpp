@@ -56,14 +56,17 @@ void add_line(std::string& out, std::string_view prefix, std::string_view name,
 
 }  // namespace
 
-std::string describe_request_head(const Url& url, const Response& response) {
+std::string describe_request_head(const Url& url, const Response& response, VersionPolicy asked) {
   // After redirects the head shown is the last hop's, to the URL that answered.
   Result<Url> answered =
       response.effective_url.empty() ? Result<Url>(url) : Url::parse(response.effective_url);
   const Url& target = answered ? *answered : url;
-  // sluice speaks 1.1 over TCP without TLS ALPN; a 1.0 answer does not change the request.
-  const HttpVersion sent =
-      response.version == HttpVersion::http1_0 ? HttpVersion::http1_1 : response.version;
+  // A 1.0 answer does not change the request: it said 1.1, unless 1.0 was asked for.
+  const bool http1 =
+      response.version == HttpVersion::http1_0 || response.version == HttpVersion::http1_1;
+  const HttpVersion sent = !http1                            ? response.version
+                           : asked == VersionPolicy::http1_0 ? HttpVersion::http1_0
+                                                             : HttpVersion::http1_1;
   std::string out;
   out.append("> ")
       .append(response.request_method)

@@ -24,7 +24,9 @@ std::optional<std::uint64_t> request_body_length(const RequestBody& body);
 /// User-Agent, Accept, Authorization and the cookie jar's Cookie among them),
 /// Content-Length, and a lone ">": all as the response reports them, so after a 303
 /// the GET that went, not the POST asked for.
-std::string describe_request_head(const Url& url, const Response& response);
+/// `asked`: the version the request was made with (HTTP/1.0 shows on the request line).
+std::string describe_request_head(const Url& url, const Response& response,
+                                  VersionPolicy asked = VersionPolicy::automatic);
 
 /// "* " lines about redirects followed, then "< HTTP/1.1 200", the response
 /// headers and a lone "<".

@@ -255,7 +255,11 @@ void report_response(TransferReport& report, const ResponseHead& response) {
   report.version = response.version;
   report.num_redirects = response.redirects;
   report.num_connects = response.connects;
-  if (!response.effective_url.empty()) report.url_effective = response.effective_url;
+  if (!response.effective_url.empty()) {
+    // curl shows an international host as it was written, not its "xn--" form.
+    const Result<Url> shown = Url::parse(response.effective_url);
+    report.url_effective = shown ? shown->to_display_string() : response.effective_url;
+  }
   report.content_type = std::string(response.headers.get("Content-Type").value_or(""));
   report.timing = response.timing;
   report.remote_ip = response.remote_ip;

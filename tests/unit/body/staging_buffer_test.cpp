@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -333,6 +334,40 @@ TEST(StagingBuffer, AClosedReadersLendIsDroppedWithTheRest) {
   EXPECT_EQ(f.staging.drop_staged(), 4u);
   f.staging.give_back(lent.id);  // a chunk that outlived its reader: nothing to give
   EXPECT_EQ(f.staging.held().taken, 0u);
+}
+
+// The total timeout is a deadline for the reader: bytes it has not taken by then
+// are withheld, lent ones included, so a slow (rate-limited) reader stops at once.
+TEST(StagingBuffer, AWithheldFailureComesBeforeTheStagedBytes) {
+  Fixture f;
+  f.staging.append(bytes_of("staged before the deadline"));
+  const StagingBuffer::Lent lent = lend_now(f.staging, 6);
+  EXPECT_EQ(text_of(lent.bytes), "staged");
+  f.staging.fail(Error(ErrorCode::total_timeout, "too late"), steady_now(),
+                 StagingBuffer::Staged::withheld);
+  auto after = f.staging.lend(100, std::nullopt);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().code(), ErrorCode::total_timeout);
+  std::vector<std::byte> into(10);
+  EXPECT_FALSE(f.staging.read(into, std::nullopt).ok());
+}
+
+TEST(StagingBuffer, CallbacksHearAWithheldFailureWithoutTheStagedBytes) {
+  Fixture f;
+  f.staging.append(bytes_of("abc"));
+  f.staging.fail(Error(ErrorCode::total_timeout, "too late"), steady_now(),
+                 StagingBuffer::Staged::withheld);
+  std::string seen;
+  std::optional<ErrorCode> ended;
+  f.staging.set_callbacks(
+      [&](std::span<const std::byte> piece) {
+        seen.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+        return true;
+      },
+      [&](Result<void> status) { ended = status.ok() ? ErrorCode{} : status.error().code(); });
+  f.staging.deliver_callbacks();
+  EXPECT_EQ(seen, "");
+  EXPECT_EQ(ended, ErrorCode::total_timeout);
 }
 
 }  // namespace

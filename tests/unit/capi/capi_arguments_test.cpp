@@ -26,6 +26,7 @@ TEST(CapiArguments, NullHandlesAndOutputsAreRefused) {
                  "sluice_client_options_set_insecure");
   expect_invalid(sluice_client_new(nullptr, nullptr), "sluice_client_new");
   expect_invalid(sluice_client_get_stats(nullptr, nullptr, 0), "sluice_client_get_stats");
+  expect_invalid(sluice_client_save_state(nullptr), "sluice_client_save_state");
   expect_invalid(sluice_request_new("GET", 3, "http://x/", 9, nullptr), "sluice_request_new");
   expect_invalid(sluice_request_add_header(nullptr, "a", 1, "b", 1), "sluice_request_add_header");
   expect_invalid(sluice_request_set_allowance(nullptr, 10, 10), "sluice_request_set_allowance");

@@ -145,13 +145,13 @@ class ConfigCommandLine : public ::testing::Test {
 };
 
 TEST_F(ConfigCommandLine, FileOptionsGoWhereTheKStood) {
-  std::string file = write("a.cfg", "url = http://b.example/\noutput = from-file\n");
+  std::string file = write("a.cfg", "url = http://b.example/\nuser-agent = from-file\n");
   Result<CliOptions> options =
-      parse({"http://a.example/", "-K", file, "http://c.example/", "-o", "from-command-line"});
+      parse({"http://a.example/", "-K", file, "http://c.example/", "-A", "from-command-line"});
   ASSERT_TRUE(options.ok()) << options.error().message();
   EXPECT_EQ(options->urls, (std::vector<std::string>{"http://a.example/", "http://b.example/",
                                                      "http://c.example/"}));
-  EXPECT_EQ(options->output_path, "from-command-line");
+  EXPECT_EQ(options->user_agent, "from-command-line");
 }
 
 TEST_F(ConfigCommandLine, OptionTakesItsValueOnlyFromItsOwnLine) {
@@ -193,10 +193,10 @@ TEST_F(ConfigCommandLine, AFileThatReadsItselfStops) {
 }
 
 TEST_F(ConfigCommandLine, DefaultFileComesFirstUnlessQIsTheFirstArgument) {
-  write("sluice/config", "output = default-out\nurl = http://default.example/\n");
-  Result<CliOptions> with_default = parse({"-o", "mine", "http://a.example/"});
+  write("sluice/config", "user-agent = default-agent\nurl = http://default.example/\n");
+  Result<CliOptions> with_default = parse({"-A", "mine", "http://a.example/"});
   ASSERT_TRUE(with_default.ok()) << with_default.error().message();
-  EXPECT_EQ(with_default->output_path, "mine");
+  EXPECT_EQ(with_default->user_agent, "mine");
   EXPECT_EQ(with_default->urls,
             (std::vector<std::string>{"http://default.example/", "http://a.example/"}));
 
@@ -204,12 +204,12 @@ TEST_F(ConfigCommandLine, DefaultFileComesFirstUnlessQIsTheFirstArgument) {
     Result<CliOptions> skipped = parse({disable, "http://a.example/"});
     ASSERT_TRUE(skipped.ok()) << skipped.error().message();
     EXPECT_EQ(skipped->urls, (std::vector<std::string>{"http://a.example/"}));
-    EXPECT_EQ(skipped->output_path, "");
+    EXPECT_EQ(skipped->user_agent, std::nullopt);
   }
   // Later, -q is too late: the default file has been read.
   Result<CliOptions> late = parse({"http://a.example/", "-q"});
   ASSERT_TRUE(late.ok());
-  EXPECT_EQ(late->output_path, "default-out");
+  EXPECT_EQ(late->user_agent, "default-agent");
 }
 
 TEST_F(ConfigCommandLine, BadDefaultFileNamesItsPathAndLine) {

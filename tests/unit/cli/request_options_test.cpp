@@ -52,11 +52,15 @@ TEST(RequestOptions, ProgressChoicesDoNotMakeADownload) {
   EXPECT_FALSE(none->download.asked);
 }
 
-TEST(RequestOptions, Http10IsRefusedAsUsage) {
-  Result<CliOptions> options = parse({"--http1.0", "http://h/"});
-  ASSERT_FALSE(options.ok());
-  EXPECT_EQ(options.error().category(), ErrorCategory::usage);
-  EXPECT_NE(options.error().message().find("HTTP/1.0"), std::string::npos);
+TEST(RequestOptions, Http10AndItsShortFormChooseHttp10) {
+  for (const char* flag : {"--http1.0", "-0"}) {
+    Result<CliOptions> options = parse({flag, "http://h/"});
+    ASSERT_TRUE(options.ok()) << flag << ": " << options.error().message();
+    EXPECT_EQ(options->version, VersionPolicy::http1_0) << flag;
+  }
+  Result<CliOptions> last = parse({"-0", "--http1.1", "http://h/"});
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->version, VersionPolicy::http1_only) << "the last version option wins";
 }
 
 }  // namespace

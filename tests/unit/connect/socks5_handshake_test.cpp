@@ -99,11 +99,12 @@ TEST(Socks5Handshake, RefusalsNameTheProxyAndWhatItSaid) {
             "(connection refused)");
 }
 
-TEST(Socks5Handshake, NotSocksOrBytesAfterTheAnswerAreProtocolErrors) {
+// curl's 97 (CURLE_PROXY): the proxy broke SOCKS5 itself.
+TEST(Socks5Handshake, NotSocksOrBytesAfterTheAnswerAreProxyHandshakeErrors) {
   Socks5Handshake http(socks(), "h", 80, std::nullopt);
   take_output(http);
   ASSERT_EQ(http.feed("HTTP/1.1 400 Bad Request\r\n"), Progress::failed);
-  EXPECT_EQ(http.error().code(), ErrorCode::protocol_error);
+  EXPECT_EQ(http.error().code(), ErrorCode::proxy_handshake);
   Socks5Handshake eager(socks(), "h", 80, std::nullopt);
   take_output(eager);
   eager.feed("\x05\x00"s);
@@ -114,7 +115,7 @@ TEST(Socks5Handshake, NotSocksOrBytesAfterTheAnswerAreProtocolErrors) {
   Socks5Handshake pipelined(socks(), "h", 80, std::nullopt);
   take_output(pipelined);
   EXPECT_EQ(pipelined.feed("\x05\x00"s + kGranted), Progress::failed);
-  EXPECT_EQ(pipelined.error().code(), ErrorCode::protocol_error);
+  EXPECT_EQ(pipelined.error().code(), ErrorCode::proxy_handshake);
 }
 
 }  // namespace

@@ -58,6 +58,22 @@ TEST(DownloadControl, RoundTripsAResumeThatBeganPastByteZero) {
   EXPECT_EQ(*parsed, control);
 }
 
+// A range download's file starts at the range's first byte: the control file says
+// so, and its ranges may not reach below it.
+TEST(DownloadControl, RoundTripsTheOriginOfARangeDownload) {
+  ControlFile control = sample();
+  control.origin = 250;
+  control.ranges = {RangeSpec{250, 500, 17}, RangeSpec{500, 1000, 0}};
+  const std::string text = format_control(control);
+  EXPECT_NE(text.find("\norigin 250\nrange 250 500 17\n"), std::string::npos) << text;
+  auto parsed = parse_control(text, "x");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  EXPECT_EQ(*parsed, control);
+  control.ranges.front().start = 100;
+  error_of(format_control(control));
+  EXPECT_EQ(format_control(sample()).find("origin"), std::string::npos);
+}
+
 TEST(DownloadControl, SavesAtomicallyAndLoadsBack) {
   const std::string path = temp_path("save");
   ASSERT_TRUE(save_control(path, sample()).ok());

@@ -39,6 +39,18 @@ TEST(H1RequestEncoder, GetWithoutBodyHasRequestLineHostAndHeadersInOrder) {
             "\r\n");
 }
 
+TEST(H1RequestEncoder, Http10DialectSaysSoOnTheRequestLine) {
+  const Headers headers{{"Accept", "*/*"}};
+  H1RequestHead head = make_head("POST", "/up", &headers, {H1BodyFraming::Kind::content_length, 2});
+  head.dialect = H1Dialect::http1_0;
+  EXPECT_EQ(encode_head(head),
+            "POST /up HTTP/1.0\r\n"
+            "Host: example.org\r\n"
+            "Accept: */*\r\n"
+            "Content-Length: 2\r\n"
+            "\r\n");
+}
+
 TEST(H1RequestEncoder, WorksWithoutAHeaderList) {
   EXPECT_EQ(encode_head(make_head("GET", "/", nullptr)),
             "GET / HTTP/1.1\r\nHost: example.org\r\n\r\n");

@@ -472,17 +472,18 @@ std::vector<BadCase> bad_cases() {
                    "",
                    {false, true},
                    ErrorCategory::protocol,
-                   "HTTP/1.1: connection closed before the response headers"});
+                   "HTTP/1.1: empty reply from server (the connection closed before any byte "
+                   "of the response)"});
   cases.push_back({"ClosedInsideTheHead",
                    "HTTP/1.1 200 OK\r\nContent-Le",
                    {false, true},
                    ErrorCategory::protocol,
-                   "HTTP/1.1: connection closed before the response headers"});
+                   "HTTP/1.1: connection closed before the response headers were complete"});
   cases.push_back({"ClosedAfterAnInformationalResponse",
                    "HTTP/1.1 100 Continue\r\n\r\n",
                    {false, true},
                    ErrorCategory::protocol,
-                   "HTTP/1.1: connection closed before the response headers"});
+                   "HTTP/1.1: connection closed before the response headers were complete"});
   cases.push_back({"TruncatedContentLengthBody",
                    cl_head + std::string(1000, 'b'),
                    {false, true},
@@ -899,6 +900,25 @@ TEST(H1ResponseParser, ABodyCutShortIsTruncated) {
   EXPECT_EQ(finished.error().code(), ErrorCode::body_truncated) << finished.error().message();
   EXPECT_EQ(finished.error().category(), ErrorCategory::protocol);
   EXPECT_EQ(events.completes, 0);
+}
+
+// A close before any byte is curl's "empty reply" (52), not a truncated body: there
+// was no body to cut. Part of a head is a broken response (protocol_error).
+TEST(H1ResponseParser, ACloseBeforeAnyByteIsAnEmptyReply) {
+  H1ResponseParser parser;
+  Recorder events;
+  Result<void> finished = parser.finish(events);
+  ASSERT_FALSE(finished);
+  EXPECT_EQ(finished.error().code(), ErrorCode::empty_reply) << finished.error().message();
+}
+
+TEST(H1ResponseParser, ACloseInsideTheHeadIsAProtocolError) {
+  H1ResponseParser parser;
+  Recorder events;
+  ASSERT_TRUE(parser.feed(as_bytes("HTTP/1.1 200 OK\r\nContent-Le"), events));
+  Result<void> finished = parser.finish(events);
+  ASSERT_FALSE(finished);
+  EXPECT_EQ(finished.error().code(), ErrorCode::protocol_error) << finished.error().message();
 }
 
 }  // namespace

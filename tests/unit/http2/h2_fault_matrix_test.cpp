@@ -92,6 +92,7 @@ TEST_F(FaultMatrixH2Session, PingOnARequestStreamClosesTheConnectionSayingWhy) {
   pump();
   ASSERT_TRUE(sink.error.has_value());
   EXPECT_EQ(sink.error->category(), ErrorCategory::protocol);
+  EXPECT_EQ(sink.error->code(), ErrorCode::http2_framing);  // curl's 16
   EXPECT_EQ(sink.error->message(),
             "HTTP/2: server sent an invalid PING frame: sent on stream " +
                 std::to_string(stream_id) +

@@ -31,6 +31,7 @@ TEST_F(H3ConnectionFaultTest, FrameNotAllowedOnARequestStreamClosesTheConnection
   EXPECT_EQ(pump_errors[0].message(),
             "HTTP/3: the server sent a frame where HTTP/3 does not allow it "
             "(H3_FRAME_UNEXPECTED); the connection was closed");
+  EXPECT_EQ(pump_errors[0].code(), ErrorCode::http3_failed);  // curl's 95
   for (RecordingSink* each : {&sink, &sibling}) {
     ASSERT_TRUE(each->error.has_value());
     EXPECT_EQ(each->error->message(), pump_errors[0].message());

@@ -78,7 +78,7 @@ TEST(TlsPins, AMismatchNamesBothPins) {
   EXPECT_TRUE(check_public_key_pin(pins, kPinB, "example.org").ok());
   auto mismatch = check_public_key_pin(pins, "ZZZ=", "example.org");
   ASSERT_FALSE(mismatch.ok());
-  EXPECT_EQ(mismatch.error().code(), ErrorCode::tls_certificate);
+  EXPECT_EQ(mismatch.error().code(), ErrorCode::tls_pinned_key);  // curl's 90
   EXPECT_EQ(mismatch.error().message(),
             "TLS: public key of example.org is sha256//ZZZ=, which does not match the pinned "
             "sha256//" +

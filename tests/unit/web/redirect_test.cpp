@@ -140,6 +140,21 @@ TEST(Redirect, SchemesThePolicyTurnsOffAreRefused) {
           .ok());
 }
 
+// curl's --referer ";auto": each hop names the URL it came from, less its
+// credentials and fragment; off, no hop gets one from the planner.
+TEST(Redirect, AutoRefererNamesThePreviousUrlWithoutCredentials) {
+  const Url from = url("https://user:secret@a.example/page?q=1#part");
+  RedirectPolicy policy;
+  auto plain = plan_redirect(from, "GET", 302, location("https://b.example/next"), 0, policy);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->referer.has_value());
+  policy.auto_referer = true;
+  auto step = plan_redirect(from, "GET", 302, location("https://b.example/next"), 0, policy);
+  ASSERT_TRUE(step.ok());
+  ASSERT_TRUE(step->referer.has_value());
+  EXPECT_EQ(*step->referer, "https://a.example/page?q=1");
+}
+
 TEST(Redirect, CredentialsFollowToOtherOriginsOnlyWhenTrusted) {
   RedirectPolicy policy;
   EXPECT_TRUE(credentials_follow(url("http://a.example/1"), url("http://a.example/2"), policy));
