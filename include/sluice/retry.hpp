@@ -28,6 +28,9 @@ struct RetryPolicy {
   std::chrono::milliseconds delay{0};
   /// Retry on every error, not only transient ones.
   bool all_errors = false;
+  /// Start no retry once this long has passed since the first attempt began, and cut
+  /// a wait short at that point (curl's --retry-max-time); 0: no limit.
+  std::chrono::milliseconds max_time{0};
 };
 
 /// One failed attempt: the error, whether trying again may help, and how long the
@@ -65,5 +68,13 @@ SLUICE_API bool should_retry(const AttemptFailure& failure, int attempt, const R
 /// server's Retry-After; else 1 s doubling per attempt. At most 60 s.
 SLUICE_API std::chrono::milliseconds retry_wait(const AttemptFailure& failure, int attempt,
                                                 const RetryPolicy& policy);
+
+/// The wait before trying again after `failure`, which was attempt `attempt` (0 for
+/// the first), `elapsed` after the first attempt began: retry_wait(), cut to what is
+/// left of policy.max_time; nullopt when no retry follows (should_retry() says no,
+/// or max_time has passed).
+SLUICE_API std::optional<std::chrono::milliseconds> next_retry_wait(
+    const AttemptFailure& failure, int attempt, const RetryPolicy& policy,
+    std::chrono::milliseconds elapsed);
 
 }  // namespace sluice

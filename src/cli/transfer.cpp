@@ -23,7 +23,6 @@
 #include "cli/output/verbose_tls.hpp"
 #include "cli/output/write_out.hpp"
 #include "cli/request_builder.hpp"
-#include "cli/retry_deadline.hpp"
 #include "cli/stdin_upload.hpp"
 #include "sluice/client.hpp"
 #include "sluice/retry.hpp"
@@ -108,11 +107,9 @@ class Transfer {
       const bool resendable = options_.upload_file != "-";
       const std::optional<std::chrono::milliseconds> wait =
           outcome.failure
-              ? wait_within_retry_time(retry_wait(*outcome.failure, attempt, options_.retry),
-                                       elapsed_since_start(), options_.retry_max_time)
+              ? next_retry_wait(*outcome.failure, attempt, options_.retry, elapsed_since_start())
               : std::nullopt;
-      if (!outcome.failure || !resendable || !wait ||
-          !should_retry(*outcome.failure, attempt, options_.retry)) {
+      if (!resendable || !wait) {
         meter_.end(outcome.exit_code == kExitOk);  // its last line before any message
         if (options_.verbose) stderr_lines().write(describe_client_stats(client->stats()));
         client_ = nullptr;

@@ -38,9 +38,13 @@ Result<void> RangeFetch::run(std::optional<Response> first) {
     // again; a transient one (refused, cut, 503) gets its retries first.
     const bool mirror_at_fault =
         DownloadSources::is_mirror(source_) && blames_source(*failure) && !failure->transient;
-    if (!mirror_at_fault && should_retry(*failure, attempt, shared_.options.retry)) {
-      const auto wait = retry_wait(*failure, attempt, shared_.options.retry);
-      if (!sleep_until(steady_now() + wait)) {
+    const std::optional<std::chrono::milliseconds> wait =
+        mirror_at_fault ? std::nullopt
+                        : next_retry_wait(*failure, attempt, shared_.options.retry,
+                                          std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              steady_now() - shared_.began));
+    if (wait) {
+      if (!sleep_until(steady_now() + *wait)) {
         outcome = stopped().error;
         break;
       }

@@ -63,6 +63,8 @@ struct FetchShared {
   std::atomic<std::uint64_t> hashed{0};  ///< bytes fed to running_hash
   std::atomic<bool> stop{false};         ///< a range failed: every range stops
   std::atomic<int> retries{0};           ///< retries used, all ranges
+  /// When the download began: RetryPolicy::max_time counts from it.
+  std::chrono::steady_clock::time_point began{};
 };
 
 class RangeFetch {

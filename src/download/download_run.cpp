@@ -21,6 +21,7 @@ Result<void> DownloadSession::run_ranges() {
     slots_.push_back(std::make_unique<RangeSlot>(static_cast<unsigned>(i), plan_[i]));
   }
   FetchShared shared(client_, options_, *file_);
+  shared.began = began_;
   Request primary = options_.request;
   if (!result_.first_response.effective_url.empty()) {
     primary.url = result_.first_response.effective_url;

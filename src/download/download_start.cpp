@@ -180,9 +180,11 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
       case Verdict::restart: origin = Origin{}; continue;
       case Verdict::fail: break;
     }
-    if (!should_retry(*decision.failure, attempt, options_.retry))
-      return std::move(decision.failure->error);
-    if (!sleep_with_ticks(retry_wait(*decision.failure, attempt, options_.retry))) {
+    const std::optional<std::chrono::milliseconds> wait = next_retry_wait(
+        *decision.failure, attempt, options_.retry,
+        std::chrono::duration_cast<std::chrono::milliseconds>(steady_now() - began_));
+    if (!wait) return std::move(decision.failure->error);
+    if (!sleep_with_ticks(*wait)) {
       return Error(ErrorCategory::cancelled, "download: cancelled");
     }
     ++attempt;

@@ -82,4 +82,14 @@ std::chrono::milliseconds retry_wait(const AttemptFailure& failure, int attempt,
   return std::min(wait, kMaxWait);
 }
 
+std::optional<std::chrono::milliseconds> next_retry_wait(const AttemptFailure& failure, int attempt,
+                                                         const RetryPolicy& policy,
+                                                         std::chrono::milliseconds elapsed) {
+  if (!should_retry(failure, attempt, policy)) return std::nullopt;
+  const std::chrono::milliseconds wait = retry_wait(failure, attempt, policy);
+  if (policy.max_time.count() <= 0) return wait;
+  if (elapsed >= policy.max_time) return std::nullopt;
+  return std::min(wait, policy.max_time - elapsed);
+}
+
 }  // namespace sluice

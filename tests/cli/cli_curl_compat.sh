@@ -227,4 +227,16 @@ case_retry_max_time_stops_the_retries() {
   expect_curls_code -s --retry 5 --retry-delay 1 --retry-max-time 1 --retry-connrefused "$url"
 }
 
+# The downloader (--split) applies it too: the listener resets every attempt (a
+# reset is retried only with --retry-all-errors, as in curl) and counts them: the
+# first, and one retry at the limit.
+case_retry_max_time_bounds_a_downloads_retries() {
+  start_listener
+  run_sluice --split 2 --retry 5 --retry-all-errors --retry-delay 1 --retry-max-time 1 \
+    -o "$SCRATCH/f.bin" "http://127.0.0.1:$LISTENER_PORT/f.bin"
+  expect_code 56
+  [ "$(grep -c other "$SCRATCH/connections")" -eq 2 ] \
+    || fail "expected 2 attempts, the listener saw $(grep -c other "$SCRATCH/connections")"
+}
+
 run_case "$2"

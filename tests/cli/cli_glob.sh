@@ -109,28 +109,6 @@ case_globoff_sends_braces_as_text() {
 
 # The listener notes every connection; after sluice exits, a probe connects. Had
 # sluice connected, its connection would have been queued, and accepted, first.
-start_listener() {
-  local port_file=$SCRATCH/listener.port
-  python3 - "$port_file" "$SCRATCH/connections" <<'PY' &
-import os, socket, sys
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-listener.listen(16)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(str(listener.getsockname()[1]))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-while True:
-    conn, _ = listener.accept()
-    first = conn.recv(5)
-    with open(sys.argv[2], "a") as log:
-        log.write(("probe" if first == b"probe" else "other") + "\n")
-    conn.close()
-PY
-  BACKGROUND_PIDS+=($!)
-  wait_for_port_file "$port_file" listener
-  LISTENER_PORT=$(cat "$port_file")
-}
-
 expect_no_connection() {
   python3 -c 'import socket, sys; s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(b"probe"); s.recv(1)' \
     "$LISTENER_PORT"

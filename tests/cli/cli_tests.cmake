@@ -246,7 +246,8 @@ set(SLUICE_CLI_CURL_COMPAT_CASES
   post301_and_post302_keep_the_post
   location_trusted_sends_credentials_to_the_next_origin
   retry_connrefused_retries_a_refused_connection
-  retry_max_time_stops_the_retries)
+  retry_max_time_stops_the_retries
+  retry_max_time_bounds_a_downloads_retries)
 sluice_cli_tests(cli_curl_compat.sh curl_compat ${SLUICE_CLI_CURL_COMPAT_CASES})
 foreach(case IN LISTS SLUICE_CLI_CURL_COMPAT_CASES)
   set_tests_properties(cli.curl_compat.${case} PROPERTIES

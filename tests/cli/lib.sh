@@ -138,6 +138,32 @@ wait_for_port_file() {
   fail "the $2 peer did not start"
 }
 
+# start_listener: a loopback peer that accepts each connection, notes it as a line
+# of $SCRATCH/connections ("probe" when its first bytes are "probe", else "other")
+# and closes it at once; sets LISTENER_PORT. The line is written before the close,
+# so a client that waited for the close finds it there.
+start_listener() {
+  local port_file=$SCRATCH/listener.port
+  python3 - "$port_file" "$SCRATCH/connections" <<'PY' &
+import os, socket, sys
+listener = socket.socket()
+listener.bind(("127.0.0.1", 0))
+listener.listen(16)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(listener.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    conn, _ = listener.accept()
+    first = conn.recv(5)
+    with open(sys.argv[2], "a") as log:
+        log.write(("probe" if first == b"probe" else "other") + "\n")
+    conn.close()
+PY
+  BACKGROUND_PIDS+=($!)
+  wait_for_port_file "$port_file" listener
+  LISTENER_PORT=$(cat "$port_file")
+}
+
 run_case() {
   declare -F "case_$1" > /dev/null || fail "no test case '$1' in $0"
   "case_$1"

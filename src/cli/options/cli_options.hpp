@@ -156,11 +156,9 @@ struct CliOptions {
   std::optional<std::chrono::milliseconds> happy_eyeballs_delay;  ///< --happy-eyeballs-timeout-ms
   std::optional<std::chrono::milliseconds> connect_timeout;       ///< unset: library default
   std::chrono::milliseconds max_time{0};                          ///< 0: no limit
-  /// --retry N, --retry-delay, --retry-all-errors: for a fetch and for each download.
+  /// --retry N, --retry-delay, --retry-all-errors, --retry-max-time: for a fetch and
+  /// for each download.
   RetryPolicy retry;
-  /// --retry-max-time: no retry of a single fetch starts after this long from the
-  /// first attempt (0: no limit); downloads do not apply it yet.
-  std::chrono::milliseconds retry_max_time{0};
   std::uint64_t limit_rate = 0;                    ///< --limit-rate, bytes per second (0: none)
   std::optional<std::uint64_t> speed_limit;        ///< -Y/--speed-limit BYTES a second
   std::optional<std::chrono::seconds> speed_time;  ///< -y/--speed-time SECONDS

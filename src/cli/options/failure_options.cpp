@@ -61,7 +61,7 @@ const std::array<OptionSpec, 9> kFailureOptions = {{
      [](ParseState& s, std::string_view v) -> Result<void> {
        auto limit = parse_seconds("--retry-max-time", v);
        if (!limit) return std::move(limit).error();
-       s.options.retry_max_time = *limit;
+       s.options.retry.max_time = *limit;
        return {};
      }},
     // --retry already retries every connection failure, a refused one included

@@ -62,6 +62,22 @@ TEST(RetryPolicy, RetriesOnlyWhileAttemptsRemain) {
   EXPECT_FALSE(should_retry(transient, 0, options));
 }
 
+// max_time (curl's --retry-max-time): no retry after it, no wait past it.
+TEST(RetryPolicy, MaxTimeCutsTheWaitAndThenEndsTheRetries) {
+  RetryPolicy policy;
+  policy.retries = 5;
+  policy.delay = 4000ms;
+  const auto transient = failure_of(ErrorCategory::connect);
+  EXPECT_EQ(next_retry_wait(transient, 0, policy, 99'000ms), 4000ms) << "0 is no limit";
+  policy.max_time = 10'000ms;
+  EXPECT_EQ(next_retry_wait(transient, 0, policy, 1000ms), 4000ms);
+  EXPECT_EQ(next_retry_wait(transient, 0, policy, 8000ms), 2000ms);
+  EXPECT_FALSE(next_retry_wait(transient, 0, policy, 10'000ms));
+  EXPECT_FALSE(next_retry_wait(transient, 0, policy, 12'000ms));
+  EXPECT_FALSE(next_retry_wait(transient, 5, policy, 0ms)) << "no attempts left";
+  EXPECT_FALSE(next_retry_wait(failure_of(ErrorCategory::usage), 0, policy, 0ms));
+}
+
 TEST(RetryPolicy, RetryAllErrorsSparesUsageAndCancel) {
   RetryPolicy options;
   options.retries = 3;
