@@ -1,5 +1,6 @@
 #include "client/state_files.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/state_file.hpp"
@@ -54,7 +55,11 @@ void load_alt_svc(const std::string& path, AltSvcCache& cache, TimePoint now, Un
     // The origin's own host is kept as "" (see AltSvcEntry::host_or).
     if (entry.alt_host != entry.host) alternative.host = entry.alt_host;
     alternative.port = entry.alt_port;
-    alternative.expires = now + std::chrono::seconds(entry.expires - wall_now);
+    // Capped as a header's "ma" is (2^31 s): a file's far-future date (up to the year
+    // 9999) would overflow the steady clock's nanoseconds.
+    constexpr UnixSeconds kLongestLife = UnixSeconds{1} << 31;
+    alternative.expires =
+        now + std::chrono::seconds(std::min(entry.expires - wall_now, kLongestLife));
     cache.restore(https_origin(entry.host, entry.port), std::move(alternative), now);
   }
 }

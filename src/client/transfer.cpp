@@ -175,9 +175,13 @@ void Transfer::expect_known_length(const Headers& headers) {
 void Transfer::on_response_head(ReceivedHead head) {
   cancel_timer(first_byte_timer_);
   last_activity_ = timing_.response_start = services_.loop.now();
+  // Every head teaches, a redirect's or a 401's too (the usual HSTS answer is an
+  // https 301), and while hops_ still names the origin that sent it.
+  if (phase_ != Phase::finished) {
+    remember_alt_svc(head.headers);
+    remember_hsts(head.headers);
+  }
   if (drains_for_next_hop(head) || phase_ == Phase::finished) return;
-  remember_alt_svc(head.headers);
-  remember_hsts(head.headers);
   if (request_.decode.enabled) {
     if (auto coding = head.headers.get("content-encoding")) {
       auto decoder = ContentDecoder::create(

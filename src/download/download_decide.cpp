@@ -108,6 +108,12 @@ DownloadSession::Decision DownloadSession::decide_range(Response& response) {
 
 DownloadSession::Decision DownloadSession::decide_from_size(std::uint64_t size,
                                                             Response& response) {
+  if (response.status == 200 && (origin_ > 0 || options_.resume_from.value_or(0) > 0)) {
+    // Starting again from byte 0 would throw away the bytes the user asked to keep
+    // (-C OFFSET) or write the whole resource into a file of one range (-r).
+    return fail_with("the server ignored the range 'bytes=" + std::to_string(size) +
+                     "-' (200): nothing written, the file is as it was");
+  }
   if (response.status == 200) {
     note("the server ignored the range: restarted from byte 0");
     return decide_fresh(response, options_.ranges > 1);

@@ -49,7 +49,9 @@ Result<DownloadSession::Origin> DownloadSession::find_origin() {
     }
     auto size = existing_file_size(path_);
     if (!size) return std::move(size).error();
-    if (!*size || **size < furthest_done(**control)) {
+    // The file holds the resource from origin_ on; the control file counts in the
+    // resource's offsets.
+    if (!*size || **size + origin_ < furthest_done(**control)) {
       // The bytes the control file counts are gone (the file was removed or cut).
       note("'" + path_ + "' lacks bytes its control file counts: restarted from byte 0");
       return Origin{};

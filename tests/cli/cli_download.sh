@@ -158,6 +158,14 @@ case_server_without_ranges_gets_one_connection() {
   expect_one_error "does not answer ranges"
   cp "$SCRATCH/fetched.out" "$SCRATCH/curl.out"
   expect_curls_code -s -C - -o "$SCRATCH/curl.out" "$PEER_URL/file.bin"
+  # -C OFFSET keeps the first OFFSET bytes: the downloader does not start again from
+  # byte 0 over them, it fails and leaves the file as it was.
+  head -c 1000000 "$SCRATCH/peer.bin" > "$SCRATCH/kept.out"
+  cp "$SCRATCH/kept.out" "$SCRATCH/kept.before"
+  run_sluice -C 500000 --split 2 -o "$SCRATCH/kept.out" "$PEER_URL/file.bin"
+  [ "$CODE" -ne 0 ] || fail "a 200 for -C 500000 was taken as success"
+  grep -q "ignored the range 'bytes=500000-' (200)" "$ERR" || fail "unexpected error: $(cat "$ERR")"
+  cmp -s "$SCRATCH/kept.out" "$SCRATCH/kept.before" || fail "the kept bytes were overwritten"
 }
 
 case_checksum_mismatch_is_an_error_and_the_file_is_not_complete() {

@@ -132,8 +132,8 @@ case_range_in_fetch_mode_is_what_curl_writes() {
 # file, so a killed range download continues with -C - and ends byte-exact.
 case_range_download_resumes_byte_exact() {
   local out=$SCRATCH/part.bin pid _
-  tail -c +1000001 "$SLUICE_FILES_DIR/64m.bin" | head -c 40000000 > "$SCRATCH/expected.bin"
-  "$SLUICE" -r 1000000-40999999 --split 2 --limit-rate 8M -o "$out" "$HTTP/64m.bin" \
+  tail -c +50000001 "$SLUICE_FILES_DIR/64m.bin" | head -c 10000000 > "$SCRATCH/expected.bin"
+  "$SLUICE" -r 50000000-59999999 --split 2 --limit-rate 2M -o "$out" "$HTTP/64m.bin" \
     > /dev/null 2> "$ERR" &
   pid=$!
   # Killed once the control file shows bytes written (it is saved as they arrive).
@@ -144,13 +144,16 @@ case_range_download_resumes_byte_exact() {
   done
   kill -9 "$pid"
   wait "$pid" 2>/dev/null
-  grep -q "^origin 1000000$" "$out.sluice" || fail "the control file does not record the range: $(cat "$out.sluice")"
-  run_sluice -C - -r 1000000-40999999 --split 2 -o "$out" "$HTTP/64m.bin"
+  grep -q "^origin 50000000$" "$out.sluice" || fail "the control file does not record the range: $(cat "$out.sluice")"
+  # The range starts past its own length: the file's size counts from the range's
+  # first byte, the control file's offsets from the resource's.
+  run_sluice -C - -r 50000000-59999999 --split 2 -o "$out" "$HTTP/64m.bin"
   expect_code 0
+  ! grep -q "restarted" "$ERR" || fail "the resume started the range again: $(cat "$ERR")"
   cmp -s "$out" "$SCRATCH/expected.bin" || fail "the resumed range differs"
   [ ! -e "$out.sluice" ] || fail "the control file is left after the range completed"
   # The same file from curl -r.
-  curl -s -r 1000000-40999999 -o "$SCRATCH/curl.bin" "$HTTP/64m.bin"
+  curl -s -r 50000000-59999999 -o "$SCRATCH/curl.bin" "$HTTP/64m.bin"
   cmp -s "$out" "$SCRATCH/curl.bin" || fail "curl -r wrote other bytes"
   # A range to the end, and a rerun of a complete one.
   run_sluice -r 67000000- --split 2 -o "$SCRATCH/tail.bin" "$HTTP/64m.bin"

@@ -95,7 +95,7 @@ case_speed_limit_aborts_a_trickle_with_28_as_curl() {
   expect_curls_code -s -Y 1000 -y 2 -o "$SCRATCH/curl.out" "$PEER_URL/slow"
   # --speed-time alone is a limit of 1 byte a second, as in curl: the trickle's
   # five bytes a second pass it.
-  run_sluice -s -S -y 1 -m 3 -o "$SCRATCH/out" "$PEER_URL/slow"
+  run_sluice -s -S -y 2 -m 4 -o "$SCRATCH/out" "$PEER_URL/slow"
   expect_code 28
   grep -q "total timeout" "$ERR" || fail "-y alone stopped the trickle before -m did"
 }
@@ -109,7 +109,7 @@ case_speed_limit_aborts_a_download_with_28() {
 
 case_speed_limit_leaves_a_fast_transfer_alone() {
   load_servers
-  run_sluice -s -S -Y 1 -y 1 -o "$SCRATCH/1m.bin" "$SLUICE_NGINX_HTTP_URL/1m.bin"
+  run_sluice -s -S -Y 1 -y 5 -o "$SCRATCH/1m.bin" "$SLUICE_NGINX_HTTP_URL/1m.bin"
   expect_code 0
   [ "$(sha_of "$SCRATCH/1m.bin")" = "$(expected_sha 1m.bin)" ] || fail "1m.bin differs"
 }

@@ -110,6 +110,16 @@ case_hsts_file_upgrades_the_next_run_to_https() {
   fi
 }
 
+# The header of a redirect that is followed counts too: an https 301 is where sites
+# usually send it.
+case_hsts_is_learned_from_a_followed_redirect() {
+  run_sluice -L --hsts "$SCRATCH/hsts" --cacert "$SLUICE_TEST_CA" "$HSTS_HTTPS/hsts/redirect"
+  expect_code 0
+  [ "$(cat "$OUT")" = "$(cat "$SLUICE_FILES_DIR/small.txt")" ] || fail "the redirect's target differs"
+  entry_lines "$SCRATCH/hsts" | grep -qE '^localhost "[0-9]{8} [0-9:]{8}"$' \
+    || fail "the 301's Strict-Transport-Security was not kept: $(cat "$SCRATCH/hsts")"
+}
+
 # RFC 6797 section 8.1: not over http, not without a verified certificate (-k), not
 # for an IP address; max-age=0 removes the host.
 case_hsts_is_learned_only_where_the_rfc_allows() {

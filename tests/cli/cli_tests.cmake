@@ -171,6 +171,7 @@ set(SLUICE_CLI_STATE_CASES
   alt_svc_file_is_curls
   alt_svc_file_skips_bad_expired_and_foreign_lines
   hsts_file_upgrades_the_next_run_to_https
+  hsts_is_learned_from_a_followed_redirect
   hsts_is_learned_only_where_the_rfc_allows
   ssl_sessions_file_resumes_the_next_run)
 sluice_cli_tests(cli_state.sh state ${SLUICE_CLI_STATE_CASES})

@@ -3,6 +3,7 @@
 // goes with the n-th URL argument, as in curl) has #N filled in for each. It runs after parsing because -g applies wherever it stands, as in curl,
 // and before -G puts data into the query, so the data is never taken as a pattern.
 
+#include <algorithm>
 #include <array>
 #include <set>
 
@@ -62,6 +63,9 @@ Result<void> expand_url_globs(CliOptions& options) {
                        (count == 1 ? " URL" : " URLs") +
                        ": give one -o per URL, in the URLs' order, or -O/--output-dir "
                        "to name each file from its URL");
+  }
+  if (outputs.size() > 1 && std::find(outputs.begin(), outputs.end(), "-") != outputs.end()) {
+    return usage_error("-o -: with several URLs each -o names a file (stdout takes one fetch)");
   }
   // Each -o names the files of one URL argument, the n-th -o the n-th URL's, as curl
   // pairs them; "-o -" stays stdout for every URL. One -o with several URLs is

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "cli/output/progress_format.hpp"
+
 namespace sluice::cli {
 namespace {
 
@@ -31,16 +33,17 @@ void describe_certificate(std::string& out, const TlsInfo& tls, const ResponseHe
   }
   const PeerCertificate& cert = *tls.certificate;
   add(out, "Server certificate:");
-  add(out, " subject: " + cert.subject);
+  // The certificate's text is the server's: an ESC in it must not reach the terminal.
+  add(out, " subject: " + sanitize_name(cert.subject));
   add(out, " start date: " + certificate_date(cert.not_before));
   add(out, " expire date: " + certificate_date(cert.not_after));
   if (!tls.matched_name.empty()) {
     add(out, " subjectAltName: host \"" + std::string(host) + "\" matched cert's \"" +
-                 tls.matched_name + "\"");
+                 sanitize_name(tls.matched_name) + "\"");
   } else {
     add(out, " subjectAltName does not match " + std::string(host));
   }
-  add(out, " issuer: " + cert.issuer);
+  add(out, " issuer: " + sanitize_name(cert.issuer));
   if (response.tls_verify_result == 0) {
     add(out, " SSL certificate verify ok.");
   } else {

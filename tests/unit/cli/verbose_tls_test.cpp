@@ -53,6 +53,17 @@ TEST(VerboseTls, LinesAreCurls) {
             "*  SSL certificate verify ok.\n");
 }
 
+// A certificate is the server's text (any certificate, under -k): its control
+// characters are shown as '?', never sent to the terminal.
+TEST(VerboseTls, ControlCharactersOfTheCertificateAreNotPrinted) {
+  ResponseHead head = with_tls();
+  head.tls->certificate->subject = "CN=a\x1b[2Jb";
+  head.tls->certificate->issuer = "CN=\r\nfake";
+  const std::string lines = describe_tls(head, "localhost");
+  EXPECT_NE(lines.find("*  subject: CN=a?[2Jb\n"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("*  issuer: CN=??fake\n"), std::string::npos) << lines;
+}
+
 TEST(VerboseTls, InsecureRunSaysWhyTheCheckFailed) {
   ResponseHead head = with_tls();
   head.tls_verify_result = 19;

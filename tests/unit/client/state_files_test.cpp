@@ -90,6 +90,16 @@ TEST_F(StateFiles, EntriesComeBackWithTheirExpiryAndGoOutTheSame) {
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
+// The year 9999 (curl writes such dates, and the file is anyone's text) lasts as
+// long as a header's longest "ma" (2^31 s), not past the steady clock's range.
+TEST_F(StateFiles, AFarFutureExpiryIsCappedAtTheLongestMaxAge) {
+  write(options.alt_svc_file, "h2 far.example 443 h3 far.example 443 \"99991231 23:59:59\" 0 0\n");
+  load_state_files(options, caches(), kNow, kWallNow, trace);
+  auto far = alt_svc.lookup("https://far.example", kNow);
+  ASSERT_TRUE(far.has_value());
+  EXPECT_EQ(far->expires, kNow + std::chrono::seconds(std::int64_t{1} << 31));
+}
+
 TEST_F(StateFiles, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
   options.alt_svc_file = (dir / "no-such-dir" / "alt-svc").string();
   const auto files = snapshot_state_files(options, caches(), kNow, kWallNow);
