@@ -180,6 +180,9 @@ case_more_or_fewer_outputs_than_urls_are_refused() {
   run_sluice -o "$SCRATCH/a" -o "$SCRATCH/b" "http://127.0.0.1:$LISTENER_PORT/"{x,y,z}
   expect_code 2
   expect_one_error "2 -o options for 3 URLs"
+  run_sluice -o "$SCRATCH/a" "http://127.0.0.1:$LISTENER_PORT/x" -o - "http://127.0.0.1:$LISTENER_PORT/y"
+  expect_code 2
+  expect_one_error "-o -: with several URLs each -o names a file"
   [ ! -e "$SCRATCH/a" ] || fail "the refused command wrote a file"
   expect_no_connection
 }
