@@ -2,7 +2,7 @@
 # unpacked and used (check_deb.sh). Only where libsluice.so and the command are built
 # (not the sanitizer builds, whose library would need its runtime in every program).
 # `threaded`: it runs the command, which starts threads.
-if(NOT TARGET sluice_shared OR NOT TARGET sluice_cli)
+if(SLUICE_SANITIZE OR NOT TARGET sluice_shared OR NOT TARGET sluice_cli)
   return()
 endif()
 add_test(NAME package.deb
