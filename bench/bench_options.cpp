@@ -433,6 +433,7 @@ Request make_request(const BenchOptions& options) {
 const char* curl_version_option(VersionPolicy version) {
   switch (version) {
     case VersionPolicy::automatic: return nullptr;
+    case VersionPolicy::http1_0: return "--http1.0";
     case VersionPolicy::http1_only: return "--http1.1";
     case VersionPolicy::http2: return "--http2";
     case VersionPolicy::http2_prior_knowledge: return "--http2-prior-knowledge";

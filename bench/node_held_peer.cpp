@@ -44,6 +44,7 @@ Result<double> parse_figure(std::string_view output, std::string_view name) {
 
 bool node_held_applies(const BenchOptions& options) {
   switch (options.version) {
+    case VersionPolicy::http1_0:
     case VersionPolicy::http1_only: return true;
     case VersionPolicy::automatic:
     case VersionPolicy::http2: {
