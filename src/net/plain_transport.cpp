@@ -9,24 +9,11 @@
 #include <string>
 #include <utility>
 
+#include "net/socket_error.hpp"
 #include "net/transport.hpp"
 
 namespace sluice {
 namespace {
-
-// A receive and a send that fail are told apart (curl's 56 and 55): which one broke
-// says whether the request may have reached the server.
-Error socket_error(int err, bool receiving) {
-  const ErrorCode code = receiving ? ErrorCode::receive_failed : ErrorCode::send_failed;
-  switch (err) {
-    case ECONNRESET: return Error(code, "connection reset by peer");
-    case EPIPE: return Error(code, "connection closed by peer");
-    case ETIMEDOUT: return Error(code, "connection timed out (peer unreachable)");
-    default:
-      return Error(code, std::string("socket ") + (receiving ? "recv" : "send") +
-                             " failed: " + std::strerror(err));
-  }
-}
 
 class PlainTransport final : public Transport {
  public:
@@ -49,7 +36,7 @@ class PlainTransport final : public Transport {
       if (got == 0) return IoOutcome{0, IoStatus::eof};
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return IoOutcome{0, IoStatus::want_read};
-      return socket_error(errno, true);
+      return socket_io_error(errno, true);
     }
   }
 
@@ -61,7 +48,7 @@ class PlainTransport final : public Transport {
       if (sent >= 0) return IoOutcome{static_cast<std::size_t>(sent), IoStatus::done};
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return IoOutcome{0, IoStatus::want_write};
-      return socket_error(errno, false);
+      return socket_io_error(errno, false);
     }
   }
 

@@ -9,6 +9,13 @@
 #include <cstring>
 
 namespace sluice {
+
+bool is_ip_literal(std::string_view host) {
+  const std::string text(host);
+  unsigned char address[16];
+  return inet_pton(AF_INET, text.c_str(), address) == 1 ||
+         inet_pton(AF_INET6, text.c_str(), address) == 1;
+}
 namespace {
 
 std::string bare_host(const std::string& host) {

@@ -7,8 +7,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace sluice {
+
+/// An IPv4 or IPv6 address literal, without brackets ("127.0.0.1", "::1"): such a
+/// host is matched as an address (certificates, cookies, HSTS), never as a name.
+bool is_ip_literal(std::string_view host);
 
 struct SocketAddress {
   sockaddr_storage storage{};

@@ -7,6 +7,8 @@
 #include <openssl/x509v3.h>
 #include <sys/socket.h>
 
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -156,6 +158,22 @@ std::string client_certificate_hint(unsigned long code, bool has_cert) {
     return {};
   return has_cert ? " (the server rejected the client certificate)"
                   : " (the server requires a client certificate: --cert FILE)";
+}
+
+std::string handshake_failure_reason(int ssl_error, int saved_errno, bool has_cert) {
+  const unsigned long code = ERR_peek_last_error();
+  const bool ssl_lib = code != 0 && ERR_GET_LIB(code) == ERR_LIB_SSL;
+  if (ssl_error == SSL_ERROR_ZERO_RETURN ||
+      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0) ||
+      (ssl_lib && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING))
+    return "connection closed by peer";
+  if (ssl_error == SSL_ERROR_SYSCALL && code == 0) {
+    if (saved_errno == ECONNRESET) return "connection reset by peer";
+    return std::strerror(saved_errno);
+  }
+  if (ssl_lib && ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
+    return "the server did not answer in TLS (wrong version number); is the port plain HTTP?";
+  return openssl_error_text("unknown OpenSSL error") + client_certificate_hint(code, has_cert);
 }
 
 }  // namespace sluice

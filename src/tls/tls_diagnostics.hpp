@@ -34,6 +34,12 @@ std::string certificate_names(X509* cert);
 /// The reason text of the newest error in OpenSSL's thread queue, or `fallback`.
 std::string openssl_error_text(const char* fallback);
 
+/// Why a handshake step failed, from SSL_get_error's `ssl_error`, the errno saved
+/// right after it and OpenSSL's error queue: "connection closed by peer", a plain-HTTP
+/// port, or OpenSSL's reason (with client_certificate_hint's advice; `has_cert`:
+/// whether this client presented a certificate).
+std::string handshake_failure_reason(int ssl_error, int saved_errno, bool has_cert);
+
 /// A TLS 1.3 server checks a client certificate after the client's Finished, so its
 /// refusal arrives as an alert on the first read, not in the handshake: what that
 /// alert (OpenSSL error `code`) means, as a suffix for the read's error, or "".

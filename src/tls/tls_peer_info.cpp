@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "net/socket_address.hpp"
 #include "sluice/headers.hpp"
 
 namespace sluice {
@@ -65,13 +66,6 @@ std::vector<std::string> alt_names(const X509* certificate) {
   }
   GENERAL_NAMES_free(general);
   return names;
-}
-
-bool is_ip_literal(std::string_view host) {
-  const std::string text(host);
-  unsigned char address[16];
-  return inet_pton(AF_INET, text.c_str(), address) == 1 ||
-         inet_pton(AF_INET6, text.c_str(), address) == 1;
 }
 
 bool name_matches(std::string_view pattern, std::string_view host) {

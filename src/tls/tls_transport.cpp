@@ -3,7 +3,6 @@
 
 #include "tls/tls_transport.hpp"
 
-#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -18,6 +17,8 @@
 #include <optional>
 #include <string>
 
+#include "net/socket_address.hpp"
+#include "net/socket_error.hpp"
 #include "tls/tls_diagnostics.hpp"
 #include "tls/tls_peer_info.hpp"
 #include "tls/tls_shared.hpp"
@@ -26,12 +27,6 @@
 
 namespace sluice {
 namespace {
-
-bool is_ip_literal(const std::string& host) {
-  unsigned char address[16];
-  return inet_pton(AF_INET, host.c_str(), address) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), address) == 1;
-}
 
 // "[::1]" as written in a URL; the brackets are not part of the address.
 std::string bare_host(const std::string& host) {
@@ -50,14 +45,6 @@ Result<std::string> alpn_wire(const std::vector<std::string>& protocols) {
     wire += name;
   }
   return wire;
-}
-
-// Under TLS as over plain TCP: a failed receive and a failed send have their own codes.
-Error socket_error(int err, bool receiving) {
-  const ErrorCode code = receiving ? ErrorCode::receive_failed : ErrorCode::send_failed;
-  if (err == ECONNRESET) return Error(code, "connection reset by peer");
-  if (err == EPIPE) return Error(code, "connection closed by peer");
-  return Error(code, std::string("socket I/O failed: ") + std::strerror(err));
 }
 
 class TlsTransport final : public Transport {
@@ -108,7 +95,6 @@ class TlsTransport final : public Transport {
 
  private:
   Error handshake_error(int ssl_error, int saved_errno);
-  std::string handshake_failure_reason(int ssl_error, int saved_errno) const;
   Result<IoOutcome> io_failure(int rv, bool reading);
   /// After a write met the peer's close: the alert the peer sent before it, if any.
   std::optional<Error> peer_alert();
@@ -290,25 +276,10 @@ Error TlsTransport::handshake_error(int ssl_error, int saved_errno) {
     return Error(ErrorCategory::tls,
                  "TLS: handshake with " + host_ + " failed: " + inner->message());
   }
-  return Error(ErrorCategory::tls, "TLS: handshake with " + host_ + " failed: " +
-                                       handshake_failure_reason(ssl_error, saved_errno));
-}
-
-std::string TlsTransport::handshake_failure_reason(int ssl_error, int saved_errno) const {
-  const unsigned long code = ERR_peek_last_error();
-  const bool ssl_lib = code != 0 && ERR_GET_LIB(code) == ERR_LIB_SSL;
-  if (ssl_error == SSL_ERROR_ZERO_RETURN ||
-      (ssl_error == SSL_ERROR_SYSCALL && code == 0 && saved_errno == 0) ||
-      (ssl_lib && ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING))
-    return "connection closed by peer";
-  if (ssl_error == SSL_ERROR_SYSCALL && code == 0) {
-    if (saved_errno == ECONNRESET) return "connection reset by peer";
-    return std::strerror(saved_errno);
-  }
-  if (ssl_lib && ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
-    return "the server did not answer in TLS (wrong version number); is the port plain HTTP?";
-  return openssl_error_text("unknown OpenSSL error") +
-         client_certificate_hint(code, SSL_get_certificate(ssl_) != nullptr);
+  return Error(
+      ErrorCategory::tls,
+      "TLS: handshake with " + host_ + " failed: " +
+          handshake_failure_reason(ssl_error, saved_errno, SSL_get_certificate(ssl_) != nullptr));
 }
 
 Result<IoOutcome> TlsTransport::read(std::span<std::byte> into) {
@@ -422,7 +393,7 @@ Result<IoOutcome> TlsTransport::io_failure(int rv, bool reading) {
       closed ? Error(reading ? ErrorCode::receive_failed : ErrorCode::send_failed,
                      "connection closed by peer")
       : ssl_error == SSL_ERROR_SYSCALL && code == 0
-          ? socket_error(saved_errno, reading)
+          ? socket_io_error(saved_errno, reading)
           : Error(ErrorCategory::tls,
                   "TLS: connection with " + host_ +
                       " failed: " + openssl_error_text("unknown OpenSSL error") +

@@ -1,6 +1,5 @@
 #include "web/cookie_match.hpp"
 
-#include <arpa/inet.h>
 #include <libpsl.h>
 
 namespace sluice {
@@ -11,13 +10,6 @@ std::string lowercase_ascii(std::string_view text) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
-}
-
-bool is_ip_literal(std::string_view host) {
-  const std::string text(host);
-  unsigned char address[16];
-  return inet_pton(AF_INET, text.c_str(), address) == 1 ||
-         inet_pton(AF_INET6, text.c_str(), address) == 1;
 }
 
 bool domain_matches(std::string_view host, std::string_view domain) {

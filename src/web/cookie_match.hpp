@@ -6,13 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "net/socket_address.hpp"  // is_ip_literal: such hosts only match themselves
+
 namespace sluice {
 
 /// Lower-case ASCII copy (cookie domains and hosts compare case-insensitively).
 std::string lowercase_ascii(std::string_view text);
-
-/// An IPv4 or IPv6 address literal (no brackets): such hosts only match themselves.
-bool is_ip_literal(std::string_view host);
 
 /// `host` domain-matches `domain`: the same, or `host` ends with "." + `domain` and
 /// is a name, not an IP address. Both lower-case.

@@ -64,6 +64,9 @@ inline std::vector<Wire> all_wires() {
   return {Wire::h1, Wire::h1_tls, Wire::h2, Wire::h2c, Wire::h3};
 }
 
+/// The versions that run over TLS (TCP TLS, or QUIC's).
+inline std::vector<Wire> tls_wires() { return {Wire::h1_tls, Wire::h2, Wire::h3}; }
+
 /// The versions that carry many exchanges on one connection (sibling streams).
 inline std::vector<Wire> multiplexed_wires() { return {Wire::h2, Wire::h2c, Wire::h3}; }
 

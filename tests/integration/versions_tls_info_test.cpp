@@ -68,8 +68,10 @@ TEST_P(VersionsTlsInfo, SaysWhatTheHandshakeSettled) {
   EXPECT_EQ(head.tls_verify_result, 0);
 }
 
-TEST_P(VersionsTlsInfo, AResumedSessionSaysSoAndWhatItKnows) {
-  if (!tls()) GTEST_SKIP() << "no TLS over " << test::wire_name(wire());
+// Resumption needs TLS: this suite runs over the TLS wires only.
+class VersionsTlsResumption : public VersionsTlsInfo {};
+
+TEST_P(VersionsTlsResumption, AResumedSessionSaysSoAndWhatItKnows) {
   ClientOptions options;
   options.pool.idle_timeout = std::chrono::milliseconds(20);
   Client client = make_client(std::move(options));
@@ -92,6 +94,8 @@ TEST_P(VersionsTlsInfo, AResumedSessionSaysSoAndWhatItKnows) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, VersionsTlsInfo, ::testing::ValuesIn(test::all_wires()),
+                         test::wire_test_name);
+INSTANTIATE_TEST_SUITE_P(Versions, VersionsTlsResumption, ::testing::ValuesIn(test::tls_wires()),
                          test::wire_test_name);
 
 }  // namespace
