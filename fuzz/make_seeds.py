@@ -405,6 +405,114 @@ def h3_seeds():
         record(FIN, h3_frame(1, qpack(QPACK_STATUS_200)))]))
 
 
+# ---- the command's parsers and the state files -----------------------------------
+
+def url_glob_seeds():
+    # A cap byte (1 + byte * 8 URLs), then the pattern.
+    seeds = {
+        "set-and-range": "\xffhttp://{one,two}.example/[1-10:3]?x",
+        "letters-width": "\xffhttp://h/[a-e]/[001-012]/{,x}",
+        "escapes-ipv6": "\xffhttp://[::1]:8080/\\{lit\\}/[]/{a\\,b,c}",
+        "zone-id": "\xffhttp://[fe80::1%25eth0]/[A-C:2]",
+        "over-cap": "\x01http://x/[1-100]{a,b}",
+        "errors": "\xffhttp://x/{a,{b}}[1-]",
+        "no-pattern": "\x00https://example.org/plain?q=1#f",
+    }
+    for name, text in seeds.items():
+        write("url_glob", name, text)
+
+
+def config_file_seeds():
+    write("config_file", "curlrc", (
+        "# a comment\n"
+        "url = \"https://example.org/a b\"\n"
+        "output: out.txt\n"
+        "--header \"X-One: 1\\t2\\\"q\\\"\"  # trailing comment\n"
+        "-sS\n"
+        "\tsilent\n"
+        "--progress=line\n"
+        "user-agent \"sluice \\\\ test\"\r\n"
+        "data=@file\n"))
+    write("config_file", "bad-quote", "url = \"https://x\nnext\n")
+    write("config_file", "bad-blank", "header X: y\n")
+    write("config_file", "no-name", "= value\n")
+
+
+HSTS_HEAD = "# Your HSTS cache. https://curl.se/docs/hsts.html\n"
+
+
+def hsts_file_seeds():
+    # A store-size byte, a wall-clock byte (* 2^24 s; 0x60: 2021), then the file.
+    write("hsts_file", "curl-file", "\x10\x60" + HSTS_HEAD +
+          ".example.com \"20991231 23:59:59\"\n"
+          "www.Example.ORG. \"20300101 00:00:00\"\n"
+          "forever.example unlimited\n"
+          "expired.example \"19991231 23:59:59\"\n")
+    write("hsts_file", "junk", "\x01\x60" + "127.0.0.1 \"20991231 23:59:59\"\n"
+          "bad_host! \"20991231 23:59:59\"\n\"unterminated\n"
+          "a.example \"20990231 00:00:00\"\n" "b.example x y\n")
+
+
+def alt_svc_file_seeds():
+    # A cache-size byte, a wall-clock byte (* 2^24 s; 0x60: 2021), then the file.
+    write("alt_svc_file", "curl-file", "\x10\x60" +
+          "# Your alt-svc cache. https://curl.se/docs/alt-svc.html\n"
+          "h2 example.com 443 h3 example.com 443 \"20991231 23:59:59\" 0 0\n"
+          "h1 Example.ORG 8443 h3 alt.example.org 9443 \"20350101 00:00:00\" 1 0\n"
+          "h2 [2001:db8::1] 443 h3 [2001:db8::2] 443 \"20991231 23:59:59\" 0 0\n")
+    write("alt_svc_file", "junk", "\x01\x60" +
+          "h2 example.com 443 h2 example.com 443 \"20991231 23:59:59\" 0 0\n"
+          "h2 example.com 0 h3 example.com 443 \"20991231 23:59:59\" 0 0\n"
+          "h2 example.com 443 h3 example.com 443 \"2099123 23:59:59\" 0 0\n"
+          "h3 a:b 443 h3 c 443 \"20991231 23:59:59\" 2 0\n")
+
+
+def der(tag, body):
+    if len(body) < 0x80:
+        return bytes([tag, len(body)]) + body
+    size = len(body).to_bytes(2, "big")
+    return bytes([tag, 0x82]) + size + body
+
+
+def der_int(n):
+    return der(0x02, n.to_bytes((n.bit_length() + 8) // 8, "big"))
+
+
+def ssl_session_der():
+    """A TLS 1.2 session in OpenSSL's SSL_SESSION ASN.1 form, resumable until 2038."""
+    body = (der_int(1) + der_int(0x0303) + der(0x04, b"\xc0\x2f") +
+            der(0x04, bytes(range(32))) + der(0x04, bytes(48)) +
+            der(0xa1, der_int(2**31 - 100000)) + der(0xa2, der_int(7200)))
+    return der(0x30, body)
+
+
+def tls_session_file_seeds():
+    # A flags byte (bit 0: adopt QUIC sessions; then the caches' size), then the file.
+    session = ssl_session_der().hex()
+    write("tls_session_file", "sessions", "\x08" +
+          "# sluice TLS sessions (--ssl-sessions).\n"
+          "tcp 0123456789abcdef example.org:443 2147400000 " + session + "\n"
+          "tcp 0123456789abcdef [::1]:8443 2147400000 " + session + "\n"
+          "quic 0123456789abcdef example.org:443 2147400000 00112233 - \n"
+          "quic 0123456789abcdef h3.example:443 2147400000 0011 aabb\n"
+          "tcp fedcba9876543210 other.example:443 4102444800 " + session + "\n")
+    write("tls_session_file", "quic-adopted", "\x09" +
+          "quic 0123456789abcdef example.org:443 4102444800 00112233 0102\n"
+          "tcp 0123456789abcdef example.org:443 4102444800 zz\n"
+          "tcp 0123456789abcdef noport 4102444800 00\n")
+
+
+def capi_client_options_seeds():
+    # Calls: op, row, text length, text, 8-byte number (see the target's header).
+    def call(op, row, text=b"", number=0):
+        return bytes([op, row, len(text)]) + text + number.to_bytes(8, "little")
+    write("capi_client_options", "each-kind",
+          call(0, 0, b"/etc/ssl/ca.pem") + call(1, 2, number=1) + call(1, 2, number=2) +
+          call(0, 20, b"a.example:443:127.0.0.1") + call(2, 34, b"sluice/1\r\n") +
+          call(1, 36, number=0) + call(1, 38, number=2**32) + call(2, 41, number=5) +
+          call(3, 0, b"no_such_option") + call(8, 1, b"x") + call(4, 3, b"abc"))
+
+
 def main():
     # Rewrites the generated seeds; leaves other files (crash-* inputs) alone.
     url_seeds()
@@ -423,6 +531,12 @@ def main():
     content_decoder_seeds()
     h2_session_seeds()
     h3_seeds()
+    url_glob_seeds()
+    config_file_seeds()
+    hsts_file_seeds()
+    alt_svc_file_seeds()
+    tls_session_file_seeds()
+    capi_client_options_seeds()
     print("make_seeds: done;", CORPUS, "holds",
           sum(len(files) for _, _, files in os.walk(CORPUS)), "files")
 

@@ -46,6 +46,11 @@ struct DownloadTarget {
   /// the first of PATH.1 ... PATH.100 that does not exist, and fails (category io)
   /// when all do. DownloadOptions::resume and resume_from continue PATH instead.
   bool keep_existing = false;
+  /// With name_from_content_disposition, a file of the name the server chose is
+  /// overwritten only when this is set (curl's --clobber); otherwise the download
+  /// fails (category io) before writing, as curl's -J does. A name taken from the
+  /// URL is overwritten as with a path.
+  bool overwrite_server_named_file = false;
 };
 
 /// A snapshot of a download in flight, for progress displays.
@@ -84,7 +89,10 @@ class SLUICE_API SharedRateLimit {
 
 struct DownloadOptions {
   /// The GET to make: URL, headers, version, timeouts, redirects, mark. Its method
-  /// must be GET and it must have no body.
+  /// must be GET and it must have no body. The ranges go to the URL after its
+  /// redirects, with the request's credentials (auth, Authorization, Cookie, the URL's
+  /// user:password) only when that is the URL's origin or
+  /// redirects.credentials_to_other_origins is set.
   Request request;
   DownloadTarget target;
   /// Continue a partial file (curl's -C -): from its control file when there is

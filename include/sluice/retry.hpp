@@ -46,6 +46,12 @@ SLUICE_API bool is_transient_status(int status) noexcept;
 
 /// A failure from an Error of the library (connect refused, body ended early, ...).
 SLUICE_API AttemptFailure failure_from_error(Error error);
+/// As failure_from_error(), for a request that is safe to send again (a GET or HEAD
+/// without a body, a download's range): a connection the peer reset or closed while
+/// the request went or the body came (send_failed, receive_failed) is transient too.
+/// Error::retryable() stays false for those because a request in general (a POST)
+/// may have had its effect before the reset.
+SLUICE_API AttemptFailure failure_from_error_of_idempotent(Error error);
 /// A failure from an unwanted status: "HTTP 404 from URL", with the server's
 /// Retry-After when it sent one.
 SLUICE_API AttemptFailure failure_from_status(int status, const Headers& headers,

@@ -13,14 +13,21 @@ void UploadBudget::acquire(std::size_t bytes, bool may_wait) {
   auto fits = [&] { return limit_ == 0 || held_ == 0 || held_ + bytes <= limit_; };
   if (may_wait && !fits()) {
     ++waits_;
-    auto taken = [this] { return taken_.load(std::memory_order_relaxed); };
-    for (std::uint64_t seen = taken();; seen = taken()) {
-      room_.wait_for(lock, stall_window_, [&] { return fits() || window_cut_; });
-      if (fits()) break;
-      window_cut_ = false;
-      ++windows_ended_;
-      if (taken() == seen) break;  // nothing moved: waiting on could wait forever
+    ++waiting_;
+    const bool start_watch = !watched_ && watch_;
+    if (start_watch) {
+      watched_ = true;
+      taken_at_check_ = taken_.load(std::memory_order_relaxed);
     }
+    const std::uint64_t stalls_before = stalls_;
+    if (start_watch) {
+      // The watch posts to the HTTP thread, which takes mu_ in check_stall().
+      lock.unlock();
+      watch_();
+      lock.lock();
+    }
+    room_.wait(lock, [&] { return fits() || stalls_ != stalls_before; });
+    --waiting_;
   }
   held_ += bytes;
 }
@@ -33,10 +40,32 @@ void UploadBudget::release(std::size_t bytes) {
   room_.notify_all();
 }
 
-// No lock: the HTTP thread calls this for every chunk a transport takes, and only a
-// waiting acquire reads the count, once per kUploadStall.
+// No lock: the HTTP thread calls this for every chunk a transport takes, and only
+// check_stall() reads the count, once per stall window.
 void UploadBudget::note_taken(std::size_t bytes) {
   taken_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+bool UploadBudget::check_stall() {
+  {
+    std::lock_guard lock(mu_);
+    if (waiting_ == 0) {
+      watched_ = false;
+      return false;
+    }
+    const std::uint64_t taken = taken_.load(std::memory_order_relaxed);
+    const bool still = taken == taken_at_check_;
+    taken_at_check_ = taken;
+    if (!still) return true;
+    ++stalls_;
+  }
+  room_.notify_all();
+  return true;
+}
+
+std::chrono::milliseconds UploadBudget::stall_window() const {
+  std::lock_guard lock(mu_);
+  return stall_window_;
 }
 
 std::size_t UploadBudget::held() const {
@@ -49,23 +78,15 @@ std::uint64_t UploadBudget::waits() const {
   return waits_;
 }
 
+std::uint64_t UploadBudget::stalls() const {
+  std::lock_guard lock(mu_);
+  return stalls_;
+}
+
 #if SLUICE_TEST_HOOKS
 void UploadBudget::set_stall_window(std::chrono::milliseconds window) {
   std::lock_guard lock(mu_);
   stall_window_ = window;
-}
-
-void UploadBudget::end_stall_window() {
-  {
-    std::lock_guard lock(mu_);
-    window_cut_ = true;
-  }
-  room_.notify_all();
-}
-
-std::uint64_t UploadBudget::stall_windows_ended() const {
-  std::lock_guard lock(mu_);
-  return windows_ended_;
 }
 #endif
 

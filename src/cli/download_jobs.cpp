@@ -111,6 +111,7 @@ Result<std::vector<DownloadJob>> plan_downloads(const CliOptions& options,
     download.resume_from = options.continue_at;
     download.range = range;
     download.target.keep_existing = options.no_clobber;
+    download.target.overwrite_server_named_file = options.clobber;
     download.ranges = options.download.split;
     download.sha256 = options.download.sha256;
     download.mirrors = options.download.mirrors;

@@ -44,11 +44,12 @@ constexpr std::chrono::seconds kStatsEvery{5};
 // The most one read borrows: what one staged block can hold anyway.
 constexpr std::size_t kLargestRead = 256 * 1024;
 
-// Messages can carry server-supplied text; the one-line promise must hold anyway.
+// Messages can carry server-supplied text; the one-line promise must hold anyway, and
+// a NUL (an -H @file's) would end the line early where fputs writes it.
 std::string one_line(std::string_view message) {
   std::string line(message);
   for (char& c : line) {
-    if (c == '\n' || c == '\r') c = ' ';
+    if (c == '\n' || c == '\r' || c == '\0') c = ' ';
   }
   return line;
 }
@@ -203,7 +204,7 @@ class Transfer {
     }
     if (!response) {
       return attempt_failed(exit_code_for(response.error()), response.error().message(),
-                            failure_from_error(response.error()));
+                            failure_of(response.error()));
     }
     return take_response(*response, attempt);
   }
@@ -372,7 +373,7 @@ class Transfer {
       const std::size_t granted = rate_grant(kLargestRead);
       Result<BodyChunk> chunk = body.next(granted);
       if (limiter_) limiter_->refund(granted - (chunk ? chunk->size() : 0));
-      if (!chunk) return incomplete(chunk.error(), failure_from_error(chunk.error()));
+      if (!chunk) return incomplete(chunk.error(), failure_of(chunk.error()));
       if (chunk->empty()) {
         report_.size_download = body.bytes_received();  // a body that decodes to nothing too
         return {};
@@ -396,11 +397,22 @@ class Transfer {
     }
   }
 
+  // A GET or HEAD is safe to send again, so a connection reset or closed under it is
+  // worth a --retry, as a downloader retries a range; another method may have had its
+  // effect before the reset.
+  AttemptFailure failure_of(const Error& error) const {
+    const bool idempotent = report_.method == "GET" || report_.method == "HEAD";
+    return idempotent ? failure_from_error_of_idempotent(error) : failure_from_error(error);
+  }
+
   AttemptOutcome incomplete(const Error& error, AttemptFailure failure) {
     std::string message = error.message();
     if (sink_.is_file()) {
+      // -C - continues a GET from the file's size (what --remove-on-error removes).
+      const bool resumable = report_.method == "GET" && !options_.remove_on_error;
       message += " ('" + sink_.path() +
-                 "' is incomplete: " + std::to_string(sink_.bytes_written()) + " bytes written)";
+                 "' is incomplete: " + std::to_string(sink_.bytes_written()) + " bytes written" +
+                 (resumable ? "; run the same command with -C - to resume" : "") + ")";
     }
     return attempt_failed(exit_code_for(error), std::move(message), std::move(failure));
   }

@@ -34,7 +34,9 @@ ClientCore::ClientCore(ClientOptions options, std::shared_ptr<TlsContext> tls,
           options_.memory.staged_bytes_budget,
           // Posted through the poster: a reader may take bytes after the Client is gone.
           [poster = poster_, this] { poster->post([this] { resume_under_budget(); }); })),
-      upload_budget_(std::make_shared<UploadBudget>(options_.memory.owned_upload_budget)),
+      upload_budget_(std::make_shared<UploadBudget>(
+          options_.memory.owned_upload_budget,
+          [poster = poster_, this] { poster->post([this] { watch_upload_stall(); }); })),
       file_pool_(options_.file_threads),
       resolver_(loop_, network_.resolver),
       tls_(std::move(tls)),
@@ -181,6 +183,14 @@ ClientStats ClientCore::stats() const {
   stats.owned_upload_bytes = upload_budget_->held();
   stats.owned_upload_waits = upload_budget_->waits();
   return stats;
+}
+
+// While sends wait for the upload budget: one check per stall window, run after the
+// turn's socket events, so bytes a transport could take count before the check.
+void ClientCore::watch_upload_stall() {
+  loop_.add_timer(loop_.now() + upload_budget_->stall_window(), [this] {
+    if (upload_budget_->check_stall()) watch_upload_stall();
+  });
 }
 
 void ClientCore::arm_sweep() {

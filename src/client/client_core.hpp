@@ -98,6 +98,7 @@ class ClientCore final : public TransferOwner {
   /// more, their own events keep the loop busy, and a poll would take the core their
   /// readers need (docs/architecture.md, "Threads").
   void poll_before_sleep_if_alone();
+  void watch_upload_stall();
   void arm_sweep();
   void sweep();
   /// Readers brought the staged total under the budget: streams held back resume.

@@ -11,6 +11,7 @@ constexpr char kVersion = 5;
 constexpr char kNoAuthentication = 0;
 constexpr char kUsernamePassword = 2;
 constexpr unsigned char kNoAcceptableMethod = 0xff;
+constexpr std::size_t kMaxNameBytes = 255;  // one length byte (RFC 1928 section 5)
 
 // RFC 1928 section 6's reply codes, as a person would say them.
 const char* reply_text(unsigned char code) {
@@ -54,7 +55,15 @@ void Socks5Handshake::send(std::string message) {
   sent_ = 0;
 }
 
-void Socks5Handshake::send_connect() {
+TunnelHandshake::Progress Socks5Handshake::send_connect() {
+  // A name goes after one length byte: a longer one would be cut to its length
+  // modulo 256, and the proxy would read the rest as the port and the next request
+  // (curl's CVE-2023-38545 overflowed a buffer on this path).
+  if (!address_ && host_.size() > kMaxNameBytes) {
+    return fail(ErrorCode::usage, "the host name is " + std::to_string(host_.size()) +
+                                      " bytes, longer than the 255 SOCKS5 carries (socks5:// "
+                                      "resolves it here)");
+  }
   std::string request{kVersion, 1 /* CONNECT */, 0};
   if (address_ && address_->storage.ss_family == AF_INET) {
     const auto& v4 = reinterpret_cast<const sockaddr_in&>(address_->storage);
@@ -72,6 +81,7 @@ void Socks5Handshake::send_connect() {
   request += port_bytes(port_);
   send(std::move(request));
   step_ = Step::connect;
+  return Progress::waiting;
 }
 
 TunnelHandshake::Progress Socks5Handshake::fail(ErrorCode code, std::string what) {
@@ -126,16 +136,14 @@ std::optional<TunnelHandshake::Progress> Socks5Handshake::step() {
       if (method != kNoAuthentication) {
         return fail(ErrorCode::proxy_handshake, "the proxy chose a method that was not offered");
       }
-      send_connect();
-      return Progress::waiting;
+      return send_connect();
     }
     case Step::credentials: {
       if (in_.size() < 2) return std::nullopt;
       const unsigned char status = byte(1);
       in_.erase(0, 2);
       if (status != 0) return fail(ErrorCode::proxy_refused, "the proxy refused the credentials");
-      send_connect();
-      return Progress::waiting;
+      return send_connect();
     }
     case Step::connect: {
       if (in_.size() < 5) return std::nullopt;

@@ -30,7 +30,8 @@ class Socks5Handshake final : public TunnelHandshake {
   enum class Step { method, credentials, connect, open, failed };
   /// Queues the next message (replacing what was sent).
   void send(std::string message);
-  void send_connect();
+  /// Queues CONNECT; fails when the name does not fit its length byte.
+  Progress send_connect();
   Progress fail(ErrorCode code, std::string what);
   /// Handles one complete answer of the current step at the front of in_; returns
   /// nullopt when more bytes are needed.

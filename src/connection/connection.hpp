@@ -118,6 +118,10 @@ class Connection {
   /// the pool does not count it toward max_connections_per_origin. HTTP/1.1 has no
   /// GOAWAY (a Connection: close response just closes).
   virtual bool draining() const noexcept { return false; }
+  /// The peer's GOAWAY refused exchanges this connection had already started, after
+  /// the server processed this many: the most it takes on one connection (a limit
+  /// like nginx's keepalive_requests). nullopt when no GOAWAY refused any.
+  virtual std::optional<std::size_t> served_before_refusal() const noexcept { return std::nullopt; }
   /// The handshake is still running and what starts now goes as 0-RTT early data:
   /// only requests safe_for_early_data() may start (the pool holds the others).
   virtual bool early() const noexcept { return false; }

@@ -8,8 +8,8 @@
 //     test's look at the HTTP thread's state at the end of every turn;
 //   - StagingBuffer::on_reader_waits (body/staging_buffer.hpp): a test's word that a
 //     reader is really asleep in read();
-//   - UploadBudget::set_stall_window, end_stall_window and stall_windows_ended
-//     (body/upload_budget.hpp): a test ends the budget's stall windows by hand.
+//   - UploadBudget::set_stall_window (body/upload_budget.hpp): a test lengthens the
+//     window in which held upload bodies must move before waiting sends give up.
 
 #ifndef SLUICE_TEST_HOOKS
 #define SLUICE_TEST_HOOKS 0

@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "core/time_source.hpp"
+#include "download/download_file.hpp"
 #include "download/download_session.hpp"
 #include "download/download_sha256.hpp"
 #include "download/file_names.hpp"
@@ -114,6 +115,24 @@ Result<void> DownloadSession::set_path(std::string path) {
   return {};
 }
 
+Result<void> DownloadSession::refuse_overwrite_of_server_name(const Headers& headers) const {
+  const DownloadTarget& target = options_.target;
+  if (!target.name_from_content_disposition || target.keep_existing ||
+      target.overwrite_server_named_file || options_.resume || options_.resume_from || stream_) {
+    return {};
+  }
+  // A name the URL gave (no usable Content-Disposition) is the user's choice, as with -O.
+  const auto disposition = headers.get("content-disposition");
+  if (!disposition || !content_disposition_file_name(*disposition)) return {};
+  auto size = existing_file_size(path_);
+  if (!size) return std::move(size).error();
+  if (!*size) return {};
+  return Error(ErrorCategory::io, "download: '" + path_ +
+                                      "' exists and the server chose its name "
+                                      "(Content-Disposition): not overwritten (--clobber "
+                                      "overwrites it, --no-clobber writes NAME.1 ...)");
+}
+
 Result<DownloadResult> DownloadSession::run_steps() {
   if (auto valid = validate(); !valid) return std::move(valid).error();
   const DownloadTarget& target = options_.target;
@@ -154,7 +173,8 @@ Result<void> DownloadSession::prepare_file() {
     file_.emplace(std::move(*stream));
     return {};
   }
-  ControlFile control{options_.request.url, total_, validator_, plan_, origin_};
+  ControlFile control{url_without_credentials(options_.request.url), total_, validator_, plan_,
+                      origin_};
   if (auto saved = save_control(control_path_, control); !saved) return saved;
   auto file = OutputFile::open(path_);
   if (!file) return std::move(file).error();

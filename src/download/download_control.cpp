@@ -4,6 +4,7 @@
 
 #include "download/download_file.hpp"
 #include "download/download_ranges.hpp"
+#include "sluice/url.hpp"
 
 namespace sluice {
 namespace {
@@ -90,6 +91,13 @@ std::string format_control(const ControlFile& control) {
   }
   text += "\nend\n";
   return text;
+}
+
+std::string url_without_credentials(const std::string& url) {
+  auto parsed = Url::parse(url);
+  if (!parsed || parsed->userinfo.empty()) return url;
+  parsed->userinfo.clear();
+  return parsed->to_string();
 }
 
 Result<ControlFile> parse_control(std::string_view text, std::string_view name) {

@@ -18,7 +18,7 @@
 namespace sluice {
 
 struct ControlFile {
-  std::string url;                    ///< as the caller asked for it
+  std::string url;                    ///< as the caller asked for it, without a user:password
   std::optional<std::uint64_t> size;  ///< the file's size when known
   /// The If-Range value: a strong ETag ("\"abc\"") or a Last-Modified date; empty
   /// when the server gave neither.
@@ -33,6 +33,10 @@ struct ControlFile {
 
 /// PATH + ".sluice".
 std::string control_path_for(std::string_view path);
+
+/// `url` without the user:password it may carry: what a control file keeps (others
+/// may read it) and what a message shows. `url` itself when it does not parse.
+std::string url_without_credentials(const std::string& url);
 
 std::string format_control(const ControlFile& control);
 /// Rejects anything format_control() would not write: another version, a missing or

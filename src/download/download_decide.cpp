@@ -49,7 +49,8 @@ DownloadSession::Decision DownloadSession::decide_fresh(Response& response, bool
       validator_ = validator;
       return Decision{Verdict::proceed, std::nullopt};
     }
-    return fail_with("the server refused 'bytes=0-' of " + options_.request.url + " (416)");
+    return fail_with("the server refused 'bytes=0-' of " +
+                     url_without_credentials(options_.request.url) + " (416)");
   }
   if (response.status == 206) {
     auto range = content_range_of(response);

@@ -48,8 +48,10 @@ Result<void> DownloadSession::run_ranges() {
   }
   monitor_.set_total(total_);
   monitor_.set_resumed_from(result_.resumed_from);
-  monitor_.watch(&slots_, ControlFile{options_.request.url, total_, validator_, {}, origin_},
-                 control_path_);
+  monitor_.watch(
+      &slots_,
+      ControlFile{url_without_credentials(options_.request.url), total_, validator_, {}, origin_},
+      control_path_);
 
   std::size_t incomplete = 0;
   for (const auto& spec : plan_) incomplete += spec.complete() ? 0 : 1;

@@ -46,6 +46,9 @@ class DownloadSession {
   // download.cpp
   Result<void> validate();
   Result<void> set_path(std::string path);
+  /// Fails when the server named the file (Content-Disposition, -J) and one of that
+  /// name exists that nothing asked to keep, resume or overwrite (curl's -J).
+  Result<void> refuse_overwrite_of_server_name(const Headers& headers) const;
   Result<DownloadResult> run_steps();
   Result<void> prepare_file();
   Result<void> verify_and_present(std::uint64_t size);

@@ -1,5 +1,6 @@
 #include "download/download_sources.hpp"
 
+#include "auth/credentials.hpp"
 #include "sluice/url.hpp"
 #include "web/redirect.hpp"
 
@@ -7,17 +8,38 @@ namespace sluice {
 
 namespace {
 
+// The user and password of the URL the caller gave: Client::fetch makes them the
+// request's credentials and takes them out of the URL, so the effective URL a range
+// asks for has lost them. An explicit user (Request::auth), a token or an
+// Authorization field wins over them, as it wins in Client::fetch.
+void keep_url_credentials(Request& request, const Url& asked) {
+  Authentication& auth = request.auth;
+  if (asked.userinfo.empty() || request.headers.contains("authorization") || !auth.user.empty() ||
+      !auth.password.empty() || auth.scheme == Authentication::Scheme::bearer) {
+    return;
+  }
+  auto credentials = user_and_password(asked.userinfo);
+  if (!credentials) return;  // Client::fetch refused the URL before any range was planned
+  if (auth.scheme == Authentication::Scheme::none) auth.scheme = Authentication::Scheme::basic;
+  auth.user = std::move(credentials->first);
+  auth.password = std::move(credentials->second);
+}
+
 // `base` sent to `url`: credentials (auth, Authorization, Cookie) only when `url` is
-// on the origin of `asked`, the URL the caller gave, as across a redirect.
-Request request_to(const Request& base, const Url& asked, const std::string& url) {
+// on the origin of `asked`, the URL the caller gave, as across a redirect, or when
+// `trusted` (the primary's redirect target, followed with
+// RedirectPolicy::credentials_to_other_origins).
+Request request_to(const Request& base, const Url& asked, const std::string& url, bool trusted) {
   Request request = base;
   request.url = url;
   // download() checked every URL before it began, and a redirect's target parsed.
   const Url to = Url::parse(url).value();
-  if (asked.origin() != to.origin()) {
+  if (asked.origin() != to.origin() && !trusted) {
     request.auth = Authentication{};
     drop_credentials_across_origins(asked, to, request.headers);
+    return request;
   }
+  keep_url_credentials(request, asked);
   return request;
 }
 
@@ -27,9 +49,11 @@ DownloadSources::DownloadSources(const Request& primary, const std::string& aske
                                  const std::vector<std::string>& mirrors) {
   const Url asked = Url::parse(asked_url).value();
   // The primary too: its URL is the redirect's target, maybe on another origin.
-  sources_.push_back(Source{request_to(primary, asked, primary.url), 0, false, {}});
+  const bool trusted = primary.redirects.credentials_to_other_origins;
+  sources_.push_back(Source{request_to(primary, asked, primary.url, trusted), 0, false, {}});
+  // A mirror is no redirect the user trusted: it gets them only on the URL's origin.
   for (const std::string& mirror : mirrors) {
-    sources_.push_back(Source{request_to(primary, asked, mirror), 0, false, {}});
+    sources_.push_back(Source{request_to(primary, asked, mirror, false), 0, false, {}});
   }
 }
 

@@ -28,7 +28,9 @@ class DownloadSources {
   /// gets a copy with its own URL. The primary and each mirror go without
   /// credentials (auth, Authorization, Cookie) when their origin is not the origin
   /// of `asked_url`, the URL the caller gave: they were meant for that server only,
-  /// as across a redirect (a redirect to a CDN must not take them along).
+  /// as across a redirect (a redirect to a CDN must not take them along), unless the
+  /// primary's redirect was followed with RedirectPolicy::credentials_to_other_origins.
+  /// Credentials in `asked_url` (user:password@) go wherever the others go.
   DownloadSources(const Request& primary, const std::string& asked_url,
                   const std::vector<std::string>& mirrors);
 

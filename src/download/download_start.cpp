@@ -36,9 +36,11 @@ Result<DownloadSession::Origin> DownloadSession::find_origin() {
   auto control = load_control(control_path_);
   if (!control) return std::move(control).error();
   if (*control) {
-    if ((*control)->url != options_.request.url) {
+    // Compared without credentials: a file an older sluice wrote may have kept them.
+    const std::string url = url_without_credentials((*control)->url);
+    if (url != url_without_credentials(options_.request.url)) {
       return Error(ErrorCategory::usage, "download: control file '" + control_path_ +
-                                             "' belongs to " + (*control)->url +
+                                             "' belongs to " + url +
                                              "; remove it or download to another path");
     }
     if ((*control)->origin != origin_) {
@@ -156,7 +158,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     auto response = wait_first(pending);
     Decision decision;
     if (!response) {
-      decision.failure = failure_from_error(std::move(response).error());
+      decision.failure = failure_from_error_of_idempotent(std::move(response).error());
     } else {
       result_.first_response = response->head();
       if (path_.empty()) {
@@ -165,6 +167,9 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
         std::string directory = options_.target.directory;
         if (!directory.empty() && directory.back() != '/') directory += '/';
         if (auto placed = set_path(directory + name); !placed) return std::move(placed).error();
+        if (auto kept = refuse_overwrite_of_server_name(response->headers); !kept) {
+          return std::move(kept).error();
+        }
         auto found = find_origin();
         if (!found) return std::move(found).error();
         if (found->kind != Origin::Kind::fresh) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "download/download_control.hpp"
 #include "sluice/http_date.hpp"
 
 namespace sluice {
@@ -42,10 +43,17 @@ AttemptFailure failure_from_error(Error error) {
   return AttemptFailure{std::move(error), transient, std::nullopt};
 }
 
+AttemptFailure failure_from_error_of_idempotent(Error error) {
+  AttemptFailure failure = failure_from_error(std::move(error));
+  const ErrorCode code = failure.error.code();
+  if (code == ErrorCode::send_failed || code == ErrorCode::receive_failed) failure.transient = true;
+  return failure;
+}
+
 AttemptFailure failure_from_status(int status, const Headers& headers, const std::string& url) {
-  AttemptFailure failure{
-      Error(ErrorCode::http_status, "HTTP " + std::to_string(status) + " from " + url),
-      is_transient_status(status), std::nullopt};
+  AttemptFailure failure{Error(ErrorCode::http_status, "HTTP " + std::to_string(status) + " from " +
+                                                           url_without_credentials(url)),
+                         is_transient_status(status), std::nullopt};
   if (auto value = headers.get("retry-after")) failure.retry_after = parse_retry_after(*value);
   return failure;
 }

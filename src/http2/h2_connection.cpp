@@ -40,8 +40,12 @@ H2Connection::H2Connection(EventLoop& loop, std::unique_ptr<Transport> transport
 
 H2Connection::~H2Connection() = default;
 
+// While a liveness PING is unanswered the server may be gone: no new stream starts
+// here (a retry goes to another connection) until its ACK, which tells the owner the
+// streams are free again, or its timeout, which fails the connection.
 std::size_t H2Connection::available_streams() const noexcept {
-  return driver_.closed() ? 0 : session_.available_streams();
+  if (driver_.closed() || session_.ping_outstanding()) return 0;
+  return session_.available_streams();
 }
 
 ExchangeId H2Connection::start(ExchangeRequest request, ExchangeSink& sink) {
@@ -71,9 +75,19 @@ void H2Connection::resume(ExchangeId exchange) {
   event([&] { session_.resume_stream(static_cast<std::int32_t>(exchange)); });
 }
 
+// A stream cancelled on a connection silent for a while (the caller timed out on a
+// stalled server) would hand its retry the same silent connection, stalling again
+// until every retry is spent: a PING asks at once whether the server is there.
 void H2Connection::cancel(ExchangeId exchange) {
   if (exchange == kNoExchange) return;
-  event([&] { session_.cancel_stream(static_cast<std::int32_t>(exchange)); });
+  event([&] {
+    session_.cancel_stream(static_cast<std::int32_t>(exchange));
+    const TimePoint now = loop_.now();
+    if (!driver_.closed() && !session_.ping_outstanding() &&
+        now - last_input_ >= timing_.quiet_before_probe) {
+      send_liveness_ping(now);
+    }
+  });
 }
 
 std::size_t H2Connection::release_scratch(TimePoint paused_before) {

@@ -31,6 +31,10 @@ struct H2Timing {
   std::chrono::milliseconds ping_after{30'000};
   /// A PING unanswered for this long fails the connection (and all its streams).
   std::chrono::milliseconds ping_timeout{10'000};
+  /// A stream cancelled after this long without input (a caller that timed out on a
+  /// stalled server) makes the connection send a PING at once and start no new
+  /// stream until its ACK, so a retry does not stall on the same silent connection.
+  std::chrono::milliseconds quiet_before_probe{1'000};
 };
 
 class H2Connection final : public Connection, private StreamCodec {
@@ -55,6 +59,9 @@ class H2Connection final : public Connection, private StreamCodec {
   /// The pool does not count a draining connection toward its per-origin limit.
   bool draining() const noexcept override {
     return !driver_.closed() && session_.goaway_received();
+  }
+  std::optional<std::size_t> served_before_refusal() const noexcept override {
+    return session_.served_before_refusal();
   }
   /// The exchange's id is its stream id.
   ExchangeId start(ExchangeRequest request, ExchangeSink& sink) override;

@@ -116,6 +116,12 @@ class H2Session final : private StreamHooks<H2Stream> {
   /// Streams that ended so far (completed, failed or cancelled): a freed slot.
   std::uint64_t streams_ended() const noexcept { return streams_ended_; }
   bool goaway_received() const noexcept { return goaway_received_; }
+  /// The server's GOAWAY refused streams we had opened: how many it processed (our
+  /// streams are 1, 3, 5, ... so those up to its last stream id). nullopt otherwise.
+  std::optional<std::size_t> served_before_refusal() const noexcept {
+    if (!goaway_refused_streams_) return std::nullopt;
+    return static_cast<std::size_t>(goaway_last_stream_ + 1) / 2;
+  }
 
   /// Sends GOAWAY with `error_code` (NGHTTP2_NO_ERROR to close politely). Open streams
   /// finish; no new ones start.
@@ -217,6 +223,7 @@ class H2Session final : private StreamHooks<H2Stream> {
   bool settings_acked_ = false;
   bool goaway_received_ = false;
   std::int32_t goaway_last_stream_ = 0;
+  bool goaway_refused_streams_ = false;
   std::uint32_t goaway_code_ = 0;
   std::string goaway_debug_;
   bool closing_ = false;     // terminate() or fail_all(): no new streams

@@ -241,6 +241,7 @@ void H2Session::on_goaway(const nghttp2_frame& frame) {
     H2Stream& stream = entry.second;
     if (stream.stream_id <= goaway_last_stream_) continue;
     stream.unprocessed = true;
+    goaway_refused_streams_ = true;
     if (!stream.failure) stream.failure = goaway_error(stream.stream_id);
   }
 }

@@ -50,6 +50,9 @@ class H3Connection final : public Connection, private QuicApplication {
   /// The server sent GOAWAY: the streams it kept may finish, no new one starts here.
   /// The pool does not count a draining connection toward its per-origin limit.
   bool draining() const noexcept override { return !is_closed() && session_->goaway_received(); }
+  std::optional<std::size_t> served_before_refusal() const noexcept override {
+    return session_->served_before_refusal();
+  }
   /// Sending 0-RTT early data: only requests safe_for_early_data() may start.
   bool early() const noexcept override { return early_ && !handshake_done_ && !is_closed(); }
   long handshake_verify_result() const noexcept override;

@@ -134,6 +134,12 @@ class H3Session final : public QuicApplication, private StreamHooks<H3Stream> {
   /// Exchanges that ended so far (completed, failed or cancelled): a freed slot.
   std::uint64_t streams_ended() const noexcept { return streams_ended_; }
   bool goaway_received() const noexcept { return goaway_received_; }
+  /// The server's GOAWAY refused streams we had opened: how many it processed (our
+  /// request streams are 0, 4, 8, ... so those below the GOAWAY's id). nullopt otherwise.
+  std::optional<std::size_t> served_before_refusal() const noexcept {
+    if (!goaway_refused_streams_) return std::nullopt;
+    return static_cast<std::size_t>(goaway_stream_id_ / 4);
+  }
   /// Nothing more will run on this connection: a GOAWAY arrived, fail_all() ran or a
   /// fatal error happened, and no exchange is left. The owner can close it.
   bool finished() const noexcept {
@@ -265,6 +271,8 @@ class H3Session final : public QuicApplication, private StreamHooks<H3Stream> {
   std::int64_t reading_stream_ = -1;  // the stream on_stream_data is feeding to nghttp3
   std::size_t reading_credit_ = 0;    // body bytes of it credited at once
   bool goaway_received_ = false;
+  bool goaway_refused_streams_ = false;
+  std::int64_t goaway_stream_id_ = 0;
   bool closing_ = false;  // fail_all(): no new streams
   bool broken_ = false;   // a fatal error: nghttp3 must not be called again
   bool closed_ = false;   // on_connection_closed: the transport is gone

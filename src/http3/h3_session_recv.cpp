@@ -186,6 +186,10 @@ void H3Session::on_goaway(std::int64_t stream_id) {
     stream.unprocessed = true;
     refused.push_back(id);
   }
+  if (!refused.empty()) {
+    goaway_refused_streams_ = true;
+    goaway_stream_id_ = stream_id;
+  }
   std::sort(refused.begin(), refused.end());
   for (std::int64_t id : refused) fail_stream(id, goaway_error(id));
 }

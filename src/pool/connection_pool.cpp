@@ -86,6 +86,9 @@ void ConnectionPool::forget_if_unused(const std::string& key) {
 
 void ConnectionPool::dispatch(const std::string& key) {
   if (closing_ || origins_.count(key) == 0) return;
+  // A request the server refused comes back here from inside the connection's GOAWAY
+  // handling: what that GOAWAY taught applies before the request goes again.
+  learn_request_limit(origins_.find(key)->second);
   // attach() may close a connection (and so edit the list): look again after each.
   // attach() may also end the origin (a waiter that fails at once was its last):
   // every step looks it up again instead of keeping a reference.
@@ -97,6 +100,7 @@ void ConnectionPool::dispatch(const std::string& key) {
       services_.loop.cancel_timer(timer->second);
       idle_timers_.erase(timer);
     }
+    ++requests_sent_[conn];
     waiter->attach(*conn);
   }
   // Open connections for waiters no connection can take, up to the origin's limit.
@@ -109,14 +113,17 @@ void ConnectionPool::dispatch(const std::string& key) {
   // `limit` of them stay open beside the limit: a server that sends GOAWAY after
   // every request must not make us hold one socket per waiter in flight.
   OriginConnector& connector = *origin.connector;
-  while (origin.waiting.size() > connector.tcp_connects() &&
+  // One connection that may turn out to multiplex (h2, h3) serves everyone waiting:
+  // another opens only once the first said HTTP/1.1, or is full. Under a learned
+  // request limit each serves that many. A QUIC attempt serves them all, and may have
+  // failed already and ended the origin: stop.
+  const bool multiplex = may_multiplex(origin);
+  const std::size_t per_connect = multiplex && origin.request_limit ? *origin.request_limit : 1;
+  while (origin.waiting.size() > connector.tcp_connects() * per_connect &&
          counted_connections(origin) + connector.tcp_connects() < limit &&
          origin.conns.size() + connector.tcp_connects() < 2 * limit) {
-    // One connection that may turn out to multiplex (h2, h3) serves everyone waiting:
-    // another opens only once the first said HTTP/1.1, or is full. A QUIC attempt
-    // serves them all, and may have failed already and ended the origin: stop.
     const auto opened = connector.open_for(*origin.waiting[connector.tcp_connects()],
-                                           origin.seen_version, may_multiplex(origin));
+                                           origin.seen_version, multiplex && !origin.request_limit);
     if (opened != OriginConnector::Opened::tcp) break;
   }
 }
@@ -127,6 +134,7 @@ Connection* ConnectionPool::idle_connection(const std::string& key) {
   const ConnectionWaiter& next = *found->second.waiting.front();
   for (auto& conn : found->second.conns) {
     if (conn->is_closed() || conn->available_streams() == 0) continue;
+    if (!under_request_limit(found->second, *conn)) continue;
     // 0-RTT takes only what is safe to replay; the rest waits for the handshake.
     if (conn->early() && !next.safe_for_early_data()) continue;
     return conn.get();
@@ -198,6 +206,23 @@ std::size_t ConnectionPool::counted_connections(const Origin& origin) {
   return counted;
 }
 
+void ConnectionPool::learn_request_limit(Origin& origin) {
+  for (const auto& conn : origin.conns) {
+    const std::optional<std::size_t> served = conn->served_before_refusal();
+    if (!served) continue;
+    // A server that processed none still gets one request per connection: the
+    // refusals themselves are bounded (FetchHops' resends).
+    const std::size_t learned = std::max<std::size_t>(1, *served);
+    if (!origin.request_limit || learned < *origin.request_limit) origin.request_limit = learned;
+  }
+}
+
+bool ConnectionPool::under_request_limit(const Origin& origin, const Connection& conn) const {
+  if (!origin.request_limit) return true;
+  const auto sent = requests_sent_.find(&conn);
+  return sent == requests_sent_.end() || sent->second < *origin.request_limit;
+}
+
 bool ConnectionPool::may_multiplex(const Origin& origin) {
   const OriginRoute& route = origin.connector->route();
   if (route.policy == VersionPolicy::http2_prior_knowledge) return true;
@@ -255,6 +280,7 @@ std::optional<std::string> ConnectionPool::drop(Connection& conn) {
   if (found == conn_origin_.end()) return std::nullopt;
   std::string key = std::move(found->second);
   conn_origin_.erase(found);
+  requests_sent_.erase(&conn);
   Origin& origin = origins_[key];
   if (auto timer = idle_timers_.find(&conn); timer != idle_timers_.end()) {
     services_.loop.cancel_timer(timer->second);
@@ -292,6 +318,7 @@ void ConnectionPool::close_all() {
     origin.conns.clear();
   }
   conn_origin_.clear();
+  requests_sent_.clear();
   for (auto& [conn, timer] : idle_timers_) services_.loop.cancel_timer(timer);
   idle_timers_.clear();
 }

@@ -51,6 +51,9 @@ class ConnectionPool final : public ConnectionOwner {
     std::deque<ConnectionWaiter*> waiting;
     std::optional<HttpVersion> seen_version;     // what the last connection spoke
     std::unique_ptr<OriginConnector> connector;  // what is on the way to a connection
+    /// Learned from a GOAWAY that refused requests a connection had started: the
+    /// most requests the server takes on one connection. Kept while the origin is.
+    std::optional<std::size_t> request_limit;
     /// No connection open and none on the way: the next waiter's route (its URL,
     /// version policy and proxy) may replace the last one.
     bool idle() const noexcept { return conns.empty() && !connector->busy(); }
@@ -63,6 +66,10 @@ class ConnectionPool final : public ConnectionOwner {
   /// draining after a GOAWAY, which take no new request and may take long to end
   /// (at most max_connections_per_origin of them are open at once beside it).
   static std::size_t counted_connections(const Origin& origin);
+  /// Reads what draining connections say about the server's request limit.
+  static void learn_request_limit(Origin& origin);
+  /// Whether `conn` may take one more request under the origin's request limit.
+  bool under_request_limit(const Origin& origin, const Connection& conn) const;
   void forget_if_unused(const std::string& key);
 
   // What the origin's connector reports.
@@ -83,6 +90,7 @@ class ConnectionPool final : public ConnectionOwner {
   std::unordered_map<std::string, Origin> origins_;
   std::unordered_map<const Connection*, std::string> conn_origin_;
   std::unordered_map<const Connection*, EventLoop::TimerId> idle_timers_;
+  std::unordered_map<const Connection*, std::size_t> requests_sent_;  // requests attached
   std::uint64_t next_conn_id_ = 1;
   bool closing_ = false;
 };

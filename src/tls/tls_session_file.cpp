@@ -35,9 +35,15 @@ void append_hex(std::string& out, std::string_view bytes) {
   }
 }
 
-// "host:port" with a port after the last colon (an IPv6 host keeps its colons).
+// "host:port" with a port after the last colon (an IPv6 host keeps its colons). No
+// blank, quote or control byte: a quoted field may hold them, but the file is written
+// unquoted, so such an origin would not read back (the line would be lost on save).
 bool is_origin(std::string_view text) {
   const std::size_t colon = text.rfind(':');
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= ' ' || byte == '"' || byte == 0x7f) return false;
+  }
   return colon != std::string_view::npos && colon > 0 && text.size() <= 300 &&
          parse_state_port(text.substr(colon + 1)).has_value();
 }

@@ -20,12 +20,18 @@ std::string parse_line(std::string_view line, HstsStore::Entry& entry) {
   std::string_view host = (*fields)[0];
   entry.include_subdomains = host.starts_with('.');
   if (entry.include_subdomains) host.remove_prefix(1);
-  if (host.empty() || host.size() > 253 || host.starts_with('.')) return "bad host name";
+  // An empty label ("a..b", "a..") is no host name; "a.." would also key as "a.",
+  // which the file then writes back as another host.
+  if (host.empty() || host.size() > 253 || host.starts_with('.') ||
+      host.find("..") != std::string_view::npos) {
+    return "bad host name";
+  }
   for (const char c : host) {
     if (!name_byte(c)) return "bad host name";
   }
-  if (is_ip_literal(host)) return "an IP address";
   entry.host = hsts_host_key(host);
+  // Checked on the key: "127.0.0.1." is an address too (RFC 6797 8.1.1: never HSTS).
+  if (is_ip_literal(entry.host)) return "an IP address";
   if ((*fields)[1] == "unlimited") {
     entry.expires = kUnlimited;
     return {};

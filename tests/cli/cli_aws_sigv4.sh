@@ -11,12 +11,8 @@ LOG=$SCRATCH/peer.log
 
 # start_verifier: the checking server in the background; sets PEER (its base URL).
 start_verifier() {
-  local port_file=$SCRATCH/peer.port
-  : > "$LOG"
-  python3 "$(dirname "$0")/aws_sigv4_peer.py" "$port_file" "$LOG" &
-  BACKGROUND_PIDS+=($!)
-  wait_for_port_file "$port_file" "aws_sigv4_peer"
-  PEER=http://127.0.0.1:$(cat "$port_file")
+  start_peer_script aws_sigv4_peer.py "$LOG"
+  PEER=http://127.0.0.1:$PEER_PORTS
 }
 
 # expect_verdicts LINE...: the peer's log holds exactly these lines, in order.

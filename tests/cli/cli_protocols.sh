@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# HTTP/1.0 (-0, --http1.0), international host names and -v's TLS lines, each run by
+# HTTP/1.0 (-0, --http1.0), international host names, -v's TLS lines and an HTTP/2
+# server's per-connection request limit, each run by
 # `sluice` and by real curl 7.88 on the same arguments: the same request line and Host
 # header reach a local echo peer, the same exit codes, and -v names the same TLS
 # version, cipher, ALPN and certificate fields. The nginx and caddy cases need the
@@ -133,6 +134,37 @@ case_http10_against_nginx_over_http_and_https() {
     curl -q -s -v -0 --cacert "$SLUICE_TEST_CA" -o /dev/null "$url" 2> "$SCRATCH/curl.err"
     grep -qxF "* ALPN: server accepted http/1.0" "$SCRATCH/curl.err" || fail "curl's ALPN differs"
   fi
+}
+
+# nginx's one-request-per-connection server (keepalive_requests 1) answers the first
+# stream of each HTTP/2 connection and refuses the rest with GOAWAY(last stream 1).
+# Four parallel downloads on one connection: sluice learns the limit from the first
+# GOAWAY and sends each refused request on a connection of its own, so all four
+# finish (before, each was refused on every new connection until its resends ran
+# out). A --split download's ranges too.
+case_parallel_downloads_finish_against_one_request_per_connection() {
+  use_servers
+  local url=${SLUICE_NGINX_ONESHOT_URL:?the env file has no SLUICE_NGINX_ONESHOT_URL}
+  run_sluice -s --http2 --cacert "$SLUICE_TEST_CA" -Z --trace-ascii "$SCRATCH/trace" \
+    -o "$SCRATCH/a" -o "$SCRATCH/b" -o "$SCRATCH/c" -o "$SCRATCH/d" \
+    "$url/large.txt" "$url/1m.bin" "$url/large.txt" "$url/1m.bin"
+  expect_code 0
+  grep -q "GOAWAY received: last stream 1" "$SCRATCH/trace" || fail "nginx sent no GOAWAY"
+  local name
+  for name in a c; do
+    [ "$(sha_of "$SCRATCH/$name")" = "$(expected_sha large.txt)" ] || fail "$name differs"
+  done
+  for name in b d; do
+    [ "$(sha_of "$SCRATCH/$name")" = "$(expected_sha 1m.bin)" ] || fail "$name differs"
+  done
+  local connections
+  connections=$(grep -c "connect: connected to" "$SCRATCH/trace")
+  [ "$connections" -eq 4 ] || fail "expected 4 connections (1 + one per refused), got $connections"
+
+  run_sluice -s --http2 --cacert "$SLUICE_TEST_CA" --split 4 -o "$SCRATCH/split" \
+    "$url/64m.bin"
+  expect_code 0
+  [ "$(sha_of "$SCRATCH/split")" = "$(expected_sha 64m.bin)" ] || fail "the split download differs"
 }
 
 case_verbose_tls_lines_match_curls() {

@@ -276,6 +276,7 @@ endforeach()
 # curl: a local echo peer for the request line and Host header; nginx and caddy for TLS.
 set(SLUICE_CLI_PROTOCOLS_SERVER_CASES
   http10_against_nginx_over_http_and_https
+  parallel_downloads_finish_against_one_request_per_connection
   verbose_tls_lines_match_curls
   verbose_tls_lines_over_http3
   verbose_tls_says_nothing_over_plain_http)
@@ -356,3 +357,29 @@ foreach(case IN LISTS SLUICE_CLI_RANGE_CASES)
     FIXTURES_REQUIRED real_servers
     ENVIRONMENT "SLUICE_TEST_ENV_FILE=${CMAKE_BINARY_DIR}/test-env/env")
 endforeach()
+
+# Where credentials go (cli_secrets.sh): a loopback peer on two ports notes what each
+# request brought, across redirects, a download's ranges and its mirrors; beside curl
+# 7.88 where curl has the options; no fixture.
+sluice_cli_tests(cli_secrets.sh secrets
+  credentials_stay_behind_on_a_redirect_to_another_host
+  credentials_stay_behind_on_a_redirect_to_another_port
+  location_trusted_takes_them_to_the_next_origin
+  split_download_sends_no_credentials_to_another_origins_ranges
+  split_download_with_location_trusted_sends_them_to_every_range
+  split_download_keeps_the_urls_credentials_for_its_ranges
+  mirror_on_another_origin_gets_no_credentials
+  a_download_never_shows_the_urls_password
+  a_control_file_never_keeps_the_urls_password)
+
+# Input that is not trusted (cli_input_safety.sh): line breaks in what goes on the
+# wire, a server's cookies, file names and lengths, through a loopback peer that notes
+# what it received; beside curl 7.88 where curl has the options; no fixture.
+sluice_cli_tests(cli_input_safety.sh input
+  line_breaks_in_what_goes_on_the_wire_are_refused_and_nothing_is_sent
+  redirect_location_cannot_inject_into_the_next_request
+  cookies_from_http_leave_secure_ones_alone_and_public_suffixes_are_refused
+  server_file_names_stay_in_the_output_directory
+  server_file_name_replaces_a_file_only_with_clobber
+  socks5_host_name_longer_than_its_length_byte_is_refused
+  huge_lengths_from_the_server_are_a_cut_body_not_an_allocation)

@@ -13,6 +13,7 @@
 # run_case NAME          runs the function case_NAME of the sourcing script, then "PASS"
 # free_port              a TCP port on 127.0.0.1 with nothing listening (bound, then freed)
 # wait_for_port_file F N waits for background peer N to write its port into file F
+# start_peer_script S L  runs the Python peer tests/cli/S, which notes requests in L
 
 set -uo pipefail
 
@@ -103,7 +104,7 @@ load_servers() {
     key=${line%%=*}
     value=${line#*=}
     case $key in
-      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGINX_*UNIX_SOCKET|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR|SLUICE_SQUID_*|SLUICE_SOCKS5_PROXY|SLUICE_HTTPS_PROXY|SLUICE_NGINX_MTLS_URL|SLUICE_CLIENT_*|SLUICE_SERVER_PUBKEY*|SLUICE_AUTH_*|SLUICE_LIGHTTPD_URL|SLUICE_DIGEST_*)
+      SLUICE_NGINX_HTTP_URL|SLUICE_NGINX_HTTPS_URL|SLUICE_NGINX_H2_URL|SLUICE_NGINX_*UNIX_SOCKET|SLUICE_NGHTTPD_H2C_URL|SLUICE_CADDY_URL|SLUICE_TEST_CA|SLUICE_FILES_DIR|SLUICE_SQUID_*|SLUICE_SOCKS5_PROXY|SLUICE_HTTPS_PROXY|SLUICE_NGINX_MTLS_URL|SLUICE_NGINX_ONESHOT_URL|SLUICE_CLIENT_*|SLUICE_SERVER_PUBKEY*|SLUICE_AUTH_*|SLUICE_LIGHTTPD_URL|SLUICE_DIGEST_*)
         printf -v "$key" '%s' "$value" ;;
     esac
   done < "$file"
@@ -136,6 +137,18 @@ wait_for_port_file() {
     sleep 0.05
   done
   fail "the $2 peer did not start"
+}
+
+# start_peer_script SCRIPT LOG: runs tests/cli/SCRIPT PORT_FILE LOG in the background
+# (a Python peer that writes its port or ports to PORT_FILE, then notes each request
+# in LOG), emptying LOG first; sets PEER_PORTS to what it wrote.
+start_peer_script() {
+  local port_file=$SCRATCH/$1.port
+  : > "$2"
+  python3 "$(dirname "$0")/$1" "$port_file" "$2" &
+  BACKGROUND_PIDS+=($!)
+  wait_for_port_file "$port_file" "$1"
+  PEER_PORTS=$(cat "$port_file")
 }
 
 # start_listener: a loopback peer that accepts each connection, notes it as a line

@@ -14,6 +14,7 @@
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
 #include "sluice/sluice.hpp"
+#include "support/http_thread_hold.hpp"
 #include "support/make_client.hpp"
 #include "support/test_server.hpp"
 
@@ -274,7 +275,7 @@ TEST(ClientRequestBody, ASendOverTheUploadBudgetWaitsUntilTheBodiesBeforeItWereT
 
 // A wait for bodies that do not move at all could be a wait forever (the server
 // reads no more until its answer is read, and the caller reads answers only after
-// its sends): after kUploadStall with nothing taken, the send goes on.
+// its sends): once the HTTP thread saw nothing taken for kUploadStall, the send goes on.
 TEST(ClientRequestBody, ASendGoesOnWhenTheBodiesItWaitsForStopMoving) {
   std::promise<void> go;
   TestServer server = upload_budget_server(go.get_future().share(), true);
@@ -293,6 +294,47 @@ TEST(ClientRequestBody, ASendGoesOnWhenTheBodiesItWaitsForStopMoving) {
   ASSERT_TRUE(large_response.ok()) << large_response.error().describe();
   EXPECT_EQ(*large_response->body.read_all(),
             std::to_string(large.size()) + " " + test::sha256_hex(large));
+}
+
+// The stall that lets sends past the budget is the HTTP thread's finding, after its
+// turn's socket events: a sender cannot time it. Here the HTTP thread is held (as a
+// loaded machine keeps it off the CPU) while windows of 1 ms pass many times over;
+// the send over the budget waits through all of them, and goes once the thread runs
+// again and the transports take the bodies.
+TEST(ClientRequestBody, AStarvedHttpThreadNeverLetsSendsPastTheUploadBudget) {
+  TestServer server = echo_digest_server();
+  ClientOptions options;
+  options.memory.owned_upload_budget = 1u << 20;
+  auto client = test::make_client(options);
+  // Client::stats() asks the HTTP thread, which is held: the budget answers itself.
+  UploadBudget& budget = *ClientAccess::core(client).upload_budget();
+  budget.set_stall_window(std::chrono::milliseconds(1));
+  const std::string body = test::pseudo_random_bytes(600u << 10, 11);
+  test::HttpThreadHold hold(client);
+  ASSERT_TRUE(hold.held());
+  PendingResponse first = client.send(post_owned(server, "/first", body));
+  std::atomic<bool> sent{false};
+  std::optional<PendingResponse> second;
+  std::thread sender([&] {
+    second.emplace(client.send(post_owned(server, "/second", body)));
+    sent = true;
+  });
+  const bool waited = test::eventually([&] { return budget.waits() != 0; });
+  // The negative cannot be an event: look for a while, hundreds of windows long.
+  const bool went_past = test::eventually([&] { return sent.load(); }, 300ms);
+  const std::size_t held_while_starved = budget.held();
+  hold.release();
+  sender.join();
+  ASSERT_TRUE(waited) << "the second send never waited";
+  EXPECT_FALSE(went_past) << "the send went past the budget while the HTTP thread was held";
+  EXPECT_EQ(held_while_starved, body.size());
+  for (PendingResponse* pending : {&first, &*second}) {
+    auto response = pending->wait();
+    ASSERT_TRUE(response.ok()) << response.error().describe();
+    EXPECT_EQ(*response->body.read_all(),
+              "POST " + std::to_string(body.size()) + " " + test::sha256_hex(body));
+  }
+  EXPECT_EQ(client.stats().owned_upload_bytes, 0u);
 }
 
 // The owned parts of one multipart body are counted together: two 20 MiB fields

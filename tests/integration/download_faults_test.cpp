@@ -281,6 +281,31 @@ TEST_F(DownloadFaults, NameFromContentDispositionResumesAPartialFile) {
   EXPECT_EQ(sha256_of_file(dir_.file("part ial.bin")), test::sha256_hex(body_));
 }
 
+// curl's -J: the server chose the name, so a file of that name is not the caller's
+// to lose. It stays as it was and the download fails before writing a byte, unless
+// the caller asked to overwrite it (or for NAME.1, keep_existing).
+TEST_F(DownloadFaults, NameFromContentDispositionNeverReplacesAFileUnlessAsked) {
+  server_.set_content_disposition("attachment; filename=\"kept.txt\"");
+  test::write_file(dir_.file("kept.txt"), "precious");
+  DownloadOptions options = options_for("");
+  options.target.directory = dir_.path();
+  options.target.name_from_content_disposition = true;
+  auto refused = download(client_, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().category(), ErrorCategory::io);
+  EXPECT_NE(refused.error().message().find("'" + dir_.file("kept.txt") + "' exists"),
+            std::string::npos)
+      << refused.error().message();
+  EXPECT_EQ(sha256_of_file(dir_.file("kept.txt")), test::sha256_hex("precious"));
+  EXPECT_FALSE(file_exists(control_path_for(dir_.file("kept.txt"))));
+
+  options.target.overwrite_server_named_file = true;
+  auto replaced = download(client_, options);
+  ASSERT_TRUE(replaced.ok()) << replaced.error().message();
+  EXPECT_EQ(replaced->path, dir_.file("kept.txt"));
+  EXPECT_EQ(sha256_of_file(dir_.file("kept.txt")), test::sha256_hex(body_));
+}
+
 TEST_F(DownloadFaults, ControlFileOfAnotherUrlIsNotUsed) {
   const std::string path = dir_.file("f");
   ControlFile other{"http://elsewhere.invalid/x", 10, "", {RangeSpec{0, 10, 0}}};

@@ -184,6 +184,7 @@ struct CliOptions {
   std::optional<std::uint64_t> continue_at;
   std::optional<ByteRanges> range;  ///< -r RANGE, checked; sent as "Range: bytes=RANGE"
   bool no_clobber = false;          ///< --no-clobber: an existing file is kept; FILE.1 ... .100
+  bool clobber = false;             ///< --clobber: -J may overwrite a file of the server's name
   std::string output_path;          ///< empty or "-": stdout
   /// Every -o in the order given: the n-th names the n-th URL argument's file(s), as
   /// in curl (url_glob_options.cpp pairs them).

@@ -47,11 +47,13 @@ const std::array<OptionSpec, 4> kOptions = {{
     {'\0', "no-clobber", false,
      [](ParseState& s, std::string_view) -> Result<void> {
        s.options.no_clobber = true;
+       s.options.clobber = false;
        return {};
      }},
     {'\0', "clobber", false,
      [](ParseState& s, std::string_view) -> Result<void> {
        s.options.no_clobber = false;
+       s.options.clobber = true;
        return {};
      }},
 }};

@@ -43,6 +43,21 @@ TEST(Netrc, EntriesOnOneLineOrManyAndTheFirstMachineWins) {
   EXPECT_EQ(netrc.entries()[1].line, 2);
 }
 
+// curl's CVE-2022-35260 read past a buffer on a long netrc line. Here a token of
+// megabytes (a quoted one with an open quote too) is a string like any other: the
+// entries around it keep their meaning and line numbers.
+TEST(Netrc, TokensOfMegabytesDoNotDisturbTheEntriesAroundThem) {
+  const std::string huge(8u << 20, 'x');
+  const Netrc netrc = parsed("machine big.example login " + huge + " password \"" + huge +
+                             "\"\nmachine a.example login alice password one\n");
+  auto a = netrc.find("a.example", std::nullopt);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->login, "alice");
+  EXPECT_EQ(netrc.entries().back().line, 2);
+  EXPECT_EQ(netrc.find("big.example", std::nullopt)->login.size(), huge.size());
+  EXPECT_NE(error_of("machine m login \"" + huge), "");
+}
+
 TEST(Netrc, AUserNameFromTheUrlPicksTheEntryWithThatLogin) {
   const Netrc netrc = parsed(
       "machine a.example login alice password one\n"

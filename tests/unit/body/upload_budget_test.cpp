@@ -29,14 +29,10 @@ TEST(UploadBudget, ABodyLargerThanTheLimitGoesWhenNothingIsHeld) {
   EXPECT_EQ(budget.waits(), 0u);
 }
 
-// Waits for a waiting acquire to see its stall window end (an event, not a time).
-void wait_for_windows(const UploadBudget& budget, std::uint64_t ended) {
-  while (budget.stall_windows_ended() < ended) std::this_thread::yield();
-}
-
+// A wait ends by the budget's own events only: a release, or the HTTP thread's
+// check finding the held bodies still. With no check, no time ends it.
 TEST(UploadBudget, ASendOverTheLimitWaitsUntilATransportTookEnough) {
   UploadBudget budget(2 * kMiB);
-  budget.set_stall_window(std::chrono::hours(1));  // only the release ends this wait
   budget.acquire(2 * kMiB, true);
   std::atomic<bool> acquired{false};
   std::thread sender([&] {
@@ -50,33 +46,53 @@ TEST(UploadBudget, ASendOverTheLimitWaitsUntilATransportTookEnough) {
   sender.join();
   EXPECT_TRUE(acquired.load());
   EXPECT_EQ(budget.held(), 2 * kMiB);
+  EXPECT_EQ(budget.stalls(), 0u);
 }
 
-// While the held bodies move, a send waits on through any number of stall windows;
-// the first window in which nothing moved ends the wait (a server that reads no more
-// until its answer is read would otherwise hold the sender forever).
+// The test thread plays the HTTP thread: the first wait asks it to watch, and each
+// check_stall() is one stall window's end. While the held bodies move, the send waits
+// on through any number of windows; the first window in which nothing moved ends the
+// wait (a server that reads no more until its answer is read would otherwise hold
+// the sender forever).
 TEST(UploadBudget, AWaitLastsWhileTheHeldBodiesMoveAndEndsInTheFirstStillWindow) {
-  UploadBudget budget(1 * kMiB);
-  budget.set_stall_window(std::chrono::hours(1));  // windows end only when the test says
+  std::atomic<int> watches{0};
+  UploadBudget budget(1 * kMiB, [&watches] { ++watches; });
   budget.acquire(1 * kMiB, true);
+  EXPECT_EQ(watches.load(), 0) << "nobody waits: nothing to watch";
   std::atomic<bool> acquired{false};
   std::thread sender([&] {
     budget.acquire(1 * kMiB, true);
     acquired = true;
   });
-  while (budget.waits() == 0) std::this_thread::yield();
-  for (std::uint64_t window = 1; window <= 3; ++window) {
+  while (watches.load() == 0) std::this_thread::yield();
+  for (int window = 1; window <= 3; ++window) {
     budget.note_taken(64 * 1024);  // the transports took some of the held body
-    budget.end_stall_window();
-    wait_for_windows(budget, window);
-    EXPECT_FALSE(acquired.load()) << "the send gave up in window " << window
-                                  << " although the bodies moved";
+    EXPECT_TRUE(budget.check_stall()) << "a send waits: watch on";
+    EXPECT_EQ(budget.stalls(), 0u) << "window " << window << " saw the bodies move";
   }
-  budget.end_stall_window();  // a window in which nothing was taken
+  EXPECT_TRUE(budget.check_stall());  // a window in which nothing was taken
   sender.join();
   EXPECT_TRUE(acquired.load());
-  EXPECT_EQ(budget.stall_windows_ended(), 4u);
-  EXPECT_EQ(budget.held(), 2 * kMiB) << "the send that gave up waiting still counts";
+  EXPECT_EQ(budget.stalls(), 1u);
+  EXPECT_EQ(budget.held(), 2 * kMiB) << "the send that went past the limit still counts";
+  EXPECT_FALSE(budget.check_stall()) << "nobody waits any more: the watch ends";
+  EXPECT_EQ(watches.load(), 1);
+}
+
+// A send that starts waiting while a watch runs joins it: no second watch is asked.
+TEST(UploadBudget, OneWatchServesEverySendWaitingAtOnce) {
+  std::atomic<int> watches{0};
+  UploadBudget budget(1 * kMiB, [&watches] { ++watches; });
+  budget.acquire(1 * kMiB, true);
+  std::thread first([&] { budget.acquire(1 * kMiB, true); });
+  std::thread second([&] { budget.acquire(1 * kMiB, true); });
+  while (budget.waits() < 2) std::this_thread::yield();
+  EXPECT_EQ(watches.load(), 1);
+  EXPECT_TRUE(budget.check_stall());  // still: both go
+  first.join();
+  second.join();
+  EXPECT_EQ(budget.held(), 3 * kMiB);
+  EXPECT_FALSE(budget.check_stall());
 }
 
 // The HTTP thread gives the budget back, so it must never wait for it.

@@ -99,6 +99,41 @@ TEST(Socks5Handshake, RefusalsNameTheProxyAndWhatItSaid) {
             "(connection refused)");
 }
 
+// curl's CVE-2023-38545: a name over 255 bytes went by name anyway. One length byte
+// cannot say 300, so the name is refused before CONNECT, which never goes; 255 bytes
+// is the longest that fits, and goes whole.
+TEST(Socks5Handshake, ANameLongerThanItsLengthByteIsRefusedBeforeConnect) {
+  const std::string longest(255, 'a');
+  Socks5Handshake fits(socks(), longest, 80, std::nullopt);
+  take_output(fits);
+  ASSERT_EQ(fits.feed("\x05\x00"s), Progress::waiting);
+  EXPECT_EQ(take_output(fits), "\x05\x01\x00\x03\xff"s + longest + "\x00\x50"s);
+
+  Socks5Handshake too_long(socks(), std::string(300, 'a'), 80, std::nullopt);
+  take_output(too_long);
+  ASSERT_EQ(too_long.feed("\x05\x00"s), Progress::failed);
+  EXPECT_TRUE(too_long.output().empty()) << "a CONNECT went for a name its length byte cuts";
+  EXPECT_EQ(too_long.error().code(), ErrorCode::usage);
+  EXPECT_EQ(too_long.error().message(),
+            "proxy 127.0.0.1:1080: SOCKS5: the host name is 300 bytes, longer than the 255 "
+            "SOCKS5 carries (socks5:// resolves it here)");
+
+  // After authentication the same.
+  Socks5Handshake after_login(socks("me", "pw"), std::string(256, 'b'), 80, std::nullopt);
+  take_output(after_login);
+  after_login.feed("\x05\x02"s);
+  take_output(after_login);
+  ASSERT_EQ(after_login.feed("\x01\x00"s), Progress::failed);
+  EXPECT_TRUE(after_login.output().empty());
+
+  // Resolved here, the name does not go at all: any length is fine.
+  Socks5Handshake resolved(socks(), std::string(300, 'a'), 80,
+                           SocketAddress::from_ip("10.1.2.3", 80));
+  take_output(resolved);
+  EXPECT_EQ(resolved.feed("\x05\x00"s), Progress::waiting);
+  EXPECT_EQ(take_output(resolved), "\x05\x01\x00\x01\x0a\x01\x02\x03\x00\x50"s);
+}
+
 // curl's 97 (CURLE_PROXY): the proxy broke SOCKS5 itself.
 TEST(Socks5Handshake, NotSocksOrBytesAfterTheAnswerAreProxyHandshakeErrors) {
   Socks5Handshake http(socks(), "h", 80, std::nullopt);

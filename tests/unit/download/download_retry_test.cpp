@@ -44,6 +44,21 @@ TEST(RetryPolicy, AnErrorMarkedNotRetryableIsNotTransientWhateverItsCategory) {
   EXPECT_TRUE(should_retry(failure_from_error(recurring), 0, options));
 }
 
+// A downloader that loses its connection mid-range asks for the rest again (a GET of
+// bytes not yet written is always safe to repeat); a request in general does not, as
+// it may have had its effect.
+TEST(RetryPolicy, AResetOrClosedConnectionIsTransientOnlyForAnIdempotentRequest) {
+  for (ErrorCode code : {ErrorCode::send_failed, ErrorCode::receive_failed}) {
+    EXPECT_TRUE(failure_from_error_of_idempotent(Error(code, "connection reset by peer")).transient)
+        << to_string(code);
+    EXPECT_FALSE(failure_from_error(Error(code, "connection reset by peer")).transient)
+        << to_string(code);
+  }
+  EXPECT_FALSE(
+      failure_from_error_of_idempotent(Error(ErrorCode::io_failed, "disk full")).transient);
+  EXPECT_TRUE(failure_from_error_of_idempotent(Error(ErrorCode::body_truncated, "cut")).transient);
+}
+
 TEST(RetryPolicy, StatusFailureNamesStatusAndUrl) {
   const auto failure = failure_from_status(404, Headers{}, "http://h/missing");
   EXPECT_EQ(failure.error.message(), "HTTP 404 from http://h/missing");

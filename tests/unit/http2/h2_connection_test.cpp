@@ -84,8 +84,13 @@ class RecordingOwner final : public ConnectionOwner {
   void on_connection_available(Connection& conn) override {
     ++available;
     if (conn.idle()) ++idle;
+    if (on_change) on_change();
   }
-  void on_connection_closed(Connection&) override { ++closed; }
+  void on_connection_closed(Connection&) override {
+    ++closed;
+    if (on_change) on_change();
+  }
+  std::function<void()> on_change;  ///< after each report
   int available = 0;
   int idle = 0;  // of those calls, the ones with no exchange in flight
   int closed = 0;
@@ -263,6 +268,57 @@ TEST_F(H2ConnectionTest, AnsweredPingKeepsAQuietStreamOpen) {
   EXPECT_TRUE(sink.completed);
   EXPECT_EQ(sink.body, "after the pings");
   EXPECT_GE(peer_.pings_received(), 2);
+}
+
+// A retry after a stall (the caller's idle or low-speed timeout cancelled the
+// stream) must not land on the same silent connection: the cancel sends a PING, no
+// new stream starts until its ACK, and the ACK frees the connection again.
+TEST_F(H2ConnectionTest, CancelOnAQuietConnectionHoldsNewStreamsUntilThePingIsAnswered) {
+  auto conn = connect(H2Timing{30s, 5s, 0ms});
+  RecordingSink stalled;
+  server_->on_input = [&] {
+    if (peer_.request_ids().empty() || peer_.request(1)->reset_code) return;
+    peer_.respond(1, 200);
+    peer_.send_body(1, "then silence", false);
+    server_->flush();
+  };
+  ExchangeId id = kNoExchange;
+  std::size_t available_after_cancel = 99;
+  stalled.after_body = [&] {
+    conn->cancel(id);
+    available_after_cancel = conn->available_streams();
+    owner_.on_change = [&] {
+      if (conn->available_streams() > 0) loop_.stop();
+    };
+  };
+  id = conn->start(get("/stalls"), stalled);
+  run();
+  EXPECT_EQ(available_after_cancel, 0u);
+  EXPECT_GE(peer_.pings_received(), 1);  // besides the session's RTT probes
+  EXPECT_GT(conn->available_streams(), 0u);
+  EXPECT_FALSE(conn->is_closed());
+}
+
+TEST_F(H2ConnectionTest, CancelOnADeadConnectionFailsItByThePing) {
+  auto conn = connect(H2Timing{30s, 100ms, 0ms});
+  RecordingSink stalled;
+  server_->on_input = [&] {
+    if (peer_.request_ids().empty()) return;
+    peer_.respond(1, 200);
+    peer_.send_body(1, "then nothing", false);
+    server_->flush();
+    server_->deaf = true;  // the server is gone: no PING ACK
+    server_->on_input = nullptr;
+  };
+  ExchangeId id = kNoExchange;
+  stalled.after_body = [&] { conn->cancel(id); };
+  owner_.on_change = [&] {
+    if (conn->is_closed()) loop_.stop();
+  };
+  id = conn->start(get("/dead"), stalled);
+  run();
+  EXPECT_TRUE(conn->is_closed());
+  EXPECT_EQ(owner_.closed, 1);
 }
 
 TEST_F(H2ConnectionTest, CloseFailsStreamsWithoutTellingTheOwner) {

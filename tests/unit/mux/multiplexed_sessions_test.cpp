@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -234,10 +235,14 @@ TYPED_TEST(MultiplexedSessions, GoawayFailsTheStreamsAfterItAsUnprocessedAndFini
   const std::int64_t dropped_ids[2] = {side.submit(side.get("/3"), dropped[0]),
                                        side.submit(side.get("/4"), dropped[1])};
   side.pump();
+  EXPECT_FALSE(side.session().served_before_refusal().has_value());
   side.goaway_after(kept_ids[1]);
   side.pump();
   EXPECT_TRUE(side.session().goaway_received());
   EXPECT_EQ(side.session().available_streams(), 0u);
+  // How many the server took before refusing: the pool learns the origin's
+  // per-connection request limit from it.
+  EXPECT_EQ(side.session().served_before_refusal(), std::optional<std::size_t>(2));
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(dropped[i].error.has_value());
     EXPECT_TRUE(dropped[i].unprocessed);
@@ -268,6 +273,20 @@ TYPED_TEST(MultiplexedSessions, GoawayFailsTheStreamsAfterItAsUnprocessedAndFini
     EXPECT_FALSE(kept[i].unprocessed);
   }
   EXPECT_TRUE(side.session().finished());
+}
+
+// A GOAWAY that keeps every stream sent (a graceful restart) refuses nothing, and
+// so says nothing about how many requests the server takes on a connection.
+TYPED_TEST(MultiplexedSessions, GoawayKeepingEveryStreamSaysNothingAboutALimit) {
+  TypeParam side;
+  RecordingSink kept;
+  const std::int64_t kept_id = side.submit(side.get("/1"), kept);
+  side.pump();
+  side.goaway_after(kept_id);
+  side.pump();
+  EXPECT_TRUE(side.session().goaway_received());
+  EXPECT_FALSE(kept.error.has_value());
+  EXPECT_FALSE(side.session().served_before_refusal().has_value());
 }
 
 // Submitted after the server sent GOAWAY and before the client read it: the request

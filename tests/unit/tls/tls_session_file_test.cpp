@@ -60,6 +60,24 @@ TEST(TlsSessionFile, BadLinesAreSkippedWithTheirReasons) {
   EXPECT_EQ(contents.skipped[10].reason, "bad transport parameters");
 }
 
+// Found by fuzz_tls_session_file (fuzz/corpus/tls_session_file/crash-origin-with-blank):
+// a quoted origin with a blank was kept, then written unquoted, so the saved file
+// lost the session (and the line read back as other fields).
+TEST(TlsSessionFile, AnOriginThatCannotBeWrittenBackIsSkipped) {
+  const TlsSessionFileContents contents = parse_tls_session_file(
+      "tcp 00 \"a b:443\" 1900000000 00\n"
+      "tcp 00 \"a\tb:443\" 1900000000 00\n"
+      "tcp 00 \"a\x01"
+      "b:443\" 1900000000 00\n"
+      "tcp 00 a\"b:443 1900000000 00\n"
+      "tcp 00 \"a.example:443\" 1900000000 00\n");
+  ASSERT_EQ(contents.skipped.size(), 4u);
+  for (const SkippedLine& skipped : contents.skipped) EXPECT_EQ(skipped.reason, "bad origin");
+  ASSERT_EQ(contents.entries.size(), 1u);
+  EXPECT_EQ(contents.entries[0].origin, "a.example:443");
+  EXPECT_EQ(parse_tls_session_file(format_tls_session_file(contents.entries)).entries.size(), 1u);
+}
+
 TEST(TlsSessionFile, GarbageNeverCrashes) {
   for (const std::string& input :
        {std::string(), std::string("\"\n"), std::string(3000, 'f'),

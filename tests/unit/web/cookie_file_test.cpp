@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sluice/cookies.hpp"
+#include "web/cookie_parse.hpp"
 
 namespace sluice {
 namespace {
@@ -50,6 +51,23 @@ TEST(CookieFile, RefusesPaddedNamesAndValues) {
       "example.com\tFALSE\t/\tFALSE\t0\tname\tvalue \n"
       "example.com\tFALSE\t/\tFALSE\t0\t name\tvalue\n");
   EXPECT_EQ(jar.size(), 0u);
+}
+
+// A line of megabytes (a value, or no tab at all) is skipped, the lines around it
+// are read, and no cookie larger than a Set-Cookie may be is kept: the jar's memory
+// and the Cookie header stay bounded whatever the file holds.
+TEST(CookieFile, ALineOfMegabytesIsSkippedAndTheRestIsRead) {
+  const std::string huge(8u << 20, 'v');
+  CookieJar jar;
+  jar.load_text(
+      "example.com\tFALSE\t/\tFALSE\t0\tbefore\t1\n"
+      "example.com\tFALSE\t/\tFALSE\t0\tbig\t" +
+      huge + "\n" + huge + "\nSet-Cookie: big=" + huge +
+      "\nexample.com\tFALSE\t/\tFALSE\t0\tafter\t2\n");
+  EXPECT_EQ(jar.cookie_header(url("http://example.com/")), "before=1; after=2");
+  for (const Cookie& cookie : jar.cookies()) {
+    EXPECT_LE(cookie.name.size() + cookie.value.size(), kMaxCookieNameValueBytes);
+  }
 }
 
 TEST(CookieFile, DropSessionLeavesOnlyCookiesWithAnExpiry) {

@@ -89,6 +89,31 @@ TEST(CookieJar, SecureCookiesNeedHttpsBothWays) {
   EXPECT_EQ(jar.cookie_header(url("https://h.example/sub")), "s=1");
 }
 
+// 6265bis "Leave Secure cookies alone" whichever way http comes at it: a Domain
+// that covers the Secure cookie's host, a path under its path, or an expiry that
+// would delete it. (A shorter path, Path=/ here, is allowed by the draft: it neither
+// replaces it nor comes first in the header.) Other names and hosts are not in the way.
+TEST(CookieJar, HttpCannotReplaceShadowOrDeleteASecureCookie) {
+  CookieJar jar;
+  ASSERT_TRUE(jar.set_cookie(url("https://www.h.example/a/"), "s=1; Secure; Path=/a").stored());
+  const Url http = url("http://www.h.example/a/b");
+  for (const char* attack :
+       {"s=evil", "s=evil; Domain=h.example", "s=evil; Path=/a/b", "s=; Max-Age=0",
+        "s=evil; Path=/a; Domain=www.h.example", "s=; Expires=Thu, 01 Jan 1970 00:00:00 GMT"}) {
+    SCOPED_TRACE(attack);
+    const SetCookieOutcome outcome = jar.set_cookie(http, attack);
+    EXPECT_EQ(outcome.kind, SetCookieOutcome::Kind::refused);
+    EXPECT_EQ(outcome.reason, "http may not overwrite the Secure cookie s");
+  }
+  EXPECT_EQ(jar.size(), 1u);
+  EXPECT_EQ(jar.cookie_header(url("https://www.h.example/a/b")), "s=1");
+  EXPECT_TRUE(jar.set_cookie(http, "t=1").stored());
+  EXPECT_TRUE(jar.set_cookie(url("http://other.example/a"), "s=1").stored());
+  // https itself may replace it.
+  EXPECT_TRUE(jar.set_cookie(url("https://www.h.example/a/"), "s=2; Secure; Path=/a").stored());
+  EXPECT_EQ(jar.cookie_header(url("https://www.h.example/a/b")), "s=2; t=1");
+}
+
 TEST(CookieJar, LoopbackNamesCountAsSecureAsInCurl) {
   CookieJar jar;
   EXPECT_TRUE(jar.set_cookie(url("http://localhost:8080/"), "s=1; Secure").stored());

@@ -118,6 +118,34 @@ TEST(HstsFile, BadLinesAreSkippedWithTheirReasons) {
   EXPECT_EQ(contents.skipped[7].line, 8u);
 }
 
+// Found by fuzz_hsts_file (fuzz/corpus/hsts_file/crash-empty-label): "a.." was kept
+// as the host "a.", which the file wrote back and then read as "a": each save
+// changed the file.
+TEST(HstsFile, AHostWithAnEmptyLabelIsSkipped) {
+  const HstsFileContents contents = parse_hsts_file(
+      "a.. \"20300101 00:00:00\"\n"
+      "a..b.example \"20300101 00:00:00\"\n"
+      "..a.example \"20300101 00:00:00\"\n"
+      "a.example. \"20300101 00:00:00\"\n");
+  ASSERT_EQ(contents.skipped.size(), 3u);
+  for (const SkippedLine& skipped : contents.skipped) EXPECT_EQ(skipped.reason, "bad host name");
+  ASSERT_EQ(contents.entries.size(), 1u);
+  EXPECT_EQ(contents.entries[0].host, "a.example");
+  const std::string text = format_hsts_file(contents.entries);
+  EXPECT_EQ(format_hsts_file(parse_hsts_file(text).entries), text);
+}
+
+// Found by fuzz_hsts_file (fuzz/corpus/hsts_file/crash-address-with-trailing-dot):
+// "127.0.0.1." was kept as the host 127.0.0.1, an address HSTS never applies to.
+TEST(HstsFile, AnAddressWithATrailingDotIsSkipped) {
+  const HstsFileContents contents = parse_hsts_file(
+      "127.0.0.1. \"20300101 00:00:00\"\n"
+      ".10.0.0.1. \"20300101 00:00:00\"\n");
+  EXPECT_TRUE(contents.entries.empty());
+  ASSERT_EQ(contents.skipped.size(), 2u);
+  for (const SkippedLine& skipped : contents.skipped) EXPECT_EQ(skipped.reason, "an IP address");
+}
+
 TEST(HstsFile, RestoredEntriesExpireAndIgnoreAddresses) {
   HstsStore store;
   store.restore({"a.example", false, kNow + 10}, kNow);

@@ -1,0 +1,86 @@
+// DownloadSources decides which credentials each source's ranges carry: all of them on
+// the URL's origin, none on another (a mirror, or the redirect's target) unless the
+// redirect was followed with credentials_to_other_origins, and the URL's own
+// user:password, which the effective URL no longer shows, wherever the others go.
+#include "download/download_sources.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace sluice {
+namespace {
+
+Request given(const std::string& url) {
+  Request request = Request::get(url);
+  request.auth = Authentication::basic("user", "secret");
+  request.headers.add("Authorization", "Bearer token");
+  request.headers.add("Cookie", "session=1");
+  return request;
+}
+
+void expect_credentials(const Request& request) {
+  EXPECT_EQ(request.auth.user, "user");
+  EXPECT_EQ(request.headers.get("authorization"), "Bearer token");
+  EXPECT_EQ(request.headers.get("cookie"), "session=1");
+}
+
+void expect_none(const Request& request) {
+  EXPECT_EQ(request.auth.scheme, Authentication::Scheme::none);
+  EXPECT_TRUE(request.auth.user.empty() && request.auth.password.empty());
+  EXPECT_FALSE(request.headers.contains("authorization"));
+  EXPECT_FALSE(request.headers.contains("cookie"));
+}
+
+TEST(DownloadSources, OnlyTheUrlsOriginGetsTheCredentials) {
+  const DownloadSources sources(given("https://a.example/f"), "https://a.example/f",
+                                {"https://a.example/copy", "https://a.example:8443/f",
+                                 "http://a.example/f", "https://b.example/f"});
+  ASSERT_EQ(sources.count(), 5u);
+  expect_credentials(sources.request_for(0));
+  expect_credentials(sources.request_for(1));
+  for (std::size_t other = 2; other < 5; ++other) {
+    SCOPED_TRACE(sources.url(other));
+    expect_none(sources.request_for(other));
+  }
+}
+
+TEST(DownloadSources, ARedirectsTargetOnAnotherOriginGetsThemOnlyWhenTrusted) {
+  Request primary = given("https://cdn.example/f");
+  const DownloadSources untrusted(primary, "https://a.example/f", {});
+  expect_none(untrusted.request_for(0));
+
+  primary.redirects.credentials_to_other_origins = true;
+  const DownloadSources trusted(primary, "https://a.example/f", {"https://mirror.example/f"});
+  expect_credentials(trusted.request_for(0));
+  // A mirror is no redirect the user trusted.
+  expect_none(trusted.request_for(1));
+}
+
+TEST(DownloadSources, TheUrlsOwnUserAndPasswordGoWithItsOriginsRanges) {
+  // The effective URL, as Client::fetch reports it, has lost the userinfo.
+  Request primary = Request::get("https://a.example/f");
+  const DownloadSources sources(primary, "https://us%40er:pa%3Ass@a.example/f",
+                                {"https://b.example/f"});
+  const Request ranges = sources.request_for(0);
+  EXPECT_EQ(ranges.auth.scheme, Authentication::Scheme::basic);
+  EXPECT_EQ(ranges.auth.user, "us@er");
+  EXPECT_EQ(ranges.auth.password, "pa:ss");
+  EXPECT_EQ(sources.url(0), "https://a.example/f") << "no password in what reports show";
+  expect_none(sources.request_for(1));
+}
+
+TEST(DownloadSources, AnExplicitUserOrAuthorizationWinsOverTheUrls) {
+  Request primary = Request::get("https://a.example/f");
+  primary.auth = Authentication::basic("explicit", "pw");
+  const DownloadSources by_auth(primary, "https://user:secret@a.example/f", {});
+  EXPECT_EQ(by_auth.request_for(0).auth.user, "explicit");
+
+  Request with_header = Request::get("https://a.example/f");
+  with_header.headers.add("Authorization", "Bearer token");
+  const DownloadSources by_header(with_header, "https://user:secret@a.example/f", {});
+  EXPECT_EQ(by_header.request_for(0).auth.scheme, Authentication::Scheme::none);
+}
+
+}  // namespace
+}  // namespace sluice
