@@ -31,9 +31,8 @@ Transfer::Transfer(TransferServices services, Request request, Url url,
                                                       last_activity_ = services_.loop.now();
                                                       moved_ += taken;
                                                     })
-                 : nullptr) {
-  compressed_body_.set_release_threshold(services_.options.memory.release_threshold);
-}
+                 : nullptr),
+      decoding_(services_.options.memory.release_threshold) {}
 
 Transfer::~Transfer() = default;
 
@@ -116,10 +115,8 @@ ExchangeRequest Transfer::build_exchange() {
 
 void Transfer::attach(Connection& conn) {
   cancel_timer(connect_timer_);
-  conn_ = &conn;
-  exchange_ = kNoExchange;
+  exchange_.attach(conn);
   staging_->set_allowance(request_.allowance.initial_bytes);  // each exchange starts small
-  conn_reused_ = conn.was_reused();
   note_connection(conn);
   phase_ = Phase::waiting_head;
   if (request_.timeouts.first_byte.count() > 0) {
@@ -130,10 +127,8 @@ void Transfer::attach(Connection& conn) {
   arm_idle_timer();
   start_low_speed_check();
   // The start may fail inside (the sink hears it, and may retry on another
-  // connection before start returns): the id is this attach's only if nothing did.
-  const std::uint64_t attach = ++attaches_;
-  const ExchangeId exchange = conn.start(build_exchange(), *this);
-  if (attach == attaches_ && conn_ == &conn) exchange_ = exchange;
+  // connection before start returns).
+  exchange_.start(build_exchange(), *this);
   services_.owner.awaiting_answer();
 }
 
@@ -182,36 +177,28 @@ void Transfer::on_response_head(ReceivedHead head) {
     remember_hsts(head.headers);
   }
   if (drains_for_next_hop(head) || phase_ == Phase::finished) return;
-  if (request_.decode.enabled) {
-    if (auto coding = head.headers.get("content-encoding")) {
-      auto decoder = ContentDecoder::create(
-          *coding, {request_.decode.max_decoded_size, request_.decode.max_ratio});
-      if (!decoder) {
-        fail(std::move(decoder).error());
-        return;
-      }
-      decoder_ = std::move(*decoder);
-    }
-  }
-  if (!decoder_) expect_known_length(head.headers);
+  if (!start_decoding(head.headers)) return;
+  if (!decoding_.active()) expect_known_length(head.headers);
   phase_ = Phase::body;
   arm_idle_timer();
+  const Connection* conn = exchange_.connection();
   Response response;
   response.status = head.status;
   response.headers = std::move(head.headers);
-  response.version = head.version       ? *head.version
-                     : conn_ != nullptr ? conn_->version()
-                                        : HttpVersion::http1_1;
+  response.version = head.version      ? *head.version
+                     : conn != nullptr ? conn->version()
+                                       : HttpVersion::http1_1;
   response.effective_url = hops_.url().to_string();
   response.redirects = hops_.redirects();
   response.connects = connects_;
-  if (conn_ != nullptr) {
-    response.remote_ip = conn_->connect_timing().remote_ip;
-    response.remote_port = conn_->connect_timing().remote_port;
-    response.local_ip = conn_->connect_timing().local_ip;
-    response.local_port = conn_->connect_timing().local_port;
-    response.tls_verify_result = conn_->connect_timing().tls_verify_result;
-    response.tls = conn_->connect_timing().tls;
+  if (conn != nullptr) {
+    const ConnectTiming& made = conn->connect_timing();
+    response.remote_ip = made.remote_ip;
+    response.remote_port = made.remote_port;
+    response.local_ip = made.local_ip;
+    response.local_port = made.local_port;
+    response.tls_verify_result = made.tls_verify_result;
+    response.tls = made.tls;
   }
   response.timing = timing_;
   // The response is decided once: no exchange is built for this transfer after it.
@@ -223,10 +210,21 @@ void Transfer::on_response_head(ReceivedHead head) {
   pending_->decide(std::move(response));
 }
 
+bool Transfer::start_decoding(const Headers& headers) {
+  if (!request_.decode.enabled) return true;
+  const auto coding = headers.get("content-encoding");
+  if (!coding) return true;
+  auto started =
+      decoding_.start(*coding, {request_.decode.max_decoded_size, request_.decode.max_ratio});
+  if (!started) fail(std::move(started).error());
+  return started.ok();
+}
+
 // An https origin that announces h3 is tried over QUIC next time (automatic mode).
 void Transfer::remember_alt_svc(const Headers& headers) {
   const Url& url = hops_.url();
-  if (!url.is_https() || conn_ == nullptr || conn_->version() == HttpVersion::http3) return;
+  const Connection* conn = exchange_.connection();
+  if (!url.is_https() || conn == nullptr || conn->version() == HttpVersion::http3) return;
   if (auto value = headers.get("alt-svc")) {
     services_.alt_svc.update(url.origin(), *value, services_.loop.now());
   }
@@ -236,8 +234,9 @@ void Transfer::remember_alt_svc(const Headers& headers) {
 // with -k), and only the first Strict-Transport-Security field. Redirects count too.
 void Transfer::remember_hsts(const Headers& headers) {
   const Url& url = hops_.url();
-  if (services_.hsts == nullptr || !url.is_https() || conn_ == nullptr ||
-      services_.options.tls.insecure || conn_->connect_timing().tls_verify_result != 0) {
+  const Connection* conn = exchange_.connection();
+  if (services_.hsts == nullptr || !url.is_https() || conn == nullptr ||
+      services_.options.tls.insecure || conn->connect_timing().tls_verify_result != 0) {
     return;
   }
   if (auto value = headers.get("strict-transport-security")) {
@@ -313,8 +312,7 @@ void Transfer::resend_authenticated() {
 void Transfer::on_trailers(Headers trailers) { trailers_ = std::move(trailers); }
 
 void Transfer::on_complete() {
-  conn_ = nullptr;
-  exchange_ = kNoExchange;
+  exchange_.ended();
   cancel_timer(first_byte_timer_);
   cancel_timer(idle_timer_);
   if (phase_ == Phase::redirect_body) {
@@ -327,7 +325,7 @@ void Transfer::on_complete() {
     return;
   }
   complete_pending_ = true;
-  if (decoder_) {
+  if (decoding_.active()) {
     pump_decoder();
   } else {
     finish_body();
@@ -335,16 +333,16 @@ void Transfer::on_complete() {
 }
 
 bool Transfer::may_retry_dead_connection() const {
-  return phase_ == Phase::waiting_head && conn_reused_ && hops_.may_resend_after_dead_connection();
+  return phase_ == Phase::waiting_head && exchange_.reused() &&
+         hops_.may_resend_after_dead_connection();
 }
 
 void Transfer::on_error(Error error) {
   // A pooled connection the server had closed: the request never reached it. Only a
   // connection that died counts; a stream the server reset (h2) may have been
   // processed, and the server says when it was not (on_unprocessed).
-  const bool conn_died = conn_ != nullptr && conn_->is_closed();
-  conn_ = nullptr;
-  exchange_ = kNoExchange;
+  const bool conn_died = exchange_.connection_died();
+  exchange_.ended();
   // The body of a redirect is read only to keep the connection usable and then
   // dropped: however it ended (cut, reset, a TLS close without close_notify), the
   // redirect stands.
@@ -362,8 +360,7 @@ void Transfer::on_error(Error error) {
 // The server said it did not process the request (h2 GOAWAY, REFUSED_STREAM): safe
 // to send again whatever the method, a bounded number of times.
 void Transfer::on_unprocessed(Error error) {
-  conn_ = nullptr;
-  exchange_ = kNoExchange;
+  exchange_.ended();
   if (phase_ == Phase::waiting_head && hops_.may_resend_unprocessed()) {
     if (retry(error)) {
       hops_.resent_unprocessed();
@@ -387,8 +384,7 @@ void Transfer::on_unprocessed(Error error) {
 // Early data the server refused says nothing about the request: it goes again
 // without using one of the resends kept for the server's own refusals.
 void Transfer::on_early_data_refused(Error error) {
-  conn_ = nullptr;
-  exchange_ = kNoExchange;
+  exchange_.ended();
   if (phase_ == Phase::waiting_head && hops_.may_resend_early() && retry(error)) {
     hops_.resent_early();
     return;
@@ -408,17 +404,10 @@ bool Transfer::retry(const Error& cause) {
   return true;
 }
 
-void Transfer::abandon_exchange() {
-  if (conn_ == nullptr) return;
-  Connection* conn = conn_;
-  conn_ = nullptr;
-  conn->cancel(std::exchange(exchange_, kNoExchange));
-}
-
 void Transfer::fail(Error error) {
   if (phase_ == Phase::finished) return;
-  if (conn_ != nullptr) {
-    abandon_exchange();
+  if (exchange_.running()) {
+    exchange_.abandon();
   } else if (phase_ == Phase::waiting_connection) {
     services_.pool.withdraw(*this);
   }
@@ -445,7 +434,7 @@ void Transfer::finished() {
   cancel_timer(drain_timer_);
   cancel_timer(low_speed_timer_);
   body_.reset();  // a source's memory goes now, on the HTTP thread
-  compressed_body_.release_if_empty();
+  decoding_.release_if_empty();
   services_.owner.transfer_done(*this);
 }
 
@@ -456,7 +445,7 @@ TransferStats Transfer::stats() const {
     stats.staged_bytes = staging_->staged_bytes();
     if (stats.staged_bytes == 0) stats.scratch_bytes = staging_->retained_capacity();
   }
-  if (compressed_body_.empty()) stats.scratch_bytes += compressed_body_.capacity();
+  stats.scratch_bytes += decoding_.idle_capacity();
   if (body_) stats.request_body_bytes = body_->held_bytes();
   return stats;
 }

@@ -1,9 +1,10 @@
 #pragma once
 // Transfer: one user request from send() to the end of its body, across redirects
-// and retries. It runs each hop that its FetchHops plans as one exchange: it is the
-// ExchangeSink of the current one, waits in the pool for its connection (as a
-// ConnectionWaiter), owns the request body, the response's decoding (compressed and
-// decoded scratch) and its timers, and feeds the staging buffer.
+// and retries. It runs each hop that its FetchHops plans as one exchange (a
+// HopExchange on the connection the pool hands over, this Transfer its ExchangeSink),
+// waits in the pool for that connection (as a ConnectionWaiter), owns the request
+// body, the response's decoding (ResponseDecoding) and the fetch's timers, and feeds
+// the staging buffer.
 // Ownership: created on the caller's thread, then HTTP thread only; owned by its
 // TransferOwner, the ClientCore (shared_ptr so posted tasks can hold weak references).
 // It knows the Client only through TransferServices.
@@ -18,14 +19,14 @@
 #include "body/progress_source.hpp"
 #include "body/staging_buffer.hpp"
 #include "client/fetch_hops.hpp"
+#include "client/hop_exchange.hpp"
 #include "client/low_speed_check.hpp"
 #include "client/pending_state.hpp"
+#include "client/response_decoding.hpp"
 #include "client/transfer_services.hpp"
 #include "connect/proxy_hop.hpp"
 #include "connection/connection.hpp"
-#include "core/byte_queue.hpp"
 #include "core/event_loop.hpp"
-#include "decode/content_decoder.hpp"
 #include "pool/connection_waiter.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
@@ -126,9 +127,10 @@ class Transfer final : public ExchangeSink,
   bool held_by_budget() const;
   /// The same question for the idle timer: no side effects.
   bool waits_for_budget() const;
+  /// Starts the body's decoding when the answer is encoded and the request decodes.
+  bool start_decoding(const Headers& headers);
   void pump_decoder();
   void finish_body();
-  void abandon_exchange();
   void reader_dropped();
   void finished();
   /// Arms `id` (cancelling what it held) to run `then` at `at`, if the transfer lives.
@@ -164,15 +166,11 @@ class Transfer final : public ExchangeSink,
   std::shared_ptr<StagingBuffer> staging_;
 
   Phase phase_ = Phase::waiting_connection;
-  Connection* conn_ = nullptr;
-  ExchangeId exchange_ = kNoExchange;  // the exchange on conn_
-  std::uint64_t attaches_ = 0;         // counts attach(): a start that retried inside is not ours
-  bool conn_reused_ = false;
-  int connects_ = 0;  // connections made for this request (note_connection)
+  HopExchange exchange_;  // the current hop's, on its connection
+  int connects_ = 0;      // connections made for this request (note_connection)
   std::uint64_t redirect_body_bytes_ = 0;
 
-  std::unique_ptr<ContentDecoder> decoder_;
-  ByteQueue compressed_body_;      // received, not yet decoded (waits for staging room)
+  ResponseDecoding decoding_;      // with a Content-Encoding, between exchange and staging
   bool complete_pending_ = false;  // the exchange ended; decoding still drains
   Headers trailers_;
   std::uint64_t received_ = 0;

@@ -35,7 +35,7 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
   if (phase_ == Phase::redirect_body) {
     redirect_body_bytes_ += bytes.size();
     if (redirect_body_bytes_ > kRedirectDrainLimit) {
-      abandon_exchange();
+      exchange_.abandon();
       follow_redirect();
     }
     return;
@@ -51,7 +51,7 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
   if (reader_dropped_) {
     discarded_ += bytes.size();
     if (discarded_ > staging_->allowance()) {
-      abandon_exchange();
+      exchange_.abandon();
       finished();
     }
     return;
@@ -60,8 +60,8 @@ void Transfer::on_body(std::span<const std::byte> bytes) {
 }
 
 void Transfer::deliver_body(std::span<const std::byte> bytes) {
-  if (decoder_) {
-    compressed_body_.append(bytes);
+  if (decoding_.active()) {
+    decoding_.take(bytes);
     pump_decoder();
     return;
   }
@@ -88,7 +88,7 @@ void Transfer::wake_reader_at_turn_end() {
 // also stops decompression, so a small compressed input cannot inflate past the
 // allowance.
 void Transfer::pump_decoder() {
-  while (decoder_ && phase_ == Phase::body) {
+  while (decoding_.active() && phase_ == Phase::body) {
     // Decoded bytes count against the Client's budget like received ones: a reader
     // with nothing waiting gets at most one receive's worth past it, as over h1.
     if (held_by_budget()) break;
@@ -99,36 +99,26 @@ void Transfer::pump_decoder() {
       if (staging_->deliver_callbacks()) continue;
       break;
     }
-    // Decoded straight into the staging buffer's free room: no scratch, no copy.
-    const std::span<std::byte> space = staging_->prepare(room);
-    if (space.empty()) break;  // nothing may be staged now: the body already ended
-    SpanOutput out(space);
-    auto step = decoder_->decode(compressed_body_.readable(), out, space.size());
+    auto step = decoding_.step(*staging_, room);
     if (!step) {
       fail(std::move(step).error());
       return;
     }
-    compressed_body_.consume(step->consumed);
-    if (out.written() > 0) {
-      staging_->append(space.first(out.written()));
-      wake_reader_at_turn_end();
-    }
+    if (step->produced > 0) wake_reader_at_turn_end();
     if (step->consumed == 0 && step->produced == 0) break;
   }
   if (phase_ != Phase::body) return;
   staging_->deliver_callbacks();
-  if (complete_pending_ && compressed_body_.empty() && (!decoder_ || staging_->room() > 0)) {
+  if (complete_pending_ && decoding_.pending() == 0 &&
+      (!decoding_.active() || staging_->room() > 0)) {
     finish_body();
   }
 }
 
 void Transfer::finish_body() {
-  if (decoder_) {
-    auto done = decoder_->finish();
-    if (!done) {
-      fail(std::move(done).error());
-      return;
-    }
+  if (auto done = decoding_.finish(); !done) {
+    fail(std::move(done).error());
+    return;
   }
   staging_->finish(std::move(trailers_), services_.loop.now());
   staging_->deliver_callbacks();
@@ -137,7 +127,7 @@ void Transfer::finish_body() {
 
 bool Transfer::wants_body() const {
   if (phase_ != Phase::body || reader_dropped_) return true;
-  return compressed_body_.empty() && !staging_->paused() && !held_by_budget();
+  return decoding_.pending() == 0 && !staging_->paused() && !held_by_budget();
 }
 
 bool Transfer::may_extend_window() const { return !held_by_budget(); }
@@ -145,7 +135,7 @@ bool Transfer::may_extend_window() const { return !held_by_budget(); }
 // Only bytes that go to the reader as received: not a redirect's body, not one for
 // the decoder, not one nobody will read.
 std::span<std::byte> Transfer::body_space(std::size_t max) {
-  if (phase_ != Phase::body || reader_dropped_ || decoder_) return {};
+  if (phase_ != Phase::body || reader_dropped_ || decoding_.active()) return {};
   return staging_->prepare(max);
 }
 
@@ -176,7 +166,7 @@ std::size_t Transfer::held_bytes() const {
   if (phase_ != Phase::body || reader_dropped_) return 0;
   const StagingBuffer::Held held = staging_->held();
   held_taken_ = held.taken;
-  return held.staged + compressed_body_.size();
+  return held.staged + decoding_.pending();
 }
 
 void Transfer::report_taken_after(std::size_t bytes) {
@@ -207,17 +197,17 @@ void Transfer::on_consumer_activity() {
     reader_dropped();
     return;
   }
-  if (decoder_) {
+  if (decoding_.active()) {
     pump_decoder();
   } else {
     staging_->deliver_callbacks();
   }
-  if (phase_ == Phase::body && conn_ != nullptr && wants_body()) {
+  if (phase_ == Phase::body && exchange_.running() && wants_body()) {
     // The wait was ours (a reader at its allowance, the budget): the server's silence
     // counts from now, when it may send again, not from the idle timer's last look.
     last_activity_ = services_.loop.now();
     pauses_ended_seen_ = staging_->pauses_ended();  // heard: the timer need not count it
-    conn_->resume(exchange_);
+    exchange_.resume();
   }
 }
 
@@ -227,15 +217,13 @@ void Transfer::on_consumer_activity() {
 // complete it: it ends now.
 void Transfer::reader_dropped() {
   reader_dropped_ = true;
-  discarded_ = staging_->drop_staged() + compressed_body_.size();
-  compressed_body_.clear();
-  decoder_.reset();
+  discarded_ = staging_->drop_staged() + decoding_.drop();
   if (complete_pending_ || discarded_ >= staging_->allowance() || staging_->paused()) {
-    abandon_exchange();
+    exchange_.abandon();
     finished();
     return;
   }
-  if (conn_ != nullptr) conn_->resume(exchange_);
+  exchange_.resume();
   arm_drain_timer();
 }
 
@@ -245,7 +233,7 @@ void Transfer::arm_drain_timer() {
   if (idle.count() > 0 && idle < deadline) deadline = idle;
   arm_timer_at(drain_timer_, services_.loop.now() + deadline, [](Transfer& self) {
     if (self.phase_ != Phase::body) return;
-    self.abandon_exchange();  // h1 closes the connection; h2 and h3 cancel the stream
+    self.exchange_.abandon();  // h1 closes the connection; h2 and h3 cancel the stream
     self.finished();
   });
 }
@@ -255,9 +243,8 @@ std::size_t Transfer::sweep(std::chrono::steady_clock::time_point paused_before,
   if (phase_ != Phase::body || !staging_->paused() || staging_->paused_since() > paused_before) {
     return 0;
   }
-  std::size_t freed = compressed_body_.release_if_empty() + staging_->release_empty_capacity();
-  if (decoder_) freed += decoder_->release_scratch();
-  if (conn_ != nullptr) connections.insert(conn_);
+  const std::size_t freed = decoding_.release_scratch() + staging_->release_empty_capacity();
+  if (exchange_.running()) connections.insert(exchange_.connection());
   return freed;
 }
 

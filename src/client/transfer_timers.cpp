@@ -77,7 +77,7 @@ void Transfer::arm_idle_timer() {
 // the caller's last look, its resume still on the way here), a decoder behind, a
 // request body producer with nothing yet.
 bool Transfer::wait_is_ours(bool hold_ended) const {
-  return paused() || hold_ended || waits_for_budget() || !compressed_body_.empty() ||
+  return paused() || hold_ended || waits_for_budget() || decoding_.pending() > 0 ||
          (phase_ == Phase::waiting_head && body_ && body_->waiting_for_producer());
 }
 
