@@ -6,7 +6,7 @@
 # after install.cmake.
 
 if(TARGET sluice_cli)
-  # `sluice --completion SHELL` prints the script (src/cli/options/completion_script.cpp),
+  # `sluice --completion SHELL` prints the script (src/cli/options/help/completion_script.cpp),
   # so an option added to the help rows completes in the next build.
   set(SLUICE_COMPLETIONS_DIR ${PROJECT_BINARY_DIR}/completions)
   add_custom_command(

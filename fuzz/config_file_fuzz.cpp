@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/options/config_file.hpp"
+#include "cli/options/syntax/config_file.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

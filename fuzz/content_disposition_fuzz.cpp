@@ -1,6 +1,6 @@
 // Fuzz target: the Content-Disposition parser (content_disposition_file_name, RFC 6266
 // with RFC 8187 filename*) and file_name_for, which picks a download's file name from
-// it or from the URL's last path segment (src/download/file_names).
+// it or from the URL's last path segment (src/download/file/file_names).
 // Input: the first line is a URL path (parsed as "http://x/<line>"; "/" when that
 // fails), the rest is the Content-Disposition value.
 // Invariant checked, the one that matters: a name chosen from server bytes is one
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "download/file_names.hpp"
+#include "download/file/file_names.hpp"
 #include "fuzz_input.hpp"
 #include "sluice/download.hpp"
 #include "sluice/headers.hpp"

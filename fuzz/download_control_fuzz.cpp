@@ -1,5 +1,5 @@
 // Fuzz target: parse_control, the reader of a download's control file (PATH.sluice,
-// src/download/download_control). The file sits on disk beside a partial download, so
+// src/download/file/download_control). The file sits on disk beside a partial download, so
 // anything may be in it: a crash, a cut write, another program's file.
 // Input: the whole file's text.
 // Invariants checked: what parses is what format_control() could have written (ranges
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/options/url_glob.hpp"
+#include "cli/options/syntax/url_glob.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "cli/options/option_spec.hpp"
-#include "cli/options/url_guess.hpp"
+#include "cli/options/syntax/url_guess.hpp"
 #include "cli/request_builder.hpp"
 
 namespace sluice::cli {

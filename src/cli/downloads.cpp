@@ -14,7 +14,7 @@
 #include "cli/download_jobs.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/options/cookie_options.hpp"
-#include "cli/options/time_condition.hpp"
+#include "cli/options/syntax/time_condition.hpp"
 #include "cli/output/json_summary.hpp"
 #include "cli/output/progress.hpp"
 #include "cli/output/stderr_lines.hpp"

@@ -9,9 +9,9 @@
 #include "cli/downloads.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/options/cli_options.hpp"
-#include "cli/options/completion_script.hpp"
-#include "cli/options/protocol_list.hpp"
-#include "cli/options/usage_text.hpp"
+#include "cli/options/help/completion_script.hpp"
+#include "cli/options/help/usage_text.hpp"
+#include "cli/options/syntax/protocol_list.hpp"
 #include "cli/transfer.hpp"
 
 int main(int argc, char** argv) {

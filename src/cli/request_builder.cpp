@@ -11,7 +11,7 @@
 
 #include "cli/etag_files.hpp"
 #include "cli/options/option_spec.hpp"
-#include "cli/options/percent_encode.hpp"
+#include "cli/options/syntax/percent_encode.hpp"
 #include "cli/output/stderr_lines.hpp"
 #include "cli/output/wire_dump.hpp"
 #include "sluice/http_date.hpp"

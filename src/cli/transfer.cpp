@@ -14,7 +14,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/fetch_resume.hpp"
 #include "cli/options/cookie_options.hpp"
-#include "cli/options/time_condition.hpp"
+#include "cli/options/syntax/time_condition.hpp"
 #include "cli/output/fetch_meter.hpp"
 #include "cli/output/head_output.hpp"
 #include "cli/output/output_sink.hpp"

@@ -15,9 +15,9 @@
 #include "body/request_body.hpp"
 #include "client/client_access.hpp"
 #include "client/client_core.hpp"
+#include "client/fetch/transfer.hpp"
 #include "client/pending_state.hpp"
 #include "client/tls_settings.hpp"
-#include "client/transfer.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice {

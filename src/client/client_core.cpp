@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <vector>
 
+#include "client/fetch/transfer.hpp"
 #include "client/tls_settings.hpp"
-#include "client/transfer.hpp"
 
 namespace sluice {
 

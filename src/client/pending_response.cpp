@@ -2,7 +2,7 @@
 
 #include "body/staging_buffer.hpp"
 #include "client/client_core.hpp"
-#include "client/transfer.hpp"
+#include "client/fetch/transfer.hpp"
 
 namespace sluice {
 

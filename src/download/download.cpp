@@ -7,10 +7,10 @@
 #include <cctype>
 
 #include "core/time_source.hpp"
-#include "download/download_file.hpp"
 #include "download/download_session.hpp"
-#include "download/download_sha256.hpp"
-#include "download/file_names.hpp"
+#include "download/file/download_file.hpp"
+#include "download/file/download_sha256.hpp"
+#include "download/file/file_names.hpp"
 
 namespace sluice {
 namespace {

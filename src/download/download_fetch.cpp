@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "core/time_source.hpp"
-#include "download/download_file.hpp"
-#include "download/download_sha256.hpp"
+#include "download/file/download_file.hpp"
+#include "download/file/download_sha256.hpp"
 #include "tools/rate_limiter.hpp"
 
 namespace sluice {

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "download/download_control.hpp"
 #include "download/download_fetch.hpp"
+#include "download/file/download_control.hpp"
 #include "sluice/download.hpp"
 
 namespace sluice {

@@ -7,9 +7,9 @@
 #include <thread>
 #include <utility>
 
-#include "download/download_file.hpp"
 #include "download/download_session.hpp"
-#include "download/download_sha256.hpp"
+#include "download/file/download_file.hpp"
+#include "download/file/download_sha256.hpp"
 #include "download/shared_rate_limit.hpp"
 #include "tools/rate_limiter.hpp"
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "download/download_control.hpp"
 #include "download/download_fetch.hpp"
-#include "download/download_file.hpp"
 #include "download/download_monitor.hpp"
+#include "download/file/download_control.hpp"
+#include "download/file/download_file.hpp"
 #include "sluice/download.hpp"
 #include "sluice/retry.hpp"
 

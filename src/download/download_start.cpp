@@ -6,7 +6,7 @@
 
 #include "core/time_source.hpp"
 #include "download/download_session.hpp"
-#include "download/file_names.hpp"
+#include "download/file/file_names.hpp"
 
 namespace sluice {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 #include "sluice/http_date.hpp"
 
 namespace sluice {

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/sluice.h"
 #include "support/capi_calls.hpp"

@@ -3,7 +3,7 @@
 // statuses worth a retry, the rate limit, names from Content-Disposition.
 #include <gtest/gtest.h>
 
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
 #include "support/make_client.hpp"

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
 #include "support/make_client.hpp"

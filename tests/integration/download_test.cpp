@@ -12,7 +12,7 @@
 #include <memory>
 #include <thread>
 
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "support/make_client.hpp"
 #include "support/test_env.hpp"

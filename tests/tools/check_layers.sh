@@ -33,7 +33,7 @@
 #       nghttp3                 src/http3
 #       ngtcp2, gnutls          src/quic (gnutls is ngtcp2's crypto backend)
 #       llhttp                  src/http1
-#       openssl                 src/tls and src/download/download_sha256.cpp (hashing)
+#       openssl                 src/tls and src/download/file/download_sha256.cpp (hashing)
 #       zlib, brotli, zstd      src/decode/{gzip,brotli,zstd}_decoder.{hpp,cpp}, each its own
 #                               (and src/decode/library_version.cpp, which asks their versions)
 #       c-ares                  src/dns
@@ -73,7 +73,7 @@ scan() {
       if (lib == "nghttp3") return layer == "http3"
       if (lib == "ngtcp2" || lib == "gnutls") return layer == "quic"
       if (lib == "llhttp") return layer == "http1"
-      if (lib == "openssl") return layer == "tls" || file == "download/download_sha256.cpp"
+      if (lib == "openssl") return layer == "tls" || file == "download/file/download_sha256.cpp"
       # The layer asks each of its libraries for its version there.
       if (file == "decode/library_version.cpp") return lib == "zlib" || lib == "brotli" || lib == "zstd"
       if (lib == "zlib") return file ~ /^decode\/gzip_decoder\.(hpp|cpp)$/
@@ -88,7 +88,7 @@ scan() {
       owner["nghttp3"] = "src/http3"
       owner["ngtcp2"] = owner["gnutls"] = "src/quic"
       owner["llhttp"] = "src/http1"
-      owner["openssl"] = "src/tls and src/download/download_sha256.cpp"
+      owner["openssl"] = "src/tls and src/download/file/download_sha256.cpp"
       owner["zlib"] = "src/decode/gzip_decoder"
       owner["brotli"] = "src/decode/brotli_decoder"
       owner["zstd"] = "src/decode/zstd_decoder"
@@ -237,14 +237,14 @@ self_test() {
   plant decode/bad_gzip_decoder.hpp '#include <zstd_errors.h>'
   plant client/bad_zstd.cpp '#include <zstd.h>'
   # The layers added with src/decode and src/download.
-  plant decode/bad_layer.cpp '#include "client/transfer.hpp"' '#include "http2/h2_session.hpp"'
+  plant decode/bad_layer.cpp '#include "client/fetch/transfer.hpp"' '#include "http2/h2_session.hpp"'
   plant client/bad_download.cpp '#include "download/download_fetch.hpp"'
   plant download/bad_layer.cpp '#include "decode/content_decoder.hpp"' '#include "http1/h1_connection.hpp"'
-  plant mux/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/download_file.hpp"'
-  plant cli/bad_download.cpp '#include "download/file_names.hpp"'
+  plant mux/bad_decode.cpp '#include "decode/content_decoder.hpp"' '#include "download/file/download_file.hpp"'
+  plant cli/bad_download.cpp '#include "download/file/file_names.hpp"'
   plant dns/bad_zlib.cpp '#include <zlib.h>'
   plant client/bad_capi.cpp '#include "capi/capi_call.hpp"'
-  plant capi/bad_layer.cpp '#include "http2/h2_session.hpp"' '#include "client/transfer.hpp"'
+  plant capi/bad_layer.cpp '#include "http2/h2_session.hpp"' '#include "client/fetch/transfer.hpp"'
   plant client/bad_ares.cpp '#include <ares.h>'
   # The layers below the client: web, then auth and body beside each other.
   plant web/bad_layer.cpp '#include "body/staging_buffer.hpp"' '#include "client/client_core.hpp"' \
@@ -255,7 +255,7 @@ self_test() {
   plant http2/bad_web.cpp '#include "web/cookie_parse.hpp"'
   plant cli/bad_body.cpp '#include "body/staging_buffer.hpp"'
   # The pool: below the client, above the protocols; nothing under it includes it.
-  plant pool/bad_layer.cpp '#include "client/transfer.hpp"' '#include "body/staging_buffer.hpp"' \
+  plant pool/bad_layer.cpp '#include "client/fetch/transfer.hpp"' '#include "body/staging_buffer.hpp"' \
     '#include "http2/h2_connection.hpp"' '#include "web/alt_svc.hpp"'
   plant http1/bad_pool.cpp '#include "pool/connection_pool.hpp"'
   plant web/bad_pool.cpp '#include "pool/connection_waiter.hpp"'
@@ -285,11 +285,11 @@ self_test() {
   plant dns/dns_channel.cpp '#include <ares.h>' '#include "net/socket_address.hpp"'
   plant connect/connector.cpp '#include "dns/resolver.hpp"' '#include "tls/tls.hpp"'
   plant mux/stream_credit.cpp '#include "connection/connection.hpp"' '#include "core/trace.hpp"'
-  plant download/download_sha256.cpp '#include <openssl/evp.h>'
+  plant download/file/download_sha256.cpp '#include <openssl/evp.h>'
   plant decode/gzip_decoder.hpp '#include <zlib.h>' '#include "core/byte_queue.hpp"'
   plant decode/brotli_decoder.cpp '#include <brotli/decode.h>' '#include "decode/content_decoder.hpp"'
   plant decode/zstd_decoder.cpp '#include <zstd.h>' '#include <zstd_errors.h>'
-  plant client/transfer.cpp '#include "decode/content_decoder.hpp"' '#include "http2/h2_connection.hpp"'
+  plant client/fetch/transfer.cpp '#include "decode/content_decoder.hpp"' '#include "http2/h2_connection.hpp"'
   plant download/download_run.cpp '#include "client/client_access.hpp"' '#include "core/memory_rules.hpp"' \
     '#include "sluice/download.hpp"'
   plant client/library_versions.cpp '#include "http2/library_version.hpp"' \

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "cli/options/option_spec.hpp"
-#include "cli/options/percent_encode.hpp"
+#include "cli/options/syntax/percent_encode.hpp"
 
 namespace sluice::cli {
 

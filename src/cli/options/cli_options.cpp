@@ -15,9 +15,9 @@
 #include <string_view>
 #include <utility>
 
-#include "cli/options/config_file.hpp"
 #include "cli/options/option_spec.hpp"
-#include "cli/options/url_guess.hpp"
+#include "cli/options/syntax/config_file.hpp"
+#include "cli/options/syntax/url_guess.hpp"
 #include "sluice/version.hpp"
 
 namespace sluice::cli {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/options/byte_range.hpp"
 #include "cli/options/cookie_options.hpp"
-#include "cli/options/protocol_list.hpp"
-#include "cli/options/time_condition.hpp"
+#include "cli/options/syntax/byte_range.hpp"
+#include "cli/options/syntax/protocol_list.hpp"
+#include "cli/options/syntax/time_condition.hpp"
 #include "cli/output/write_out.hpp"
 #include "sluice/client.hpp"
 #include "sluice/error.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "cli/options/byte_range.hpp"
 #include "cli/options/option_spec.hpp"
+#include "cli/options/syntax/byte_range.hpp"
 
 namespace sluice::cli {
 namespace {

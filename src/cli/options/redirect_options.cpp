@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cli/options/option_spec.hpp"
-#include "cli/options/protocol_list.hpp"
+#include "cli/options/syntax/protocol_list.hpp"
 
 namespace sluice::cli {
 namespace {

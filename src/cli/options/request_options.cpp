@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "cli/options/option_spec.hpp"
-#include "cli/options/url_guess.hpp"
+#include "cli/options/syntax/url_guess.hpp"
 
 namespace sluice::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "cli/options/option_spec.hpp"
-#include "cli/options/url_glob.hpp"
+#include "cli/options/syntax/url_glob.hpp"
 
 namespace sluice::cli {
 namespace {

@@ -1,5 +1,5 @@
 // -r/--range values in curl's syntax, and -C, -r and --no-clobber through the parser.
-#include "cli/options/byte_range.hpp"
+#include "cli/options/syntax/byte_range.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // quoted values and their escapes, comments, dashed and undashed options, and errors
 // that name the file and the line. Then the command line (cli_options.cpp): a file's
 // options go where -K stood, the default file first unless -q is the first argument.
-#include "cli/options/config_file.hpp"
+#include "cli/options/syntax/config_file.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "cli/options/help_rows.hpp"
+#include "cli/options/help/help_rows.hpp"
+#include "cli/options/help/usage_text.hpp"
 #include "cli/options/option_spec.hpp"
-#include "cli/options/usage_text.hpp"
 
 namespace sluice::cli {
 namespace {
@@ -39,7 +39,7 @@ TEST(HelpRows, EveryParserOptionHasARowWithItsShortNameAndArgument) {
       const auto row = rows.find(spec.long_name);
       if (row == rows.end()) {
         ADD_FAILURE() << "--" << spec.long_name << ": the parser takes it, but no row in "
-                      << "src/cli/options/help_rows.cpp describes it";
+                      << "src/cli/options/help/help_rows.cpp describes it";
         continue;
       }
       EXPECT_EQ(row->second->short_name, spec.short_name)

@@ -1,5 +1,5 @@
 // curl's protocol lists (--proto, --proto-redir) read left to right from a start.
-#include "cli/options/protocol_list.hpp"
+#include "cli/options/syntax/protocol_list.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // command line (url_glob_options.cpp): the URLs each pattern makes, their order, the
 // #N texts of -o, and the errors that name the position instead of sending anything.
 // The expected URLs and positions are what curl 7.88 makes of the same arguments.
-#include "cli/options/url_glob.hpp"
+#include "cli/options/syntax/url_glob.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "client/fetch_hops.hpp"
+#include "client/fetch/fetch_hops.hpp"
 #include "client/state_files.hpp"
 
 namespace sluice {

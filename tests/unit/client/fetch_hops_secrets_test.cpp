@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "client/fetch_hops.hpp"
+#include "client/fetch/fetch_hops.hpp"
 
 namespace sluice {
 namespace {

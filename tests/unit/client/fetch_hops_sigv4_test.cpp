@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "client/fetch_hops.hpp"
+#include "client/fetch/fetch_hops.hpp"
 
 namespace sluice {
 namespace {

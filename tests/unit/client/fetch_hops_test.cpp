@@ -2,7 +2,7 @@
 // what a response head means (the answer, a redirect, a 401 to answer), the next hop
 // of a redirect (method, credentials, body), the proxy of each hop, and the bounds
 // on resending.
-#include "client/fetch_hops.hpp"
+#include "client/fetch/fetch_hops.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // LowSpeedCheck: curl's low-speed rule on samples a second apart, with no clock but
 // the test's time points.
-#include "client/low_speed_check.hpp"
+#include "client/fetch/low_speed_check.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // ResponseDecoding over real gzip streams (zlib, through test::gzip) into a real
 // StagingBuffer.
-#include "client/response_decoding.hpp"
+#include "client/fetch/response_decoding.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

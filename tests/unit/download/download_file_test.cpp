@@ -1,6 +1,6 @@
 // OutputFile: the positional writes a download's range threads make, and the errors
 // a person reads when the disk refuses them.
-#include "download/download_file.hpp"
+#include "download/file/download_file.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

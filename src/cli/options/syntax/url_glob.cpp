@@ -1,4 +1,4 @@
-#include "cli/options/url_glob.hpp"
+#include "cli/options/syntax/url_glob.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "download/file_names.hpp"
+#include "download/file/file_names.hpp"
 
 #include <utility>
 #include <vector>

@@ -3,7 +3,7 @@
 // the categories follow curl's where curl has the option, and "download" holds the
 // downloader's own. Keep the rows sorted by long name: --help all lists them so.
 
-#include "cli/options/help_rows.hpp"
+#include "cli/options/help/help_rows.hpp"
 
 #include <array>
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "client/transfer.hpp"
+#include "client/fetch/transfer.hpp"
 
 namespace sluice {
 

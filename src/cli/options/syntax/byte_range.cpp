@@ -1,4 +1,4 @@
-#include "cli/options/byte_range.hpp"
+#include "cli/options/syntax/byte_range.hpp"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "cli/options/config_file.hpp"
+#include "cli/options/syntax/config_file.hpp"
 
 namespace sluice::cli {
 namespace {

@@ -5,9 +5,9 @@
 // per option, repeatable, as sluice's options may be given several times.
 // Ownership: pure functions; any thread.
 
-#include "cli/options/completion_script.hpp"
+#include "cli/options/help/completion_script.hpp"
 
-#include "cli/options/help_rows.hpp"
+#include "cli/options/help/help_rows.hpp"
 
 namespace sluice::cli {
 

@@ -1,9 +1,9 @@
-#include "download/download_control.hpp"
+#include "download/file/download_control.hpp"
 
 #include <charconv>
 
-#include "download/download_file.hpp"
 #include "download/download_ranges.hpp"
+#include "download/file/download_file.hpp"
 #include "sluice/url.hpp"
 
 namespace sluice {

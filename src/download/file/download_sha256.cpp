@@ -1,11 +1,11 @@
-#include "download/download_sha256.hpp"
+#include "download/file/download_sha256.hpp"
 
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <memory>
 
-#include "download/download_file.hpp"
+#include "download/file/download_file.hpp"
 
 namespace sluice {
 

@@ -2,7 +2,7 @@
 // staging buffer.
 // Thread-safety: HTTP thread only.
 
-#include "client/response_decoding.hpp"
+#include "client/fetch/response_decoding.hpp"
 
 #include <utility>
 

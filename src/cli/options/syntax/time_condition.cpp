@@ -1,4 +1,4 @@
-#include "cli/options/time_condition.hpp"
+#include "cli/options/syntax/time_condition.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "download/download_file.hpp"
+#include "download/file/download_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // FetchHops: the per-hop policy of one fetch (see fetch_hops.hpp).
 // Thread-safety: HTTP thread only.
 
-#include "client/fetch_hops.hpp"
+#include "client/fetch/fetch_hops.hpp"
 
 #include <utility>
 

@@ -3,12 +3,12 @@
 // stay within 80 columns where the descriptions allow), then the description.
 // Ownership: pure functions; any thread.
 
-#include "cli/options/usage_text.hpp"
+#include "cli/options/help/usage_text.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "cli/options/help_rows.hpp"
+#include "cli/options/help/help_rows.hpp"
 
 namespace sluice::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/options/protocol_list.hpp"
+#include "cli/options/syntax/protocol_list.hpp"
 
 #include <algorithm>
 #include <cctype>

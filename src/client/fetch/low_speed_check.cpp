@@ -1,7 +1,7 @@
 // LowSpeedCheck (see low_speed_check.hpp).
 // Thread-safety: HTTP thread only, like its Transfer.
 
-#include "client/low_speed_check.hpp"
+#include "client/fetch/low_speed_check.hpp"
 
 namespace sluice {
 

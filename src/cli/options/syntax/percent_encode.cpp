@@ -1,4 +1,4 @@
-#include "cli/options/percent_encode.hpp"
+#include "cli/options/syntax/percent_encode.hpp"
 
 namespace sluice::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "client/transfer.hpp"
+#include "client/fetch/transfer.hpp"
 
 namespace sluice {
 

@@ -1,4 +1,4 @@
-#include "cli/options/url_guess.hpp"
+#include "cli/options/syntax/url_guess.hpp"
 
 namespace sluice::cli {
 

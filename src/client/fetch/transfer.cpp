@@ -1,11 +1,11 @@
 // Transfer: one request from its start to its end, running each hop its FetchHops
-// plans (client/fetch_hops.hpp: the proxy, the request head, what a response head
+// plans (client/fetch/fetch_hops.hpp: the proxy, the request head, what a response head
 // means, how often a send may go again) as one exchange: the connection of each, the
 // response head, Alt-Svc, the resends, and its end. Its body is in transfer_body.cpp,
 // its timers in transfer_timers.cpp.
 // Thread-safety: HTTP thread only.
 
-#include "client/transfer.hpp"
+#include "client/fetch/transfer.hpp"
 
 #include <algorithm>
 #include <charconv>
