@@ -84,8 +84,9 @@ void EventLoop::run() {
 #if SLUICE_TEST_HOOKS
     for (auto& [id, observer] : turn_observers_) observer();
 #endif
-    if (stop_requested()) break;
-    const int count = wait_for_events(events.data(), kMaxEvents);
+    const BeforeSleep look = look_before_sleep();
+    if (look.stop) break;
+    const int count = wait_for_events(events.data(), kMaxEvents, look.posted);
     // epoll_wait fails only for a bad epoll fd or argument: a bug, never a condition
     // the loop could survive, and there is nobody to return an error to.
     if (count < 0 && errno != EINTR) std::abort();
@@ -128,7 +129,7 @@ void EventLoop::post(Task task) {
     std::lock_guard lock(posted_mu_);
     posted_.push_back(std::move(task));
     // The loop's own thread is awake and runs posted tasks before it sleeps
-    // (next_timeout): an eventfd write would only wake it for one more turn.
+    // (look_before_sleep): an eventfd write would only wake it for one more turn.
     if (on_loop_thread_locked()) return;
     signal = !wake_pending_;
     wake_pending_ = true;
@@ -160,9 +161,9 @@ bool EventLoop::run_turn_end() {
   return ran;
 }
 
-bool EventLoop::stop_requested() {
+EventLoop::BeforeSleep EventLoop::look_before_sleep() {
   std::lock_guard lock(posted_mu_);
-  return stop_requested_;
+  return {stop_requested_, !posted_.empty()};
 }
 
 bool EventLoop::run_posted() {
@@ -273,12 +274,8 @@ void EventLoop::drop_cancelled_timers() {
   }
 }
 
-std::optional<Clock::duration> EventLoop::next_timeout() {
-  if (!turn_end_.empty()) return Clock::duration::zero();
-  {
-    std::lock_guard lock(posted_mu_);
-    if (!posted_.empty()) return Clock::duration::zero();  // posted by this thread
-  }
+std::optional<Clock::duration> EventLoop::next_timeout(bool posted) {
+  if (!turn_end_.empty() || posted) return Clock::duration::zero();
   drop_cancelled_timers();
   if (timer_heap_.empty()) return std::nullopt;
   const auto left = timer_heap_.front().when - clock_.now();
@@ -291,15 +288,17 @@ std::optional<Clock::duration> EventLoop::next_timeout() {
   return std::max(left, Clock::duration::zero());
 }
 
-int EventLoop::wait_for_events(epoll_event* events, int capacity) {
+int EventLoop::wait_for_events(epoll_event* events, int capacity, bool posted) {
   // A day at most: any longer sleep ends with a timer that moved or an event anyway.
   constexpr Clock::duration kLongest = std::chrono::hours(24);
-  std::optional<Clock::duration> timeout = next_timeout();
+  std::optional<Clock::duration> timeout = next_timeout(posted);
   // Kept through turns that do not sleep: the spin is for the sleep.
   if (poll_before_sleep_ && timeout != Clock::duration::zero() && clock_.passes_by_itself()) {
     poll_before_sleep_ = false;
     if (const int count = poll_briefly(events, capacity, timeout); count != 0) return count;
-    timeout = next_timeout();  // the poll took some of it
+    // The poll took some of it. Only other threads could post meanwhile, and their
+    // posts wake the loop through the eventfd.
+    timeout = next_timeout(posted);
   }
   const std::optional<Clock::duration> left =
       timeout ? std::optional(std::min(*timeout, kLongest)) : std::nullopt;

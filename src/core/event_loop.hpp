@@ -125,15 +125,23 @@ class EventLoop final : public TimeSource {
   void run_due_timers();
   bool run_posted();    // whether any task ran
   bool run_turn_end();  // whether any task ran
-  bool stop_requested();
+  /// What the loop learns under posted_mu_ before it sleeps, in one look per turn:
+  /// whether to stop, and whether its own thread posted tasks since run_posted (a
+  /// post from the loop's thread writes no eventfd, so the loop must not sleep).
+  struct BeforeSleep {
+    bool stop = false;
+    bool posted = false;
+  };
+  BeforeSleep look_before_sleep();
   void drain_wake_fd();
   void drop_cancelled_timers();
   /// How long the loop may sleep: nullopt until an event, zero not at all.
-  std::optional<Clock::duration> next_timeout();
+  /// `posted`: tasks wait (look_before_sleep).
+  std::optional<Clock::duration> next_timeout(bool posted);
   /// epoll with next_timeout(): to the nanosecond with epoll_pwait2 (a pacing
   /// deadline 200 us away is kept, not rounded up to a millisecond), in
   /// milliseconds rounded up with epoll_wait on a kernel without it (before 5.11).
-  int wait_for_events(epoll_event* events, int capacity);
+  int wait_for_events(epoll_event* events, int capacity, bool posted);
   /// epoll without sleeping, until an event, a due timer, or kPollBeforeSleep has
   /// passed: the count of events, 0 when none came.
   int poll_briefly(epoll_event* events, int capacity, std::optional<Clock::duration> timeout);

@@ -61,7 +61,7 @@ void ConnectionPool::submit(ConnectionWaiter& waiter) {
   if (origin.idle()) {
     origin.connector->set_route({waiter.url(), waiter.version_policy(), waiter.proxy_route()});
   }
-  origin.waiting.push_back(&waiter);
+  origin.waiting.push(waiter);
   dispatch(key);
 }
 
@@ -69,8 +69,7 @@ void ConnectionPool::withdraw(ConnectionWaiter& waiter) {
   const std::string key = origin_key(waiter);
   auto found = origins_.find(key);
   if (found == origins_.end()) return;
-  auto& waiting = found->second.waiting;
-  waiting.erase(std::remove(waiting.begin(), waiting.end(), &waiter), waiting.end());
+  found->second.waiting.remove(waiter);
   forget_if_unused(key);
 }
 
@@ -79,9 +78,8 @@ void ConnectionPool::withdraw(ConnectionWaiter& waiter) {
 void ConnectionPool::forget_if_unused(const std::string& key) {
   auto found = origins_.find(key);
   if (found == origins_.end() || !found->second.unused()) return;
-  auto doomed = std::shared_ptr<OriginConnector>(std::move(found->second.connector));
+  forgotten_connectors_.retire(std::move(found->second.connector));
   origins_.erase(found);
-  services_.loop.post([doomed] {});
 }
 
 void ConnectionPool::dispatch(const std::string& key) {
@@ -94,14 +92,13 @@ void ConnectionPool::dispatch(const std::string& key) {
   // every step looks it up again instead of keeping a reference.
   while (Connection* conn = idle_connection(key)) {
     Origin& origin = origins_.find(key)->second;
-    ConnectionWaiter* waiter = origin.waiting.front();
-    origin.waiting.pop_front();
+    ConnectionWaiter& waiter = origin.waiting.take_front();
     if (auto timer = idle_timers_.find(conn); timer != idle_timers_.end()) {
       services_.loop.cancel_timer(timer->second);
       idle_timers_.erase(timer);
     }
     ++requests_sent_[conn];
-    waiter->attach(*conn);
+    waiter.attach(*conn);
   }
   // Open connections for waiters no connection can take, up to the origin's limit.
   auto found = origins_.find(key);
@@ -122,7 +119,7 @@ void ConnectionPool::dispatch(const std::string& key) {
   while (origin.waiting.size() > connector.tcp_connects() * per_connect &&
          counted_connections(origin) + connector.tcp_connects() < limit &&
          origin.conns.size() + connector.tcp_connects() < 2 * limit) {
-    const auto opened = connector.open_for(*origin.waiting[connector.tcp_connects()],
+    const auto opened = connector.open_for(origin.waiting[connector.tcp_connects()],
                                            origin.seen_version, multiplex && !origin.request_limit);
     if (opened != OriginConnector::Opened::tcp) break;
   }
@@ -131,7 +128,7 @@ void ConnectionPool::dispatch(const std::string& key) {
 Connection* ConnectionPool::idle_connection(const std::string& key) {
   auto found = origins_.find(key);
   if (found == origins_.end() || found->second.waiting.empty()) return nullptr;
-  const ConnectionWaiter& next = *found->second.waiting.front();
+  const ConnectionWaiter& next = found->second.waiting.front();
   for (auto& conn : found->second.conns) {
     if (conn->is_closed() || conn->available_streams() == 0) continue;
     if (!under_request_limit(found->second, *conn)) continue;
@@ -155,10 +152,9 @@ void ConnectionPool::on_connected(const std::string& key,
     const bool alone = origin.conns.empty() && origin.connector->tcp_connects() == 0;
     std::deque<ConnectionWaiter*> failed;
     if (alone) {
-      failed.swap(origin.waiting);
+      failed = origin.waiting.take_all();
     } else if (!origin.waiting.empty()) {
-      failed.push_back(origin.waiting.front());
-      origin.waiting.pop_front();
+      failed.push_back(&origin.waiting.take_front());
     }
     for (ConnectionWaiter* waiter : failed) waiter->fail(connected.error());
     forget_if_unused(key);
@@ -168,7 +164,7 @@ void ConnectionPool::on_connected(const std::string& key,
   origin.seen_version = conn->version();
   if (conn->is_closed()) {  // could not even be registered with epoll
     const std::string where = origin.connector->route().url.origin();
-    for (ConnectionWaiter* waiter : std::exchange(origin.waiting, {})) {
+    for (ConnectionWaiter* waiter : origin.waiting.take_all()) {
       waiter->fail(Error(ErrorCategory::io, "cannot watch the connection to " + where));
     }
     forget_if_unused(key);
@@ -193,7 +189,7 @@ void ConnectionPool::on_http3_failed(const std::string& key, const Error& error,
   if (origin.connector->route().policy != VersionPolicy::http3_only) {
     dispatch(key);
   } else if (origin.conns.empty()) {
-    for (ConnectionWaiter* waiter : std::exchange(origin.waiting, {})) waiter->fail(error);
+    for (ConnectionWaiter* waiter : origin.waiting.take_all()) waiter->fail(error);
   }
   forget_if_unused(key);
 }
@@ -291,9 +287,8 @@ std::optional<std::string> ConnectionPool::drop(Connection& conn) {
       std::find_if(conns.begin(), conns.end(), [&conn](const auto& c) { return c.get() == &conn; });
   if (it != conns.end()) {
     // Called from inside the connection's own event handling: delete it later.
-    auto doomed = std::shared_ptr<Connection>(std::move(*it));
+    dropped_connections_.retire(std::move(*it));
     conns.erase(it);
-    services_.loop.post([doomed] {});
   }
   return key;
 }
@@ -311,7 +306,7 @@ void ConnectionPool::close_all() {
   closing_ = true;
   for (auto& [key, origin] : origins_) {
     origin.connector->stop();
-    origin.waiting.clear();
+    origin.waiting.release_all();
     for (auto& conn : origin.conns) {
       conn->close(Error(ErrorCategory::cancelled, "the client is shutting down"));
     }

@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "connection/connection.hpp"
+#include "core/after_turn_bin.hpp"
 #include "core/event_loop.hpp"
 #include "pool/connection_factory.hpp"
 #include "pool/connection_waiter.hpp"
 #include "pool/origin_connector.hpp"
+#include "pool/waiter_queue.hpp"
 #include "sluice/request.hpp"
 #include "sluice/url.hpp"
 
@@ -48,7 +50,7 @@ class ConnectionPool final : public ConnectionOwner {
  private:
   struct Origin {
     std::vector<std::unique_ptr<Connection>> conns;
-    std::deque<ConnectionWaiter*> waiting;
+    WaiterQueue waiting;
     std::optional<HttpVersion> seen_version;     // what the last connection spoke
     std::unique_ptr<OriginConnector> connector;  // what is on the way to a connection
     /// Learned from a GOAWAY that refused requests a connection had started: the
@@ -93,6 +95,9 @@ class ConnectionPool final : public ConnectionOwner {
   std::unordered_map<const Connection*, std::size_t> requests_sent_;  // requests attached
   std::uint64_t next_conn_id_ = 1;
   bool closing_ = false;
+  // Deleted after the turn in which they left: the code on the stack may be theirs.
+  AfterTurnBin<Connection> dropped_connections_{services_.loop};
+  AfterTurnBin<OriginConnector> forgotten_connectors_{services_.loop};
 };
 
 }  // namespace sluice

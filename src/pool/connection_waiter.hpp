@@ -6,6 +6,7 @@
 // Ownership: HTTP thread only; the waiter outlives its wait (it withdraws itself
 // before it is destroyed).
 
+#include <cassert>
 #include <chrono>
 #include <optional>
 
@@ -17,7 +18,22 @@
 
 namespace sluice {
 
-class ConnectionWaiter {
+/// Whether a WaiterQueue holds the waiter (pool/waiter_queue.hpp), so that a waiter
+/// destroyed while the pool still points at it stops a debug build at the mistake.
+/// A base of its own: a friend of ConnectionWaiter itself would make its protected
+/// destructor reachable from outside.
+class PoolQueueMark {
+ protected:
+  ~PoolQueueMark() {
+    assert(!queued_ && "a ConnectionWaiter must leave the pool before it is destroyed");
+  }
+
+ private:
+  friend class WaiterQueue;
+  bool queued_ = false;
+};
+
+class ConnectionWaiter : public PoolQueueMark {
  public:
   virtual const Url& url() const noexcept = 0;
   virtual VersionPolicy version_policy() const noexcept = 0;

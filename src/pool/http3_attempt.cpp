@@ -71,9 +71,10 @@ std::optional<Http3Target> http3_target(const Http3Choice& choice, const Http3Or
   return std::nullopt;
 }
 
-Http3Attempt::Http3Attempt(Services services, Events events, Http3Target target, Settings settings)
+Http3Attempt::Http3Attempt(Services services, Reports& reports, Http3Target target,
+                           Settings settings)
     : services_(services),
-      events_(std::move(events)),
+      reports_(reports),
       target_(std::move(target)),
       settings_(std::move(settings)) {}
 
@@ -103,7 +104,7 @@ void Http3Attempt::stop() {
 void Http3Attempt::on_resolved(Result<std::vector<SocketAddress>> addresses) {
   timing_.dns_end = services_.loop.now();
   if (!addresses) {
-    events_.failed(std::move(addresses).error());
+    reports_.attempt_failed(std::move(addresses).error());
     return;
   }
   addresses_ = std::move(*addresses);
@@ -116,7 +117,7 @@ void Http3Attempt::try_next_address() {
     addresses_.erase(addresses_.begin());
     auto conn =
         services_.factory.connect_quic(remote, settings_.verify_host, settings_.handshake_timeout,
-                                       services_.owner, events_.next_conn_id());
+                                       services_.owner, reports_.next_conn_id());
     if (!conn) {
       last_error_ = std::move(conn).error();
       continue;
@@ -128,20 +129,20 @@ void Http3Attempt::try_next_address() {
     timing_.remote_port = remote.port();
     timing_.local_ip = (*conn)->connect_timing().local_ip;
     timing_.local_port = (*conn)->connect_timing().local_port;
-    events_.adopt(std::move(*conn));
+    reports_.adopt(std::move(*conn));
     return;
   }
-  events_.failed(last_error_
-                     ? *last_error_
-                     : Error(ErrorCategory::connect, "HTTP/3: no address for " + target_.host));
+  reports_.attempt_failed(
+      last_error_ ? *last_error_
+                  : Error(ErrorCategory::connect, "HTTP/3: no address for " + target_.host));
 }
 
 void Http3Attempt::on_fallback_timer() {
   fallback_timer_ = 0;
-  events_.failed(Error(ErrorCode::handshake_timeout, "HTTP/3: no QUIC handshake with " +
-                                                         target_.host + ":" +
-                                                         std::to_string(target_.port) + " within " +
-                                                         millis(*settings_.fallback_after)));
+  reports_.attempt_failed(
+      Error(ErrorCode::handshake_timeout, "HTTP/3: no QUIC handshake with " + target_.host + ":" +
+                                              std::to_string(target_.port) + " within " +
+                                              millis(*settings_.fallback_after)));
 }
 
 void Http3Attempt::completed() {

@@ -76,13 +76,18 @@ class Http3Attempt {
     ConnectionOwner& owner;  // hears the handshaking connection's events
     const Trace& trace;
   };
-  struct Events {
-    std::function<std::uint64_t()> next_conn_id;
+  /// Whom the attempt reports to: its origin's connector, which outlives it.
+  class Reports {
+   public:
+    virtual std::uint64_t next_conn_id() = 0;
     /// A connection starts its handshake: the origin holds it from now on.
-    std::function<void(std::unique_ptr<Connection>)> adopt;
+    virtual void adopt(std::unique_ptr<Connection> conn) = 0;
     /// The attempt is over without a connection; the pool ends it (it may be called
     /// from inside the attempt: the attempt touches nothing of its own after it).
-    std::function<void(Error)> failed;
+    virtual void attempt_failed(Error error) = 0;
+
+   protected:
+    ~Reports() = default;
   };
   struct Settings {
     std::string origin;       // "https://host:port", for the trace
@@ -92,7 +97,7 @@ class Http3Attempt {
     std::optional<std::chrono::milliseconds> fallback_after;
   };
 
-  Http3Attempt(Services services, Events events, Http3Target target, Settings settings);
+  Http3Attempt(Services services, Reports& reports, Http3Target target, Settings settings);
   ~Http3Attempt();
   Http3Attempt(const Http3Attempt&) = delete;
   Http3Attempt& operator=(const Http3Attempt&) = delete;
@@ -118,7 +123,7 @@ class Http3Attempt {
   void on_fallback_timer();
 
   Services services_;
-  Events events_;
+  Reports& reports_;
   Http3Target target_;
   Settings settings_;
   std::unique_ptr<Resolver::Lookup> lookup_;

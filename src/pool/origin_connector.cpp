@@ -76,11 +76,6 @@ std::chrono::milliseconds OriginConnector::h3_handshake_timeout(
 }
 
 void OriginConnector::open_quic(const ConnectionWaiter& first, Http3Target target) {
-  Http3Attempt::Events events{
-      events_.next_conn_id,
-      events_.handshaking,
-      [this](Error error) { on_quic_failed(std::move(error)); },
-  };
   Http3Attempt::Settings settings{route_.url.origin(), route_.url.host, h3_handshake_timeout(first),
                                   std::nullopt};
   if (route_.policy != VersionPolicy::http3_only) {
@@ -88,7 +83,7 @@ void OriginConnector::open_quic(const ConnectionWaiter& first, Http3Target targe
   }
   h3_ = std::make_unique<Http3Attempt>(
       Http3Attempt::Services{services_.loop, services_.resolver, factory_, owner_, services_.trace},
-      std::move(events), std::move(target), std::move(settings));
+      static_cast<Http3Attempt::Reports&>(*this), std::move(target), std::move(settings));
   h3_->start();
 }
 
@@ -109,7 +104,7 @@ bool OriginConnector::connection_closed(Connection& conn) {
 
 // The attempt is over without a connection. Falling back is what automatic mode and
 // --http3 promise; --http3-only fails what was waiting for it (the pool does that).
-void OriginConnector::on_quic_failed(Error error) {
+void OriginConnector::attempt_failed(Error error) {
   Connection* pending = h3_->release_connection();
   if (pending != nullptr) {
     // Early (0-RTT) requests on it go back to waiting, and so to TCP.

@@ -38,7 +38,7 @@ struct OriginRoute {
   std::optional<ProxyHop> proxy;  // every connection of the origin goes through it
 };
 
-class OriginConnector {
+class OriginConnector final : private Http3Attempt::Reports {
  public:
   struct Events {
     std::function<std::uint64_t()> next_conn_id;
@@ -93,7 +93,10 @@ class OriginConnector {
   void open_tcp(const ConnectionWaiter& first);
   void on_tcp_done(Connector* connector, std::uint64_t id,
                    Result<std::unique_ptr<Transport>> transport);
-  void on_quic_failed(Error error);
+  // Http3Attempt::Reports: the pool's events, and the attempt's end.
+  std::uint64_t next_conn_id() override { return events_.next_conn_id(); }
+  void adopt(std::unique_ptr<Connection> conn) override { events_.handshaking(std::move(conn)); }
+  void attempt_failed(Error error) override;
   void end_quic_attempt();
 
   const PoolServices& services_;
