@@ -307,6 +307,11 @@ typedef struct sluice_option_info {
   const char* name; /* the C API's name of the option */
   sluice_option_kind kind;
   const char* help; /* one line */
+  /* The C++ ClientOptions member it sets, with its group before a dot:
+   * "tls.session_cache", "proxy.url", or "user_agent" for one beside the groups
+   * (tls, proxy, routing, pool, memory). A binding that groups options as the C++
+   * API does (Python's tls={...}) reads its groups here. */
+  const char* field;
 } sluice_option_info;
 /* The first option (previous NULL), the one after `previous`, or NULL after the last.
  * The entries live as long as the library. */

@@ -184,19 +184,24 @@ using NumberSetter = sluice_code (*)(const char*, sluice_client_options*, std::u
 
 constexpr sluice_option_info kOptions[] = {
 #define SLUICE_OPTION_INFO(KIND, c_name, name, field, rule, help) \
-  {#name, SLUICE_OPTION_##KIND, help},
+  {#name, SLUICE_OPTION_##KIND, help, #field},
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_OPTION_INFO)
 #undef SLUICE_OPTION_INFO
 };
 
+// Each row's setter and the name its messages give, written out at compile time so
+// that a call builds no string unless it fails.
 struct BySetter {
   TextSetter text;
   NumberSetter number;
+  const char* text_function;
+  const char* number_function;
 };
 
 const BySetter kSetters[] = {
-#define SLUICE_OPTION_SETTERS(KIND, c_name, name, field, rule, help) \
-  {SLUICE_BY_NAME_##KIND(field, rule)},
+#define SLUICE_OPTION_SETTERS(KIND, c_name, name, field, rule, help)                \
+  {SLUICE_BY_NAME_##KIND(field, rule), "sluice_client_options_set_text(" #name ")", \
+   "sluice_client_options_set_number(" #name ")"},
     SLUICE_CLIENT_OPTION_TABLE(SLUICE_OPTION_SETTERS)
 #undef SLUICE_OPTION_SETTERS
 };
@@ -244,9 +249,7 @@ sluice_code sluice_client_options_set_text(sluice_client_options* options, const
       return invalid(kFunction,
                      std::string(name) + " takes a number: use sluice_client_options_set_number");
     }
-    const std::string named =
-        std::string(kFunction) + "(" + name + ")";  // messages name the option
-    return kSetters[row].text(named.c_str(), options, value, len);
+    return kSetters[row].text(kSetters[row].text_function, options, value, len);
   });
 }
 
@@ -263,8 +266,7 @@ sluice_code sluice_client_options_set_number(sluice_client_options* options, con
     if (kOptions[row].kind == SLUICE_OPTION_FLAG && value > 1) {
       return invalid(kFunction, std::string(name) + " is a flag: 0 or 1");
     }
-    const std::string named = std::string(kFunction) + "(" + name + ")";
-    return kSetters[row].number(named.c_str(), options, value);
+    return kSetters[row].number(kSetters[row].number_function, options, value);
   });
 }
 

@@ -101,7 +101,7 @@ options_set_tls_versions = _declare(
 # Every option that takes one value is set by name from the library's own table
 # (sluice_client_option_next), so an option the library gains needs nothing here.
 class OptionInfo(ctypes.Structure):
-    _fields_ = [("name", c_char_p), ("kind", ctypes.c_int), ("help", c_char_p)]
+    _fields_ = [("name", c_char_p), ("kind", ctypes.c_int), ("help", c_char_p), ("field", c_char_p)]
 
 
 OPTION_TEXT, OPTION_TEXT_LIST, OPTION_FLAG, OPTION_COUNT, OPTION_MILLISECONDS, OPTION_SECONDS = range(1, 7)
@@ -115,12 +115,13 @@ def _option_table():
     table = {}
     info = option_next(None)
     while info:
-        table[info.contents.name.decode()] = (info.contents.kind, info.contents.help.decode())
+        entry = info.contents
+        table[entry.name.decode()] = (entry.kind, entry.help.decode(), entry.field.decode())
         info = option_next(info)
     return table
 
 
-# name -> (kind, help), in the library's order.
+# name -> (kind, help, ClientOptions field such as "tls.session_cache"), in the library's order.
 OPTIONS = _option_table()
 
 client_new = _declare("sluice_client_new", c_code, c_void_p, p_void)

@@ -13,7 +13,18 @@ _UINT32_MAX = 2**32 - 1
 
 def names():
     """{name: one line of help} for every option Client() takes by its own name."""
-    return {name: help_text for name, (_, help_text) in _capi.OPTIONS.items()}
+    return {name: help_text for name, (_, help_text, _) in _capi.OPTIONS.items()}
+
+
+def group(prefix, except_names=()):
+    """{member: option name} of the table's options in ClientOptions group `prefix`
+    ("tls"), by their member names there (session_cache for tls_session_cache)."""
+    members = {}
+    for name, (_, _, field) in _capi.OPTIONS.items():
+        owner, _, member = field.partition(".")
+        if member and owner == prefix and name not in except_names:
+            members[member] = name
+    return members
 
 
 def _text(name, value):

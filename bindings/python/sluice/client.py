@@ -20,11 +20,11 @@ DEFAULT_INITIAL_ALLOWANCE = 64 * 1024
 
 
 _TLS_VERSIONS = {"1.2": 12, "1.3": 13}
-# The tls dict's own names for options the table names otherwise.
-_TLS_ALIASES = {"session_cache": "tls_session_cache", "early_data": "tls_early_data"}
-_TLS_TABLE_OPTIONS = ("client_cert", "client_key", "key_password", "ca_path", "pinned_public_key",
-                      "tls12_ciphers", "tls13_ciphers", "key_log_file", "tls_session_cache",
-                      "tls_early_data")
+# The tls dict takes the table's TLS group by member name (session_cache), or by
+# the option's own name (tls_session_cache); ca_file and insecure are Client()'s own
+# keywords.
+_TLS_OPTIONS = _options.group("tls", except_names=("ca_file", "insecure"))
+_TLS_OPTIONS.update({name: name for name in list(_TLS_OPTIONS.values())})
 
 
 def _set_tls_options(handle, tls):
@@ -34,11 +34,11 @@ def _set_tls_options(handle, tls):
         if low not in _TLS_VERSIONS or high not in _TLS_VERSIONS:
             raise UsageError(1002, "TLS versions are \"1.2\" or \"1.3\"")
         check(_capi.options_set_tls_versions(handle, _TLS_VERSIONS[low], _TLS_VERSIONS[high]))
-    unknown = [key for key in tls if _TLS_ALIASES.get(key, key) not in _TLS_TABLE_OPTIONS]
+    unknown = [key for key in tls if key not in _TLS_OPTIONS]
     if unknown:
         raise UsageError(1002, "unknown TLS option(s): " + ", ".join(sorted(unknown)))
     for key, value in tls.items():
-        _options.set_option(handle, _TLS_ALIASES.get(key, key), value)
+        _options.set_option(handle, _TLS_OPTIONS[key], value)
 
 
 def _set_auth(request, auth):

@@ -33,6 +33,28 @@ def test_a_wrong_passphrase_names_the_key():
                            "key_password": "wrong"})
 
 
+def test_the_tls_dict_takes_the_tls_group_of_the_librarys_table():
+    # The names come from the table's fields (tls.session_cache), not a list here.
+    members = sluice._options.group("tls")
+    assert members["session_cache"] == "tls_session_cache"
+    assert members["early_data"] == "tls_early_data"
+    assert members["pinned_public_key"] == "pinned_public_key"
+    assert "proxy" not in members and "url" not in members
+
+    async def main():
+        # The option's own name works as its member name does (the test below):
+        # with the cache off, no handshake resumes.
+        async with sluice.Client(ca_file=ENV["SLUICE_TEST_CA"],
+                                 tls={"tls_session_cache": False}) as client:
+            for _ in range(2):
+                response = await client.fetch(ENV["SLUICE_NGINX_ONESHOT_URL"] + "/small.txt")
+                await response.read()
+            assert client.stats()["tls_full_handshakes"] == 2
+    run(main())
+    with pytest.raises(sluice.UsageError, match="ca_file"):
+        sluice.Client(tls={"ca_file": ENV["SLUICE_TEST_CA"]})  # Client()'s own keyword
+
+
 def test_unknown_tls_options_and_versions_are_refused():
     with pytest.raises(sluice.UsageError, match="no_such_option"):
         sluice.Client(tls={"no_such_option": 1})

@@ -49,12 +49,18 @@ TEST(CapiOptionTable, TheWalkGivesEveryRowOnceAndEachIsFoundByName) {
     EXPECT_GE(info->kind, SLUICE_OPTION_TEXT);
     EXPECT_LE(info->kind, SLUICE_OPTION_SECONDS);
     EXPECT_GT(std::string(info->help).size(), 10u) << info->name << " has no help";
+    EXPECT_FALSE(std::string(info->field).empty()) << info->name << " names no field";
   }
+  // The field names the member with its group, as ClientOptions spells it.
+  EXPECT_STREQ(sluice_client_option_by_name("tls_session_cache")->field, "tls.session_cache");
+  EXPECT_STREQ(sluice_client_option_by_name("proxy")->field, "proxy.url");
+  EXPECT_STREQ(sluice_client_option_by_name("user_agent")->field, "user_agent");
   EXPECT_EQ(walked, kRows);
   EXPECT_EQ(names.size(), kRows) << "two rows share a name";
   EXPECT_EQ(sluice_client_option_by_name("no_such_option"), nullptr);
   EXPECT_EQ(sluice_client_option_by_name(nullptr), nullptr);
-  const sluice_option_info stranger{"ca_file", SLUICE_OPTION_TEXT, "not the table's"};
+  const sluice_option_info stranger{"ca_file", SLUICE_OPTION_TEXT, "not the table's",
+                                    "tls.ca_file"};
   EXPECT_EQ(sluice_client_option_next(&stranger), nullptr)
       << "an entry not of the table ends the walk";
 }
@@ -125,6 +131,11 @@ TEST(CapiOptionTable, BadNamesKindsAndValuesAreRefusedSayingWhich) {
   expect_invalid(sluice_client_options_set_number(options.handle, "insecure", 2),
                  "insecure is a flag: 0 or 1");
   expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 0), "at least 1");
+  // A refused value names the by-name setter and the option it was given.
+  expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 0),
+                 "sluice_client_options_set_number(file_threads)");
+  expect_invalid(sluice_client_options_set_text(options.handle, "ca_file", "a\0b", 3),
+                 "sluice_client_options_set_text(ca_file)");
   expect_invalid(sluice_client_options_set_number(options.handle, "file_threads", 1ull << 40),
                  "out of this option's range");
   expect_invalid(sluice_client_options_set_number(options.handle, "pool_idle_timeout", 1ull << 32),
