@@ -196,4 +196,8 @@ SLUICE_API Result<DownloadResult> download(Client& client, DownloadOptions optio
 SLUICE_API std::string file_name_for(const Url& url, const Headers& headers,
                                      bool use_content_disposition);
 
+/// The control file an incomplete download to `path` keeps beside it: PATH.sluice.
+/// While it exists the file is incomplete, and DownloadOptions::resume continues it.
+SLUICE_API std::string control_file_path(std::string_view path);
+
 }  // namespace sluice

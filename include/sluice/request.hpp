@@ -10,11 +10,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "sluice/body.hpp"
+#include "sluice/export.h"
 #include "sluice/headers.hpp"
 
 namespace sluice {
@@ -271,5 +273,11 @@ struct Request {
     return request;
   }
 };
+
+/// Whether `method` is idempotent (RFC 9110 section 9.2.2: GET, HEAD, OPTIONS, TRACE,
+/// PUT and DELETE): sending it twice has the effect of sending it once, so a request
+/// may go again when the connection failed before its response came. Methods are
+/// case-sensitive: "get" is not GET.
+SLUICE_API bool is_idempotent_method(std::string_view method) noexcept;
 
 }  // namespace sluice

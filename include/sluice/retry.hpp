@@ -46,12 +46,14 @@ SLUICE_API bool is_transient_status(int status) noexcept;
 
 /// A failure from an Error of the library (connect refused, body ended early, ...).
 SLUICE_API AttemptFailure failure_from_error(Error error);
-/// As failure_from_error(), for a request that is safe to send again (a GET or HEAD
-/// without a body, a download's range): a connection the peer reset or closed while
-/// the request went or the body came (send_failed, receive_failed) is transient too.
-/// Error::retryable() stays false for those because a request in general (a POST)
-/// may have had its effect before the reset.
-SLUICE_API AttemptFailure failure_from_error_of_idempotent(Error error);
+/// As failure_from_error(), for a request of `method`: when it is a GET or a HEAD
+/// (a download's range is one), a connection the peer reset or closed while the
+/// request went or the body came (send_failed, receive_failed) is transient too, as
+/// asking again for what was not yet received has no effect. Error::retryable()
+/// stays false for those because another method may have had its effect before the
+/// reset: even an idempotent one (is_idempotent_method()), a PUT or DELETE, would act
+/// again on what may have changed since.
+SLUICE_API AttemptFailure failure_from_error(Error error, std::string_view method);
 /// A failure from an unwanted status: "HTTP 404 from URL", with the server's
 /// Retry-After when it sent one.
 SLUICE_API AttemptFailure failure_from_status(int status, const Headers& headers,

@@ -50,9 +50,17 @@ struct SLUICE_API Url {
   /// where to_string() gives "http://xn--bcher-kva.example/" (a label that does not
   /// decode stays as it is).
   std::string to_display_string() const;
+  /// This URL less its userinfo (user:password): what may be shown, logged, sent as a
+  /// Referer or kept in a file others read. Everything else, the fragment too, stays.
+  Url without_credentials() const;
 
  private:
   void append_authority(std::string& out) const;
 };
+
+/// `url` as it may be shown or kept: Url::without_credentials() of it as text, or
+/// `url` unchanged (not normalized) when it carries no user:password or does not
+/// parse. For progress lines, messages and a download's control file.
+SLUICE_API std::string url_without_credentials(std::string_view url);
 
 }  // namespace sluice

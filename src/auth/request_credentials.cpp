@@ -36,18 +36,18 @@ Result<void> choose_credentials(Request& request, Url& url, const std::optional<
       auth.user = std::move(found->login);
       auth.password = std::move(found->password);
       if (auth.scheme == Authentication::Scheme::none) auth.scheme = Authentication::Scheme::basic;
-      url.userinfo.clear();
+      url = url.without_credentials();
       return {};
     }
     if (mode == NetrcMode::required) {
-      url.userinfo.clear();
+      url = url.without_credentials();
       return {};
     }
   }
   if (answers_challenges(auth.scheme) && from_url) {
     auth.user = std::move(from_url->first);
     auth.password = std::move(from_url->second);
-    url.userinfo.clear();
+    url = url.without_credentials();
   }
   return {};
 }

@@ -36,22 +36,12 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_interrupt(int) { interrupted.store(true); }
 
-// The URL as the progress lines and messages show it: without a user:password it
-// carries, so a terminal or a CI log never shows the password (the library's own
-// messages leave it out too).
-std::string shown_url(const std::string& url) {
-  auto parsed = Url::parse(url);
-  if (!parsed || parsed->userinfo.empty()) return url;
-  parsed->userinfo.clear();
-  return parsed->to_string();
-}
-
 // A failed download that left its control file can continue where it stopped: the
 // message says how, so a cut connection never costs the bytes already written.
 std::string resume_hint(const DownloadProgress* last) {
   if (last == nullptr || last->path.empty()) return "";
   std::error_code ec;
-  if (!std::filesystem::exists(last->path + ".sluice", ec)) return "";
+  if (!std::filesystem::exists(control_file_path(last->path), ec)) return "";
   return "; '" + last->path + "' keeps " + std::to_string(last->bytes_done) +
          " bytes: run the same command with -C - to resume";
 }
@@ -66,7 +56,9 @@ class DownloadRun {
 
   // Runs one job; returns its exit code. Any thread.
   int run(DownloadJob& job) {
-    const std::size_t slot = display_.add(shown_url(job.url));
+    // Progress lines and messages show the URL without a user:password it carries, so
+    // a terminal or a CI log never shows the password (the library's messages neither).
+    const std::size_t slot = display_.add(url_without_credentials(job.url));
     job.options.cancel = &interrupted;
     // The last report says what a failed download got (the download's thread calls
     // this, and the result is read on the same thread after download() returned).
@@ -95,11 +87,11 @@ class DownloadRun {
     std::lock_guard lock(output_mu_);
     if (result && !options_.silent) {
       for (const std::string& note : result->notes) {
-        display_.print("sluice: " + shown_url(url) + ": " + note);
+        display_.print("sluice: " + url_without_credentials(url) + ": " + note);
       }
     }
     if (!result && options_.errors_visible()) {
-      display_.print("sluice: " + shown_url(url) + ": " + result.error().message() +
+      display_.print("sluice: " + url_without_credentials(url) + ": " + result.error().message() +
                      resume_hint(last));
     }
     if (options_.download.summary_json) {

@@ -13,6 +13,7 @@
 #include "cli/options/help/usage_text.hpp"
 #include "cli/options/syntax/protocol_list.hpp"
 #include "cli/transfer.hpp"
+#include "sluice/download.hpp"
 
 int main(int argc, char** argv) {
   using namespace sluice::cli;
@@ -54,8 +55,9 @@ int main(int argc, char** argv) {
   // Several URLs, or any downloader option: files through sluice::download(). So is
   // -C - where an interrupted download left its control file: only the downloader
   // knows which of the file's bytes are there.
-  const bool control_file_beside = options->download.resume && !options->writes_to_stdout() &&
-                                   std::filesystem::exists(options->output_path + ".sluice");
+  const bool control_file_beside =
+      options->download.resume && !options->writes_to_stdout() &&
+      std::filesystem::exists(sluice::control_file_path(options->output_path));
   if (options->download.asked || options->urls.size() > 1 || control_file_beside) {
     if (options->include_head || options->head_only || !options->dump_header_path.empty()) {
       print_error(

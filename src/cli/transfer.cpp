@@ -397,12 +397,10 @@ class Transfer {
     }
   }
 
-  // A GET or HEAD is safe to send again, so a connection reset or closed under it is
-  // worth a --retry, as a downloader retries a range; another method may have had its
-  // effect before the reset.
+  // A connection reset or closed under a GET or HEAD is worth a --retry, as a
+  // downloader retries a range (failure_from_error decides by the method).
   AttemptFailure failure_of(const Error& error) const {
-    const bool idempotent = report_.method == "GET" || report_.method == "HEAD";
-    return idempotent ? failure_from_error_of_idempotent(error) : failure_from_error(error);
+    return failure_from_error(error, report_.method);
   }
 
   AttemptOutcome incomplete(const Error& error, AttemptFailure failure) {

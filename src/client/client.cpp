@@ -79,7 +79,7 @@ Result<void> credentials_to_header(Url& url, Headers& headers) {
     return Error(ErrorCode::bad_url, "URL: the user name or password has a malformed %-escape");
   }
   if (!headers.contains("authorization")) headers.add("Authorization", *credentials);
-  url.userinfo.clear();
+  url = url.without_credentials();
   return {};
 }
 

@@ -103,7 +103,7 @@ Result<void> DownloadSession::set_path(std::string path) {
   path_ = std::move(path);
   stream_ = is_stream_output(path_);
   // A stream keeps nothing to resume from: no control file beside /dev/null.
-  control_path_ = stream_ ? std::string() : control_path_for(path_);
+  control_path_ = stream_ ? std::string() : control_file_path(path_);
   result_.path = path_;
   monitor_.set_path(path_);
   if (stream_ && options_.ranges > 1) {

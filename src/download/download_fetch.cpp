@@ -113,7 +113,8 @@ std::optional<AttemptFailure> RangeFetch::request_range(std::optional<Response>&
       look_around();
       continue;
     }
-    if (!*decided) return failure_from_error_of_idempotent(std::move(*decided).error());
+    if (!*decided)
+      return failure_from_error(std::move(*decided).error(), shared_.options.request.method);
     if (auto wrong = check_response(decided->value())) return wrong;
     response.emplace(std::move(*decided).value());
     return std::nullopt;
@@ -239,7 +240,7 @@ std::optional<AttemptFailure> RangeFetch::skip_written(BodyReader& body) {
     if (shared_.stopping()) return stopped();
     auto got = body.next_for(
         kDownloadSlice, static_cast<std::size_t>(std::min<std::uint64_t>(skip_, kLargestStep)));
-    if (!got) return failure_from_error_of_idempotent(std::move(got).error());
+    if (!got) return failure_from_error(std::move(got).error(), shared_.options.request.method);
     if (!*got) {
       look_around();
       continue;
@@ -277,7 +278,7 @@ std::optional<AttemptFailure> RangeFetch::stream(BodyReader& body) {
     const std::size_t arrived = got && *got ? (*got)->size() : 0;
     const auto count = static_cast<std::size_t>(slot_.reserve(offset, arrived));
     if (shared_.limiter) shared_.limiter->refund(*granted - count);
-    if (!got) return failure_from_error_of_idempotent(std::move(got).error());
+    if (!got) return failure_from_error(std::move(got).error(), shared_.options.request.method);
     if (!*got) {
       look_around();
       continue;

@@ -1,6 +1,5 @@
 #include "download/download_sources.hpp"
 
-#include "auth/credentials.hpp"
 #include "sluice/url.hpp"
 #include "web/redirect.hpp"
 
@@ -8,38 +7,27 @@ namespace sluice {
 
 namespace {
 
-// The user and password of the URL the caller gave: Client::fetch makes them the
-// request's credentials and takes them out of the URL, so the effective URL a range
-// asks for has lost them. An explicit user (Request::auth), a token or an
-// Authorization field wins over them, as it wins in Client::fetch.
-void keep_url_credentials(Request& request, const Url& asked) {
-  Authentication& auth = request.auth;
-  if (asked.userinfo.empty() || request.headers.contains("authorization") || !auth.user.empty() ||
-      !auth.password.empty() || auth.scheme == Authentication::Scheme::bearer) {
-    return;
-  }
-  auto credentials = user_and_password(asked.userinfo);
-  if (!credentials) return;  // Client::fetch refused the URL before any range was planned
-  if (auth.scheme == Authentication::Scheme::none) auth.scheme = Authentication::Scheme::basic;
-  auth.user = std::move(credentials->first);
-  auth.password = std::move(credentials->second);
-}
-
 // `base` sent to `url`: credentials (auth, Authorization, Cookie) only when `url` is
 // on the origin of `asked`, the URL the caller gave, as across a redirect, or when
 // `trusted` (the primary's redirect target, followed with
-// RedirectPolicy::credentials_to_other_origins).
+// RedirectPolicy::credentials_to_other_origins). Then `url` takes the user:password of
+// `asked` too, unless it has its own: the effective URL has lost them, and
+// Client::send weighs them against the request's own credentials and the netrc
+// file's for each range exactly as it did for the first request.
 Request request_to(const Request& base, const Url& asked, const std::string& url, bool trusted) {
   Request request = base;
   request.url = url;
   // download() checked every URL before it began, and a redirect's target parsed.
-  const Url to = Url::parse(url).value();
+  Url to = Url::parse(url).value();
   if (asked.origin() != to.origin() && !trusted) {
     request.auth = Authentication{};
     drop_credentials_across_origins(asked, to, request.headers);
     return request;
   }
-  keep_url_credentials(request, asked);
+  if (to.userinfo.empty() && !asked.userinfo.empty()) {
+    to.userinfo = asked.userinfo;
+    request.url = to.to_string();
+  }
   return request;
 }
 
@@ -50,11 +38,13 @@ DownloadSources::DownloadSources(const Request& primary, const std::string& aske
   const Url asked = Url::parse(asked_url).value();
   // The primary too: its URL is the redirect's target, maybe on another origin.
   const bool trusted = primary.redirects.credentials_to_other_origins;
-  sources_.push_back(Source{request_to(primary, asked, primary.url, trusted), 0, false, {}});
+  const auto add = [&](const std::string& url, bool trusted_url) {
+    sources_.push_back(Source{
+        request_to(primary, asked, url, trusted_url), url_without_credentials(url), 0, false, {}});
+  };
+  add(primary.url, trusted);
   // A mirror is no redirect the user trusted: it gets them only on the URL's origin.
-  for (const std::string& mirror : mirrors) {
-    sources_.push_back(Source{request_to(primary, asked, mirror, false), 0, false, {}});
-  }
+  for (const std::string& mirror : mirrors) add(mirror, false);
 }
 
 Request DownloadSources::request_for(std::size_t source) const { return sources_[source].request; }
@@ -112,7 +102,7 @@ std::vector<DownloadSourceReport> DownloadSources::reports() const {
   std::lock_guard lock(mu_);
   std::vector<DownloadSourceReport> out;
   for (const Source& source : sources_) {
-    out.push_back(DownloadSourceReport{source.request.url, source.written, source.why});
+    out.push_back(DownloadSourceReport{source.shown_url, source.written, source.why});
   }
   return out;
 }

@@ -30,7 +30,9 @@ class DownloadSources {
   /// of `asked_url`, the URL the caller gave: they were meant for that server only,
   /// as across a redirect (a redirect to a CDN must not take them along), unless the
   /// primary's redirect was followed with RedirectPolicy::credentials_to_other_origins.
-  /// Credentials in `asked_url` (user:password@) go wherever the others go.
+  /// The user:password in `asked_url` go wherever the others go, in the source's URL
+  /// (one without its own), so Client::send chooses between them, the request's own
+  /// and the netrc file's as it chose for the first request.
   DownloadSources(const Request& primary, const std::string& asked_url,
                   const std::vector<std::string>& mirrors);
 
@@ -38,7 +40,8 @@ class DownloadSources {
   static bool is_mirror(std::size_t source) noexcept { return source != 0; }
   /// The request a range asks `source` with (Range and If-Range still to add).
   Request request_for(std::size_t source) const;
-  const std::string& url(std::size_t source) const { return sources_[source].request.url; }
+  /// The source's URL without credentials, for messages and reports.
+  const std::string& url(std::size_t source) const { return sources_[source].shown_url; }
 
   /// `source` while it is live, else the next live source after it (wrapping).
   std::size_t live_from(std::size_t source) const;
@@ -61,6 +64,7 @@ class DownloadSources {
  private:
   struct Source {
     Request request;
+    std::string shown_url;      // request.url without a user:password
     std::uint64_t written = 0;  // guarded by mu_
     bool dropped = false;       // guarded by mu_
     std::string why;            // guarded by mu_

@@ -158,7 +158,7 @@ Result<DownloadSession::Verdict> DownloadSession::start() {
     auto response = wait_first(pending);
     Decision decision;
     if (!response) {
-      decision.failure = failure_from_error_of_idempotent(std::move(response).error());
+      decision.failure = failure_from_error(std::move(response).error(), options_.request.method);
     } else {
       result_.first_response = response->head();
       if (path_.empty()) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "download/file/download_control.hpp"
 #include "sluice/http_date.hpp"
+#include "sluice/url.hpp"
 
 namespace sluice {
 namespace {
@@ -22,6 +22,14 @@ std::optional<std::chrono::milliseconds> retry_after_date(
   if (ahead <= std::chrono::seconds{0}) return std::chrono::milliseconds{0};
   if (ahead > kMaxWait) return kMaxWait;
   return std::min(std::chrono::ceil<std::chrono::milliseconds>(*when - now), kMaxWait);
+}
+
+// GET and HEAD ask for a representation and nothing else (RFC 9110 sections 9.3.1
+// and 9.3.2), so retrying one cut off mid-way asks for the rest and can do no harm.
+// Narrower than is_idempotent_method(): a PUT or DELETE retried would act again on
+// what may have changed since, and the command would send an upload again.
+bool only_retrieves(std::string_view method) noexcept {
+  return method == "GET" || method == "HEAD";
 }
 
 }  // namespace
@@ -43,10 +51,11 @@ AttemptFailure failure_from_error(Error error) {
   return AttemptFailure{std::move(error), transient, std::nullopt};
 }
 
-AttemptFailure failure_from_error_of_idempotent(Error error) {
+AttemptFailure failure_from_error(Error error, std::string_view method) {
   AttemptFailure failure = failure_from_error(std::move(error));
   const ErrorCode code = failure.error.code();
-  if (code == ErrorCode::send_failed || code == ErrorCode::receive_failed) failure.transient = true;
+  const bool cut = code == ErrorCode::send_failed || code == ErrorCode::receive_failed;
+  if (cut && only_retrieves(method)) failure.transient = true;
   return failure;
 }
 

@@ -22,8 +22,7 @@ bool keeps_post(int status, const RedirectPolicy& policy) noexcept {
 // curl's CURLOPT_AUTOREFERER: the URL as it was, less what must not leak to the next
 // server (credentials; the fragment is never sent anyway).
 std::string referer_for(const Url& from) {
-  Url shown = from;
-  shown.userinfo.clear();
+  Url shown = from.without_credentials();
   shown.fragment.clear();
   return shown.to_string();
 }

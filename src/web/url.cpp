@@ -160,6 +160,18 @@ std::string Url::to_string() const {
   return out;
 }
 
+Url Url::without_credentials() const {
+  Url shown = *this;
+  shown.userinfo.clear();
+  return shown;
+}
+
+std::string url_without_credentials(std::string_view url) {
+  auto parsed = Url::parse(url);
+  if (!parsed || parsed->userinfo.empty()) return std::string(url);
+  return parsed->without_credentials().to_string();
+}
+
 std::string Url::to_display_string() const {
   Url shown = *this;
   shown.host = url_detail::to_unicode_host(host);

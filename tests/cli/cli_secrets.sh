@@ -163,6 +163,25 @@ case_split_download_keeps_the_urls_credentials_for_its_ranges() {
   expect_carried "$A" /auth/file.bin "authorization=Basic dXNlcjpzZWNyZXQ="
 }
 
+# Which of them go is decided for each range as for the first request: -u wins over
+# the URL's user:password; with --netrc-file the URL's password is ignored and the
+# file's entry for its user is used.
+case_split_download_ranges_weigh_the_urls_credentials_as_the_first_request() {
+  start_peer
+  run_sluice --split 4 -u user:secret -o "$SCRATCH/f.bin" \
+    "http://user:wrong@127.0.0.1:$A/auth/file.bin"
+  expect_code 0
+  expect_ranges "$A" /auth/file.bin
+  expect_carried "$A" /auth/file.bin "authorization=Basic dXNlcjpzZWNyZXQ="
+  : > "$LOG"
+  printf 'machine 127.0.0.1 login user password secret\n' > "$SCRATCH/netrc"
+  run_sluice --split 4 --netrc-file "$SCRATCH/netrc" -o "$SCRATCH/f.bin" \
+    "http://user:wrong@127.0.0.1:$A/auth/file.bin"
+  expect_code 0
+  expect_ranges "$A" /auth/file.bin
+  expect_carried "$A" /auth/file.bin "authorization=Basic dXNlcjpzZWNyZXQ="
+}
+
 # A mirror on another origin (another port) gets none of the URL's credentials; one
 # on the URL's origin gets them.
 case_mirror_on_another_origin_gets_no_credentials() {

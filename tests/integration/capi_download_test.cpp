@@ -7,8 +7,8 @@
 #include <string>
 #include <thread>
 
-#include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
+#include "sluice/download.hpp"
 #include "sluice/sluice.h"
 #include "support/capi_calls.hpp"
 #include "support/test_env.hpp"
@@ -76,7 +76,7 @@ TEST_F(CapiDownload, AFileInRangesArrivesVerifiedWithProgress) {
   EXPECT_TRUE(progress.finished);
   EXPECT_EQ(progress.total.load(), std::int64_t{64} << 20);
   EXPECT_EQ(test::sha256_of_file(path), sha);
-  EXPECT_FALSE(test::file_exists(control_path_for(path)));
+  EXPECT_FALSE(test::file_exists(control_file_path(path)));
 }
 
 TEST_F(CapiDownload, ACancelledDownloadKeepsItsFileAndResumes) {
@@ -97,7 +97,8 @@ TEST_F(CapiDownload, ACancelledDownloadKeepsItsFileAndResumes) {
   downloading.join();
   sluice_download_options_free(options);
   EXPECT_EQ(code, SLUICE_E_CANCELLED);
-  ASSERT_TRUE(test::file_exists(control_path_for(path))) << "the control file went with the cancel";
+  ASSERT_TRUE(test::file_exists(control_file_path(path)))
+      << "the control file went with the cancel";
 
   options = options_for("64m.bin", path);
   ASSERT_EQ(sluice_download_options_set_resume(options, 1), SLUICE_OK);

@@ -3,6 +3,10 @@
 // statuses worth a retry, the rate limit, names from Content-Disposition.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+#include <string>
+
 #include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
@@ -58,7 +62,7 @@ TEST_F(DownloadFaults, ServerWithoutRangesGetsOneRangeAndANote) {
   EXPECT_TRUE(has_note(*result, "does not answer ranges")) << notes_of(*result);
   EXPECT_EQ(server_.seen().size(), 1u);
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 TEST_F(DownloadFaults, ServerIgnoringTheResumeRangeRestartsFromByteZero) {
@@ -84,8 +88,8 @@ TEST_F(DownloadFaults, CutBodyWithoutRetriesFailsAndIsResumable) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().category(), ErrorCategory::protocol) << failed.error().message();
   EXPECT_TRUE(file_exists(path));
-  ASSERT_TRUE(file_exists(control_path_for(path))) << "an incomplete file keeps its control file";
-  auto control = load_control(control_path_for(path));
+  ASSERT_TRUE(file_exists(control_file_path(path))) << "an incomplete file keeps its control file";
+  auto control = load_control(control_file_path(path));
   ASSERT_TRUE(control.ok() && control->has_value());
   EXPECT_EQ((*control)->ranges.at(0).done, cut);
   EXPECT_EQ((*control)->validator, "\"v1\"");
@@ -99,7 +103,21 @@ TEST_F(DownloadFaults, CutBodyWithoutRetriesFailsAndIsResumable) {
             "bytes=" + std::to_string(cut) + "-" + std::to_string(k8m - 1));
   EXPECT_EQ(server_.seen().back().if_range, "\"v1\"");
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
+}
+
+// control_file_path() is where the downloader keeps its control file: a program (the
+// command's -C -) looks there to know whether a file is incomplete.
+TEST_F(DownloadFaults, AnIncompleteDownloadKeepsItsControlFileAtControlFilePath) {
+  server_.set_cut([](int index, std::uint64_t) { return index == 0 ? 1000LL : -1LL; });
+  const std::string path = dir_.file("data.bin");
+  ASSERT_FALSE(download(client_, options_for(path)).ok());
+  std::set<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    left.insert(entry.path().string());
+  }
+  EXPECT_EQ(left, (std::set<std::string>{path, control_file_path(path)}));
+  EXPECT_EQ(control_file_path(path), path + ".sluice");
 }
 
 TEST_F(DownloadFaults, CutBodyIsRetriedFromTheBytesWritten) {
@@ -150,7 +168,7 @@ TEST_F(DownloadFaults, ResumingWithALargerSplitSplitsTheRest) {
   const std::string path = dir_.file("f");
   auto first = options_for(path);
   ASSERT_FALSE(download(client_, first).ok());
-  ASSERT_TRUE(file_exists(control_path_for(path)));
+  ASSERT_TRUE(file_exists(control_file_path(path)));
   auto again = options_for(path);
   again.resume = true;
   again.ranges = 4;
@@ -162,7 +180,7 @@ TEST_F(DownloadFaults, ResumingWithALargerSplitSplitsTheRest) {
   EXPECT_EQ(result->resumed_from, cut);
   EXPECT_EQ(server_.seen().size(), 5u) << "the cut request, the resumed one and three more ranges";
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 TEST_F(DownloadFaults, CutRangeOfASegmentedDownloadIsRetriedAlone) {
@@ -223,7 +241,7 @@ TEST_F(DownloadFaults, ChangedFileRestartsFromByteZero) {
   auto options = options_for(path);
   options.ranges = 2;
   ASSERT_FALSE(download(client_, options).ok());
-  ASSERT_TRUE(file_exists(control_path_for(path)));
+  ASSERT_TRUE(file_exists(control_file_path(path)));
 
   const std::string changed = test::pseudo_random_bytes(k8m + 12345, 99);
   server_.set_body(changed, "\"v2\"");
@@ -235,7 +253,7 @@ TEST_F(DownloadFaults, ChangedFileRestartsFromByteZero) {
   EXPECT_EQ(result->resumed_from, 0u);
   EXPECT_EQ(result->size, changed.size());
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(changed));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 TEST_F(DownloadFaults, RateLimitHoldsOverAllRanges) {
@@ -297,7 +315,7 @@ TEST_F(DownloadFaults, NameFromContentDispositionNeverReplacesAFileUnlessAsked) 
             std::string::npos)
       << refused.error().message();
   EXPECT_EQ(sha256_of_file(dir_.file("kept.txt")), test::sha256_hex("precious"));
-  EXPECT_FALSE(file_exists(control_path_for(dir_.file("kept.txt"))));
+  EXPECT_FALSE(file_exists(control_file_path(dir_.file("kept.txt"))));
 
   options.target.overwrite_server_named_file = true;
   auto replaced = download(client_, options);
@@ -309,7 +327,7 @@ TEST_F(DownloadFaults, NameFromContentDispositionNeverReplacesAFileUnlessAsked) 
 TEST_F(DownloadFaults, ControlFileOfAnotherUrlIsNotUsed) {
   const std::string path = dir_.file("f");
   ControlFile other{"http://elsewhere.invalid/x", 10, "", {RangeSpec{0, 10, 0}}};
-  ASSERT_TRUE(save_control(control_path_for(path), other).ok());
+  ASSERT_TRUE(save_control(control_file_path(path), other).ok());
   auto options = options_for(path);
   options.resume = true;
   auto result = download(client_, options);
@@ -324,7 +342,7 @@ TEST_F(DownloadFaults, ControlFileWithoutItsBytesRestartsFromByteZero) {
   const std::string path = dir_.file("f");
   auto options = options_for(path);
   ASSERT_FALSE(download(client_, options).ok());
-  ASSERT_TRUE(file_exists(control_path_for(path)));
+  ASSERT_TRUE(file_exists(control_file_path(path)));
   std::filesystem::remove(path);
   server_.set_cut(nullptr);
   options.resume = true;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "download/file/download_control.hpp"
 #include "integration/download_test_server.hpp"
 #include "sluice/download.hpp"
 #include "support/make_client.hpp"
@@ -116,7 +115,7 @@ TEST_F(DownloadMirror, MirrorThatCannotBeReachedIsDropped) {
   EXPECT_FALSE(result->sources[1].dropped.empty());
   EXPECT_EQ(result->sources[0].bytes, k8m);
   EXPECT_EQ(test::read_file(path), body_);
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 // Credentials were given for the URL's server: a mirror of another origin (another
@@ -182,7 +181,7 @@ TEST_F(DownloadMirror, RangeThatFailsOnTheUrlMovesToTheMirror) {
   ASSERT_NE(noted, result->notes.end()) << "no note begins '" << move << "'";
   EXPECT_NE(noted->find("HTTP 503"), std::string::npos) << *noted;
   EXPECT_NE(noted->find("(after 1 retry)"), std::string::npos) << *noted;
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 // A mirror whose body is cut once is asked again (a transient failure, with a retry
@@ -233,7 +232,7 @@ TEST_F(DownloadMirror, DownloadFailsWhenEverySourceFailedARange) {
                          " dropped: HTTP 404"),
             std::string::npos)
       << message;
-  EXPECT_TRUE(file_exists(control_path_for(path)));
+  EXPECT_TRUE(file_exists(control_file_path(path)));
 }
 
 TEST_F(DownloadMirror, BadMirrorUrlIsRefusedBeforeAnyRequest) {

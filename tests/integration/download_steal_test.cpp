@@ -66,7 +66,7 @@ TEST_F(DownloadSteal, RangeThatFinishesEarlyTakesTheSecondHalfOfTheSlowRest) {
   for (const auto& note : result->notes) noted |= note.find("finished early") != std::string::npos;
   EXPECT_TRUE(noted);
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 // The held range's answer still names the end it asked for (the old one): it is
@@ -92,7 +92,7 @@ TEST_F(DownloadSteal, ControlFileAfterAStealListsTheWorkLeftInFileOrderAndResume
   const std::string path = dir_.file("f");
   auto failed = download(client_, options_for(path));
   ASSERT_FALSE(failed.ok());
-  auto control = load_control(control_path_for(path));
+  auto control = load_control(control_file_path(path));
   ASSERT_TRUE(control.ok()) << control.error().message();
   ASSERT_TRUE(control->has_value()) << "a failed run keeps its control file";
   const auto& ranges = (*control)->ranges;
@@ -112,7 +112,7 @@ TEST_F(DownloadSteal, ControlFileAfterAStealListsTheWorkLeftInFileOrderAndResume
   ASSERT_TRUE(resumed.ok()) << resumed.error().message();
   EXPECT_TRUE(asked_for(range_value(kHalf + 1000, kHalf + kHalf / 2)));
   EXPECT_EQ(sha256_of_file(path), test::sha256_hex(body_));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ class DownloadNginx : public ::testing::Test {
   }
   void expect_complete(const std::string& path, std::string_view served) const {
     EXPECT_EQ(sha256_of_file(path), env_.sha256_of(served)) << path;
-    EXPECT_FALSE(file_exists(control_path_for(path))) << "a complete file keeps no control file";
+    EXPECT_FALSE(file_exists(control_file_path(path))) << "a complete file keeps no control file";
   }
 
   test::TestEnv env_;
@@ -199,8 +199,8 @@ TEST_F(DownloadNginx, CancelledSegmentedDownloadKeepsItsControlFileAndResumes) {
   auto stopped = download_until(client, options, kStopAfter, stop);
   ASSERT_FALSE(stopped.ok());
   EXPECT_EQ(stopped.error().category(), ErrorCategory::cancelled) << stopped.error().message();
-  ASSERT_TRUE(file_exists(control_path_for(path)));
-  auto control = load_control(control_path_for(path));
+  ASSERT_TRUE(file_exists(control_file_path(path)));
+  auto control = load_control(control_file_path(path));
   ASSERT_TRUE(control.ok()) << control.error().message();
   ASSERT_TRUE(control->has_value());
   // Four ranges, or more where one that finished early took half of a slower one's
@@ -254,7 +254,7 @@ TEST_F(DownloadNginx, SegmentedDownloadKilledMidwayResumes) {
         // Exits once the control file on disk records progress (it is saved once a
         // second), so the resume below has something to resume from.
         options.on_progress = [&](const DownloadProgress& progress) {
-          if (progress.bytes_done >= (16u << 20) && recorded_on_disk(control_path_for(path)) > 0) {
+          if (progress.bytes_done >= (16u << 20) && recorded_on_disk(control_file_path(path)) > 0) {
             ::kill(::getpid(), SIGKILL);
           }
         };
@@ -263,7 +263,7 @@ TEST_F(DownloadNginx, SegmentedDownloadKilledMidwayResumes) {
       },
       ::testing::KilledBySignal(SIGKILL), "");
   test::ScratchDir::stop_sharing();
-  ASSERT_TRUE(file_exists(control_path_for(path)));
+  ASSERT_TRUE(file_exists(control_file_path(path)));
   auto client = make_client();
   auto options = options_for(url, path);
   options.ranges = 4;
@@ -291,7 +291,7 @@ TEST_F(DownloadNginx, ChecksumMismatchKeepsTheBytesAsideAndPresentsNothing) {
               "checksum: SHA-256 of " + path + " is " + env_.sha256_of("1m.bin") + ", expected " +
                   std::string(64, '0') + "; the bytes are kept in " + path + ".sluice-bad");
     EXPECT_FALSE(file_exists(path));
-    EXPECT_FALSE(file_exists(control_path_for(path)));
+    EXPECT_FALSE(file_exists(control_file_path(path)));
     EXPECT_EQ(sha256_of_file(path + ".sluice-bad"), env_.sha256_of("1m.bin"));
   }
 }
@@ -313,7 +313,7 @@ TEST_F(DownloadNginx, NotFoundIsAnErrorAndLeavesNoFile) {
   EXPECT_EQ(requests_sent->load(), 1) << "a 404 was retried";
   EXPECT_EQ(result.error().message(), "HTTP 404 from " + nginx("/no-such-file"));
   EXPECT_FALSE(file_exists(path));
-  EXPECT_FALSE(file_exists(control_path_for(path)));
+  EXPECT_FALSE(file_exists(control_file_path(path)));
 }
 
 TEST_F(DownloadNginx, ProgressIsReportedOnTheCallingThreadAndEndsFinished) {

@@ -7,15 +7,11 @@
 
 #include "client/state_files.hpp"
 #include "sluice/cookies.hpp"
+#include "sluice/request.hpp"
 
 namespace sluice {
 
 namespace {
-
-bool is_idempotent(const std::string& method) {
-  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
-         method == "OPTIONS" || method == "TRACE";
-}
 
 // GOAWAY and REFUSED_STREAM say the server did not process a request. A server
 // shutting down can say it again on the next connection; past this it is an error.
@@ -206,7 +202,7 @@ Result<void> FetchHops::follow_redirect(bool body_left_behind) {
   auth_header_.clear();
   // Credentials a Location carries are not sent (curl neither) and must not show in
   // the effective URL or the trace.
-  step.next.userinfo.clear();
+  step.next = step.next.without_credentials();
   if (body_left_behind) headers_.remove("content-type");
   if (step.referer) headers_.set("Referer", std::move(*step.referer));
   if (context_.trace.on()) {
@@ -228,7 +224,7 @@ void FetchHops::resend_authenticated() {
 }
 
 bool FetchHops::may_resend_after_dead_connection() const {
-  return !resent_after_dead_ && is_idempotent(method_);
+  return !resent_after_dead_ && is_idempotent_method(method_);
 }
 
 bool FetchHops::may_resend_unprocessed() const {

@@ -4,7 +4,7 @@
 
 #include "download/download_ranges.hpp"
 #include "download/file/download_file.hpp"
-#include "sluice/url.hpp"
+#include "sluice/download.hpp"
 
 namespace sluice {
 namespace {
@@ -74,7 +74,7 @@ bool ranges_fit(const ControlFile& control) {
 
 }  // namespace
 
-std::string control_path_for(std::string_view path) { return std::string(path) + ".sluice"; }
+std::string control_file_path(std::string_view path) { return std::string(path) + ".sluice"; }
 
 std::string format_control(const ControlFile& control) {
   std::string text(kVersionLine);
@@ -91,13 +91,6 @@ std::string format_control(const ControlFile& control) {
   }
   text += "\nend\n";
   return text;
-}
-
-std::string url_without_credentials(const std::string& url) {
-  auto parsed = Url::parse(url);
-  if (!parsed || parsed->userinfo.empty()) return url;
-  parsed->userinfo.clear();
-  return parsed->to_string();
 }
 
 Result<ControlFile> parse_control(std::string_view text, std::string_view name) {

@@ -31,13 +31,6 @@ struct ControlFile {
   bool operator==(const ControlFile&) const = default;
 };
 
-/// PATH + ".sluice".
-std::string control_path_for(std::string_view path);
-
-/// `url` without the user:password it may carry: what a control file keeps (others
-/// may read it) and what a message shows. `url` itself when it does not parse.
-std::string url_without_credentials(const std::string& url);
-
 std::string format_control(const ControlFile& control);
 /// Rejects anything format_control() would not write: another version, a missing or
 /// malformed line, ranges out of order or past the size. `name` goes in the message.

@@ -46,17 +46,23 @@ TEST(RetryPolicy, AnErrorMarkedNotRetryableIsNotTransientWhateverItsCategory) {
 
 // A downloader that loses its connection mid-range asks for the rest again (a GET of
 // bytes not yet written is always safe to repeat); a request in general does not, as
-// it may have had its effect.
-TEST(RetryPolicy, AResetOrClosedConnectionIsTransientOnlyForAnIdempotentRequest) {
+// it may have had its effect. Even an idempotent PUT or DELETE is not retried: it
+// would act again on what may have changed, and send its upload again.
+TEST(RetryPolicy, AResetOrClosedConnectionIsTransientOnlyForAGetOrHead) {
   for (ErrorCode code : {ErrorCode::send_failed, ErrorCode::receive_failed}) {
-    EXPECT_TRUE(failure_from_error_of_idempotent(Error(code, "connection reset by peer")).transient)
-        << to_string(code);
-    EXPECT_FALSE(failure_from_error(Error(code, "connection reset by peer")).transient)
-        << to_string(code);
+    const Error reset(code, "connection reset by peer");
+    for (const char* method : {"GET", "HEAD"}) {
+      EXPECT_TRUE(failure_from_error(reset, method).transient) << to_string(code) << " " << method;
+    }
+    for (const char* method : {"POST", "PUT", "DELETE", "OPTIONS", "PATCH", "get", ""}) {
+      EXPECT_FALSE(failure_from_error(reset, method).transient) << to_string(code) << " " << method;
+    }
+    EXPECT_FALSE(failure_from_error(reset).transient) << to_string(code);
   }
-  EXPECT_FALSE(
-      failure_from_error_of_idempotent(Error(ErrorCode::io_failed, "disk full")).transient);
-  EXPECT_TRUE(failure_from_error_of_idempotent(Error(ErrorCode::body_truncated, "cut")).transient);
+  // Other errors are as failure_from_error() says, whatever the method.
+  EXPECT_FALSE(failure_from_error(Error(ErrorCode::io_failed, "disk full"), "GET").transient);
+  EXPECT_TRUE(failure_from_error(Error(ErrorCode::body_truncated, "cut"), "GET").transient);
+  EXPECT_TRUE(failure_from_error(Error(ErrorCode::body_truncated, "cut"), "POST").transient);
 }
 
 TEST(RetryPolicy, StatusFailureNamesStatusAndUrl) {

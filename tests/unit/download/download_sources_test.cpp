@@ -1,7 +1,8 @@
 // DownloadSources decides which credentials each source's ranges carry: all of them on
 // the URL's origin, none on another (a mirror, or the redirect's target) unless the
 // redirect was followed with credentials_to_other_origins, and the URL's own
-// user:password, which the effective URL no longer shows, wherever the others go.
+// user:password, which the effective URL no longer shows, wherever the others go (in
+// the URL, for Client::send to weigh as it did for the first request).
 #include "download/download_sources.hpp"
 
 #include <gtest/gtest.h>
@@ -61,15 +62,18 @@ TEST(DownloadSources, TheUrlsOwnUserAndPasswordGoWithItsOriginsRanges) {
   // The effective URL, as Client::fetch reports it, has lost the userinfo.
   Request primary = Request::get("https://a.example/f");
   const DownloadSources sources(primary, "https://us%40er:pa%3Ass@a.example/f",
-                                {"https://b.example/f"});
-  const Request ranges = sources.request_for(0);
-  EXPECT_EQ(ranges.auth.scheme, Authentication::Scheme::basic);
-  EXPECT_EQ(ranges.auth.user, "us@er");
-  EXPECT_EQ(ranges.auth.password, "pa:ss");
+                                {"https://a.example/copy", "https://b.example/f"});
+  EXPECT_EQ(sources.request_for(0).url, "https://us%40er:pa%3Ass@a.example/f");
+  EXPECT_EQ(sources.request_for(1).url, "https://us%40er:pa%3Ass@a.example/copy");
+  EXPECT_EQ(sources.request_for(2).url, "https://b.example/f");
+  expect_none(sources.request_for(2));
   EXPECT_EQ(sources.url(0), "https://a.example/f") << "no password in what reports show";
-  expect_none(sources.request_for(1));
+  EXPECT_EQ(sources.url(1), "https://a.example/copy");
+  EXPECT_EQ(sources.reports().at(1).url, "https://a.example/copy");
 }
 
+// Which of them a range sends is Client::send's choice, as for the first request:
+// the sources leave the request's own credentials as they are, beside the URL's.
 TEST(DownloadSources, AnExplicitUserOrAuthorizationWinsOverTheUrls) {
   Request primary = Request::get("https://a.example/f");
   primary.auth = Authentication::basic("explicit", "pw");
@@ -80,6 +84,22 @@ TEST(DownloadSources, AnExplicitUserOrAuthorizationWinsOverTheUrls) {
   with_header.headers.add("Authorization", "Bearer token");
   const DownloadSources by_header(with_header, "https://user:secret@a.example/f", {});
   EXPECT_EQ(by_header.request_for(0).auth.scheme, Authentication::Scheme::none);
+  EXPECT_EQ(by_header.request_for(0).headers.get("authorization"), "Bearer token");
+}
+
+// A mirror's own user:password are its own: the URL's do not replace them, and no
+// report or message shows them.
+TEST(DownloadSources, AMirrorKeepsItsOwnUserAndPasswordAndShowsNone) {
+  const DownloadSources sources(Request::get("https://a.example/f"),
+                                "https://user:secret@a.example/f",
+                                {"https://other:pw@a.example/copy", "https://m:pw@b.example/f"});
+  EXPECT_EQ(sources.request_for(1).url, "https://other:pw@a.example/copy");
+  EXPECT_EQ(sources.request_for(2).url, "https://m:pw@b.example/f");
+  EXPECT_EQ(sources.url(1), "https://a.example/copy");
+  EXPECT_EQ(sources.url(2), "https://b.example/f");
+  for (const auto& report : sources.reports()) {
+    EXPECT_EQ(report.url.find("pw"), std::string::npos) << report.url;
+  }
 }
 
 }  // namespace
