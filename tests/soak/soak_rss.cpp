@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+
+#include <malloc.h>
 #include <string>
 #include <string_view>
 
@@ -44,6 +46,13 @@ std::optional<double> read_rss_mib() {
     return static_cast<double>(kib) / 1024.0;  // the kernel reports kB (KiB)
   }
   return std::nullopt;
+}
+
+std::optional<double> read_heap_in_use_mib() {
+  const struct mallinfo2 info = mallinfo2();
+  // A sanitizer's allocator replaces glibc's: glibc's arenas then hold nothing.
+  if (info.arena == 0 && info.hblkhd == 0) return std::nullopt;
+  return static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
 }
 
 RssJudgement judge_rss(const std::vector<RssSample>& samples) {

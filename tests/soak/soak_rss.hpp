@@ -14,6 +14,10 @@ struct RssSample {
 
 /// VmRSS from /proc/self/status, in MiB; std::nullopt when it cannot be read.
 std::optional<double> read_rss_mib();
+/// The bytes malloc has handed out and not had back (glibc's mallinfo2 over every
+/// arena), in MiB: what a leak grows, where RSS also holds what the arenas keep
+/// after a free. std::nullopt under a sanitizer, whose allocator glibc does not see.
+std::optional<double> read_heap_in_use_mib();
 
 /// The run split in thirds by sample count. The first third is warm-up: pools fill,
 /// malloc arenas reach their working size, ASan's quarantine fills. Growth compares
