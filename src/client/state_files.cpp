@@ -35,8 +35,13 @@ void trace_skipped(const char* what, const std::string& path,
   }
 }
 
+// Through the URL parser, so that the key is the one a request's URL gives: an
+// address is written as lookups write it ([2001:db8::0] is [2001:db8::]).
 std::string https_origin(const std::string& host, std::uint16_t port) {
-  Url url;
+  const bool ipv6 = host.find(':') != std::string::npos;
+  const std::string authority = (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  if (auto url = Url::parse("https://" + authority + "/")) return url->origin();
+  Url url;  // the file's parser checked the host: not reached
   url.scheme = "https";
   url.host = host;
   url.port = port;

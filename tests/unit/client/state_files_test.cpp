@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "core/state_file.hpp"
+#include "sluice/url.hpp"
 
 namespace sluice {
 namespace {
@@ -92,6 +93,21 @@ TEST_F(StateFiles, EntriesComeBackWithTheirExpiryAndGoOutTheSame) {
 
 // The year 9999 (curl writes such dates, and the file is anyone's text) lasts as
 // long as a header's longest "ma" (2^31 s), not past the steady clock's range.
+// A lookup keys the origin as a request's URL writes it; an address the file spells
+// otherwise (a zero group kept) must be found all the same.
+TEST_F(StateFiles, AnAddressSpelledOtherwiseIsFoundAsARequestWritesIt) {
+  write(options.alt_svc_file,
+        "h2 [2001:db8::0] 443 h3 [2001:db8::2] 443 \"20300317 18:46:40\" 0 0\n"
+        "h2 [2001:DB8::5] 8443 h3 alt.example 443 \"20300317 18:46:40\" 0 0\n");
+  load_state_files(options, caches(), kNow, kWallNow, trace);
+  auto zero = alt_svc.lookup(Url::parse("https://[2001:db8::0]/").value().origin(), kNow);
+  ASSERT_TRUE(zero.has_value());
+  EXPECT_EQ(zero->port, 443);
+  auto upper = alt_svc.lookup(Url::parse("https://[2001:DB8::5]:8443/").value().origin(), kNow);
+  ASSERT_TRUE(upper.has_value());
+  EXPECT_EQ(upper->host, "alt.example");
+}
+
 TEST_F(StateFiles, AFarFutureExpiryIsCappedAtTheLongestMaxAge) {
   write(options.alt_svc_file, "h2 far.example 443 h3 far.example 443 \"99991231 23:59:59\" 0 0\n");
   load_state_files(options, caches(), kNow, kWallNow, trace);
