@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "auth/credentials.hpp"
+#include "auth/header_text.hpp"
 #include "core/ascii_case.hpp"
 
 namespace sluice {
@@ -174,6 +175,13 @@ Result<ProxySettings> ProxySettings::from(const ClientOptions& options,
   ProxySettings settings;
   settings.tunnel_http_ = options.proxy.tunnel;
   if (!options.proxy.user.empty()) {
+    // Basic carries it base64'd, but SOCKS5 sends it as it is, and a CR or LF in a
+    // password is a mistake in any case (as -u's are refused).
+    if (has_control_character(options.proxy.user)) {
+      return Error(ErrorCategory::usage,
+                   "ClientOptions::proxy.user (--proxy-user): the user name or password holds a "
+                   "control character");
+    }
     settings.authorization_ = "Basic " + base64(options.proxy.user);
     settings.user_password_ = options.proxy.user;
   }

@@ -217,4 +217,15 @@ case_a_control_file_never_keeps_the_urls_password() {
   fi
 }
 
+# A CR or LF in --proxy-user is refused before anything connects (SOCKS5 would carry
+# it as it is), as -u refuses one; the peer, the proxy named, hears nothing.
+case_proxy_user_with_a_line_break_is_refused() {
+  start_peer
+  run_sluice --proxy-user $'user:pa\r\nX-Injected: 1' -x "http://127.0.0.1:$A" \
+    "http://127.0.0.1:$B/plain/file.bin"
+  expect_code 2
+  grep -q -- "--proxy-user" "$ERR" || fail "the message does not name --proxy-user: $(cat "$ERR")"
+  [ ! -s "$LOG" ] || fail "the peer heard a request: $(cat "$LOG")"
+}
+
 run_case "$2"

@@ -73,6 +73,21 @@ TEST(ProxyChoice, AnUnsupportedOrBrokenProxyIsRefusedWithItsName) {
   EXPECT_FALSE(ProxySettings::from(options).ok());
 }
 
+TEST(ProxyChoice, AProxyUserWithAControlCharacterIsRefused) {
+  for (const char* user : {"user:pass\r\nX-Injected: 1", "user\n:pass", "user:pa\x7fss"}) {
+    ClientOptions options;
+    options.proxy.url = "socks5://proxy.example:1080";
+    options.proxy.user = user;
+    const auto settings = ProxySettings::from(options);
+    ASSERT_FALSE(settings.ok()) << user;
+    EXPECT_EQ(settings.error().category(), ErrorCategory::usage);
+    EXPECT_NE(settings.error().message().find("--proxy-user"), std::string::npos);
+  }
+  ClientOptions fine;
+  fine.proxy.user = "user:p@ss word";
+  EXPECT_TRUE(ProxySettings::from(fine).ok());
+}
+
 TEST(ProxyChoice, TheEnvironmentIsReadOnlyWhenAskedFor) {
   ClientOptions options;  // proxy_from_environment is off
   const auto settings =
