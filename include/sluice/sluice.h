@@ -309,7 +309,7 @@ typedef struct sluice_option_info {
   const char* help; /* one line */
   /* The C++ ClientOptions member it sets, with its group before a dot:
    * "tls.session_cache", "proxy.url", or "user_agent" for one beside the groups
-   * (tls, proxy, routing, pool, memory). A binding that groups options as the C++
+   * (tls, proxy, routing, pool, memory, low_speed, state). A binding that groups options as the C++
    * API does (Python's tls={...}) reads its groups here. */
   const char* field;
 } sluice_option_info;

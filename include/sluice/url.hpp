@@ -58,9 +58,10 @@ struct SLUICE_API Url {
   void append_authority(std::string& out) const;
 };
 
-/// `url` as it may be shown or kept: Url::without_credentials() of it as text, or
-/// `url` unchanged (not normalized) when it carries no user:password or does not
-/// parse. For progress lines, messages and a download's control file.
+/// `url` as it may be shown or kept: Url::without_credentials() of it as text (so,
+/// as to_string() writes it, normalized and without a fragment), or `url` unchanged
+/// when it carries no user:password or does not parse. For progress lines, messages
+/// and a download's control file.
 SLUICE_API std::string url_without_credentials(std::string_view url);
 
 }  // namespace sluice

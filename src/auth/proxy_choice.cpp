@@ -128,9 +128,17 @@ Result<std::optional<Proxy>> parse_proxy(const std::string& given, const char* w
   }
   // curl's default proxy ports: 443 for a proxy spoken to over TLS, else 1080.
   if (!names_port(with_scheme)) url->port = *kind == ProxyKind::https ? 443 : 1080;
-  if (!url->userinfo.empty() && !basic_credentials(url->userinfo)) {
-    return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
-                                       "': the user name or password has a malformed %-escape");
+  if (!url->userinfo.empty()) {
+    const auto both = user_and_password(url->userinfo);
+    if (!both) {
+      return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
+                                         "': the user name or password has a malformed %-escape");
+    }
+    // A %0D%0A decodes to a line break, which SOCKS5 would send as it is.
+    if (has_control_character(both->first) || has_control_character(both->second)) {
+      return Error(ErrorCode::usage, std::string(where) + ": proxy '" + shown +
+                                         "': the user name or password holds a control character");
+    }
   }
   return std::optional<Proxy>(Proxy{*kind, std::move(*url)});
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "core/state_file.hpp"
 #include "sluice/url.hpp"
@@ -37,15 +38,14 @@ void trace_skipped(const char* what, const std::string& path,
 
 // Through the URL parser, so that the key is the one a request's URL gives: an
 // address is written as lookups write it ([2001:db8::0] is [2001:db8::]).
-std::string https_origin(const std::string& host, std::uint16_t port) {
+// Nothing for a host no URL can have ("[1:2]" passes the file's character check):
+// no request would ever look it up.
+std::optional<std::string> https_origin(const std::string& host, std::uint16_t port) {
   const bool ipv6 = host.find(':') != std::string::npos;
   const std::string authority = (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-  if (auto url = Url::parse("https://" + authority + "/")) return url->origin();
-  Url url;  // the file's parser checked the host: not reached
-  url.scheme = "https";
-  url.host = host;
-  url.port = port;
-  return url.origin();
+  auto url = Url::parse("https://" + authority + "/");
+  if (!url) return std::nullopt;
+  return url->origin();
 }
 
 void load_alt_svc(const std::string& path, AltSvcCache& cache, TimePoint now, UnixSeconds wall_now,
@@ -65,7 +65,9 @@ void load_alt_svc(const std::string& path, AltSvcCache& cache, TimePoint now, Un
     constexpr UnixSeconds kLongestLife = UnixSeconds{1} << 31;
     alternative.expires =
         now + std::chrono::seconds(std::min(entry.expires - wall_now, kLongestLife));
-    cache.restore(https_origin(entry.host, entry.port), std::move(alternative), now);
+    if (auto origin = https_origin(entry.host, entry.port)) {
+      cache.restore(*origin, std::move(alternative), now);
+    }
   }
 }
 

@@ -126,8 +126,8 @@ class EventLoop final : public TimeSource {
   bool run_posted();    // whether any task ran
   bool run_turn_end();  // whether any task ran
   /// What the loop learns under posted_mu_ before it sleeps, in one look per turn:
-  /// whether to stop, and whether its own thread posted tasks since run_posted (a
-  /// post from the loop's thread writes no eventfd, so the loop must not sleep).
+  /// whether to stop, and whether tasks wait (the loop's own thread posts without
+  /// writing the eventfd, so with tasks waiting the loop must not sleep).
   struct BeforeSleep {
     bool stop = false;
     bool posted = false;

@@ -76,7 +76,9 @@ class Http3Attempt {
     ConnectionOwner& owner;  // hears the handshaking connection's events
     const Trace& trace;
   };
-  /// Whom the attempt reports to: its origin's connector, which outlives it.
+  /// Whom the attempt reports to: its origin's connector. An attempt reports only
+  /// while it runs: once stopped it calls nothing here, and its destructor touches
+  /// nothing of it, so the connector may go first (both are freed after a turn).
   class Reports {
    public:
     virtual std::uint64_t next_conn_id() = 0;

@@ -2,11 +2,11 @@
 
 #include "soak/soak_rss.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-
-#include <malloc.h>
 #include <string>
 #include <string_view>
 

@@ -4,6 +4,7 @@
 
 #include "client/fetch/response_decoding.hpp"
 
+#include <cassert>
 #include <utility>
 
 #include "body/staging_buffer.hpp"
@@ -23,6 +24,7 @@ Result<void> ResponseDecoding::start(std::string_view coding, DecodeLimits limit
 
 // Decoded straight into the staging buffer's free room: no scratch, no copy.
 Result<DecodeStep> ResponseDecoding::step(StagingBuffer& staging, std::size_t room) {
+  assert(decoder_ != nullptr && "step() only while active()");
   const std::span<std::byte> space = staging.prepare(room);
   if (space.empty()) return DecodeStep{};  // nothing may be staged now: the body already ended
   SpanOutput out(space);

@@ -31,8 +31,9 @@ class ResponseDecoding {
 
   /// Received, still encoded.
   void take(std::span<const std::byte> bytes) { compressed_.append(bytes); }
-  /// Decodes into at most `room` bytes of `staging`'s free room and stages them.
-  /// Nothing consumed and nothing produced: stuck until more input or more room.
+  /// Decodes into at most `room` bytes of `staging`'s free room and stages them;
+  /// only while active(). Nothing consumed and nothing produced: stuck until more
+  /// input or more room (or the buffer takes nothing more: the body ended).
   Result<DecodeStep> step(StagingBuffer& staging, std::size_t room);
   /// The encoded body ended and every received byte was decoded: an error when the
   /// coding's stream did not end.

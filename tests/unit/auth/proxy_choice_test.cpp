@@ -83,6 +83,15 @@ TEST(ProxyChoice, AProxyUserWithAControlCharacterIsRefused) {
     EXPECT_EQ(settings.error().category(), ErrorCategory::usage);
     EXPECT_NE(settings.error().message().find("--proxy-user"), std::string::npos);
   }
+  // The same bytes %-escaped in the proxy URL.
+  ClientOptions escaped;
+  escaped.proxy.url = "socks5://us%0D%0Aer:pw@proxy.example:1080";
+  const auto from_url = ProxySettings::from(escaped);
+  ASSERT_FALSE(from_url.ok());
+  EXPECT_NE(from_url.error().message().find("control character"), std::string::npos)
+      << from_url.error().message();
+  EXPECT_EQ(from_url.error().message().find("us%0D%0Aer"), std::string::npos)
+      << "the message shows the credentials";
   ClientOptions fine;
   fine.proxy.user = "user:p@ss word";
   EXPECT_TRUE(ProxySettings::from(fine).ok());

@@ -91,10 +91,9 @@ TEST_F(StateFiles, EntriesComeBackWithTheirExpiryAndGoOutTheSame) {
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
-// The year 9999 (curl writes such dates, and the file is anyone's text) lasts as
-// long as a header's longest "ma" (2^31 s), not past the steady clock's range.
 // A lookup keys the origin as a request's URL writes it; an address the file spells
-// otherwise (a zero group kept) must be found all the same.
+// otherwise (a zero group kept) must be found all the same. (Upper case was already
+// folded by the file's parser: that half guards against losing it.)
 TEST_F(StateFiles, AnAddressSpelledOtherwiseIsFoundAsARequestWritesIt) {
   write(options.alt_svc_file,
         "h2 [2001:db8::0] 443 h3 [2001:db8::2] 443 \"20300317 18:46:40\" 0 0\n"
@@ -108,6 +107,8 @@ TEST_F(StateFiles, AnAddressSpelledOtherwiseIsFoundAsARequestWritesIt) {
   EXPECT_EQ(upper->host, "alt.example");
 }
 
+// The year 9999 (curl writes such dates, and the file is anyone's text) lasts as
+// long as a header's longest "ma" (2^31 s), not past the steady clock's range.
 TEST_F(StateFiles, AFarFutureExpiryIsCappedAtTheLongestMaxAge) {
   write(options.alt_svc_file, "h2 far.example 443 h3 far.example 443 \"99991231 23:59:59\" 0 0\n");
   load_state_files(options, caches(), kNow, kWallNow, trace);

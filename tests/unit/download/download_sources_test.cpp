@@ -74,7 +74,7 @@ TEST(DownloadSources, TheUrlsOwnUserAndPasswordGoWithItsOriginsRanges) {
 
 // Which of them a range sends is Client::send's choice, as for the first request:
 // the sources leave the request's own credentials as they are, beside the URL's.
-TEST(DownloadSources, AnExplicitUserOrAuthorizationWinsOverTheUrls) {
+TEST(DownloadSources, AnExplicitUserOrAuthorizationGoesToEveryRangeAsGiven) {
   Request primary = Request::get("https://a.example/f");
   primary.auth = Authentication::basic("explicit", "pw");
   const DownloadSources by_auth(primary, "https://user:secret@a.example/f", {});

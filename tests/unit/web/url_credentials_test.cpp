@@ -49,7 +49,7 @@ TEST(UrlWithoutCredentials, KeepsAnIpv6HostPortQueryAndFragment) {
   EXPECT_EQ(shown.to_string(), "http://[2001:db8::7]:8080/p/a%20th?q=1&r");
 }
 
-TEST(UrlWithoutCredentials, TextLosesOnlyTheUserinfo) {
+TEST(UrlWithoutCredentials, TextWithUserinfoIsWrittenAgainWithoutItOrTheFragment) {
   EXPECT_EQ(url_without_credentials("http://user:secret@example.org/f"), "http://example.org/f");
   EXPECT_EQ(url_without_credentials("http://user@example.org/f"), "http://example.org/f");
   EXPECT_EQ(url_without_credentials("https://user:pw@[::1]:8443/x?y=1#z"),
