@@ -180,6 +180,39 @@ TEST_F(CapiExchange, TrailersAreReadableOnceTheBodyEnded) {
   EXPECT_EQ(sluice_response_trailer_count(nullptr), 0u);
 }
 
+// A body past the request's limit fails the read with SLUICE_E_BODY_TOO_LARGE once
+// the limit is passed, the bytes before it delivered; a body within it reads whole.
+TEST_F(CapiExchange, ABodyPastTheMaxBodySizeFailsTheReadSayingSo) {
+  TestServer server([](ServerConnection& conn) {
+    while (conn.read_request()) conn.write(test::http_response(200, std::string(5000, 'x')));
+  });
+  RequestHandle limited = request("GET", server.url("/big"));
+  ASSERT_EQ(sluice_request_set_max_body_size(limited.get, 1000), SLUICE_OK);
+  ResponseHandle response;
+  ASSERT_EQ(sluice_client_fetch(client_.get, limited.get, &response.get), SLUICE_OK)
+      << sluice_last_error();
+  char buffer[10000];
+  sluice_code code = SLUICE_OK;
+  std::size_t total = 0;
+  for (;;) {
+    std::size_t n = 0;
+    code = sluice_response_read(response.get, buffer, sizeof buffer, &n);
+    if (code != SLUICE_OK || n == 0) break;
+    total += n;
+  }
+  EXPECT_EQ(code, SLUICE_E_BODY_TOO_LARGE) << describe(code);
+  EXPECT_NE(std::string(sluice_last_error()).find("1000 bytes"), std::string::npos)
+      << sluice_last_error();
+  EXPECT_LE(total, 5000u);
+
+  RequestHandle roomy = request("GET", server.url("/big"));
+  ASSERT_EQ(sluice_request_set_max_body_size(roomy.get, 5000), SLUICE_OK);
+  ResponseHandle whole;
+  ASSERT_EQ(sluice_client_fetch(client_.get, roomy.get, &whole.get), SLUICE_OK);
+  EXPECT_EQ(test::read_body(whole.get).size(), 5000u);
+  EXPECT_EQ(sluice_request_set_max_body_size(nullptr, 1), SLUICE_E_INVALID_ARGUMENT);
+}
+
 TEST_F(CapiExchange, AFileBodyIsSentWholeAndTheTraceNamesTheServer) {
   const std::string path = ::testing::TempDir() + "capi_exchange_body.bin";
   const std::string content = test::pseudo_random_bytes(300'000, 7);

@@ -27,6 +27,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 LINE_GOAL = 90.0
@@ -46,7 +47,11 @@ def gcovr(source_dir, search_dir, *outputs):
         # No -j: gcovr 5.2's parallel gcov runs hung here, holding no CPU.
         "--gcov-ignore-parse-errors", *outputs, search_dir,
     ]
-    return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # gcov writes its .gcov files where it runs, and gcovr leaves them when it fails:
+    # a scratch folder keeps them out of the tree.
+    with tempfile.TemporaryDirectory() as scratch:
+        return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, cwd=scratch)
 
 
 def merge(files, more):
@@ -66,6 +71,27 @@ def merge(files, more):
             had["execution_count"] += function["execution_count"]
 
 
+def merge_each_object(source_dir, folder, data, merged):
+    """gcovr over each object of `folder` alone (its .gcda and .gcno linked into a
+    scratch folder), merged here, where two objects' views of one function need not
+    agree on its line. Returns the objects gcovr could not read even alone."""
+    failed = []
+    for root, _, names in os.walk(folder):
+        for name in sorted(n for n in names if n.endswith(".gcda")):
+            stem = os.path.join(root, name[:-len(".gcda")])
+            with tempfile.TemporaryDirectory() as alone:
+                for suffix in (".gcda", ".gcno"):
+                    if os.path.exists(stem + suffix):
+                        os.symlink(os.path.abspath(stem + suffix),
+                                   os.path.join(alone, os.path.basename(stem) + suffix))
+                if gcovr(source_dir, alone, "--json", data).returncode != 0:
+                    failed.append(os.path.relpath(stem, folder))
+                    continue
+            with open(data, encoding="utf-8") as f:
+                merge(merged, json.load(f)["files"])
+    return failed
+
+
 def has_counts(folder):
     return any(name.endswith(".gcda") for _, _, names in os.walk(folder) for name in names)
 
@@ -82,12 +108,15 @@ def run_gcovr(source_dir, build_dir):
         if not folder.endswith(".dir") or not has_counts(folder):
             continue
         done = gcovr(source_dir, folder, "--json", data)
-        if done.returncode != 0:
-            print(f"coverage: gcovr failed on {os.path.relpath(folder, build_dir)}; its counts "
-                  "are left out", file=sys.stderr)
+        if done.returncode == 0:
+            with open(data, encoding="utf-8") as f:
+                merge(merged, json.load(f)["files"])
             continue
-        with open(data, encoding="utf-8") as f:
-            merge(merged, json.load(f)["files"])
+        failed = merge_each_object(source_dir, folder, data, merged)
+        where = os.path.relpath(folder, build_dir)
+        print(f"coverage: gcovr failed on {where} as a whole; read object by object"
+              + (f", {len(failed)} left out: {', '.join(failed)}" if failed else ""),
+              file=sys.stderr)
     html = os.path.join(out, "index.html")
     if gcovr(source_dir, build_dir, "--html-details", html, "--html-title",
              "sluice coverage").returncode != 0:
