@@ -3,6 +3,7 @@
 // Ownership: HTTP thread only, like the parser.
 
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "http1/h1_response_core.hpp"
@@ -59,6 +60,13 @@ Error State::translate(llhttp_errno_t rv) const {
   std::string message = std::string(words) + " from server";
   const char* reason = llhttp_get_error_reason(&parser);
   if (reason != nullptr && *reason != '\0') message += std::string(" (") + reason + ")";
+  // A bad byte in a field's value (a redirect's Location, say): llhttp's reason does
+  // not say which field, and the name, already parsed, is a token safe to show.
+  constexpr std::size_t kShownName = 64;
+  if (rv == HPE_INVALID_HEADER_TOKEN && !name.empty() && reason != nullptr &&
+      std::string_view(reason).find("value") != std::string_view::npos) {
+    message += " in the value of '" + name.substr(0, kShownName) + "'";
+  }
   return protocol_error(std::move(message));
 }
 

@@ -710,6 +710,25 @@ INSTANTIATE_TEST_SUITE_P(Responses, H1ResponseParserBad, testing::ValuesIn(bad_c
 
 // ---- the parser across calls ----------------------------------------------------
 
+// A control byte in a redirect's Location fails the response; the message names the
+// field, whichever way the bytes were cut.
+TEST(H1ResponseParser, AControlByteInAValueNamesItsField) {
+  for (const std::string& bad : {std::string("\x0b", 1), std::string("\0", 1)}) {
+    const std::string wire = "HTTP/1.1 302 Found\r\nLocation: /next" + bad + "X\r\n\r\n";
+    for (const auto& cuts : {std::vector<std::size_t>{}, every_byte(wire.size())}) {
+      const ParseRun run = parse_pieces(wire, cuts, {});
+      ASSERT_TRUE(run.error.has_value());
+      EXPECT_NE(run.error->message().find("in the value of 'Location'"), std::string::npos)
+          << run.error->message();
+    }
+  }
+  // A bad byte in a name is not blamed on a value.
+  const ParseRun name_run = parse_pieces("HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", {}, {});
+  ASSERT_TRUE(name_run.error.has_value());
+  EXPECT_EQ(name_run.error->message().find("in the value of"), std::string::npos)
+      << name_run.error->message();
+}
+
 TEST(H1ResponseParser, BodySpansPointIntoTheInput) {
   const std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
   H1ResponseParser parser;
