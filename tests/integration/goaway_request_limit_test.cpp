@@ -114,14 +114,17 @@ TEST(GoawayRequestLimit, RequestsAfterTheGoawayAreNotRefusedAgain) {
 }
 
 // A GOAWAY that refuses nothing teaches nothing: a server restarting gracefully
-// does not turn the origin into one request per connection.
+// does not turn the origin into one request per connection. The GOAWAY goes before
+// the first response, so the client has read it when that fetch returns: sent after
+// it, it could cross the four new requests on the wire and refuse them, which is
+// what a per-connection limit looks like.
 TEST(GoawayRequestLimit, AGracefulGoawayLeavesMultiplexingAlone) {
   H2TestServer server([](H2ServerStream& stream) {
-    stream.respond(200);
-    stream.send_body("body of " + stream.path(), true);
     if (stream.conn().index() == 1) {
       stream.conn().goaway(stream.stream_id(), NGHTTP2_NO_ERROR, "restart");
     }
+    stream.respond(200);
+    stream.send_body("body of " + stream.path(), true);
   });
   auto client = make_client();
   auto first = client.fetch(h2_request(server, "/first"));
